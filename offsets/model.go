@@ -1,0 +1,168 @@
+package offsets
+
+import (
+	"fmt"
+	"time"
+)
+
+// Partition names one topic-partition.
+type Partition struct {
+	Topic     string `json:"topic"`
+	Partition int32  `json:"partition"`
+}
+
+// String renders a partition as "topic[3]", the form used on screen and in
+// messages.
+func (p Partition) String() string { return fmt.Sprintf("%s[%d]", p.Topic, p.Partition) }
+
+// Less orders partitions by topic, then partition number.
+func (p Partition) Less(q Partition) bool {
+	if p.Topic != q.Topic {
+		return p.Topic < q.Topic
+	}
+	return p.Partition < q.Partition
+}
+
+// Range is the half-open offset range [From, Until) of one partition.
+// Until-From is the span; the records inside can be fewer (compaction,
+// transaction markers), so readers stop when their position reaches Until.
+type Range struct {
+	Partition
+	From  int64 `json:"from"`
+	Until int64 `json:"until"`
+}
+
+// Span is Until-From, the number of offsets the range covers.
+func (r Range) Span() int64 { return r.Until - r.From }
+
+// String renders "events[0] 50 → 1000".
+func (r Range) String() string { return fmt.Sprintf("%s %d → %d", r.Partition, r.From, r.Until) }
+
+// Source says why a partition starts at its next offset.
+type Source string
+
+// The start sources of DESIGN §1.
+const (
+	SourceExplicit     Source = "explicit"
+	SourceStored       Source = "stored"
+	SourceImport       Source = "import"
+	SourceResetEarly   Source = "reset-earliest"
+	SourceResetLatest  Source = "reset-latest"
+	SourceTimestamp    Source = "timestamp"
+	SourceNewPartition Source = "new-partition"
+)
+
+// Reset is the policy for partitions with neither an explicit nor a stored
+// offset, and for offsets found out of range.
+type Reset string
+
+// Reset policies.
+const (
+	ResetEarliest Reset = "earliest"
+	ResetLatest   Reset = "latest"
+)
+
+// ParseReset accepts "earliest" or "latest".
+func ParseReset(s string) (Reset, error) {
+	switch Reset(s) {
+	case ResetEarliest, ResetLatest:
+		return Reset(s), nil
+	}
+	return "", fmt.Errorf("invalid --reset %q: want earliest or latest", s)
+}
+
+// Bounds are a partition's log start offset and high watermark as fetched
+// from the broker at one moment.
+type Bounds struct {
+	LogStart      int64 `json:"log_start"`
+	HighWatermark int64 `json:"high_watermark"`
+}
+
+// Start is where one partition begins and why.
+type Start struct {
+	Partition
+	NextOffset int64  `json:"offset"`
+	Source     Source `json:"source"`
+	Bounds
+}
+
+// Event codes recorded in the event log and emitted by the stream.
+const (
+	CodeDataLoss     = "data-loss"
+	CodeOutOfRange   = "offset-out-of-range"
+	CodeSeek         = "seek"
+	CodeReset        = "reset"
+	CodeNewPartition = "new-partition"
+	CodeRedelivered  = "redelivered"
+	CodeBrokerError  = "broker-error"
+	CodeReconnected  = "reconnected"
+	CodeSet          = "set"
+	CodeImport       = "import"
+	CodePause        = "pause"
+	CodeResume       = "resume"
+)
+
+// Event is something that moved or threatened a stream's position: a seek,
+// a reset, data loss, a broker error. Offsets that do not apply are -1 and
+// are left out of JSON.
+type Event struct {
+	Time      time.Time `json:"time"`
+	Code      string    `json:"code"`
+	Topic     string    `json:"topic,omitempty"`
+	Partition int32     `json:"partition"`
+	// Expected is the offset kbatch wanted to read next.
+	Expected int64 `json:"expected"`
+	// From and To describe a move of the next offset (seek, reset).
+	From          int64  `json:"from"`
+	To            int64  `json:"to"`
+	LogStart      int64  `json:"log_start"`
+	HighWatermark int64  `json:"high_watermark"`
+	Message       string `json:"message"`
+}
+
+// NewEvent returns an event with every offset unset (-1).
+func NewEvent(t time.Time, code string, p Partition, msg string) Event {
+	return Event{Time: t, Code: code, Topic: p.Topic, Partition: p.Partition,
+		Expected: -1, From: -1, To: -1, LogStart: -1, HighWatermark: -1, Message: msg}
+}
+
+// BatchState is the write-ahead state of a batch.
+type BatchState string
+
+// Batch states.
+const (
+	StatePlanned BatchState = "planned"
+	StateAcked   BatchState = "acked"
+)
+
+// BatchRange is one partition's range within a batch with the number of
+// records actually read in it.
+type BatchRange struct {
+	Range
+	Records int64 `json:"records"`
+	Bytes   int64 `json:"bytes"`
+	// Jump is set when this range's From is not the previous batch's Until
+	// for the partition (seek, reset, data loss); it names the event code.
+	Jump string `json:"jump,omitempty"`
+}
+
+// Batch is one cut of a stream as stored in the batch log.
+type Batch struct {
+	ID          uint64       `json:"batch"`
+	Time        time.Time    `json:"time"`
+	Ranges      []BatchRange `json:"ranges"`
+	Records     int64        `json:"records"`
+	Bytes       int64        `json:"bytes"`
+	State       BatchState   `json:"state"`
+	Redelivered bool         `json:"redelivered"`
+	AckedAt     time.Time    `json:"acked_at,omitzero"`
+}
+
+// NextOffsets returns the next offset each range of the batch leads to.
+func (b Batch) NextOffsets() map[Partition]int64 {
+	m := make(map[Partition]int64, len(b.Ranges))
+	for _, r := range b.Ranges {
+		m[r.Partition] = r.Until
+	}
+	return m
+}

@@ -1,0 +1,147 @@
+package spark
+
+import (
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kbatch-dev/kbatch/offsets"
+)
+
+// fixtureDir finds shared/fixtures/spark-checkpoint: it walks up from the
+// package directory to the one holding go.mod (the repo root) and takes
+// ../shared/fixtures/spark-checkpoint from there. A missing fixtures
+// directory fails the test: the fixtures are the proof that real Spark files
+// parse.
+func fixtureDir(t testing.TB) string {
+	t.Helper()
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := wd
+	for {
+		if _, err := os.Stat(filepath.Join(root, "go.mod")); err == nil {
+			break
+		}
+		parent := filepath.Dir(root)
+		if parent == root {
+			t.Fatalf("no go.mod in %s or above it: cannot locate the repo root and the Spark fixtures", wd)
+		}
+		root = parent
+	}
+	dir := filepath.Join(root, "..", "shared", "fixtures", "spark-checkpoint")
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		t.Fatalf("Spark checkpoint fixtures missing: want a directory at %s (../shared/fixtures/spark-checkpoint beside the repo root %s): %v", dir, root, err)
+	}
+	return dir
+}
+
+// fixture reads one fixture file by its path under the fixtures directory.
+func fixture(t testing.TB, rel string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(fixtureDir(t), filepath.FromSlash(rel)))
+	if err != nil {
+		t.Fatalf("fixture %s: %v", rel, err)
+	}
+	return b
+}
+
+// offs builds one topic's Offsets from partition, offset pairs.
+func offs(topic string, pairs ...int64) Offsets {
+	o := Offsets{}
+	for i := 0; i+1 < len(pairs); i += 2 {
+		o[offsets.Partition{Topic: topic, Partition: int32(pairs[i])}] = pairs[i+1]
+	}
+	return o
+}
+
+// merge unions several Offsets.
+func merge(parts ...Offsets) Offsets {
+	out := Offsets{}
+	for _, o := range parts {
+		maps.Copy(out, o)
+	}
+	return out
+}
+
+// sameOffsets fails unless got and want hold the same partitions and
+// offsets. Maps are compared, never text: Spark writes keys in hash order.
+func sameOffsets(t testing.TB, what string, got, want Offsets) {
+	t.Helper()
+	if want != nil && got == nil {
+		t.Errorf("%s: got nil offsets, want %v", what, want)
+		return
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("%s:\n got  %v\n want %v", what, got, want)
+	}
+}
+
+// writeTree creates files under dir; a path ending in "/" is a directory.
+func writeTree(t testing.TB, dir string, files map[string]string) {
+	t.Helper()
+	for name, content := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if strings.HasSuffix(name, "/") {
+			if err := os.MkdirAll(p, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// treeState is every path under a directory with its mode, size and
+// modification time, to prove a checkpoint was only read.
+func treeState(t testing.TB, dir string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		out = append(out, strings.Join([]string{p, fi.Mode().String(), fi.ModTime().Format(time.RFC3339Nano), strconv.FormatInt(fi.Size(), 10)}, "|"))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// assertUntouched fails if the tree under dir changed since before.
+func assertUntouched(t testing.TB, dir string, before []string) {
+	t.Helper()
+	if after := treeState(t, dir); !slices.Equal(before, after) {
+		t.Errorf("checkpoint directory was modified:\n before %v\n after  %v", before, after)
+	}
+}
+
+// offsetFile is a synthetic offsets/<N> file in v1 with the given source
+// lines.
+func offsetFile(sources ...string) string {
+	return "v1\n{\"batchWatermarkMs\":0,\"batchTimestampMs\":1700000000000,\"conf\":{}}\n" + strings.Join(sources, "\n")
+}
+
+// initialFile is a synthetic sources/<i>/0 file in the current format.
+func initialFile(json string) string { return "\x00v1\n" + json }
+
+const metadataFile = `{"id":"00000000-0000-0000-0000-000000000001"}`

@@ -1,0 +1,95 @@
+package spark
+
+import (
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/kbatch-dev/kbatch/offsets"
+)
+
+func TestParseOffsetJSON(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		in   string
+		want Offsets
+	}{
+		{"one partition", `{"t":{"0":23}}`, offs("t", 0, 23)},
+		{"unsorted keys", `{"b":{"2":3,"0":1,"1":2},"a":{"0":-2}}`, merge(offs("b", 0, 1, 1, 2, 2, 3), offs("a", 0, -2))},
+		{"whitespace and trailing newline", " {\n \"t\" : { \"1\" : -1 } }\n", offs("t", 1, -1)},
+		{"empty object", `{}`, Offsets{}},
+		{"topic without partitions", `{"t":{}}`, Offsets{}},
+		{"max int64 keeps every digit", `{"t":{"0":9223372036854775807}}`, offs("t", 0, 9223372036854775807)},
+		{"above 2^53 is not rounded", `{"t":{"0":9007199254740993}}`, offs("t", 0, 9007199254740993)},
+		{"max int32 partition", `{"t":{"2147483647":5}}`, offs("t", 2147483647, 5)},
+		{"topic names are data", `{"a.b-c_9":{"0":1},"\u00e9":{"0":2}}`, merge(offs("a.b-c_9", 0, 1), offs("é", 0, 2))},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := ParseOffsetJSON([]byte(tc.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameOffsets(t, tc.in, got, tc.want)
+		})
+	}
+}
+
+func TestParseOffsetJSONRejects(t *testing.T) {
+	for _, in := range []string{
+		``,
+		`   `,
+		`null`,
+		`[]`,
+		`0`,
+		`{"logOffset":345}`,
+		`{"sourceVersion":1,"reservoirVersion":3}`,
+		`{"t":null}`,
+		`{"t":[1]}`,
+		`{"t":"earliest"}`,
+		`{"t":{"x":1}}`,
+		`{"t":{"":1}}`,
+		`{"t":{"-1":1}}`,
+		`{"t":{"2147483648":1}}`,
+		`{"t":{"0":1.5}}`,
+		`{"t":{"0":1.0}}`,
+		`{"t":{"0":1e3}}`,
+		`{"t":{"0":"5"}}`,
+		`{"t":{"0":null}}`,
+		`{"t":{"0":true}}`,
+		`{"t":{"0":9223372036854775808}}`,
+		`{"t":{"1":1,"01":2}}`,
+		`{"t":{"0":1},"t":{"1":1}}`,
+		`{"":{"0":1}}`,
+		`{"t":{"0":1}} x`,
+		`{}{}`,
+		`{"t":{"0":1}`,
+		`{"t":{"0":`,
+		`{"t":{"0":1,}}`,
+		`{'t':{}}`,
+	} {
+		got, err := ParseOffsetJSON([]byte(in))
+		if err == nil || got != nil {
+			t.Errorf("ParseOffsetJSON(%q) = %v, %v; want an error", in, got, err)
+			continue
+		}
+		if !errors.Is(err, ErrMalformed) {
+			t.Errorf("ParseOffsetJSON(%q) error %v does not wrap ErrMalformed", in, err)
+		}
+	}
+}
+
+func TestParseOffsetJSONErrorMessage(t *testing.T) {
+	_, err := ParseOffsetJSON([]byte(`{"events":{"zero":1}}`))
+	want := `malformed Kafka offset JSON: topic "events": partition key "zero" is not a partition number`
+	if err == nil || err.Error() != want {
+		t.Errorf("error %q, want %q", err, want)
+	}
+}
+
+func TestOffsetsPartitionsSorted(t *testing.T) {
+	o := merge(offs("b", 10, 1, 2, 1), offs("a", 1, 1))
+	want := []offsets.Partition{{Topic: "a", Partition: 1}, {Topic: "b", Partition: 2}, {Topic: "b", Partition: 10}}
+	if got := o.Partitions(); !slices.Equal(got, want) {
+		t.Errorf("Partitions() = %v, want %v", got, want)
+	}
+}

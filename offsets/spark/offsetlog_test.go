@@ -1,0 +1,213 @@
+package spark
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestSplitLines(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []string
+	}{
+		{"", nil},
+		{"a", []string{"a"}},
+		{"a\n", []string{"a"}},
+		{"a\n\n", []string{"a", ""}},
+		{"a\r\nb\rc\nd", []string{"a", "b", "c", "d"}},
+		{"\n", []string{""}},
+	} {
+		if got := splitLines([]byte(tc.in)); !slices.Equal(got, tc.want) {
+			t.Errorf("splitLines(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestParseOffsetLogSyntheticV2(t *testing.T) {
+	in := "v2\n" +
+		`{"batchWatermarkMs":0,"batchTimestampMs":1700000000000,"conf":{},"sourceMetadataInfo":{"0":{"sourceId":"0","providerName":"kafka","apiVersion":"v2"}}}` + "\n" +
+		`1:{"logOffset":3}` + "\n" +
+		`0:{"events":{"1":8,"0":7}}` + "\n" +
+		"clicks:-\n" +
+		`orders:{"orders":{"0":1}}`
+	log, err := ParseOffsetLog([]byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if log.Version != 2 || len(log.Sources) != 4 {
+		t.Fatalf("got v%d with %d sources", log.Version, len(log.Sources))
+	}
+	want := []SourceOffset{
+		{Index: 1, ID: "1", Raw: `{"logOffset":3}`},
+		{Index: 0, ID: "0", Raw: `{"events":{"1":8,"0":7}}`, Kafka: offs("events", 0, 7, 1, 8)},
+		{Index: -1, ID: "clicks", Raw: "-", Void: true},
+		{Index: -1, ID: "orders", Raw: `{"orders":{"0":1}}`, Kafka: offs("orders", 0, 1)},
+	}
+	for i, w := range want {
+		g := log.Sources[i]
+		if g.Index != w.Index || g.ID != w.ID || g.Raw != w.Raw || g.Void != w.Void {
+			t.Errorf("source %d = %+v, want %+v", i, g, w)
+		}
+		sameOffsets(t, "source "+w.ID, g.Kafka, w.Kafka)
+	}
+	if got, ok := log.BatchTime(); !ok || got.UnixMilli() != 1700000000000 {
+		t.Errorf("BatchTime = %v, %v", got, ok)
+	}
+}
+
+func TestParseOffsetLogSyntheticVoidLine(t *testing.T) {
+	log, err := ParseOffsetLog([]byte("v1\n{\"batchWatermarkMs\":0,\"batchTimestampMs\":1}\n-\n{\"t\":{\"0\":5}}\n-"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(log.Sources) != 3 {
+		t.Fatalf("%d sources, want 3", len(log.Sources))
+	}
+	for _, i := range []int{0, 2} {
+		if s := log.Sources[i]; !s.Void || s.Kafka != nil || s.Index != i || s.Raw != "-" {
+			t.Errorf("source %d = %+v, want void", i, s)
+		}
+	}
+	sameOffsets(t, "source 1", log.Sources[1].Kafka, offs("t", 0, 5))
+}
+
+func TestParseOffsetLogSyntheticLayouts(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		in       string
+		metadata string
+		raws     []string
+	}{
+		{"empty metadata line", "v1\n\n0", "", []string{"0"}},
+		{"blank metadata line is empty", "v1\n  \n0", "", []string{"0"}},
+		{"no sources", "v1\n{}", "{}", nil},
+		{"CRLF line ends", "v1\r\n{}\r\n{\"t\":{\"0\":1}}\r\n", "{}", []string{`{"t":{"0":1}}`}},
+		{"metadata is trimmed like Java", "v1\n \t{}  \n0", "{}", []string{"0"}},
+		{"empty source line is kept", "v1\n{}\n\n0", "{}", []string{"", "0"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			log, err := ParseOffsetLog([]byte(tc.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(log.Metadata) != tc.metadata || (tc.metadata == "" && log.Metadata != nil) {
+				t.Errorf("metadata %q, want %q", log.Metadata, tc.metadata)
+			}
+			var raws []string
+			for _, s := range log.Sources {
+				raws = append(raws, s.Raw)
+			}
+			if !slices.Equal(raws, tc.raws) {
+				t.Errorf("sources %q, want %q", raws, tc.raws)
+			}
+		})
+	}
+}
+
+func TestParseOffsetLogVersions(t *testing.T) {
+	for _, tc := range []struct {
+		in, want string
+	}{
+		{"v3\n{}\n0", "unsupported log version v3 (kbatch reads up to v2)"},
+		{"v99999\n{}", "unsupported log version v99999 (kbatch reads up to v2)"},
+		{"", "malformed: empty file"},
+		{"v1", "malformed: no metadata line after the version line"},
+		{"1\n{}", `malformed: failed to read log version from "1"`},
+		{"v\n{}", `malformed: failed to read log version from "v"`},
+		{"v0\n{}", `malformed: failed to read log version from "v0"`},
+		{"v-1\n{}", `malformed: failed to read log version from "v-1"`},
+		{"v1x\n{}", `malformed: failed to read log version from "v1x"`},
+		{" v1\n{}", `malformed: failed to read log version from " v1"`},
+		{"v2147483648\n{}", `malformed: failed to read log version from "v2147483648"`},
+		{"\x1b[31mv1\n{}", `malformed: failed to read log version from "\x1b[31mv1"`},
+		{"v1\nnot json\n0", `malformed: metadata line is not a JSON object: "not json"`},
+		{"v1\n[1]\n0", `malformed: metadata line is not a JSON object: "[1]"`},
+		{"v2\n{}\nno colon", `malformed: line 3 is not sourceId:offset: "no colon"`},
+		{"v2\n{}\n0:1\n0:2", `malformed: source id "0" appears twice`},
+	} {
+		_, err := ParseOffsetLog([]byte(tc.in))
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("ParseOffsetLog(%q) error %q, want %q", tc.in, err, tc.want)
+			continue
+		}
+		var uv *UnsupportedVersionError
+		if strings.HasPrefix(tc.want, "malformed") != errors.Is(err, ErrMalformed) || strings.HasPrefix(tc.want, "unsupported") != errors.As(err, &uv) {
+			t.Errorf("ParseOffsetLog(%q): error %v has the wrong type", tc.in, err)
+		}
+	}
+}
+
+func TestBatchTimeAbsent(t *testing.T) {
+	for _, in := range []string{"v1\n\n0", "v1\n{}\n0", `v1` + "\n" + `{"batchTimestampMs":"x"}`} {
+		log, err := ParseOffsetLog([]byte(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tm, ok := log.BatchTime(); ok {
+			t.Errorf("BatchTime(%q) = %v, want none", in, tm)
+		}
+	}
+}
+
+func TestParseCommitLog(t *testing.T) {
+	for _, tc := range []struct {
+		name, in string
+		want     int
+		err      string
+	}{
+		{"Spark 2.3 v1", "v1\n{}", 1, ""},
+		{"Spark 2.4 v1", `v1` + "\n" + `{"nextBatchWatermarkMs":0}`, 1, ""},
+		{"no JSON line reads as {}", "v1", 1, ""},
+		{"version line is trimmed", " v1 \n{}", 1, ""},
+		{"synthetic v2 with stateUniqueIds", `v2` + "\n" + `{"nextBatchWatermarkMs":0,"stateUniqueIds":{"0":[["a1b2"]]}}`, 2, ""},
+		{"synthetic v3 is refused", "v3\n{}", 0, "unsupported log version v3 (kbatch reads up to v2)"},
+		{"empty", "", 0, "malformed: empty file"},
+		{"no version", "{}", 0, `malformed: failed to read log version from "{}"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v, err := ParseCommitLog([]byte(tc.in))
+			if tc.err != "" {
+				if err == nil || err.Error() != tc.err {
+					t.Errorf("error %v, want %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil || v != tc.want {
+				t.Errorf("= %d, %v; want %d", v, err, tc.want)
+			}
+		})
+	}
+}
+
+func TestParseInitialOffsetsSynthetic(t *testing.T) {
+	for _, tc := range []struct {
+		name, in string
+		want     Offsets
+		err      string
+	}{
+		{"current format", "\x00v1\n{\"t\":{\"0\":4}}", offs("t", 0, 4), ""},
+		{"first byte is not checked", "Zv1\n{\"t\":{\"0\":4}}", offs("t", 0, 4), ""},
+		{"2.1.0 format, length byte wrapped past 255", "\x07{\"t\":{\"0\":4}}", offs("t", 0, 4), ""},
+		{"v2 is refused", "\x00v2\n{}", nil, "unsupported log version v2 (kbatch reads up to v1)"},
+		{"empty", "", nil, "malformed: empty file"},
+		{"only the first byte", "\x00", nil, "malformed Kafka offset JSON: unexpected end of input"},
+		{"version without newline", "\x00v1", nil, `malformed: failed to read log version: no newline after "v1"`},
+		{"not Kafka JSON", "\x00v1\n0", nil, `malformed Kafka offset JSON: want an object like {"topicA":{"0":23,"1":-1}}, got the number "0"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := ParseInitialOffsets([]byte(tc.in))
+			if tc.err != "" {
+				if err == nil || err.Error() != tc.err {
+					t.Errorf("error %v, want %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameOffsets(t, tc.name, got, tc.want)
+		})
+	}
+}

@@ -1,0 +1,250 @@
+package offsets
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
+)
+
+// schemaVersion is the layout this kbatch writes and reads; a file with a
+// higher one is refused, never rewritten.
+const schemaVersion = 1
+
+// Caps of the per-stream logs; the oldest entries are pruned in the
+// transaction that adds a new one.
+const (
+	maxBatches = 10_000
+	maxEvents  = 10_000
+)
+
+// OpenOptions tune Open.
+type OpenOptions struct {
+	// ReadOnly opens with a shared lock and refuses writes; the file must
+	// exist. It still waits for a writer holding the file to let go.
+	ReadOnly bool
+	// Timeout is how long to wait for another process's lock; 0 means 1s.
+	Timeout time.Duration
+}
+
+// Store is kbatch's bbolt file: per stream, the next offsets, the batch
+// log and the event log. Its methods are safe for concurrent use; bbolt
+// serialises writers, and every method is one transaction. Values returned
+// are copies and stay valid after the call.
+type Store struct {
+	db         *bolt.DB
+	path       string
+	readOnly   bool
+	maxBatches int
+	maxEvents  int
+}
+
+// Open opens the store at path, creating it (mode 0600, missing parent
+// folders 0700) unless opt.ReadOnly. A new file is built under a temporary
+// name and linked into place, so a crash never leaves a half-made store.
+// An existing empty (0-byte) file is adopted, so `--store $(mktemp)` works.
+//
+// Any other existing file is first opened read-only and checked: a file that
+// is not bbolt or is damaged (ErrCorrupt), a bbolt file kbatch did not make
+// (ErrForeign), or one with a newer schema (ErrSchema) is refused without a
+// byte of it changing. A file another process holds open for writing fails
+// after opt.Timeout with ErrLocked. All of these are *StoreError.
+func Open(path string, opt OpenOptions) (*Store, error) {
+	if path == "" {
+		return nil, errors.New("store: no file name given; pass --store FILE")
+	}
+	if opt.Timeout <= 0 {
+		opt.Timeout = time.Second
+	}
+	st := &Store{path: path, readOnly: opt.ReadOnly, maxBatches: maxBatches, maxEvents: maxEvents}
+	info, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && opt.ReadOnly:
+		return nil, &StoreError{Path: path, Msg: "does not exist", Cause: err}
+	case errors.Is(err, fs.ErrNotExist):
+		if err := st.create(opt.Timeout); err != nil {
+			return nil, err
+		}
+	case err != nil:
+		return nil, &StoreError{Path: path, Msg: "cannot be read: " + err.Error(), Cause: err}
+	case info.IsDir():
+		return nil, &StoreError{Path: path, Kind: ErrForeign, Msg: "is a directory; pass --store with a file name"}
+	case info.Size() == 0 && opt.ReadOnly:
+		return nil, &StoreError{Path: path, Kind: ErrForeign, Msg: "is empty, not a kbatch store"}
+	case info.Size() == 0:
+		db, err := st.boltOpen(path, false, opt.Timeout)
+		if err != nil {
+			return nil, err
+		}
+		if err := st.initMeta(db); err != nil {
+			_ = db.Close()
+			return nil, err
+		}
+		st.db = db
+		return st, nil
+	}
+	db, err := st.openChecked(opt.Timeout)
+	if err != nil {
+		return nil, err
+	}
+	if opt.ReadOnly {
+		st.db = db
+		return st, nil
+	}
+	if err := db.Close(); err != nil {
+		return nil, &StoreError{Path: path, Msg: "cannot be closed: " + err.Error(), Cause: err}
+	}
+	if db, err = st.boltOpen(path, false, opt.Timeout); err != nil {
+		return nil, err
+	}
+	// Check again: the file may have been replaced while it was unlocked.
+	if err := st.checkMeta(db); err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	st.db = db
+	return st, nil
+}
+
+// Close releases the file and its lock. Calling it again is harmless.
+func (s *Store) Close() error {
+	if err := s.db.Close(); err != nil {
+		return fmt.Errorf("store %s: close: %w", s.path, err)
+	}
+	return nil
+}
+
+// Path is the file name the store was opened with.
+func (s *Store) Path() string { return s.path }
+
+// boltOpen opens the file and turns bbolt's failures into *StoreError.
+func (s *Store) boltOpen(path string, readOnly bool, timeout time.Duration) (db *bolt.DB, err error) {
+	defer s.recoverCorrupt(&err)
+	db, err = bolt.Open(path, 0o600, &bolt.Options{ReadOnly: readOnly, Timeout: timeout})
+	switch {
+	case err == nil:
+		return db, nil
+	case errors.Is(err, berrors.ErrTimeout):
+		return nil, &StoreError{Path: s.path, Kind: ErrLocked, Cause: err,
+			Msg: "is in use by another kbatch process; pass --store to use another file"}
+	case errors.Is(err, fs.ErrPermission), errors.Is(err, fs.ErrNotExist):
+		return nil, &StoreError{Path: s.path, Msg: "cannot be opened: " + err.Error(), Cause: err}
+	}
+	return nil, &StoreError{Path: s.path, Kind: ErrCorrupt, Cause: err,
+		Msg: fmt.Sprintf("is not a bbolt file or is damaged (%v); move it away or pass --store to use another file", err)}
+}
+
+// openChecked opens the existing file read-only and checks it is a kbatch
+// store this version can read.
+func (s *Store) openChecked(timeout time.Duration) (*bolt.DB, error) {
+	db, err := s.boltOpen(s.path, true, timeout)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.checkMeta(db); err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+func (s *Store) checkMeta(db *bolt.DB) (err error) {
+	defer s.recoverCorrupt(&err)
+	return db.View(func(tx *bolt.Tx) error { return s.checkMetaTx(tx) })
+}
+
+func (s *Store) checkMetaTx(tx *bolt.Tx) error {
+	meta := tx.Bucket(bucketMeta)
+	if meta == nil || string(meta.Get(keyApp)) != "kbatch" {
+		return &StoreError{Path: s.path, Kind: ErrForeign,
+			Msg: "is a bbolt file but not a kbatch store; pass --store to use another file"}
+	}
+	v, err := strconv.Atoi(string(meta.Get(keySchema)))
+	switch {
+	case err != nil || v < 1:
+		return &StoreError{Path: s.path, Kind: ErrCorrupt,
+			Msg: fmt.Sprintf("has a damaged schema version %q; move it away or pass --store", meta.Get(keySchema))}
+	case v > schemaVersion:
+		return &StoreError{Path: s.path, Kind: ErrSchema, Msg: fmt.Sprintf(
+			"was written by a newer kbatch (schema %d, this one reads %d); upgrade kbatch or pass --store", v, schemaVersion)}
+	}
+	if tx.Bucket(bucketStreams) == nil {
+		return &StoreError{Path: s.path, Kind: ErrCorrupt, Msg: "has no streams bucket; move it away or pass --store"}
+	}
+	return nil
+}
+
+// initMeta writes kbatch's meta bucket into a database that has no buckets
+// yet, or checks the one that is there.
+func (s *Store) initMeta(db *bolt.DB) error {
+	return db.Update(func(tx *bolt.Tx) error {
+		if tx.Bucket(bucketMeta) != nil {
+			return s.checkMetaTx(tx)
+		}
+		if k, _ := tx.Cursor().First(); k != nil {
+			return &StoreError{Path: s.path, Kind: ErrForeign,
+				Msg: "is a bbolt file but not a kbatch store; pass --store to use another file"}
+		}
+		meta, err := tx.CreateBucket(bucketMeta)
+		if err != nil {
+			return err
+		}
+		if err := meta.Put(keyApp, []byte("kbatch")); err != nil {
+			return err
+		}
+		if err := meta.Put(keySchema, []byte(strconv.Itoa(schemaVersion))); err != nil {
+			return err
+		}
+		_, err = tx.CreateBucket(bucketStreams)
+		return err
+	})
+}
+
+// create makes a new store at s.path: a temporary file in the same folder
+// gets the meta bucket, then is hard-linked to the final name, which fails
+// rather than overwrite a file another process created meanwhile.
+func (s *Store) create(timeout time.Duration) error {
+	dir := filepath.Dir(s.path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return &StoreError{Path: s.path, Msg: "cannot be created: " + err.Error(), Cause: err}
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(s.path)+".new-*")
+	if err != nil {
+		return &StoreError{Path: s.path, Msg: "cannot be created: " + err.Error(), Cause: err}
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp)
+	if err := f.Close(); err != nil {
+		return &StoreError{Path: s.path, Msg: "cannot be created: " + err.Error(), Cause: err}
+	}
+	db, err := s.boltOpen(tmp, false, timeout)
+	if err != nil {
+		return err
+	}
+	err = s.initMeta(db)
+	if cerr := db.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return &StoreError{Path: s.path, Msg: "cannot be created: " + err.Error(), Cause: err}
+	}
+	err = os.Link(tmp, s.path)
+	if err != nil && !errors.Is(err, fs.ErrExist) {
+		// No hard links on this file system: rename instead.
+		err = os.Rename(tmp, s.path)
+	}
+	if err != nil && !errors.Is(err, fs.ErrExist) {
+		return &StoreError{Path: s.path, Msg: "cannot be created: " + err.Error(), Cause: err}
+	}
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync() // make the new name durable; best effort
+		_ = d.Close()
+	}
+	return nil
+}

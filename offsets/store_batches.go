@@ -1,0 +1,126 @@
+package offsets
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// Plan durably writes b as planned, before its records are processed
+// (DESIGN §2.4). b.ID must be the stream's LastBatch+1. If that batch is
+// already planned and not acked, this is a re-delivery after a crash: b
+// replaces it and is marked Redelivered. Any other id is ErrBatchOrder.
+// Every range must have 0 ≤ From ≤ Until. The stream's next offsets do not
+// move; the oldest batches beyond the log cap are pruned in the same
+// transaction.
+func (s *Store) Plan(stream string, b Batch) error {
+	for _, r := range b.Ranges {
+		if r.From < 0 || r.From > r.Until {
+			return fmt.Errorf("store %s: stream %q: batch %d: bad range %s", s.path, stream, b.ID, r.Range)
+		}
+	}
+	return s.update(stream, func(st *streamTx) error {
+		if want := st.meta.LastBatch + 1; b.ID != want {
+			return fmt.Errorf("%w: planned batch %d, want %d (last acked %d)", ErrBatchOrder, b.ID, want, st.meta.LastBatch)
+		}
+		key := idKey(b.ID)
+		if st.batches.Get(key) != nil {
+			b.Redelivered = true
+		}
+		b.State, b.AckedAt = StatePlanned, time.Time{}
+		v, err := json.Marshal(b)
+		if err != nil {
+			return err
+		}
+		if err := st.batches.Put(key, v); err != nil {
+			return err
+		}
+		return prune(st.batches, keepFrom(b.ID, s.maxBatches))
+	})
+}
+
+// Ack marks the planned batch id acked at at and, in the same transaction,
+// moves the stream's next offset of every partition in the batch to its
+// range's Until and LastBatch to id (DESIGN §2.4). Acking the newest acked
+// batch again is a no-op; any other id that is not the pending batch is
+// ErrBatchOrder.
+func (s *Store) Ack(stream string, id uint64, at time.Time) error {
+	return s.update(stream, func(st *streamTx) error {
+		if id == st.meta.LastBatch && id > 0 {
+			return nil
+		}
+		key := idKey(id)
+		v := st.batches.Get(key)
+		if id != st.meta.LastBatch+1 || v == nil {
+			return fmt.Errorf("%w: ack of batch %d, but the pending batch is %d (last acked %d)",
+				ErrBatchOrder, id, st.meta.LastBatch+1, st.meta.LastBatch)
+		}
+		var b Batch
+		if err := json.Unmarshal(v, &b); err != nil {
+			return fmt.Errorf("batch %d: %w: %v", id, ErrCorrupt, err)
+		}
+		b.State, b.AckedAt = StateAcked, at
+		if v, err := json.Marshal(b); err != nil {
+			return err
+		} else if err := st.batches.Put(key, v); err != nil {
+			return err
+		}
+		for _, r := range b.Ranges {
+			if err := st.next.Put(partitionKey(r.Partition), offsetValue(r.Until)); err != nil {
+				return err
+			}
+		}
+		st.meta.LastBatch, st.meta.Updated = id, at
+		return st.putMeta()
+	})
+}
+
+// Pending returns the batch that was planned but not acked, or nil. After a
+// crash it is the batch to re-deliver, with the same ranges.
+func (s *Store) Pending(stream string) (*Batch, error) {
+	var pending *Batch
+	err := s.view(stream, func(st *streamTx) error {
+		v := st.batches.Get(idKey(st.meta.LastBatch + 1))
+		if v == nil {
+			return nil
+		}
+		var b Batch
+		if err := json.Unmarshal(v, &b); err != nil {
+			return fmt.Errorf("batch %d: %w: %v", st.meta.LastBatch+1, ErrCorrupt, err)
+		}
+		if b.State == StatePlanned {
+			pending = &b
+		}
+		return nil
+	})
+	return pending, err
+}
+
+// Batches returns up to limit batches of the log (all when limit ≤ 0),
+// newest first, a pending one included. An unknown stream has none.
+func (s *Store) Batches(stream string, limit int) ([]Batch, error) {
+	var out []Batch
+	err := s.view(stream, func(st *streamTx) error {
+		var err error
+		out, err = newestFirst[Batch](st.batches, limit)
+		return err
+	})
+	return out, err
+}
+
+// Batch returns one batch of the log; ok is false when it is not there
+// (never planned, pruned, or unknown stream).
+func (s *Store) Batch(stream string, id uint64) (b Batch, ok bool, err error) {
+	err = s.view(stream, func(st *streamTx) error {
+		v := st.batches.Get(idKey(id))
+		if v == nil {
+			return nil
+		}
+		if err := json.Unmarshal(v, &b); err != nil {
+			return fmt.Errorf("batch %d: %w: %v", id, ErrCorrupt, err)
+		}
+		ok = true
+		return nil
+	})
+	return b, ok, err
+}

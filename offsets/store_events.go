@@ -1,0 +1,36 @@
+package offsets
+
+import "encoding/json"
+
+// AddEvent appends e to the stream's event log, pruning the oldest events
+// beyond the cap in the same transaction.
+func (s *Store) AddEvent(stream string, e Event) error {
+	return s.update(stream, func(st *streamTx) error { return st.addEvent(e, s.maxEvents) })
+}
+
+// Events returns up to limit events (all when limit ≤ 0), newest first. An
+// unknown stream has none.
+func (s *Store) Events(stream string, limit int) ([]Event, error) {
+	var out []Event
+	err := s.view(stream, func(st *streamTx) error {
+		var err error
+		out, err = newestFirst[Event](st.events, limit)
+		return err
+	})
+	return out, err
+}
+
+func (st *streamTx) addEvent(e Event, limit int) error {
+	seq, err := st.events.NextSequence()
+	if err != nil {
+		return err
+	}
+	v, err := json.Marshal(e)
+	if err != nil {
+		return err
+	}
+	if err := st.events.Put(idKey(seq), v); err != nil {
+		return err
+	}
+	return prune(st.events, keepFrom(seq, limit))
+}

@@ -1,0 +1,147 @@
+package offsets
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// File layout (schema 1):
+//
+//	kbatch/                 app = "kbatch", schema = "1"
+//	streams/NAME/meta       JSON streamMeta
+//	streams/NAME/next/      topic 0x00 uint32be(partition) → uint64be(next offset)
+//	streams/NAME/batches/   uint64be(batch id) → JSON Batch
+//	streams/NAME/events/    uint64be(sequence) → JSON Event
+//
+// Big-endian keys make cursor order numeric order, so the newest batch or
+// event is Cursor.Last and pruning walks from Cursor.First.
+var (
+	bucketMeta    = []byte("kbatch")
+	bucketStreams = []byte("streams")
+	bucketNext    = []byte("next")
+	bucketBatches = []byte("batches")
+	bucketEvents  = []byte("events")
+	keyApp        = []byte("app")
+	keySchema     = []byte("schema")
+	keyStreamMeta = []byte("meta")
+)
+
+// streamMeta is the JSON value of streams/NAME/meta.
+type streamMeta struct {
+	Brokers   []string  `json:"brokers"`
+	Topics    []string  `json:"topics"`
+	LastBatch uint64    `json:"last_batch"`
+	Updated   time.Time `json:"updated"`
+}
+
+// streamTx is one stream's buckets inside a transaction.
+type streamTx struct {
+	name    string
+	bucket  *bolt.Bucket
+	meta    streamMeta
+	next    *bolt.Bucket
+	batches *bolt.Bucket
+	events  *bolt.Bucket
+}
+
+// openStream returns the stream's buckets, or nil when there is no such
+// stream.
+func openStream(tx *bolt.Tx, name string) (*streamTx, error) {
+	b := tx.Bucket(bucketStreams).Bucket([]byte(name))
+	if b == nil {
+		return nil, nil
+	}
+	st := &streamTx{name: name, bucket: b, next: b.Bucket(bucketNext),
+		batches: b.Bucket(bucketBatches), events: b.Bucket(bucketEvents)}
+	if st.next == nil || st.batches == nil || st.events == nil {
+		return nil, fmt.Errorf("stream %q is missing a bucket: %w", name, ErrCorrupt)
+	}
+	if err := json.Unmarshal(b.Get(keyStreamMeta), &st.meta); err != nil {
+		return nil, fmt.Errorf("stream %q meta: %w: %v", name, ErrCorrupt, err)
+	}
+	return st, nil
+}
+
+func (st *streamTx) putMeta() error {
+	v, err := json.Marshal(st.meta)
+	if err != nil {
+		return err
+	}
+	return st.bucket.Put(keyStreamMeta, v)
+}
+
+// info copies the stream out of the transaction.
+func (st *streamTx) info() (StreamInfo, error) {
+	info := StreamInfo{Name: st.name, Brokers: st.meta.Brokers, Topics: st.meta.Topics,
+		Next: make(map[Partition]int64), LastBatch: st.meta.LastBatch, Updated: st.meta.Updated}
+	err := st.next.ForEach(func(k, v []byte) error {
+		p, ok := decodePartitionKey(k)
+		if !ok || len(v) != 8 {
+			return fmt.Errorf("stream %q: bad next-offset entry %q: %w", st.name, k, ErrCorrupt)
+		}
+		info.Next[p] = int64(binary.BigEndian.Uint64(v))
+		return nil
+	})
+	return info, err
+}
+
+// prune deletes the entries of a log bucket whose id is below keepFrom.
+func prune(b *bolt.Bucket, keepFrom uint64) error {
+	c := b.Cursor()
+	for k, _ := c.First(); k != nil && binary.BigEndian.Uint64(k) < keepFrom; k, _ = c.First() {
+		if err := c.Delete(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// keepFrom is the lowest id kept when newest is the newest of a log capped
+// at limit entries.
+func keepFrom(newest uint64, limit int) uint64 {
+	if newest < uint64(limit) {
+		return 0
+	}
+	return newest - uint64(limit) + 1
+}
+
+// newestFirst decodes up to limit values (all when limit ≤ 0) of a log
+// bucket, newest first.
+func newestFirst[T any](b *bolt.Bucket, limit int) ([]T, error) {
+	var out []T
+	c := b.Cursor()
+	for k, v := c.Last(); k != nil && (limit <= 0 || len(out) < limit); k, v = c.Prev() {
+		var x T
+		if err := json.Unmarshal(v, &x); err != nil {
+			return nil, fmt.Errorf("entry %d: %w: %v", binary.BigEndian.Uint64(k), ErrCorrupt, err)
+		}
+		out = append(out, x)
+	}
+	return out, nil
+}
+
+func idKey(id uint64) []byte { return binary.BigEndian.AppendUint64(nil, id) }
+
+func offsetValue(off int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(off)) }
+
+// partitionKey is topic, 0x00, big-endian partition; topics never hold a
+// 0x00, and non-negative partitions sort numerically.
+func partitionKey(p Partition) []byte {
+	k := make([]byte, 0, len(p.Topic)+5)
+	k = append(k, p.Topic...)
+	k = append(k, 0)
+	return binary.BigEndian.AppendUint32(k, uint32(p.Partition))
+}
+
+func decodePartitionKey(k []byte) (Partition, bool) {
+	i := bytes.IndexByte(k, 0)
+	if i < 0 || len(k)-i-1 != 4 {
+		return Partition{}, false
+	}
+	return Partition{Topic: string(k[:i]), Partition: int32(binary.BigEndian.Uint32(k[i+1:]))}, true
+}

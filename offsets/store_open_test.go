@@ -1,0 +1,297 @@
+package offsets
+
+import (
+	"bytes"
+	"errors"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// checkFile registers a cleanup that opens the bbolt file at path and fails
+// the test on any tx.Check error. Register it before the store's Close so
+// it runs after it.
+func checkFile(t *testing.T, path string) {
+	t.Helper()
+	t.Cleanup(func() {
+		if _, err := os.Stat(path); err != nil {
+			return
+		}
+		db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, Timeout: time.Second})
+		if err != nil {
+			t.Errorf("check %s: %v", path, err)
+			return
+		}
+		defer db.Close()
+		err = db.View(func(tx *bolt.Tx) error {
+			for err := range tx.Check() {
+				t.Errorf("check %s: %v", path, err)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Errorf("check %s: %v", path, err)
+		}
+	})
+}
+
+// openTest opens a new store in a fresh folder below t.TempDir(), checked
+// and closed at cleanup.
+func openTest(t *testing.T) *Store {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "state", "kbatch", "offsets.db")
+	checkFile(t, path)
+	s, err := Open(path, OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return s
+}
+
+func TestOpenCreates(t *testing.T) {
+	s := openTest(t)
+	for path, want := range map[string]fs.FileMode{s.Path(): 0o600, filepath.Dir(s.Path()): 0o700 | fs.ModeDir} {
+		info, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.Mode() != want {
+			t.Errorf("%s mode = %v, want %v", path, info.Mode(), want)
+		}
+	}
+	leftovers, _ := filepath.Glob(filepath.Join(filepath.Dir(s.Path()), ".*"))
+	if len(leftovers) != 0 {
+		t.Errorf("temporary files left behind: %v", leftovers)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// Reopen, read-only and read-write.
+	for _, ro := range []bool{true, false} {
+		s2, err := Open(s.Path(), OpenOptions{ReadOnly: ro})
+		if err != nil {
+			t.Fatalf("reopen (read-only %v): %v", ro, err)
+		}
+		if err := s2.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestOpenAdoptsEmptyFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "empty.db")
+	checkFile(t, path)
+	if err := os.WriteFile(path, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(path, OpenOptions{ReadOnly: true}); !errors.Is(err, ErrForeign) {
+		t.Errorf("read-only open of an empty file: %v, want ErrForeign", err)
+	}
+	s, err := Open(path, OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.EnsureStream("x", nil, nil); err != nil {
+		t.Error(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestOpenRefuses proves that files kbatch must not use are refused with a
+// clear error and left byte for byte as they were.
+func TestOpenRefuses(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, data []byte) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	boltFile := func(name string, fn func(tx *bolt.Tx) error) string {
+		path := filepath.Join(dir, name)
+		db, err := bolt.Open(path, 0o600, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := db.Update(fn); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	kbatchFile := func(name string, schema string) string {
+		path := filepath.Join(dir, name)
+		s, err := Open(path, OpenOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return boltFile(name, func(tx *bolt.Tx) error { return tx.Bucket(bucketMeta).Put(keySchema, []byte(schema)) })
+	}
+	damaged := func(name string) string {
+		path := filepath.Join(dir, name)
+		s, err := Open(path, OpenOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.EnsureStream("events", nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		b := readBytes(t, path)
+		for i := 2 * os.Getpagesize(); i < len(b); i++ { // keep both meta pages, wreck the rest
+			b[i] = 0xab
+		}
+		return write(name, b)
+	}
+	noise := make([]byte, 64<<10)
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range noise {
+		noise[i] = byte(r.Uint32())
+	}
+
+	tests := []struct {
+		name, path string
+		kind       error
+		msg        string
+	}{
+		{"text", write("notes.txt", []byte("hello, not a database\n")), ErrCorrupt, "is not a bbolt file or is damaged"},
+		{"noise", write("noise.bin", noise), ErrCorrupt, "is not a bbolt file or is damaged"},
+		{"foreign bbolt", boltFile("foreign.db", func(tx *bolt.Tx) error {
+			b, err := tx.CreateBucket([]byte("other-app"))
+			if err != nil {
+				return err
+			}
+			return b.Put([]byte("k"), []byte("v"))
+		}), ErrForeign, "is a bbolt file but not a kbatch store; pass --store to use another file"},
+		{"empty bbolt", boltFile("bare.db", func(*bolt.Tx) error { return nil }), ErrForeign, "not a kbatch store"},
+		{"newer schema", kbatchFile("future.db", "2"), ErrSchema,
+			"was written by a newer kbatch (schema 2, this one reads 1); upgrade kbatch or pass --store"},
+		{"garbled schema", kbatchFile("garbled.db", "one"), ErrCorrupt, `has a damaged schema version "one"`},
+		{"damaged pages", damaged("damaged.db"), ErrCorrupt, "is damaged ("},
+		{"directory", dir, ErrForeign, "is a directory"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := readBytes(t, tt.path)
+			for _, ro := range []bool{false, true} {
+				s, err := Open(tt.path, OpenOptions{ReadOnly: ro})
+				if err == nil {
+					_ = s.Close()
+					t.Fatalf("Open (read-only %v) succeeded", ro)
+				}
+				if !errors.Is(err, tt.kind) {
+					t.Errorf("Open (read-only %v) = %v, want %v", ro, err, tt.kind)
+				}
+				var se *StoreError
+				if !errors.As(err, &se) || !strings.HasPrefix(err.Error(), "store "+tt.path+" ") ||
+					!strings.Contains(err.Error(), tt.msg) || strings.Contains(err.Error(), "\n") {
+					t.Errorf("Open error %q: want one line, a *StoreError naming the file and saying %q", err, tt.msg)
+				}
+			}
+			if after := readBytes(t, tt.path); !bytes.Equal(before, after) {
+				t.Errorf("%s was modified", tt.path)
+			}
+		})
+	}
+}
+
+func readBytes(t *testing.T, path string) []byte {
+	t.Helper()
+	if info, err := os.Stat(path); err == nil && info.IsDir() {
+		return nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestOpenLocked(t *testing.T) {
+	s := openTest(t)
+	want := "store " + s.Path() + " is in use by another kbatch process; pass --store to use another file"
+	for _, opt := range []OpenOptions{{}, {ReadOnly: true, Timeout: 100 * time.Millisecond}} {
+		start := time.Now()
+		s2, err := Open(s.Path(), opt)
+		if err == nil {
+			_ = s2.Close()
+			t.Fatalf("second Open(%+v) succeeded", opt)
+		}
+		t.Logf("second Open(%+v) failed after %v", opt, time.Since(start).Round(time.Millisecond))
+		if !errors.Is(err, ErrLocked) || err.Error() != want {
+			t.Errorf("second Open(%+v) = %q, want ErrLocked %q", opt, err, want)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s2, err := Open(s.Path(), OpenOptions{})
+	if err != nil {
+		t.Fatalf("Open after Close: %v", err)
+	}
+	_ = s2.Close()
+}
+
+func TestOpenReadOnly(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "nope", "offsets.db")
+	if _, err := Open(missing, OpenOptions{ReadOnly: true}); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("read-only Open of a missing file = %v, want fs.ErrNotExist", err)
+	}
+	if _, err := os.Stat(filepath.Dir(missing)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("read-only Open created the folder")
+	}
+
+	s := openTest(t)
+	if err := s.EnsureStream("events", []string{"b:9092"}, []string{"events"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r1, err := Open(s.Path(), OpenOptions{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r1.Close()
+	r2, err := Open(s.Path(), OpenOptions{ReadOnly: true})
+	if err != nil {
+		t.Fatalf("second read-only Open: %v", err)
+	}
+	defer r2.Close()
+	if _, ok, err := r2.Stream("events"); !ok || err != nil {
+		t.Errorf("Stream on a read-only store = %v, %v", ok, err)
+	}
+	writes := map[string]error{
+		"EnsureStream": r1.EnsureStream("events", nil, nil),
+		"Plan":         r1.Plan("events", Batch{ID: 1}),
+		"Ack":          r1.Ack("events", 1, testNow),
+		"AddEvent":     r1.AddEvent("events", NewEvent(testNow, CodeSeek, ev(0), "x")),
+		"SetNext":      r1.SetNext("events", map[Partition]int64{ev(0): 1}, Event{}),
+	}
+	for name, err := range writes {
+		if !errors.Is(err, ErrReadOnly) {
+			t.Errorf("%s on a read-only store = %v, want ErrReadOnly", name, err)
+		}
+	}
+}

@@ -1,0 +1,177 @@
+package offsets
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// StreamInfo is one stream as stored: where it reads from and where it is.
+type StreamInfo struct {
+	Name    string
+	Brokers []string
+	Topics  []string
+	// Next is the next offset per partition, as of the last acked batch or
+	// SetNext; never nil.
+	Next map[Partition]int64
+	// LastBatch is the id of the last acked batch, 0 before the first.
+	LastBatch uint64
+	// Updated is when EnsureStream, Ack or SetNext last wrote the stream.
+	Updated time.Time
+}
+
+// Streams returns every stream in the store, ordered by name.
+func (s *Store) Streams() (out []StreamInfo, err error) {
+	defer s.recoverCorrupt(&err)
+	err = s.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketStreams).ForEachBucket(func(k []byte) error {
+			st, err := openStream(tx, string(k))
+			if err != nil {
+				return err
+			}
+			info, err := st.info()
+			out = append(out, info)
+			return err
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store %s: %w", s.path, err)
+	}
+	return out, nil
+}
+
+// Stream returns one stream; ok is false when there is none by that name.
+func (s *Store) Stream(name string) (info StreamInfo, ok bool, err error) {
+	err = s.view(name, func(st *streamTx) error {
+		ok = true
+		info, err = st.info()
+		return err
+	})
+	return info, ok, err
+}
+
+// EnsureStream creates the stream, or records new brokers and topics for an
+// existing one; its positions and logs are kept. Every other write needs the
+// stream to exist. A name is 1 to 1024 bytes.
+func (s *Store) EnsureStream(name string, brokers, topics []string) (err error) {
+	if name == "" || len(name) > 1024 {
+		return fmt.Errorf("store %s: stream name must be 1 to 1024 bytes, got %d", s.path, len(name))
+	}
+	if err := s.writable(); err != nil {
+		return err
+	}
+	defer s.recoverCorrupt(&err)
+	err = s.db.Update(func(tx *bolt.Tx) error {
+		b, err := tx.Bucket(bucketStreams).CreateBucketIfNotExists([]byte(name))
+		if err != nil {
+			return err
+		}
+		for _, sub := range [][]byte{bucketNext, bucketBatches, bucketEvents} {
+			if _, err := b.CreateBucketIfNotExists(sub); err != nil {
+				return err
+			}
+		}
+		st := &streamTx{name: name, bucket: b}
+		if b.Get(keyStreamMeta) != nil {
+			if st, err = openStream(tx, name); err != nil {
+				return err
+			}
+		}
+		st.meta.Brokers, st.meta.Topics = slices.Clone(brokers), slices.Clone(topics)
+		st.meta.Updated = time.Now()
+		return st.putMeta()
+	})
+	if err != nil {
+		return fmt.Errorf("store %s: stream %q: %w", s.path, name, err)
+	}
+	return nil
+}
+
+// SetNext sets the next offsets of the partitions in next (others keep
+// theirs) and records e in the event log, in one transaction: `offsets set`,
+// imports and persisted seeks. e is not recorded when e.Code is empty.
+//
+// A pending planned batch is left alone: acking it later still moves its
+// partitions to its Untils, and a restart re-delivers it. Offline callers
+// should look at Pending first and say so.
+func (s *Store) SetNext(stream string, next map[Partition]int64, e Event) error {
+	for p, off := range next {
+		if off < 0 {
+			return fmt.Errorf("store %s: stream %q: next offset %d for %s is negative", s.path, stream, off, p)
+		}
+	}
+	return s.update(stream, func(st *streamTx) error {
+		for p, off := range next {
+			if err := st.next.Put(partitionKey(p), offsetValue(off)); err != nil {
+				return err
+			}
+		}
+		if e.Code != "" {
+			if err := st.addEvent(e, s.maxEvents); err != nil {
+				return err
+			}
+		}
+		st.meta.Updated = e.Time
+		if st.meta.Updated.IsZero() {
+			st.meta.Updated = time.Now()
+		}
+		return st.putMeta()
+	})
+}
+
+func (s *Store) writable() error {
+	if s.readOnly {
+		return &StoreError{Path: s.path, Kind: ErrReadOnly, Msg: "is open read-only"}
+	}
+	return nil
+}
+
+// recoverCorrupt turns a bbolt panic over a damaged page into ErrCorrupt;
+// bbolt's managed transactions roll back before the panic reaches here.
+func (s *Store) recoverCorrupt(err *error) {
+	if r := recover(); r != nil {
+		*err = &StoreError{Path: s.path, Kind: ErrCorrupt,
+			Msg: fmt.Sprintf("is damaged (%v); move it away or pass --store to use another file", r)}
+	}
+}
+
+// update runs fn in a write transaction on an existing stream.
+func (s *Store) update(stream string, fn func(st *streamTx) error) (err error) {
+	if err := s.writable(); err != nil {
+		return err
+	}
+	defer s.recoverCorrupt(&err)
+	err = s.db.Update(func(tx *bolt.Tx) error {
+		st, err := openStream(tx, stream)
+		if err != nil {
+			return err
+		}
+		if st == nil {
+			return ErrUnknownStream
+		}
+		return fn(st)
+	})
+	if err != nil {
+		return fmt.Errorf("store %s: stream %q: %w", s.path, stream, err)
+	}
+	return nil
+}
+
+// view runs fn in a read transaction on a stream; fn is not called when
+// there is no such stream.
+func (s *Store) view(stream string, fn func(st *streamTx) error) (err error) {
+	defer s.recoverCorrupt(&err)
+	err = s.db.View(func(tx *bolt.Tx) error {
+		st, err := openStream(tx, stream)
+		if err != nil || st == nil {
+			return err
+		}
+		return fn(st)
+	})
+	if err != nil {
+		return fmt.Errorf("store %s: stream %q: %w", s.path, stream, err)
+	}
+	return nil
+}

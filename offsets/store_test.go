@@ -1,0 +1,283 @@
+package offsets
+
+import (
+	"errors"
+	"reflect"
+	"sync"
+	"testing"
+	"time"
+)
+
+// testBatch is a batch over events partitions 0..n-1, each range
+// [from, from+10).
+func testBatch(id uint64, n int, from int64) Batch {
+	b := Batch{ID: id, Time: testNow.Add(time.Duration(id) * time.Second)}
+	for i := range n {
+		b.Ranges = append(b.Ranges, BatchRange{Range: Range{Partition: ev(int32(i)), From: from, Until: from + 10},
+			Records: 10, Bytes: 100})
+		b.Records += 10
+		b.Bytes += 100
+	}
+	return b
+}
+
+func mustEnsure(t testing.TB, s *Store, name string) {
+	t.Helper()
+	if err := s.EnsureStream(name, []string{"127.0.0.1:9092"}, []string{"events"}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestStreams(t *testing.T) {
+	s := openTest(t)
+	if got, err := s.Streams(); err != nil || len(got) != 0 {
+		t.Fatalf("Streams of a new store = %v, %v", got, err)
+	}
+	if err := s.EnsureStream("", nil, nil); err == nil {
+		t.Error("EnsureStream with an empty name succeeded")
+	}
+	mustEnsure(t, s, "orders")
+	mustEnsure(t, s, "events")
+	if err := s.Plan("events", testBatch(1, 2, 0)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Ack("events", 1, testNow); err != nil {
+		t.Fatal(err)
+	}
+	// Re-ensuring with other brokers keeps positions and the batch log.
+	if err := s.EnsureStream("events", []string{"k1:9092", "k2:9092"}, []string{"events", "more"}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Streams()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].Name != "events" || got[1].Name != "orders" {
+		t.Fatalf("Streams = %+v, want events then orders", got)
+	}
+	e := got[0]
+	if !reflect.DeepEqual(e.Brokers, []string{"k1:9092", "k2:9092"}) || !reflect.DeepEqual(e.Topics, []string{"events", "more"}) ||
+		e.LastBatch != 1 || !reflect.DeepEqual(e.Next, map[Partition]int64{ev(0): 10, ev(1): 10}) || e.Updated.IsZero() {
+		t.Errorf("events stream = %+v", e)
+	}
+	if got[1].Next == nil || len(got[1].Next) != 0 {
+		t.Errorf("orders Next = %#v, want an empty map", got[1].Next)
+	}
+	one, ok, err := s.Stream("events")
+	if err != nil || !ok || !reflect.DeepEqual(one, e) {
+		t.Errorf("Stream(events) = %+v, %v, %v; want %+v", one, ok, err, e)
+	}
+	if _, ok, err := s.Stream("nope"); ok || err != nil {
+		t.Errorf("Stream(nope) = %v, %v; want not found, no error", ok, err)
+	}
+}
+
+func TestUnknownStream(t *testing.T) {
+	s := openTest(t)
+	writes := map[string]error{
+		"Plan":     s.Plan("nope", Batch{ID: 1}),
+		"Ack":      s.Ack("nope", 1, testNow),
+		"AddEvent": s.AddEvent("nope", NewEvent(testNow, CodeSeek, ev(0), "")),
+		"SetNext":  s.SetNext("nope", map[Partition]int64{ev(0): 1}, Event{}),
+	}
+	for name, err := range writes {
+		if !errors.Is(err, ErrUnknownStream) {
+			t.Errorf("%s on an unknown stream = %v, want ErrUnknownStream", name, err)
+		}
+	}
+	if p, err := s.Pending("nope"); p != nil || err != nil {
+		t.Errorf("Pending(nope) = %v, %v", p, err)
+	}
+	if b, err := s.Batches("nope", 0); b != nil || err != nil {
+		t.Errorf("Batches(nope) = %v, %v", b, err)
+	}
+	if e, err := s.Events("nope", 0); e != nil || err != nil {
+		t.Errorf("Events(nope) = %v, %v", e, err)
+	}
+	if _, ok, err := s.Batch("nope", 1); ok || err != nil {
+		t.Errorf("Batch(nope, 1) = %v, %v", ok, err)
+	}
+}
+
+func TestPlanAck(t *testing.T) {
+	s := openTest(t)
+	mustEnsure(t, s, "events")
+	if err := s.SetNext("events", map[Partition]int64{ev(0): 0, ev(1): 0, ev(5): 77}, Event{}); err != nil {
+		t.Fatal(err)
+	}
+	b1 := testBatch(1, 2, 0)
+	b1.State, b1.Redelivered = StateAcked, false // Plan stores planned whatever it is given
+	if err := s.Plan("events", b1); err != nil {
+		t.Fatal(err)
+	}
+	p, err := s.Pending("events")
+	if err != nil || p == nil || p.State != StatePlanned || !reflect.DeepEqual(p.Ranges, b1.Ranges) || p.Redelivered {
+		t.Fatalf("Pending = %+v, %v; want b1 planned", p, err)
+	}
+	info, _, _ := s.Stream("events")
+	if want := map[Partition]int64{ev(0): 0, ev(1): 0, ev(5): 77}; !reflect.DeepEqual(info.Next, want) || info.LastBatch != 0 {
+		t.Errorf("after Plan: Next = %v, LastBatch %d; want %v, 0", info.Next, info.LastBatch, want)
+	}
+
+	ackAt := testNow.Add(time.Minute)
+	if err := s.Ack("events", 1, ackAt); err != nil {
+		t.Fatal(err)
+	}
+	info, _, _ = s.Stream("events")
+	if want := map[Partition]int64{ev(0): 10, ev(1): 10, ev(5): 77}; !reflect.DeepEqual(info.Next, want) || info.LastBatch != 1 ||
+		!info.Updated.Equal(ackAt) {
+		t.Errorf("after Ack: %+v; want Next %v, LastBatch 1, Updated %v", info, want, ackAt)
+	}
+	if p, err := s.Pending("events"); p != nil || err != nil {
+		t.Errorf("Pending after Ack = %+v, %v", p, err)
+	}
+	got, ok, err := s.Batch("events", 1)
+	if err != nil || !ok || got.State != StateAcked || !got.AckedAt.Equal(ackAt) || !got.Time.Equal(b1.Time) ||
+		got.Records != 20 || got.Bytes != 200 || !reflect.DeepEqual(got.Ranges, b1.Ranges) {
+		t.Errorf("Batch(1) = %+v, %v, %v", got, ok, err)
+	}
+	if err := s.Ack("events", 1, ackAt.Add(time.Hour)); err != nil {
+		t.Errorf("second Ack of batch 1: %v, want a no-op", err)
+	}
+	if got, _, _ := s.Batch("events", 1); !got.AckedAt.Equal(ackAt) {
+		t.Errorf("second Ack changed AckedAt to %v", got.AckedAt)
+	}
+
+	for name, err := range map[string]error{
+		"Plan 3":  s.Plan("events", testBatch(3, 1, 10)),
+		"Plan 1":  s.Plan("events", testBatch(1, 1, 10)),
+		"Ack 2":   s.Ack("events", 2, testNow), // never planned
+		"Ack 0":   s.Ack("events", 0, testNow),
+		"Ack 9":   s.Ack("events", 9, testNow),
+		"Plan 2x": s.Plan("events", Batch{ID: 2, Ranges: []BatchRange{{Range: Range{Partition: ev(0), From: 20, Until: 10}}}}),
+	} {
+		if err == nil {
+			t.Errorf("%s succeeded", name)
+		} else if name != "Plan 2x" && !errors.Is(err, ErrBatchOrder) {
+			t.Errorf("%s = %v, want ErrBatchOrder", name, err)
+		}
+	}
+}
+
+// TestCrashBetweenPlanAndAck is the crash of DESIGN §2.4: the process dies
+// after Plan; on restart the same ranges come back as pending, the next
+// offsets have not moved, and re-planning marks the batch re-delivered.
+func TestCrashBetweenPlanAndAck(t *testing.T) {
+	s := openTest(t)
+	path := s.Path()
+	mustEnsure(t, s, "events")
+	if err := s.Plan("events", testBatch(1, 3, 0)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Ack("events", 1, testNow); err != nil {
+		t.Fatal(err)
+	}
+	b2 := testBatch(2, 3, 10)
+	if err := s.Plan("events", b2); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil { // the "crash": no Ack
+		t.Fatal(err)
+	}
+
+	s, err := Open(path, OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	p, err := s.Pending("events")
+	if err != nil || p == nil || p.ID != 2 || !reflect.DeepEqual(p.Ranges, b2.Ranges) {
+		t.Fatalf("Pending after restart = %+v, %v; want batch 2 with %v", p, err, b2.Ranges)
+	}
+	info, _, _ := s.Stream("events")
+	if want := map[Partition]int64{ev(0): 10, ev(1): 10, ev(2): 10}; !reflect.DeepEqual(info.Next, want) || info.LastBatch != 1 {
+		t.Errorf("after restart: Next %v, LastBatch %d; want %v, 1", info.Next, info.LastBatch, want)
+	}
+	if err := s.Plan("events", *p); err != nil {
+		t.Fatal(err)
+	}
+	if p, _ := s.Pending("events"); p == nil || !p.Redelivered {
+		t.Errorf("re-planned batch = %+v, want Redelivered", p)
+	}
+	if err := s.Ack("events", 2, testNow); err != nil {
+		t.Fatal(err)
+	}
+	info, _, _ = s.Stream("events")
+	if want := map[Partition]int64{ev(0): 20, ev(1): 20, ev(2): 20}; !reflect.DeepEqual(info.Next, want) {
+		t.Errorf("after re-delivered Ack: Next %v, want %v", info.Next, want)
+	}
+}
+
+func TestBatchLogCap(t *testing.T) {
+	s := openTest(t)
+	s.maxBatches = 5
+	mustEnsure(t, s, "events")
+	for id := uint64(1); id <= 12; id++ {
+		if err := s.Plan("events", testBatch(id, 1, int64(id-1)*10)); err != nil {
+			t.Fatal(err)
+		}
+		if id < 12 {
+			if err := s.Ack("events", id, testNow); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	all, err := s.Batches("events", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []uint64
+	for _, b := range all {
+		ids = append(ids, b.ID)
+	}
+	if want := []uint64{12, 11, 10, 9, 8}; !reflect.DeepEqual(ids, want) {
+		t.Errorf("batch ids = %v, want %v", ids, want)
+	}
+	if all[0].State != StatePlanned || all[1].State != StateAcked {
+		t.Errorf("states = %s, %s; want planned, acked", all[0].State, all[1].State)
+	}
+	if two, _ := s.Batches("events", 2); len(two) != 2 || two[0].ID != 12 {
+		t.Errorf("Batches(limit 2) = %+v", two)
+	}
+	if _, ok, _ := s.Batch("events", 7); ok {
+		t.Error("batch 7 was not pruned")
+	}
+}
+
+// TestConcurrentUse runs readers beside a writer; -race checks the rest.
+func TestConcurrentUse(t *testing.T) {
+	s := openTest(t)
+	mustEnsure(t, s, "events")
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	for range 3 {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if _, err := s.Batches("events", 10); err != nil {
+					t.Error(err)
+				}
+				if _, _, err := s.Stream("events"); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	for id := uint64(1); id <= 20; id++ {
+		if err := s.Plan("events", testBatch(id, 4, int64(id-1)*10)); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Ack("events", id, testNow); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(stop)
+	wg.Wait()
+	if info, _, _ := s.Stream("events"); info.Next[ev(3)] != 200 {
+		t.Errorf("Next = %v", info.Next)
+	}
+}
