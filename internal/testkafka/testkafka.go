@@ -1,0 +1,245 @@
+// Package testkafka gives tests a Kafka cluster: an in-process kfake cluster
+// by default, or the real cluster named by KBATCH_TEST_BROKERS. The same
+// tests run against both; helpers here create uniquely named topics so runs
+// against a shared real broker never collide.
+//
+// It uses franz-go (kgo/kadm) for set-up only, so that kbatch's own sarama
+// code is checked by a client it did not write.
+package testkafka
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// EnvBrokers is the variable that points the tests at a real cluster.
+const EnvBrokers = "KBATCH_TEST_BROKERS"
+
+// Real reports whether tests run against a real cluster.
+func Real() bool { return os.Getenv(EnvBrokers) != "" }
+
+// Cluster is a cluster for one test: its bootstrap brokers and, for kfake,
+// the fake itself (nil against a real cluster).
+type Cluster struct {
+	Brokers []string
+	Fake    *kfake.Cluster
+	t       testing.TB
+	admin   *kadm.Client
+	client  *kgo.Client
+}
+
+// New returns a cluster for t; a kfake cluster is closed at cleanup.
+func New(t testing.TB) *Cluster {
+	t.Helper()
+	c := &Cluster{t: t}
+	if env := os.Getenv(EnvBrokers); env != "" {
+		c.Brokers = strings.Split(env, ",")
+	} else {
+		fake, err := kfake.NewCluster(kfake.NumBrokers(1))
+		if err != nil {
+			t.Fatalf("kfake: %v", err)
+		}
+		t.Cleanup(fake.Close)
+		c.Fake = fake
+		c.Brokers = fake.ListenAddrs()
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.Brokers...),
+		kgo.ProducerLinger(0),
+		kgo.RecordPartitioner(kgo.ManualPartitioner()),
+		kgo.RequiredAcks(kgo.AllISRAcks()),
+		kgo.MaxBufferedRecords(1<<20),
+	)
+	if err != nil {
+		t.Fatalf("kgo client: %v", err)
+	}
+	t.Cleanup(cl.Close)
+	c.client = cl
+	c.admin = kadm.NewClient(cl)
+	return c
+}
+
+// Client is the set-up client (franz-go), for tests that need more than
+// the helpers here.
+func (c *Cluster) Client() *kgo.Client { return c.client }
+
+// Admin is the set-up admin client.
+func (c *Cluster) Admin() *kadm.Client { return c.admin }
+
+func ctx(t testing.TB) context.Context {
+	cx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	return cx
+}
+
+// Topic creates a topic with a unique name starting with prefix and waits
+// until its metadata is visible.
+func (c *Cluster) Topic(prefix string, partitions int32) string {
+	c.t.Helper()
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	name := prefix + "-" + hex.EncodeToString(b[:])
+	resp, err := c.admin.CreateTopic(ctx(c.t), partitions, 1, nil, name)
+	if err == nil {
+		err = resp.Err
+	}
+	if err != nil {
+		c.t.Fatalf("create topic %s: %v", name, err)
+	}
+	c.t.Cleanup(func() {
+		if Real() {
+			cx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			_, _ = c.admin.DeleteTopics(cx, name)
+		}
+	})
+	c.waitPartitions(name, partitions)
+	return name
+}
+
+func (c *Cluster) waitPartitions(topic string, n int32) {
+	c.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		md, err := c.admin.Metadata(ctx(c.t), topic)
+		if err == nil {
+			if td, ok := md.Topics[topic]; ok && td.Err == nil && int32(len(td.Partitions)) == n {
+				ok := true
+				for _, p := range td.Partitions {
+					if p.Leader < 0 {
+						ok = false
+					}
+				}
+				if ok {
+					return
+				}
+			}
+		}
+		if time.Now().After(deadline) {
+			c.t.Fatalf("topic %s did not get %d partitions with leaders in 30s (last error %v)", topic, n, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// AddPartitions grows topic to total partitions.
+func (c *Cluster) AddPartitions(topic string, total int32) {
+	c.t.Helper()
+	resp, err := c.admin.UpdatePartitions(ctx(c.t), int(total), topic)
+	if err == nil {
+		err = resp.Error()
+	}
+	if err != nil {
+		c.t.Fatalf("add partitions to %s: %v", topic, err)
+	}
+	c.waitPartitions(topic, total)
+}
+
+// Record is a record to produce; Partition is honoured exactly.
+type Record = kgo.Record
+
+// Produce writes records synchronously and returns their offsets in order.
+func (c *Cluster) Produce(recs ...*kgo.Record) []int64 {
+	c.t.Helper()
+	res := c.client.ProduceSync(ctx(c.t), recs...)
+	if err := res.FirstErr(); err != nil {
+		c.t.Fatalf("produce: %v", err)
+	}
+	out := make([]int64, len(res))
+	for i, r := range res {
+		out[i] = r.Record.Offset
+	}
+	return out
+}
+
+// ProduceN writes n records of the given value size to one partition, with
+// keys "k<i>" and JSON-ish values, and returns the offset after the last.
+func (c *Cluster) ProduceN(topic string, partition int32, n int, size int) int64 {
+	c.t.Helper()
+	recs := make([]*kgo.Record, n)
+	for i := range recs {
+		v := make([]byte, size)
+		copy(v, []byte(`{"seq":`+itoa(i)+`}`))
+		for j := len(`{"seq":`+itoa(i)+`}`); j < size; j++ {
+			v[j] = ' '
+		}
+		recs[i] = &kgo.Record{Topic: topic, Partition: partition, Key: []byte("k" + itoa(i)), Value: v}
+	}
+	offs := c.Produce(recs...)
+	if len(offs) == 0 {
+		return c.End(topic, partition)
+	}
+	return offs[len(offs)-1] + 1
+}
+
+func itoa(i int) string {
+	if i == 0 {
+		return "0"
+	}
+	var b [20]byte
+	n := len(b)
+	neg := i < 0
+	if neg {
+		i = -i
+	}
+	for i > 0 {
+		n--
+		b[n] = byte('0' + i%10)
+		i /= 10
+	}
+	if neg {
+		n--
+		b[n] = '-'
+	}
+	return string(b[n:])
+}
+
+// End returns a partition's high watermark.
+func (c *Cluster) End(topic string, partition int32) int64 {
+	c.t.Helper()
+	offs, err := c.admin.ListEndOffsets(ctx(c.t), topic)
+	if err != nil {
+		c.t.Fatalf("list end offsets: %v", err)
+	}
+	o, ok := offs.Lookup(topic, partition)
+	if !ok || o.Err != nil {
+		c.t.Fatalf("end offset of %s[%d]: %v", topic, partition, o.Err)
+	}
+	return o.Offset
+}
+
+// Start returns a partition's log start offset.
+func (c *Cluster) Start(topic string, partition int32) int64 {
+	c.t.Helper()
+	offs, err := c.admin.ListStartOffsets(ctx(c.t), topic)
+	if err != nil {
+		c.t.Fatalf("list start offsets: %v", err)
+	}
+	o, ok := offs.Lookup(topic, partition)
+	if !ok || o.Err != nil {
+		c.t.Fatalf("start offset of %s[%d]: %v", topic, partition, o.Err)
+	}
+	return o.Offset
+}
+
+// DeleteRecords moves a partition's log start to before (retention by hand).
+func (c *Cluster) DeleteRecords(topic string, partition int32, before int64) {
+	c.t.Helper()
+	os := kadm.Offsets{}
+	os.Add(kadm.Offset{Topic: topic, Partition: partition, At: before})
+	resp, err := c.admin.DeleteRecords(ctx(c.t), os)
+	if err == nil {
+		err = resp.Error()
+	}
+	if err != nil {
+		c.t.Fatalf("delete records %s[%d] before %d: %v", topic, partition, before, err)
+	}
+}

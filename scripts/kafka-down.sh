@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Stop the broker started by kafka-up.sh (SIGTERM, up to 30s, then SIGKILL) and remove its
+# data dir, pid and bootstrap files. broker.log and the jar cache stay. Exits 0 if nothing runs.
+set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=kafka-lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/kafka-lib.sh"
+k_init
+if k_alive; then
+  pid=$(cat "$K_PIDFILE")
+  k_stop 30
+  klog "stopped (pid $pid)"
+fi
+rm -rf "$K_DATA"
+rm -f "$K_PIDFILE" "$K_BOOTFILE" "$K_VERFILE"

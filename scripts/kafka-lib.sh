@@ -1,0 +1,221 @@
+# shellcheck shell=bash disable=SC2034
+# Shared by kafka-up.sh, kafka-down.sh, kafka-restart.sh, kafka-tool.sh. Source it; don't run it.
+#
+# Layout (all git-ignored, under the repo root):
+#   .cache/kafka/<version>/libs/   broker + CLI jars resolved from Maven Central (reused)
+#   .cache/kafka/data/             KRaft log dir (wiped by kafka-up and kafka-down)
+#   .cache/kafka/server.properties, log4j2-*.properties, broker.log, pid, bootstrap, version
+#
+# Environment knobs:
+#   KAFKA_VERSION      Kafka release from Maven Central (default below)
+#   KAFKA_CACHE_DIR    default <repo>/.cache/kafka
+#   KAFKA_WAIT_SECONDS readiness bound (default 120)
+#   KAFKA_JAVA_OPTS    extra JVM flags for the broker
+#   KAFKA_EXTRA_PROPS  extra server.properties lines (newline separated), kafka-up only
+#   JAVA, MVN          binaries (default: java, mvn)
+
+KAFKA_DEFAULT_VERSION=4.4.0
+
+KBATCH_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+KAFKA_VERSION=${KAFKA_VERSION:-$KAFKA_DEFAULT_VERSION}
+KAFKA_CACHE_DIR=${KAFKA_CACHE_DIR:-$KBATCH_ROOT/.cache/kafka}
+KAFKA_WAIT_SECONDS=${KAFKA_WAIT_SECONDS:-120}
+JAVA=${JAVA:-java}
+MVN=${MVN:-mvn}
+
+K_DATA=$KAFKA_CACHE_DIR/data
+K_PROPS=$KAFKA_CACHE_DIR/server.properties
+K_LOG=$KAFKA_CACHE_DIR/broker.log
+K_PIDFILE=$KAFKA_CACHE_DIR/pid
+K_BOOTFILE=$KAFKA_CACHE_DIR/bootstrap
+K_VERFILE=$KAFKA_CACHE_DIR/version
+K_LOG4J_BROKER=$KAFKA_CACHE_DIR/log4j2-broker.properties
+K_LOG4J_TOOLS=$KAFKA_CACHE_DIR/log4j2-tools.properties
+
+klog() { echo "kafka: $*" >&2; }
+kdie() { echo "kafka: error: $*" >&2; exit 1; }
+
+# k_init: cache dir, git-ignore marker, lock (fd 9; never inherited by the broker).
+k_init() {
+  mkdir -p "$KAFKA_CACHE_DIR"
+  [ -f "$KAFKA_CACHE_DIR/.gitignore" ] || echo '*' >"$KAFKA_CACHE_DIR/.gitignore"
+  exec 9>"$KAFKA_CACHE_DIR/lock"
+  flock -w 300 9 || kdie "another kafka script holds $KAFKA_CACHE_DIR/lock"
+}
+
+# k_libs VERSION: echoes the libs dir, resolving it with Maven on first use.
+k_libs() {
+  local v=$1 dir=$KAFKA_CACHE_DIR/$1/libs tmp
+  if [ -f "$dir/.complete" ]; then echo "$dir"; return 0; fi
+  command -v "$MVN" >/dev/null || kdie "mvn not found (needed once to resolve Kafka $v)"
+  klog "resolving Kafka $v from Maven Central into ${dir#"$KBATCH_ROOT"/}"
+  tmp=$KAFKA_CACHE_DIR/$v/libs.tmp.$$
+  rm -rf "$tmp"
+  mkdir -p "$tmp"
+  if ! "$MVN" -B -q -f "$KBATCH_ROOT/scripts/kafka/pom.xml" -Dkafka.version="$v" \
+      dependency:copy-dependencies -DoutputDirectory="$tmp" >"$tmp.mvn.log" 2>&1; then
+    tail -n 30 "$tmp.mvn.log" >&2
+    rm -rf "$tmp" "$tmp.mvn.log"
+    kdie "maven could not resolve org.apache.kafka:kafka_2.13:$v"
+  fi
+  rm -f "$tmp.mvn.log"
+  ls "$tmp"/kafka_2.13-"$v".jar >/dev/null 2>&1 || kdie "kafka_2.13-$v.jar missing after resolution"
+  touch "$tmp/.complete"
+  rm -rf "$dir"
+  mv "$tmp" "$dir"
+  echo "$dir"
+}
+
+k_write_log4j() {
+  cat >"$K_LOG4J_BROKER" <<'EOF'
+status = warn
+# Kafka logs its own shutdown from a JVM hook; log4j's hook would stop logging before that
+shutdownHook = disable
+appender.out.type = Console
+appender.out.name = OUT
+appender.out.layout.type = PatternLayout
+appender.out.layout.pattern = [%d] %p %m (%c)%n
+rootLogger.level = INFO
+rootLogger.appenderRef.out.ref = OUT
+# the full config dump is ~2000 lines per start; server.properties is next to this file
+logger.config.name = org.apache.kafka.common.config.AbstractConfig
+logger.config.level = WARN
+logger.request.name = kafka.request.logger
+logger.request.level = WARN
+EOF
+  cat >"$K_LOG4J_TOOLS" <<'EOF'
+status = error
+shutdownHook = disable
+appender.err.type = Console
+appender.err.name = ERR
+appender.err.target = SYSTEM_ERR
+appender.err.layout.type = PatternLayout
+appender.err.layout.pattern = %p %m (%c)%n
+rootLogger.level = WARN
+rootLogger.appenderRef.err.ref = ERR
+EOF
+}
+
+# k_tool LIBS CLASS ARGS...: run a Kafka CLI class quietly (logs WARN+ to stderr).
+k_tool() {
+  local libs=$1; shift
+  "$JAVA" -Xmx256m -XX:TieredStopAtLevel=1 -cp "$libs/*" \
+    -Dlog4j2.configurationFile="$K_LOG4J_TOOLS" "$@" 9>&-
+}
+
+# k_running PID: alive and not a zombie.
+k_running() {
+  kill -0 "$1" 2>/dev/null || return 1
+  [ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" != Z ]
+}
+
+# k_alive: the pid file names a live kafka.Kafka process.
+k_alive() {
+  local pid
+  [ -s "$K_PIDFILE" ] || return 1
+  pid=$(cat "$K_PIDFILE")
+  [ -n "$pid" ] && k_running "$pid" || return 1
+  tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q 'kafka\.Kafka'
+}
+
+# k_port_open PORT
+k_port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+# k_port_free PORT: nothing on this host uses it (any state, v4 or v6).
+k_port_free() {
+  local hex
+  hex=$(printf '%04X' "$1")
+  ! cat /proc/net/tcp /proc/net/tcp6 2>/dev/null | awk '{print $2}' | grep -q ":$hex\$"
+}
+
+# k_pick_port [EXCLUDE]: a free port below the ephemeral range (32768+), so an outgoing
+# connection can't grab it between picking and binding.
+k_pick_port() {
+  local p
+  for _ in $(seq 1 200); do
+    p=$((20000 + RANDOM % 12000))
+    [ "$p" = "${1:-}" ] && continue
+    if k_port_free "$p"; then echo "$p"; return 0; fi
+  done
+  kdie "no free port found in 20000-31999"
+}
+
+# k_prop KEY: value from server.properties
+k_prop() { sed -n "s/^$1=//p" "$K_PROPS" | tail -n 1; }
+
+# k_start LIBS: start kafka.Kafka in its own session; appends to broker.log; writes pid.
+k_start() {
+  local libs=$1
+  rm -f "$K_PIDFILE"
+  # shellcheck disable=SC2086,SC2016
+  setsid sh -c 'echo $$ >"$0"; exec "$@"' "$K_PIDFILE" \
+    "$JAVA" -Xmx512m -Xms64m -XX:+ExitOnOutOfMemoryError -Djava.awt.headless=true \
+    ${KAFKA_JAVA_OPTS:-} \
+    -Dlog4j2.configurationFile="$K_LOG4J_BROKER" \
+    -cp "$libs/*" kafka.Kafka "$K_PROPS" \
+    >>"$K_LOG" 2>&1 </dev/null 9>&- &
+  for _ in $(seq 1 50); do [ -s "$K_PIDFILE" ] && return 0; sleep 0.1; done
+  kdie "broker did not start (no pid)"
+}
+
+# k_fail MSG: print the log tail, kill a half-started broker, exit 1.
+k_fail() {
+  echo "kafka: error: $1; last lines of ${K_LOG#"$KBATCH_ROOT"/}:" >&2
+  tail -n 40 "$K_LOG" | cut -c1-400 >&2
+  k_stop 0
+  rm -f "$K_BOOTFILE"
+  exit 1
+}
+
+# k_wait LIBS LOG_OFFSET: until the broker started (log line after LOG_OFFSET bytes), its
+# port accepts connections and it answers a metadata request with no leaderless partition.
+k_wait() {
+  local libs=$1 off=$2 port deadline
+  port=$(k_prop listeners | sed -n 's/.*PLAINTEXT:\/\/[^,]*:\([0-9]*\).*/\1/p')
+  deadline=$((SECONDS + KAFKA_WAIT_SECONDS))
+  while :; do
+    k_alive || k_fail "broker process exited"
+    if tail -c +"$((off + 1))" "$K_LOG" | grep -q 'Kafka Server started' && k_port_open "$port"; then
+      break
+    fi
+    [ "$SECONDS" -lt "$deadline" ] || k_fail "broker not started after ${KAFKA_WAIT_SECONDS}s"
+    sleep 0.2
+  done
+  # Metadata served and every partition has a leader (matters after a crash-restart).
+  local left out
+  while :; do
+    left=$((deadline - SECONDS))
+    [ "$left" -gt 5 ] || left=5
+    if out=$(timeout "$left" "$JAVA" -Xmx256m -XX:TieredStopAtLevel=1 -cp "$libs/*" \
+        -Dlog4j2.configurationFile="$K_LOG4J_TOOLS" \
+        org.apache.kafka.tools.TopicCommand --bootstrap-server "127.0.0.1:$port" \
+        --describe --unavailable-partitions 2>"$KAFKA_CACHE_DIR/probe.err" 9>&-) && [ -z "$out" ]; then
+      break
+    fi
+    if [ "$SECONDS" -ge "$deadline" ]; then
+      { cat "$KAFKA_CACHE_DIR/probe.err"; printf '%s\n' "$out" | head -n 5; } >&2
+      k_fail "broker on 127.0.0.1:$port does not serve metadata / has partitions without leader"
+    fi
+    k_alive || k_fail "broker process exited"
+    sleep 0.5
+  done
+  rm -f "$KAFKA_CACHE_DIR/probe.err"
+}
+
+# k_stop SIGNAL_WAIT_SECONDS: SIGTERM, wait, then SIGKILL. 0 seconds = SIGKILL at once.
+k_stop() {
+  local wait=$1 pid
+  k_alive || { rm -f "$K_PIDFILE"; return 0; }
+  pid=$(cat "$K_PIDFILE")
+  if [ "$wait" -gt 0 ]; then
+    kill -TERM "$pid" 2>/dev/null || true
+    for _ in $(seq 1 $((wait * 5))); do k_running "$pid" || break; sleep 0.2; done
+  fi
+  if k_running "$pid"; then
+    [ "$wait" -gt 0 ] && klog "broker pid $pid ignored SIGTERM for ${wait}s; SIGKILL"
+    kill -KILL "$pid" 2>/dev/null || true
+    for _ in $(seq 1 50); do k_running "$pid" || break; sleep 0.1; done
+  fi
+  k_running "$pid" && kdie "broker pid $pid survived SIGKILL"
+  rm -f "$K_PIDFILE"
+}
