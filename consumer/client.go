@@ -1,0 +1,294 @@
+package consumer
+
+import (
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/IBM/sarama"
+
+	"github.com/kbatch-dev/kbatch/offsets"
+)
+
+// DefaultKafkaVersion is the protocol version kbatch speaks unless told
+// otherwise: old enough for every broker still in use, new enough for
+// ListOffsets by timestamp, headers and transactions.
+var DefaultKafkaVersion = sarama.V2_8_0_0
+
+// SASL holds SASL/PLAIN or SCRAM credentials. Password is a secret: it is
+// never printed or stored.
+type SASL struct {
+	Mechanism string // PLAIN, SCRAM-SHA-256, SCRAM-SHA-512
+	User      string
+	Password  string
+	// SCRAMClient builds a SCRAM conversation; required for SCRAM mechanisms.
+	SCRAMClient func() sarama.SCRAMClient
+}
+
+// ClientConfig is everything needed to reach a cluster. It is the one place
+// kbatch's sarama configuration is built from.
+type ClientConfig struct {
+	Brokers []string
+	// Version is the Kafka protocol version; zero means DefaultKafkaVersion.
+	Version sarama.KafkaVersion
+	// DialTimeout bounds how long reaching the cluster may take before Dial
+	// gives up with a clear error; zero means 10s.
+	DialTimeout time.Duration
+	TLS         *tls.Config
+	SASL        *SASL
+	ClientID    string
+	// Isolation is used by fetches and ListOffsets.
+	ReadCommitted bool
+}
+
+func (cc ClientConfig) dialTimeout() time.Duration {
+	if cc.DialTimeout <= 0 {
+		return 10 * time.Second
+	}
+	return cc.DialTimeout
+}
+
+// SaramaConfig builds the sarama configuration for cc. Callers may adjust
+// consumer or producer sections before use.
+func (cc ClientConfig) SaramaConfig() *sarama.Config {
+	c := sarama.NewConfig()
+	c.Version = cc.Version
+	if c.Version == (sarama.KafkaVersion{}) {
+		c.Version = DefaultKafkaVersion
+	}
+	c.ClientID = "kbatch"
+	if cc.ClientID != "" {
+		c.ClientID = cc.ClientID
+	}
+	d := cc.dialTimeout()
+	c.Net.DialTimeout = d / 2
+	c.Net.ReadTimeout = 30 * time.Second
+	c.Net.WriteTimeout = 30 * time.Second
+	c.Metadata.Retry.Max = 1
+	c.Metadata.Retry.Backoff = 250 * time.Millisecond
+	c.Metadata.AllowAutoTopicCreation = false
+	c.Metadata.RefreshFrequency = 30 * time.Second
+	c.Consumer.Return.Errors = true
+	c.Consumer.Offsets.AutoCommit.Enable = false
+	c.Consumer.MaxWaitTime = 250 * time.Millisecond
+	c.Consumer.Fetch.Default = 4 << 20
+	c.Consumer.Fetch.Max = 0
+	c.Consumer.MaxProcessingTime = time.Second
+	c.ChannelBufferSize = 1024
+	if cc.ReadCommitted {
+		c.Consumer.IsolationLevel = sarama.ReadCommitted
+	}
+	if cc.TLS != nil {
+		c.Net.TLS.Enable = true
+		c.Net.TLS.Config = cc.TLS
+	}
+	if cc.SASL != nil {
+		c.Net.SASL.Enable = true
+		c.Net.SASL.Handshake = true
+		c.Net.SASL.User = cc.SASL.User
+		c.Net.SASL.Password = cc.SASL.Password
+		switch strings.ToUpper(cc.SASL.Mechanism) {
+		case "SCRAM-SHA-256":
+			c.Net.SASL.Mechanism = sarama.SASLTypeSCRAMSHA256
+			c.Net.SASL.SCRAMClientGeneratorFunc = cc.SASL.SCRAMClient
+		case "SCRAM-SHA-512":
+			c.Net.SASL.Mechanism = sarama.SASLTypeSCRAMSHA512
+			c.Net.SASL.SCRAMClientGeneratorFunc = cc.SASL.SCRAMClient
+		default:
+			c.Net.SASL.Mechanism = sarama.SASLTypePlaintext
+		}
+	}
+	return c
+}
+
+// ErrUnreachable wraps every failure to reach the cluster at start.
+var ErrUnreachable = errors.New("cannot reach the Kafka cluster")
+
+// Dial connects to the cluster and fetches its metadata, failing with an
+// error wrapping ErrUnreachable within about DialTimeout when no broker
+// answers.
+func Dial(cc ClientConfig) (sarama.Client, error) {
+	return DialWith(cc, cc.SaramaConfig())
+}
+
+// DialWith is Dial with a caller-adjusted sarama configuration.
+func DialWith(cc ClientConfig, conf *sarama.Config) (sarama.Client, error) {
+	if len(cc.Brokers) == 0 {
+		return nil, fmt.Errorf("%w: no brokers given (use -b host:port or KBATCH_BROKERS)", ErrUnreachable)
+	}
+	type result struct {
+		c   sarama.Client
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		c, err := sarama.NewClient(cc.Brokers, conf)
+		done <- result{c, err}
+	}()
+	timeout := cc.dialTimeout()
+	select {
+	case r := <-done:
+		if r.err != nil {
+			return nil, fmt.Errorf("%w at %s: %s", ErrUnreachable, strings.Join(cc.Brokers, ","), describeDialError(r.err))
+		}
+		return r.c, nil
+	case <-time.After(timeout + 2*time.Second):
+		go func() {
+			if r := <-done; r.c != nil {
+				_ = r.c.Close()
+			}
+		}()
+		return nil, fmt.Errorf("%w at %s: no answer within %s", ErrUnreachable, strings.Join(cc.Brokers, ","), timeout)
+	}
+}
+
+func describeDialError(err error) string {
+	var ne net.Error
+	switch {
+	case errors.As(err, &ne) && ne.Timeout():
+		return "connection timed out"
+	case errors.Is(err, sarama.ErrOutOfBrokers):
+		return "no broker answered (is the address right and the broker up?)"
+	}
+	return err.Error()
+}
+
+// TopicPartitions returns every partition of topics. An unknown topic is an
+// error wrapping ErrUnknownTopic that names it.
+func TopicPartitions(c sarama.Client, topics []string) ([]offsets.Partition, error) {
+	var out []offsets.Partition
+	for _, t := range topics {
+		ps, err := c.Partitions(t)
+		if errors.Is(err, sarama.ErrUnknownTopicOrPartition) || (err == nil && len(ps) == 0) {
+			return nil, fmt.Errorf("%w: %q does not exist on this cluster", ErrUnknownTopic, t)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("partitions of topic %q: %w", t, err)
+		}
+		for _, p := range ps {
+			out = append(out, offsets.Partition{Topic: t, Partition: p})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Less(out[j]) })
+	return out, nil
+}
+
+// ErrUnknownTopic marks a topic that the cluster does not have.
+var ErrUnknownTopic = errors.New("unknown topic")
+
+// ListBounds fetches the log start offset and high watermark of every
+// partition, with one ListOffsets request per leader broker and kind
+// (earliest, latest), not one per partition.
+func ListBounds(c sarama.Client, parts []offsets.Partition) (map[offsets.Partition]offsets.Bounds, error) {
+	starts, err := listOffsets(c, parts, func(offsets.Partition) int64 { return sarama.OffsetOldest })
+	if err != nil {
+		return nil, err
+	}
+	ends, err := listOffsets(c, parts, func(offsets.Partition) int64 { return sarama.OffsetNewest })
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[offsets.Partition]offsets.Bounds, len(parts))
+	for _, p := range parts {
+		out[p] = offsets.Bounds{LogStart: starts[p], HighWatermark: ends[p]}
+	}
+	return out, nil
+}
+
+// ListOffsetsForTimes asks, per partition, for the first offset whose
+// timestamp is at or after the given time; -1 means no such record.
+func ListOffsetsForTimes(c sarama.Client, at map[offsets.Partition]time.Time) (map[offsets.Partition]int64, error) {
+	parts := make([]offsets.Partition, 0, len(at))
+	for p := range at {
+		parts = append(parts, p)
+	}
+	return listOffsets(c, parts, func(p offsets.Partition) int64 { return at[p].UnixMilli() })
+}
+
+// listOffsets groups partitions by leader and sends one request per broker.
+func listOffsets(c sarama.Client, parts []offsets.Partition, ts func(offsets.Partition) int64) (map[offsets.Partition]int64, error) {
+	out := make(map[offsets.Partition]int64, len(parts))
+	pending := parts
+	for attempt := 0; len(pending) > 0; attempt++ {
+		if attempt > 0 {
+			topics := map[string]bool{}
+			for _, p := range pending {
+				topics[p.Topic] = true
+			}
+			names := make([]string, 0, len(topics))
+			for t := range topics {
+				names = append(names, t)
+			}
+			_ = c.RefreshMetadata(names...)
+		}
+		byBroker := map[*sarama.Broker][]offsets.Partition{}
+		var lastErr error
+		for _, p := range pending {
+			b, err := c.Leader(p.Topic, p.Partition)
+			if err != nil {
+				lastErr = fmt.Errorf("leader of %s: %w", p, err)
+				continue
+			}
+			byBroker[b] = append(byBroker[b], p)
+		}
+		var retry []offsets.Partition
+		for b, ps := range byBroker {
+			req := sarama.NewOffsetRequest(c.Config().Version)
+			req.IsolationLevel = c.Config().Consumer.IsolationLevel
+			for _, p := range ps {
+				req.AddBlock(p.Topic, p.Partition, ts(p), 1)
+			}
+			resp, err := b.GetAvailableOffsets(req)
+			if err != nil {
+				_ = b.Close()
+				lastErr = fmt.Errorf("list offsets from broker %s: %w", b.Addr(), err)
+				retry = append(retry, ps...)
+				continue
+			}
+			for _, p := range ps {
+				blk := resp.GetBlock(p.Topic, p.Partition)
+				switch {
+				case blk == nil:
+					lastErr = fmt.Errorf("list offsets: no answer for %s", p)
+					retry = append(retry, p)
+				case !errors.Is(blk.Err, sarama.ErrNoError):
+					lastErr = fmt.Errorf("list offsets for %s: %w", p, blk.Err)
+					retry = append(retry, p)
+				case req.Version >= 1:
+					out[p] = blk.Offset
+				case len(blk.Offsets) > 0:
+					out[p] = blk.Offsets[0]
+				default:
+					out[p] = -1
+				}
+			}
+		}
+		// Partitions whose leader lookup failed are retried too.
+		for _, p := range pending {
+			if _, ok := out[p]; !ok && !contains(retry, p) {
+				retry = append(retry, p)
+			}
+		}
+		if len(retry) > 0 && attempt >= 4 {
+			return nil, lastErr
+		}
+		if len(retry) > 0 {
+			time.Sleep(time.Duration(attempt+1) * 200 * time.Millisecond)
+		}
+		pending = retry
+	}
+	return out, nil
+}
+
+func contains(ps []offsets.Partition, p offsets.Partition) bool {
+	for _, q := range ps {
+		if q == p {
+			return true
+		}
+	}
+	return false
+}

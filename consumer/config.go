@@ -1,0 +1,119 @@
+package consumer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/IBM/sarama"
+
+	"github.com/kbatch-dev/kbatch/offsets"
+)
+
+// Processor handles a batch's records before the batch is acked: the
+// --sink writer is one. If Process returns an error the batch stays
+// planned and the stream ends with that error; the next start re-delivers
+// it. records are only valid during the call.
+type Processor interface {
+	Process(ctx context.Context, b *Batch, records []*sarama.ConsumerMessage) error
+}
+
+// Store is what the stream needs of the offsets store; *offsets.Store
+// implements it. A nil Store means nothing is written (--no-store).
+type Store interface {
+	Stream(name string) (offsets.StreamInfo, bool, error)
+	EnsureStream(name string, brokers, topics []string) error
+	Plan(stream string, b offsets.Batch) error
+	Ack(stream string, id uint64, at time.Time) error
+	Pending(stream string) (*offsets.Batch, error)
+	AddEvent(stream string, e offsets.Event) error
+	SetNext(stream string, next map[offsets.Partition]int64, e offsets.Event) error
+}
+
+// Config is a stream's configuration. Client is owned by the caller and
+// must outlive the stream.
+type Config struct {
+	Client  sarama.Client
+	Brokers []string
+	Topics  []string
+	// Name is the stream's name in the store.
+	Name string
+
+	Explicit []offsets.Spec
+	// Imported, if set, replaces stored offsets as the fallback after
+	// explicit ones (source "import", e.g. --from-spark).
+	Imported map[offsets.Partition]int64
+	Reset    offsets.Reset
+	Strict   bool
+
+	FailOnDataLoss bool
+
+	Interval        time.Duration // default 1s
+	MaxPerPartition int           // default 10000
+	// MaxBatchBytes cuts a batch early when its records reach this many
+	// bytes, so memory stays bounded with large records; default 64 MiB.
+	MaxBatchBytes int64
+	Samples       int // sample records kept per partition per batch
+	ManualAck     bool
+
+	// UntilEnd stops the stream once every partition reached the high
+	// watermark it had at start; MaxBatches stops it after that many
+	// acked batches (0: no limit).
+	UntilEnd   bool
+	MaxBatches int
+
+	Store     Store
+	Processor Processor
+
+	// MetadataInterval is how often log starts are refreshed and new
+	// partitions looked for; default 5s.
+	MetadataInterval time.Duration
+	// IdleDone is how often, at most, the stream asks the broker whether
+	// an idle partition's offsets up to a target (--until-end, a
+	// re-delivered range) hold any record at all (they may be only
+	// transaction markers or compacted away); default 500ms.
+	IdleDone time.Duration
+	// Events is the capacity of the event channel; default 64.
+	Events int
+}
+
+func (c *Config) defaults() error {
+	if c.Client == nil {
+		return errors.New("consumer: no client")
+	}
+	if len(c.Topics) == 0 {
+		return &offsets.UsageError{Msg: "no topic: pass -t TOPIC"}
+	}
+	if c.Interval == 0 {
+		c.Interval = time.Second
+	}
+	if c.Interval < 0 {
+		return &offsets.UsageError{Msg: fmt.Sprintf("invalid --interval %s: must be positive", c.Interval)}
+	}
+	if c.MaxPerPartition == 0 {
+		c.MaxPerPartition = 10000
+	}
+	if c.MaxPerPartition < 0 {
+		return &offsets.UsageError{Msg: fmt.Sprintf("invalid --max-per-partition %d: must be positive", c.MaxPerPartition)}
+	}
+	if c.MaxBatchBytes == 0 {
+		c.MaxBatchBytes = 64 << 20
+	}
+	if c.Samples < 0 {
+		return &offsets.UsageError{Msg: fmt.Sprintf("invalid --samples %d: must be 0 or more", c.Samples)}
+	}
+	if c.Reset == "" {
+		c.Reset = offsets.ResetLatest
+	}
+	if c.MetadataInterval == 0 {
+		c.MetadataInterval = 5 * time.Second
+	}
+	if c.IdleDone == 0 {
+		c.IdleDone = 500 * time.Millisecond
+	}
+	if c.Events == 0 {
+		c.Events = 64
+	}
+	return nil
+}

@@ -1,0 +1,13 @@
+// Package consumer is kbatch's direct stream: it assigns partitions itself
+// (no consumer group), reads them with sarama's partition consumers, cuts
+// what it reads into batches of per-partition ranges [From, Until), writes
+// each batch ahead to the offsets store as planned, hands it to processing,
+// and marks it acked, advancing the stored next offsets, only after
+// processing succeeded.
+//
+// The stream knows nothing of screens: it reports through one typed event
+// channel, which it closes exactly once, and takes commands (pause, resume,
+// seek, ack) through methods that are safe to call from any goroutine.
+//
+// The sarama client is built here (ClientConfig) for every other package.
+package consumer

@@ -1,0 +1,101 @@
+package consumer
+
+import (
+	"time"
+
+	"github.com/IBM/sarama"
+
+	"github.com/kbatch-dev/kbatch/offsets"
+)
+
+// Event is what the stream reports on its channel: *Started, *BatchEvent,
+// *Notice, *Progress or *Ended. Events are values the receiver may keep;
+// the stream never changes one after sending it.
+type Event interface{ event() }
+
+// Started is the first event: where every partition starts and why.
+type Started struct {
+	Stream  string
+	Brokers []string
+	Topics  []string
+	Starts  []offsets.Start
+	// Redelivering is the planned-but-unacked batch found in the store,
+	// which the stream re-delivers with the same ranges before anything
+	// else; nil when there is none.
+	Redelivering *offsets.Batch
+}
+
+// Batch is one cut of the stream as the stream reports it: the stored
+// batch plus samples and timings. Its Ranges are sorted by partition.
+type Batch struct {
+	offsets.Batch
+	// Samples holds up to Config.Samples records per partition, in offset
+	// order per partition, partitions in range order.
+	Samples []*sarama.ConsumerMessage
+	// Duration is how long processing (sink, ack) took.
+	Duration time.Duration
+}
+
+// Jumped reports whether any range of the batch did not start where the
+// previous batch of its partition ended.
+func (b *Batch) Jumped() bool {
+	for _, r := range b.Ranges {
+		if r.Jump != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// BatchEvent reports a batch: planned (manual ack, waiting) or acked.
+type BatchEvent struct{ Batch *Batch }
+
+// Notice reports something that moved or threatened a position: data loss,
+// out-of-range, seeks, resets, new partitions, broker errors.
+type Notice struct{ offsets.Event }
+
+// PartitionStatus is one partition's live state.
+type PartitionStatus struct {
+	offsets.Partition
+	Source offsets.Source
+	// NextOffset is the next offset the stream will put in a batch.
+	NextOffset int64
+	// Stored is the acked next offset (what a restart resumes from); -1
+	// when nothing is stored.
+	Stored int64
+	offsets.Bounds
+	// Lag is HighWatermark - NextOffset, never negative.
+	Lag int64
+	// Rate is records per second over the last few seconds.
+	Rate       float64
+	Paused     bool
+	Errored    bool
+	Buffered   int
+	LastRecord time.Time
+}
+
+// Progress is sent about once a second with every partition's status.
+type Progress struct {
+	Time       time.Time
+	Partitions []PartitionStatus
+	// Rate and ByteRate are the whole stream's records and bytes per second.
+	Rate     float64
+	ByteRate float64
+	Paused   bool
+	// Waiting is true when a planned batch waits for a manual ack.
+	Waiting bool
+}
+
+// Ended is the last event before the channel closes.
+type Ended struct {
+	Reason  string // "until-end", "batches", "closed", "error"
+	Batches int
+	Records int64
+	Err     error
+}
+
+func (*Started) event()    {}
+func (*BatchEvent) event() {}
+func (*Notice) event()     {}
+func (*Progress) event()   {}
+func (*Ended) event()      {}

@@ -1,0 +1,506 @@
+package consumer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/IBM/sarama"
+
+	"github.com/kbatch-dev/kbatch/offsets"
+)
+
+// loop owns a stream's state. Everything below runs on its goroutine.
+type loop struct {
+	ctx   context.Context
+	s     *Stream
+	cfg   Config
+	parts map[offsets.Partition]*partState
+	order []offsets.Partition
+	in    chan chunk
+	wg    sync.WaitGroup
+
+	gen       uint64
+	nextID    uint64
+	pausedAll bool
+	lastCut   time.Time
+	cutNow    bool
+
+	// waiting is the planned batch waiting for a manual ack.
+	waiting     *Batch
+	waitingRecs []*sarama.ConsumerMessage
+	// redeliver is the pending batch found at start, re-read first.
+	redeliver *offsets.Batch
+	// seekedWhileWaiting remembers seeks made while a batch waited for its
+	// ack, so the ack does not move those partitions back.
+	seekedWhileWaiting map[offsets.Partition]int64
+
+	refresh chan refreshResult
+	batches int
+	records int64
+}
+
+type refreshResult struct {
+	bounds map[offsets.Partition]offsets.Bounds
+	err    error
+}
+
+func newLoop(ctx context.Context, s *Stream, starts []offsets.Start, bounds map[offsets.Partition]offsets.Bounds, pending *offsets.Batch) (*loop, error) {
+	cfg := s.cfg
+	l := &loop{
+		ctx:                ctx,
+		s:                  s,
+		cfg:                cfg,
+		parts:              make(map[offsets.Partition]*partState, len(starts)),
+		in:                 make(chan chunk, 64),
+		redeliver:          pending,
+		seekedWhileWaiting: map[offsets.Partition]int64{},
+		refresh:            make(chan refreshResult, 1),
+		nextID:             1,
+		lastCut:            time.Now(),
+	}
+	stored := map[offsets.Partition]int64{}
+	if cfg.Store != nil {
+		info, _, err := cfg.Store.Stream(cfg.Name)
+		if err != nil {
+			return nil, err
+		}
+		stored = info.Next
+		l.nextID = info.LastBatch + 1
+	}
+	if pending != nil {
+		l.nextID = pending.ID
+	}
+	for _, st := range starts {
+		ps := &partState{p: st.Partition, source: st.Source, from: st.NextOffset, bounds: bounds[st.Partition], stored: -1, target: -1}
+		if v, ok := stored[st.Partition]; ok {
+			ps.stored = v
+		}
+		if cfg.UntilEnd {
+			ps.target = ps.bounds.HighWatermark
+		}
+		l.parts[st.Partition] = ps
+		l.order = append(l.order, st.Partition)
+	}
+	if err := l.startReaders(); err != nil {
+		l.shutdown()
+		return nil, err
+	}
+	return l, nil
+}
+
+// startReaders starts every partition's reader, a few at a time: sarama
+// looks up bounds per partition when it starts one.
+func (l *loop) startReaders() error {
+	var mu sync.Mutex
+	var first error
+	sem := make(chan struct{}, 16)
+	var wg sync.WaitGroup
+	for _, p := range l.order {
+		ps := l.parts[p]
+		l.gen++
+		gen := l.gen
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			pc, err := l.s.consumer.ConsumePartition(ps.p.Topic, ps.p.Partition, ps.from)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				if first == nil {
+					first = fmt.Errorf("starting to read %s at %d: %w", ps.p, ps.from, err)
+				}
+				return
+			}
+			ps.gen = gen
+			ps.reader = newReader(ps.p, gen, pc)
+		}()
+	}
+	wg.Wait()
+	for _, p := range l.order {
+		if r := l.parts[p].reader; r != nil {
+			l.launch(r)
+		}
+	}
+	return first
+}
+
+func (l *loop) launch(r *reader) {
+	l.wg.Add(1)
+	go func() {
+		defer l.wg.Done()
+		r.run(l.in)
+	}()
+}
+
+// shutdown stops every reader and waits for them.
+func (l *loop) shutdown() {
+	for _, ps := range l.parts {
+		if ps.reader != nil {
+			ps.reader.close()
+		}
+	}
+	l.wg.Wait()
+}
+
+func (l *loop) run() {
+	defer close(l.s.done)
+	defer close(l.s.events)
+	tick := time.NewTicker(tickEvery(l.cfg.Interval))
+	defer tick.Stop()
+	progress := time.NewTicker(time.Second)
+	defer progress.Stop()
+	go l.refresher()
+
+	err := l.work(tick.C, progress.C)
+	l.shutdown()
+	end := &Ended{Batches: l.batches, Records: l.records, Err: err}
+	switch {
+	case err != nil:
+		end.Reason = "error"
+	case l.ctx.Err() != nil:
+		end.Reason = "closed"
+	case l.cfg.MaxBatches > 0 && l.batches >= l.cfg.MaxBatches:
+		end.Reason = "batches"
+	default:
+		end.Reason = "until-end"
+	}
+	l.finalEmit(end)
+}
+
+func tickEvery(interval time.Duration) time.Duration {
+	if t := interval / 4; t < 100*time.Millisecond {
+		return max(t, 10*time.Millisecond)
+	}
+	return 100 * time.Millisecond
+}
+
+// work runs until the stream is done, closed, or fails.
+func (l *loop) work(tick, progress <-chan time.Time) error {
+	for {
+		if l.finished() {
+			return nil
+		}
+		select {
+		case <-l.ctx.Done():
+			return nil
+		case c := <-l.in:
+			if err := l.onChunk(c); err != nil {
+				return err
+			}
+		case cmd := <-l.s.cmds:
+			cmd.reply <- l.onCommand(cmd)
+		case now := <-tick:
+			if err := l.onTick(now); err != nil {
+				return err
+			}
+		case now := <-progress:
+			l.emitProgress(now)
+		case r := <-l.refresh:
+			if err := l.onRefresh(r); err != nil {
+				return err
+			}
+		}
+		if err := l.maybeCut(time.Now()); err != nil {
+			return err
+		}
+	}
+}
+
+// finished reports whether a stop condition holds and nothing is left to
+// cut.
+func (l *loop) finished() bool {
+	if l.waiting != nil || l.redeliver != nil {
+		return false
+	}
+	if l.cfg.MaxBatches > 0 && l.batches >= l.cfg.MaxBatches {
+		return true
+	}
+	if !l.cfg.UntilEnd {
+		return false
+	}
+	now := time.Now()
+	for _, ps := range l.parts {
+		if ps.target >= 0 && !l.reached(ps, ps.target, now) {
+			return false
+		}
+		if len(ps.recs) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func (l *loop) onChunk(c chunk) error {
+	ps := l.parts[c.p]
+	if ps == nil || c.gen != ps.gen {
+		return nil // from a reader a seek or reset replaced
+	}
+	switch {
+	case c.err != nil:
+		return l.onReadError(ps, c.err)
+	case c.done:
+		// The partition consumer closed without an out-of-range error:
+		// start again where the stream is.
+		ps.reader = nil
+		return l.startReader(ps, ps.position())
+	}
+	if ps.errored {
+		ps.errored = false
+		l.notice(offsets.NewEvent(time.Now(), offsets.CodeReconnected, ps.p, fmt.Sprintf("%s: reading again at offset %d", ps.p, c.msgs[0].Offset)))
+	}
+	var b int64
+	for _, m := range c.msgs {
+		b += msgBytes(m)
+	}
+	ps.recs = append(ps.recs, c.msgs...)
+	ps.bytes += b
+	ps.rate.add(int64(len(c.msgs)), b)
+	ps.lastRecord = c.msgs[len(c.msgs)-1].Timestamp
+	if len(ps.recs) >= l.cfg.MaxPerPartition || l.heldBytes() >= l.cfg.MaxBatchBytes {
+		l.cutNow = true
+		if !l.canCut() && !ps.flowPaused {
+			ps.flowPaused = true
+			ps.setPaused(true)
+		}
+	}
+	return nil
+}
+
+func (l *loop) heldBytes() int64 {
+	var n int64
+	for _, ps := range l.parts {
+		n += ps.bytes
+	}
+	return n
+}
+
+func (l *loop) canCut() bool { return !l.pausedAll && l.waiting == nil }
+
+func (l *loop) onReadError(ps *partState, err error) error {
+	if errors.Is(err, sarama.ErrOffsetOutOfRange) {
+		return l.onOutOfRange(ps)
+	}
+	if !ps.errored {
+		ps.errored = true
+		l.notice(offsets.NewEvent(time.Now(), offsets.CodeBrokerError, ps.p, fmt.Sprintf("%s: %v (retrying)", ps.p, err)))
+	}
+	return nil
+}
+
+// onOutOfRange handles the broker saying the position is no longer in the
+// log (retention, truncation): a data-loss or offset-out-of-range event,
+// then the --reset policy, or the end with --fail-on-data-loss.
+func (l *loop) onOutOfRange(ps *partState) error {
+	pos := ps.position()
+	if ps.reader != nil {
+		ps.reader.shutdown()
+		ps.reader = nil
+	}
+	l.gen++
+	ps.gen = l.gen
+	bounds, err := ListBounds(l.cfg.Client, []offsets.Partition{ps.p})
+	if err != nil {
+		l.notice(offsets.NewEvent(time.Now(), offsets.CodeBrokerError, ps.p, fmt.Sprintf("%s: offset %d out of range, and reading the bounds failed: %v (retrying)", ps.p, pos, err)))
+		ps.needReader = true
+		return nil
+	}
+	b := bounds[ps.p]
+	ps.bounds = b
+	code := offsets.CodeOutOfRange
+	what := "is above the high watermark"
+	if pos < b.LogStart {
+		code, what = offsets.CodeDataLoss, "was deleted (below the log start)"
+	}
+	to, _ := resetTo(l.cfg.Reset, b)
+	e := offsets.NewEvent(time.Now(), code, ps.p, "")
+	e.Expected, e.LogStart, e.HighWatermark, e.From, e.To = pos, b.LogStart, b.HighWatermark, pos, to
+	e.Message = fmt.Sprintf("%s: offset %d %s; the partition now holds %d to %d; continuing at %d (--reset %s)", ps.p, pos, what, b.LogStart, b.HighWatermark, to, l.cfg.Reset)
+	if l.cfg.FailOnDataLoss {
+		e.Message = fmt.Sprintf("%s: offset %d %s; the partition now holds %d to %d", ps.p, pos, what, b.LogStart, b.HighWatermark)
+		l.notice(e)
+		return fmt.Errorf("%s (--fail-on-data-loss)", e.Message)
+	}
+	l.notice(e)
+	if len(ps.recs) > 0 {
+		ps.restart = &restart{offset: to, code: code}
+		l.cutNow = true
+		return nil
+	}
+	ps.from, ps.jump = to, code
+	return l.startReader(ps, to)
+}
+
+func resetTo(r offsets.Reset, b offsets.Bounds) (int64, offsets.Source) {
+	if r == offsets.ResetEarliest {
+		return b.LogStart, offsets.SourceResetEarly
+	}
+	return b.HighWatermark, offsets.SourceResetLatest
+}
+
+// startReader starts ps's reader at offset. A failure other than out of
+// range is reported and retried on the next tick.
+func (l *loop) startReader(ps *partState, offset int64) error {
+	if ps.reader != nil {
+		ps.reader.shutdown()
+		ps.reader = nil
+	}
+	l.gen++
+	ps.gen = l.gen
+	pc, err := l.s.consumer.ConsumePartition(ps.p.Topic, ps.p.Partition, offset)
+	if errors.Is(err, sarama.ErrOffsetOutOfRange) {
+		ps.from = offset
+		return l.onOutOfRange(ps)
+	}
+	if err != nil {
+		ps.needReader = true
+		if !ps.errored {
+			ps.errored = true
+			l.notice(offsets.NewEvent(time.Now(), offsets.CodeBrokerError, ps.p, fmt.Sprintf("%s: cannot read at %d: %v (retrying)", ps.p, offset, err)))
+		}
+		return nil
+	}
+	ps.needReader = false
+	ps.reader = newReader(ps.p, ps.gen, pc)
+	if ps.userPaused || l.pausedAll || ps.flowPaused {
+		pc.Pause()
+	}
+	l.launch(ps.reader)
+	return nil
+}
+
+func (l *loop) onTick(now time.Time) error {
+	for _, p := range l.order {
+		ps := l.parts[p]
+		if ps.needReader && ps.restart == nil {
+			if err := l.startReader(ps, ps.position()); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// onRefresh takes fresh bounds: log starts for the panes, and partitions
+// added to a topic, which start at earliest.
+func (l *loop) onRefresh(r refreshResult) error {
+	if r.err != nil {
+		return nil // the readers report broker trouble themselves
+	}
+	var added []offsets.Partition
+	for p, b := range r.bounds {
+		ps := l.parts[p]
+		if ps == nil {
+			added = append(added, p)
+			continue
+		}
+		ps.bounds = b
+	}
+	sort.Slice(added, func(i, j int) bool { return added[i].Less(added[j]) })
+	for _, p := range added {
+		b := r.bounds[p]
+		ps := &partState{p: p, source: offsets.SourceNewPartition, from: b.LogStart, bounds: b, stored: -1, target: -1, jump: offsets.CodeNewPartition}
+		l.parts[p] = ps
+		l.order = append(l.order, p)
+		e := offsets.NewEvent(time.Now(), offsets.CodeNewPartition, p, fmt.Sprintf("%s: new partition, reading from its earliest offset %d", p, b.LogStart))
+		e.To, e.LogStart, e.HighWatermark = b.LogStart, b.LogStart, b.HighWatermark
+		l.notice(e)
+		if err := l.startReader(ps, b.LogStart); err != nil {
+			return err
+		}
+	}
+	if len(added) > 0 {
+		sort.Slice(l.order, func(i, j int) bool { return l.order[i].Less(l.order[j]) })
+	}
+	return nil
+}
+
+// refresher fetches partitions and bounds every MetadataInterval, off the
+// loop, and hands the result over.
+func (l *loop) refresher() {
+	t := time.NewTicker(l.cfg.MetadataInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-l.ctx.Done():
+			return
+		case <-l.s.done:
+			return
+		case <-t.C:
+		}
+		var r refreshResult
+		if err := l.cfg.Client.RefreshMetadata(l.cfg.Topics...); err != nil {
+			r.err = err
+		} else if parts, err := TopicPartitions(l.cfg.Client, l.cfg.Topics); err != nil {
+			r.err = err
+		} else {
+			r.bounds, r.err = ListBounds(l.cfg.Client, parts)
+		}
+		select {
+		case l.refresh <- r:
+		case <-l.ctx.Done():
+			return
+		case <-l.s.done:
+			return
+		}
+	}
+}
+
+// notice records an event in the store and sends it.
+func (l *loop) notice(e offsets.Event) {
+	if l.cfg.Store != nil {
+		_ = l.cfg.Store.AddEvent(l.cfg.Name, e)
+	}
+	l.emit(&Notice{e})
+}
+
+// emit sends an event, giving up only when the stream is closed.
+func (l *loop) emit(e Event) {
+	select {
+	case l.s.events <- e:
+	case <-l.ctx.Done():
+	}
+}
+
+// finalEmit sends the last event; after Close it waits only briefly for a
+// receiver.
+func (l *loop) finalEmit(e Event) {
+	if l.ctx.Err() == nil {
+		l.s.events <- e
+		return
+	}
+	select {
+	case l.s.events <- e:
+	case <-time.After(2 * time.Second):
+	}
+}
+
+// probeIdle is how long a reader must have seen nothing before the loop
+// asks the broker whether the rest of a range holds any record.
+const probeIdle = 50 * time.Millisecond
+
+// reached reports whether ps has read everything below target: its
+// position is there, or its reader is idle, the high watermark is at or
+// past target, and the broker confirms that the offsets left below target
+// hold no deliverable record (transaction markers, compaction, aborted
+// records). Probes are rate-limited to one per IdleDone per partition.
+func (l *loop) reached(ps *partState, target int64, now time.Time) bool {
+	pos := ps.position()
+	if pos >= target {
+		return true
+	}
+	if ps.reader == nil || ps.userPaused || ps.restart != nil || ps.hwm() < target || ps.reader.idleFor(now) < probeIdle {
+		return false
+	}
+	if ps.probeFrom == pos && ps.probeTarget == target && (ps.probeEmpty || now.Sub(ps.probeAt) < l.cfg.IdleDone) {
+		return ps.probeEmpty
+	}
+	empty, err := NoRecordsBetween(l.cfg.Client, ps.p, pos, target, l.cfg.Client.Config().Consumer.IsolationLevel == sarama.ReadCommitted)
+	ps.probeAt, ps.probeFrom, ps.probeTarget, ps.probeEmpty = now, pos, target, empty && err == nil
+	return ps.probeEmpty
+}

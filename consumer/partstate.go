@@ -1,0 +1,123 @@
+package consumer
+
+import (
+	"time"
+
+	"github.com/IBM/sarama"
+
+	"github.com/kbatch-dev/kbatch/offsets"
+)
+
+// partState is the loop's view of one partition. Only the loop goroutine
+// touches it.
+type partState struct {
+	p      offsets.Partition
+	source offsets.Source
+	reader *reader
+	gen    uint64
+	// from is where the partition's next range starts: the previous
+	// range's Until, or where a seek, reset or data loss moved it.
+	from  int64
+	recs  []*sarama.ConsumerMessage
+	bytes int64
+	// jump names why from is not the previous range's Until ("seek",
+	// "reset", "data-loss"); cleared when a range carries it.
+	jump string
+	// restart, when set, is where the reader must start again once the
+	// records already held are in a batch (data loss while running).
+	restart *restart
+	// needReader is set when starting the reader failed; the loop retries.
+	needReader bool
+
+	userPaused bool
+	flowPaused bool
+	errored    bool
+
+	bounds offsets.Bounds
+	// stored is the acked next offset, -1 when none.
+	stored int64
+	// target is the high watermark at start for --until-end, -1 when the
+	// partition does not count.
+	target int64
+
+	rate       rateWindow
+	lastRecord time.Time
+
+	// The last NoRecordsBetween probe: when, over which range, and its
+	// answer.
+	probeAt                time.Time
+	probeFrom, probeTarget int64
+	probeEmpty             bool
+}
+
+type restart struct {
+	offset int64
+	code   string
+}
+
+// position is the offset after the last record held, or from.
+func (ps *partState) position() int64 {
+	if n := len(ps.recs); n > 0 {
+		return ps.recs[n-1].Offset + 1
+	}
+	return ps.from
+}
+
+// hwm is the freshest high watermark known.
+func (ps *partState) hwm() int64 {
+	h := ps.bounds.HighWatermark
+	if ps.reader != nil {
+		if r := ps.reader.pc.HighWaterMarkOffset(); r > h {
+			h = r
+		}
+	}
+	return h
+}
+
+func (ps *partState) setPaused(paused bool) {
+	if ps.reader == nil {
+		return
+	}
+	if paused {
+		ps.reader.pc.Pause()
+	} else {
+		ps.reader.pc.Resume()
+	}
+}
+
+// rateWindow counts records and bytes per second over the last few
+// seconds.
+type rateWindow struct {
+	counts [5]int64
+	bytes  [5]int64
+	i      int
+	filled int
+}
+
+func (w *rateWindow) add(n, b int64) {
+	w.counts[w.i] += n
+	w.bytes[w.i] += b
+}
+
+// roll closes the current second and returns records/s and bytes/s.
+func (w *rateWindow) roll() (float64, float64) {
+	if w.filled < len(w.counts) {
+		w.filled++
+	}
+	var n, b int64
+	for i := 0; i < w.filled; i++ {
+		n += w.counts[i]
+		b += w.bytes[i]
+	}
+	w.i = (w.i + 1) % len(w.counts)
+	w.counts[w.i], w.bytes[w.i] = 0, 0
+	return float64(n) / float64(w.filled), float64(b) / float64(w.filled)
+}
+
+func msgBytes(m *sarama.ConsumerMessage) int64 {
+	n := int64(len(m.Key) + len(m.Value))
+	for _, h := range m.Headers {
+		n += int64(len(h.Key) + len(h.Value))
+	}
+	return n
+}

@@ -1,0 +1,103 @@
+package consumer
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/IBM/sarama"
+
+	"github.com/kbatch-dev/kbatch/offsets"
+)
+
+// NoRecordsBetween reports whether the partition's log holds no record a
+// consumer would deliver at offsets [from, until): only transaction
+// markers, compacted-away offsets or (with read-committed) aborted
+// records. It asks the leader directly with a Fetch, so it is exact, not a
+// guess from timing: a reader whose position stopped short of until while
+// this is true has read everything there is below until.
+//
+// It returns false when a deliverable record exists in the range or when
+// the broker cannot yet say (the range reaches past the high watermark, or
+// past the last stable offset with read-committed).
+func NoRecordsBetween(c sarama.Client, p offsets.Partition, from, until int64, readCommitted bool) (bool, error) {
+	if from >= until {
+		return true, nil
+	}
+	pos := from
+	for page := 0; page < 64 && pos < until; page++ {
+		blk, err := fetchOnce(c, p, pos, readCommitted)
+		if err != nil {
+			return false, err
+		}
+		aborted := map[int64]int64{}
+		if readCommitted {
+			for _, a := range blk.AbortedTransactions {
+				aborted[a.ProducerID] = a.FirstOffset
+			}
+		}
+		covered := pos
+		for _, rs := range blk.RecordsSet {
+			rb := rs.RecordBatch
+			if rb == nil {
+				continue // legacy message sets are not written by brokers >= 0.11
+			}
+			last := rb.FirstOffset + int64(rb.LastOffsetDelta)
+			if rb.PartialTrailingRecord {
+				break
+			}
+			if last >= covered {
+				covered = last + 1
+			}
+			if rb.Control {
+				continue
+			}
+			if first, ok := aborted[rb.ProducerID]; ok && rb.IsTransactional && rb.FirstOffset >= first {
+				continue
+			}
+			for _, r := range rb.Records {
+				if o := rb.FirstOffset + r.OffsetDelta; o >= pos && o < until {
+					return false, nil
+				}
+			}
+		}
+		if covered <= pos {
+			return false, nil // nothing more to read yet
+		}
+		pos = covered
+	}
+	return pos >= until, nil
+}
+
+func fetchOnce(c sarama.Client, p offsets.Partition, offset int64, readCommitted bool) (*sarama.FetchResponseBlock, error) {
+	b, err := c.Leader(p.Topic, p.Partition)
+	if err != nil {
+		return nil, fmt.Errorf("leader of %s: %w", p, err)
+	}
+	v := c.Config().Version
+	req := &sarama.FetchRequest{MaxWaitTime: 0, MinBytes: 1, MaxBytes: 4 << 20}
+	switch {
+	case v.IsAtLeast(sarama.V2_1_0_0):
+		req.Version = 10
+	case v.IsAtLeast(sarama.V0_11_0_0):
+		req.Version = 5
+	default:
+		req.Version = 3
+	}
+	if readCommitted {
+		req.Isolation = sarama.ReadCommitted
+	}
+	req.AddBlock(p.Topic, p.Partition, offset, 1<<20, -1)
+	resp, err := b.Fetch(req)
+	if err != nil {
+		_ = b.Close()
+		return nil, fmt.Errorf("fetch %s at %d: %w", p, offset, err)
+	}
+	blk := resp.GetBlock(p.Topic, p.Partition)
+	if blk == nil {
+		return nil, fmt.Errorf("fetch %s at %d: no answer for the partition", p, offset)
+	}
+	if !errors.Is(blk.Err, sarama.ErrNoError) {
+		return nil, fmt.Errorf("fetch %s at %d: %w", p, offset, blk.Err)
+	}
+	return blk, nil
+}

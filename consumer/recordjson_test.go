@@ -1,0 +1,88 @@
+package consumer
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/IBM/sarama"
+)
+
+func TestAppendRecordJSON(t *testing.T) {
+	ts := time.Date(2026, 11, 29, 10, 0, 0, 123e6, time.UTC)
+	cases := []struct {
+		name string
+		msg  sarama.ConsumerMessage
+		want string
+	}{
+		{"text", sarama.ConsumerMessage{Topic: "events", Partition: 0, Offset: 51, Timestamp: ts, Key: []byte("user-7"), Value: []byte(`{"seq":51}`),
+			Headers: []*sarama.RecordHeader{{Key: []byte("source"), Value: []byte("web")}}},
+			`{"topic":"events","partition":0,"offset":51,"timestamp":"2026-11-29T10:00:00.123Z","key":"user-7","value":"{\"seq\":51}","headers":[{"key":"source","value":"web"}]}` + "\n"},
+		{"null key, binary value, null header", sarama.ConsumerMessage{Topic: "t", Partition: 2, Offset: 0, Timestamp: ts, Value: []byte{0xff, 0x00, 0x01},
+			Headers: []*sarama.RecordHeader{{Key: []byte("h"), Value: nil}}},
+			`{"topic":"t","partition":2,"offset":0,"timestamp":"2026-11-29T10:00:00.123Z","key":null,"value_b64":"/wAB","headers":[{"key":"h","value":null}]}` + "\n"},
+		{"empty is not null", sarama.ConsumerMessage{Topic: "t", Timestamp: ts, Key: []byte{}, Value: []byte{}},
+			`{"topic":"t","partition":0,"offset":0,"timestamp":"2026-11-29T10:00:00.123Z","key":"","value":"","headers":[]}` + "\n"},
+		{"hostile text escaped", sarama.ConsumerMessage{Topic: "t", Timestamp: ts, Value: []byte("a\x1b[2J\x07\u202e\u0085\x7fb")},
+			`{"topic":"t","partition":0,"offset":0,"timestamp":"2026-11-29T10:00:00.123Z","key":null,"value":"a\u001b[2J\u0007\u202e\u0085\u007fb","headers":[]}` + "\n"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := string(AppendRecordJSON(nil, &c.msg))
+			if got != c.want {
+				t.Fatalf("got  %s\nwant %s", got, c.want)
+			}
+		})
+	}
+}
+
+// FuzzAppendRecordJSON checks the line is valid JSON that decodes back to
+// the same bytes and never carries a raw control or bidi character.
+func FuzzAppendRecordJSON(f *testing.F) {
+	f.Add([]byte("user-7"), []byte(`{"seq":1}`), false)
+	f.Add([]byte{0xff}, []byte("\x1b]52;c;aGk=\x07\u202e"), true)
+	f.Fuzz(func(t *testing.T, key, value []byte, nullKey bool) {
+		if nullKey {
+			key = nil
+		}
+		m := &sarama.ConsumerMessage{Topic: "t", Key: key, Value: value, Timestamp: time.UnixMilli(0)}
+		line := AppendRecordJSON(nil, m)
+		for _, r := range string(line[:len(line)-1]) {
+			if r < 0x20 || (r >= 0x7f && r <= 0x9f) || unsafeForTerminal(r) {
+				t.Fatalf("raw %U in %q", r, line)
+			}
+		}
+		var got struct {
+			Key      *string `json:"key"`
+			KeyB64   *string `json:"key_b64"`
+			Value    *string `json:"value"`
+			ValueB64 *string `json:"value_b64"`
+		}
+		if err := json.Unmarshal(line, &got); err != nil {
+			t.Fatalf("invalid JSON %q: %v", line, err)
+		}
+		check := func(name string, s, b64 *string, want []byte) {
+			switch {
+			case want == nil:
+				if s != nil || b64 != nil {
+					t.Fatalf("%s: want null", name)
+				}
+			case b64 != nil:
+				dec, err := base64.StdEncoding.DecodeString(*b64)
+				if err != nil || string(dec) != string(want) {
+					t.Fatalf("%s_b64 round trip: %q vs %q", name, dec, want)
+				}
+			case s != nil:
+				if *s != string(want) || strings.ContainsRune(*s, 0xfffd) && !strings.ContainsRune(string(want), 0xfffd) {
+					t.Fatalf("%s round trip: %q vs %q", name, *s, want)
+				}
+			default:
+				t.Fatalf("%s missing", name)
+			}
+		}
+		check("key", got.Key, got.KeyB64, key)
+		check("value", got.Value, got.ValueB64, value)
+	})
+}

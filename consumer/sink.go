@@ -1,0 +1,71 @@
+package consumer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+
+	"github.com/IBM/sarama"
+)
+
+// FileSink appends each batch's records to a file as JSON lines (DESIGN
+// §4) and fsyncs before the batch is acked. It is the --sink of watch.
+type FileSink struct {
+	f   *os.File
+	buf []byte
+}
+
+// OpenFileSink opens path for appending, creating it (mode 0600).
+func OpenFileSink(path string) (*FileSink, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil, fmt.Errorf("cannot open --sink %s: folder %s does not exist", path, filepath.Dir(path))
+		}
+		return nil, fmt.Errorf("cannot open --sink %s: %w", path, err)
+	}
+	return &FileSink{f: f, buf: make([]byte, 0, 1<<20)}, nil
+}
+
+// Process writes the records and syncs the file.
+func (s *FileSink) Process(_ context.Context, b *Batch, records []*sarama.ConsumerMessage) error {
+	for _, m := range records {
+		s.buf = AppendRecordJSON(s.buf, m)
+		if len(s.buf) >= 1<<20 {
+			if err := s.flush(); err != nil {
+				return err
+			}
+		}
+	}
+	if err := s.flush(); err != nil {
+		return err
+	}
+	if err := s.f.Sync(); err != nil && !isUnsyncable(err) {
+		return fmt.Errorf("sink %s: fsync: %w", s.f.Name(), err)
+	}
+	return nil
+}
+
+func (s *FileSink) flush() error {
+	if len(s.buf) == 0 {
+		return nil
+	}
+	_, err := s.f.Write(s.buf)
+	s.buf = s.buf[:0]
+	if err != nil {
+		return fmt.Errorf("sink %s: %w", s.f.Name(), err)
+	}
+	return nil
+}
+
+// isUnsyncable reports fsync errors of files that cannot be synced, such
+// as /dev/null or a pipe; writing to them is all there is.
+func isUnsyncable(err error) bool {
+	return errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.ENOTSUP)
+}
+
+// Close closes the file.
+func (s *FileSink) Close() error { return s.f.Close() }

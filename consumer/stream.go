@@ -1,0 +1,290 @@
+package consumer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/IBM/sarama"
+
+	"github.com/kbatch-dev/kbatch/offsets"
+)
+
+// Stream is a running direct stream. Its methods may be called from any
+// goroutine; the work happens in one loop goroutine, which owns all state.
+type Stream struct {
+	cfg      Config
+	consumer sarama.Consumer
+	events   chan Event
+	cmds     chan command
+	done     chan struct{}
+	cancel   context.CancelFunc
+	started  *Started
+	closeErr error
+	wg       sync.WaitGroup
+}
+
+// command is a request to the loop; reply gets its outcome.
+type command struct {
+	kind   commandKind
+	p      offsets.Partition
+	offset int64
+	id     uint64
+	reply  chan error
+}
+
+type commandKind int
+
+const (
+	cmdPauseAll commandKind = iota
+	cmdResumeAll
+	cmdPause
+	cmdResume
+	cmdSeek
+	cmdAck
+	cmdCut
+)
+
+// Start resolves where every partition begins (explicit → stored → reset),
+// records it, starts reading and returns. Errors here are usage errors
+// (unknown topic or partition, bad spec, strict offsets) or failures to
+// reach the cluster or the store; after Start, problems arrive as events.
+//
+// The first event on Events is the same *Started that Start returns.
+func Start(ctx context.Context, cfg Config) (*Stream, *Started, error) {
+	if err := cfg.defaults(); err != nil {
+		return nil, nil, err
+	}
+	parts, err := TopicPartitions(cfg.Client, cfg.Topics)
+	if err != nil {
+		return nil, nil, err
+	}
+	bounds, err := ListBounds(cfg.Client, parts)
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading log starts and high watermarks: %w", err)
+	}
+	in := offsets.StartInput{
+		Partitions:   bounds,
+		Explicit:     cfg.Explicit,
+		StoredSource: offsets.SourceStored,
+		Reset:        cfg.Reset,
+		Strict:       cfg.Strict,
+		Now:          time.Now(),
+	}
+	var pending *offsets.Batch
+	if cfg.Store != nil {
+		if err := cfg.Store.EnsureStream(cfg.Name, cfg.Brokers, cfg.Topics); err != nil {
+			return nil, nil, err
+		}
+		info, _, err := cfg.Store.Stream(cfg.Name)
+		if err != nil {
+			return nil, nil, err
+		}
+		in.Stored = info.Next
+		if pending, err = cfg.Store.Pending(cfg.Name); err != nil {
+			return nil, nil, err
+		}
+	}
+	if cfg.Imported != nil {
+		in.Stored, in.StoredSource = cfg.Imported, offsets.SourceImport
+	}
+	if lookups := offsets.TimeLookups(bounds, cfg.Explicit); len(lookups) > 0 {
+		if in.TimeOffsets, err = ListOffsetsForTimes(cfg.Client, lookups); err != nil {
+			return nil, nil, fmt.Errorf("looking up offsets by time: %w", err)
+		}
+	}
+	starts, notices, err := offsets.ResolveStarts(in)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, n := range notices {
+		if cfg.FailOnDataLoss && (n.Code == offsets.CodeDataLoss || n.Code == offsets.CodeOutOfRange) {
+			return nil, nil, fmt.Errorf("%s (--fail-on-data-loss)", n.Message)
+		}
+	}
+	pending = usablePending(pending, starts, cfg.Explicit, cfg.Imported != nil)
+	if pending != nil {
+		for i := range starts {
+			for _, r := range pending.Ranges {
+				if r.Partition == starts[i].Partition {
+					starts[i].NextOffset, starts[i].Source = r.From, offsets.SourceStored
+				}
+			}
+		}
+	}
+	consumer, err := sarama.NewConsumerFromClient(cfg.Client)
+	if err != nil {
+		return nil, nil, fmt.Errorf("starting the consumer: %w", err)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	s := &Stream{
+		cfg:      cfg,
+		consumer: consumer,
+		events:   make(chan Event, cfg.Events),
+		cmds:     make(chan command),
+		done:     make(chan struct{}),
+		cancel:   cancel,
+	}
+	s.started = &Started{Stream: cfg.Name, Brokers: cfg.Brokers, Topics: cfg.Topics, Starts: starts, Redelivering: pending}
+	l, err := newLoop(ctx, s, starts, bounds, pending)
+	if err != nil {
+		cancel()
+		_ = consumer.Close()
+		return nil, nil, err
+	}
+	if cfg.Store != nil && pending == nil {
+		if err := persistStarts(cfg, starts); err != nil {
+			l.shutdown()
+			cancel()
+			_ = consumer.Close()
+			return nil, nil, err
+		}
+	}
+	s.events <- s.started
+	for _, n := range notices {
+		if cfg.Store != nil {
+			_ = cfg.Store.AddEvent(cfg.Name, n)
+		}
+		s.events <- &Notice{n}
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		l.run()
+	}()
+	return s, s.started, nil
+}
+
+// usablePending keeps a pending batch for re-delivery unless explicit or
+// imported offsets name one of its partitions: then the user chose where to
+// start, and the batch id is reused by the first new batch.
+func usablePending(p *offsets.Batch, starts []offsets.Start, explicit []offsets.Spec, imported bool) *offsets.Batch {
+	if p == nil {
+		return nil
+	}
+	if imported {
+		return nil
+	}
+	for _, r := range p.Ranges {
+		for _, sp := range explicit {
+			if sp.Matches(r.Partition) {
+				return nil
+			}
+		}
+	}
+	return p
+}
+
+// persistStarts writes the resolved start of every partition whose stored
+// next offset differs, so a restart resumes where this run began even for
+// partitions that never get a batch.
+func persistStarts(cfg Config, starts []offsets.Start) error {
+	info, _, err := cfg.Store.Stream(cfg.Name)
+	if err != nil {
+		return err
+	}
+	next := map[offsets.Partition]int64{}
+	var moved []string
+	for _, st := range starts {
+		if cur, ok := info.Next[st.Partition]; !ok || cur != st.NextOffset {
+			next[st.Partition] = st.NextOffset
+			moved = append(moved, fmt.Sprintf("%s=%d (%s)", st.Partition, st.NextOffset, st.Source))
+		}
+	}
+	if len(next) == 0 {
+		return nil
+	}
+	sort.Strings(moved)
+	e := offsets.NewEvent(time.Now(), offsets.CodeReset, offsets.Partition{}, fmt.Sprintf("start positions: %v", moved))
+	e.Partition = -1
+	return cfg.Store.SetNext(cfg.Name, next, e)
+}
+
+// Events is the stream's event channel. It is closed after *Ended.
+func (s *Stream) Events() <-chan Event { return s.events }
+
+// Started returns the start event.
+func (s *Stream) Started() *Started { return s.started }
+
+// Close stops the stream cleanly: a batch being processed is finished and
+// acked, nothing half-written is left; a batch waiting for a manual ack stays
+// planned and is re-delivered on the next start. It waits for the loop to
+// end. Events still buffered may be read after Close; the channel is closed.
+func (s *Stream) Close() error {
+	s.cancel()
+	s.wg.Wait()
+	return s.consumer.Close()
+}
+
+// Done is closed when the loop has ended.
+func (s *Stream) Done() <-chan struct{} { return s.done }
+
+// ErrEnded is returned by commands sent after the stream ended.
+var ErrEnded = errors.New("the stream has ended")
+
+func (s *Stream) send(c command) error {
+	c.reply = make(chan error, 1)
+	select {
+	case s.cmds <- c:
+	case <-s.done:
+		return ErrEnded
+	}
+	select {
+	case err := <-c.reply:
+		return err
+	case <-s.done:
+		return ErrEnded
+	}
+}
+
+// PauseAll stops fetching and cutting batches until ResumeAll.
+func (s *Stream) PauseAll() error { return s.send(command{kind: cmdPauseAll}) }
+
+// ResumeAll undoes PauseAll.
+func (s *Stream) ResumeAll() error { return s.send(command{kind: cmdResumeAll}) }
+
+// Pause stops fetching one partition; records already read still go into
+// the next batch.
+func (s *Stream) Pause(p offsets.Partition) error { return s.send(command{kind: cmdPause, p: p}) }
+
+// Resume undoes Pause.
+func (s *Stream) Resume(p offsets.Partition) error { return s.send(command{kind: cmdResume, p: p}) }
+
+// Ack acks the batch waiting for a manual ack; id must be that batch's.
+func (s *Stream) Ack(id uint64) error { return s.send(command{kind: cmdAck, id: id}) }
+
+// CutNow cuts a batch from what has been read so far without waiting for
+// the interval (the TUI's "next batch" in manual-ack mode).
+func (s *Stream) CutNow() error { return s.send(command{kind: cmdCut}) }
+
+// Seek moves one partition to the offset spec resolves to (an offset,
+// earliest, latest, -N or @time). Records of that partition read but not
+// yet in a batch are dropped; its next range starts at the new offset and
+// is marked as a jump; the move is recorded as a "seek" event and stored.
+// An offset outside [log start, high watermark] is refused.
+func (s *Stream) Seek(p offsets.Partition, spec offsets.Spec) (int64, error) {
+	bounds, err := ListBounds(s.cfg.Client, []offsets.Partition{p})
+	if err != nil {
+		return 0, err
+	}
+	b, ok := bounds[p]
+	if !ok {
+		return 0, &offsets.UsageError{Msg: fmt.Sprintf("unknown partition %s", p)}
+	}
+	tOff := int64(-1)
+	if spec.Kind == offsets.SpecTime {
+		m, err := ListOffsetsForTimes(s.cfg.Client, map[offsets.Partition]time.Time{p: spec.Time})
+		if err != nil {
+			return 0, err
+		}
+		tOff = m[p]
+	}
+	target := spec.Resolve(b, tOff)
+	if target < b.LogStart || target > b.HighWatermark {
+		return 0, &offsets.UsageError{Msg: fmt.Sprintf("cannot seek %s to %d: the partition holds offsets %d to %d (log start to high watermark)", p, target, b.LogStart, b.HighWatermark)}
+	}
+	return target, s.send(command{kind: cmdSeek, p: p, offset: target})
+}
