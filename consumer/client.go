@@ -74,11 +74,11 @@ func (cc ClientConfig) SaramaConfig() *sarama.Config {
 	c.Metadata.RefreshFrequency = 30 * time.Second
 	c.Consumer.Return.Errors = true
 	c.Consumer.Offsets.AutoCommit.Enable = false
-	c.Consumer.MaxWaitTime = 250 * time.Millisecond
-	c.Consumer.Fetch.Default = 4 << 20
+	c.Consumer.MaxWaitTime = 100 * time.Millisecond
+	c.Consumer.Fetch.Default = 1 << 20
 	c.Consumer.Fetch.Max = 0
 	c.Consumer.MaxProcessingTime = time.Second
-	c.ChannelBufferSize = 1024
+	c.ChannelBufferSize = 256
 	if cc.ReadCommitted {
 		c.Consumer.IsolationLevel = sarama.ReadCommitted
 	}

@@ -35,7 +35,9 @@ func (l *loop) onCommand(c command) error {
 		b, recs := l.waiting, l.waitingRecs
 		l.waiting, l.waitingRecs = nil, nil
 		l.lastCut = time.Now()
-		return l.commit(b, recs)
+		l.busy = b
+		l.jobs <- job{b: b, recs: recs, finish: true}
+		return nil
 	case cmdCut:
 		l.cutNow = true
 		return nil
@@ -67,7 +69,7 @@ func (l *loop) seek(p offsets.Partition, offset int64) error {
 			return err
 		}
 		ps.stored = offset
-		if l.waiting != nil {
+		if l.waiting != nil || l.busy != nil {
 			l.seekedWhileWaiting[p] = offset
 		}
 	}

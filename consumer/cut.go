@@ -139,48 +139,88 @@ func (l *loop) maybeRedeliver(now time.Time) error {
 	return l.process(b, recs)
 }
 
-// process writes b ahead as planned, then (auto ack) hands it to the
-// processor and acks it, or (manual ack) waits for Ack.
+// process hands b to the committer, which writes it ahead as planned and
+// then (auto ack) processes and acks it, or (manual ack) reports it planned
+// and waits for Ack. The loop keeps reading meanwhile; it cuts the next
+// batch only after this one is acked.
 func (l *loop) process(b *Batch, recs []*sarama.ConsumerMessage) error {
-	if l.cfg.Store != nil {
-		if err := l.cfg.Store.Plan(l.cfg.Name, b.Batch); err != nil {
-			return fmt.Errorf("writing batch %d ahead: %w", b.ID, err)
-		}
-	}
 	l.nextID = b.ID + 1
-	if l.cfg.ManualAck {
-		l.waiting, l.waitingRecs = b, recs
-		planned := *b
+	l.busy = b
+	l.jobs <- job{b: b, recs: recs, plan: true, finish: !l.cfg.ManualAck}
+	return nil
+}
+
+// job is work for the committer goroutine.
+type job struct {
+	b      *Batch
+	recs   []*sarama.ConsumerMessage
+	plan   bool // write the batch ahead as planned
+	finish bool // process and ack it
+}
+
+// jobResult is the committer's answer for one job.
+type jobResult struct {
+	job
+	err     error
+	ackedAt time.Time
+	took    time.Duration
+}
+
+// committer runs jobs in order, off the loop, so reading goes on while a
+// batch is written ahead, processed (sink, fsync) and acked. It runs each
+// job to the end even when the stream is being closed, so a quit never
+// leaves a batch half-written.
+func (l *loop) committer() {
+	defer close(l.results)
+	for j := range l.jobs {
+		r := jobResult{job: j}
+		if j.plan && l.cfg.Store != nil {
+			if err := l.cfg.Store.Plan(l.cfg.Name, j.b.Batch); err != nil {
+				r.err = fmt.Errorf("writing batch %d ahead: %w", j.b.ID, err)
+			}
+		}
+		if r.err == nil && j.finish {
+			start := time.Now()
+			if l.cfg.Processor != nil {
+				if err := l.cfg.Processor.Process(context.WithoutCancel(l.ctx), j.b, j.recs); err != nil {
+					r.err = fmt.Errorf("processing batch %d: %w (it stays planned and is re-delivered on the next start)", j.b.ID, err)
+				}
+			}
+			r.ackedAt = time.Now()
+			if r.err == nil && l.cfg.Store != nil {
+				if err := l.cfg.Store.Ack(l.cfg.Name, j.b.ID, r.ackedAt); err != nil {
+					r.err = fmt.Errorf("acking batch %d: %w", j.b.ID, err)
+				}
+			}
+			r.took = r.ackedAt.Sub(start)
+		}
+		l.results <- r
+	}
+}
+
+// onResult takes the committer's answer: a batch now waiting for its
+// manual ack, or acked.
+func (l *loop) onResult(r jobResult) error {
+	l.busy = nil
+	if r.err != nil {
+		return r.err
+	}
+	if !r.finish {
+		l.waiting, l.waitingRecs = r.b, r.recs
+		planned := *r.b
 		l.emit(&BatchEvent{Batch: &planned})
 		return nil
 	}
-	return l.commit(b, recs)
-}
-
-// commit processes and acks b. It runs to the end even when the stream is
-// being closed, so a quit never leaves a batch half-written.
-func (l *loop) commit(b *Batch, recs []*sarama.ConsumerMessage) error {
-	start := time.Now()
-	if l.cfg.Processor != nil {
-		if err := l.cfg.Processor.Process(context.WithoutCancel(l.ctx), b, recs); err != nil {
-			return fmt.Errorf("processing batch %d: %w (it stays planned and is re-delivered on the next start)", b.ID, err)
-		}
-	}
-	now := time.Now()
-	if l.cfg.Store != nil {
-		if err := l.cfg.Store.Ack(l.cfg.Name, b.ID, now); err != nil {
-			return fmt.Errorf("acking batch %d: %w", b.ID, err)
-		}
-	}
+	b := r.b
 	acked := *b
-	acked.State, acked.AckedAt, acked.Duration = offsets.StateAcked, now, now.Sub(start)
-	for _, r := range b.Ranges {
-		if ps := l.parts[r.Partition]; ps != nil {
-			ps.stored = r.Until
+	acked.State, acked.AckedAt, acked.Duration = offsets.StateAcked, r.ackedAt, r.took
+	for _, rg := range b.Ranges {
+		if ps := l.parts[rg.Partition]; ps != nil {
+			ps.stored = rg.Until
 		}
 	}
 	if len(l.seekedWhileWaiting) > 0 && l.cfg.Store != nil {
-		e := offsets.NewEvent(now, offsets.CodeSeek, offsets.Partition{Partition: -1}, "seek made while the batch waited for its ack kept")
+		e := offsets.NewEvent(r.ackedAt, offsets.CodeSeek, offsets.Partition{Partition: -1}, "seek made while the batch waited for its ack kept")
 		if err := l.cfg.Store.SetNext(l.cfg.Name, l.seekedWhileWaiting, e); err != nil {
 			return err
 		}

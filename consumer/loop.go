@@ -29,7 +29,11 @@ type loop struct {
 	lastCut   time.Time
 	cutNow    bool
 
-	// waiting is the planned batch waiting for a manual ack.
+	// busy is the batch the committer is working on; waiting is the
+	// planned batch waiting for a manual ack. At most one is set.
+	busy        *Batch
+	jobs        chan job
+	results     chan jobResult
 	waiting     *Batch
 	waitingRecs []*sarama.ConsumerMessage
 	// redeliver is the pending batch found at start, re-read first.
@@ -59,6 +63,8 @@ func newLoop(ctx context.Context, s *Stream, starts []offsets.Start, bounds map[
 		redeliver:          pending,
 		seekedWhileWaiting: map[offsets.Partition]int64{},
 		refresh:            make(chan refreshResult, 1),
+		jobs:               make(chan job, 1),
+		results:            make(chan jobResult, 1),
 		nextID:             1,
 		lastCut:            time.Now(),
 	}
@@ -156,8 +162,18 @@ func (l *loop) run() {
 	progress := time.NewTicker(time.Second)
 	defer progress.Stop()
 	go l.refresher()
+	go l.committer()
 
 	err := l.work(tick.C, progress.C)
+	if l.busy != nil {
+		// Let the batch being committed finish, whatever ended the loop.
+		if rerr := l.onResult(<-l.results); err == nil {
+			err = rerr
+		}
+	}
+	close(l.jobs)
+	for range l.results {
+	}
 	l.shutdown()
 	end := &Ended{Batches: l.batches, Records: l.records, Err: err}
 	switch {
@@ -205,6 +221,10 @@ func (l *loop) work(tick, progress <-chan time.Time) error {
 			if err := l.onRefresh(r); err != nil {
 				return err
 			}
+		case r := <-l.results:
+			if err := l.onResult(r); err != nil {
+				return err
+			}
 		}
 		if err := l.maybeCut(time.Now()); err != nil {
 			return err
@@ -215,7 +235,7 @@ func (l *loop) work(tick, progress <-chan time.Time) error {
 // finished reports whether a stop condition holds and nothing is left to
 // cut.
 func (l *loop) finished() bool {
-	if l.waiting != nil || l.redeliver != nil {
+	if l.waiting != nil || l.busy != nil || l.redeliver != nil {
 		return false
 	}
 	if l.cfg.MaxBatches > 0 && l.batches >= l.cfg.MaxBatches {
@@ -280,7 +300,9 @@ func (l *loop) heldBytes() int64 {
 	return n
 }
 
-func (l *loop) canCut() bool { return !l.pausedAll && l.waiting == nil }
+func (l *loop) canCut() bool {
+	return !l.pausedAll && l.waiting == nil && l.busy == nil && (l.cfg.MaxBatches == 0 || l.batches < l.cfg.MaxBatches)
+}
 
 func (l *loop) onReadError(ps *partState, err error) error {
 	if errors.Is(err, sarama.ErrOffsetOutOfRange) {

@@ -27,7 +27,7 @@ func AppendRecordJSON(buf []byte, m *sarama.ConsumerMessage) []byte {
 	buf = append(buf, `,"offset":`...)
 	buf = strconv.AppendInt(buf, m.Offset, 10)
 	buf = append(buf, `,"timestamp":"`...)
-	buf = m.Timestamp.UTC().AppendFormat(buf, "2006-01-02T15:04:05.000Z07:00")
+	buf = appendTimestamp(buf, m.Timestamp)
 	buf = append(buf, '"')
 	buf = appendBytesField(buf, "key", m.Key)
 	buf = appendBytesField(buf, "value", m.Value)
@@ -76,17 +76,42 @@ func AppendJSONString(buf []byte, s string) []byte {
 
 const hexDigits = "0123456789abcdef"
 
+// plainASCII[c] is true for ASCII bytes copied as they are.
+var plainASCII = func() (t [256]bool) {
+	for c := 0x20; c < 0x7f; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// appendTimestamp appends t in TimestampFormat without time.Format's
+// general machinery: it runs once per record on the sink's hot path.
+func appendTimestamp(buf []byte, t time.Time) []byte {
+	t = t.UTC()
+	y, mo, d := t.Date()
+	h, mi, s := t.Clock()
+	ms := t.Nanosecond() / 1e6
+	if y < 0 || y > 9999 {
+		return t.AppendFormat(buf, TimestampFormat)
+	}
+	return append(buf,
+		byte('0'+y/1000), byte('0'+y/100%10), byte('0'+y/10%10), byte('0'+y%10), '-',
+		byte('0'+int(mo)/10), byte('0'+int(mo)%10), '-', byte('0'+d/10), byte('0'+d%10), 'T',
+		byte('0'+h/10), byte('0'+h%10), ':', byte('0'+mi/10), byte('0'+mi%10), ':', byte('0'+s/10), byte('0'+s%10), '.',
+		byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10), 'Z')
+}
+
 // appendJSONBytes appends valid UTF-8 b as a quoted JSON string.
 func appendJSONBytes(buf []byte, b []byte) []byte {
 	buf = append(buf, '"')
 	start := 0
 	for i := 0; i < len(b); {
 		c := b[i]
+		if plainASCII[c] {
+			i++
+			continue
+		}
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != 0x7f {
-				i++
-				continue
-			}
 			buf = append(buf, b[start:i]...)
 			switch c {
 			case '"', '\\':

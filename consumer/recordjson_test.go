@@ -86,3 +86,24 @@ func FuzzAppendRecordJSON(f *testing.F) {
 		check("value", got.Value, got.ValueB64, value)
 	})
 }
+
+func TestAppendTimestampMatchesFormat(t *testing.T) {
+	for _, ts := range []time.Time{time.UnixMilli(0), time.UnixMilli(1764410400123), time.Date(2026, 1, 2, 3, 4, 5, 999999999, time.FixedZone("x", 3600)), time.Date(12345, 1, 1, 0, 0, 0, 0, time.UTC)} {
+		if got, want := string(appendTimestamp(nil, ts)), ts.UTC().Format(TimestampFormat); got != want {
+			t.Errorf("%v: got %s want %s", ts, got, want)
+		}
+	}
+}
+
+func BenchmarkAppendRecordJSON(b *testing.B) {
+	v := make([]byte, 200)
+	for i := range v {
+		v[i] = 'a' + byte(i%26)
+	}
+	m := &sarama.ConsumerMessage{Topic: "events", Partition: 1, Offset: 123456, Timestamp: time.Now(), Key: []byte("user-42"), Value: v,
+		Headers: []*sarama.RecordHeader{{Key: []byte("source"), Value: []byte("web")}}}
+	var buf []byte
+	for i := 0; i < b.N; i++ {
+		buf = AppendRecordJSON(buf[:0], m)
+	}
+}

@@ -168,7 +168,7 @@ func (c *Cluster) ProduceN(topic string, partition int32, n int, size int) int64
 	for i := range recs {
 		v := make([]byte, size)
 		copy(v, []byte(`{"seq":`+itoa(i)+`}`))
-		for j := len(`{"seq":`+itoa(i)+`}`); j < size; j++ {
+		for j := len(`{"seq":` + itoa(i) + `}`); j < size; j++ {
 			v[j] = ' '
 		}
 		recs[i] = &kgo.Record{Topic: topic, Partition: partition, Key: []byte("k" + itoa(i)), Value: v}
