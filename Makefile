@@ -21,8 +21,13 @@ demo: build
 test:
 	$(GO) test -race -count=1 ./...
 
+# Benchmarks: the go test -bench suite, then kbatch side by side with bare
+# clients on the same data in the same run (BENCH_RECORDS records of 200 B on
+# 3 partitions of an in-process kfake, or KBATCH_TEST_BROKERS when set).
+BENCH_RECORDS ?= 1000000
 bench: build
 	$(GO) test -run='^$$' -bench=. -benchmem ./...
+	$(GO) run ./internal/benchrun -records $(BENCH_RECORDS) -kbatch $(BIN)
 
 # A short pass over every fuzz target (go test -fuzz takes one target at a time).
 FUZZTIME ?= 10s
