@@ -12,7 +12,7 @@ func (l *loop) onCommand(c command) error {
 	case cmdPauseAll, cmdResumeAll:
 		l.pausedAll = c.kind == cmdPauseAll
 		for _, ps := range l.parts {
-			ps.setPaused(l.pausedAll || ps.userPaused || ps.flowPaused)
+			ps.setPaused(l.pausedAll || ps.userPaused)
 		}
 		return nil
 	case cmdPause, cmdResume:
@@ -21,7 +21,7 @@ func (l *loop) onCommand(c command) error {
 			return fmt.Errorf("unknown partition %s", c.p)
 		}
 		ps.userPaused = c.kind == cmdPause
-		ps.setPaused(l.pausedAll || ps.userPaused || ps.flowPaused)
+		ps.setPaused(l.pausedAll || ps.userPaused)
 		return nil
 	case cmdSeek:
 		return l.seek(c.p, c.offset)
@@ -60,7 +60,6 @@ func (l *loop) seek(p offsets.Partition, offset int64) error {
 	ps.restart = nil
 	ps.from, ps.jump = offset, offsets.CodeSeek
 	ps.source = offsets.SourceExplicit
-	ps.flowPaused = false
 	if err := l.startReader(ps, offset); err != nil {
 		return err
 	}

@@ -88,17 +88,16 @@ func (l *loop) take(b *Batch, ps *partState, recs []*sarama.ConsumerMessage, n i
 	copy(ps.recs, rest)
 	ps.bytes -= bytes
 	ps.from, ps.jump = until, ""
-	if ps.restart != nil {
+	if ps.restart != nil && len(ps.recs) == 0 {
+		// Every record read before the broker reported the position out
+		// of range is in a batch now: move on as the reset policy says.
 		r := ps.restart
 		ps.restart = nil
 		ps.from, ps.jump = r.offset, r.code
-		ps.recs = ps.recs[:0]
-		ps.bytes = 0
 		ps.needReader = true // started on the next tick, after this batch
 	}
-	if ps.flowPaused {
-		ps.flowPaused = false
-		ps.setPaused(ps.userPaused || l.pausedAll)
+	if ps.reader != nil {
+		ps.reader.release(int64(n), bytes)
 	}
 	return recs
 }

@@ -124,7 +124,7 @@ func (l *loop) startReaders() error {
 				return
 			}
 			ps.gen = gen
-			ps.reader = newReader(ps.p, gen, pc)
+			ps.reader = l.newReader(ps.p, gen, pc)
 		}()
 	}
 	wg.Wait()
@@ -284,10 +284,6 @@ func (l *loop) onChunk(c chunk) error {
 	ps.lastRecord = c.msgs[len(c.msgs)-1].Timestamp
 	if len(ps.recs) >= l.cfg.MaxPerPartition || l.heldBytes() >= l.cfg.MaxBatchBytes {
 		l.cutNow = true
-		if !l.canCut() && !ps.flowPaused {
-			ps.flowPaused = true
-			ps.setPaused(true)
-		}
 	}
 	return nil
 }
@@ -388,8 +384,8 @@ func (l *loop) startReader(ps *partState, offset int64) error {
 		return nil
 	}
 	ps.needReader = false
-	ps.reader = newReader(ps.p, ps.gen, pc)
-	if ps.userPaused || l.pausedAll || ps.flowPaused {
+	ps.reader = l.newReader(ps.p, ps.gen, pc)
+	if ps.userPaused || l.pausedAll {
 		pc.Pause()
 	}
 	l.launch(ps.reader)
@@ -525,4 +521,16 @@ func (l *loop) reached(ps *partState, target int64, now time.Time) bool {
 	empty, err := NoRecordsBetween(l.cfg.Client, ps.p, pos, target, l.cfg.Client.Config().Consumer.IsolationLevel == sarama.ReadCommitted)
 	ps.probeAt, ps.probeFrom, ps.probeTarget, ps.probeEmpty = now, pos, target, empty && err == nil
 	return ps.probeEmpty
+}
+
+// newReader makes a reader whose read-ahead is bounded: it stops
+// forwarding once the records it forwarded and the loop has not yet put in
+// a batch reach a batch's worth (MaxPerPartition records, or its share of
+// MaxBatchBytes). Then sarama's buffers fill and it stops fetching the
+// partition, so a paused, slow or unacked stream does not grow.
+func (l *loop) newReader(p offsets.Partition, gen uint64, pc sarama.PartitionConsumer) *reader {
+	r := newReader(p, gen, pc)
+	r.maxHeld = int64(max(l.cfg.MaxPerPartition, maxChunk))
+	r.maxHeldBytes = max(l.cfg.MaxBatchBytes/int64(max(len(l.order), 1)), 1<<20)
+	return r
 }

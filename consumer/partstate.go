@@ -30,7 +30,6 @@ type partState struct {
 	needReader bool
 
 	userPaused bool
-	flowPaused bool
 	errored    bool
 
 	bounds offsets.Bounds

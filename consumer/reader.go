@@ -35,13 +35,21 @@ type reader struct {
 	idleSince atomic.Int64
 	// errorAt is the unix-nano time of the last error it forwarded.
 	errorAt  atomic.Int64
+	// held and heldBytes count what the reader forwarded that the loop has
+	// not put in a batch yet; the reader waits for room (signalled by
+	// release) while they are at maxHeld or maxHeldBytes.
+	held, heldBytes       atomic.Int64
+	maxHeld, maxHeldBytes int64
+	room                  chan struct{}
+
 	stop     chan struct{}
 	stopped  atomic.Bool
 	finished chan struct{} // closed when run has returned
 }
 
 func newReader(p offsets.Partition, gen uint64, pc sarama.PartitionConsumer) *reader {
-	return &reader{p: p, gen: gen, pc: pc, stop: make(chan struct{}), finished: make(chan struct{})}
+	return &reader{p: p, gen: gen, pc: pc, stop: make(chan struct{}), finished: make(chan struct{}),
+		room: make(chan struct{}, 1), maxHeld: 1 << 62, maxHeldBytes: 1 << 62}
 }
 
 // close asks run to stop forwarding and shut pc down; it may be called
@@ -90,6 +98,16 @@ func (r *reader) run(out chan<- chunk) {
 					break drain
 				}
 			}
+			if !r.waitForRoom(stop) {
+				r.drain()
+				return
+			}
+			var bytes int64
+			for _, m := range batch {
+				bytes += msgBytes(m)
+			}
+			r.held.Add(int64(len(batch)))
+			r.heldBytes.Add(bytes)
 			if !send(chunk{p: r.p, gen: r.gen, msgs: batch}) {
 				r.drain()
 				return
@@ -144,4 +162,28 @@ func (r *reader) idleFor(now time.Time) time.Duration {
 		return 0
 	}
 	return now.Sub(time.Unix(0, s))
+}
+
+// waitForRoom blocks while the loop holds a batch's worth from this reader;
+// false means the reader was closed meanwhile.
+func (r *reader) waitForRoom(stop <-chan struct{}) bool {
+	for r.held.Load() >= r.maxHeld || r.heldBytes.Load() >= r.maxHeldBytes {
+		select {
+		case <-r.room:
+		case <-stop:
+			return false
+		}
+	}
+	return true
+}
+
+// release tells the reader the loop put n records (bytes) of it in a
+// batch; called by the loop only.
+func (r *reader) release(n, bytes int64) {
+	r.held.Add(-n)
+	r.heldBytes.Add(-bytes)
+	select {
+	case r.room <- struct{}{}:
+	default:
+	}
 }

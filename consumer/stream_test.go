@@ -303,9 +303,10 @@ func TestStoredBelowLogStartIsDataLoss(t *testing.T) {
 	cfg.Explicit = []offsets.Spec{spec(t, topic+":0=10")}
 	cfg.MaxBatches = 1
 	cfg.MaxPerPartition = 5
+	cfg.Interval = time.Minute // the batch is cut by max-per-partition alone
 	evs := run(t, cfg)
 	if bs := batches(evs); len(bs) != 1 || bs[0].Ranges[0].Until != 15 {
-		t.Fatalf("first run batches %+v", bs)
+		t.Fatalf("first run batches %+v", bs[0].Ranges)
 	}
 	st.Close()
 
@@ -440,4 +441,84 @@ func TestNewPartitionStartsAtEarliest(t *testing.T) {
 		}
 	}
 	t.Fatal("stream ended without a batch for the new partition")
+}
+
+// TestDataLossWhileRunning deletes records the stream has not read yet:
+// with manual acks nothing is acked, so the stream stops fetching after a
+// bounded read-ahead well below the deletion point; after the deletion,
+// acking lets it go on, and the broker reports the position out of range.
+// 20000 records of 2 KiB are far more than the read-ahead (a batch's worth
+// held, plus sarama's buffers and one fetch).
+func TestDataLossWhileRunning(t *testing.T) {
+	h := newHarness(t)
+	topic := h.kc.Topic("events", 1)
+	for i := 0; i < 4; i++ {
+		h.kc.ProduceN(topic, 0, 5000, 2048)
+	}
+	cfg := h.config(nil, topic)
+	cfg.Reset = offsets.ResetEarliest
+	cfg.ManualAck = true
+	cfg.MaxPerPartition = 500
+	s, _, err := Start(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	deleted := false
+	var loss *offsets.Event
+	var until int64
+	for ev := range s.Events() {
+		switch ev := ev.(type) {
+		case *Notice:
+			if ev.Code == offsets.CodeDataLoss {
+				e := ev.Event
+				loss = &e
+			}
+		case *BatchEvent:
+			b := ev.Batch
+			if b.State != offsets.StatePlanned {
+				continue
+			}
+			r := b.Ranges[0]
+			if !deleted {
+				h.kc.DeleteRecords(topic, 0, 15000)
+				deleted = true
+			}
+			if r.Jump == offsets.CodeDataLoss {
+				if loss == nil || loss.Expected != until || loss.LogStart != 15000 || loss.To != 15000 || loss.Partition != 0 {
+					t.Fatalf("data-loss event %+v, want expected %d (where the last range ended), log start 15000", loss, until)
+				}
+				if r.From != 15000 {
+					t.Fatalf("range after data loss %+v, want from 15000", r)
+				}
+				return
+			}
+			if until != 0 && r.From != until {
+				t.Fatalf("range %v does not follow %d", r.Range, until)
+			}
+			until = r.Until
+			if until >= 15000 {
+				t.Fatalf("read up to %d before the deletion took effect; the read-ahead is not bounded", until)
+			}
+			if err := s.Ack(b.ID); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	t.Fatal("stream ended")
+}
+
+// waitBatchUntil reads events until a batch takes p up to until.
+func waitBatchUntil(t *testing.T, s *Stream, p offsets.Partition, until int64) {
+	t.Helper()
+	for ev := range s.Events() {
+		if b, ok := ev.(*BatchEvent); ok {
+			for _, r := range b.Batch.Ranges {
+				if r.Partition == p && r.Until >= until {
+					return
+				}
+			}
+		}
+	}
+	t.Fatal("stream ended")
 }
