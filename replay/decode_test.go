@@ -1,0 +1,168 @@
+package replay
+
+import (
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/IBM/sarama"
+
+	"github.com/kbatch-dev/kbatch/offsets"
+)
+
+var tp = offsets.Partition{Topic: "t", Partition: 0}
+
+// batch builds a record batch at first with records at the given offset
+// deltas and a last offset delta of last.
+func batch(first int64, last int32, pid int64, txn bool, deltas ...int64) *sarama.Records {
+	b := &sarama.RecordBatch{Version: 2, FirstOffset: first, LastOffsetDelta: last, ProducerID: pid,
+		IsTransactional: txn, FirstTimestamp: time.UnixMilli(1000)}
+	for _, d := range deltas {
+		b.Records = append(b.Records, &sarama.Record{OffsetDelta: d, TimestampDelta: time.Duration(d) * time.Millisecond,
+			Key: []byte{byte(first + d)}, Value: []byte("v")})
+	}
+	return &sarama.Records{RecordBatch: b}
+}
+
+func plain(first int64, n int) *sarama.Records {
+	deltas := make([]int64, n)
+	for i := range deltas {
+		deltas[i] = int64(i)
+	}
+	return batch(first, int32(n-1), -1, false, deltas...)
+}
+
+func txn(first int64, n int, pid int64) *sarama.Records {
+	r := plain(first, n)
+	r.RecordBatch.ProducerID, r.RecordBatch.IsTransactional = pid, true
+	return r
+}
+
+func marker(at int64, pid int64, commit bool) *sarama.Records {
+	typ := byte(0)
+	if commit {
+		typ = 1
+	}
+	b := &sarama.RecordBatch{Version: 2, FirstOffset: at, ProducerID: pid, IsTransactional: true, Control: true,
+		Records: []*sarama.Record{{Key: []byte{0, 0, 0, typ}, Value: []byte{0, 0, 0, 0, 0, 0}}}}
+	return &sarama.Records{RecordBatch: b}
+}
+
+func TestDecodeBlock(t *testing.T) {
+	type abort = sarama.AbortedTransaction
+	tests := []struct {
+		name        string
+		set         []*sarama.Records
+		aborted     []*abort
+		pos, until  int64
+		committed   bool
+		wantOffsets []int64
+		wantNext    int64
+		wantBatches int
+	}{
+		{"two batches", []*sarama.Records{plain(0, 5), plain(5, 5)}, nil, 0, 10, false,
+			[]int64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, 10, 2},
+		{"position inside the first batch, until inside the second", []*sarama.Records{plain(0, 5), plain(5, 5)}, nil, 3, 8, false,
+			[]int64{3, 4, 5, 6, 7}, 8, 2},
+		{"compacted inside and at the end of a batch", []*sarama.Records{batch(0, 9, -1, false, 0, 4)}, nil, 0, 20, false,
+			[]int64{0, 4}, 10, 1},
+		{"range ends on a commit marker", []*sarama.Records{txn(0, 3, 7), marker(3, 7, true)}, nil, 0, 4, false,
+			[]int64{0, 1, 2}, 4, 2},
+		{"range ends on a commit marker, committed", []*sarama.Records{txn(0, 3, 7), marker(3, 7, true)}, nil, 0, 4, true,
+			[]int64{0, 1, 2}, 4, 2},
+		{"aborted, uncommitted", []*sarama.Records{txn(0, 3, 7), marker(3, 7, false), plain(4, 1)}, []*abort{{ProducerID: 7, FirstOffset: 0}}, 0, 5, false,
+			[]int64{0, 1, 2, 4}, 5, 3},
+		{"aborted, committed", []*sarama.Records{txn(0, 3, 7), marker(3, 7, false), plain(4, 1)}, []*abort{{ProducerID: 7, FirstOffset: 0}}, 0, 5, true,
+			[]int64{4}, 5, 3},
+		{"range over an aborted transaction only", []*sarama.Records{txn(0, 3, 7), marker(3, 7, false)}, []*abort{{ProducerID: 7, FirstOffset: 0}}, 0, 4, true,
+			nil, 4, 2},
+		{"range ending inside an aborted transaction", []*sarama.Records{txn(0, 3, 7), marker(3, 7, false)}, []*abort{{ProducerID: 7, FirstOffset: 0}}, 0, 2, true,
+			nil, 2, 1},
+		{"interleaved: 7 aborts, 8 commits", []*sarama.Records{txn(0, 2, 7), txn(2, 2, 8), marker(4, 7, false), txn(5, 1, 7), marker(6, 8, true)},
+			[]*abort{{ProducerID: 7, FirstOffset: 0}}, 0, 7, true,
+			[]int64{2, 3, 5}, 7, 5},
+		{"aborted list out of order, pid reused after abort", []*sarama.Records{txn(0, 1, 7), marker(1, 7, false), txn(2, 1, 7), marker(3, 7, false), txn(4, 1, 7), marker(5, 7, true)},
+			[]*abort{{ProducerID: 7, FirstOffset: 2}, {ProducerID: 7, FirstOffset: 0}}, 0, 6, true,
+			[]int64{4}, 6, 6},
+		{"gap before a batch past until ends the range", []*sarama.Records{plain(0, 3), plain(5, 3)}, nil, 0, 4, false,
+			[]int64{0, 1, 2}, 4, 1},
+		{"answer starting past until", []*sarama.Records{plain(5, 3)}, nil, 3, 4, false,
+			nil, 4, 0},
+		{"records past until are dropped", []*sarama.Records{plain(0, 10)}, nil, 0, 3, false,
+			[]int64{0, 1, 2}, 3, 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			blk := &sarama.FetchResponseBlock{RecordsSet: tc.set, AbortedTransactions: tc.aborted}
+			d, err := decodeBlock(blk, tp, tc.pos, tc.until, tc.committed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []int64
+			for _, m := range d.msgs {
+				got = append(got, m.Offset)
+				if m.Topic != tp.Topic || m.Partition != tp.Partition {
+					t.Errorf("record %d names %s[%d]", m.Offset, m.Topic, m.Partition)
+				}
+				if m.Key[0] != byte(m.Offset) {
+					t.Errorf("record %d has the key of %d", m.Offset, m.Key[0])
+				}
+			}
+			if !reflect.DeepEqual(got, tc.wantOffsets) {
+				t.Errorf("offsets %v, want %v", got, tc.wantOffsets)
+			}
+			if d.next != tc.wantNext || d.batches != tc.wantBatches || d.partial {
+				t.Errorf("next %d batches %d partial %v, want %d %d false", d.next, d.batches, d.partial, tc.wantNext, tc.wantBatches)
+			}
+			if d.bytes != int64(2*len(got)) {
+				t.Errorf("bytes %d, want %d", d.bytes, 2*len(got))
+			}
+		})
+	}
+}
+
+func TestDecodeBlockPartialAndTimes(t *testing.T) {
+	d, err := decodeBlock(&sarama.FetchResponseBlock{Partial: true}, tp, 5, 10, false)
+	if err != nil || !d.partial || d.next != 5 {
+		t.Fatalf("partial block: %+v %v", d, err)
+	}
+	part := &sarama.Records{RecordBatch: &sarama.RecordBatch{FirstOffset: 5, PartialTrailingRecord: true}}
+	d, err = decodeBlock(&sarama.FetchResponseBlock{RecordsSet: []*sarama.Records{part}}, tp, 5, 10, false)
+	if err != nil || !d.partial || d.next != 5 || d.batches != 0 {
+		t.Fatalf("partial batch: %+v %v", d, err)
+	}
+	d, err = decodeBlock(&sarama.FetchResponseBlock{RecordsSet: []*sarama.Records{plain(5, 1), part}}, tp, 5, 10, false)
+	if err != nil || d.partial || d.next != 6 || len(d.msgs) != 1 {
+		t.Fatalf("complete batch then partial: %+v %v", d, err)
+	}
+
+	r := plain(0, 2)
+	d, _ = decodeBlock(&sarama.FetchResponseBlock{RecordsSet: []*sarama.Records{r}}, tp, 0, 2, false)
+	if got := d.msgs[1].Timestamp; !got.Equal(time.UnixMilli(1001)) {
+		t.Errorf("create time %v, want first timestamp + delta", got)
+	}
+	r.RecordBatch.LogAppendTime, r.RecordBatch.MaxTimestamp = true, time.UnixMilli(5000)
+	d, _ = decodeBlock(&sarama.FetchResponseBlock{RecordsSet: []*sarama.Records{r}}, tp, 0, 2, false)
+	if got := d.msgs[0].Timestamp; !got.Equal(time.UnixMilli(5000)) {
+		t.Errorf("log append time %v, want the batch's max timestamp", got)
+	}
+}
+
+func TestDecodeBlockLegacy(t *testing.T) {
+	ms := &sarama.MessageSet{}
+	for _, o := range []int64{3, 4, 7} {
+		ms.Messages = append(ms.Messages, &sarama.MessageBlock{Offset: o, Msg: &sarama.Message{Key: []byte{byte(o)}, Value: []byte("v")}})
+	}
+	blk := &sarama.FetchResponseBlock{RecordsSet: []*sarama.Records{{MsgSet: ms}}}
+	d, err := decodeBlock(blk, tp, 4, 10, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.msgs) != 2 || d.msgs[0].Offset != 4 || d.msgs[1].Offset != 7 || d.next != 8 {
+		t.Fatalf("legacy: %+v", d)
+	}
+	d, _ = decodeBlock(blk, tp, 3, 7, false)
+	if len(d.msgs) != 2 || d.next != 7 {
+		t.Fatalf("legacy until 7: %+v", d)
+	}
+}

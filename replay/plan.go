@@ -1,0 +1,219 @@
+package replay
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/IBM/sarama"
+
+	"github.com/kbatch-dev/kbatch/consumer"
+	"github.com/kbatch-dev/kbatch/offsets"
+)
+
+// Task is one partition's share of a RANGE, resolved against the cluster.
+type Task struct {
+	// Spec is the RANGE the task came from, as typed.
+	Spec string
+	// Requested is the range the RANGE resolved to: earliest is the log
+	// start, latest the end, @TIME the broker's answer; not yet capped.
+	Requested offsets.Range
+	// Read is what will be read: Requested with From raised to the log
+	// start and both ends capped at the end of the log. It can be empty.
+	Read offsets.Range
+	// Bounds are the partition's log start and end when planned. The end
+	// is the high watermark, or the last stable offset when the client
+	// reads committed records only.
+	Bounds offsets.Bounds
+	// Capped is set when Requested.Until was beyond the end.
+	Capped bool
+}
+
+// Missing is the part of Requested below the log start, which no longer
+// exists; empty when nothing is missing.
+func (t Task) Missing() offsets.Range {
+	return offsets.Range{Partition: t.Requested.Partition, From: t.Requested.From,
+		Until: max(t.Requested.From, min(t.Requested.Until, t.Bounds.LogStart))}
+}
+
+// Plan resolves specs into tasks, one per partition of each spec, in spec
+// order and then partition order. It asks the cluster for partitions, log
+// bounds (one ListOffsets request per broker and kind) and, for @TIME
+// bounds, offsets by timestamp. The end used for latest and for capping
+// depends on the client's Consumer.IsolationLevel: the high watermark, or
+// the last stable offset for sarama.ReadCommitted.
+//
+// An unknown topic or partition, and a range whose FROM resolves after its
+// UNTIL, are *offsets.UsageError values naming the RANGE.
+func Plan(client sarama.Client, specs []RangeSpec) ([]Task, error) {
+	type pair struct {
+		spec RangeSpec
+		part offsets.Partition
+	}
+	var pairs []pair
+	topicParts := map[string][]offsets.Partition{}
+	for _, s := range specs {
+		parts, ok := topicParts[s.Topic]
+		if !ok {
+			var err error
+			parts, err = consumer.TopicPartitions(client, []string{s.Topic})
+			if errors.Is(err, consumer.ErrUnknownTopic) {
+				return nil, &offsets.UsageError{Msg: fmt.Sprintf("range %q: topic %q does not exist on this cluster", s.Text, s.Topic)}
+			}
+			if err != nil {
+				return nil, fmt.Errorf("range %q: %w", s.Text, err)
+			}
+			topicParts[s.Topic] = parts
+		}
+		if s.Partitions == nil {
+			for _, p := range parts {
+				pairs = append(pairs, pair{s, p})
+			}
+			continue
+		}
+		for _, n := range s.Partitions {
+			p := offsets.Partition{Topic: s.Topic, Partition: n}
+			if !slices.Contains(parts, p) {
+				return nil, &offsets.UsageError{Msg: fmt.Sprintf("range %q: topic %q has no partition %d (it has %s)",
+					s.Text, s.Topic, n, describePartitions(parts))}
+			}
+			pairs = append(pairs, pair{s, p})
+		}
+	}
+	if len(pairs) == 0 {
+		return nil, nil
+	}
+	var used []offsets.Partition
+	seen := map[offsets.Partition]bool{}
+	for _, pr := range pairs {
+		if !seen[pr.part] {
+			seen[pr.part] = true
+			used = append(used, pr.part)
+		}
+	}
+	bounds, err := consumer.ListBounds(client, used)
+	if err != nil {
+		return nil, fmt.Errorf("log bounds: %w", err)
+	}
+
+	// Offsets by timestamp: one lookup per distinct (partition, time),
+	// in rounds since a request holds one time per partition.
+	type lookup struct {
+		p offsets.Partition
+		t int64 // Unix ms
+	}
+	found := map[lookup]int64{}
+	var rounds []map[offsets.Partition]time.Time
+	need := func(p offsets.Partition, b Bound) {
+		if b.Kind != BoundTime {
+			return
+		}
+		k := lookup{p, b.Time.UnixMilli()}
+		if _, ok := found[k]; ok {
+			return
+		}
+		found[k] = -1
+		for _, r := range rounds {
+			if _, busy := r[p]; !busy {
+				r[p] = b.Time
+				return
+			}
+		}
+		rounds = append(rounds, map[offsets.Partition]time.Time{p: b.Time})
+	}
+	for _, pr := range pairs {
+		need(pr.part, pr.spec.From)
+		need(pr.part, pr.spec.Until)
+	}
+	for _, r := range rounds {
+		res, err := consumer.ListOffsetsForTimes(client, r)
+		if err != nil {
+			return nil, fmt.Errorf("offsets by time: %w", err)
+		}
+		for p, tm := range r {
+			found[lookup{p, tm.UnixMilli()}] = res[p]
+		}
+	}
+	timeOffset := func(p offsets.Partition, b Bound) int64 {
+		if b.Kind != BoundTime {
+			return -1
+		}
+		return found[lookup{p, b.Time.UnixMilli()}]
+	}
+
+	tasks := make([]Task, 0, len(pairs))
+	for _, pr := range pairs {
+		t, err := planTask(pr.spec, pr.part, bounds[pr.part], timeOffset(pr.part, pr.spec.From), timeOffset(pr.part, pr.spec.Until))
+		if err != nil {
+			return nil, err
+		}
+		tasks = append(tasks, t)
+	}
+	return tasks, nil
+}
+
+// planTask resolves one spec on one partition with bounds b. fromTime and
+// untilTime are the broker's answers to the timestamp lookups of @TIME
+// bounds (-1: no record at or after the time, which means the end).
+//
+// Worked example: RANGE events:0:0-500 on bounds [120, 400) reads
+// [120, 400): offsets 0 → 120 are missing (below the log start), and the
+// range is capped at 400.
+func planTask(s RangeSpec, p offsets.Partition, b offsets.Bounds, fromTime, untilTime int64) (Task, error) {
+	resolve := func(bd Bound, timeOffset int64) int64 {
+		switch bd.Kind {
+		case BoundEarliest:
+			return b.LogStart
+		case BoundLatest:
+			return b.HighWatermark
+		case BoundTime:
+			if timeOffset < 0 || timeOffset > b.HighWatermark {
+				return b.HighWatermark
+			}
+			return max(timeOffset, b.LogStart)
+		}
+		return bd.Offset
+	}
+	req := offsets.Range{Partition: p, From: resolve(s.From, fromTime), Until: resolve(s.Until, untilTime)}
+	if openEnd := s.Until.Kind == BoundLatest || s.Until.Kind == BoundTime && (untilTime < 0 || untilTime > b.HighWatermark); openEnd {
+		// "Up to the end" never runs backwards: FROM beyond the end reads
+		// nothing (and is reported as capped) instead of failing, so
+		// events:*:500-latest works on partitions shorter than 500.
+		req.Until = max(req.Until, req.From)
+	}
+	if req.From > req.Until {
+		return Task{}, &offsets.UsageError{Msg: fmt.Sprintf("range %q: on %s FROM %s is offset %d, after UNTIL %s at offset %d",
+			s.Text, p, s.From, req.From, s.Until, req.Until)}
+	}
+	end := b.HighWatermark
+	read := offsets.Range{Partition: p}
+	read.From = min(max(req.From, b.LogStart), end)
+	read.Until = max(min(req.Until, end), read.From)
+	return Task{Spec: s.Text, Requested: req, Read: read, Bounds: b, Capped: req.Until > end}, nil
+}
+
+// describePartitions renders a topic's partitions for messages: "0..5"
+// when contiguous from 0, else the list.
+func describePartitions(parts []offsets.Partition) string {
+	contiguous := true
+	for i, p := range parts {
+		if p.Partition != int32(i) {
+			contiguous = false
+		}
+	}
+	switch {
+	case len(parts) == 1 && contiguous:
+		return "only partition 0"
+	case contiguous:
+		return fmt.Sprintf("partitions 0..%d", len(parts)-1)
+	}
+	s := "partitions "
+	for i, p := range parts {
+		if i > 0 {
+			s += ","
+		}
+		s += fmt.Sprint(p.Partition)
+	}
+	return s
+}

@@ -1,0 +1,41 @@
+package replay
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kbatch-dev/kbatch/offsets"
+)
+
+func TestWriteSummary(t *testing.T) {
+	rep := &Report{
+		Partitions: []PartitionReport{
+			{Task: Task{Requested: offsets.Range{Partition: tp, From: 100, Until: 200}, Read: offsets.Range{Partition: tp, From: 100, Until: 200},
+				Bounds: offsets.Bounds{HighWatermark: 400}}, Position: 200, Records: 98, Bytes: 9800},
+			{Task: Task{Requested: offsets.Range{Partition: offsets.Partition{Topic: "t", Partition: 1}, From: 0, Until: 500},
+				Read: offsets.Range{Partition: offsets.Partition{Topic: "t", Partition: 1}, From: 120, Until: 400}, Bounds: offsets.Bounds{LogStart: 120, HighWatermark: 400}, Capped: true},
+				Position: 400, Records: 270, Bytes: 17240,
+				Missing: []offsets.Range{{Partition: offsets.Partition{Topic: "t", Partition: 1}, From: 0, Until: 120}}},
+			{Task: Task{Requested: offsets.Range{Partition: offsets.Partition{Topic: "t", Partition: 2}, From: 5, Until: 5},
+				Read: offsets.Range{Partition: offsets.Partition{Topic: "t", Partition: 2}, From: 5, Until: 5}}, Position: 5},
+		},
+		Records: 368, Bytes: 27040, Elapsed: 2 * time.Second,
+	}
+	var b strings.Builder
+	if err := rep.WriteSummary(&b); err != nil {
+		t.Fatal(err)
+	}
+	want := `t[0] requested 100 → 200: read 100 → 200, 98 records, 2 offsets without a record
+t[1] requested 0 → 500: read 120 → 400, 270 records, 10 offsets without a record; missing 0 → 120 (below the log start); capped at the high watermark 400
+t[2] requested 5 → 5: nothing to read
+replay: 3 partitions, 368 records (26.4 KiB) in 2.0s, 184 rec/s; 120 offsets missing (below the log start); 1 capped at the high watermark
+`
+	if b.String() != want {
+		t.Errorf("summary\n%s\nwant\n%s", b.String(), want)
+	}
+	err := newPartialError(rep)
+	if err.ExitCode() != 3 || err.Error() != "replay incomplete: 120 requested offsets no longer exist (below the log start): t[1] 0 → 120; everything still available was written" {
+		t.Errorf("partial error %q", err.Error())
+	}
+}
