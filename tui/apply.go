@@ -1,0 +1,95 @@
+package tui
+
+import (
+	"fmt"
+
+	"github.com/kbatch-dev/kbatch/consumer"
+	"github.com/kbatch-dev/kbatch/offsets"
+)
+
+// apply folds a burst of stream events into the model. Only the state
+// changes here; drawing happens once per burst in View.
+func (m *Model) apply(evs []consumer.Event) {
+	batchAdded := false
+	for _, ev := range evs {
+		switch e := ev.(type) {
+		case *consumer.Started:
+			m.started(e)
+		case *consumer.BatchEvent:
+			m.batch(e.Batch)
+			batchAdded = true
+		case *consumer.Notice:
+			m.notice(e.Event)
+		case *consumer.Progress:
+			m.progress(e)
+		case *consumer.Ended:
+			m.ended(e)
+		}
+	}
+	if batchAdded {
+		// Follow new batches unless the user is reading the samples of
+		// the one selected.
+		_, reading := m.top().(*textView)
+		m.batches.added(m.focus != focusRecords && !reading)
+		m.records.show(m.batches.selected())
+	}
+}
+
+func (m *Model) started(e *consumer.Started) {
+	s := &m.stream
+	s.startedReceived = true
+	if e.Stream != "" {
+		s.name = e.Stream
+	}
+	if len(e.Brokers) > 0 {
+		s.brokers = e.Brokers
+	}
+	if len(e.Topics) > 0 {
+		s.topics = e.Topics
+	}
+	if e.Redelivering != nil {
+		s.redeliveringID = e.Redelivering.ID
+	}
+	m.parts.start(e.Starts)
+}
+
+func (m *Model) batch(b *consumer.Batch) {
+	m.hist.add(b)
+	s := &m.stream
+	switch {
+	case b.State == offsets.StatePlanned && m.opts.ManualAck:
+		s.waiting, s.waitingID = true, b.ID
+	case b.State == offsets.StateAcked:
+		s.batches++
+		s.records += b.Records
+		if s.waitingID == b.ID {
+			s.waiting, s.waitingID = false, 0
+		}
+	}
+}
+
+func (m *Model) notice(e offsets.Event) {
+	m.events.add(e)
+	m.setStatus(e.Code+": "+EscapeString(e.Message), eventStyle(&m.c.theme, e.Code))
+}
+
+func (m *Model) progress(p *consumer.Progress) {
+	s := &m.stream
+	s.rate, s.byteRate, s.paused = p.Rate, p.ByteRate, p.Paused
+	s.lastProgressTime = p.Time
+	if !p.Waiting && s.waiting {
+		s.waiting = false
+	}
+	m.parts.progress(p)
+}
+
+func (m *Model) ended(e *consumer.Ended) {
+	m.stream.ended = e
+	text := fmt.Sprintf("the stream ended (%s) after %d batches", e.Reason, e.Batches)
+	if e.Err != nil {
+		text += ": " + EscapeString(e.Err.Error())
+		m.setStatus(text+"; q quits", m.c.theme.bad)
+		return
+	}
+	m.setStatus(text+"; q quits", m.c.theme.warn)
+}

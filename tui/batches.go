@@ -1,0 +1,223 @@
+package tui
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+
+	"github.com/kbatch-dev/kbatch/offsets"
+)
+
+// batchesPane lists the kept batches newest first and, beneath, the
+// selected batch's ranges the way Spark's batch page shows them. While the
+// newest batch is selected the selection follows new batches.
+type batchesPane struct {
+	*common
+	hist    *history
+	cur     cursor
+	selID   uint64
+	width   int
+	height  int
+	listH   int
+	focused bool
+	cols    []column
+}
+
+func newBatchesPane(c *common, h *history) *batchesPane {
+	return &batchesPane{common: c, hist: h}
+}
+
+var batchColumns = []column{
+	{title: "BATCH", width: 6, right: true, priority: 0},
+	{title: "TIME", width: 8, priority: 1},
+	{title: "RECORDS", width: 7, right: true, priority: 2},
+	{title: "BYTES", width: 9, right: true, priority: 5},
+	{title: "TOOK", width: 6, right: true, priority: 6},
+	{title: "PARTS", width: 5, right: true, priority: 4},
+	{title: "STATE", width: 11, priority: 3},
+	{title: "NOTE", width: 4, priority: 7, flex: true},
+}
+
+// added is called after batches were added to the history. With follow
+// set and the newest batch selected, the selection moves to the new
+// newest batch; otherwise it stays on the batch it was on.
+func (b *batchesPane) added(follow bool) {
+	follow = follow && b.cur.sel == 0
+	b.cur.setLen(b.hist.len())
+	if follow || b.selID == 0 {
+		b.cur.sel = 0
+	} else if i := b.hist.indexOf(b.selID); i >= 0 {
+		b.cur.sel = i
+	} else {
+		b.cur.sel = b.hist.len() - 1
+	}
+	b.cur.clamp()
+	b.selID = b.selectedID()
+}
+
+func (b *batchesPane) selectedID() uint64 {
+	if e := b.selected(); e != nil {
+		return e.ID
+	}
+	return 0
+}
+
+func (b *batchesPane) selected() *batchEntry {
+	if b.cur.sel < b.hist.len() {
+		return b.hist.newest(b.cur.sel)
+	}
+	return nil
+}
+
+func (b *batchesPane) SetSize(w, h int) {
+	b.width, b.height = w, h
+	b.cols = layoutColumns(batchColumns, w-2)
+	// The ranges take up to a third of the pane, the list the rest.
+	b.listH = max(2, h-max(3, h/3))
+	b.cur.setHeight(b.listH - 1)
+}
+
+func (b *batchesPane) Update(msg tea.Msg) tea.Cmd {
+	if k, ok := msg.(tea.KeyPressMsg); ok {
+		if b.navKeys(k.String(), &b.cur) {
+			b.selID = b.selectedID()
+		}
+	}
+	return nil
+}
+
+func (b *batchesPane) title() string {
+	if b.hist.len() == 0 {
+		return "Batches"
+	}
+	return fmt.Sprintf("Batches %d (latest %d)", b.hist.len(), b.hist.newest(0).ID)
+}
+
+func (b *batchesPane) View() string {
+	lines := make([]string, 0, b.height)
+	lines = append(lines, "  "+headerRow(&b.theme, b.cols))
+	if b.hist.len() == 0 {
+		lines = append(lines, b.theme.dim.Render("  no batch yet"))
+	}
+	from, until := b.cur.visible()
+	cells := make([]string, len(b.cols))
+	styles := make([]*lipgloss.Style, len(b.cols))
+	for i := from; i < until; i++ {
+		e := b.hist.newest(i)
+		for c, col := range b.cols {
+			cells[c], styles[c] = b.cell(e, col.title)
+		}
+		sel := i == b.cur.sel
+		if sel {
+			styles = styles[:0]
+		}
+		lines = append(lines, markRow(&b.theme, renderRow(b.cols, cells, styles...), sel, b.focused))
+		styles = styles[:len(b.cols)]
+	}
+	for len(lines) < b.listH {
+		lines = append(lines, "")
+	}
+	return strings.Join(append(lines, b.rangeLines(b.height-len(lines))...), "\n")
+}
+
+func (b *batchesPane) cell(e *batchEntry, col string) (string, *lipgloss.Style) {
+	switch col {
+	case "BATCH":
+		if e.Jumped() {
+			return "*" + strconv.FormatUint(e.ID, 10), &b.theme.warn
+		}
+		return strconv.FormatUint(e.ID, 10), nil
+	case "TIME":
+		return e.Time.In(b.loc).Format("15:04:05"), nil
+	case "RECORDS":
+		return strconv.FormatInt(e.Records, 10), nil
+	case "BYTES":
+		return formatBytes(e.Bytes), nil
+	case "TOOK":
+		return formatDuration(e.Duration), nil
+	case "PARTS":
+		return strconv.Itoa(len(e.Ranges)), nil
+	case "STATE":
+		return batchState(e), b.stateStyle(e)
+	case "NOTE":
+		return batchNote(e), &b.theme.dim
+	}
+	return "", nil
+}
+
+// batchState is planned, acked or redelivered (acked after a restart
+// re-delivered it); a re-delivered batch still waiting is "redeliv.".
+func batchState(e *batchEntry) string {
+	switch {
+	case e.Redelivered && e.State == offsets.StatePlanned:
+		return "redeliv."
+	case e.Redelivered:
+		return "redelivered"
+	}
+	return string(e.State)
+}
+
+func (b *batchesPane) stateStyle(e *batchEntry) *lipgloss.Style {
+	if e.State == offsets.StatePlanned {
+		return &b.theme.warn
+	}
+	return &b.theme.ok
+}
+
+// batchNote says what is special about a batch: re-delivered, jumped.
+func batchNote(e *batchEntry) string {
+	var notes []string
+	if e.Redelivered {
+		notes = append(notes, "redelivered")
+	}
+	seen := map[string]bool{}
+	for _, r := range e.Ranges {
+		if r.Jump != "" && !seen[r.Jump] {
+			seen[r.Jump] = true
+			notes = append(notes, "jump: "+r.Jump)
+		}
+	}
+	return strings.Join(notes, ", ")
+}
+
+// rangeLines renders the selected batch's ranges in n lines.
+func (b *batchesPane) rangeLines(n int) []string {
+	e := b.selected()
+	if e == nil || n <= 0 {
+		return nil
+	}
+	lines := []string{rule(&b.theme, fmt.Sprintf("batch %d ranges [from, until)", e.ID), b.width)}
+	for i, r := range e.Ranges {
+		if len(lines) == n-1 && i < len(e.Ranges)-1 {
+			lines = append(lines, b.theme.dim.Render(fmt.Sprintf("  … %d more (enter: all ranges)", len(e.Ranges)-i)))
+			break
+		}
+		if len(lines) >= n {
+			break
+		}
+		lines = append(lines, b.rangeLine(r))
+	}
+	return lines
+}
+
+func (b *batchesPane) rangeLine(r offsets.BatchRange) string {
+	s := fmt.Sprintf("  %s %d → %d (%d records)", EscapeString(r.Partition.String()), r.From, r.Until, r.Records)
+	if r.Jump != "" {
+		s += b.theme.warn.Render("  * jump: " + EscapeString(r.Jump))
+	}
+	return s
+}
+
+func (b *batchesPane) ShortHelp() []key.Binding {
+	return []key.Binding{b.keys.Enter, b.keys.Replay}
+}
+
+func (b *batchesPane) FullHelp() [][]key.Binding {
+	return [][]key.Binding{b.navHelp(), b.ShortHelp()}
+}
+
+func (b *batchesPane) setFocus(f bool) { b.focused = f }

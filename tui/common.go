@@ -1,0 +1,55 @@
+package tui
+
+import (
+	"time"
+
+	"charm.land/bubbles/v2/key"
+)
+
+// common is what every pane and view shares: styles, keys, the time zone
+// times are shown in.
+type common struct {
+	theme theme
+	keys  keyMap
+	loc   *time.Location
+}
+
+// navKeys handles list movement for a cursor; it reports whether msg was
+// one of them.
+func (c *common) navKeys(k string, cur *cursor) bool {
+	km := c.keys
+	switch {
+	case keyIs(k, km.Up):
+		cur.move(-1)
+	case keyIs(k, km.Down):
+		cur.move(1)
+	case keyIs(k, km.Top):
+		cur.home()
+	case keyIs(k, km.Bottom):
+		cur.end()
+	case keyIs(k, km.PageUp):
+		cur.move(-max(1, cur.height-1))
+	case keyIs(k, km.PageDown):
+		cur.move(max(1, cur.height-1))
+	default:
+		return false
+	}
+	return true
+}
+
+// keyIs reports whether keystroke k is one of b's keys.
+func keyIs(k string, b key.Binding) bool {
+	if !b.Enabled() {
+		return false
+	}
+	for _, s := range b.Keys() {
+		if s == k {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *common) navHelp() []key.Binding {
+	return []key.Binding{c.keys.Up, c.keys.Down, c.keys.Top, c.keys.Bottom, c.keys.PageUp, c.keys.PageDown}
+}

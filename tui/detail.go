@@ -1,0 +1,235 @@
+package tui
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/viewport"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// Limits of the record detail: a value of several MiB shows its start.
+const (
+	detailTextLimit = 32 << 10  // columns of an escaped value shown
+	detailKeyLimit  = 4 << 10   // columns of a key or header shown
+	detailHexLimit  = 4 << 10   // bytes shown as hex
+	prettyJSONLimit = 256 << 10 // larger JSON is shown as it is
+)
+
+// textView is a scrollable full-screen text: record detail, batch ranges,
+// event detail, full help. Its content is rebuilt on resize so it wraps
+// at the new width.
+type textView struct {
+	*common
+	name    string
+	build   func(width int) string
+	vp      viewport.Model
+	rec     *record // the record shown, for y
+	extra   []key.Binding
+	lastW   int
+	focused bool
+}
+
+func newTextView(c *common, title string, build func(width int) string) *textView {
+	vp := viewport.New()
+	return &textView{common: c, name: title, build: build, vp: vp}
+}
+
+func (v *textView) SetSize(w, h int) {
+	v.vp.SetWidth(w)
+	v.vp.SetHeight(h)
+	if w != v.lastW {
+		// Wrapped once per width, not on every frame.
+		v.lastW = w
+		v.vp.SetContent(ansi.Hardwrap(v.build(w), w, true))
+	}
+}
+
+func (v *textView) Update(msg tea.Msg) tea.Cmd {
+	if k, ok := msg.(tea.KeyPressMsg); ok {
+		switch ks := k.String(); {
+		case keyIs(ks, v.keys.Top):
+			v.vp.GotoTop()
+			return nil
+		case keyIs(ks, v.keys.Bottom):
+			v.vp.GotoBottom()
+			return nil
+		}
+	}
+	var cmd tea.Cmd
+	v.vp, cmd = v.vp.Update(msg)
+	return cmd
+}
+
+func (v *textView) View() string { return v.vp.View() }
+
+func (v *textView) ShortHelp() []key.Binding {
+	return append([]key.Binding{v.keys.Back, v.keys.Down, v.keys.Up}, v.extra...)
+}
+
+func (v *textView) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{v.keys.Up, v.keys.Down, v.keys.Top, v.keys.Bottom, v.keys.PageUp, v.keys.PageDown}, append([]key.Binding{v.keys.Back}, v.extra...)}
+}
+
+// recordDetail renders a record in full: key, value (pretty-printed when
+// JSON, hex when binary), headers and sizes, every byte escaped.
+func recordDetail(t *theme, r *record, loc *time.Location) string {
+	var sb strings.Builder
+	label := func(s string) string { return t.bold.Render(fmt.Sprintf("%-10s", s)) }
+	fmt.Fprintf(&sb, "%s %s · offset %d", label("record"), EscapeString(r.Partition.String()), r.Offset)
+	if r.Batch > 0 {
+		fmt.Fprintf(&sb, " · batch %d", r.Batch)
+	}
+	fmt.Fprintf(&sb, "\n%s %s\n", label("timestamp"), r.Timestamp.In(loc).Format("2006-01-02 15:04:05.000 MST"))
+	writeField(&sb, t, label("key"), r.Key, detailKeyLimit)
+	writeField(&sb, t, label("value"), r.Value, detailTextLimit)
+	fmt.Fprintf(&sb, "\n%s %d\n", label("headers"), len(r.Headers))
+	for _, h := range r.Headers {
+		v := "(null)"
+		if !h.Value.null() {
+			v = EscapeLine(h.Value.Data, detailKeyLimit)
+		}
+		fmt.Fprintf(&sb, "  %s = %s\n", EscapeLine(h.Key, detailKeyLimit), v)
+	}
+	return strings.TrimRight(sb.String(), "\n")
+}
+
+func writeField(sb *strings.Builder, t *theme, label string, f field, limit int) {
+	sb.WriteString("\n" + label + " ")
+	if f.null() {
+		sb.WriteString("(null)\n")
+		return
+	}
+	body, kind := renderBytes(f.Data, !f.truncated(), limit)
+	sb.WriteString(formatBytes(int64(f.Size)))
+	if kind != "" {
+		sb.WriteString(" · " + kind)
+	}
+	if f.truncated() {
+		sb.WriteString(t.warn.Render(fmt.Sprintf(" · only the first %s are kept in memory", formatBytes(int64(len(f.Data))))))
+	}
+	sb.WriteString("\n")
+	if body != "" {
+		sb.WriteString("  " + strings.ReplaceAll(body, "\n", "\n  "))
+		sb.WriteString("\n")
+	}
+}
+
+// renderBytes shows b as pretty JSON, text or a hex dump, always escaped
+// and bounded; kind names the form and says when it was cut.
+func renderBytes(b []byte, complete bool, limit int) (body, kind string) {
+	switch {
+	case len(b) == 0:
+		return "", "empty"
+	case looksBinary(b):
+		n := min(len(b), detailHexLimit)
+		kind = "binary, hex"
+		if n < len(b) {
+			kind += fmt.Sprintf(" (first %s)", formatBytes(int64(n)))
+		}
+		return hexDump(b[:n]), kind
+	case complete && len(b) <= prettyJSONLimit && isJSONDoc(b):
+		var out bytes.Buffer
+		if json.Indent(&out, b, "", "  ") == nil {
+			return EscapeText(out.Bytes(), limit), "JSON"
+		}
+	}
+	s := EscapeText(b, limit)
+	if ansi.StringWidth(s) >= limit {
+		s += "…"
+		kind = fmt.Sprintf("text, cut after %d columns", limit)
+	}
+	return s, kind
+}
+
+// looksBinary reports bytes that are not UTF-8 text: invalid UTF-8 or
+// many control characters in the first KiB.
+func looksBinary(b []byte) bool {
+	head := b[:min(len(b), 1024)]
+	if len(head) < len(b) {
+		// Do not count a rune cut by the 1 KiB boundary as invalid.
+		for i := len(head) - 1; i >= max(0, len(head)-utf8.UTFMax); i-- {
+			if utf8.RuneStart(head[i]) {
+				if !utf8.FullRune(head[i:]) {
+					head = head[:i]
+				}
+				break
+			}
+		}
+	}
+	if !utf8.Valid(head) {
+		return true
+	}
+	ctl := 0
+	for _, c := range head {
+		if c < 0x20 && c != '\n' && c != '\r' && c != '\t' || c == 0x7f {
+			ctl++
+		}
+	}
+	return ctl*10 > len(head)
+}
+
+// isJSONDoc reports a JSON object or array, which is worth indenting.
+func isJSONDoc(b []byte) bool {
+	t := bytes.TrimSpace(b)
+	return len(t) > 0 && (t[0] == '{' || t[0] == '[') && json.Valid(t)
+}
+
+// hexDump renders b like hexdump -C; the ASCII column shows printable
+// ASCII only.
+func hexDump(b []byte) string {
+	var sb strings.Builder
+	for off := 0; off < len(b); off += 16 {
+		line := b[off:min(off+16, len(b))]
+		fmt.Fprintf(&sb, "%08x  ", off)
+		for i := 0; i < 16; i++ {
+			if i < len(line) {
+				fmt.Fprintf(&sb, "%02x ", line[i])
+			} else {
+				sb.WriteString("   ")
+			}
+			if i == 7 {
+				sb.WriteByte(' ')
+			}
+		}
+		sb.WriteString(" |")
+		for _, c := range line {
+			if c >= 0x20 && c < 0x7f {
+				sb.WriteByte(c)
+			} else {
+				sb.WriteByte('.')
+			}
+		}
+		sb.WriteString("|\n")
+	}
+	return strings.TrimRight(sb.String(), "\n")
+}
+
+func (v *textView) capturing() bool { return false }
+
+// batchDetail lists every range of a batch.
+func batchDetail(m *Model, e *batchEntry) string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "batch %d · %s · %s · %d records · %s · took %s\n", e.ID, e.State,
+		e.Time.In(m.c.loc).Format("2006-01-02 15:04:05.000 MST"), e.Records, formatBytes(e.Bytes), formatDuration(e.Duration))
+	if note := batchNote(e); note != "" {
+		sb.WriteString(m.c.theme.warn.Render(note) + "\n")
+	}
+	fmt.Fprintf(&sb, "\n%d ranges [from, until):\n", len(e.Ranges))
+	for _, r := range e.Ranges {
+		sb.WriteString(m.batches.rangeLine(r) + "\n")
+	}
+	fmt.Fprintf(&sb, "\n%d sample records (records pane)", len(e.samples))
+	if e.samplesDropped {
+		sb.WriteString("; dropped to bound memory")
+	}
+	return sb.String()
+}
+
+func (v *textView) title() string { return v.name }

@@ -1,0 +1,19 @@
+// Package tui is kbatch's terminal UI: a bubbletea v2 program that shows a
+// running direct stream batch by batch (DESIGN §6).
+//
+// The root Model lays the screen out, owns the global keys and routes
+// everything else to one model per pane (partitions, batches, records,
+// events) or to the view on top (record detail, seek form, replay, help).
+// Panes get what they need through small interfaces declared here
+// (Controls, Replayer), so tests drive them with fakes.
+//
+// The consumer reaches the screen through one bridge (bridge.go): a tea.Cmd
+// that waits on the stream's event channel, drains what else is ready, and
+// hands the burst over as one message at most ~30 times a second; Update
+// re-arms it. Commands to the stream (pause, seek, ack …) run as tea.Cmds
+// too, never inside Update, because the stream's loop may be waiting for
+// the UI to take an event.
+//
+// Every byte that comes from a record goes through EscapeLine or
+// EscapeText before it is drawn (DESIGN §2.7).
+package tui

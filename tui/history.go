@@ -1,0 +1,89 @@
+package tui
+
+import (
+	"github.com/kbatch-dev/kbatch/consumer"
+)
+
+// History bounds (DESIGN §2.6): memory does not grow with run time.
+const (
+	maxBatches       = 500
+	maxSampleRecords = 20_000
+	maxSampleBytes   = 64 << 20
+	maxEvents        = 1000
+)
+
+// batchEntry is one batch as the screen keeps it.
+type batchEntry struct {
+	*consumer.Batch
+	samples        []*record
+	samplesDropped bool // the samples were dropped to bound memory
+	sampleBytes    int
+}
+
+// history is the ring of the last maxBatches batches with their samples;
+// when the samples of all kept batches exceed the budget, the oldest
+// batches lose theirs first.
+type history struct {
+	ring        []*batchEntry // oldest first
+	sampleCount int
+	sampleBytes int
+	maxRecords  int
+	maxBytes    int
+	maxLen      int
+}
+
+func newHistory() *history {
+	return &history{maxRecords: maxSampleRecords, maxBytes: maxSampleBytes, maxLen: maxBatches}
+}
+
+func (h *history) len() int { return len(h.ring) }
+
+// newest returns the i-th batch counting from the newest (0).
+func (h *history) newest(i int) *batchEntry { return h.ring[len(h.ring)-1-i] }
+
+// indexOf returns the newest-first index of batch id, or -1.
+func (h *history) indexOf(id uint64) int {
+	for i := len(h.ring) - 1; i >= 0; i-- {
+		if h.ring[i].ID == id {
+			return len(h.ring) - 1 - i
+		}
+	}
+	return -1
+}
+
+// add records b. A batch that is already kept (planned, then acked) is
+// replaced in place and keeps its samples.
+func (h *history) add(b *consumer.Batch) *batchEntry {
+	if i := h.indexOf(b.ID); i >= 0 {
+		e := h.newest(i)
+		e.Batch = b
+		return e
+	}
+	e := &batchEntry{Batch: b, samples: make([]*record, 0, len(b.Samples))}
+	for _, m := range b.Samples {
+		r := newRecord(m, b.ID)
+		e.samples = append(e.samples, r)
+		e.sampleBytes += r.size()
+	}
+	h.ring = append(h.ring, e)
+	h.sampleCount += len(e.samples)
+	h.sampleBytes += e.sampleBytes
+	if len(h.ring) > h.maxLen {
+		h.drop(h.ring[0])
+		h.ring[0] = nil
+		h.ring = h.ring[1:]
+	}
+	for i := 0; i < len(h.ring)-1 && (h.sampleCount > h.maxRecords || h.sampleBytes > h.maxBytes); i++ {
+		if len(h.ring[i].samples) > 0 {
+			h.drop(h.ring[i])
+			h.ring[i].samplesDropped = true
+		}
+	}
+	return e
+}
+
+func (h *history) drop(e *batchEntry) {
+	h.sampleCount -= len(e.samples)
+	h.sampleBytes -= e.sampleBytes
+	e.samples, e.sampleBytes = nil, 0
+}

@@ -1,0 +1,52 @@
+package tui
+
+import "charm.land/bubbles/v2/key"
+
+// keyMap holds every binding; panes and views pick theirs for help.
+type keyMap struct {
+	Up, Down, Top, Bottom, PageUp, PageDown key.Binding
+	Enter, Back                             key.Binding
+	Next, Prev                              key.Binding
+	PauseAll, PausePart, Seek, Replay       key.Binding
+	Ack, Step                               key.Binding
+	Filter, Copy, Write                     key.Binding
+	Help, Quit                              key.Binding
+}
+
+func newKeyMap() keyMap {
+	b := func(keys []string, help, desc string) key.Binding {
+		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
+	}
+	return keyMap{
+		Up:        b([]string{"k", "up"}, "k/↑", "up"),
+		Down:      b([]string{"j", "down"}, "j/↓", "down"),
+		Top:       b([]string{"g", "home"}, "g", "top"),
+		Bottom:    b([]string{"G", "end"}, "G", "bottom"),
+		PageUp:    b([]string{"pgup", "ctrl+u"}, "pgup", "page up"),
+		PageDown:  b([]string{"pgdown", "ctrl+d"}, "pgdn", "page down"),
+		Enter:     b([]string{"enter"}, "enter", "details"),
+		Back:      b([]string{"esc"}, "esc", "back"),
+		Next:      b([]string{"tab"}, "tab", "next pane"),
+		Prev:      b([]string{"shift+tab"}, "shift+tab", "prev pane"),
+		PauseAll:  b([]string{"space"}, "space", "pause/resume all"),
+		PausePart: b([]string{"P"}, "P", "pause/resume partition"),
+		Seek:      b([]string{"s"}, "s", "seek partition"),
+		Replay:    b([]string{"r"}, "r", "replay"),
+		Ack:       b([]string{"a"}, "a", "ack batch"),
+		Step:      b([]string{"n"}, "n", "next batch now"),
+		Filter:    b([]string{"/"}, "/", "filter"),
+		Copy:      b([]string{"y"}, "y", "copy value"),
+		Write:     b([]string{"w"}, "w", "write JSON lines"),
+		Help:      b([]string{"?"}, "?", "help"),
+		Quit:      b([]string{"q", "ctrl+c"}, "q", "quit"),
+	}
+}
+
+// simpleHelp adapts binding lists to help.KeyMap.
+type simpleHelp struct {
+	short []key.Binding
+	full  [][]key.Binding
+}
+
+func (h simpleHelp) ShortHelp() []key.Binding  { return h.short }
+func (h simpleHelp) FullHelp() [][]key.Binding { return h.full }

@@ -1,0 +1,263 @@
+package tui
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+
+	"github.com/kbatch-dev/kbatch/consumer"
+)
+
+// Options describe the stream for the header and wire the optional parts.
+type Options struct {
+	// Name, Brokers and Topics are shown until the stream's *Started
+	// event (which carries the same) arrives.
+	Name    string
+	Brokers []string
+	Topics  []string
+	// Interval is the batch interval; ManualAck enables a and n.
+	Interval  time.Duration
+	ManualAck bool
+	// StorePath is shown in the header; empty means --no-store.
+	StorePath string
+	// Replayer reads ranges for r; nil disables replay.
+	Replayer Replayer
+	// Location is the time zone times are shown in (default time.Local).
+	Location *time.Location
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+}
+
+// pane is one of the four panes of the main screen.
+type pane interface {
+	Update(tea.Msg) tea.Cmd
+	View() string
+	SetSize(w, h int)
+	help.KeyMap
+	title() string
+	setFocus(bool)
+}
+
+// view is a full-body view on top of the panes: details, forms, replay,
+// help. capturing views get every key (they hold a text input).
+type view interface {
+	Update(tea.Msg) tea.Cmd
+	View() string
+	SetSize(w, h int)
+	help.KeyMap
+	title() string
+	capturing() bool
+}
+
+// Pane indexes in focus order.
+const (
+	focusPartitions = iota
+	focusBatches
+	focusRecords
+	focusEvents
+	paneCount
+)
+
+// Model is the root model: it applies stream events, lays out the panes,
+// owns the global keys and routes the rest to the focused pane or the
+// view on top.
+type Model struct {
+	c        *common
+	opts     Options
+	controls Controls
+	bridge   *bridge
+	now      func() time.Time
+
+	width, height int
+
+	hist    *history
+	parts   *partitionsPane
+	batches *batchesPane
+	records *recordsPane
+	events  *eventsPane
+	panes   [paneCount]pane
+	focus   int
+	views   []view
+	replay  *replayView // the open replay view, if any
+	help    help.Model
+
+	stream    streamState
+	status    statusLine
+	nextID    int
+	ctx       context.Context
+	cancel    context.CancelFunc
+	bg        sync.WaitGroup // replays and writes in flight
+	replayEnd context.CancelFunc
+}
+
+// streamState is what the header shows about the stream.
+type streamState struct {
+	name, store      string
+	brokers, topics  []string
+	paused, waiting  bool
+	waitingID        uint64
+	rate, byteRate   float64
+	batches          int
+	records          int64
+	ended            *consumer.Ended
+	closed           bool
+	manual           bool
+	interval         time.Duration
+	redeliveringID   uint64
+	startedReceived  bool
+	lastProgressTime time.Time
+}
+
+// statusLine is the latest notice or command result.
+type statusLine struct {
+	text  string
+	style lipgloss.Style
+	at    time.Time
+}
+
+// New returns the root model over src (the stream's events) and ctl (its
+// commands). Call Close when the program has ended, to stop replays and
+// writes in flight and wait for them.
+func New(src EventSource, ctl Controls, opts Options) *Model {
+	if opts.Location == nil {
+		opts.Location = time.Local
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	c := &common{theme: newTheme(), keys: newKeyMap(), loc: opts.Location}
+	c.keys.Ack.SetEnabled(opts.ManualAck)
+	c.keys.Step.SetEnabled(opts.ManualAck)
+	c.keys.Replay.SetEnabled(opts.Replayer != nil)
+	m := &Model{c: c, opts: opts, controls: ctl, bridge: newBridge(src.Events()), now: opts.Now, hist: newHistory()}
+	m.bridge.now = opts.Now
+	m.parts = newPartitionsPane(c)
+	m.batches = newBatchesPane(c, m.hist)
+	m.records = newRecordsPane(c)
+	m.events = newEventsPane(c)
+	m.panes = [paneCount]pane{m.parts, m.batches, m.records, m.events}
+	m.panes[0].setFocus(true)
+	m.help = help.New()
+	m.help.Styles = helpStyles()
+	m.stream = streamState{name: opts.Name, brokers: opts.Brokers, topics: opts.Topics, store: opts.StorePath,
+		manual: opts.ManualAck, interval: opts.Interval}
+	m.ctx, m.cancel = context.WithCancel(context.Background())
+	return m
+}
+
+func helpStyles() help.Styles {
+	s := help.DefaultDarkStyles()
+	s.ShortKey = lipgloss.NewStyle().Bold(true)
+	s.FullKey = lipgloss.NewStyle().Bold(true)
+	s.ShortDesc = lipgloss.NewStyle()
+	s.FullDesc = lipgloss.NewStyle()
+	s.ShortSeparator = lipgloss.NewStyle().Faint(true)
+	s.FullSeparator = lipgloss.NewStyle().Faint(true)
+	s.Ellipsis = lipgloss.NewStyle().Faint(true)
+	return s
+}
+
+// Close stops replays and writes in flight and waits for them, so nothing
+// is left half-written (a write removes its temporary file).
+func (m *Model) Close() {
+	m.cancel()
+	m.bg.Wait()
+}
+
+// Init starts the bridge.
+func (m *Model) Init() tea.Cmd { return m.bridge.wait(time.Time{}) }
+
+// closeViewMsg closes the view on top.
+type closeViewMsg struct{}
+
+func closeView() tea.Msg { return closeViewMsg{} }
+
+// Update routes a message; each case hands off to one method.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.resize(msg.Width, msg.Height)
+		return m, nil
+	case eventsMsg:
+		m.apply(msg.events)
+		if msg.closed {
+			m.stream.closed = true
+			return m, nil
+		}
+		return m, m.bridge.wait(msg.at)
+	case tea.KeyPressMsg:
+		return m, m.key(msg)
+	case closeViewMsg:
+		m.popView()
+		return m, nil
+	case controlDoneMsg:
+		m.controlDone(msg)
+		return m, nil
+	case seekRequestMsg:
+		return m, m.seek(msg)
+	case seekDoneMsg:
+		return m, m.seekDone(msg)
+	case planRequestMsg:
+		return m, m.plan(msg)
+	case planDoneMsg:
+		return m, m.planDone(msg)
+	case replayMsg:
+		return m, m.replayOutput(msg)
+	case writeRequestMsg:
+		return m, m.write(msg)
+	case writeDoneMsg:
+		return m, m.writeDone(msg)
+	}
+	if v := m.top(); v != nil {
+		return m, v.Update(msg)
+	}
+	return m, nil
+}
+
+func (m *Model) top() view {
+	if len(m.views) == 0 {
+		return nil
+	}
+	return m.views[len(m.views)-1]
+}
+
+func (m *Model) pushView(v view) {
+	m.views = append(m.views, v)
+	m.layout()
+}
+
+// popView closes the view on top; closing the replay view stops it.
+func (m *Model) popView() {
+	v := m.top()
+	if v == nil {
+		return
+	}
+	m.views = m.views[:len(m.views)-1]
+	if v == view(m.replay) {
+		m.replayEnd()
+		m.replay = nil
+	}
+	m.layout()
+}
+
+func (m *Model) setFocus(i int) {
+	m.panes[m.focus].setFocus(false)
+	m.focus = (i + paneCount) % paneCount
+	m.panes[m.focus].setFocus(true)
+}
+
+// setStatus shows text in the status line.
+func (m *Model) setStatus(text string, style lipgloss.Style) {
+	m.status = statusLine{text: text, style: style, at: m.now()}
+}
+
+// globalHelp is the bindings that work everywhere outside text inputs.
+func (m *Model) globalHelp() []key.Binding {
+	k := m.c.keys
+	return []key.Binding{k.Next, k.PauseAll, k.Ack, k.Step, k.Help, k.Quit}
+}

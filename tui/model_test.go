@@ -1,0 +1,362 @@
+package tui
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/kbatch-dev/kbatch/consumer"
+	"github.com/kbatch-dev/kbatch/offsets"
+)
+
+func mustContain(t *testing.T, s string, subs ...string) {
+	t.Helper()
+	for _, sub := range subs {
+		if !strings.Contains(s, sub) {
+			t.Fatalf("screen lacks %q:\n%s", sub, s)
+		}
+	}
+}
+
+func mustNotContain(t *testing.T, s string, subs ...string) {
+	t.Helper()
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			t.Fatalf("screen has %q:\n%s", sub, s)
+		}
+	}
+}
+
+func TestHeaderAndPanes(t *testing.T) {
+	m, _ := newTestModel(t, 140, 40, Options{StorePath: "/state/offsets.db"})
+	feed(m, started(3), progressEv(3, 25), batchEv(1, 3, 10, offsets.StateAcked))
+	s := screen(m)
+	mustContain(t, s, "kbatch events", "LIVE", "75 rec/s", "0.01 MB/s", "interval 1s", "store /state/offsets.db",
+		"brokers 127.0.0.1:9092", "topics events", "acked 1 batches · 6 records",
+		"Partitions 3", "events[2]", "stored", "Batches 1", "acked",
+		"batch 1 ranges [from, until)", "events[1] 110 → 112 (2 records)",
+		"Records · batch 1 · 6 samples", `{"seq":10}`, "user-0", "Events 0")
+}
+
+func TestTooSmall(t *testing.T) {
+	m, _ := newTestModel(t, 50, 12, Options{})
+	feed(m, started(2))
+	s := screen(m)
+	mustContain(t, s, "terminal too small: 50×12", "at least 60×16")
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	mustContain(t, screen(m), "1 Partitions", "events[1]")
+}
+
+func TestSmallScreenTabs(t *testing.T) {
+	m, _ := newTestModel(t, 80, 24, Options{})
+	feed(m, started(2), batchEv(1, 2, 0, offsets.StateAcked))
+	mustContain(t, screen(m), "1 Partitions", "PARTITION")
+	press(m, "tab")
+	mustContain(t, screen(m), "Batches 1", "batch 1 ranges")
+	press(m, "tab")
+	mustContain(t, screen(m), "Records · batch 1")
+	press(m, "tab")
+	mustContain(t, screen(m), "Events 0")
+	press(m, "tab")
+	mustContain(t, screen(m), "PARTITION")
+	press(m, "shift+tab")
+	mustContain(t, screen(m), "Events 0")
+	press(m, "2")
+	mustContain(t, screen(m), "Batches 1")
+	for _, line := range strings.Split(screen(m), "\n") {
+		if w := len([]rune(line)); w > 80 {
+			t.Fatalf("line wider than 80: %q", line)
+		}
+	}
+}
+
+func TestPartitionsSelectionSurvivesProgress(t *testing.T) {
+	m, fs := newTestModel(t, 140, 40, Options{})
+	feed(m, started(5))
+	press(m, "j", "j")
+	feed(m, progressEv(5, 10))
+	p, _ := m.parts.selected()
+	if p.Partition != part("events", 2) {
+		t.Fatalf("selected %s", p.Partition)
+	}
+	press(m, "G")
+	run(m, press(m, "P"))
+	if got := fs.Calls(); !slices.Equal(got, []string{"pause events[4]"}) {
+		t.Fatalf("calls %v", got)
+	}
+	mustContain(t, screen(m), "paused")
+	run(m, press(m, "P"))
+	if got := fs.Calls(); got[len(got)-1] != "resume events[4]" {
+		t.Fatalf("calls %v", got)
+	}
+}
+
+func TestPauseAll(t *testing.T) {
+	m, fs := newTestModel(t, 140, 40, Options{})
+	feed(m, started(2))
+	run(m, press(m, "space"))
+	mustContain(t, screen(m), "PAUSED")
+	run(m, press(m, "space"))
+	mustContain(t, screen(m), "LIVE")
+	if got := fs.Calls(); !slices.Equal(got, []string{"pause-all", "resume-all"}) {
+		t.Fatalf("calls %v", got)
+	}
+	fs.err = consumer.ErrEnded
+	run(m, press(m, "space"))
+	mustContain(t, screen(m), "the stream has ended")
+}
+
+func TestBatchesFollowAndReplacePlanned(t *testing.T) {
+	m, _ := newTestModel(t, 140, 40, Options{})
+	feed(m, started(2), batchEv(1, 2, 0, offsets.StateAcked), batchEv(2, 2, 2, offsets.StateAcked))
+	if id := m.batches.selectedID(); id != 2 {
+		t.Fatalf("selected %d, want the newest", id)
+	}
+	press(m, "tab", "j") // batch 1
+	feed(m, batchEv(3, 2, 4, offsets.StateAcked))
+	if id := m.batches.selectedID(); id != 1 {
+		t.Fatalf("selected %d, want 1 kept", id)
+	}
+	press(m, "g")
+	b := batch(4, 2, 6, offsets.StatePlanned)
+	b.Ranges[1].Jump = offsets.CodeSeek
+	feed(m, &consumer.BatchEvent{Batch: b})
+	mustContain(t, screen(m), "planned", "*4", "jump: seek", "events[1] 106 → 108 (2 records)  * jump: seek")
+	acked := *b
+	acked.State = offsets.StateAcked
+	feed(m, &consumer.BatchEvent{Batch: &acked})
+	if m.hist.len() != 4 || m.hist.newest(0).State != offsets.StateAcked {
+		t.Fatalf("planned batch not replaced: %d batches", m.hist.len())
+	}
+	press(m, "enter")
+	mustContain(t, screen(m), "Batch 4", "2 ranges [from, until)", "4 sample records")
+	press(m, "esc")
+	mustContain(t, screen(m), "Partitions 2")
+}
+
+func TestHistoryIsBounded(t *testing.T) {
+	h := newHistory()
+	for id := uint64(1); id <= 600; id++ {
+		h.add(batch(id, 2, int64(id)*2, offsets.StateAcked))
+	}
+	if h.len() != maxBatches || h.newest(0).ID != 600 || h.newest(maxBatches-1).ID != 101 {
+		t.Fatalf("len %d newest %d oldest %d", h.len(), h.newest(0).ID, h.newest(h.len()-1).ID)
+	}
+	h.maxRecords = 10
+	h.add(batch(601, 2, 0, offsets.StateAcked))
+	if h.sampleCount > 10 || len(h.newest(0).samples) != 4 || !h.newest(h.len()-1).samplesDropped {
+		t.Fatalf("samples %d newest %d", h.sampleCount, len(h.newest(0).samples))
+	}
+}
+
+func TestRecordsFilterDetailCopy(t *testing.T) {
+	m, _ := newTestModel(t, 140, 40, Options{})
+	feed(m, started(2), batchEv(1, 2, 0, offsets.StateAcked))
+	press(m, "/")
+	if m.focus != focusRecords || !m.records.list.capturing() {
+		t.Fatal("/ does not start the records filter")
+	}
+	typeText(m, "SEQ") // case-insensitive
+	press(m, "enter")
+	s := screen(m)
+	mustContain(t, s, `filter "SEQ" 2 of 4`, `{"seq":0}`, `{"seq":100}`)
+	mustNotContain(t, s, "plain value")
+	// q is a filter character while typing, not quit.
+	press(m, "/")
+	if cmd := press(m, "q"); cmd != nil && isQuit(cmd) {
+		t.Fatal("q quit while typing a filter")
+	}
+	press(m, "backspace", "enter", "j", "enter")
+	s = screen(m)
+	mustContain(t, s, "Record events[1] @ 100", "value      11 B · JSON", `"seq": 100`, "source = web", "batch 1")
+	cmd := press(m, "y")
+	if cmd == nil {
+		t.Fatal("y gave no clipboard command")
+	}
+	mustContain(t, screen(m), "copied the value of events[1] @ 100")
+	press(m, "esc", "esc")
+	mustContain(t, screen(m), "Records · batch 1 · 4 samples")
+	mustNotContain(t, screen(m), `filter "`)
+}
+
+func isQuit(cmd tea.Cmd) bool {
+	_, ok := cmd().(tea.QuitMsg)
+	return ok
+}
+
+func TestQuitKeys(t *testing.T) {
+	m, _ := newTestModel(t, 140, 40, Options{})
+	if !isQuit(press(m, "q")) || !isQuit(press(m, "ctrl+c")) {
+		t.Fatal("q and ctrl+c must quit")
+	}
+}
+
+func TestEventsAndStatusLine(t *testing.T) {
+	m, _ := newTestModel(t, 140, 40, Options{})
+	e := offsets.NewEvent(t0, offsets.CodeDataLoss, part("events", 1), "events[1]: data loss: stored 120 is below the log start 500")
+	e.Expected, e.LogStart = 120, 500
+	feed(m, started(2), &consumer.Notice{Event: e})
+	mustContain(t, screen(m), "Events 1", "data-loss: events[1]: data loss: stored 120", "10:00:00 data-loss")
+	press(m, "4", "enter")
+	mustContain(t, screen(m), "Event data-loss", "expected    120", "log start   500")
+	press(m, "esc")
+	feed(m, &consumer.Ended{Reason: "error", Err: errors.New("broker down")})
+	mustContain(t, screen(m), "ENDED", "the stream ended (error) after 0 batches: broker down; q quits")
+}
+
+func TestSeekForm(t *testing.T) {
+	m, fs := newTestModel(t, 140, 40, Options{})
+	feed(m, started(3), progressEv(3, 1))
+	press(m, "j", "s")
+	mustContain(t, screen(m), "Seek events[1]", "next 110 · log start 0 · high watermark 150")
+	typeText(m, "abc")
+	run(m, press(m, "enter"))
+	mustContain(t, screen(m), `invalid offset: offset "abc" is not a number`)
+	if len(fs.Calls()) != 0 {
+		t.Fatalf("invalid input reached the stream: %v", fs.Calls())
+	}
+	// q and space are text here.
+	press(m, "q", "space")
+	for range "abcq " {
+		press(m, "backspace")
+	}
+	fs.err = &offsets.UsageError{Msg: "cannot seek events[1] to 999: the partition holds offsets 0 to 150"}
+	typeText(m, "999")
+	run(m, press(m, "enter"))
+	mustContain(t, screen(m), "Seek events[1]", "cannot seek events[1] to 999")
+	fs.err = nil
+	fs.seekTo = 140
+	for range "999" {
+		press(m, "backspace")
+	}
+	typeText(m, "-10")
+	run(m, press(m, "enter"))
+	mustNotContain(t, screen(m), "Seek events[1]")
+	mustContain(t, screen(m), "seek: events[1] moves to 140")
+	if got := fs.Calls(); got[len(got)-1] != "seek events[1] -10" {
+		t.Fatalf("calls %v", got)
+	}
+	// esc cancels a form without a seek.
+	press(m, "s", "esc")
+	mustContain(t, screen(m), "Partitions 3")
+}
+
+func TestStaleSeekAnswerIsDropped(t *testing.T) {
+	m, _ := newTestModel(t, 140, 40, Options{})
+	feed(m, started(2))
+	press(m, "s")
+	typeText(m, "5")
+	req := press(m, "enter")()
+	press(m, "esc", "s") // a new form
+	m.Update(m.seek(req.(seekRequestMsg))())
+	f := m.top().(*seekForm)
+	if f.problem != "" || f.pending != 0 {
+		t.Fatalf("stale answer changed the new form: %+v", f.problem)
+	}
+}
+
+func TestManualAck(t *testing.T) {
+	m, fs := newTestModel(t, 140, 40, Options{ManualAck: true})
+	feed(m, started(2), batchEv(1, 2, 0, offsets.StatePlanned))
+	mustContain(t, screen(m), "MANUAL-ACK batch 1 waits", "planned")
+	press(m, "n")
+	mustContain(t, screen(m), "batch 1 waits for its ack")
+	run(m, press(m, "a"))
+	mustContain(t, screen(m), "acked batch 1")
+	mustNotContain(t, screen(m), "batch 1 waits")
+	run(m, press(m, "n"))
+	if got := fs.Calls(); !slices.Equal(got, []string{"ack 1", "cut"}) {
+		t.Fatalf("calls %v", got)
+	}
+	run(m, press(m, "a"))
+	mustContain(t, screen(m), "no batch is waiting")
+}
+
+func TestAckKeysNeedManualMode(t *testing.T) {
+	m, fs := newTestModel(t, 140, 40, Options{})
+	feed(m, started(1))
+	press(m, "a")
+	mustContain(t, screen(m), "a works with --ack manual")
+	if len(fs.Calls()) != 0 {
+		t.Fatal(fs.Calls())
+	}
+}
+
+func TestReplayFromBatch(t *testing.T) {
+	rp := &fakeReplayer{}
+	m, _ := newTestModel(t, 140, 40, Options{Replayer: rp})
+	feed(m, started(2), batchEv(1, 2, 10, offsets.StateAcked))
+	press(m, "tab", "r")
+	f, ok := m.top().(*replayForm)
+	if !ok {
+		t.Fatal("r opened no form")
+	}
+	if got := f.input.Value(); got != "events:0:10-12 events:1:110-112" {
+		t.Fatalf("prefill %q", got)
+	}
+	rp.planErr = &offsets.UsageError{Msg: `range "x": topic "x" does not exist`}
+	run(m, press(m, "enter"))
+	mustContain(t, screen(m), `topic "x" does not exist`)
+	rp.planErr = nil
+	cmd := press(m, "enter")
+	run(m, cmd) // plan, then the replay's messages until its channel closes
+	s := screen(m)
+	mustContain(t, s, "REPLAY", "Replay events:0:10-12 events:1:110-112", "100%", "4 records", "done in",
+		"events[0] 10 → 12", "v111")
+	// w writes the records as JSON lines.
+	path := filepath.Join(t.TempDir(), "out.jsonl")
+	press(m, "w", "ctrl+u")
+	typeText(m, path)
+	run(m, press(m, "enter"))
+	mustContain(t, screen(m), "wrote 4 records to")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Count(string(b), "\n"); lines != 4 || !strings.Contains(string(b), `"value":"v110"`) {
+		t.Fatalf("file:\n%s", b)
+	}
+	// The same path again is refused, and nothing is left behind.
+	press(m, "w", "ctrl+u")
+	typeText(m, path)
+	run(m, press(m, "enter"))
+	mustContain(t, screen(m), "exists; choose another name")
+	if ents, _ := os.ReadDir(filepath.Dir(path)); len(ents) != 1 {
+		t.Fatalf("left behind: %v", ents)
+	}
+	press(m, "esc")
+	mustNotContain(t, screen(m), "REPLAY")
+}
+
+func TestReplayFromPartition(t *testing.T) {
+	m, _ := newTestModel(t, 140, 40, Options{Replayer: &fakeReplayer{}})
+	feed(m, started(2), progressEv(2, 1))
+	press(m, "j", "r")
+	if got := m.top().(*replayForm).input.Value(); got != "events:1:10-110" {
+		t.Fatalf("prefill %q", got)
+	}
+}
+
+func TestReplayUnavailable(t *testing.T) {
+	m, _ := newTestModel(t, 140, 40, Options{})
+	press(m, "r")
+	if m.top() != nil {
+		t.Fatal("r opened a form without a replayer")
+	}
+	mustContain(t, screen(m), "replay is not available")
+}
+
+func TestHelp(t *testing.T) {
+	m, _ := newTestModel(t, 140, 40, Options{})
+	mustContain(t, screen(m), "P pause/resume partition", "? help", "q quit")
+	press(m, "?")
+	mustContain(t, screen(m), "Help", "shift+tab", "seek partition", "write JSON lines", "a and n need --ack manual")
+	press(m, "esc")
+	press(m, "3")
+	mustContain(t, screen(m), "/ filter", "y copy value")
+}

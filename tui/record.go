@@ -1,0 +1,141 @@
+package tui
+
+import (
+	"time"
+
+	"github.com/IBM/sarama"
+
+	"github.com/kbatch-dev/kbatch/offsets"
+)
+
+// maxKeptBytes caps how much of one key, value or header value the screen
+// keeps in memory. Larger ones keep their first maxKeptBytes and their
+// real size; the screen says so.
+const maxKeptBytes = 1 << 20
+
+// record is a record as the screen keeps it: its bytes copied out of the
+// fetch buffer they came in (so a kept sample does not pin a whole fetch
+// response), capped at maxKeptBytes each.
+type record struct {
+	offsets.Partition
+	Offset    int64
+	Timestamp time.Time
+	Key       field
+	Value     field
+	Headers   []header
+	// Batch is the id of the batch the record came in (0: a replay).
+	Batch uint64
+}
+
+// field is a key or value: nil when absent, else its first bytes and size.
+type field struct {
+	Data []byte
+	Size int // the real size; -1 when absent (null)
+}
+
+func (f field) null() bool      { return f.Size < 0 }
+func (f field) truncated() bool { return f.Size > len(f.Data) }
+
+type header struct {
+	Key   []byte
+	Value field
+}
+
+func newField(b []byte) field {
+	if b == nil {
+		return field{Size: -1}
+	}
+	n := min(len(b), maxKeptBytes)
+	return field{Data: append(make([]byte, 0, n), b[:n]...), Size: len(b)}
+}
+
+// newRecord copies m; batch is the id of the batch it came in.
+func newRecord(m *sarama.ConsumerMessage, batch uint64) *record {
+	r := &record{
+		Partition: offsets.Partition{Topic: m.Topic, Partition: m.Partition},
+		Offset:    m.Offset, Timestamp: m.Timestamp, Batch: batch,
+		Key: newField(m.Key), Value: newField(m.Value),
+	}
+	for _, h := range m.Headers {
+		if h == nil {
+			continue
+		}
+		r.Headers = append(r.Headers, header{Key: append([]byte(nil), h.Key[:min(len(h.Key), maxKeptBytes)]...), Value: newField(h.Value)})
+	}
+	return r
+}
+
+// complete reports whether nothing of the record was cut.
+func (r *record) complete() bool {
+	if r.Key.truncated() || r.Value.truncated() {
+		return false
+	}
+	for _, h := range r.Headers {
+		if h.Value.truncated() {
+			return false
+		}
+	}
+	return true
+}
+
+// message rebuilds the record as a sarama message for JSON output.
+func (r *record) message() *sarama.ConsumerMessage {
+	m := &sarama.ConsumerMessage{Topic: r.Topic, Partition: r.Partition.Partition, Offset: r.Offset, Timestamp: r.Timestamp}
+	if !r.Key.null() {
+		m.Key = r.Key.Data
+	}
+	if !r.Value.null() {
+		m.Value = r.Value.Data
+	}
+	for _, h := range r.Headers {
+		var v []byte
+		if !h.Value.null() {
+			v = h.Value.Data
+		}
+		m.Headers = append(m.Headers, &sarama.RecordHeader{Key: h.Key, Value: v})
+	}
+	return m
+}
+
+// size is the memory a record holds, for budgets.
+func (r *record) size() int {
+	n := 128 + len(r.Key.Data) + len(r.Value.Data) + len(r.Topic)
+	for _, h := range r.Headers {
+		n += 48 + len(h.Key) + len(h.Value.Data)
+	}
+	return n
+}
+
+// matches reports whether the key or value holds q, ASCII letters
+// compared without case. An empty q matches everything.
+func (r *record) matches(q string) bool {
+	return q == "" || containsFold(r.Key.Data, q) || containsFold(r.Value.Data, q)
+}
+
+// containsFold is a case-insensitive (ASCII) substring test that does not
+// allocate, so filtering MiB values on every key press stays cheap.
+func containsFold(b []byte, q string) bool {
+	n := len(q)
+	if n == 0 {
+		return true
+	}
+	for i := 0; i+n <= len(b); i++ {
+		j := 0
+		for ; j < n; j++ {
+			if lower(b[i+j]) != lower(q[j]) {
+				break
+			}
+		}
+		if j == n {
+			return true
+		}
+	}
+	return false
+}
+
+func lower(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}

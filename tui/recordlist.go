@@ -1,0 +1,260 @@
+package tui
+
+import (
+	"strconv"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+)
+
+// recordList is a filterable list of records: the records pane shows the
+// selected batch's samples in one, the replay view its records.
+type recordList struct {
+	*common
+	all      []*record
+	shown    []int // indexes into all that match the filter
+	filter   textinput.Model
+	query    string
+	editing  bool
+	cur      cursor
+	width    int
+	height   int
+	focused  bool
+	cols     []column
+	multiTop bool // records of more than one topic: show topic names
+}
+
+func newRecordList(c *common) *recordList {
+	in := textinput.New()
+	in.Prompt = "/ "
+	in.Placeholder = "key or value substring"
+	st := in.Styles()
+	st.Cursor.Blink = false
+	in.SetStyles(st)
+	return &recordList{common: c, filter: in}
+}
+
+var recordColumns = []column{
+	{title: "OFFSET", width: 9, right: true, priority: 0},
+	{title: "PARTITION", width: 9, priority: 3},
+	{title: "TIMESTAMP", width: 12, priority: 4},
+	{title: "KEY", width: 12, priority: 2},
+	{title: "SIZE", width: 7, right: true, priority: 5},
+	{title: "VALUE", width: 30, priority: 1, flex: true},
+}
+
+// set replaces the records; keepSel keeps the cursor where it was (a list
+// that grows while a replay runs).
+func (l *recordList) set(recs []*record, keepSel bool) {
+	l.all = recs
+	l.multiTop = false
+	for _, r := range recs {
+		if r.Topic != recs[0].Topic {
+			l.multiTop = true
+			break
+		}
+	}
+	sel := l.cur.sel
+	l.refilter()
+	if keepSel {
+		l.cur.sel = sel
+		l.cur.clamp()
+	} else {
+		l.cur.home()
+	}
+}
+
+// appended is set for a list whose records only grew.
+func (l *recordList) appended(recs []*record) {
+	from := len(l.all)
+	l.all = recs
+	for i := from; i < len(recs) && !l.multiTop; i++ {
+		l.multiTop = recs[i].Topic != recs[0].Topic
+	}
+	for i := from; i < len(recs); i++ {
+		if recs[i].matches(l.query) {
+			l.shown = append(l.shown, i)
+		}
+	}
+	l.cur.setLen(len(l.shown))
+}
+
+func (l *recordList) refilter() {
+	l.shown = l.shown[:0]
+	for i, r := range l.all {
+		if r.matches(l.query) {
+			l.shown = append(l.shown, i)
+		}
+	}
+	l.cur.setLen(len(l.shown))
+}
+
+func (l *recordList) selected() *record {
+	if l.cur.sel < len(l.shown) {
+		return l.all[l.shown[l.cur.sel]]
+	}
+	return nil
+}
+
+func (l *recordList) SetSize(w, h int) {
+	l.width, l.height = w, h
+	l.filter.SetWidth(max(10, w-4))
+	l.layout()
+}
+
+func (l *recordList) layout() {
+	cols := append([]column(nil), recordColumns...)
+	if l.width >= 100 {
+		cols[3].width = 20 // KEY
+	}
+	l.cols = layoutColumns(cols, l.width-2)
+	h := l.height - 1
+	if l.editing || l.query != "" {
+		h--
+	}
+	l.cur.setHeight(h)
+}
+
+// capturing reports whether keys go to the filter input.
+func (l *recordList) capturing() bool { return l.editing }
+
+func (l *recordList) Update(msg tea.Msg) tea.Cmd {
+	k, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		return nil
+	}
+	ks := k.String()
+	if l.editing {
+		switch ks {
+		case "enter":
+			l.editing = false
+			l.filter.Blur()
+		case "esc":
+			l.editing = false
+			l.filter.Blur()
+			l.filter.SetValue("")
+		default:
+			var cmd tea.Cmd
+			l.filter, cmd = l.filter.Update(msg)
+			l.apply()
+			return cmd
+		}
+		l.apply()
+		l.layout()
+		return nil
+	}
+	switch {
+	case keyIs(ks, l.keys.Filter):
+		l.editing = true
+		l.layout()
+		return l.filter.Focus()
+	case keyIs(ks, l.keys.Back) && l.query != "":
+		l.filter.SetValue("")
+		l.apply()
+		l.layout()
+	default:
+		l.navKeys(ks, &l.cur)
+	}
+	return nil
+}
+
+func (l *recordList) apply() {
+	if q := l.filter.Value(); q != l.query {
+		l.query = q
+		l.refilter()
+		l.cur.home()
+	}
+}
+
+// filterStatus is "filter: q (3 of 25)" or "".
+func (l *recordList) filterStatus() string {
+	if l.query == "" {
+		return ""
+	}
+	return "filter " + strconv.Quote(l.query) + " " + strconv.Itoa(len(l.shown)) + " of " + strconv.Itoa(len(l.all))
+}
+
+func (l *recordList) View() string {
+	lines := make([]string, 0, l.height)
+	if l.editing {
+		lines = append(lines, l.filter.View())
+	} else if l.query != "" {
+		lines = append(lines, l.theme.info.Render("/ "+EscapeString(l.query))+l.theme.dim.Render("  ("+strconv.Itoa(len(l.shown))+" of "+strconv.Itoa(len(l.all))+"; esc clears)"))
+	}
+	lines = append(lines, "  "+headerRow(&l.theme, l.cols))
+	if len(l.shown) == 0 {
+		msg := "  no sample records in this batch"
+		if l.query != "" {
+			msg = "  no record matches the filter"
+		}
+		return strings.Join(append(lines, l.theme.dim.Render(msg)), "\n")
+	}
+	from, until := l.cur.visible()
+	cells := make([]string, len(l.cols))
+	styles := make([]*lipgloss.Style, len(l.cols))
+	for i := from; i < until; i++ {
+		r := l.all[l.shown[i]]
+		for c, col := range l.cols {
+			cells[c], styles[c] = l.cell(r, col)
+		}
+		sel := i == l.cur.sel
+		st := styles
+		if sel {
+			st = nil
+		}
+		lines = append(lines, markRow(&l.theme, renderRow(l.cols, cells, st...), sel, l.focused))
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (l *recordList) cell(r *record, col column) (string, *lipgloss.Style) {
+	switch col.title {
+	case "OFFSET":
+		return strconv.FormatInt(r.Offset, 10), nil
+	case "PARTITION":
+		if l.multiTop {
+			return partitionLabel(r.Topic, r.Partition.Partition, col.width), nil
+		}
+		return strconv.Itoa(int(r.Partition.Partition)), nil
+	case "TIMESTAMP":
+		return r.Timestamp.In(l.loc).Format("15:04:05.000"), &l.theme.dim
+	case "KEY":
+		return previewField(r.Key, col.width+1), nil
+	case "SIZE":
+		if r.Value.null() {
+			return "", nil
+		}
+		return formatBytes(int64(r.Value.Size)), &l.theme.dim
+	case "VALUE":
+		return previewField(r.Value, col.width+1), nil
+	}
+	return "", nil
+}
+
+// previewField is the one-line, escaped start of a key or value.
+func previewField(f field, width int) string {
+	if f.null() {
+		return "(null)"
+	}
+	if looksBinary(f.Data) {
+		return EscapeBinary(f.Data, width)
+	}
+	return EscapeLine(f.Data, width)
+}
+
+func (l *recordList) ShortHelp() []key.Binding {
+	if l.editing {
+		return []key.Binding{
+			key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "keep filter")),
+			key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear filter")),
+		}
+	}
+	return []key.Binding{l.keys.Enter, l.keys.Filter, l.keys.Copy}
+}
+
+func (l *recordList) FullHelp() [][]key.Binding {
+	return [][]key.Binding{l.navHelp(), {l.keys.Enter, l.keys.Filter, l.keys.Copy, l.keys.Back}}
+}

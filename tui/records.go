@@ -1,0 +1,55 @@
+package tui
+
+import (
+	"fmt"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+)
+
+// recordsPane shows the sample records of the batch selected in the
+// batches pane.
+type recordsPane struct {
+	*common
+	list  *recordList
+	batch *batchEntry
+}
+
+func newRecordsPane(c *common) *recordsPane {
+	return &recordsPane{common: c, list: newRecordList(c)}
+}
+
+// show switches to batch e's samples; showing the same batch again keeps
+// the selection.
+func (p *recordsPane) show(e *batchEntry) {
+	if e == p.batch && (e == nil || len(e.samples) == len(p.list.all)) {
+		return
+	}
+	p.batch = e
+	if e == nil {
+		p.list.set(nil, false)
+		return
+	}
+	p.list.set(e.samples, false)
+}
+
+func (p *recordsPane) title() string {
+	if p.batch == nil {
+		return "Records"
+	}
+	s := fmt.Sprintf("Records · batch %d · %d samples", p.batch.ID, len(p.batch.samples))
+	if p.batch.samplesDropped {
+		s += " (dropped to bound memory)"
+	}
+	if f := p.list.filterStatus(); f != "" {
+		s += " · " + f
+	}
+	return s
+}
+
+func (p *recordsPane) SetSize(w, h int)           { p.list.SetSize(w, h) }
+func (p *recordsPane) Update(msg tea.Msg) tea.Cmd { return p.list.Update(msg) }
+func (p *recordsPane) View() string               { return p.list.View() }
+func (p *recordsPane) setFocus(f bool)            { p.list.focused = f }
+func (p *recordsPane) ShortHelp() []key.Binding   { return p.list.ShortHelp() }
+func (p *recordsPane) FullHelp() [][]key.Binding  { return p.list.FullHelp() }

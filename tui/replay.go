@@ -1,0 +1,404 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/progress"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+)
+
+// Replay memory bounds: records past them are counted, not kept, and `w`
+// reads the ranges again to write everything.
+const (
+	maxReplayRecords = 100_000
+	maxReplayBytes   = 256 << 20
+)
+
+// planRequestMsg asks the root to plan ranges typed in the replay form.
+type planRequestMsg struct {
+	id     int
+	ranges []string
+}
+
+// planDoneMsg is the Replayer's answer to a plan request.
+type planDoneMsg struct {
+	id     int
+	ranges []string
+	tasks  []ReplayTask
+	err    error
+}
+
+// replayForm asks for RANGE arguments, prefilled from the selection.
+type replayForm struct {
+	*common
+	input   textinput.Model
+	problem string
+	pending int
+	nextID  *int
+	missing bool // no Replayer was wired
+}
+
+func newReplayForm(c *common, prefill string, nextID *int, available bool) *replayForm {
+	in := textinput.New()
+	in.Prompt = "ranges> "
+	in.Placeholder = "events:0:100-200 events:*:@-5m-latest"
+	st := in.Styles()
+	st.Cursor.Blink = false
+	in.SetStyles(st)
+	in.SetValue(prefill)
+	in.CursorEnd()
+	in.Focus()
+	return &replayForm{common: c, input: in, nextID: nextID, missing: !available}
+}
+
+func (f *replayForm) SetSize(w, h int) { f.input.SetWidth(max(10, w-len(f.input.Prompt)-2)) }
+func (f *replayForm) capturing() bool  { return true }
+func (f *replayForm) title() string    { return "Replay" }
+
+func (f *replayForm) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case planDoneMsg:
+		if msg.id != f.pending {
+			return nil
+		}
+		f.pending = 0
+		if msg.err != nil {
+			f.problem = msg.err.Error()
+		}
+		return nil
+	case tea.KeyPressMsg:
+		if msg.String() == "enter" {
+			return f.submit()
+		}
+		var cmd tea.Cmd
+		f.input, cmd = f.input.Update(msg)
+		return cmd
+	}
+	return nil
+}
+
+func (f *replayForm) submit() tea.Cmd {
+	if f.pending != 0 {
+		return nil
+	}
+	if f.missing {
+		f.problem = "replay is not available in this session"
+		return nil
+	}
+	ranges := strings.Fields(f.input.Value())
+	if len(ranges) == 0 {
+		f.problem = "type at least one RANGE, e.g. events:0:100-200"
+		return nil
+	}
+	*f.nextID++
+	f.pending = *f.nextID
+	f.problem = ""
+	req := planRequestMsg{id: f.pending, ranges: ranges}
+	return func() tea.Msg { return req }
+}
+
+func (f *replayForm) View() string {
+	lines := []string{
+		"Read exact ranges [from, until) again. The stream and its stored positions do not move.",
+		"",
+		f.input.View(),
+		"",
+	}
+	switch {
+	case f.pending != 0:
+		lines = append(lines, f.theme.info.Render("planning…"))
+	case f.problem != "":
+		lines = append(lines, f.theme.bad.Render(EscapeString(f.problem)))
+	default:
+		lines = append(lines, f.theme.dim.Render("RANGE is TOPIC:PARTITIONS:FROM-UNTIL, space separated; PARTITIONS is N, N,M or *;"),
+			f.theme.dim.Render("FROM is an offset, earliest or @TIME; UNTIL an offset (exclusive), latest or @TIME."))
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (f *replayForm) ShortHelp() []key.Binding {
+	return []key.Binding{
+		key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "replay")),
+		key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
+	}
+}
+func (f *replayForm) FullHelp() [][]key.Binding { return [][]key.Binding{f.ShortHelp()} }
+
+// replayItem is what the reading goroutine hands the view.
+type replayItem struct {
+	chunk ReplayChunk
+	done  bool
+	err   error
+}
+
+// replayMsg is a burst of replay output for the replay with id.
+type replayMsg struct {
+	id     int
+	items  []replayItem
+	closed bool
+	at     time.Time
+	ch     <-chan replayItem // re-armed on this channel
+}
+
+// writeRequestMsg asks the root to write the replay's records to path.
+type writeRequestMsg struct {
+	id   int
+	path string
+}
+
+// writeDoneMsg reports a finished write.
+type writeDoneMsg struct {
+	id      int
+	path    string
+	records int
+	err     error
+}
+
+// replayView shows a running or finished replay: a progress bar, what is
+// read and missing, and the records.
+type replayView struct {
+	*common
+	id      int
+	ranges  []string
+	tasks   []ReplayTask
+	pos     []int64
+	list    *recordList
+	recs    []*record
+	kept    int // bytes kept
+	total   int // records read
+	bytes   int64
+	dropped int // records read but not kept (memory bound)
+	cut     bool
+	started time.Time
+	took    time.Duration
+	done    bool
+	err     error
+	bar     progress.Model
+	width   int
+	height  int
+
+	prompt  textinput.Model
+	writing bool // the path prompt is open
+	wpend   int
+	wmsg    string
+	nextID  *int
+}
+
+func newReplayView(c *common, id int, ranges []string, tasks []ReplayTask, started time.Time, nextID *int) *replayView {
+	v := &replayView{common: c, id: id, ranges: ranges, tasks: tasks, pos: make([]int64, len(tasks)),
+		list: newRecordList(c), started: started, nextID: nextID}
+	for i, t := range tasks {
+		v.pos[i] = t.Range.From
+	}
+	v.list.focused = true
+	v.bar = progress.New(progress.WithFillCharacters('█', '░'), progress.WithColors(lipgloss.Color("4")), progress.WithoutPercentage())
+	v.prompt = textinput.New()
+	v.prompt.Prompt = "write to> "
+	st := v.prompt.Styles()
+	st.Cursor.Blink = false
+	v.prompt.SetStyles(st)
+	return v
+}
+
+// add takes a burst of output; now is the time it arrived.
+func (v *replayView) add(items []replayItem, now time.Time) {
+	for _, it := range items {
+		if it.done {
+			v.done, v.err, v.took = true, it.err, now.Sub(v.started)
+			continue
+		}
+		c := it.chunk
+		if c.Task >= 0 && c.Task < len(v.pos) {
+			v.pos[c.Task] = max(v.pos[c.Task], c.Next)
+		}
+		for _, m := range c.Records {
+			v.total++
+			v.bytes += int64(len(m.Key) + len(m.Value))
+			if len(v.recs) >= maxReplayRecords || v.kept >= maxReplayBytes {
+				v.dropped++
+				continue
+			}
+			r := newRecord(m, 0)
+			if !r.complete() {
+				v.cut = true
+			}
+			v.kept += r.size()
+			v.recs = append(v.recs, r)
+		}
+	}
+	v.list.appended(v.recs)
+}
+
+// fraction is the share of offsets read over all tasks.
+func (v *replayView) fraction() float64 {
+	if v.done && v.err == nil {
+		return 1
+	}
+	var span, read int64
+	for i, t := range v.tasks {
+		span += t.Range.Span()
+		read += min(v.pos[i], t.Range.Until) - t.Range.From
+	}
+	if span == 0 {
+		return 0
+	}
+	return float64(read) / float64(span)
+}
+
+func (v *replayView) SetSize(w, h int) {
+	v.width, v.height = w, h
+	v.bar.SetWidth(max(10, min(40, w/3)))
+	v.prompt.SetWidth(max(10, w-14))
+	v.list.SetSize(w, max(3, h-v.headLines()))
+}
+
+func (v *replayView) headLines() int {
+	n := 2 + min(len(v.taskLines()), 3)
+	if v.writing || v.wmsg != "" || v.wpend != 0 {
+		n++
+	}
+	return n
+}
+
+func (v *replayView) capturing() bool { return v.writing || v.list.capturing() }
+
+func (v *replayView) title() string {
+	return "Replay " + EscapeString(strings.Join(v.ranges, " "))
+}
+
+func (v *replayView) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case writeDoneMsg:
+		if msg.id != v.wpend {
+			return nil
+		}
+		v.wpend = 0
+		if msg.err != nil {
+			v.wmsg = v.theme.bad.Render("write failed: " + EscapeString(msg.err.Error()))
+		} else {
+			v.wmsg = v.theme.ok.Render(fmt.Sprintf("wrote %d records to %s", msg.records, EscapeString(msg.path)))
+		}
+		return nil
+	case tea.KeyPressMsg:
+		if v.writing {
+			return v.promptKey(msg)
+		}
+		if !v.list.capturing() && keyIs(msg.String(), v.keys.Write) {
+			return v.openPrompt()
+		}
+		return v.list.Update(msg)
+	}
+	return nil
+}
+
+func (v *replayView) openPrompt() tea.Cmd {
+	if !v.done {
+		v.wmsg = v.theme.warn.Render("wait for the replay to finish, then press w")
+		return nil
+	}
+	if v.wpend != 0 {
+		return nil
+	}
+	v.writing = true
+	v.prompt.SetValue("replay-" + v.started.In(v.loc).Format("20060102-150405") + ".jsonl")
+	v.prompt.CursorEnd()
+	v.SetSize(v.width, v.height)
+	return v.prompt.Focus()
+}
+
+func (v *replayView) promptKey(msg tea.KeyPressMsg) tea.Cmd {
+	switch msg.String() {
+	case "esc":
+		v.writing = false
+		v.prompt.Blur()
+		v.SetSize(v.width, v.height)
+		return nil
+	case "enter":
+		path := strings.TrimSpace(v.prompt.Value())
+		if path == "" {
+			return nil
+		}
+		v.writing = false
+		v.prompt.Blur()
+		*v.nextID++
+		v.wpend = *v.nextID
+		v.wmsg = ""
+		v.SetSize(v.width, v.height)
+		req := writeRequestMsg{id: v.wpend, path: path}
+		return func() tea.Msg { return req }
+	}
+	var cmd tea.Cmd
+	v.prompt, cmd = v.prompt.Update(msg)
+	return cmd
+}
+
+// complete reports whether the kept records are all the replay read, in
+// full, so a write can use them instead of reading again.
+func (v *replayView) complete() bool { return v.done && v.err == nil && v.dropped == 0 && !v.cut }
+
+func (v *replayView) taskLines() []string {
+	var out []string
+	for _, t := range v.tasks {
+		s := fmt.Sprintf("%s %d → %d", EscapeString(t.Range.Partition.String()), t.Range.From, t.Range.Until)
+		if t.Capped {
+			s += " (capped at the end of the log)"
+		}
+		if m := t.Missing; m.Span() > 0 {
+			s += v.theme.warn.Render(fmt.Sprintf("; %d → %d missing (below the log start)", m.From, m.Until))
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func (v *replayView) View() string {
+	state := v.theme.info.Render("reading…")
+	switch {
+	case v.done && v.err != nil:
+		state = v.theme.bad.Render("stopped: " + EscapeString(v.err.Error()))
+	case v.done:
+		state = v.theme.ok.Render("done in " + formatDuration(v.took))
+	}
+	summary := fmt.Sprintf("%3.0f%%  %d records · %s · %s", v.fraction()*100, v.total, formatBytes(v.bytes), state)
+	if v.dropped > 0 {
+		summary += v.theme.warn.Render(fmt.Sprintf(" · %d not kept in memory (w reads them again)", v.dropped))
+	}
+	lines := []string{v.bar.ViewAs(v.fraction()) + " " + summary}
+	tl := v.taskLines()
+	if len(tl) > 3 {
+		tl = append(tl[:2], v.theme.dim.Render(fmt.Sprintf("… and %d more partitions", len(tl)-2)))
+	}
+	lines = append(lines, tl...)
+	switch {
+	case v.writing:
+		lines = append(lines, v.prompt.View())
+	case v.wpend != 0:
+		lines = append(lines, v.theme.info.Render("writing…"))
+	case v.wmsg != "":
+		lines = append(lines, v.wmsg)
+	}
+	lines = append(lines, "")
+	return strings.Join(lines, "\n") + "\n" + v.list.View()
+}
+
+func (v *replayView) ShortHelp() []key.Binding {
+	if v.writing {
+		return []key.Binding{
+			key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "write")),
+			key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
+		}
+	}
+	if v.list.capturing() {
+		return v.list.ShortHelp()
+	}
+	return []key.Binding{v.keys.Enter, v.keys.Write, v.keys.Filter, v.keys.Copy, v.keys.Back}
+}
+
+func (v *replayView) FullHelp() [][]key.Binding {
+	return [][]key.Binding{v.navHelp(), {v.keys.Enter, v.keys.Write, v.keys.Filter, v.keys.Copy, v.keys.Back}}
+}
