@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,7 +11,9 @@ import (
 
 	"github.com/IBM/sarama"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
+	"github.com/kbatch-dev/kbatch/config"
 	"github.com/kbatch-dev/kbatch/consumer"
 	"github.com/kbatch-dev/kbatch/offsets"
 )
@@ -44,7 +47,8 @@ func exitCode(err error) int {
 	}
 	var ue usageError
 	var oe *offsets.UsageError
-	if errors.As(err, &ue) || errors.As(err, &oe) || errors.Is(err, consumer.ErrUnknownTopic) {
+	var ce *config.Error
+	if errors.As(err, &ue) || errors.As(err, &oe) || errors.As(err, &ce) || errors.Is(err, consumer.ErrUnknownTopic) {
 		return exitUsage
 	}
 	return exitFailure
@@ -57,7 +61,9 @@ func oneLine(err error) string {
 	return strings.ReplaceAll(s, "\n", "; ")
 }
 
-// globalOptions are the flags every command shares.
+// globalOptions are the flags every command shares, and what was resolved
+// from them: the configuration file (loaded once, on first use) and the
+// connection clientConfig built.
 type globalOptions struct {
 	brokers      []string
 	configFile   string
@@ -66,78 +72,174 @@ type globalOptions struct {
 	name         string
 	kafkaVersion string
 	dialTimeout  time.Duration
+	tls          tlsFlags
+	sasl         saslFlags
+
+	// flags are the root's persistent flags, for Changed.
+	flags *pflag.FlagSet
+	// stderr receives warnings (default os.Stderr).
+	stderr io.Writer
+	// getenv reads the environment (default os.Getenv).
+	getenv func(string) string
+	// prompt asks for a password on the terminal (default config.PromptPassword).
+	prompt func(label string) (config.Secret, error)
+
+	cfg    *config.File
+	cfgErr error
+	warned map[string]bool
+	// conn describes the connection of the last clientConfig call, without
+	// secrets, for the TUI header and messages.
+	conn connectionInfo
+}
+
+// tlsFlags are --tls and --tls-*.
+type tlsFlags struct {
+	enabled            bool
+	caFile             string
+	certFile           string
+	keyFile            string
+	serverName         string
+	insecureSkipVerify bool
+}
+
+// saslFlags are --sasl-*. There is deliberately no password flag: command
+// lines show up in ps and shell history.
+type saslFlags struct {
+	mechanism    string
+	user         string
+	passwordEnv  string
+	passwordFile string
 }
 
 func newRootCommand() *cobra.Command {
-	g := &globalOptions{}
+	return newRootCommandFor(&globalOptions{stderr: os.Stderr, getenv: os.Getenv, prompt: config.PromptPassword})
+}
+
+// newRootCommandFor builds the command tree over g, which receives the
+// global flags.
+func newRootCommandFor(g *globalOptions) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "kbatch",
 		Short: "A direct Kafka consumer that shows the stream batch by batch",
 		Long: `kbatch runs a direct Kafka consumer (partitions assigned by hand, no consumer
 group), cuts the stream into batches and shows each batch's offset ranges
 [from, until) per partition. Offsets are stored locally only after a batch is
-acknowledged. Without a command, kbatch runs "watch".`,
+acknowledged. Without a command, kbatch runs "watch".
+
+Connection settings come from flags, then KBATCH_* variables, then the
+config file's [clusters.NAME] profile (see config.example.toml).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// Only watch (and the root, which runs watch) take [watch] defaults;
+		// a subcommand that sets its own PersistentPreRunE must call this.
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			if cmd.Name() == "watch" || !cmd.HasParent() {
+				return g.applyWatchDefaults(cmd)
+			}
+			return nil
+		},
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	pf := root.PersistentFlags()
+	g.flags = pf
 	pf.StringSliceVarP(&g.brokers, "brokers", "b", nil, "bootstrap brokers host:port,... (env KBATCH_BROKERS)")
-	pf.StringVar(&g.configFile, "config", "", "config file (default $XDG_CONFIG_HOME/kbatch/config.toml)")
-	pf.StringVar(&g.cluster, "cluster", "", "use [clusters.NAME] of the config file")
-	pf.StringVar(&g.store, "store", "", "offset store file (default $XDG_STATE_HOME/kbatch/offsets.db)")
+	pf.StringVar(&g.configFile, "config", "", "config file (env KBATCH_CONFIG, default $XDG_CONFIG_HOME/kbatch/config.toml)")
+	pf.StringVar(&g.cluster, "cluster", "", "use [clusters.NAME] of the config file (env KBATCH_CLUSTER)")
+	pf.StringVar(&g.store, "store", "", "offset store file (env KBATCH_STORE, default $XDG_STATE_HOME/kbatch/offsets.db)")
 	pf.StringVar(&g.name, "name", "", "stream name in the store (default: derived from the topics)")
-	pf.StringVar(&g.kafkaVersion, "kafka-version", "", "Kafka protocol version to speak (default 2.8.0)")
+	pf.StringVar(&g.kafkaVersion, "kafka-version", "", "Kafka protocol version to speak (env KBATCH_KAFKA_VERSION, default 2.8.0)")
 	pf.DurationVar(&g.dialTimeout, "dial-timeout", 10*time.Second, "give up reaching the cluster after this long")
+	pf.BoolVar(&g.tls.enabled, "tls", false, "connect with TLS (implied by any --tls-* flag; --tls=false turns a profile's TLS off)")
+	pf.StringVar(&g.tls.caFile, "tls-ca", "", "PEM file of CA certificates to trust (default: the system's)")
+	pf.StringVar(&g.tls.certFile, "tls-cert", "", "PEM client certificate (with --tls-key)")
+	pf.StringVar(&g.tls.keyFile, "tls-key", "", "PEM key of the client certificate")
+	pf.StringVar(&g.tls.serverName, "tls-server-name", "", "host name to check in the broker certificate")
+	pf.BoolVar(&g.tls.insecureSkipVerify, "tls-insecure-skip-verify", false, "do not check the broker certificate (unsafe; kbatch warns)")
+	pf.StringVar(&g.sasl.mechanism, "sasl-mechanism", "", "SASL mechanism: PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512 (env KBATCH_SASL_MECHANISM)")
+	pf.StringVar(&g.sasl.user, "sasl-user", "", "SASL user name (env KBATCH_SASL_USER)")
+	pf.StringVar(&g.sasl.passwordEnv, "sasl-password-env", "", "name of the environment variable holding the SASL password")
+	pf.StringVar(&g.sasl.passwordFile, "sasl-password-file", "", "file whose first line is the SASL password")
 
 	watch := newWatchCommand(g)
 	root.AddCommand(watch, newDemoCommand(g), newVersionCommand())
+	root.AddCommand(newTopicsCommand(g))
+	root.AddCommand(newReplayCommand(g), newOffsetsCommand(g))
 	// "kbatch [flags]" runs watch.
 	root.RunE = watch.RunE
 	root.Flags().AddFlagSet(watch.Flags())
 	return root
 }
 
-// clientConfig resolves brokers (flag, then env) and the protocol version.
+// errNoBrokers is wrapped by clientConfig's error when no brokers are
+// configured anywhere (flags, environment, profile); commands that can work
+// without a cluster test for it with errors.Is.
+var errNoBrokers = errors.New("no brokers: pass -b host:port, set KBATCH_BROKERS, or pick a config profile with --cluster NAME")
+
+// clientConfig resolves the connection (flags, then environment, then the
+// config profile), checks it, builds TLS, finds the SASL password
+// (prompting on a terminal if it must) and warns about insecure settings
+// on stderr. It also records connectionInfo for the screen.
 func (g *globalOptions) clientConfig() (consumer.ClientConfig, error) {
 	cc := consumer.ClientConfig{DialTimeout: g.dialTimeout}
-	cc.Brokers = g.brokers
-	if len(cc.Brokers) == 0 {
-		if env := os.Getenv("KBATCH_BROKERS"); env != "" {
-			cc.Brokers = strings.Split(env, ",")
-		}
+	conn, err := g.connection()
+	if err != nil {
+		return cc, err
 	}
-	if len(cc.Brokers) == 0 {
-		return cc, usagef("no brokers: pass -b host:port or set KBATCH_BROKERS")
+	cc.Brokers = conn.Brokers
+	if !g.changed("dial-timeout") && conn.DialTimeout > 0 {
+		cc.DialTimeout = conn.DialTimeout
 	}
-	for _, b := range cc.Brokers {
-		if _, port, ok := strings.Cut(b, ":"); !ok || port == "" {
-			return cc, usagef("invalid broker address %q: want host:port", b)
-		}
-	}
-	v := g.kafkaVersion
-	if v == "" {
-		v = os.Getenv("KBATCH_KAFKA_VERSION")
-	}
-	if v != "" {
+	if v := conn.KafkaVersion; v != "" {
 		kv, err := sarama.ParseKafkaVersion(v)
 		if err != nil {
-			return cc, usagef("invalid --kafka-version %q: want a version like 2.8.0", v)
+			return cc, usagef("invalid Kafka version %q (--kafka-version, KBATCH_KAFKA_VERSION or kafka_version): want a version like 2.8.0", v)
 		}
 		cc.Version = kv
+	}
+	if cc.TLS, err = conn.TLS.TLSConfig(); err != nil {
+		return cc, usageError{err}
+	}
+	if conn.TLS.Insecure() {
+		g.warn("TLS certificate checks are off (insecure_skip_verify) for " + strings.Join(conn.Brokers, ",") +
+			": anyone on the network path can read and change this connection")
+	}
+	if conn.SASL.On() {
+		pw, err := g.password(conn)
+		if err != nil {
+			return cc, err
+		}
+		cc.SASL = &consumer.SASL{
+			Mechanism:   conn.SASL.Mechanism,
+			User:        conn.SASL.User,
+			Password:    string(pw),
+			SCRAMClient: consumer.SCRAMClientFor(conn.SASL.Mechanism),
+		}
+	}
+	g.conn = connectionInfo{
+		Cluster: conn.Name, Brokers: conn.Brokers,
+		TLS: conn.TLS.On(), InsecureSkipVerify: conn.TLS.Insecure(),
+		SASLMechanism: conn.SASL.Mechanism, SASLUser: conn.SASL.User,
 	}
 	return cc, nil
 }
 
-// storePath is --store, else $KBATCH_STORE, else the XDG state location.
+// storePath is --store, else $KBATCH_STORE, else the config's [store]
+// path, else the XDG state location.
 func (g *globalOptions) storePath() (string, error) {
 	if g.store != "" {
 		return g.store, nil
 	}
-	if env := os.Getenv("KBATCH_STORE"); env != "" {
+	if env := g.env("KBATCH_STORE"); env != "" {
 		return env, nil
 	}
-	dir := os.Getenv("XDG_STATE_HOME")
+	cfg, err := g.config()
+	if err != nil {
+		return "", err
+	}
+	if cfg.Store.Path != "" {
+		return cfg.Store.Path, nil
+	}
+	dir := g.env("XDG_STATE_HOME")
 	if dir == "" {
 		home, err := os.UserHomeDir()
 		if err != nil {

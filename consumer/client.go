@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"sort"
 	"strings"
@@ -133,7 +134,7 @@ func DialWith(cc ClientConfig, conf *sarama.Config) (sarama.Client, error) {
 	select {
 	case r := <-done:
 		if r.err != nil {
-			return nil, fmt.Errorf("%w at %s: %s", ErrUnreachable, strings.Join(cc.Brokers, ","), describeDialError(r.err))
+			return nil, fmt.Errorf("%w at %s: %s", ErrUnreachable, strings.Join(cc.Brokers, ","), diagnose(cc.Brokers[0], conf, r.err))
 		}
 		return r.c, nil
 	case <-time.After(timeout + 2*time.Second):
@@ -142,19 +143,52 @@ func DialWith(cc ClientConfig, conf *sarama.Config) (sarama.Client, error) {
 				_ = r.c.Close()
 			}
 		}()
-		return nil, fmt.Errorf("%w at %s: no answer within %s", ErrUnreachable, strings.Join(cc.Brokers, ","), timeout)
+		hint := ""
+		if conf.Net.TLS.Enable {
+			hint = " (no TLS handshake answer: a plaintext listener? drop --tls)"
+		}
+		return nil, fmt.Errorf("%w at %s: no answer within %s%s", ErrUnreachable, strings.Join(cc.Brokers, ","), timeout, hint)
 	}
 }
 
-func describeDialError(err error) string {
+// diagnose explains why the client could not start. sarama only says it ran
+// out of brokers, so one connection to the first broker is opened again to
+// learn the real cause: refused, timed out, TLS or SASL.
+func diagnose(addr string, conf *sarama.Config, err error) string {
+	if errors.Is(err, sarama.ErrOutOfBrokers) {
+		b := sarama.NewBroker(addr)
+		if oerr := b.Open(conf); oerr == nil {
+			if _, cerr := b.Connected(); cerr != nil {
+				err = cerr
+			} else {
+				// TLS and SASL failures can surface on the first request.
+				if _, rerr := b.GetMetadata(&sarama.MetadataRequest{Version: 1}); rerr != nil {
+					err = rerr
+				}
+				_ = b.Close()
+			}
+		}
+	}
 	var ne net.Error
+	msg := err.Error()
 	switch {
 	case errors.As(err, &ne) && ne.Timeout():
 		return "connection timed out"
+	case strings.Contains(msg, "connection refused"):
+		return "connection refused (is the address right and the broker up?)"
+	case strings.Contains(msg, "x509:") || strings.Contains(msg, "certificate"):
+		return "TLS: " + msg
+	case strings.Contains(msg, "first record does not look like a TLS handshake"):
+		return "TLS handshake failed: the broker does not speak TLS on this port (drop --tls?)"
+	case errors.Is(err, io.EOF) || strings.Contains(msg, "connection reset"):
+		if conf.Net.TLS.Enable {
+			return "the broker closed the connection during the TLS handshake"
+		}
+		return "the broker closed the connection on the first request (a TLS or SASL listener? try --tls or the SASL flags)"
 	case errors.Is(err, sarama.ErrOutOfBrokers):
 		return "no broker answered (is the address right and the broker up?)"
 	}
-	return err.Error()
+	return msg
 }
 
 // TopicPartitions returns every partition of topics. An unknown topic is an

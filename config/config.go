@@ -1,0 +1,160 @@
+package config
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// File is a parsed configuration file. The zero value (no file) is valid
+// and configures nothing.
+type File struct {
+	// Path is the file this was read from; "" when there was none.
+	Path string
+	// DefaultCluster names the profile used when neither --cluster,
+	// KBATCH_CLUSTER, -b nor KBATCH_BROKERS is given.
+	DefaultCluster string
+	// Clusters are the [clusters.NAME] profiles, with Name set.
+	Clusters map[string]Connection
+	// Watch holds the [watch] defaults.
+	Watch Watch
+	// Store holds the [store] defaults.
+	Store Store
+	// Warnings are things the user should hear about (a secret in a file
+	// others can read); each is one line without a "warning:" prefix.
+	Warnings []string
+
+	// hasSecret is set when some profile holds an inline sasl.password.
+	hasSecret bool
+	// missing is the default path that was looked at and not found.
+	missing string
+}
+
+// Connection is how to reach one cluster. It is used both for a
+// [clusters.NAME] profile and for the layers (flags, environment) that
+// Merge combines: a zero field means "not set in this layer".
+type Connection struct {
+	// Name is the profile's name ("" for the flag and environment layers).
+	Name         string
+	Brokers      []string
+	KafkaVersion string
+	DialTimeout  time.Duration
+	TLS          TLS
+	SASL         SASL
+}
+
+// TLS configures TLS to the brokers. It is on when Enabled says so, or,
+// with Enabled unset, when any other field is set.
+type TLS struct {
+	Enabled  *bool
+	CAFile   string
+	CertFile string
+	KeyFile  string
+	// ServerName overrides the host name checked in the broker certificate.
+	ServerName string
+	// InsecureSkipVerify turns certificate checks off; kbatch warns loudly.
+	InsecureSkipVerify *bool
+}
+
+// On reports whether TLS is used.
+func (t TLS) On() bool {
+	if t.Enabled != nil {
+		return *t.Enabled
+	}
+	return t.CAFile != "" || t.CertFile != "" || t.KeyFile != "" || t.ServerName != "" || t.InsecureSkipVerify != nil
+}
+
+// Insecure reports whether TLS is on with certificate checks off.
+func (t TLS) Insecure() bool {
+	return t.On() && t.InsecureSkipVerify != nil && *t.InsecureSkipVerify
+}
+
+// SASL configures SASL authentication. It is on when Mechanism is set. The
+// password comes from exactly one of Password (a config file or
+// KBATCH_SASL_PASSWORD), PasswordEnv (the name of a variable holding it) or
+// PasswordFile (a file holding it); with none, kbatch prompts on a
+// terminal.
+type SASL struct {
+	// Mechanism is PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512 (upper case after
+	// Parse or Merge).
+	Mechanism    string
+	User         string
+	Password     Secret
+	PasswordEnv  string
+	PasswordFile string
+}
+
+// On reports whether SASL is used.
+func (s SASL) On() bool { return s.Mechanism != "" }
+
+func (s SASL) hasPasswordSource() bool {
+	return s.Password != "" || s.PasswordEnv != "" || s.PasswordFile != ""
+}
+
+// Mechanisms are the SASL mechanisms kbatch speaks.
+var Mechanisms = []string{"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"}
+
+// Watch holds defaults for the flags of kbatch watch; a zero field is
+// unset and leaves the flag's own default.
+type Watch struct {
+	Interval        time.Duration
+	Reset           string
+	MaxPerPartition int
+	Samples         *int
+	Ack             string
+	FailOnDataLoss  *bool
+	StrictOffsets   *bool
+}
+
+// FlagValues returns the set fields as flag name → value text, ready for
+// a flag's Set.
+func (w Watch) FlagValues() map[string]string {
+	out := map[string]string{}
+	if w.Interval > 0 {
+		out["interval"] = w.Interval.String()
+	}
+	if w.Reset != "" {
+		out["reset"] = w.Reset
+	}
+	if w.MaxPerPartition > 0 {
+		out["max-per-partition"] = strconv.Itoa(w.MaxPerPartition)
+	}
+	if w.Samples != nil {
+		out["samples"] = strconv.Itoa(*w.Samples)
+	}
+	if w.Ack != "" {
+		out["ack"] = w.Ack
+	}
+	if w.FailOnDataLoss != nil {
+		out["fail-on-data-loss"] = strconv.FormatBool(*w.FailOnDataLoss)
+	}
+	if w.StrictOffsets != nil {
+		out["strict-offsets"] = strconv.FormatBool(*w.StrictOffsets)
+	}
+	return out
+}
+
+// Store holds [store] defaults.
+type Store struct {
+	// Path is the offset store file.
+	Path string
+}
+
+// Secret is a password. It formats as "[redacted]" with every fmt verb and
+// in JSON, so a stray Printf or log line cannot leak it; use string(s) only
+// where the password is handed to the client.
+type Secret string
+
+const redacted = "[redacted]"
+
+// String returns "[redacted]".
+func (Secret) String() string { return redacted }
+
+// GoString returns "[redacted]".
+func (Secret) GoString() string { return redacted }
+
+// Format writes "[redacted]" whatever the verb.
+func (Secret) Format(f fmt.State, _ rune) { _, _ = f.Write([]byte(redacted)) }
+
+// MarshalText returns "[redacted]" (JSON, TOML and other encoders).
+func (Secret) MarshalText() ([]byte, error) { return []byte(redacted), nil }

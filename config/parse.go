@@ -1,0 +1,510 @@
+package config
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Parse reads a configuration document. path names it in errors and is
+// the folder relative file names in it are resolved against ("~/" is left
+// for Load to expand). Every problem is an *Error with the line; Parse
+// never panics, whatever data holds.
+func Parse(data []byte, path string) (*File, error) {
+	var raw map[string]any
+	if _, err := toml.Decode(string(data), &raw); err != nil {
+		return nil, syntaxError(path, data, err)
+	}
+	d := &decoder{path: path, lines: keyLines(data), f: &File{Path: path, Clusters: map[string]Connection{}}}
+	if err := d.top(raw); err != nil {
+		return nil, err
+	}
+	return d.f, nil
+}
+
+// decoder maps the generic TOML tree onto File, exactly: every key must be
+// known and of the right type, with exact case.
+type decoder struct {
+	path  string
+	lines map[string]int
+	f     *File
+}
+
+func (d *decoder) errAt(path []string, format string, args ...any) *Error {
+	return &Error{Path: d.path, Line: lineAt(d.lines, path), Msg: fmt.Sprintf(format, args...)}
+}
+
+// keys returns m's keys in the order they appear in the file.
+func (d *decoder) keys(m map[string]any, prefix []string) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	line := func(k string) int {
+		if l := lineAt(d.lines, append(append([]string(nil), prefix...), k)); l > 0 {
+			return l
+		}
+		return 1 << 30
+	}
+	sort.Slice(ks, func(i, j int) bool {
+		li, lj := line(ks[i]), line(ks[j])
+		if li != lj {
+			return li < lj
+		}
+		return ks[i] < ks[j]
+	})
+	return ks
+}
+
+// fields walks a table, calling set for each key; a key set does not
+// handle (returns false) is reported as unknown, with a suggestion.
+func (d *decoder) fields(m map[string]any, prefix []string, known []string, set func(k string, v any, path []string) (bool, error)) error {
+	for _, k := range d.keys(m, prefix) {
+		path := append(append([]string(nil), prefix...), k)
+		ok, err := set(k, m[k], path)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return d.unknown(path, known)
+		}
+	}
+	return nil
+}
+
+func (d *decoder) unknown(path []string, known []string) *Error {
+	msg := fmt.Sprintf("unknown key %q", dotted(path))
+	if s := suggest(path[len(path)-1], known); s != "" {
+		msg += fmt.Sprintf(" (did you mean %q?)", s)
+	} else if len(known) > 0 {
+		msg += " (known here: " + strings.Join(known, ", ") + ")"
+	}
+	return d.errAt(path, "%s", msg)
+}
+
+func dotted(path []string) string {
+	parts := make([]string, len(path))
+	for i, p := range path {
+		if p == "" || strings.IndexFunc(p, func(r rune) bool { return r > 127 || !isBare(byte(r)) }) >= 0 {
+			p = fmt.Sprintf("%q", p)
+		}
+		parts[i] = p
+	}
+	return strings.Join(parts, ".")
+}
+
+var (
+	topKeys     = []string{"default_cluster", "clusters", "watch", "store"}
+	clusterKeys = []string{"brokers", "kafka_version", "dial_timeout", "tls", "sasl"}
+	tlsKeys     = []string{"enabled", "ca_file", "cert_file", "key_file", "server_name", "insecure_skip_verify"}
+	saslKeys    = []string{"mechanism", "username", "password", "password_env", "password_file"}
+	watchKeys   = []string{"interval", "reset", "max_per_partition", "samples", "ack", "fail_on_data_loss", "strict_offsets"}
+	storeKeys   = []string{"path"}
+)
+
+func (d *decoder) top(raw map[string]any) error {
+	var clusters map[string]any
+	var defaultPath []string
+	err := d.fields(raw, nil, topKeys, func(k string, v any, path []string) (bool, error) {
+		var err error
+		switch k {
+		case "default_cluster":
+			d.f.DefaultCluster, err = d.str(v, path)
+			defaultPath = path
+		case "clusters":
+			clusters, err = d.table(v, path)
+		case "watch":
+			err = d.watch(v, path)
+		case "store":
+			err = d.store(v, path)
+		default:
+			return false, nil
+		}
+		return true, err
+	})
+	if err != nil {
+		return err
+	}
+	for _, name := range d.keys(clusters, []string{"clusters"}) {
+		path := []string{"clusters", name}
+		if strings.TrimSpace(name) == "" {
+			return d.errAt(path, "a cluster needs a name: [clusters.NAME]")
+		}
+		c, err := d.cluster(name, clusters[name], path)
+		if err != nil {
+			return err
+		}
+		d.f.Clusters[name] = c
+	}
+	if n := d.f.DefaultCluster; n != "" {
+		if _, ok := d.f.Clusters[n]; !ok {
+			return d.errAt(defaultPath, "default_cluster %q is not defined: add [clusters.%s]%s", n, n, d.clusterList())
+		}
+	}
+	return nil
+}
+
+func (d *decoder) clusterList() string {
+	if len(d.f.Clusters) == 0 {
+		return ""
+	}
+	names := make([]string, 0, len(d.f.Clusters))
+	for n := range d.f.Clusters {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return " (defined: " + strings.Join(names, ", ") + ")"
+}
+
+func (d *decoder) cluster(name string, v any, path []string) (Connection, error) {
+	c := Connection{Name: name}
+	m, err := d.table(v, path)
+	if err != nil {
+		return c, err
+	}
+	err = d.fields(m, path, clusterKeys, func(k string, v any, p []string) (bool, error) {
+		var err error
+		switch k {
+		case "brokers":
+			c.Brokers, err = d.brokers(v, p)
+		case "kafka_version":
+			c.KafkaVersion, err = d.str(v, p)
+		case "dial_timeout":
+			c.DialTimeout, err = d.duration(v, p)
+		case "tls":
+			c.TLS, err = d.tls(v, p)
+		case "sasl":
+			c.SASL, err = d.sasl(v, p)
+		default:
+			return false, nil
+		}
+		return true, err
+	})
+	return c, err
+}
+
+func (d *decoder) tls(v any, path []string) (TLS, error) {
+	var t TLS
+	m, err := d.table(v, path)
+	if err != nil {
+		return t, err
+	}
+	err = d.fields(m, path, tlsKeys, func(k string, v any, p []string) (bool, error) {
+		var err error
+		switch k {
+		case "enabled":
+			t.Enabled, err = d.boolp(v, p)
+		case "ca_file":
+			t.CAFile, err = d.file(v, p)
+		case "cert_file":
+			t.CertFile, err = d.file(v, p)
+		case "key_file":
+			t.KeyFile, err = d.file(v, p)
+		case "server_name":
+			t.ServerName, err = d.str(v, p)
+		case "insecure_skip_verify":
+			t.InsecureSkipVerify, err = d.boolp(v, p)
+		default:
+			return false, nil
+		}
+		return true, err
+	})
+	if err != nil {
+		return t, err
+	}
+	if t.Enabled == nil {
+		on := true // a [tls] table turns TLS on unless it says enabled = false
+		t.Enabled = &on
+	}
+	if (t.CertFile == "") != (t.KeyFile == "") {
+		return t, d.errAt(path, "%s: cert_file and key_file go together (a client certificate needs its key)", dotted(path))
+	}
+	return t, nil
+}
+
+func (d *decoder) sasl(v any, path []string) (SASL, error) {
+	var s SASL
+	m, err := d.table(v, path)
+	if err != nil {
+		return s, err
+	}
+	err = d.fields(m, path, saslKeys, func(k string, v any, p []string) (bool, error) {
+		var err error
+		switch k {
+		case "mechanism":
+			if s.Mechanism, err = d.str(v, p); err == nil {
+				s.Mechanism, err = normalizeMechanism(s.Mechanism)
+				if err != nil {
+					err = d.errAt(p, "%s: %v", dotted(p), err)
+				}
+			}
+		case "username":
+			s.User, err = d.str(v, p)
+		case "password":
+			str, ok := v.(string)
+			if !ok {
+				return true, d.errAt(p, "%s must be a string (the value is not shown)", dotted(p))
+			}
+			s.Password = Secret(str)
+			d.f.hasSecret = true
+		case "password_env":
+			s.PasswordEnv, err = d.str(v, p)
+		case "password_file":
+			s.PasswordFile, err = d.file(v, p)
+		default:
+			return false, nil
+		}
+		return true, err
+	})
+	if err != nil {
+		return s, err
+	}
+	n := 0
+	for _, set := range []bool{s.Password != "", s.PasswordEnv != "", s.PasswordFile != ""} {
+		if set {
+			n++
+		}
+	}
+	if n > 1 {
+		return s, d.errAt(path, "%s: give only one of password, password_env and password_file", dotted(path))
+	}
+	if s.Mechanism == "" && (s.User != "" || n > 0) {
+		return s, d.errAt(path, "%s: mechanism is missing (one of %s)", dotted(path), strings.Join(Mechanisms, ", "))
+	}
+	return s, nil
+}
+
+func (d *decoder) watch(v any, path []string) error {
+	m, err := d.table(v, path)
+	if err != nil {
+		return err
+	}
+	w := &d.f.Watch
+	return d.fields(m, path, watchKeys, func(k string, v any, p []string) (bool, error) {
+		var err error
+		switch k {
+		case "interval":
+			w.Interval, err = d.duration(v, p)
+		case "reset":
+			if w.Reset, err = d.str(v, p); err == nil && w.Reset != "earliest" && w.Reset != "latest" {
+				err = d.errAt(p, "%s = %q: want \"earliest\" or \"latest\"", dotted(p), w.Reset)
+			}
+		case "max_per_partition":
+			var n int
+			if n, err = d.integer(v, p, 1); err == nil {
+				w.MaxPerPartition = n
+			}
+		case "samples":
+			var n int
+			if n, err = d.integer(v, p, 0); err == nil {
+				w.Samples = &n
+			}
+		case "ack":
+			if w.Ack, err = d.str(v, p); err == nil && w.Ack != "auto" && w.Ack != "manual" {
+				err = d.errAt(p, "%s = %q: want \"auto\" or \"manual\"", dotted(p), w.Ack)
+			}
+		case "fail_on_data_loss":
+			w.FailOnDataLoss, err = d.boolp(v, p)
+		case "strict_offsets":
+			w.StrictOffsets, err = d.boolp(v, p)
+		default:
+			return false, nil
+		}
+		return true, err
+	})
+}
+
+func (d *decoder) store(v any, path []string) error {
+	m, err := d.table(v, path)
+	if err != nil {
+		return err
+	}
+	return d.fields(m, path, storeKeys, func(k string, v any, p []string) (bool, error) {
+		if k != "path" {
+			return false, nil
+		}
+		var err error
+		d.f.Store.Path, err = d.file(v, p)
+		return true, err
+	})
+}
+
+// Value readers. Messages name the key and the expected type; only
+// non-secret values are quoted.
+
+func tomlType(v any) string {
+	switch v.(type) {
+	case string:
+		return "a string"
+	case int64:
+		return "an integer"
+	case float64:
+		return "a float"
+	case bool:
+		return "a boolean"
+	case time.Time:
+		return "a date"
+	case []any:
+		return "an array"
+	case []map[string]any:
+		return "an array of tables"
+	case map[string]any:
+		return "a table"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+func (d *decoder) table(v any, path []string) (map[string]any, error) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, d.errAt(path, "%s must be a table ([%s]), not %s", dotted(path), dotted(path), tomlType(v))
+	}
+	return m, nil
+}
+
+func (d *decoder) str(v any, path []string) (string, error) {
+	s, ok := v.(string)
+	if !ok {
+		return "", d.errAt(path, "%s must be a string, not %s", dotted(path), tomlType(v))
+	}
+	return s, nil
+}
+
+func (d *decoder) boolp(v any, path []string) (*bool, error) {
+	b, ok := v.(bool)
+	if !ok {
+		return nil, d.errAt(path, "%s must be true or false, not %s", dotted(path), tomlType(v))
+	}
+	return &b, nil
+}
+
+func (d *decoder) integer(v any, path []string, least int64) (int, error) {
+	n, ok := v.(int64)
+	if !ok {
+		return 0, d.errAt(path, "%s must be an integer, not %s", dotted(path), tomlType(v))
+	}
+	if n < least || n > 1<<31-1 {
+		return 0, d.errAt(path, "%s = %d: must be at least %d", dotted(path), n, least)
+	}
+	return int(n), nil
+}
+
+func (d *decoder) duration(v any, path []string) (time.Duration, error) {
+	s, ok := v.(string)
+	if !ok {
+		return 0, d.errAt(path, "%s must be a duration string like \"500ms\" or \"2s\", not %s", dotted(path), tomlType(v))
+	}
+	dur, err := time.ParseDuration(s)
+	if err != nil || dur <= 0 {
+		return 0, d.errAt(path, "%s = %q: want a positive duration like \"500ms\" or \"2s\"", dotted(path), s)
+	}
+	return dur, nil
+}
+
+// file reads a file name; a relative one is taken relative to the config
+// file's folder.
+func (d *decoder) file(v any, path []string) (string, error) {
+	s, err := d.str(v, path)
+	if err != nil {
+		return "", err
+	}
+	if s == "" {
+		return "", d.errAt(path, "%s is empty", dotted(path))
+	}
+	if !filepath.IsAbs(s) && !strings.HasPrefix(s, "~/") && d.path != "" {
+		s = filepath.Join(filepath.Dir(d.path), s)
+	}
+	return s, nil
+}
+
+func (d *decoder) brokers(v any, path []string) ([]string, error) {
+	var list []string
+	switch v := v.(type) {
+	case string:
+		list = strings.Split(v, ",")
+	case []any:
+		for _, e := range v {
+			s, ok := e.(string)
+			if !ok {
+				return nil, d.errAt(path, "%s must be an array of \"host:port\" strings, but holds %s", dotted(path), tomlType(e))
+			}
+			list = append(list, s)
+		}
+	default:
+		return nil, d.errAt(path, "%s must be an array of \"host:port\" strings, not %s", dotted(path), tomlType(v))
+	}
+	out, err := ParseBrokers(list)
+	if err != nil {
+		return nil, d.errAt(path, "%s: %v", dotted(path), err)
+	}
+	return out, nil
+}
+
+// ParseBrokers trims and checks "host:port" addresses; empty entries are
+// dropped, and no address at all is an error.
+func ParseBrokers(list []string) ([]string, error) {
+	var out []string
+	for _, b := range list {
+		b = strings.TrimSpace(b)
+		if b == "" {
+			continue
+		}
+		i := strings.LastIndexByte(b, ':')
+		if i <= 0 || i == len(b)-1 || strings.Trim(b[i+1:], "0123456789") != "" || len(b[i+1:]) > 5 {
+			return nil, fmt.Errorf("invalid broker address %q: want host:port", b)
+		}
+		out = append(out, b)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no broker address given")
+	}
+	return out, nil
+}
+
+func normalizeMechanism(m string) (string, error) {
+	up := strings.ToUpper(strings.TrimSpace(m))
+	for _, k := range Mechanisms {
+		if up == k {
+			return k, nil
+		}
+	}
+	return "", fmt.Errorf("unknown SASL mechanism %q: want one of %s", m, strings.Join(Mechanisms, ", "))
+}
+
+// suggest returns the known key closest to k when it looks like a typo.
+func suggest(k string, known []string) string {
+	best, bestD := "", 3
+	for _, c := range known {
+		if dd := editDistance(strings.ToLower(k), c); dd < bestD {
+			best, bestD = c, dd
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	if len(a) > 64 || len(b) > 64 {
+		return 1 << 10
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

@@ -1,0 +1,127 @@
+package config
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// TLSConfig builds the client TLS configuration: nil when TLS is off;
+// otherwise TLS 1.2 or newer, the CA file's certificates as roots (the
+// system roots without one), the client certificate and key when given.
+// Errors name the file and never quote its content.
+func (t TLS) TLSConfig() (*tls.Config, error) {
+	if !t.On() {
+		return nil, nil
+	}
+	c := &tls.Config{MinVersion: tls.VersionTLS12, ServerName: t.ServerName}
+	if t.Insecure() {
+		c.InsecureSkipVerify = true
+	}
+	if t.CAFile != "" {
+		pem, err := readSmallFile(t.CAFile, "TLS CA file")
+		if err != nil {
+			return nil, err
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("TLS CA file %s holds no PEM certificate", t.CAFile)
+		}
+		c.RootCAs = pool
+	}
+	if t.CertFile != "" || t.KeyFile != "" {
+		if t.CertFile == "" || t.KeyFile == "" {
+			return nil, errors.New("TLS client certificate and key go together: give both cert_file and key_file (--tls-cert, --tls-key)")
+		}
+		certPEM, err := readSmallFile(t.CertFile, "TLS certificate file")
+		if err != nil {
+			return nil, err
+		}
+		keyPEM, err := readSmallFile(t.KeyFile, "TLS key file")
+		if err != nil {
+			return nil, err
+		}
+		pair, err := tls.X509KeyPair(certPEM, keyPEM)
+		if err != nil {
+			return nil, fmt.Errorf("TLS certificate %s with key %s: %s", t.CertFile, t.KeyFile, firstLine(err.Error()))
+		}
+		c.Certificates = []tls.Certificate{pair}
+	}
+	return c, nil
+}
+
+// maxSmallFile bounds certificate, key and password files.
+const maxSmallFile = 1 << 20
+
+func readSmallFile(path, what string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", what, path, describeOSError(err))
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxSmallFile+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s %s cannot be read: %w", what, path, describeOSError(err))
+	}
+	if len(data) > maxSmallFile {
+		return nil, fmt.Errorf("%s %s is larger than 1 MiB", what, path)
+	}
+	return data, nil
+}
+
+func describeOSError(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			return errors.New("does not exist")
+		case errors.Is(err, os.ErrPermission):
+			return errors.New("permission denied")
+		}
+		return pe.Err
+	}
+	return err
+}
+
+// ErrNoPassword is returned by ResolvePassword when SASL needs a password and no
+// source gave one; the caller may prompt, or report it.
+var ErrNoPassword = errors.New("no SASL password given")
+
+// ResolvePassword finds the SASL password: Password itself, else the variable
+// named by PasswordEnv (looked up with getenv), else the first line of
+// PasswordFile. Warnings name a password file other users can read. With
+// no source it returns ErrNoPassword. Errors name the variable or file,
+// never the password.
+func (s SASL) ResolvePassword(getenv func(string) string) (Secret, []string, error) {
+	switch {
+	case s.Password != "":
+		return s.Password, nil, nil
+	case s.PasswordEnv != "":
+		v := getenv(s.PasswordEnv)
+		if v == "" {
+			return "", nil, fmt.Errorf("SASL password variable %s (password_env) is not set or empty", s.PasswordEnv)
+		}
+		return Secret(v), nil, nil
+	case s.PasswordFile != "":
+		var warnings []string
+		if info, err := os.Stat(s.PasswordFile); err == nil && info.Mode().Perm()&0o077 != 0 {
+			warnings = append(warnings, fmt.Sprintf("SASL password file %s can be read by other users (mode %04o); run chmod 600 %s",
+				s.PasswordFile, info.Mode().Perm(), s.PasswordFile))
+		}
+		data, err := readSmallFile(s.PasswordFile, "SASL password file")
+		if err != nil {
+			return "", warnings, err
+		}
+		line, _, _ := strings.Cut(string(data), "\n")
+		line = strings.TrimSuffix(line, "\r")
+		if line == "" {
+			return "", warnings, fmt.Errorf("SASL password file %s is empty", s.PasswordFile)
+		}
+		return Secret(line), warnings, nil
+	}
+	return "", nil, ErrNoPassword
+}
