@@ -34,7 +34,7 @@ type reader struct {
 	// in hand, or 0 while it holds or forwards messages.
 	idleSince atomic.Int64
 	// errorAt is the unix-nano time of the last error it forwarded.
-	errorAt  atomic.Int64
+	errorAt atomic.Int64
 	// held and heldBytes count what the reader forwarded that the loop has
 	// not put in a batch yet; the reader waits for room (signalled by
 	// release) while they are at maxHeld or maxHeldBytes.
