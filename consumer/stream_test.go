@@ -431,12 +431,22 @@ func TestNewPartitionStartsAtEarliest(t *testing.T) {
 	defer s.Close()
 	h.kc.AddPartitions(topic, 2)
 	h.kc.ProduceN(topic, 1, 3, 20)
+	until := int64(-1)
 	for ev := range s.Events() {
-		if b, ok := ev.(*BatchEvent); ok {
-			r := b.Batch.Ranges[0]
-			if r.Partition.Partition != 1 || r.From != 0 || r.Until != 3 || r.Jump != offsets.CodeNewPartition {
-				t.Fatalf("batch %+v", r)
-			}
+		b, ok := ev.(*BatchEvent)
+		if !ok {
+			continue
+		}
+		r := b.Batch.Ranges[0]
+		switch {
+		case r.Partition.Partition != 1:
+			t.Fatalf("batch for %s, want only the new partition", r.Partition)
+		case until < 0 && (r.From != 0 || r.Jump != offsets.CodeNewPartition):
+			t.Fatalf("first range of the new partition %+v, want from 0 marked new-partition", r)
+		case until >= 0 && r.From != until:
+			t.Fatalf("range %v does not follow %d", r.Range, until)
+		}
+		if until = r.Until; until == 3 {
 			return
 		}
 	}
