@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -16,6 +17,7 @@ import (
 	"github.com/IBM/sarama"
 
 	"github.com/kbatch-dev/kbatch/config"
+	"github.com/kbatch-dev/kbatch/internal/testkafka"
 )
 
 var (
@@ -330,5 +332,46 @@ max_per_partition = 77
 				t.Errorf("%q: --%s = %s, want %s", sub, name, got, w)
 			}
 		}
+	}
+}
+
+func TestTopicsCommand(t *testing.T) {
+	kc := testkafka.New(t)
+	topic := kc.Topic("topicscmd", 3)
+	kc.ProduceN(topic, 0, 7, 10)
+	kc.ProduceN(topic, 2, 2, 10)
+	b := strings.Join(kc.Brokers, ",")
+
+	r := execKbatch(t, nil, "topics", "-b", b, topic)
+	if r.code != 0 || r.stderr != "" {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	lines := strings.Split(strings.TrimRight(r.stdout, "\n"), "\n")
+	if len(lines) != 4 || !strings.HasPrefix(lines[0], "TOPIC") || !strings.Contains(lines[0], "HIGH WATERMARK") {
+		t.Fatalf("table:\n%s", r.stdout)
+	}
+	for i, wantHW := range []string{"7", "0", "2"} {
+		f := strings.Fields(lines[i+1])
+		// TOPIC PARTITIONS PARTITION LOG-START HIGH-WATERMARK LEADER-ID LEADER-ADDR
+		if len(f) != 7 || f[0] != topic || f[1] != "3" || f[2] != strconv.Itoa(i) || f[3] != "0" || f[4] != wantHW {
+			t.Errorf("row %d: %q", i, lines[i+1])
+		}
+	}
+
+	infos := topicsJSON(t, execKbatch(t, nil, "topics", "--json", "-b", b))
+	found := false
+	for _, ti := range infos {
+		if ti.Topic == topic {
+			found = true
+			if ti.PartitionCount != 3 || len(ti.Partitions) != 3 || ti.Partitions[0].HighWatermark != 7 || ti.Partitions[0].Leader < 0 || ti.Partitions[0].LeaderAddr == "" {
+				t.Errorf("topic %+v", ti)
+			}
+		}
+		if strings.HasPrefix(ti.Topic, "__") {
+			t.Errorf("internal topic %s listed without --all", ti.Topic)
+		}
+	}
+	if !found {
+		t.Errorf("topic %s missing from --json", topic)
 	}
 }

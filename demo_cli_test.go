@@ -15,6 +15,7 @@ import (
 
 func TestDemoBrokerOnlyServesTheDemoTopics(t *testing.T) {
 	cmd := exec.Command(watchBinary(t), "demo", "--broker-only")
+	cmd.Env = isolatedEnv(t)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

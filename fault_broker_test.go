@@ -31,6 +31,7 @@ func TestBrokerRestartMidStream(t *testing.T) {
 	sink := filepath.Join(dir, "sink.jsonl")
 	cmd := exec.Command(watchBinary(t), "watch", "--no-tui", "-b", strings.Join(kc.Brokers, ","), "-t", topic,
 		"--store", filepath.Join(dir, "o.db"), "--sink", sink, "--reset", "earliest", "--interval", "100ms")
+	cmd.Env = isolatedEnv(t)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

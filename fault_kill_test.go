@@ -65,6 +65,7 @@ func TestKilledKbatchLosesNothing(t *testing.T) {
 		}
 		cmd := exec.Command(bin, "watch", "--no-tui", "-b", brokers, "-t", topic, "--store", store, "--sink", sink,
 			"--reset", "earliest", "--interval", "30ms", "--max-per-partition", "150")
+		cmd.Env = isolatedEnv(t)
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		if err := cmd.Start(); err != nil {

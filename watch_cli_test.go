@@ -91,6 +91,7 @@ func parseLines(t *testing.T, out []byte) []jsonLine {
 func runKbatch(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	cmd := exec.Command(watchBinary(t), args...)
+	cmd.Env = isolatedEnv(t)
 	var o, e bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &e
 	err := cmd.Run()
@@ -211,4 +212,23 @@ func TestWatchUsageErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// isolatedEnv is the test process's environment without the developer's
+// kbatch settings: no KBATCH_* variables but the test ones, and an empty
+// config folder, so a real config.toml cannot change what a test sees.
+func isolatedEnv(t *testing.T) []string {
+	t.Helper()
+	var env []string
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "KBATCH_") && !strings.HasPrefix(kv, "KBATCH_TEST_") {
+			continue
+		}
+		if strings.HasPrefix(kv, "XDG_CONFIG_HOME=") || strings.HasPrefix(kv, "XDG_STATE_HOME=") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	dir := t.TempDir()
+	return append(env, "XDG_CONFIG_HOME="+filepath.Join(dir, "config"), "XDG_STATE_HOME="+filepath.Join(dir, "state"))
 }

@@ -53,9 +53,21 @@ func (s *lineScanner) advance() {
 	}
 }
 
-func (s *lineScanner) record(path []string) {
-	for n := 1; n <= len(path); n++ {
-		k := joinPath(path[:n])
+// record notes the line of path and of its prefixes longer than from
+// elements (shorter ones were recorded by the enclosing table or key, so
+// deep nesting stays quadratic at worst, like the toml parser itself).
+func (s *lineScanner) record(path []string, from int) {
+	if from >= len(path) {
+		return
+	}
+	var b strings.Builder
+	b.WriteString(joinPath(path[:from]))
+	for n := from; n < len(path); n++ {
+		if n > 0 {
+			b.WriteString(pathSep)
+		}
+		b.WriteString(path[n])
+		k := b.String()
 		if _, ok := s.lines[k]; !ok {
 			s.lines[k] = s.line
 		}
@@ -98,7 +110,7 @@ func (s *lineScanner) document() {
 				s.advance()
 			}
 			table = s.dottedKey()
-			s.record(table)
+			s.record(table, 0)
 			s.skipLine()
 		} else {
 			s.keyValue(table)
@@ -118,7 +130,7 @@ func (s *lineScanner) keyValue(prefix []string) {
 		return
 	}
 	full := append(append([]string(nil), prefix...), key...)
-	s.record(full)
+	s.record(full, len(prefix))
 	s.skipSpace(false)
 	if s.peek() != '=' {
 		return

@@ -317,3 +317,26 @@ func FuzzLoadConfig(f *testing.F) {
 		_ = keyLines(data)
 	})
 }
+
+// TestExampleFile keeps config.example.toml valid and complete: it parses,
+// and it mentions every key kbatch knows.
+func TestExampleFile(t *testing.T) {
+	data, err := os.ReadFile("../config.example.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := Parse(data, "/repo/config.example.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.DefaultCluster == "" || len(f.Clusters) < 2 || !f.Clusters["prod"].TLS.On() || !f.Clusters["prod"].SASL.On() {
+		t.Errorf("example profiles %+v", f.Clusters)
+	}
+	for _, keys := range [][]string{topKeys, clusterKeys, tlsKeys, saslKeys, watchKeys, storeKeys} {
+		for _, k := range keys {
+			if !strings.Contains(string(data), k) {
+				t.Errorf("config.example.toml does not document %q", k)
+			}
+		}
+	}
+}

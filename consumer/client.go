@@ -134,7 +134,7 @@ func DialWith(cc ClientConfig, conf *sarama.Config) (sarama.Client, error) {
 	select {
 	case r := <-done:
 		if r.err != nil {
-			return nil, fmt.Errorf("%w at %s: %s", ErrUnreachable, strings.Join(cc.Brokers, ","), diagnose(cc.Brokers[0], conf, r.err))
+			return nil, fmt.Errorf("%w at %s: %s", ErrUnreachable, strings.Join(cc.Brokers, ","), diagnose(cc, conf, r.err))
 		}
 		return r.c, nil
 	case <-time.After(timeout + 2*time.Second):
@@ -154,9 +154,9 @@ func DialWith(cc ClientConfig, conf *sarama.Config) (sarama.Client, error) {
 // diagnose explains why the client could not start. sarama only says it ran
 // out of brokers, so one connection to the first broker is opened again to
 // learn the real cause: refused, timed out, TLS or SASL.
-func diagnose(addr string, conf *sarama.Config, err error) string {
+func diagnose(cc ClientConfig, conf *sarama.Config, err error) string {
 	if errors.Is(err, sarama.ErrOutOfBrokers) {
-		b := sarama.NewBroker(addr)
+		b := sarama.NewBroker(cc.Brokers[0])
 		if oerr := b.Open(conf); oerr == nil {
 			if _, cerr := b.Connected(); cerr != nil {
 				err = cerr
@@ -168,6 +168,9 @@ func diagnose(addr string, conf *sarama.Config, err error) string {
 				_ = b.Close()
 			}
 		}
+	}
+	if s := describeSecurityError(cc, err); s != "" {
+		return s
 	}
 	var ne net.Error
 	msg := err.Error()

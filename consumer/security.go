@@ -165,9 +165,11 @@ func scramAttrs(msg string) map[string]string {
 }
 
 // describeSecurityError explains a failure to reach the cluster that comes
-// from TLS or SASL, naming the setting to check; "" when err is something
-// else. It never includes the password (sarama's errors do not carry it,
-// and only the user name and mechanism are added).
+// from TLS or SASL, naming the setting to check and, for SASL, the user and
+// mechanism tried; "" when err is something else. It matches typed errors
+// (x509, tls, sarama KErrors, EOF), so diagnose in client.go can try it
+// before its own string checks. It never includes the password: sarama's
+// errors do not carry it, and only the user name and mechanism are added.
 func describeSecurityError(cc ClientConfig, err error) string {
 	var (
 		recordHdr tls.RecordHeaderError
@@ -229,13 +231,4 @@ func certificateError(err error) (string, bool) {
 		return invalid.Error(), true
 	}
 	return "", false
-}
-
-// timeoutHint adds a likely cause to "no answer within …": a TLS client
-// talking to a plaintext listener waits for a handshake that never comes.
-func timeoutHint(cc ClientConfig) string {
-	if cc.TLS != nil {
-		return " (TLS is on: a plaintext listener never answers the TLS handshake; drop --tls if this is one)"
-	}
-	return ""
 }

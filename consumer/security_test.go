@@ -128,7 +128,4 @@ func TestDescribeSecurityError(t *testing.T) {
 			}
 		})
 	}
-	if timeoutHint(withTLS) == "" || timeoutHint(ClientConfig{}) != "" {
-		t.Error("timeoutHint")
-	}
 }
