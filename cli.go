@@ -164,6 +164,7 @@ config file's [clusters.NAME] profile (see config.example.toml).`,
 	root.AddCommand(watch, newDemoCommand(g), newVersionCommand())
 	root.AddCommand(newTopicsCommand(g))
 	root.AddCommand(newReplayCommand(g), newOffsetsCommand(g))
+	root.AddCommand(newSparkCommand(g))
 	// "kbatch [flags]" runs watch.
 	root.RunE = watch.RunE
 	root.Flags().AddFlagSet(watch.Flags())
