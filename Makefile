@@ -38,6 +38,11 @@ fuzz:
 	  $(GO) test -run='^$$' -fuzz="^$${t#*:}$$" -fuzztime=$(FUZZTIME) ./$${t%%:*}/; \
 	done
 
+# The README's pictures: kbatch demo in tmux at 140x40 and 80x24, rendered
+# with freeze (installed into .cache/bin when missing) into screenshots/.
+screenshots: build
+	./scripts/screenshots.sh
+
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change: $$out"; exit 1; fi
 	$(GO) vet ./...

@@ -26,13 +26,15 @@ func runTUI(ctx context.Context, stream *consumer.Stream, cfg consumer.Config, g
 		interval = time.Second
 	}
 	return tui.Run(ctx, stream, tui.Options{
-		Name:      cfg.Name,
-		Brokers:   cfg.Brokers,
-		Topics:    cfg.Topics,
-		Interval:  interval,
-		ManualAck: cfg.ManualAck,
-		StorePath: store,
-		Replayer:  replayer{client: cfg.Client},
+		Name:        cfg.Name,
+		Cluster:     g.conn.Cluster,
+		InsecureTLS: g.conn.InsecureSkipVerify,
+		Brokers:     cfg.Brokers,
+		Topics:      cfg.Topics,
+		Interval:    interval,
+		ManualAck:   cfg.ManualAck,
+		StorePath:   store,
+		Replayer:    replayer{client: cfg.Client},
 	})
 }
 

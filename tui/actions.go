@@ -191,23 +191,25 @@ func (m *Model) seekDone(msg seekDoneMsg) tea.Cmd {
 	return nil
 }
 
-// openReplay opens the replay form prefilled with the selected batch's
-// ranges (batches and records panes) or the last records of the selected
-// partition.
+// openReplay opens the replay form prefilled with the ranges of the batch
+// in the detail on top or selected (batches and records panes), or the
+// last records of the selected partition.
 func (m *Model) openReplay() tea.Cmd {
 	if m.opts.Replayer == nil {
 		m.setStatus("replay is not available in this session", m.c.theme.dim)
 		return nil
 	}
 	var ranges []string
-	switch m.focus {
-	case focusBatches, focusRecords:
-		if e := m.batches.selected(); e != nil {
-			for _, r := range e.Ranges {
-				ranges = append(ranges, fmt.Sprintf("%s:%d:%d-%d", r.Topic, r.Partition.Partition, r.From, r.Until))
-			}
+	batch := m.batchOnTop()
+	if batch == nil && (m.focus == focusBatches || m.focus == focusRecords) {
+		batch = m.batches.selected()
+	}
+	switch {
+	case batch != nil:
+		for _, r := range batch.Ranges {
+			ranges = append(ranges, fmt.Sprintf("%s:%d:%d-%d", r.Topic, r.Partition.Partition, r.From, r.Until))
 		}
-	case focusPartitions:
+	case m.focus == focusPartitions:
 		if p, ok := m.parts.selected(); ok {
 			from := max(p.LogStart, p.NextOffset-100)
 			ranges = append(ranges, fmt.Sprintf("%s:%d:%d-%d", p.Topic, p.Partition.Partition, from, p.NextOffset))

@@ -10,6 +10,7 @@ import (
 // apply folds a burst of stream events into the model. Only the state
 // changes here; drawing happens once per burst in View.
 func (m *Model) apply(evs []consumer.Event) {
+	rows := len(m.parts.rows)
 	batchAdded := false
 	for _, ev := range evs {
 		switch e := ev.(type) {
@@ -32,6 +33,10 @@ func (m *Model) apply(evs []consumer.Event) {
 		_, reading := m.top().(*textView)
 		m.batches.added(m.focus != focusRecords && !reading)
 		m.records.show(m.batches.selected())
+	}
+	if len(m.parts.rows) != rows {
+		// The wide layout fits the partitions pane to its rows.
+		m.layout()
 	}
 }
 
@@ -59,6 +64,7 @@ func (m *Model) batch(b *consumer.Batch) {
 	switch {
 	case b.State == offsets.StatePlanned && m.opts.ManualAck:
 		s.waiting, s.waitingID = true, b.ID
+		m.setStatus(fmt.Sprintf("batch %d (%s) waits for its ack: a acks it", b.ID, plural(b.Records, "record", "records")), m.c.theme.info)
 	case b.State == offsets.StateAcked:
 		s.batches++
 		s.records += b.Records

@@ -24,7 +24,9 @@ type batchesPane struct {
 	height  int
 	listH   int
 	focused bool
-	cols    []column
+	// maxRanges is the most ranges a batch has had, for the split.
+	maxRanges int
+	cols      []column
 }
 
 func newBatchesPane(c *common, h *history) *batchesPane {
@@ -35,7 +37,7 @@ var batchColumns = []column{
 	{title: "BATCH", width: 6, right: true, priority: 0},
 	{title: "TIME", width: 8, priority: 1},
 	{title: "RECORDS", width: 7, right: true, priority: 2},
-	{title: "BYTES", width: 9, right: true, priority: 5},
+	{title: "BYTES", width: 7, right: true, priority: 5},
 	{title: "TOOK", width: 6, right: true, priority: 6},
 	{title: "PARTS", width: 5, right: true, priority: 4},
 	{title: "STATE", width: 11, priority: 3},
@@ -47,6 +49,10 @@ var batchColumns = []column{
 // newest batch; otherwise it stays on the batch it was on.
 func (b *batchesPane) added(follow bool) {
 	follow = follow && b.cur.sel == 0
+	if n := len(b.hist.newest(0).Ranges); n > b.maxRanges {
+		b.maxRanges = n
+		b.split()
+	}
 	b.cur.setLen(b.hist.len())
 	if follow || b.selID == 0 {
 		b.cur.sel = 0
@@ -76,8 +82,15 @@ func (b *batchesPane) selected() *batchEntry {
 func (b *batchesPane) SetSize(w, h int) {
 	b.width, b.height = w, h
 	b.cols = layoutColumns(batchColumns, w-2)
-	// The ranges take up to a third of the pane, the list the rest.
-	b.listH = max(2, h-max(3, h/3))
+	b.split()
+}
+
+// split divides the height between the list and the ranges beneath: the
+// ranges get a line each for as many partitions as a batch has had (so the
+// split does not move with the selection), at most half the pane.
+func (b *batchesPane) split() {
+	ranges := min(max(3, b.maxRanges+1), b.height/2)
+	b.listH = max(2, b.height-ranges)
 	b.cur.setHeight(b.listH - 1)
 }
 
@@ -90,11 +103,17 @@ func (b *batchesPane) Update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
+// title says how many batches are kept and whether the selection follows
+// new batches or holds one (g goes back to following).
 func (b *batchesPane) title() string {
 	if b.hist.len() == 0 {
 		return "Batches"
 	}
-	return fmt.Sprintf("Batches %d (latest %d)", b.hist.len(), b.hist.newest(0).ID)
+	s := fmt.Sprintf("Batches %d · latest %d", b.hist.len(), b.hist.newest(0).ID)
+	if b.cur.sel > 0 {
+		s += fmt.Sprintf(" · holding %d (g: follow)", b.selectedID())
+	}
+	return s
 }
 
 func (b *batchesPane) View() string {
@@ -213,7 +232,7 @@ func (b *batchesPane) rangeLine(r offsets.BatchRange) string {
 }
 
 func (b *batchesPane) ShortHelp() []key.Binding {
-	return []key.Binding{b.keys.Enter, b.keys.Replay}
+	return []key.Binding{b.keys.Enter, b.keys.Replay, b.keys.SparkExport}
 }
 
 func (b *batchesPane) FullHelp() [][]key.Binding {

@@ -18,7 +18,7 @@ func BenchmarkView140x40(b *testing.B) {
 		st.Starts = append(st.Starts, offsets.Start{Partition: part("events", int32(i)), Source: offsets.SourceStored})
 	}
 	feed(m, st)
-	for i := 0; i < sparkLen; i++ {
+	for i := 0; i < sparkHistory; i++ {
 		feed(m, progressEv(parts, float64(i)))
 	}
 	for id := uint64(1); id <= maxBatches; id++ {

@@ -30,7 +30,8 @@ type textView struct {
 	name    string
 	build   func(width int) string
 	vp      viewport.Model
-	rec     *record // the record shown, for y
+	rec     *record     // the record shown, for y
+	batch   *batchEntry // the batch shown, for r
 	extra   []key.Binding
 	lastW   int
 	focused bool
@@ -77,9 +78,10 @@ func (v *textView) FullHelp() [][]key.Binding {
 	return [][]key.Binding{{v.keys.Up, v.keys.Down, v.keys.Top, v.keys.Bottom, v.keys.PageUp, v.keys.PageDown}, append([]key.Binding{v.keys.Back}, v.extra...)}
 }
 
-// recordDetail renders a record in full: key, value (pretty-printed when
-// JSON, hex when binary), headers and sizes, every byte escaped.
-func recordDetail(t *theme, r *record, loc *time.Location) string {
+// recordDetail renders a record in full for a view w columns wide: key,
+// value (pretty-printed when JSON, hex when binary), headers and sizes,
+// every byte escaped. Long lines wrap with their indent kept.
+func recordDetail(t *theme, r *record, loc *time.Location, w int) string {
 	var sb strings.Builder
 	label := func(s string) string { return t.bold.Render(fmt.Sprintf("%-10s", s)) }
 	fmt.Fprintf(&sb, "%s %s · offset %d", label("record"), EscapeString(r.Partition.String()), r.Offset)
@@ -87,26 +89,42 @@ func recordDetail(t *theme, r *record, loc *time.Location) string {
 		fmt.Fprintf(&sb, " · batch %d", r.Batch)
 	}
 	fmt.Fprintf(&sb, "\n%s %s\n", label("timestamp"), r.Timestamp.In(loc).Format("2006-01-02 15:04:05.000 MST"))
-	writeField(&sb, t, label("key"), r.Key, detailKeyLimit)
-	writeField(&sb, t, label("value"), r.Value, detailTextLimit)
-	fmt.Fprintf(&sb, "\n%s %d\n", label("headers"), len(r.Headers))
+	writeField(&sb, t, label("key"), r.Key, detailKeyLimit, w)
+	writeField(&sb, t, label("value"), r.Value, detailTextLimit, w)
+	hbytes := 0
+	for _, h := range r.Headers {
+		hbytes += len(h.Key) + max(0, h.Value.Size)
+	}
+	fmt.Fprintf(&sb, "\n%s %d", label("headers"), len(r.Headers))
+	if len(r.Headers) > 0 {
+		sb.WriteString(" · " + formatBytes(int64(hbytes)))
+	}
+	sb.WriteString("\n")
 	for _, h := range r.Headers {
 		v := "(null)"
 		if !h.Value.null() {
 			v = EscapeLine(h.Value.Data, detailKeyLimit)
 		}
-		fmt.Fprintf(&sb, "  %s = %s\n", EscapeLine(h.Key, detailKeyLimit), v)
+		sb.WriteString(indent(EscapeLine(h.Key, detailKeyLimit)+" = "+v, w) + "\n")
 	}
 	return strings.TrimRight(sb.String(), "\n")
 }
 
-func writeField(sb *strings.Builder, t *theme, label string, f field, limit int) {
+// indent wraps text to w columns with every line indented by two spaces.
+func indent(text string, w int) string {
+	if w > 4 {
+		text = ansi.Wrap(text, w-2, "")
+	}
+	return "  " + strings.ReplaceAll(text, "\n", "\n  ")
+}
+
+func writeField(sb *strings.Builder, t *theme, label string, f field, limit, w int) {
 	sb.WriteString("\n" + label + " ")
 	if f.null() {
 		sb.WriteString("(null)\n")
 		return
 	}
-	body, kind := renderBytes(f.Data, !f.truncated(), limit)
+	body, kind := renderBytes(f.Data, !f.truncated(), limit, w-2)
 	sb.WriteString(formatBytes(int64(f.Size)))
 	if kind != "" {
 		sb.WriteString(" · " + kind)
@@ -116,14 +134,13 @@ func writeField(sb *strings.Builder, t *theme, label string, f field, limit int)
 	}
 	sb.WriteString("\n")
 	if body != "" {
-		sb.WriteString("  " + strings.ReplaceAll(body, "\n", "\n  "))
-		sb.WriteString("\n")
+		sb.WriteString(indent(body, w) + "\n")
 	}
 }
 
 // renderBytes shows b as pretty JSON, text or a hex dump, always escaped
 // and bounded; kind names the form and says when it was cut.
-func renderBytes(b []byte, complete bool, limit int) (body, kind string) {
+func renderBytes(b []byte, complete bool, limit, w int) (body, kind string) {
 	switch {
 	case len(b) == 0:
 		return "", "empty"
@@ -133,17 +150,32 @@ func renderBytes(b []byte, complete bool, limit int) (body, kind string) {
 		if n < len(b) {
 			kind += fmt.Sprintf(" (first %s)", formatBytes(int64(n)))
 		}
-		return hexDump(b[:n]), kind
+		perLine := 16
+		if w < 78 {
+			perLine = 8
+		}
+		return hexDump(b[:n], perLine), kind
 	case complete && len(b) <= prettyJSONLimit && isJSONDoc(b):
 		var out bytes.Buffer
 		if json.Indent(&out, b, "", "  ") == nil {
 			return EscapeText(out.Bytes(), limit), "JSON"
 		}
 	}
+	// A final line break shows as \n (or \r\n) rather than as a blank
+	// line nobody would notice.
+	var end string
+	switch {
+	case bytes.HasSuffix(b, []byte("\r\n")):
+		b, end = b[:len(b)-2], `\r\n`
+	case bytes.HasSuffix(b, []byte("\n")):
+		b, end = b[:len(b)-1], `\n`
+	}
 	s := EscapeText(b, limit)
 	if ansi.StringWidth(s) >= limit {
 		s += "…"
 		kind = fmt.Sprintf("text, cut after %d columns", limit)
+	} else {
+		s += end
 	}
 	return s, kind
 }
@@ -181,20 +213,20 @@ func isJSONDoc(b []byte) bool {
 	return len(t) > 0 && (t[0] == '{' || t[0] == '[') && json.Valid(t)
 }
 
-// hexDump renders b like hexdump -C; the ASCII column shows printable
-// ASCII only.
-func hexDump(b []byte) string {
+// hexDump renders b like hexdump -C, perLine bytes a line (16, or 8 on
+// narrow screens); the ASCII column shows printable ASCII only.
+func hexDump(b []byte, perLine int) string {
 	var sb strings.Builder
-	for off := 0; off < len(b); off += 16 {
-		line := b[off:min(off+16, len(b))]
+	for off := 0; off < len(b); off += perLine {
+		line := b[off:min(off+perLine, len(b))]
 		fmt.Fprintf(&sb, "%08x  ", off)
-		for i := 0; i < 16; i++ {
+		for i := 0; i < perLine; i++ {
 			if i < len(line) {
 				fmt.Fprintf(&sb, "%02x ", line[i])
 			} else {
 				sb.WriteString("   ")
 			}
-			if i == 7 {
+			if i == 7 && perLine > 8 {
 				sb.WriteByte(' ')
 			}
 		}

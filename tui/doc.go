@@ -3,7 +3,10 @@
 //
 // The root Model lays the screen out, owns the global keys and routes
 // everything else to one model per pane (partitions, batches, records,
-// events) or to the view on top (record detail, seek form, replay, help).
+// events) or to the view on top (record detail, replay, help). The forms
+// (seek, replay ranges) are dialogs: boxes drawn over the live screen.
+// Wide terminals show every pane at once; smaller ones one pane at a time
+// behind tabs; below 60×16 a message says the terminal is too small.
 // Panes get what they need through small interfaces declared here
 // (Controls, Replayer), so tests drive them with fakes.
 //

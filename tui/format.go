@@ -51,6 +51,8 @@ func formatDuration(d time.Duration) string {
 	switch {
 	case d <= 0:
 		return "-"
+	case d < time.Microsecond:
+		return "<1µs"
 	case d < time.Millisecond:
 		return strconv.FormatInt(d.Microseconds(), 10) + "µs"
 	case d < time.Second:
@@ -72,4 +74,12 @@ func formatOffset(o int64) string {
 // formatMB renders bytes per second as MB/s.
 func formatMB(bytesPerSec float64) string {
 	return strconv.FormatFloat(bytesPerSec/1e6, 'f', 2, 64)
+}
+
+// plural renders "1 batch", "2 batches".
+func plural(n int64, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.FormatInt(n, 10) + " " + many
 }

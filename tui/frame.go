@@ -116,3 +116,11 @@ func placeBlock(s string, w, h int) string {
 
 // sideBySide joins two blocks of equal height horizontally.
 func sideBySide(a, b string) string { return lipgloss.JoinHorizontal(lipgloss.Top, a, b) }
+
+// wrap word-wraps plain text to w columns (w <= 0: as it is).
+func wrap(s string, w int) string {
+	if w <= 0 {
+		return s
+	}
+	return ansi.Wordwrap(s, w, "")
+}

@@ -40,6 +40,8 @@ func TestGoldenScreens(t *testing.T) {
 		{"small_records_80x24", 80, 24, []string{"3", "j"}},
 		{"small_record_detail_80x24", 80, 24, []string{"3", "enter"}},
 		{"small_seek_form_80x24", 80, 24, []string{"j", "s", "x"}},
+		{"wide_seek_dialog_140x40", 140, 40, []string{"j", "s", "1", "2", "a", "b", "enter"}},
+		{"wide_help_140x40", 140, 40, []string{"?"}},
 		{"too_small_50x12", 50, 12, nil},
 	}
 	for _, tt := range tests {

@@ -1,44 +1,85 @@
 package tui
 
 import (
-	"fmt"
 	"strings"
 
-	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 )
 
-// helpView is ? : every key, grouped, and what the marks mean.
+// helpView is ? : every key with what it does, and what the panes show.
 type helpView struct{ *textView }
 
+// helpEntry is one line of the help: keys and what they do.
+type helpEntry struct{ keys, desc string }
+
 func newHelpView(m *Model) *helpView {
-	k := m.c.keys
-	groups := [][]key.Binding{
-		{k.Next, k.Prev, k.Up, k.Down, k.Top, k.Bottom, k.PageUp, k.PageDown},
-		{k.Enter, k.Back, k.Filter, k.Copy, k.Write, k.Help, k.Quit},
-		{k.PauseAll, k.PausePart, k.Seek, k.Replay, k.Ack, k.Step},
+	t := &m.c.theme
+	manual, replay := "", ""
+	if !m.opts.ManualAck {
+		manual = " (needs --ack manual; this session acks by itself)"
+	}
+	if m.opts.Replayer == nil {
+		replay = " (not available in this session)"
+	}
+	sections := []struct {
+		title   string
+		entries []helpEntry
+	}{
+		{"Move and look", []helpEntry{
+			{"tab shift+tab", "next, previous pane; 1-4 jump to a pane"},
+			{"j k ↑ ↓", "move the selection"},
+			{"g G home end", "first, last; g in the batches pane follows new batches again"},
+			{"pgup pgdown", "page up, down; ctrl+u and ctrl+d too"},
+			{"enter", "details: a batch's ranges, a record in full (key, pretty JSON value, headers, sizes), an event"},
+			{"esc", "back; clears the records filter"},
+			{"/", "filter records by a key or value substring, any case; enter keeps it, esc clears it"},
+			{"y", "copy the selected record's value to the clipboard (OSC 52, works over SSH)"},
+			{"?", "this help"},
+			{"q ctrl+c", "quit: the stream closes cleanly, nothing is left half-written"},
+		}},
+		{"Drive the stream", []helpEntry{
+			{"space", "pause or resume every partition (header: PAUSED)"},
+			{"P", "pause or resume the selected partition (STATE: paused)"},
+			{"s", "seek the selected partition: an offset, earliest, latest, -N (before the high watermark) or @TIME"},
+			{"r", "replay the selected batch's ranges, or the selected partition's last 100 records" + replay},
+			{"w", "in the replay view: write the records to a file as JSON lines"},
+			{"e", "the selected batch as Spark startingOffsets/endingOffsets options, copied with OSC 52"},
+			{"a", "ack the batch that waits for its ack" + manual},
+			{"n", "cut the next batch now" + manual},
+		}},
+		{"What the panes show", []helpEntry{
+			{"Partitions", "SOURCE: why it started where it did (explicit, stored, import, reset-earliest, reset-latest, " +
+				"timestamp, new-partition); NEXT: the next offset to read; LOG START and HWM: the offsets the " +
+				"partition holds; LAG: HWM - NEXT; REC/S and TREND: the rate, one mark a second, " +
+				"a full block at the line's 90th percentile or above; STATE: live or paused."},
+			{"Batches", "id, time, records, bytes, processing time, partitions, state: planned (written ahead), " +
+				"acked (stored positions moved to its untils), redelivered (planned before a restart, read again). " +
+				"* marks a batch whose range jumped (seek, reset, data loss). Beneath: the selected batch's " +
+				"ranges [from, until)."},
+			{"Records", "sample records of the selected batch. Bytes that could drive the terminal show escaped " +
+				"(\\x1b, \\u202e); binary values as \\xNN, and as hex in the detail."},
+			{"Events", "seeks, resets, data loss, out-of-range offsets, new partitions, broker errors; " +
+				"the latest also shows in the status line."},
+		}},
 	}
 	build := func(width int) string {
-		h := m.help
-		h.SetWidth(width)
-		legend := []string{
-			"",
-			"Batches: ranges are [from, until); * marks a batch whose range jumped (seek, reset, data loss);",
-			"planned = written ahead, waiting; acked = stored positions moved to its untils.",
-			"Partitions: SOURCE says why a partition started where it did; TREND is rec/s over the last 8 s.",
-			"Records are escaped: \\x1b, \\u202e … stand for bytes that would drive the terminal.",
-			"Focus: the thick frame. 1-4 jump to a pane on small screens.",
+		const keyW = 15
+		var sb strings.Builder
+		for i, sec := range sections {
+			if i > 0 {
+				sb.WriteString("\n")
+			}
+			sb.WriteString(t.titleFocused.Render(sec.title) + "\n")
+			for _, e := range sec.entries {
+				desc := ansi.Wordwrap(e.desc, max(20, width-keyW-2), "")
+				desc = strings.ReplaceAll(desc, "\n", "\n"+strings.Repeat(" ", keyW+2))
+				sb.WriteString("  " + t.bold.Render(fit(e.keys, keyW)) + desc + "\n")
+			}
 		}
-		if !m.opts.ManualAck {
-			legend = append(legend, "a and n need --ack manual.")
-		}
-		if m.opts.Replayer == nil {
-			legend = append(legend, "Replay is not available in this session.")
-		}
-		return h.FullHelpView(groups) + "\n" + strings.Join(legend, "\n")
+		return strings.TrimRight(sb.String(), "\n")
 	}
-	tv := newTextView(m.c, fmt.Sprintf("Help · kbatch keys"), build)
-	return &helpView{tv}
+	return &helpView{newTextView(m.c, "Help · every key", build)}
 }
 
 func (h *helpView) capturing() bool            { return false }

@@ -55,6 +55,10 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		return m.copyValue()
 	case keyIs(ks, km.Enter):
 		m.enter()
+	case ks == "r" && m.batchOnTop() != nil:
+		return m.openReplay()
+	case keyIs(ks, km.SparkExport) && (m.top() == nil || m.batchOnTop() != nil):
+		return m.exportSpark()
 	default:
 		if v := m.top(); v != nil {
 			return v.Update(k)
@@ -154,7 +158,7 @@ func (m *Model) enter() {
 
 func (m *Model) openRecord(r *record) {
 	tv := newTextView(m.c, fmt.Sprintf("Record %s @ %d", EscapeString(r.Partition.String()), r.Offset),
-		func(int) string { return recordDetail(&m.c.theme, r, m.c.loc) })
+		func(w int) string { return recordDetail(&m.c.theme, r, m.c.loc, w) })
 	tv.rec = r
 	tv.extra = append(tv.extra, m.c.keys.Copy)
 	m.pushView(tv)
@@ -162,8 +166,20 @@ func (m *Model) openRecord(r *record) {
 
 func (m *Model) openBatch(e *batchEntry) {
 	tv := newTextView(m.c, fmt.Sprintf("Batch %d", e.ID), func(int) string { return batchDetail(m, e) })
-	tv.extra = append(tv.extra, m.c.keys.Replay)
+	tv.batch = e
+	if m.opts.Replayer != nil {
+		tv.extra = append(tv.extra, m.c.keys.Replay)
+	}
+	tv.extra = append(tv.extra, m.c.keys.SparkExport)
 	m.pushView(tv)
+}
+
+// batchOnTop returns the batch whose detail is on top, if any.
+func (m *Model) batchOnTop() *batchEntry {
+	if tv, ok := m.top().(*textView); ok {
+		return tv.batch
+	}
+	return nil
 }
 
 func (m *Model) openHelp() {

@@ -9,7 +9,7 @@ type keyMap struct {
 	Next, Prev                              key.Binding
 	PauseAll, PausePart, Seek, Replay       key.Binding
 	Ack, Step                               key.Binding
-	Filter, Copy, Write                     key.Binding
+	Filter, Copy, Write, SparkExport        key.Binding
 	Help, Quit                              key.Binding
 }
 
@@ -28,18 +28,27 @@ func newKeyMap() keyMap {
 		Back:      b([]string{"esc"}, "esc", "back"),
 		Next:      b([]string{"tab"}, "tab", "next pane"),
 		Prev:      b([]string{"shift+tab"}, "shift+tab", "prev pane"),
-		PauseAll:  b([]string{"space"}, "space", "pause/resume all"),
-		PausePart: b([]string{"P"}, "P", "pause/resume partition"),
-		Seek:      b([]string{"s"}, "s", "seek partition"),
+		PauseAll:  b([]string{"space"}, "space", "pause all"),
+		PausePart: b([]string{"P"}, "P", "pause partition"),
+		Seek:      b([]string{"s"}, "s", "seek"),
 		Replay:    b([]string{"r"}, "r", "replay"),
 		Ack:       b([]string{"a"}, "a", "ack batch"),
-		Step:      b([]string{"n"}, "n", "next batch now"),
+		Step:      b([]string{"n"}, "n", "next batch"),
 		Filter:    b([]string{"/"}, "/", "filter"),
 		Copy:      b([]string{"y"}, "y", "copy value"),
-		Write:     b([]string{"w"}, "w", "write JSON lines"),
-		Help:      b([]string{"?"}, "?", "help"),
-		Quit:      b([]string{"q", "ctrl+c"}, "q", "quit"),
+		Write:     b([]string{"w"}, "w", "write file"),
+		// SparkExport shows and copies a batch as Spark options.
+		SparkExport: b([]string{"e"}, "e", "Spark offsets"),
+		Help:        b([]string{"?"}, "?", "help"),
+		Quit:        b([]string{"q", "ctrl+c"}, "q", "quit"),
 	}
+}
+
+// withHelp returns b with another description, for keys whose effect
+// depends on the state (space pauses or resumes).
+func withHelp(b key.Binding, desc string) key.Binding {
+	b.SetHelp(b.Help().Key, desc)
+	return b
 }
 
 // simpleHelp adapts binding lists to help.KeyMap.

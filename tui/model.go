@@ -20,6 +20,12 @@ type Options struct {
 	Name    string
 	Brokers []string
 	Topics  []string
+	// Cluster is the name of the config's [clusters.NAME] in use, shown
+	// before the brokers; empty when the brokers came from flags or env.
+	Cluster string
+	// InsecureTLS marks a connection whose broker certificates are not
+	// verified (insecure_skip_verify); the header says so in a badge.
+	InsecureTLS bool
 	// Interval is the batch interval; ManualAck enables a and n.
 	Interval  time.Duration
 	ManualAck bool
@@ -256,8 +262,13 @@ func (m *Model) setStatus(text string, style lipgloss.Style) {
 	m.status = statusLine{text: text, style: style, at: m.now()}
 }
 
-// globalHelp is the bindings that work everywhere outside text inputs.
+// globalHelp is the bindings of the main screen beyond the focused
+// pane's, in the order the footer drops them last to first.
 func (m *Model) globalHelp() []key.Binding {
 	k := m.c.keys
-	return []key.Binding{k.Next, k.PauseAll, k.Ack, k.Step, k.Help, k.Quit}
+	pause := k.PauseAll
+	if m.stream.paused {
+		pause = withHelp(pause, "resume all")
+	}
+	return []key.Binding{pause, k.Next}
 }

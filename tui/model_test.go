@@ -37,7 +37,7 @@ func TestHeaderAndPanes(t *testing.T) {
 	feed(m, started(3), progressEv(3, 25), batchEv(1, 3, 10, offsets.StateAcked))
 	s := screen(m)
 	mustContain(t, s, "kbatch events", "LIVE", "75 rec/s", "0.01 MB/s", "interval 1s", "store /state/offsets.db",
-		"brokers 127.0.0.1:9092", "topics events", "acked 1 batches · 6 records",
+		"brokers 127.0.0.1:9092", "topics events", "acked 1 batch, 6 records",
 		"Partitions 3", "events[2]", "stored", "Batches 1", "acked",
 		"batch 1 ranges [from, until)", "events[1] 110 → 112 (2 records)",
 		"Records · batch 1 · 6 samples", `{"seq":10}`, "user-0", "Events 0")
@@ -353,9 +353,9 @@ func TestReplayUnavailable(t *testing.T) {
 
 func TestHelp(t *testing.T) {
 	m, _ := newTestModel(t, 140, 40, Options{})
-	mustContain(t, screen(m), "P pause/resume partition", "? help", "q quit")
+	mustContain(t, screen(m), "P pause partition", "? help", "q quit")
 	press(m, "?")
-	mustContain(t, screen(m), "Help", "shift+tab", "seek partition", "write JSON lines", "a and n need --ack manual")
+	mustContain(t, screen(m), "Help", "shift+tab", "seek the selected partition", "write the records to a file as JSON lines", "needs --ack manual")
 	press(m, "esc")
 	press(m, "3")
 	mustContain(t, screen(m), "/ filter", "y copy value")

@@ -1,20 +1,23 @@
 package tui
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/kbatch-dev/kbatch/consumer"
 	"github.com/kbatch-dev/kbatch/offsets"
 )
 
-// sparkLen is how many rate samples (one per progress event, ~1/s) the
-// trend column keeps per partition.
-const sparkLen = 8
+// sparkHistory is how many rate samples (one per progress event, about
+// one a second) the trend column keeps per partition; the column shows as
+// many of the latest as it is wide.
+const sparkHistory = 120
 
 // partitionsPane lists every partition with its start source, offsets,
 // lag, rate trend and paused mark.
@@ -28,24 +31,33 @@ type partitionsPane struct {
 	height  int
 	focused bool
 	cols    []column
-	nameW   int // longest "topic[n]"
+	// content holds the widest cell seen per column. It only grows, so
+	// columns do not jump back and forth as lags and rates change.
+	content map[string]int
 }
 
 func newPartitionsPane(c *common) *partitionsPane {
-	return &partitionsPane{common: c, index: map[offsets.Partition]int{}, trend: map[offsets.Partition]*spark{}}
+	return &partitionsPane{common: c, index: map[offsets.Partition]int{}, trend: map[offsets.Partition]*spark{}, content: map[string]int{}}
 }
 
+// partitionColumns are the columns in table order; widths are minimums,
+// widened to the content. On narrow screens the highest priority numbers
+// go first: the trend, then the start source, log start, high watermark.
 var partitionColumns = []column{
-	{title: "PARTITION", width: 10, priority: 0, flex: true},
-	{title: "SOURCE", width: 14, priority: 6},
-	{title: "NEXT", width: 10, right: true, priority: 1},
-	{title: "LOG START", width: 10, right: true, priority: 8},
-	{title: "HWM", width: 10, right: true, priority: 5},
-	{title: "LAG", width: 7, right: true, priority: 2},
-	{title: "REC/S", width: 6, right: true, priority: 4},
-	{title: "TREND", width: sparkLen, priority: 7},
+	{title: "PARTITION", width: 9, priority: 0},
+	{title: "SOURCE", width: 6, priority: 7},
+	{title: "NEXT", width: 4, right: true, priority: 1},
+	{title: "LOG START", width: 9, right: true, priority: 6},
+	{title: "HWM", width: 3, right: true, priority: 5},
+	{title: "LAG", width: 3, right: true, priority: 2},
+	{title: "REC/S", width: 5, right: true, priority: 4},
 	{title: "STATE", width: 6, priority: 3},
+	{title: "TREND", width: 5, priority: 8, flex: true, maxWidth: sparkHistory},
 }
+
+// wantHeight is the inner height that shows every partition: the column
+// header and one line per partition (at least one, for the waiting line).
+func (p *partitionsPane) wantHeight() int { return 1 + max(1, len(p.rows)) }
 
 // start shows where every partition starts, before the first progress.
 func (p *partitionsPane) start(starts []offsets.Start) {
@@ -79,9 +91,15 @@ func (p *partitionsPane) setRows(rows []consumer.PartitionStatus) {
 		p.index[r.Partition] = i
 	}
 	p.cur.setLen(len(rows))
-	p.nameW = 0
+	grow := func(col string, w int) { p.content[col] = max(p.content[col], w) }
 	for _, r := range rows {
-		p.nameW = max(p.nameW, len(r.Topic)+2+len(strconv.Itoa(int(r.Partition.Partition))))
+		grow("PARTITION", ansi.StringWidth(EscapeString(r.Topic))+2+len(strconv.Itoa(int(r.Partition.Partition))))
+		grow("SOURCE", len(r.Source))
+		grow("NEXT", len(formatOffset(r.NextOffset)))
+		grow("LOG START", len(formatOffset(r.LogStart)))
+		grow("HWM", len(formatOffset(r.HighWatermark)))
+		grow("LAG", len(strconv.FormatInt(r.Lag, 10)))
+		grow("REC/S", len(formatCount(r.Rate)))
 	}
 	p.layout()
 	if hadSel {
@@ -119,11 +137,18 @@ func (p *partitionsPane) SetSize(w, h int) {
 	p.cur.setHeight(h - 1)
 }
 
-// layout sizes the columns; PARTITION is as wide as the longest name,
-// within limits, so partition numbers are not cut.
+// layout sizes the columns to their content; PARTITION is as wide as the
+// longest name up to 32 columns (longer topics are shortened, the
+// partition number always shows).
 func (p *partitionsPane) layout() {
 	cols := append([]column(nil), partitionColumns...)
-	cols[0].width = min(max(cols[0].width, p.nameW), 32)
+	for title, w := range p.content {
+		limit := 0
+		if title == "PARTITION" {
+			limit = 32
+		}
+		fitContent(cols, title, w, limit)
+	}
 	p.cols = layoutColumns(cols, p.width-2)
 }
 
@@ -178,7 +203,7 @@ func (p *partitionsPane) View() string {
 				cells[c] = formatCount(r.Rate)
 			case "TREND":
 				if sp := p.trend[r.Partition]; sp != nil {
-					cells[c] = sp.String()
+					cells[c] = sp.render(col.width)
 				} else {
 					cells[c] = ""
 				}
@@ -203,48 +228,66 @@ func (p *partitionsPane) state(r consumer.PartitionStatus) (string, *lipgloss.St
 	case r.Paused:
 		return "paused", &p.theme.warn
 	}
-	return "", nil
+	return "live", &p.theme.dim
 }
 
 func (p *partitionsPane) ShortHelp() []key.Binding {
-	return []key.Binding{p.keys.PausePart, p.keys.Seek, p.keys.Replay}
+	pause := p.keys.PausePart
+	if r, ok := p.selected(); ok && r.Paused {
+		pause = withHelp(pause, "resume partition")
+	}
+	return []key.Binding{p.keys.Seek, p.keys.Replay, pause}
 }
 
 func (p *partitionsPane) FullHelp() [][]key.Binding {
 	return [][]key.Binding{p.navHelp(), p.ShortHelp()}
 }
 
-// spark is a ring of recent rates drawn as a block sparkline, scaled to its
-// own maximum (the REC/S column gives the absolute number).
+// spark is a ring of recent rates drawn as a block sparkline (the REC/S
+// column gives the number).
 type spark struct {
-	vals [sparkLen]float64
-	n    int
+	vals [sparkHistory]float64
+	next int // where the next value goes
+	n    int // values held, up to sparkHistory
 }
 
 func (s *spark) add(v float64) {
-	copy(s.vals[:], s.vals[1:])
-	s.vals[sparkLen-1] = v
-	s.n = min(s.n+1, sparkLen)
+	s.vals[s.next] = v
+	s.next = (s.next + 1) % sparkHistory
+	s.n = min(s.n+1, sparkHistory)
 }
 
 var sparkBlocks = []rune("▁▂▃▄▅▆▇█")
 
-func (s *spark) String() string {
-	var peak float64
-	for _, v := range s.vals {
-		peak = max(peak, v)
+// render draws the latest values that fit in w columns, oldest left: the
+// line grows to the right until it fills the column, then scrolls. The
+// scale is linear from zero to the 90th percentile of what is shown, so
+// one catch-up burst does not flatten everything else (it shows as a full
+// block); a zero rate is the lowest block, so an idle partition shows a
+// flat line.
+func (s *spark) render(w int) string {
+	shown := min(w, s.n)
+	vals := make([]float64, shown)
+	for i := range vals { // vals[0] is the oldest shown
+		vals[i] = s.vals[(s.next-shown+i+2*sparkHistory)%sparkHistory]
 	}
-	out := make([]rune, 0, sparkLen)
-	for i, v := range s.vals {
-		switch {
-		case i < sparkLen-s.n:
-			out = append(out, ' ')
-		case peak == 0 || v <= 0:
-			out = append(out, '▁')
-		default:
-			idx := int(v / peak * float64(len(sparkBlocks)-1))
-			out = append(out, sparkBlocks[max(1, idx)])
+	top := slices.Clone(vals)
+	slices.Sort(top)
+	var peak float64
+	if shown > 0 {
+		peak = top[(9*shown+9)/10-1] // nearest-rank 90th percentile
+		if peak == 0 {
+			peak = top[shown-1]
 		}
+	}
+	out := make([]rune, 0, shown)
+	for _, v := range vals {
+		if peak == 0 || v <= 0 {
+			out = append(out, sparkBlocks[0])
+			continue
+		}
+		idx := int(min(1, v/peak) * float64(len(sparkBlocks)-1))
+		out = append(out, sparkBlocks[max(1, idx)])
 	}
 	return string(out)
 }

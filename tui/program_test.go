@@ -29,10 +29,16 @@ type programRun struct {
 // Messages reach Update in the order sent, so no waiting is needed.
 func runProgram(t *testing.T, w, h int, opts Options, evs []consumer.Event, keys ...string) programRun {
 	t.Helper()
+	return runProgramProfile(t, colorprofile.ANSI, w, h, opts, evs, keys...)
+}
+
+// runProgramProfile is runProgram with another colour profile.
+func runProgramProfile(t *testing.T, profile colorprofile.Profile, w, h int, opts Options, evs []consumer.Event, keys ...string) programRun {
+	t.Helper()
 	m, fs := newTestModel(t, w, h, opts)
 	t.Cleanup(func() { _ = fs.Close() })
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(w, h), teatest.WithProgramOptions(
-		tea.WithColorProfile(colorprofile.ANSI),
+		tea.WithColorProfile(profile),
 		tea.WithEnvironment([]string{"TERM=xterm-256color"}),
 	))
 	tm.Send(eventsMsg{events: evs, at: t0})

@@ -8,6 +8,7 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // recordList is a filterable list of records: the records pane shows the
@@ -25,6 +26,9 @@ type recordList struct {
 	focused  bool
 	cols     []column
 	multiTop bool // records of more than one topic: show topic names
+	// content holds the widest OFFSET, PARTITION and KEY cell seen. It
+	// only grows, so columns stay put when another batch is shown.
+	content map[string]int
 }
 
 func newRecordList(c *common) *recordList {
@@ -34,16 +38,38 @@ func newRecordList(c *common) *recordList {
 	st := in.Styles()
 	st.Cursor.Blink = false
 	in.SetStyles(st)
-	return &recordList{common: c, filter: in}
+	return &recordList{common: c, filter: in, content: map[string]int{}}
 }
 
+// recordColumns are the columns in table order; OFFSET, PARTITION and KEY
+// are widened to their content (KEY up to keyWidth).
 var recordColumns = []column{
-	{title: "OFFSET", width: 9, right: true, priority: 0},
+	{title: "OFFSET", width: 6, right: true, priority: 0},
 	{title: "PARTITION", width: 9, priority: 3},
 	{title: "TIMESTAMP", width: 12, priority: 4},
-	{title: "KEY", width: 12, priority: 2},
+	{title: "KEY", width: 6, priority: 2},
 	{title: "SIZE", width: 7, right: true, priority: 5},
-	{title: "VALUE", width: 30, priority: 1, flex: true},
+	{title: "VALUE", width: 24, priority: 1, flex: true},
+}
+
+// keyWidth is how wide the KEY column may grow: wider on wide lists.
+func (l *recordList) keyWidth() int {
+	if l.width >= 100 {
+		return 24
+	}
+	return 14
+}
+
+// measure widens the content-sized columns for recs.
+func (l *recordList) measure(recs []*record) {
+	grow := func(col string, w int) { l.content[col] = max(l.content[col], w) }
+	for _, r := range recs {
+		grow("OFFSET", len(strconv.FormatInt(r.Offset, 10)))
+		if l.multiTop {
+			grow("PARTITION", ansi.StringWidth(EscapeString(r.Topic))+2+len(strconv.Itoa(int(r.Partition.Partition))))
+		}
+		grow("KEY", ansi.StringWidth(previewField(r.Key, 25)))
+	}
 }
 
 // set replaces the records; keepSel keeps the cursor where it was (a list
@@ -57,6 +83,8 @@ func (l *recordList) set(recs []*record, keepSel bool) {
 			break
 		}
 	}
+	l.measure(recs)
+	l.layout()
 	sel := l.cur.sel
 	l.refilter()
 	if keepSel {
@@ -71,8 +99,14 @@ func (l *recordList) set(recs []*record, keepSel bool) {
 func (l *recordList) appended(recs []*record) {
 	from := len(l.all)
 	l.all = recs
+	wasMulti := l.multiTop
 	for i := from; i < len(recs) && !l.multiTop; i++ {
 		l.multiTop = recs[i].Topic != recs[0].Topic
+	}
+	if l.multiTop && !wasMulti {
+		l.measure(recs) // PARTITION now shows topics: measure every label
+	} else {
+		l.measure(recs[from:])
 	}
 	for i := from; i < len(recs); i++ {
 		if recs[i].matches(l.query) {
@@ -80,6 +114,7 @@ func (l *recordList) appended(recs []*record) {
 		}
 	}
 	l.cur.setLen(len(l.shown))
+	l.layout()
 }
 
 func (l *recordList) refilter() {
@@ -107,8 +142,15 @@ func (l *recordList) SetSize(w, h int) {
 
 func (l *recordList) layout() {
 	cols := append([]column(nil), recordColumns...)
-	if l.width >= 100 {
-		cols[3].width = 20 // KEY
+	for title, w := range l.content {
+		limit := 0
+		switch title {
+		case "KEY":
+			limit = l.keyWidth()
+		case "PARTITION":
+			limit = 32
+		}
+		fitContent(cols, title, w, limit)
 	}
 	l.cols = layoutColumns(cols, l.width-2)
 	h := l.height - 1

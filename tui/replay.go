@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -18,116 +19,6 @@ const (
 	maxReplayRecords = 100_000
 	maxReplayBytes   = 256 << 20
 )
-
-// planRequestMsg asks the root to plan ranges typed in the replay form.
-type planRequestMsg struct {
-	id     int
-	ranges []string
-}
-
-// planDoneMsg is the Replayer's answer to a plan request.
-type planDoneMsg struct {
-	id     int
-	ranges []string
-	tasks  []ReplayTask
-	err    error
-}
-
-// replayForm asks for RANGE arguments, prefilled from the selection.
-type replayForm struct {
-	*common
-	input   textinput.Model
-	problem string
-	pending int
-	nextID  *int
-	missing bool // no Replayer was wired
-}
-
-func newReplayForm(c *common, prefill string, nextID *int, available bool) *replayForm {
-	in := textinput.New()
-	in.Prompt = "ranges> "
-	in.Placeholder = "events:0:100-200 events:*:@-5m-latest"
-	st := in.Styles()
-	st.Cursor.Blink = false
-	in.SetStyles(st)
-	in.SetValue(prefill)
-	in.CursorEnd()
-	in.Focus()
-	return &replayForm{common: c, input: in, nextID: nextID, missing: !available}
-}
-
-func (f *replayForm) SetSize(w, h int) { f.input.SetWidth(max(10, w-len(f.input.Prompt)-2)) }
-func (f *replayForm) capturing() bool  { return true }
-func (f *replayForm) title() string    { return "Replay" }
-
-func (f *replayForm) Update(msg tea.Msg) tea.Cmd {
-	switch msg := msg.(type) {
-	case planDoneMsg:
-		if msg.id != f.pending {
-			return nil
-		}
-		f.pending = 0
-		if msg.err != nil {
-			f.problem = msg.err.Error()
-		}
-		return nil
-	case tea.KeyPressMsg:
-		if msg.String() == "enter" {
-			return f.submit()
-		}
-		var cmd tea.Cmd
-		f.input, cmd = f.input.Update(msg)
-		return cmd
-	}
-	return nil
-}
-
-func (f *replayForm) submit() tea.Cmd {
-	if f.pending != 0 {
-		return nil
-	}
-	if f.missing {
-		f.problem = "replay is not available in this session"
-		return nil
-	}
-	ranges := strings.Fields(f.input.Value())
-	if len(ranges) == 0 {
-		f.problem = "type at least one RANGE, e.g. events:0:100-200"
-		return nil
-	}
-	*f.nextID++
-	f.pending = *f.nextID
-	f.problem = ""
-	req := planRequestMsg{id: f.pending, ranges: ranges}
-	return func() tea.Msg { return req }
-}
-
-func (f *replayForm) View() string {
-	lines := []string{
-		"Read exact ranges [from, until) again. The stream and its stored positions do not move.",
-		"",
-		f.input.View(),
-		"",
-	}
-	switch {
-	case f.pending != 0:
-		lines = append(lines, f.theme.info.Render("planning…"))
-	case f.problem != "":
-		lines = append(lines, f.theme.bad.Render(EscapeString(f.problem)))
-	default:
-		lines = append(lines, f.theme.dim.Render("RANGE is TOPIC:PARTITIONS:FROM-UNTIL, space separated; PARTITIONS is N, N,M or *;"),
-			f.theme.dim.Render("FROM is an offset, earliest or @TIME; UNTIL an offset (exclusive), latest or @TIME."))
-	}
-	return strings.Join(lines, "\n")
-}
-
-func (f *replayForm) ShortHelp() []key.Binding {
-	return []key.Binding{
-		key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "replay")),
-		key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
-	}
-}
-func (f *replayForm) FullHelp() [][]key.Binding { return [][]key.Binding{f.ShortHelp()} }
 
 // replayItem is what the reading goroutine hands the view.
 type replayItem struct {
@@ -167,10 +58,12 @@ type replayView struct {
 	ranges  []string
 	tasks   []ReplayTask
 	pos     []int64
+	count   []int // records read per task
 	list    *recordList
-	recs    []*record
-	kept    int // bytes kept
-	total   int // records read
+	recs    []*record // kept records in task order, then offset order
+	ends    []int     // ends[i]: where task i's records end in recs
+	kept    int       // bytes kept
+	total   int       // records read
 	bytes   int64
 	dropped int // records read but not kept (memory bound)
 	cut     bool
@@ -191,6 +84,7 @@ type replayView struct {
 
 func newReplayView(c *common, id int, ranges []string, tasks []ReplayTask, started time.Time, nextID *int) *replayView {
 	v := &replayView{common: c, id: id, ranges: ranges, tasks: tasks, pos: make([]int64, len(tasks)),
+		count: make([]int, len(tasks)), ends: make([]int, len(tasks)),
 		list: newRecordList(c), started: started, nextID: nextID}
 	for i, t := range tasks {
 		v.pos[i] = t.Range.From
@@ -205,21 +99,28 @@ func newReplayView(c *common, id int, ranges []string, tasks []ReplayTask, start
 	return v
 }
 
-// add takes a burst of output; now is the time it arrived.
+// add takes a burst of output; now is the time it arrived. Records are
+// kept in the order of the ranges, whatever order the partitions were read
+// in, so the list reads like the ranges above it.
 func (v *replayView) add(items []replayItem, now time.Time) {
+	inserted := false
 	for _, it := range items {
 		if it.done {
 			v.done, v.err, v.took = true, it.err, now.Sub(v.started)
 			continue
 		}
 		c := it.chunk
+		task := -1
 		if c.Task >= 0 && c.Task < len(v.pos) {
-			v.pos[c.Task] = max(v.pos[c.Task], c.Next)
+			task = c.Task
+			v.pos[task] = max(v.pos[task], c.Next)
+			v.count[task] += len(c.Records)
 		}
+		var add []*record
 		for _, m := range c.Records {
 			v.total++
 			v.bytes += int64(len(m.Key) + len(m.Value))
-			if len(v.recs) >= maxReplayRecords || v.kept >= maxReplayBytes {
+			if len(v.recs)+len(add) >= maxReplayRecords || v.kept >= maxReplayBytes {
 				v.dropped++
 				continue
 			}
@@ -228,8 +129,22 @@ func (v *replayView) add(items []replayItem, now time.Time) {
 				v.cut = true
 			}
 			v.kept += r.size()
-			v.recs = append(v.recs, r)
+			add = append(add, r)
 		}
+		if task < 0 || len(add) == 0 {
+			v.recs = append(v.recs, add...)
+			continue
+		}
+		at := v.ends[task]
+		inserted = inserted || at < len(v.recs)
+		v.recs = slices.Insert(v.recs, at, add...)
+		for j := task; j < len(v.ends); j++ {
+			v.ends[j] = max(v.ends[j], at) + len(add)
+		}
+	}
+	if inserted {
+		v.list.set(v.recs, true)
+		return
 	}
 	v.list.appended(v.recs)
 }
@@ -257,8 +172,12 @@ func (v *replayView) SetSize(w, h int) {
 	v.list.SetSize(w, max(3, h-v.headLines()))
 }
 
+// taskRows is how many lines the list of ranges may take: a quarter of
+// the view, at least 3; more ranges are summed up in the last line.
+func (v *replayView) taskRows() int { return max(3, v.height/4) }
+
 func (v *replayView) headLines() int {
-	n := 2 + min(len(v.taskLines()), 3)
+	n := 2 + min(len(v.tasks), v.taskRows())
 	if v.writing || v.wmsg != "" || v.wpend != 0 {
 		n++
 	}
@@ -343,8 +262,9 @@ func (v *replayView) complete() bool { return v.done && v.err == nil && v.droppe
 
 func (v *replayView) taskLines() []string {
 	var out []string
-	for _, t := range v.tasks {
-		s := fmt.Sprintf("%s %d → %d", EscapeString(t.Range.Partition.String()), t.Range.From, t.Range.Until)
+	for i, t := range v.tasks {
+		s := fmt.Sprintf("%s %d → %d · %s", EscapeString(t.Range.Partition.String()), t.Range.From, t.Range.Until,
+			plural(int64(v.count[i]), "record", "records"))
 		if t.Capped {
 			s += " (capped at the end of the log)"
 		}
@@ -370,8 +290,8 @@ func (v *replayView) View() string {
 	}
 	lines := []string{v.bar.ViewAs(v.fraction()) + " " + summary}
 	tl := v.taskLines()
-	if len(tl) > 3 {
-		tl = append(tl[:2], v.theme.dim.Render(fmt.Sprintf("… and %d more partitions", len(tl)-2)))
+	if n := v.taskRows(); len(tl) > n {
+		tl = append(tl[:n-1], v.theme.dim.Render(fmt.Sprintf("… and %d more partitions", len(tl)-n+1)))
 	}
 	lines = append(lines, tl...)
 	switch {

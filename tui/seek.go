@@ -111,8 +111,8 @@ func (f *seekForm) title() string { return "Seek " + EscapeString(f.part.Partiti
 func (f *seekForm) View() string {
 	p := f.part
 	lines := []string{
-		fmt.Sprintf("Move %s to a new next offset. Records read but not yet in a batch are dropped;", EscapeString(p.Partition.String())),
-		"the next range starts there and is marked as a jump.",
+		wrap(fmt.Sprintf("Move %s to a new next offset. Records read but not yet in a batch are dropped; "+
+			"the next range starts there and is marked as a jump.", EscapeString(p.Partition.String())), f.width),
 		"",
 		fmt.Sprintf("next %d · log start %d · high watermark %d · lag %d · stored %s",
 			p.NextOffset, p.LogStart, p.HighWatermark, p.Lag, formatOffset(p.Stored)),
@@ -124,9 +124,9 @@ func (f *seekForm) View() string {
 	case f.pending != 0:
 		lines = append(lines, f.theme.info.Render("seeking…"))
 	case f.problem != "":
-		lines = append(lines, f.theme.bad.Render(EscapeString(f.problem)))
+		lines = append(lines, f.theme.bad.Render(wrap(EscapeString(f.problem), f.width)))
 	default:
-		lines = append(lines, f.theme.dim.Render("an offset, earliest, latest, -N (N before the high watermark), @TIME (RFC 3339 or @-15m)"))
+		lines = append(lines, f.theme.dim.Render(wrap("an offset, earliest, latest, -N (N before the high watermark), @TIME (RFC 3339 or @-15m)", f.width)))
 	}
 	return strings.Join(lines, "\n")
 }
@@ -139,3 +139,5 @@ func (f *seekForm) ShortHelp() []key.Binding {
 }
 
 func (f *seekForm) FullHelp() [][]key.Binding { return [][]key.Binding{f.ShortHelp()} }
+
+func (f *seekForm) dialog() bool { return true }

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"slices"
 	"strings"
 
 	"charm.land/lipgloss/v2"
@@ -16,14 +17,64 @@ type column struct {
 	// what the others leave, at least its width.
 	priority int
 	flex     bool
+	// maxWidth caps how far the flex column grows (0: no cap); what is
+	// left stays blank at the end of the row.
+	maxWidth int
+	// gap is the blank cells before the column (set by layoutColumns).
+	gap int
 }
 
-// layoutColumns picks the columns that fit in w cells (one space between
-// columns) by priority and returns them in table order, the flex column
-// widened to fill the rest.
+// fitContent widens column title of cols to w cells, capped at limit
+// (limit <= 0: no cap); it never narrows a column.
+func fitContent(cols []column, title string, w, limit int) {
+	if limit > 0 {
+		w = min(w, limit)
+	}
+	for i := range cols {
+		if cols[i].title == title {
+			cols[i].width = max(cols[i].width, w)
+			return
+		}
+	}
+}
+
+// layoutColumns picks the columns that fit in w cells by priority and
+// returns them in table order, the flex column widened to fill the rest.
+// Columns are two spaces apart when all of them fit that way, else one;
+// the last cell of the row stays blank, so text never touches a frame.
 func layoutColumns(cols []column, w int) []column {
+	w--
+	keep, used := pickColumns(cols, w, 2)
+	gap := 2
+	if slices.Contains(keep, false) {
+		keep, used = pickColumns(cols, w, 1)
+		gap = 1
+	}
+	out := make([]column, 0, len(cols))
+	for i, c := range cols {
+		if keep[i] {
+			c.gap = gap
+			out = append(out, c)
+		}
+	}
+	for i := range out {
+		if out[i].flex {
+			base := out[i].width
+			out[i].width += max(0, w-used)
+			if c := out[i].maxWidth; c > 0 {
+				out[i].width = min(out[i].width, max(c, base))
+			}
+			break
+		}
+	}
+	return out
+}
+
+// pickColumns marks the columns that fit in w cells, gap apart, taking
+// them by priority, and returns the cells they use.
+func pickColumns(cols []column, w, gap int) ([]bool, int) {
 	keep := make([]bool, len(cols))
-	used := -1
+	used := -gap
 	for {
 		best := -1
 		for i, c := range cols {
@@ -31,25 +82,12 @@ func layoutColumns(cols []column, w int) []column {
 				best = i
 			}
 		}
-		if best < 0 || used+1+cols[best].width > w {
-			break
+		if best < 0 || used+gap+cols[best].width > w {
+			return keep, used
 		}
 		keep[best] = true
-		used += 1 + cols[best].width
+		used += gap + cols[best].width
 	}
-	out := make([]column, 0, len(cols))
-	for i, c := range cols {
-		if keep[i] {
-			out = append(out, c)
-		}
-	}
-	for i := range out {
-		if out[i].flex {
-			out[i].width += max(0, w-used)
-			break
-		}
-	}
-	return out
 }
 
 // renderRow renders cells (already escaped, one per column in cols) fitted
@@ -60,7 +98,7 @@ func renderRow(cols []column, cells []string, styles ...*lipgloss.Style) string 
 	var sb strings.Builder
 	for i, c := range cols {
 		if i > 0 {
-			sb.WriteByte(' ')
+			sb.WriteString("  "[:min(2, max(1, c.gap))])
 		}
 		cell := ""
 		if i < len(cells) {

@@ -15,7 +15,7 @@ type theme struct {
 	ok, warn, bad, info     lipgloss.Style
 	badgeLive, badgePaused  lipgloss.Style
 	badgeManual, badgeEnded lipgloss.Style
-	badgeReplay             lipgloss.Style
+	badgeReplay, badgeWarn  lipgloss.Style
 	tab, tabActive          lipgloss.Style
 	spark                   lipgloss.Style
 }
@@ -44,6 +44,7 @@ func newTheme() theme {
 		badgeManual:  badge("5"),
 		badgeEnded:   badge("1"),
 		badgeReplay:  badge("4"),
+		badgeWarn:    badge("1"),
 		tab:          s().Padding(0, 1),
 		tabActive:    s().Padding(0, 1).Bold(true).Reverse(true),
 		spark:        s().Foreground(lipgloss.Color("4")),

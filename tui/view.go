@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 )
@@ -29,28 +28,42 @@ func (m *Model) resize(w, h int) {
 // footer (and the tab bar when there are tabs).
 func (m *Model) bodyHeight() int {
 	h := m.height - 4
-	if !m.wide() && len(m.views) == 0 {
+	if m.showTabs() {
 		h--
 	}
 	return max(0, h)
 }
 
-// paneRects returns each pane's outer size in the wide layout.
 type rect struct{ w, h int }
 
+// batchesMinWidth is the batches pane's width in the wide layout when the
+// screen is narrow: every column but TOOK and NOTE fits.
+const batchesMinWidth = 56
+
+// paneRects returns each pane's outer size in the wide layout: the
+// partitions across the top, as tall as their rows need (at most two
+// fifths of the body); batches and records side by side; the events in a
+// short strip across the bottom.
 func (m *Model) paneRects() [paneCount]rect {
 	body := m.bodyHeight()
-	top := body * 11 / 20
-	bottom := body - top
-	left := m.width * 3 / 5
-	ev := m.width * 7 / 20
+	evH := 5
+	if body < 30 {
+		evH = 4
+	}
+	partH := min(m.parts.wantHeight()+2, max(5, body*2/5))
+	midH := max(4, body-partH-evH)
+	bw := max(batchesMinWidth, m.width*4/9)
 	return [paneCount]rect{
-		focusPartitions: {left, top},
-		focusBatches:    {m.width - left, top},
-		focusRecords:    {m.width - ev, bottom},
-		focusEvents:     {ev, bottom},
+		focusPartitions: {m.width, partH},
+		focusBatches:    {bw, midH},
+		focusRecords:    {m.width - bw, midH},
+		focusEvents:     {m.width, evH},
 	}
 }
+
+// viewPad is the blank column on each side of a view's text inside its
+// frame.
+const viewPad = 1
 
 // layout gives every pane and view its size.
 func (m *Model) layout() {
@@ -67,7 +80,11 @@ func (m *Model) layout() {
 		}
 	}
 	for _, v := range m.views {
-		v.SetSize(m.width-2, m.bodyHeight()-2)
+		if isDialog(v) {
+			v.SetSize(m.dialogWidth()-2-2*viewPad, m.bodyHeight()-2)
+			continue
+		}
+		v.SetSize(m.width-2-2*viewPad, m.bodyHeight()-2)
 	}
 }
 
@@ -88,18 +105,33 @@ func (m *Model) render() string {
 		return placeBlock(centerText(msg, m.width, m.height), m.width, m.height)
 	}
 	parts := []string{m.header()}
+	var body string
+	base := m.base()
 	switch {
-	case len(m.views) > 0:
-		v := m.top()
-		parts = append(parts, frame(&m.c.theme, v.title(), strings.Split(v.View(), "\n"), m.width, m.bodyHeight(), true))
+	case base > 0:
+		v := m.views[base-1]
+		body = frame(&m.c.theme, v.title(), padLines(v.View()), m.width, m.bodyHeight(), true)
 	case m.wide():
-		parts = append(parts, m.wideBody())
+		body = m.wideBody()
 	default:
 		p := m.panes[m.focus]
-		parts = append(parts, m.tabBar(), frame(&m.c.theme, p.title(), strings.Split(p.View(), "\n"), m.width, m.bodyHeight(), true))
+		parts = append(parts, m.tabBar())
+		body = frame(&m.c.theme, p.title(), strings.Split(p.View(), "\n"), m.width, m.bodyHeight(), true)
 	}
-	parts = append(parts, m.statusView(), m.footer())
+	for _, v := range m.views[base:] {
+		body = m.overlayDialog(body, v)
+	}
+	parts = append(parts, body, m.statusView(), m.footer())
 	return strings.Join(parts, "\n")
+}
+
+// padLines splits a view's text into lines with the view's margin.
+func padLines(s string) []string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = strings.Repeat(" ", viewPad) + l
+	}
+	return lines
 }
 
 func (m *Model) wideBody() string {
@@ -108,7 +140,7 @@ func (m *Model) wideBody() string {
 		p := m.panes[i]
 		return frame(&m.c.theme, p.title(), strings.Split(p.View(), "\n"), r[i].w, r[i].h, i == m.focus)
 	}
-	return sideBySide(box(focusPartitions), box(focusBatches)) + "\n" + sideBySide(box(focusRecords), box(focusEvents))
+	return box(focusPartitions) + "\n" + sideBySide(box(focusBatches), box(focusRecords)) + "\n" + box(focusEvents)
 }
 
 func (m *Model) tabBar() string {
@@ -123,65 +155,6 @@ func (m *Model) tabBar() string {
 		}
 	}
 	return fit(sb.String()+m.c.theme.dim.Render("  tab/1-4 switch"), m.width)
-}
-
-// header is two lines: stream, state, rates, interval, store; then
-// brokers, topics and totals.
-func (m *Model) header() string {
-	s, t := &m.stream, &m.c.theme
-	var badges []string
-	switch {
-	case s.ended != nil || s.closed:
-		badges = append(badges, t.badgeEnded.Render("ENDED"))
-	case s.paused:
-		badges = append(badges, t.badgePaused.Render("PAUSED"))
-	default:
-		badges = append(badges, t.badgeLive.Render("LIVE"))
-	}
-	if s.manual {
-		label := "MANUAL-ACK"
-		if s.waiting {
-			label += fmt.Sprintf(" batch %d waits", s.waitingID)
-		}
-		badges = append(badges, t.badgeManual.Render(label))
-	}
-	if m.replay != nil {
-		badges = append(badges, t.badgeReplay.Render("REPLAY"))
-	}
-	store := s.store
-	if store == "" {
-		store = "none (read-only)"
-	}
-	line1 := t.bold.Render("kbatch") + " " + t.info.Render(EscapeString(s.name)) + "  " + strings.Join(badges, " ") + "  " +
-		fmt.Sprintf("%s rec/s · %s MB/s · interval %s · store %s", formatCount(s.rate), formatMB(s.byteRate), s.interval, EscapeString(store))
-	line2 := t.dim.Render("brokers ") + EscapeString(strings.Join(s.brokers, ",")) + t.dim.Render("  topics ") + EscapeString(strings.Join(s.topics, ",")) +
-		t.dim.Render("  acked ") + fmt.Sprintf("%d batches · %d records", s.batches, s.records)
-	return fit(line1, m.width) + "\n" + fit(line2, m.width)
-}
-
-func (m *Model) statusView() string {
-	if m.status.text == "" {
-		return fit(m.c.theme.dim.Render("ready"), m.width)
-	}
-	ts := m.status.at.In(m.c.loc).Format("15:04:05")
-	return fit(m.c.theme.dim.Render(ts+" ")+m.status.style.Render(m.status.text), m.width)
-}
-
-// footer is the short help of the focused pane or the view on top, then
-// the global keys.
-func (m *Model) footer() string {
-	var b []key.Binding
-	if v := m.top(); v != nil {
-		b = v.ShortHelp()
-		if !v.capturing() {
-			b = append(b, m.c.keys.Help, m.c.keys.Quit)
-		}
-	} else if m.records.list.capturing() {
-		b = m.records.ShortHelp()
-	} else {
-		b = append(m.panes[m.focus].ShortHelp(), m.globalHelp()...)
-	}
-	return fit(m.help.ShortHelpView(b), m.width)
 }
 
 // centerText centres each line of msg in a w×h block.

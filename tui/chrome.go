@@ -1,0 +1,147 @@
+package tui
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// header is two lines: the stream, its state, rates, interval and acked
+// totals; then where it reads from and where it stores positions.
+func (m *Model) header() string {
+	s, t := &m.stream, &m.c.theme
+	var badges []string
+	switch {
+	case s.ended != nil || s.closed:
+		badges = append(badges, t.badgeEnded.Render("ENDED"))
+	case s.paused:
+		badges = append(badges, t.badgePaused.Render("PAUSED"))
+	default:
+		badges = append(badges, t.badgeLive.Render("LIVE"))
+	}
+	if s.manual {
+		label := "MANUAL-ACK"
+		if s.waiting {
+			label += fmt.Sprintf(" batch %d waits", s.waitingID)
+		}
+		badges = append(badges, t.badgeManual.Render(label))
+	}
+	if m.replay != nil {
+		badges = append(badges, t.badgeReplay.Render("REPLAY"))
+	}
+	if m.opts.InsecureTLS {
+		badges = append(badges, t.badgeWarn.Render("TLS NOT VERIFIED"))
+	}
+	sep := t.dim.Render(" · ")
+	lead := t.bold.Render("kbatch") + " " + t.info.Render(EscapeString(s.name)) + "  " + strings.Join(badges, " ") + "  "
+	line1 := lead + joinFitting(m.width-ansi.StringWidth(lead), sep,
+		segment{formatCount(s.rate) + " rec/s", 1},
+		segment{formatMB(s.byteRate) + " MB/s", 3},
+		segment{"interval " + s.interval.String(), 4},
+		segment{"acked " + plural(int64(s.batches), "batch", "batches") + ", " + plural(s.records, "record", "records"), 2})
+
+	store := s.store
+	if store == "" {
+		store = "none (read-only)"
+	}
+	brokers := t.dim.Render("brokers ") + brokerList(s.brokers, max(20, m.width/3))
+	if m.opts.Cluster != "" {
+		brokers = t.dim.Render("cluster ") + t.info.Render(EscapeString(m.opts.Cluster)) + " " + brokers
+	}
+	line2 := joinFitting(m.width, "  ",
+		segment{brokers, 0},
+		segment{t.dim.Render("topics ") + EscapeString(strings.Join(s.topics, ",")), 1})
+	// The store path keeps its end when cut: "…/kbatch/offsets.db".
+	if room := m.width - ansi.StringWidth(line2) - len("  store "); room >= 16 {
+		line2 += t.dim.Render("  store ") + cutLeft(EscapeString(store), room)
+	}
+	return fit(line1, m.width) + "\n" + fit(line2, m.width)
+}
+
+// cutLeft shortens s to w columns by dropping its start, so a path keeps
+// its file name.
+func cutLeft(s string, w int) string {
+	sw := ansi.StringWidth(s)
+	if sw <= w || w <= 1 {
+		return s
+	}
+	return "…" + ansi.TruncateLeft(s, sw-w+1, "")
+}
+
+// segment is a piece of a header line; the higher its drop number, the
+// sooner it goes when the line is too long (0: never).
+type segment struct {
+	text string
+	drop int
+}
+
+// joinFitting joins segs with sep, leaving out the segments with the
+// highest drop numbers until the line fits in w columns. What is left
+// may still be too long; the caller fits it.
+func joinFitting(w int, sep string, segs ...segment) string {
+	for {
+		var parts []string
+		worst := -1
+		for i, sg := range segs {
+			parts = append(parts, sg.text)
+			if sg.drop > 0 && (worst < 0 || sg.drop > segs[worst].drop) {
+				worst = i
+			}
+		}
+		line := strings.Join(parts, sep)
+		if ansi.StringWidth(line) <= w || worst < 0 {
+			return line
+		}
+		segs = slices.Delete(slices.Clone(segs), worst, worst+1)
+	}
+}
+
+// brokerList joins the brokers, or shows the first and how many more when
+// they take more than w columns.
+func brokerList(brokers []string, w int) string {
+	all := EscapeString(strings.Join(brokers, ","))
+	if len(brokers) < 2 || ansi.StringWidth(all) <= w {
+		return all
+	}
+	return EscapeString(brokers[0]) + fmt.Sprintf(" +%d", len(brokers)-1)
+}
+
+func (m *Model) statusView() string {
+	if m.status.text == "" {
+		return fit(m.c.theme.dim.Render("ready · ? shows every key"), m.width)
+	}
+	ts := m.status.at.In(m.c.loc).Format("15:04:05")
+	return fit(m.c.theme.dim.Render(ts+" ")+m.status.style.Render(m.status.text), m.width)
+}
+
+// footer is the short help of the focused pane or the view on top. When
+// it does not fit, keys are dropped from the end of the list; ? and q
+// always show (outside text inputs), and so do a and n in manual-ack mode.
+func (m *Model) footer() string {
+	k := m.c.keys
+	var b []key.Binding
+	tail := []key.Binding{k.Help, k.Quit}
+	switch v := m.top(); {
+	case v != nil:
+		b = v.ShortHelp()
+		if v.capturing() {
+			tail = nil
+		}
+	case m.records.list.capturing():
+		b, tail = m.records.ShortHelp(), nil
+	default:
+		if m.stream.manual {
+			b = append(b, k.Ack, k.Step)
+		}
+		b = append(append(b, m.panes[m.focus].ShortHelp()...), m.globalHelp()...)
+	}
+	h := m.help
+	h.SetWidth(0)
+	for len(b) > 0 && ansi.StringWidth(h.ShortHelpView(slices.Concat(b, tail))) > m.width {
+		b = b[:len(b)-1]
+	}
+	return fit(h.ShortHelpView(slices.Concat(b, tail)), m.width)
+}
