@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,11 +13,13 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/IBM/sarama"
 	"github.com/spf13/cobra"
 
 	"github.com/kbatch-dev/kbatch/consumer"
 	"github.com/kbatch-dev/kbatch/offsets"
 	"github.com/kbatch-dev/kbatch/offsets/spark"
+	"github.com/kbatch-dev/kbatch/tui"
 )
 
 // watchOptions are the flags of watch (and of the root command).
@@ -98,9 +101,6 @@ func (o *watchOptions) streamConfig(g *globalOptions) (consumer.Config, error) {
 		Topics: dedupe(o.topics), Interval: o.interval, MaxPerPartition: o.maxPerPartition, Samples: o.samples,
 		Strict: o.strict, FailOnDataLoss: o.failOnDataLoss, UntilEnd: o.untilEnd, MaxBatches: o.batches,
 	}
-	if len(cfg.Topics) == 0 {
-		return cfg, usagef("no topic: pass -t TOPIC (repeatable)")
-	}
 	if o.interval <= 0 {
 		return cfg, usagef("invalid --interval %s: must be positive", o.interval)
 	}
@@ -133,9 +133,17 @@ func (o *watchOptions) streamConfig(g *globalOptions) (consumer.Config, error) {
 		}
 		cfg.Explicit = append(cfg.Explicit, sp)
 	}
+	if len(cfg.Topics) == 0 {
+		return cfg, errNoTopic
+	}
 	cfg.Name = streamName(g, cfg.Topics)
 	return cfg, nil
 }
+
+// errNoTopic is streamConfig's error when no topic was given; it comes
+// after every other flag check, so the TUI can open its topic picker
+// knowing the rest is valid.
+var errNoTopic = usagef("no topic: pass -t TOPIC (repeatable)")
 
 func dedupe(ss []string) []string {
 	seen := map[string]bool{}
@@ -153,7 +161,8 @@ func dedupe(ss []string) []string {
 
 func runWatch(ctx context.Context, g *globalOptions, o *watchOptions, stdout io.Writer) error {
 	cfg, err := o.streamConfig(g)
-	if err != nil {
+	pick := errors.Is(err, errNoTopic) && !o.noTUI // the TUI asks for the topics
+	if err != nil && !pick {
 		return err
 	}
 	if cfg.ManualAck && o.noTUI {
@@ -165,6 +174,21 @@ func runWatch(ctx context.Context, g *globalOptions, o *watchOptions, stdout io.
 	cc, err := g.clientConfig()
 	if err != nil {
 		return err
+	}
+	var client sarama.Client
+	if pick {
+		if client, err = consumer.Dial(cc); err != nil {
+			return err
+		}
+		defer client.Close()
+		topics, err := tui.PickTopics(ctx, topicLister{client: client}, tui.PickerOptions{Cluster: g.conn.Cluster, Brokers: cc.Brokers})
+		if err != nil || topics == nil {
+			return err // quitting the picker is not an error
+		}
+		o.topics = topics
+		if cfg, err = o.streamConfig(g); err != nil {
+			return err
+		}
 	}
 	if o.fromSpark != "" {
 		if cfg.Imported, err = importSpark(o.fromSpark); err != nil {
@@ -191,11 +215,12 @@ func runWatch(ctx context.Context, g *globalOptions, o *watchOptions, stdout io.
 		defer st.Close()
 		cfg.Store = st
 	}
-	client, err := consumer.Dial(cc)
-	if err != nil {
-		return err
+	if client == nil {
+		if client, err = consumer.Dial(cc); err != nil {
+			return err
+		}
+		defer client.Close()
 	}
-	defer client.Close()
 	cfg.Client, cfg.Brokers = client, cc.Brokers
 
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)

@@ -17,9 +17,12 @@ import (
 // newest batch is selected the selection follows new batches.
 type batchesPane struct {
 	*common
-	hist    *history
-	cur     cursor
+	hist *history
+	cur  cursor
+	// selID is the selected batch's id when hasSel is set; ids start at
+	// 0 for Spark batches, so 0 cannot mean "none".
 	selID   uint64
+	hasSel  bool
 	width   int
 	height  int
 	listH   int
@@ -54,7 +57,7 @@ func (b *batchesPane) added(follow bool) {
 		b.split()
 	}
 	b.cur.setLen(b.hist.len())
-	if follow || b.selID == 0 {
+	if follow || !b.hasSel {
 		b.cur.sel = 0
 	} else if i := b.hist.indexOf(b.selID); i >= 0 {
 		b.cur.sel = i
@@ -62,7 +65,17 @@ func (b *batchesPane) added(follow bool) {
 		b.cur.sel = b.hist.len() - 1
 	}
 	b.cur.clamp()
-	b.selID = b.selectedID()
+	b.remember()
+}
+
+// remember notes which batch is selected, so the selection stays on it
+// when batches arrive.
+func (b *batchesPane) remember() {
+	e := b.selected()
+	b.hasSel = e != nil
+	if e != nil {
+		b.selID = e.ID
+	}
 }
 
 func (b *batchesPane) selectedID() uint64 {
@@ -97,7 +110,7 @@ func (b *batchesPane) split() {
 func (b *batchesPane) Update(msg tea.Msg) tea.Cmd {
 	if k, ok := msg.(tea.KeyPressMsg); ok {
 		if b.navKeys(k.String(), &b.cur) {
-			b.selID = b.selectedID()
+			b.remember()
 		}
 	}
 	return nil

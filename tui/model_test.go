@@ -360,3 +360,19 @@ func TestHelp(t *testing.T) {
 	press(m, "3")
 	mustContain(t, screen(m), "/ filter", "y copy value")
 }
+
+// Spark batch ids start at 0 (kbatch spark): holding batch 0 must not
+// fall back to following the newest when a batch arrives.
+func TestBatchesHoldSparkBatchZero(t *testing.T) {
+	m, _ := newTestModel(t, 140, 40, Options{})
+	feed(m, started(2), batchEv(0, 2, 0, offsets.StateAcked), batchEv(1, 2, 2, offsets.StateAcked))
+	press(m, "tab", "j") // batch 0
+	if id := m.batches.selectedID(); id != 0 {
+		t.Fatalf("selected %d, want 0", id)
+	}
+	feed(m, batchEv(2, 2, 4, offsets.StateAcked))
+	if id := m.batches.selectedID(); id != 0 {
+		t.Fatalf("selected %d after a new batch, want 0 kept", id)
+	}
+	mustContain(t, screen(m), "holding 0 (g: follow)", "batch 0 ranges")
+}
