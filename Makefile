@@ -8,7 +8,7 @@ BIN     := bin/kbatch
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 
-.PHONY: all build demo test bench fuzz lint screenshots clean
+.PHONY: all build demo test bench bench-kafka fuzz lint screenshots clean
 
 all: build
 
@@ -21,13 +21,21 @@ demo: build
 test:
 	$(GO) test -race -count=1 ./...
 
-# Benchmarks: the go test -bench suite, then kbatch side by side with bare
-# clients on the same data in the same run (BENCH_RECORDS records of 200 B on
-# 3 partitions of an in-process kfake, or KBATCH_TEST_BROKERS when set).
-BENCH_RECORDS ?= 1000000
+# Benchmarks (BENCHMARKS.md): the go test -bench suite, then benchrun, which
+# fills topics on a kfake broker in a process of its own (BENCH_RECORDS
+# records of 200 B on 3 partitions per data set, and a 1000-partition
+# topic), runs kbatch, bare sarama and franz-go loops and kcat side by side
+# for BENCH_ROUNDS rounds, and prints the final table. bench-kafka runs the
+# same rows against the real broker of `make kafka-up`.
+BENCH_RECORDS ?= 1000000,3000000
+BENCH_ROUNDS  ?= 3
 bench: build
 	$(GO) test -run='^$$' -bench=. -benchmem ./...
-	$(GO) run ./internal/benchrun -records $(BENCH_RECORDS) -kbatch $(BIN)
+	$(GO) run ./internal/benchrun -records $(BENCH_RECORDS) -rounds $(BENCH_ROUNDS) -kbatch $(BIN)
+
+bench-kafka: build
+	@test -s .cache/kafka/bootstrap || { echo "bench-kafka: no .cache/kafka/bootstrap; run 'make kafka-up' first" >&2; exit 1; }
+	$(GO) run ./internal/benchrun -brokers $$(cat .cache/kafka/bootstrap) -records $(BENCH_RECORDS) -rounds $(BENCH_ROUNDS) -kbatch $(BIN) -gobench=false
 
 # A short pass over every fuzz target (go test -fuzz takes one target at a time).
 FUZZTIME ?= 10s

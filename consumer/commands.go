@@ -55,14 +55,13 @@ func (l *loop) seek(p offsets.Partition, offset int64) error {
 	from := ps.position()
 	e := offsets.NewEvent(time.Now(), offsets.CodeSeek, p, fmt.Sprintf("%s: seek from %d to %d", p, from, offset))
 	e.From, e.To = from, offset
+	l.held -= ps.bytes
 	ps.bytes = 0
 	ps.recs = ps.recs[:0]
 	ps.restart = nil
 	ps.from, ps.jump = offset, offsets.CodeSeek
 	ps.source = offsets.SourceExplicit
-	if err := l.startReader(ps, offset); err != nil {
-		return err
-	}
+	l.startReader(ps, offset)
 	if l.cfg.Store != nil {
 		if err := l.cfg.Store.SetNext(l.cfg.Name, map[offsets.Partition]int64{p: offset}, e); err != nil {
 			return err

@@ -81,12 +81,15 @@ func (l *loop) take(b *Batch, ps *partState, recs []*sarama.ConsumerMessage, n i
 	})
 	b.Records += int64(n)
 	b.Bytes += bytes
-	b.Samples = append(b.Samples, taken[:min(n, l.cfg.Samples)]...)
+	for _, m := range taken[:min(n, l.cfg.Samples)] {
+		b.Samples = append(b.Samples, detach(m))
+	}
 	recs = append(recs, taken...)
 	rest := ps.recs[n:]
 	ps.recs = make([]*sarama.ConsumerMessage, len(rest), max(len(rest), 64))
 	copy(ps.recs, rest)
 	ps.bytes -= bytes
+	l.held -= bytes
 	ps.from, ps.jump = until, ""
 	if ps.restart != nil && len(ps.recs) == 0 {
 		// Every record read before the broker reported the position out
@@ -173,13 +176,13 @@ func (l *loop) committer() {
 	defer close(l.results)
 	for j := range l.jobs {
 		r := jobResult{job: j}
+		start := time.Now()
 		if j.plan && l.cfg.Store != nil {
 			if err := l.cfg.Store.Plan(l.cfg.Name, j.b.Batch); err != nil {
 				r.err = fmt.Errorf("writing batch %d ahead: %w", j.b.ID, err)
 			}
 		}
 		if r.err == nil && j.finish {
-			start := time.Now()
 			if l.cfg.Processor != nil {
 				if err := l.cfg.Processor.Process(context.WithoutCancel(l.ctx), j.b, j.recs); err != nil {
 					r.err = fmt.Errorf("processing batch %d: %w (it stays planned and is re-delivered on the next start)", j.b.ID, err)
@@ -191,7 +194,8 @@ func (l *loop) committer() {
 					r.err = fmt.Errorf("acking batch %d: %w", j.b.ID, err)
 				}
 			}
-			r.took = r.ackedAt.Sub(start)
+			// What the batch cost from its write-ahead to its ack.
+			r.took = time.Since(start)
 		}
 		l.results <- r
 	}
@@ -232,4 +236,32 @@ func (l *loop) onResult(r jobResult) error {
 	l.records += b.Records
 	l.emit(&BatchEvent{Batch: &acked})
 	return nil
+}
+
+// detach copies m with its own bytes. A record read from the broker shares
+// its memory with every record of the same fetch answer (one slab of
+// messages, one buffer of bytes), so a sample kept by a screen's batch
+// history would otherwise pin a whole answer for as long as it is shown.
+func detach(m *sarama.ConsumerMessage) *sarama.ConsumerMessage {
+	c := *m
+	c.Key = cloneBytes(m.Key)
+	c.Value = cloneBytes(m.Value)
+	if m.Headers != nil {
+		c.Headers = make([]*sarama.RecordHeader, len(m.Headers))
+		for i, h := range m.Headers {
+			if h != nil {
+				c.Headers[i] = &sarama.RecordHeader{Key: cloneBytes(h.Key), Value: cloneBytes(h.Value)}
+			}
+		}
+	}
+	return &c
+}
+
+// cloneBytes copies b, keeping nil apart from empty (a null key is not an
+// empty one).
+func cloneBytes(b []byte) []byte {
+	if b == nil {
+		return nil
+	}
+	return append(make([]byte, 0, len(b)), b...)
 }

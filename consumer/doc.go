@@ -1,5 +1,6 @@
 // Package consumer is kbatch's direct stream: it assigns partitions itself
-// (no consumer group), reads them with sarama's partition consumers, cuts
+// (no consumer group), reads them with Fetch requests of its own (one
+// multi-partition request per leader broker, over sarama's Broker), cuts
 // what it reads into batches of per-partition ranges [From, Until), writes
 // each batch ahead to the offsets store as planned, hands it to processing,
 // and marks it acked, advancing the stored next offsets, only after

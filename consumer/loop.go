@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"sync"
 	"time"
 
 	"github.com/IBM/sarama"
@@ -20,8 +19,8 @@ type loop struct {
 	cfg   Config
 	parts map[offsets.Partition]*partState
 	order []offsets.Partition
-	in    chan chunk
-	wg    sync.WaitGroup
+	in    chan []chunk
+	fetch *fetcher
 
 	gen       uint64
 	nextID    uint64
@@ -42,6 +41,10 @@ type loop struct {
 	// ack, so the ack does not move those partitions back.
 	seekedWhileWaiting map[offsets.Partition]int64
 
+	// held is the bytes of the records held for the next batch, over
+	// all partitions (the sum of their partState.bytes).
+	held int64
+
 	refresh chan refreshResult
 	batches int
 	records int64
@@ -59,7 +62,7 @@ func newLoop(ctx context.Context, s *Stream, starts []offsets.Start, bounds map[
 		s:                  s,
 		cfg:                cfg,
 		parts:              make(map[offsets.Partition]*partState, len(starts)),
-		in:                 make(chan chunk, 64),
+		in:                 make(chan []chunk, 16),
 		redeliver:          pending,
 		seekedWhileWaiting: map[offsets.Partition]int64{},
 		refresh:            make(chan refreshResult, 1),
@@ -91,67 +94,32 @@ func newLoop(ctx context.Context, s *Stream, starts []offsets.Start, bounds map[
 		l.parts[st.Partition] = ps
 		l.order = append(l.order, st.Partition)
 	}
-	if err := l.startReaders(); err != nil {
-		l.shutdown()
-		return nil, err
-	}
+	l.fetch = newFetcher(cfg.Client, l.in, readAheadBytes(cfg.MaxBatchBytes), len(l.order))
+	l.startReaders()
 	return l, nil
 }
 
-// startReaders starts every partition's reader, a few at a time: sarama
-// looks up bounds per partition when it starts one.
-func (l *loop) startReaders() error {
-	var mu sync.Mutex
-	var first error
-	sem := make(chan struct{}, 16)
-	var wg sync.WaitGroup
+// startReaders starts every partition's reader where it was resolved to
+// start. No request is sent per partition: the fetcher finds each
+// partition's leader in the client's metadata and fetches them together.
+func (l *loop) startReaders() {
 	for _, p := range l.order {
 		ps := l.parts[p]
 		l.gen++
-		gen := l.gen
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			pc, err := l.s.consumer.ConsumePartition(ps.p.Topic, ps.p.Partition, ps.from)
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				if first == nil {
-					first = fmt.Errorf("starting to read %s at %d: %w", ps.p, ps.from, err)
-				}
-				return
-			}
-			ps.gen = gen
-			ps.reader = l.newReader(ps.p, gen, pc)
-		}()
+		ps.gen = l.gen
+		ps.fetched = ps.from
+		ps.reader = l.newReader(ps.p, ps.gen, ps.from)
 	}
-	wg.Wait()
-	for _, p := range l.order {
-		if r := l.parts[p].reader; r != nil {
-			l.launch(r)
-		}
-	}
-	return first
 }
 
-func (l *loop) launch(r *reader) {
-	l.wg.Add(1)
-	go func() {
-		defer l.wg.Done()
-		r.run(l.in)
-	}()
-}
-
-// shutdown stops every reader and waits for them.
+// shutdown stops every reader and the fetcher, and waits for it.
 func (l *loop) shutdown() {
 	for _, ps := range l.parts {
 		if ps.reader != nil {
 			ps.reader.close()
 		}
 	}
-	l.wg.Wait()
+	l.fetch.close()
 }
 
 func (l *loop) run() {
@@ -205,9 +173,13 @@ func (l *loop) work(tick, progress <-chan time.Time) error {
 		select {
 		case <-l.ctx.Done():
 			return nil
-		case c := <-l.in:
-			if err := l.onChunk(c); err != nil {
-				return err
+		case cs := <-l.in:
+			// One fetch answer: every partition's records are held
+			// before a batch is cut from them.
+			for _, c := range cs {
+				if err := l.onChunk(c); err != nil {
+					return err
+				}
 			}
 		case cmd := <-l.s.cmds:
 			cmd.reply <- l.onCommand(cmd)
@@ -261,39 +233,31 @@ func (l *loop) onChunk(c chunk) error {
 	if ps == nil || c.gen != ps.gen {
 		return nil // from a reader a seek or reset replaced
 	}
-	switch {
-	case c.err != nil:
+	if c.err != nil {
 		return l.onReadError(ps, c.err)
-	case c.done:
-		// The partition consumer closed without an out-of-range error:
-		// start again where the stream is.
-		ps.reader = nil
-		return l.startReader(ps, ps.position())
 	}
+	ps.fetched = max(ps.fetched, c.next)
 	if ps.errored {
 		ps.errored = false
-		l.notice(offsets.NewEvent(time.Now(), offsets.CodeReconnected, ps.p, fmt.Sprintf("%s: reading again at offset %d", ps.p, c.msgs[0].Offset)))
+		at := c.next
+		if len(c.msgs) > 0 {
+			at = c.msgs[0].Offset
+		}
+		l.notice(offsets.NewEvent(time.Now(), offsets.CodeReconnected, ps.p, fmt.Sprintf("%s: reading again at offset %d", ps.p, at)))
 	}
-	var b int64
-	for _, m := range c.msgs {
-		b += msgBytes(m)
+	if len(c.msgs) == 0 {
+		return nil
 	}
+	b := c.bytes
 	ps.recs = append(ps.recs, c.msgs...)
 	ps.bytes += b
+	l.held += b
 	ps.rate.add(int64(len(c.msgs)), b)
 	ps.lastRecord = c.msgs[len(c.msgs)-1].Timestamp
-	if len(ps.recs) >= l.cfg.MaxPerPartition || l.heldBytes() >= l.cfg.MaxBatchBytes {
+	if len(ps.recs) >= l.cfg.MaxPerPartition || l.held >= l.cfg.MaxBatchBytes {
 		l.cutNow = true
 	}
 	return nil
-}
-
-func (l *loop) heldBytes() int64 {
-	var n int64
-	for _, ps := range l.parts {
-		n += ps.bytes
-	}
-	return n
 }
 
 func (l *loop) canCut() bool {
@@ -351,7 +315,8 @@ func (l *loop) onOutOfRange(ps *partState) error {
 		return nil
 	}
 	ps.from, ps.jump = to, code
-	return l.startReader(ps, to)
+	l.startReader(ps, to)
+	return nil
 }
 
 func resetTo(r offsets.Reset, b offsets.Bounds) (int64, offsets.Source) {
@@ -361,44 +326,29 @@ func resetTo(r offsets.Reset, b offsets.Bounds) (int64, offsets.Source) {
 	return b.HighWatermark, offsets.SourceResetLatest
 }
 
-// startReader starts ps's reader at offset. A failure other than out of
-// range is reported and retried on the next tick.
-func (l *loop) startReader(ps *partState, offset int64) error {
+// startReader replaces ps's reader with one starting at offset. Starting
+// cannot fail: the fetcher finds the partition's leader itself, and
+// trouble (out of range, broker errors) comes back as chunks.
+func (l *loop) startReader(ps *partState, offset int64) {
 	if ps.reader != nil {
 		ps.reader.shutdown()
 		ps.reader = nil
 	}
 	l.gen++
 	ps.gen = l.gen
-	pc, err := l.s.consumer.ConsumePartition(ps.p.Topic, ps.p.Partition, offset)
-	if errors.Is(err, sarama.ErrOffsetOutOfRange) {
-		ps.from = offset
-		return l.onOutOfRange(ps)
-	}
-	if err != nil {
-		ps.needReader = true
-		if !ps.errored {
-			ps.errored = true
-			l.notice(offsets.NewEvent(time.Now(), offsets.CodeBrokerError, ps.p, fmt.Sprintf("%s: cannot read at %d: %v (retrying)", ps.p, offset, err)))
-		}
-		return nil
-	}
 	ps.needReader = false
-	ps.reader = l.newReader(ps.p, ps.gen, pc)
+	ps.fetched = offset
+	ps.reader = l.newReader(ps.p, ps.gen, offset)
 	if ps.userPaused || l.pausedAll {
-		pc.Pause()
+		ps.reader.pause()
 	}
-	l.launch(ps.reader)
-	return nil
 }
 
 func (l *loop) onTick(now time.Time) error {
 	for _, p := range l.order {
 		ps := l.parts[p]
 		if ps.needReader && ps.restart == nil {
-			if err := l.startReader(ps, ps.position()); err != nil {
-				return err
-			}
+			l.startReader(ps, ps.position())
 		}
 	}
 	return nil
@@ -428,9 +378,7 @@ func (l *loop) onRefresh(r refreshResult) error {
 		e := offsets.NewEvent(time.Now(), offsets.CodeNewPartition, p, fmt.Sprintf("%s: new partition, reading from its earliest offset %d", p, b.LogStart))
 		e.To, e.LogStart, e.HighWatermark = b.LogStart, b.LogStart, b.HighWatermark
 		l.notice(e)
-		if err := l.startReader(ps, b.LogStart); err != nil {
-			return err
-		}
+		l.startReader(ps, b.LogStart)
 	}
 	if len(added) > 0 {
 		sort.Slice(l.order, func(i, j int) bool { return l.order[i].Less(l.order[j]) })
@@ -512,6 +460,12 @@ func (l *loop) reached(ps *partState, target int64, now time.Time) bool {
 	if pos >= target {
 		return true
 	}
+	if ps.reader != nil && ps.fetched >= target {
+		// The reader fetched past target (records, transaction markers,
+		// aborted or compacted batches) and every record below it is held
+		// or in a batch: exact, no probe needed.
+		return true
+	}
 	if ps.reader == nil || ps.userPaused || ps.restart != nil || ps.hwm() < target || ps.reader.idleFor(now) < probeIdle {
 		return false
 	}
@@ -523,14 +477,20 @@ func (l *loop) reached(ps *partState, target int64, now time.Time) bool {
 	return ps.probeEmpty
 }
 
-// newReader makes a reader whose read-ahead is bounded: it stops
-// forwarding once the records it forwarded and the loop has not yet put in
-// a batch reach a batch's worth (MaxPerPartition records, or its share of
-// MaxBatchBytes). Then sarama's buffers fill and it stops fetching the
-// partition, so a paused, slow or unacked stream does not grow.
-func (l *loop) newReader(p offsets.Partition, gen uint64, pc sarama.PartitionConsumer) *reader {
-	r := newReader(p, gen, pc)
-	r.maxHeld = int64(max(l.cfg.MaxPerPartition, maxChunk))
-	r.maxHeldBytes = max(l.cfg.MaxBatchBytes/int64(max(len(l.order), 1)), 1<<20)
-	return r
+// newReader starts reading p at offset with a bounded read-ahead: the
+// fetcher leaves the partition out of its fetches while the records it
+// forwarded and the loop has not yet put in a batch reach a batch's worth
+// (MaxPerPartition records, or its share of MaxBatchBytes), and fetches
+// nothing while all partitions together hold readAheadBytes. So a paused,
+// slow or unacked stream does not grow.
+func (l *loop) newReader(p offsets.Partition, gen uint64, offset int64) *reader {
+	maxHeld := int64(max(l.cfg.MaxPerPartition, maxChunk))
+	maxHeldBytes := max(l.cfg.MaxBatchBytes/int64(max(len(l.order), 1)), 1<<20)
+	return l.fetch.open(p, gen, offset, maxHeld, maxHeldBytes)
 }
+
+// readAheadBytes bounds what the fetcher forwards that no batch holds yet,
+// over all partitions: a batch's worth, and as much again for the fetch
+// answers that cross it (they come in whole record batches, often of a
+// MiB or more). With less, reading stalls while a batch is processed.
+func readAheadBytes(maxBatchBytes int64) int64 { return 2 * maxBatchBytes }

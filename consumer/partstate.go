@@ -20,6 +20,11 @@ type partState struct {
 	from  int64
 	recs  []*sarama.ConsumerMessage
 	bytes int64
+	// fetched is the current reader's position: every record below it
+	// is in recs or in a batch. It can be past position() when the last
+	// offsets read hold no record (transaction markers, aborted or
+	// compacted batches).
+	fetched int64
 	// jump names why from is not the previous range's Until ("seek",
 	// "reset", "data-loss"); cleared when a range carries it.
 	jump string
@@ -66,7 +71,7 @@ func (ps *partState) position() int64 {
 func (ps *partState) hwm() int64 {
 	h := ps.bounds.HighWatermark
 	if ps.reader != nil {
-		if r := ps.reader.pc.HighWaterMarkOffset(); r > h {
+		if r := ps.reader.highWatermark(); r > h {
 			h = r
 		}
 	}
@@ -78,9 +83,9 @@ func (ps *partState) setPaused(paused bool) {
 		return
 	}
 	if paused {
-		ps.reader.pc.Pause()
+		ps.reader.pause()
 	} else {
-		ps.reader.pc.Resume()
+		ps.reader.resume()
 	}
 }
 

@@ -1,6 +1,7 @@
 package consumer
 
 import (
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -9,181 +10,155 @@ import (
 	"github.com/kbatch-dev/kbatch/offsets"
 )
 
-// chunk is a run of messages (or an error, or the end) from one reader.
-// gen tells the loop whether the chunk is from the partition's current
-// reader or from one replaced by a seek.
+// chunk is what the fetcher hands the loop for one partition: the records
+// of one fetch answer, or an error. gen tells the loop whether the chunk
+// is from the partition's current reader or from one a seek or reset
+// replaced.
 type chunk struct {
 	p    offsets.Partition
 	gen  uint64
 	msgs []*sarama.ConsumerMessage
+	// bytes is the msgBytes of msgs.
+	bytes int64
+	// next is the reader's position after this chunk: every record below
+	// it is in msgs or was in an earlier chunk. It moves past transaction
+	// markers, aborted and compacted batches as past records, so a chunk
+	// may carry no records at all.
+	next int64
 	err  error
-	done bool // the reader's partition consumer has closed
 }
 
-// maxChunk bounds how many messages one chunk carries: big enough to make
-// the fan-in channel cheap per record, small enough to keep latency low.
+// maxChunk is the smallest read-ahead, in records, a reader is given.
 const maxChunk = 512
 
-// reader forwards one sarama partition consumer into the stream's fan-in
-// channel, in chunks. It owns pc until pc's channels close.
+// reader is one partition's read position in the fetcher, from one start
+// offset until it is closed. The fetcher owns its position; the loop
+// reads its high watermark and idle time, pauses it, releases its
+// read-ahead and closes it.
 type reader struct {
 	p   offsets.Partition
 	gen uint64
-	pc  sarama.PartitionConsumer
-	// idleSince is the unix-nano time the reader began waiting with nothing
-	// in hand, or 0 while it holds or forwards messages.
+	f   *fetcher
+
+	// Owned by the goroutine that holds the reader (the fetcher's router
+	// or one broker's fetch loop; they hand it over under fetcher.mu).
+	pos      int64 // next offset to fetch
+	size     int32 // partition bytes asked per fetch
+	failures int   // consecutive failed fetches
+	errored  bool  // an error was reported and nothing read since
+	retryAt  time.Time
+	served   uint64 // the fetch round that last gave records, for fairness
+
+	home atomic.Pointer[brokerFetcher]
+	hwm  atomic.Int64
+	// idleSince is the unix-nano time since which fetches of the partition
+	// have brought nothing, or 0 while they bring records (or none came
+	// back yet).
 	idleSince atomic.Int64
-	// errorAt is the unix-nano time of the last error it forwarded.
-	errorAt atomic.Int64
+	paused    atomic.Bool
+
+	// mu guards the read-ahead counts and closed, so a close and a chunk
+	// in flight never leave bytes counted in the fetcher's total.
+	mu sync.Mutex
 	// held and heldBytes count what the reader forwarded that the loop has
-	// not put in a batch yet; the reader waits for room (signalled by
-	// release) while they are at maxHeld or maxHeldBytes.
-	held, heldBytes       atomic.Int64
+	// not put in a batch yet; the reader is left out of fetches while they
+	// are at maxHeld or maxHeldBytes.
+	held, heldBytes       int64
 	maxHeld, maxHeldBytes int64
-	room                  chan struct{}
-
-	stop     chan struct{}
-	stopped  atomic.Bool
-	finished chan struct{} // closed when run has returned
+	closed                bool
 }
 
-func newReader(p offsets.Partition, gen uint64, pc sarama.PartitionConsumer) *reader {
-	return &reader{p: p, gen: gen, pc: pc, stop: make(chan struct{}), finished: make(chan struct{}),
-		room: make(chan struct{}, 1), maxHeld: 1 << 62, maxHeldBytes: 1 << 62}
-}
-
-// close asks run to stop forwarding and shut pc down; it may be called
-// more than once.
+// close stops the reader: it is left out of every later fetch, and what
+// it holds no longer counts against the fetcher's read-ahead. Chunks
+// already on their way may still arrive with its gen. Calling it again is
+// harmless.
 func (r *reader) close() {
-	if r.stopped.CompareAndSwap(false, true) {
-		close(r.stop)
+	r.mu.Lock()
+	if !r.closed {
+		r.closed = true
+		r.f.held.Add(-r.heldBytes)
+		r.held, r.heldBytes = 0, 0
 	}
+	r.mu.Unlock()
+	r.wake()
 }
 
-// run forwards until the partition consumer closes or close is called.
-// After close, it keeps draining pc so sarama can shut it down.
-func (r *reader) run(out chan<- chunk) {
-	defer close(r.finished)
-	stop := r.stop
-	msgs, errs := r.pc.Messages(), r.pc.Errors()
-	send := func(c chunk) bool {
-		select {
-		case out <- c:
-			return true
-		case <-stop:
-			return false
-		}
-	}
-	for msgs != nil || errs != nil {
-		r.idleSince.Store(time.Now().UnixNano())
-		select {
-		case m, ok := <-msgs:
-			r.idleSince.Store(0)
-			if !ok {
-				msgs = nil
-				continue
-			}
-			batch := make([]*sarama.ConsumerMessage, 1, 64)
-			batch[0] = m
-		drain:
-			for len(batch) < maxChunk {
-				select {
-				case m, ok := <-msgs:
-					if !ok {
-						msgs = nil
-						break drain
-					}
-					batch = append(batch, m)
-				default:
-					break drain
-				}
-			}
-			if !r.waitForRoom(stop) {
-				r.drain()
-				return
-			}
-			var bytes int64
-			for _, m := range batch {
-				bytes += msgBytes(m)
-			}
-			r.held.Add(int64(len(batch)))
-			r.heldBytes.Add(bytes)
-			if !send(chunk{p: r.p, gen: r.gen, msgs: batch}) {
-				r.drain()
-				return
-			}
-		case err, ok := <-errs:
-			if !ok {
-				errs = nil
-				continue
-			}
-			if !send(chunk{p: r.p, gen: r.gen, err: err}) {
-				r.drain()
-				return
-			}
-		case <-stop:
-			r.drain()
-			return
-		}
-	}
-	r.idleSince.Store(time.Now().UnixNano())
-	send(chunk{p: r.p, gen: r.gen, done: true})
+// shutdown closes the reader. It does not wait: a new reader of the same
+// partition may start at once (its chunks carry a new gen).
+func (r *reader) shutdown() { r.close() }
+
+func (r *reader) isClosed() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.closed
 }
 
-// shutdown closes the reader and waits until its partition consumer is
-// gone, so the partition can be consumed again.
-func (r *reader) shutdown() {
-	r.close()
-	<-r.finished
+// hasRoom reports whether the reader may be fetched: open and below its
+// read-ahead.
+func (r *reader) hasRoom() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return !r.closed && r.held < r.maxHeld && r.heldBytes < r.maxHeldBytes
 }
 
-// drain closes pc and empties its channels so its goroutines can end.
-func (r *reader) drain() {
-	r.pc.AsyncClose()
-	msgs, errs := r.pc.Messages(), r.pc.Errors()
-	for msgs != nil || errs != nil {
-		select {
-		case _, ok := <-msgs:
-			if !ok {
-				msgs = nil
-			}
-		case _, ok := <-errs:
-			if !ok {
-				errs = nil
-			}
-		}
+// hold counts a chunk about to be forwarded; false when the reader was
+// closed meanwhile.
+func (r *reader) hold(n, bytes int64) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return false
 	}
-}
-
-// idleFor reports how long the reader has been waiting with nothing.
-func (r *reader) idleFor(now time.Time) time.Duration {
-	s := r.idleSince.Load()
-	if s == 0 {
-		return 0
-	}
-	return now.Sub(time.Unix(0, s))
-}
-
-// waitForRoom blocks while the loop holds a batch's worth from this reader;
-// false means the reader was closed meanwhile.
-func (r *reader) waitForRoom(stop <-chan struct{}) bool {
-	for r.held.Load() >= r.maxHeld || r.heldBytes.Load() >= r.maxHeldBytes {
-		select {
-		case <-r.room:
-		case <-stop:
-			return false
-		}
-	}
+	r.held += n
+	r.heldBytes += bytes
+	r.f.held.Add(bytes)
 	return true
 }
 
 // release tells the reader the loop put n records (bytes) of it in a
 // batch; called by the loop only.
 func (r *reader) release(n, bytes int64) {
-	r.held.Add(-n)
-	r.heldBytes.Add(-bytes)
-	select {
-	case r.room <- struct{}{}:
-	default:
+	// Every broker loop waits while the fetcher's read-ahead is spent.
+	spent := r.f.held.Load() >= r.f.budget
+	r.mu.Lock()
+	if !r.closed {
+		n, bytes = min(n, r.held), min(bytes, r.heldBytes)
+		r.held -= n
+		r.heldBytes -= bytes
+		r.f.held.Add(-bytes)
 	}
+	r.mu.Unlock()
+	if spent {
+		r.f.wakeAll()
+		return
+	}
+	r.wake()
+}
+
+// pause leaves the partition out of fetches until resume; records already
+// read still go into batches.
+func (r *reader) pause() { r.paused.Store(true) }
+
+func (r *reader) resume() {
+	r.paused.Store(false)
+	r.wake()
+}
+
+// wake tells the broker loop holding the reader that it may fetch again.
+func (r *reader) wake() {
+	if bf := r.home.Load(); bf != nil {
+		bf.signal()
+	}
+}
+
+// highWatermark is the high watermark of the last fetch answer, or -1.
+func (r *reader) highWatermark() int64 { return r.hwm.Load() }
+
+// idleFor reports how long fetches of the partition have brought nothing.
+func (r *reader) idleFor(now time.Time) time.Duration {
+	s := r.idleSince.Load()
+	if s == 0 {
+		return 0
+	}
+	return now.Sub(time.Unix(0, s))
 }

@@ -2,6 +2,8 @@ package consumer
 
 import (
 	"encoding/base64"
+	"encoding/binary"
+	"math/bits"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -28,6 +30,51 @@ func AppendRecordJSON(buf []byte, m *sarama.ConsumerMessage) []byte {
 	buf = strconv.AppendInt(buf, m.Offset, 10)
 	buf = append(buf, `,"timestamp":"`...)
 	buf = appendTimestamp(buf, m.Timestamp)
+	return appendRecordRest(buf, m)
+}
+
+// RecordEncoder is AppendRecordJSON for a run of records, with memory: the
+// JSON of the last topic and the text of the last timestamp second, which
+// consecutive records nearly always share. The zero value is ready; it is
+// not safe for concurrent use.
+type RecordEncoder struct {
+	topic     string
+	topicJSON []byte
+	sec       int64
+	secText   []byte // "2006-01-02T15:04:05." of sec; nil when none
+}
+
+// Append appends m exactly as AppendRecordJSON does.
+func (a *RecordEncoder) Append(buf []byte, m *sarama.ConsumerMessage) []byte {
+	if a.topicJSON == nil || m.Topic != a.topic {
+		a.topic = m.Topic
+		a.topicJSON = AppendJSONString(append(a.topicJSON[:0], `{"topic":`...), m.Topic)
+		a.topicJSON = append(a.topicJSON, `,"partition":`...)
+	}
+	buf = append(buf, a.topicJSON...)
+	buf = strconv.AppendInt(buf, int64(m.Partition), 10)
+	buf = append(buf, `,"offset":`...)
+	buf = strconv.AppendInt(buf, m.Offset, 10)
+	buf = append(buf, `,"timestamp":"`...)
+	t := m.Timestamp
+	if sec := t.Unix(); a.secText == nil || sec != a.sec {
+		full := appendTimestamp(a.secText[:0], t)
+		for i := len(full) - 1; i >= 0; i-- {
+			if full[i] == '.' {
+				a.secText, a.sec = full[:i+1], sec
+				break
+			}
+		}
+	}
+	ms := t.Nanosecond() / 1e6
+	buf = append(buf, a.secText...)
+	buf = append(buf, byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10), 'Z')
+	return appendRecordRest(buf, m)
+}
+
+// appendRecordRest appends what follows the timestamp's text: its closing
+// quote, key, value, headers and the end of the line.
+func appendRecordRest(buf []byte, m *sarama.ConsumerMessage) []byte {
 	buf = append(buf, '"')
 	buf = appendBytesField(buf, "key", m.Key)
 	buf = appendBytesField(buf, "value", m.Value)
@@ -55,18 +102,24 @@ func FormatTimestamp(t time.Time) string { return t.UTC().Format(TimestampFormat
 func appendBytesField(buf []byte, name string, b []byte) []byte {
 	buf = append(buf, ',', '"')
 	buf = append(buf, name...)
-	switch {
-	case b == nil:
-		buf = append(buf, `":null`...)
-	case utf8.Valid(b):
-		buf = append(buf, '"', ':')
-		buf = appendJSONBytes(buf, b)
-	default:
-		buf = append(buf, `_b64":"`...)
-		buf = base64.StdEncoding.AppendEncode(buf, b)
-		buf = append(buf, '"')
+	if b == nil {
+		return append(buf, `":null`...)
 	}
-	return buf
+	// Most keys and values are plain printable ASCII, which is valid
+	// UTF-8 and needs no escape: one pass, one copy.
+	if plainPrefix(b) == len(b) {
+		buf = append(buf, '"', ':', '"')
+		buf = append(buf, b...)
+		return append(buf, '"')
+	}
+	mark := len(buf)
+	if out, ok := appendJSONText(append(buf, '"', ':'), b); ok {
+		return out
+	}
+	buf = buf[:mark]
+	buf = append(buf, `_b64":"`...)
+	buf = base64.StdEncoding.AppendEncode(buf, b)
+	return append(buf, '"')
 }
 
 // AppendJSONString appends s as a terminal-safe JSON string.
@@ -101,11 +154,57 @@ func appendTimestamp(buf []byte, t time.Time) []byte {
 		byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10), 'Z')
 }
 
+// Eight bytes at a time: word has a byte below 0x20, above 0x7e, or equal
+// to '"' or '\\' (the bit tricks of "Bit Twiddling Hacks": haszero,
+// hasless, hasmore; exact for these constants).
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// notPlain flags (high bit) the bytes of a little-endian word that are not
+// plain. Borrows and carries only move flags to later bytes, so the first
+// flagged byte is always a real one.
+func notPlain(w uint64) uint64 {
+	control := (w - ones*0x20) &^ w & highs
+	high := ((w + ones*(127-0x7e)) | w) & highs
+	quote := w ^ ones*'"'
+	backslash := w ^ ones*'\\'
+	return control | high | ((quote - ones) &^ quote & highs) | ((backslash - ones) &^ backslash & highs)
+}
+
+// plainPrefix returns how many leading bytes of b are printable ASCII
+// that a JSON string carries as they are.
+func plainPrefix(b []byte) int {
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		if m := notPlain(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+	}
+	for i < len(b) && plainASCII[b[i]] {
+		i++
+	}
+	return i
+}
+
 // appendJSONBytes appends valid UTF-8 b as a quoted JSON string.
 func appendJSONBytes(buf []byte, b []byte) []byte {
+	buf, _ = appendJSONText(buf, b)
+	return buf
+}
+
+// appendJSONText appends b as a quoted JSON string and reports whether b
+// is valid UTF-8 (if not, what it appended is not valid JSON text).
+func appendJSONText(buf []byte, b []byte) ([]byte, bool) {
+	valid := true
 	buf = append(buf, '"')
 	start := 0
 	for i := 0; i < len(b); {
+		i += plainPrefix(b[i:])
+		if i >= len(b) {
+			break
+		}
 		c := b[i]
 		if plainASCII[c] {
 			i++
@@ -130,6 +229,9 @@ func appendJSONBytes(buf []byte, b []byte) []byte {
 			continue
 		}
 		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size == 1 {
+			valid = false
+		}
 		if unsafeForTerminal(r) {
 			buf = append(buf, b[start:i]...)
 			buf = append(buf, '\\', 'u', hexDigits[r>>12&0xf], hexDigits[r>>8&0xf], hexDigits[r>>4&0xf], hexDigits[r&0xf])
@@ -140,7 +242,7 @@ func appendJSONBytes(buf []byte, b []byte) []byte {
 		i += size
 	}
 	buf = append(buf, b[start:]...)
-	return append(buf, '"')
+	return append(buf, '"'), valid
 }
 
 // unsafeForTerminal reports non-ASCII runes that must not reach a terminal

@@ -107,3 +107,76 @@ func BenchmarkAppendRecordJSON(b *testing.B) {
 		buf = AppendRecordJSON(buf[:0], m)
 	}
 }
+
+// BenchmarkAppendRecordJSONJSONValue is a record whose value is JSON text,
+// as most are: quotes to escape between long plain runs.
+func BenchmarkAppendRecordJSONJSONValue(b *testing.B) {
+	v := []byte(`{"seq":123456,"user":"u-42","payload":"`)
+	for len(v) < 198 {
+		v = append(v, "0123456789abcdef"[len(v)%16])
+	}
+	v = append(v, `"}`...)
+	m := &sarama.ConsumerMessage{Topic: "events", Partition: 1, Offset: 123456, Timestamp: time.Now(), Key: []byte("user-42"), Value: v}
+	b.SetBytes(int64(len(v)))
+	var buf []byte
+	for i := 0; i < b.N; i++ {
+		buf = AppendRecordJSON(buf[:0], m)
+	}
+}
+
+// TestPlainPrefixMatchesTable checks the eight-bytes-at-a-time scan
+// against the byte table for every byte value at every position of a word.
+func TestPlainPrefixMatchesTable(t *testing.T) {
+	for c := 0; c < 256; c++ {
+		for pos := 0; pos < 19; pos++ {
+			b := []byte(strings.Repeat("a", 19))
+			b[pos] = byte(c)
+			want := 19
+			if !plainASCII[c] {
+				want = pos
+			}
+			if got := plainPrefix(b); got != want {
+				t.Fatalf("byte %#x at %d: plainPrefix %d, want %d", c, pos, got, want)
+			}
+		}
+	}
+}
+
+// TestRecordEncoderMatchesAppendRecordJSON checks the sink's encoder,
+// which remembers the last topic and timestamp second, against the
+// stateless one over topic and second changes.
+func TestRecordEncoderMatchesAppendRecordJSON(t *testing.T) {
+	var a RecordEncoder
+	base := time.Date(2026, 11, 29, 10, 0, 59, 998e6, time.UTC)
+	var got, want []byte
+	for i, topic := range []string{"events", "events", "other\x1b", "events", "events"} {
+		for j := 0; j < 4; j++ {
+			ts := base.Add(time.Duration(i*4+j) * time.Millisecond)
+			if j == 3 {
+				ts = time.UnixMilli(-1500) // before 1970, and a negative second
+			}
+			m := &sarama.ConsumerMessage{Topic: topic, Partition: int32(i), Offset: int64(j), Timestamp: ts, Key: []byte("k"), Value: []byte(`{"v":1}`)}
+			got = a.Append(got, m)
+			want = AppendRecordJSON(want, m)
+		}
+	}
+	if string(got) != string(want) {
+		t.Fatalf("appender:\n%s\nAppendRecordJSON:\n%s", got, want)
+	}
+}
+
+// BenchmarkRecordEncoder is the sink's encoder on the JSON-valued record.
+func BenchmarkRecordEncoder(b *testing.B) {
+	v := []byte(`{"seq":123456,"user":"u-42","payload":"`)
+	for len(v) < 198 {
+		v = append(v, "0123456789abcdef"[len(v)%16])
+	}
+	v = append(v, `"}`...)
+	m := &sarama.ConsumerMessage{Topic: "events", Partition: 1, Offset: 123456, Timestamp: time.Now(), Key: []byte("user-42"), Value: v}
+	b.SetBytes(int64(len(v)))
+	var a RecordEncoder
+	var buf []byte
+	for i := 0; i < b.N; i++ {
+		buf = a.Append(buf[:0], m)
+	}
+}

@@ -16,6 +16,7 @@ import (
 type FileSink struct {
 	f   *os.File
 	buf []byte
+	enc RecordEncoder
 }
 
 // OpenFileSink opens path for appending, creating it (mode 0600).
@@ -33,7 +34,7 @@ func OpenFileSink(path string) (*FileSink, error) {
 // Process writes the records and syncs the file.
 func (s *FileSink) Process(_ context.Context, b *Batch, records []*sarama.ConsumerMessage) error {
 	for _, m := range records {
-		s.buf = AppendRecordJSON(s.buf, m)
+		s.buf = s.enc.Append(s.buf, m)
 		if len(s.buf) >= 1<<20 {
 			if err := s.flush(); err != nil {
 				return err

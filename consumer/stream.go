@@ -8,23 +8,19 @@ import (
 	"sync"
 	"time"
 
-	"github.com/IBM/sarama"
-
 	"github.com/kbatch-dev/kbatch/offsets"
 )
 
 // Stream is a running direct stream. Its methods may be called from any
 // goroutine; the work happens in one loop goroutine, which owns all state.
 type Stream struct {
-	cfg      Config
-	consumer sarama.Consumer
-	events   chan Event
-	cmds     chan command
-	done     chan struct{}
-	cancel   context.CancelFunc
-	started  *Started
-	closeErr error
-	wg       sync.WaitGroup
+	cfg     Config
+	events  chan Event
+	cmds    chan command
+	done    chan struct{}
+	cancel  context.CancelFunc
+	started *Started
+	wg      sync.WaitGroup
 }
 
 // command is a request to the loop; reply gets its outcome.
@@ -115,31 +111,24 @@ func Start(ctx context.Context, cfg Config) (*Stream, *Started, error) {
 			}
 		}
 	}
-	consumer, err := sarama.NewConsumerFromClient(cfg.Client)
-	if err != nil {
-		return nil, nil, fmt.Errorf("starting the consumer: %w", err)
-	}
 	ctx, cancel := context.WithCancel(ctx)
 	s := &Stream{
-		cfg:      cfg,
-		consumer: consumer,
-		events:   make(chan Event, cfg.Events),
-		cmds:     make(chan command),
-		done:     make(chan struct{}),
-		cancel:   cancel,
+		cfg:    cfg,
+		events: make(chan Event, cfg.Events),
+		cmds:   make(chan command),
+		done:   make(chan struct{}),
+		cancel: cancel,
 	}
 	s.started = &Started{Stream: cfg.Name, Brokers: cfg.Brokers, Topics: cfg.Topics, Starts: starts, Redelivering: pending}
 	l, err := newLoop(ctx, s, starts, bounds, pending)
 	if err != nil {
 		cancel()
-		_ = consumer.Close()
 		return nil, nil, err
 	}
 	if cfg.Store != nil && pending == nil {
 		if err := persistStarts(cfg, starts); err != nil {
 			l.shutdown()
 			cancel()
-			_ = consumer.Close()
 			return nil, nil, err
 		}
 	}
@@ -216,7 +205,7 @@ func (s *Stream) Started() *Started { return s.started }
 func (s *Stream) Close() error {
 	s.cancel()
 	s.wg.Wait()
-	return s.consumer.Close()
+	return nil
 }
 
 // Done is closed when the loop has ended.

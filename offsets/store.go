@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -43,6 +44,9 @@ type Store struct {
 	readOnly   bool
 	maxBatches int
 	maxEvents  int
+
+	mu      sync.Mutex
+	planned map[string]plannedBatch // by stream; see Plan and Ack
 }
 
 // Open opens the store at path, creating it (mode 0600, missing parent

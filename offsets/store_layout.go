@@ -132,7 +132,10 @@ func offsetValue(off int64) []byte { return binary.BigEndian.AppendUint64(nil, u
 // partitionKey is topic, 0x00, big-endian partition; topics never hold a
 // 0x00, and non-negative partitions sort numerically.
 func partitionKey(p Partition) []byte {
-	k := make([]byte, 0, len(p.Topic)+5)
+	return appendPartitionKey(make([]byte, 0, len(p.Topic)+5), p)
+}
+
+func appendPartitionKey(k []byte, p Partition) []byte {
 	k = append(k, p.Topic...)
 	k = append(k, 0)
 	return binary.BigEndian.AppendUint32(k, uint32(p.Partition))

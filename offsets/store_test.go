@@ -281,3 +281,44 @@ func TestConcurrentUse(t *testing.T) {
 		t.Errorf("Next = %v", info.Next)
 	}
 }
+
+// TestAckWithAndWithoutThePlannedBatchInMemory acks one batch planned by
+// the same Store (which keeps it in memory) and one planned before the
+// store was reopened (decoded from the file): both move the same offsets
+// and leave the same acked batch.
+func TestAckWithAndWithoutThePlannedBatchInMemory(t *testing.T) {
+	s := openTest(t)
+	mustEnsure(t, s, "events")
+	if err := s.Plan("events", testBatch(1, 3, 0)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Ack("events", 1, testNow); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Plan("events", testBatch(2, 3, 10)); err != nil {
+		t.Fatal(err)
+	}
+	path := s.Path()
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s2, err := Open(path, OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	if err := s2.Ack("events", 2, testNow.Add(time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	for id, from := range map[uint64]int64{1: 0, 2: 10} {
+		b, ok, err := s2.Batch("events", id)
+		want := testBatch(id, 3, from)
+		if err != nil || !ok || b.State != StateAcked || !reflect.DeepEqual(b.Ranges, want.Ranges) || b.Records != want.Records {
+			t.Errorf("batch %d: %+v, %v, %v", id, b, ok, err)
+		}
+	}
+	info, _, err := s2.Stream("events")
+	if err != nil || info.LastBatch != 2 || !reflect.DeepEqual(info.Next, map[Partition]int64{ev(0): 20, ev(1): 20, ev(2): 20}) {
+		t.Fatalf("stream %+v, %v", info, err)
+	}
+}

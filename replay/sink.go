@@ -37,6 +37,7 @@ const jsonBufferSize = 256 << 10
 type JSONSink struct {
 	w   *bufio.Writer
 	buf []byte
+	enc consumer.RecordEncoder
 	// file set: a regular file written as tmp, renamed to path at Close.
 	file *os.File
 	tmp  string
@@ -90,7 +91,7 @@ func CreateJSONFile(path string) (*JSONSink, error) {
 func (s *JSONSink) Write(recs []sarama.ConsumerMessage) error {
 	buf := s.buf[:0]
 	for i := range recs {
-		buf = consumer.AppendRecordJSON(buf, &recs[i])
+		buf = s.enc.Append(buf, &recs[i])
 		if len(buf) >= jsonBufferSize {
 			if _, err := s.w.Write(buf); err != nil {
 				return s.writeErr(err)

@@ -54,12 +54,17 @@ func (h *history) indexOf(id uint64) int {
 // add records b. A batch that is already kept (planned, then acked) is
 // replaced in place and keeps its samples.
 func (h *history) add(b *consumer.Batch) *batchEntry {
+	// The entry keeps the batch without its samples: they are copied into
+	// records below, which the sample budget counts; keeping the stream's
+	// slices too would hold every sample of every batch in the history.
+	kept := *b
+	kept.Samples = nil
 	if i := h.indexOf(b.ID); i >= 0 {
 		e := h.newest(i)
-		e.Batch = b
+		e.Batch = &kept
 		return e
 	}
-	e := &batchEntry{Batch: b, samples: make([]*record, 0, len(b.Samples))}
+	e := &batchEntry{Batch: &kept, samples: make([]*record, 0, len(b.Samples))}
 	for _, m := range b.Samples {
 		r := newRecord(m, b.ID)
 		e.samples = append(e.samples, r)

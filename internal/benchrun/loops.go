@@ -15,7 +15,9 @@ import (
 
 // loopMain is a bare consumer that reads every partition of a topic from
 // the earliest offset to the high watermark it had at start, counting
-// records: "loop sarama|kgo BROKERS TOPIC".
+// records: "loop sarama|kgo BROKERS TOPIC". It prints "done N" on stdout
+// as soon as it has every record, before closing its client, so its time
+// compares with kbatch's last acked batch.
 func loopMain(args []string) int {
 	if len(args) != 3 {
 		fmt.Fprintln(os.Stderr, "usage: benchrun loop sarama|kgo BROKERS TOPIC")
@@ -38,6 +40,12 @@ func loopMain(args []string) int {
 	}
 	fmt.Fprintf(os.Stderr, "%d records\n", n)
 	return 0
+}
+
+// done reports that the loop has every record.
+func done(n int64) {
+	fmt.Printf("done %d\n", n)
+	_ = os.Stdout.Sync()
 }
 
 func saramaLoop(brokers []string, topic string) (int64, error) {
@@ -101,6 +109,7 @@ func saramaLoop(brokers []string, topic string) (int64, error) {
 		return 0, err
 	default:
 	}
+	done(total.Load())
 	return total.Load(), nil
 }
 
@@ -133,6 +142,7 @@ func kgoLoop(brokers []string, topic string) (int64, error) {
 	}
 	defer cl.Close()
 	var n int64
+	defer func() { done(n) }()
 	deadline := time.Now().Add(10 * time.Minute)
 	for len(ends) > 0 && time.Now().Before(deadline) {
 		fs := cl.PollFetches(ctx)

@@ -1,215 +1,367 @@
-// Command benchrun measures kbatch against bare clients on the same data in
-// the same run, so machine noise cancels out in the ratios. It starts an
-// in-process kfake cluster (or uses -brokers), fills a topic, then runs each
-// contender as its own process and reports records/s and peak RSS.
+// Command benchrun measures kbatch against bare clients and kcat on the
+// same data in the same run, so machine noise cancels out in the ratios,
+// and prints the table of BENCHMARKS.md.
 //
-//	go run ./internal/benchrun -records 1000000 -size 200 -partitions 3
+//	go run ./internal/benchrun -records 1000000,3000000 -kbatch bin/kbatch
 //
-// Contenders: "sarama" (a bare sarama partition-consumer loop), "kgo" (a
-// bare franz-go loop), "kbatch" (watch --no-tui --until-end --sink
-// /dev/null with the store on), "replay" (kbatch replay to /dev/null) and
-// "kcat" (kcat -C -e -J, when installed).
+// It starts a kfake broker in a process of its own ("benchrun broker"), or
+// uses -brokers / KBATCH_TEST_BROKERS, fills a topic per data set, then
+// runs every contender as its own process, round after round in a
+// rotating order, and keeps the best and the median time of each:
+//
+//	sarama      a bare sarama partition-consumer loop
+//	kgo         a bare franz-go loop
+//	kbatch      watch --no-tui --until-end --sink /dev/null, store on
+//	kbatch-raw  watch --no-tui --interval 100ms, store on, no sink (the
+//	            TUI row's twin), stopped once every record is acked
+//	kbatch-tui  watch --interval 100ms with the TUI in a 140×40 tmux
+//	            pane, store on
+//	replay      kbatch replay T:*:earliest-latest --out /dev/null
+//	kcat        kcat -C -e -J -o beginning
+//
+// A contender's time runs from starting its process to the moment it has
+// every record (see BENCHMARKS.md): the bare loops print "done" then;
+// kbatch's last batch line or the TUI's header says every record is acked;
+// replay and kcat are timed to their exit. Peak RSS is the process's own
+// VmHWM; CPU is user+system time.
+//
+// Subcommands used by the run, also handy alone: "loop", "broker",
+// "store", "serve" (a filled broker for experiments) and "profile" (the
+// headless stream in-process under pprof).
 package main
 
 import (
-	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
-	"syscall"
 	"time"
-
-	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kfake"
-	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 func main() {
-	if len(os.Args) > 1 && os.Args[1] == "loop" {
-		os.Exit(loopMain(os.Args[2:]))
+	if len(os.Args) > 1 {
+		switch os.Args[1] {
+		case "loop":
+			os.Exit(loopMain(os.Args[2:]))
+		case "broker":
+			os.Exit(brokerMain())
+		case "profile":
+			os.Exit(profileMain(os.Args[2:]))
+		case "store":
+			os.Exit(storeMain(os.Args[2:]))
+		case "serve":
+			os.Exit(serveMain(os.Args[2:]))
+		}
 	}
-	records := flag.Int("records", 1_000_000, "records to produce")
-	size := flag.Int("size", 200, "value size in bytes")
-	partitions := flag.Int("partitions", 3, "partitions of the topic")
-	brokers := flag.String("brokers", os.Getenv("KBATCH_TEST_BROKERS"), "use this cluster instead of an in-process kfake")
-	kbatch := flag.String("kbatch", "bin/kbatch", "kbatch binary")
-	only := flag.String("only", "sarama,kgo,kbatch,replay,kcat", "contenders to run, comma-separated")
-	rounds := flag.Int("rounds", 2, "rounds; the best of each contender counts")
+	var o options
+	flag.StringVar(&o.records, "records", "1000000", "data sets: records to produce, comma-separated (e.g. 1000000,3000000)")
+	flag.IntVar(&o.size, "size", 200, "value size in bytes")
+	flag.IntVar(&o.partitions, "partitions", 3, "partitions of each data set's topic")
+	flag.IntVar(&o.wide, "wide", 1000, "partitions of the many-partition topic (0: skip it)")
+	flag.IntVar(&o.wideRecords, "wide-records", 200_000, "records on the many-partition topic")
+	flag.StringVar(&o.brokers, "brokers", os.Getenv("KBATCH_TEST_BROKERS"), "use this cluster instead of a kfake broker")
+	flag.StringVar(&o.kbatch, "kbatch", "bin/kbatch", "kbatch binary")
+	flag.StringVar(&o.only, "only", "sarama,kgo,kbatch,kbatch-raw,kbatch-tui,replay,kcat", "contenders to run, comma-separated")
+	flag.IntVar(&o.rounds, "rounds", 3, "rounds; the best and the median of each contender are kept")
+	flag.BoolVar(&o.gobench, "gobench", true, "also run BenchmarkView140x40 (go test) and time the store per batch")
 	flag.Parse()
-	if err := run(*records, *size, int32(*partitions), *brokers, *kbatch, strings.Split(*only, ","), *rounds); err != nil {
+	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "benchrun:", err)
 		os.Exit(1)
 	}
 }
 
-type result struct {
-	name    string
-	elapsed time.Duration
-	rss     int64 // KiB
-	err     error
+type options struct {
+	records                string
+	size, partitions       int
+	wide, wideRecords      int
+	brokers, kbatch, only  string
+	rounds                 int
+	gobench                bool
+	self, tmp, brokerLabel string
+	seeds                  string
+	broker                 *broker
+	// topics are the topics the run created, deleted at its end on a
+	// given cluster.
+	topics *[]string
 }
 
-func run(n, size int, parts int32, brokers, kbatch string, only []string, rounds int) error {
-	var seeds []string
-	if brokers == "" {
-		fake, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(parts, "bench"))
-		if err != nil {
-			return err
-		}
-		defer fake.Close()
-		seeds = fake.ListenAddrs()
-	} else {
-		seeds = strings.Split(brokers, ",")
-	}
-	topic, err := fill(seeds, brokers == "", n, size, parts)
-	if err != nil {
-		return err
-	}
-	self, err := os.Executable()
-	if err != nil {
-		return err
-	}
-	tmp, err := os.MkdirTemp("", "kbatch-bench-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-	bs := strings.Join(seeds, ",")
-	cmds := map[string]func(round int) *exec.Cmd{
-		"sarama": func(int) *exec.Cmd { return exec.Command(self, "loop", "sarama", bs, topic) },
-		"kgo":    func(int) *exec.Cmd { return exec.Command(self, "loop", "kgo", bs, topic) },
-		"kbatch": func(r int) *exec.Cmd {
-			return exec.Command(kbatch, "watch", "--no-tui", "--until-end", "--reset", "earliest", "-b", bs, "-t", topic,
-				"--sink", "/dev/null", "--store", filepath.Join(tmp, fmt.Sprintf("offsets-%d.db", r)))
-		},
-		"replay": func(int) *exec.Cmd {
-			return exec.Command(kbatch, "replay", topic+":*:earliest-latest", "-b", bs, "--out", "/dev/null")
-		},
-		"kcat": func(int) *exec.Cmd {
-			return exec.Command("kcat", "-C", "-b", bs, "-t", topic, "-o", "beginning", "-e", "-J", "-q")
-		},
-	}
-	best := map[string]result{}
-	for r := 0; r < rounds; r++ {
-		for _, name := range only {
-			mk, ok := cmds[name]
-			if !ok {
-				return fmt.Errorf("unknown contender %q", name)
-			}
-			if name == "kcat" {
-				if _, err := exec.LookPath("kcat"); err != nil {
-					best[name] = result{name: name, err: fmt.Errorf("kcat not installed (apt-get install kcat)")}
-					continue
-				}
-			}
-			res := measure(name, mk(r))
-			if b, ok := best[name]; !ok || (res.err == nil && (b.err != nil || res.elapsed < b.elapsed)) {
-				best[name] = res
-			} else if res.rss > b.rss {
-				b.rss = res.rss
-				best[name] = b
-			}
+// result is every sample of one contender on one data set.
+type result struct {
+	name    string
+	samples []sample
+	counts  *requestCounts // requests the broker served in the last run
+}
+
+func (r *result) ok() []sample {
+	var out []sample
+	for _, s := range r.samples {
+		if s.err == nil {
+			out = append(out, s)
 		}
 	}
-	fmt.Printf("\n%d records of %d B on %d partitions (%s broker), best of %d rounds\n\n", n, size, parts, map[bool]string{true: "in-process kfake", false: "given"}[brokers == ""], rounds)
-	fmt.Printf("| %-8s | %10s | %12s | %10s | %-22s |\n", "what", "seconds", "records/s", "peak RSS", "ratio")
-	fmt.Printf("|%s|%s|%s|%s|%s|\n", strings.Repeat("-", 10), strings.Repeat("-", 12), strings.Repeat("-", 14), strings.Repeat("-", 12), strings.Repeat("-", 24))
-	for _, name := range only {
-		res := best[name]
-		if res.err != nil {
-			fmt.Printf("| %-8s | %s\n", name, res.err)
-			continue
+	return out
+}
+
+// best is the fastest successful sample (by done).
+func (r *result) best() (sample, bool) {
+	ok := r.ok()
+	if len(ok) == 0 {
+		return sample{}, false
+	}
+	return slices.MinFunc(ok, func(a, b sample) int { return int(a.done - b.done) }), true
+}
+
+func (r *result) median(f func(sample) time.Duration) time.Duration {
+	var v []time.Duration
+	for _, s := range r.ok() {
+		v = append(v, f(s))
+	}
+	if len(v) == 0 {
+		return 0
+	}
+	slices.Sort(v)
+	return v[len(v)/2]
+}
+
+func (r *result) maxRSS() int64 {
+	var m int64
+	for _, s := range r.ok() {
+		m = max(m, s.rss)
+	}
+	return m
+}
+
+func (r *result) firstErr() error {
+	for _, s := range r.samples {
+		if s.err != nil {
+			return s.err
 		}
-		rate := float64(n) / res.elapsed.Seconds()
-		ratio := ""
-		switch name {
-		case "kbatch", "replay":
-			if s, ok := best["sarama"]; ok && s.err == nil {
-				ratio = fmt.Sprintf("%.2fx sarama", s.elapsed.Seconds()/res.elapsed.Seconds())
-			}
-			if k, ok := best["kgo"]; ok && k.err == nil && name == "kbatch" {
-				ratio += fmt.Sprintf(", %.2fx kgo", k.elapsed.Seconds()/res.elapsed.Seconds())
-			}
-			if k, ok := best["kcat"]; ok && k.err == nil && name == "replay" {
-				ratio += fmt.Sprintf(", %.2fx kcat", k.elapsed.Seconds()/res.elapsed.Seconds())
-			}
-		}
-		fmt.Printf("| %-8s | %10.2f | %12.0f | %7.1f MiB | %-22s |\n", name, res.elapsed.Seconds(), rate, float64(res.rss)/1024, ratio)
 	}
 	return nil
 }
 
-// measure runs cmd to completion and returns its wall time and peak RSS.
-func measure(name string, cmd *exec.Cmd) result {
-	cmd.Stdout = nil
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	start := time.Now()
-	err := cmd.Run()
-	el := time.Since(start)
-	res := result{name: name, elapsed: el}
-	if err != nil {
-		res.err = fmt.Errorf("%v: %s", err, strings.TrimSpace(lastLine(stderr.String())))
-		return res
-	}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		res.rss = ru.Maxrss
-	}
-	fmt.Fprintf(os.Stderr, "  %-7s %6.2fs  %s\n", name, el.Seconds(), strings.TrimSpace(lastLine(stderr.String())))
-	return res
+// dataSet is one topic and what ran on it.
+type dataSet struct {
+	title   string
+	records int64
+	results []*result
 }
 
-func lastLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
-		return s[i+1:]
-	}
-	return s
-}
-
-// fill produces n records of size bytes round-robin over the partitions.
-func fill(seeds []string, seeded bool, n, size int, parts int32) (string, error) {
-	cl, err := kgo.NewClient(kgo.SeedBrokers(seeds...), kgo.ProducerLinger(5*time.Millisecond),
-		kgo.RecordPartitioner(kgo.RoundRobinPartitioner()), kgo.ProducerBatchMaxBytes(1<<20), kgo.MaxBufferedRecords(100_000))
-	if err != nil {
-		return "", err
-	}
-	defer cl.Close()
-	ctx := context.Background()
-	topic := "bench"
-	if !seeded {
-		topic = fmt.Sprintf("bench-%d", time.Now().UnixNano())
-		if _, err := kadm.NewClient(cl).CreateTopic(ctx, parts, 1, nil, topic); err != nil {
-			return "", err
+func (d *dataSet) get(name string) *result {
+	for _, r := range d.results {
+		if r.name == name {
+			return r
 		}
 	}
-	value := make([]byte, size)
-	for i := range value {
-		value[i] = 'a' + byte(i%26)
+	return nil
+}
+
+func run(o options) error {
+	var err error
+	if o.self, err = os.Executable(); err != nil {
+		return err
 	}
-	start := time.Now()
-	errs := make(chan error, 1)
-	for i := 0; i < n; i++ {
-		cl.Produce(ctx, &kgo.Record{Topic: topic, Key: []byte(fmt.Sprintf("k%d", i%1000)), Value: value}, func(_ *kgo.Record, err error) {
-			if err != nil {
-				select {
-				case errs <- err:
-				default:
+	if o.tmp, err = os.MkdirTemp("", "kbatch-bench-"); err != nil {
+		return err
+	}
+	defer os.RemoveAll(o.tmp)
+	o.brokerLabel = "given cluster " + o.brokers
+	if o.brokers == "" {
+		if o.broker, err = startBroker(o.self); err != nil {
+			return err
+		}
+		defer o.broker.stop()
+		o.brokers = o.broker.addrs
+		o.brokerLabel = "kfake broker in its own process"
+	}
+	o.seeds = o.brokers
+	o.topics = new([]string)
+	if o.broker == nil {
+		defer deleteTopics(strings.Split(o.seeds, ","), o.topics)
+	}
+	only := strings.Split(o.only, ",")
+	var sets []*dataSet
+	for _, f := range strings.Split(o.records, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil {
+			return fmt.Errorf("bad -records %q", o.records)
+		}
+		d, err := runSet(o, "bench", n, int32(o.partitions), only)
+		if err != nil {
+			return err
+		}
+		sets = append(sets, d)
+	}
+	if o.wide > 0 {
+		wideOnly := slices.DeleteFunc(slices.Clone(only), func(s string) bool { return s == "kbatch-raw" || s == "kcat" })
+		d, err := runSet(o, "wide", o.wideRecords, int32(o.wide), wideOnly)
+		if err != nil {
+			return err
+		}
+		sets = append(sets, d)
+	}
+	var gb goBench
+	if o.gobench {
+		gb = runGoBench()
+	}
+	printReport(o, sets, gb)
+	return nil
+}
+
+// runSet fills a topic and runs the contenders on it.
+func runSet(o options, prefix string, n int, parts int32, only []string) (*dataSet, error) {
+	topic, err := fill(strings.Split(o.seeds, ","), prefix, n, o.size, parts)
+	if err != nil {
+		return nil, err
+	}
+	*o.topics = append(*o.topics, topic)
+	d := &dataSet{records: int64(n), title: fmt.Sprintf("%s records of %d B on %d partitions", thousands(int64(n)), o.size, parts)}
+	for _, name := range only {
+		if name == "kcat" {
+			if _, err := exec.LookPath("kcat"); err != nil {
+				fmt.Fprintln(os.Stderr, "  kcat not installed (apt-get install kcat): skipped")
+				continue
+			}
+		}
+		if name == "kbatch-tui" {
+			if _, err := exec.LookPath("tmux"); err != nil {
+				fmt.Fprintln(os.Stderr, "  tmux not installed: kbatch-tui skipped")
+				continue
+			}
+		}
+		d.results = append(d.results, &result{name: name})
+	}
+	for round := 0; round < o.rounds; round++ {
+		for i := range d.results {
+			// Rotate the order each round so no contender always runs
+			// right after the fill or after the same neighbour.
+			r := d.results[(i+round)%len(d.results)]
+			if o.broker != nil {
+				_ = o.broker.reset()
+			}
+			s := runOne(o, r.name, topic, int64(n), fmt.Sprintf("%s-%d-%d", prefix, round, i))
+			if o.broker != nil {
+				if c, err := o.broker.counts(); err == nil {
+					r.counts = &c
 				}
 			}
-		})
+			r.samples = append(r.samples, s)
+			status := fmt.Sprintf("%6.2fs", s.done.Seconds())
+			if s.first > 0 {
+				status += fmt.Sprintf(" (first batch %.2fs)", s.first.Seconds())
+			}
+			if s.err != nil {
+				status = "error: " + s.err.Error()
+			}
+			fmt.Fprintf(os.Stderr, "  %s round %d %-10s %s  cpu %.2fs  rss %.0f MiB\n", prefix, round+1, r.name, status, s.cpu.Seconds(), float64(s.rss)/1024)
+		}
 	}
-	if err := cl.Flush(ctx); err != nil {
-		return "", err
+	return d, nil
+}
+
+// tuiInterval is the batch interval of the TUI row and its headless
+// twin: short, so the wait for the last partial batch hardly counts.
+const tuiInterval = "100ms"
+
+// batchLine is what benchrun reads of kbatch's headless output.
+type batchLine struct {
+	Type    string `json:"type"`
+	Records int64  `json:"records"`
+}
+
+// kbatchDone is done when the acked batches hold n records; first is the
+// first batch line.
+func kbatchDone(n int64) lineWatch {
+	var total int64
+	return func(line []byte, at time.Duration, s *sample) bool {
+		var l batchLine
+		if json.Unmarshal(line, &l) != nil || l.Type != "batch" {
+			return false
+		}
+		if s.first == 0 {
+			s.first = at
+		}
+		total += l.Records
+		return total >= n
 	}
-	select {
-	case err := <-errs:
-		return "", err
-	default:
+}
+
+// loopDone is done when a bare loop prints "done".
+func loopDone(line []byte, _ time.Duration, _ *sample) bool {
+	return strings.HasPrefix(string(line), "done ")
+}
+
+func runOne(o options, name, topic string, n int64, tag string) sample {
+	store := filepath.Join(o.tmp, tag+".db")
+	watch := []string{"watch", "-b", o.seeds, "-t", topic, "--reset", "earliest", "--store", store}
+	switch name {
+	case "sarama", "kgo":
+		return measure(exec.Command(o.self, "loop", name, o.seeds, topic), loopDone)
+	case "kbatch":
+		return measure(exec.Command(o.kbatch, append(watch, "--no-tui", "--until-end", "--sink", os.DevNull)...), kbatchDone(n))
+	case "kbatch-raw":
+		// The TUI has no --until-end: its last, partial batch is cut by
+		// the interval. So is this one's, and it is stopped once done.
+		cmd := exec.Command(o.kbatch, append(watch, "--no-tui", "--interval", tuiInterval)...)
+		return measureUntil(cmd, kbatchDone(n))
+	case "kbatch-tui":
+		return tuiRun(o.kbatch, append(watch, "--interval", tuiInterval), n)
+	case "replay":
+		return measure(exec.Command(o.kbatch, "replay", topic+":*:earliest-latest", "-b", o.seeds, "--out", os.DevNull), nil)
+	case "kcat":
+		return measure(exec.Command("kcat", "-C", "-b", o.seeds, "-t", topic, "-o", "beginning", "-e", "-J", "-q"), nil)
 	}
-	fmt.Fprintf(os.Stderr, "produced %d records in %.1fs\n", n, time.Since(start).Seconds())
-	return topic, nil
+	return sample{err: fmt.Errorf("unknown contender %q", name)}
+}
+
+// goBench holds the in-process measurements.
+type goBench struct {
+	view         string // ns/op of BenchmarkView140x40
+	storeTmp     string // benchrun store in the temp folder
+	storeRepo    string // and on the repository's disk
+	viewErr      error
+	tmpDir, repo string
+}
+
+var nsOpRE = regexp.MustCompile(`BenchmarkView140x40\S*\s+\d+\s+([0-9.]+) ns/op`)
+
+func runGoBench() goBench {
+	var g goBench
+	out, err := exec.Command("go", "test", "-run", "^$", "-bench", "^BenchmarkView140x40$", "-benchtime", "300x", "./tui/").CombinedOutput()
+	if m := nsOpRE.FindSubmatch(out); m != nil {
+		g.view = string(m[1])
+	} else {
+		g.viewErr = fmt.Errorf("%v: %s", err, lastLine(string(out)))
+	}
+	self, _ := os.Executable()
+	g.tmpDir = os.TempDir()
+	if out, err := exec.Command(self, "store", "-dir", g.tmpDir).Output(); err == nil {
+		g.storeTmp = strings.TrimSpace(string(out))
+	}
+	if wd, err := os.Getwd(); err == nil {
+		g.repo = filepath.Join(wd, ".cache", "bench")
+		if out, err := exec.Command(self, "store", "-dir", g.repo).Output(); err == nil {
+			g.storeRepo = strings.TrimSpace(string(out))
+		}
+	}
+	return g
+}
+
+func thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
 }

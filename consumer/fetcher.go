@@ -1,0 +1,230 @@
+package consumer
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/IBM/sarama"
+
+	"github.com/kbatch-dev/kbatch/offsets"
+)
+
+// fetcher reads a stream's partitions with Fetch requests of its own: one
+// goroutine per leader broker sends one request for every partition it
+// leads that is open, not paused and below its read-ahead, and hands the
+// answer to the loop partition by partition.
+//
+// Opening a reader costs no request: where it starts was resolved from
+// the stream's bounds (one ListOffsets per broker and kind). sarama's
+// PartitionConsumer, which this replaces, asked every partition's log
+// start and high watermark again and refreshed the topic's metadata for
+// each partition it started, and a partition waiting for the loop held up
+// every other partition of its broker.
+type fetcher struct {
+	client    sarama.Client
+	out       chan<- []chunk
+	stop      chan struct{}
+	stopOnce  sync.Once
+	wg        sync.WaitGroup
+	version   int16
+	isolation sarama.IsolationLevel
+	minBytes  int32
+	maxWait   int32 // milliseconds
+	partBytes int32 // a partition's first fetch size
+	fastBytes int32 // the size it is raised to when its records do not compress much
+	growBytes int32 // the largest an empty answer grows it to
+	maxBytes  int32 // the largest a partial batch grows it to
+	// budget bounds the bytes forwarded to the loop and not yet in a
+	// batch, over all readers; held counts them.
+	budget int64
+	held   atomic.Int64
+
+	mu         sync.Mutex
+	brokers    map[int32]*brokerFetcher
+	lost       []*reader // readers waiting for their leader
+	wakeRouter chan struct{}
+}
+
+// maxAnswerBytes caps one fetch answer (Kafka's fetch.max.bytes).
+const maxAnswerBytes = 16 << 20
+
+// newFetcher makes the fetcher of a stream over partitions partitions
+// whose read-ahead is budget bytes. A partition's fetch size starts at the
+// client's Consumer.Fetch.Default; with few partitions sharing the budget
+// it is raised, up to four times that, once an answer shows the records
+// take little more memory than their bytes on the wire: then bigger
+// fetches mean fewer round trips for about the same memory. Compressible
+// records (a fetch of 1 MiB can hold 20 MiB of them) keep the default.
+func newFetcher(client sarama.Client, out chan<- []chunk, budget int64, partitions int) *fetcher {
+	conf := client.Config()
+	def := max(conf.Consumer.Fetch.Default, 1<<10)
+	part := int32(min(max(budget/int64(2*max(partitions, 1)), int64(def)), 4*int64(def)))
+	f := &fetcher{
+		client:     client,
+		out:        out,
+		stop:       make(chan struct{}),
+		version:    fetchVersion(conf.Version),
+		isolation:  conf.Consumer.IsolationLevel,
+		minBytes:   max(conf.Consumer.Fetch.Min, 1),
+		maxWait:    int32(conf.Consumer.MaxWaitTime / time.Millisecond),
+		partBytes:  def,
+		fastBytes:  part,
+		growBytes:  4 * def,
+		maxBytes:   sarama.MaxResponseSize,
+		budget:     max(budget, 1),
+		brokers:    map[int32]*brokerFetcher{},
+		wakeRouter: make(chan struct{}, 1),
+	}
+	if conf.Consumer.Fetch.Max > 0 {
+		f.maxBytes = max(conf.Consumer.Fetch.Max, def)
+		f.partBytes = min(f.partBytes, f.maxBytes)
+		f.fastBytes = min(f.fastBytes, f.maxBytes)
+		f.growBytes = min(f.growBytes, f.maxBytes)
+	}
+	f.wg.Add(1)
+	go f.route()
+	return f
+}
+
+func (f *fetcher) committed() bool {
+	return f.isolation == sarama.ReadCommitted && f.version >= 4
+}
+
+// open starts reading p at offset. Records come to the loop as chunks
+// carrying gen. maxHeld and maxHeldBytes bound what the reader forwards
+// before the loop puts it in a batch.
+func (f *fetcher) open(p offsets.Partition, gen uint64, offset, maxHeld, maxHeldBytes int64) *reader {
+	r := &reader{p: p, gen: gen, f: f, pos: offset, size: f.partBytes, maxHeld: maxHeld, maxHeldBytes: maxHeldBytes}
+	r.hwm.Store(-1)
+	f.lose(r)
+	return r
+}
+
+// close stops every fetch and waits for the fetcher's goroutines.
+func (f *fetcher) close() {
+	f.stopOnce.Do(func() { close(f.stop) })
+	f.wg.Wait()
+}
+
+// send hands chunks to the loop, which takes them all before it decides
+// whether to cut a batch; false when the fetcher is stopping.
+func (f *fetcher) send(cs ...chunk) bool {
+	if len(cs) == 0 {
+		return true
+	}
+	select {
+	case f.out <- cs:
+		return true
+	case <-f.stop:
+		return false
+	}
+}
+
+// lose hands r to the router, which finds its leader.
+func (f *fetcher) lose(r *reader) {
+	r.home.Store(nil)
+	f.mu.Lock()
+	f.lost = append(f.lost, r)
+	f.mu.Unlock()
+	select {
+	case f.wakeRouter <- struct{}{}:
+	default:
+	}
+}
+
+// failed counts a failed fetch of r and reports err once per streak of
+// failures; quiet errors (leadership moving) are reported only when they
+// persist. It then hands r to the router, which retries after a back-off.
+func (f *fetcher) failed(r *reader, err error, quiet bool) bool {
+	r.failures++
+	r.retryAt = time.Now().Add(min(50*time.Millisecond<<min(r.failures, 6), 2*time.Second))
+	if !r.errored && (!quiet || r.failures >= 3) && !r.isClosed() {
+		r.errored = true
+		if !f.send(chunk{p: r.p, gen: r.gen, next: r.pos, err: err}) {
+			return false
+		}
+	}
+	f.lose(r)
+	return true
+}
+
+// wakeAll tells every broker loop to look at its readers again.
+func (f *fetcher) wakeAll() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, bf := range f.brokers {
+		bf.signal()
+	}
+}
+
+// route gives readers without a broker to their leader's fetch loop:
+// new readers at once, failed ones after their back-off, refreshing the
+// topic's metadata first.
+func (f *fetcher) route() {
+	defer f.wg.Done()
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		f.mu.Lock()
+		lost := f.lost
+		f.lost = nil
+		f.mu.Unlock()
+		now := time.Now()
+		var later []*reader
+		refreshed := map[string]bool{}
+		for _, r := range lost {
+			if r.isClosed() {
+				continue
+			}
+			if now.Before(r.retryAt) {
+				later = append(later, r)
+				continue
+			}
+			if r.failures > 0 && !refreshed[r.p.Topic] {
+				refreshed[r.p.Topic] = true
+				_ = f.client.RefreshMetadata(r.p.Topic)
+			}
+			b, err := f.client.Leader(r.p.Topic, r.p.Partition)
+			if err != nil {
+				if !f.failed(r, fmt.Errorf("no leader: %w", err), errors.Is(err, sarama.ErrLeaderNotAvailable)) {
+					return
+				}
+				continue
+			}
+			f.brokerFetcher(b.ID()).add(r)
+		}
+		wait := time.Hour
+		if len(later) > 0 {
+			f.mu.Lock()
+			f.lost = append(f.lost, later...)
+			f.mu.Unlock()
+			for _, r := range later {
+				wait = min(wait, time.Until(r.retryAt))
+			}
+		}
+		timer.Reset(max(wait, time.Millisecond))
+		select {
+		case <-f.stop:
+			return
+		case <-f.wakeRouter:
+		case <-timer.C:
+		}
+	}
+}
+
+// brokerFetcher returns the fetch loop of broker id, started on first use.
+func (f *fetcher) brokerFetcher(id int32) *brokerFetcher {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	bf := f.brokers[id]
+	if bf == nil {
+		bf = &brokerFetcher{f: f, id: id, wake: make(chan struct{}, 1)}
+		f.brokers[id] = bf
+		f.wg.Add(1)
+		go bf.run()
+	}
+	return bf
+}

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// fill creates a topic of parts partitions and produces n records of size
+// bytes round-robin over them, as a producer with default batching would
+// (batches up to 1 MiB, snappy). Values are JSON-looking text with a
+// random part, so they compress about as much as real payloads do, not
+// tenfold as a repeated pattern would (which would make every batch tens
+// of thousands of records).
+func fill(seeds []string, prefix string, n, size int, parts int32) (string, error) {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(seeds...), kgo.ProducerLinger(5*time.Millisecond),
+		kgo.RecordPartitioner(kgo.RoundRobinPartitioner()), kgo.ProducerBatchMaxBytes(1<<20),
+		kgo.ProducerBatchCompression(kgo.SnappyCompression()), kgo.MaxBufferedRecords(100_000))
+	if err != nil {
+		return "", err
+	}
+	defer cl.Close()
+	ctx := context.Background()
+	topic := fmt.Sprintf("%s-%d", prefix, time.Now().UnixNano())
+	resp, err := kadm.NewClient(cl).CreateTopic(ctx, parts, 1, nil, topic)
+	if err == nil {
+		err = resp.Err
+	}
+	if err != nil {
+		return "", fmt.Errorf("create topic %s: %w", topic, err)
+	}
+	if err := waitLeaders(ctx, kadm.NewClient(cl), topic, parts); err != nil {
+		return "", err
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	start := time.Now()
+	errs := make(chan error, 1)
+	for i := 0; i < n; i++ {
+		cl.Produce(ctx, &kgo.Record{Topic: topic, Key: []byte("user-" + strconv.Itoa(i%1000)), Value: value(rng, i, size)},
+			func(_ *kgo.Record, err error) {
+				if err != nil {
+					select {
+					case errs <- err:
+					default:
+					}
+				}
+			})
+	}
+	if err := cl.Flush(ctx); err != nil {
+		return "", err
+	}
+	select {
+	case err := <-errs:
+		return "", err
+	default:
+	}
+	fmt.Fprintf(os.Stderr, "produced %d records of %d B on %d partitions of %s in %.1fs\n", n, size, parts, topic, time.Since(start).Seconds())
+	return topic, nil
+}
+
+const hexDigits = "0123456789abcdef"
+
+// value is a record value of exactly size bytes (at least 40):
+// {"seq":N,"payload":"<random hex>"} padded with spaces.
+func value(rng *rand.Rand, seq, size int) []byte {
+	v := make([]byte, 0, size)
+	v = append(v, `{"seq":`...)
+	v = strconv.AppendInt(v, int64(seq), 10)
+	v = append(v, `,"payload":"`...)
+	for len(v) < size-2 {
+		v = append(v, hexDigits[rng.IntN(16)])
+	}
+	v = append(v, `"}`...)
+	return v[:max(size, len(v))]
+}
+
+// waitLeaders waits until every partition of topic has a leader.
+func waitLeaders(ctx context.Context, adm *kadm.Client, topic string, parts int32) error {
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		md, err := adm.Metadata(ctx, topic)
+		if err == nil {
+			if td, ok := md.Topics[topic]; ok && td.Err == nil && int32(len(td.Partitions)) == parts {
+				ready := true
+				for _, p := range td.Partitions {
+					ready = ready && p.Leader >= 0
+				}
+				if ready {
+					return nil
+				}
+			}
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("topic %s: partitions without a leader after 30s (%v)", topic, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// deleteTopics deletes the run's topics from a cluster it was given.
+func deleteTopics(seeds []string, topics *[]string) {
+	if len(*topics) == 0 {
+		return
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(seeds...))
+	if err != nil {
+		return
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := kadm.NewClient(cl).DeleteTopics(ctx, *topics...); err != nil {
+		fmt.Fprintf(os.Stderr, "benchrun: deleting topics %v: %v\n", *topics, err)
+	}
+}

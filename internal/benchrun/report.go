@@ -1,0 +1,166 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+	"time"
+)
+
+// printReport prints the machine, one table per data set and the targets
+// of issue 8 with what was measured, as Markdown.
+func printReport(o options, sets []*dataSet, gb goBench) {
+	fmt.Printf("\n## kbatch benchmarks\n\n%s; %s; best and median of %d rounds\n", machine(), o.brokerLabel, o.rounds)
+	for _, d := range sets {
+		fmt.Printf("\n### %s\n\n", d.title)
+		fmt.Println("| contender | best s | median s | records/s | first batch s | CPU s | peak RSS MiB | ListOffsets / Metadata / Fetch requests | ratio: best (median) |")
+		fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|---|")
+		for _, r := range d.results {
+			b, ok := r.best()
+			if !ok {
+				fmt.Printf("| %s | error: %v |||||||\n", r.name, r.firstErr())
+				continue
+			}
+			first := ""
+			if b.first > 0 {
+				first = fmt.Sprintf("%.2f", r.median(func(s sample) time.Duration { return s.first }).Seconds())
+			}
+			reqs := ""
+			if r.counts != nil {
+				reqs = fmt.Sprintf("%d / %d / %d", r.counts.listOffsets, r.counts.metadata, r.counts.fetch)
+			}
+			fmt.Printf("| %s | %.2f | %.2f | %s | %s | %.2f | %.0f | %s | %s |\n", r.name, b.done.Seconds(),
+				r.median(func(s sample) time.Duration { return s.done }).Seconds(),
+				thousands(int64(float64(d.records)/b.done.Seconds())), first,
+				r.median(func(s sample) time.Duration { return s.cpu }).Seconds(), float64(r.maxRSS())/1024, reqs, ratios(d, r.name))
+		}
+	}
+	fmt.Printf("\n### Targets (issue 8)\n\n| target | goal | measured |\n|---|---|---|\n")
+	narrow := sets
+	if o.wide > 0 {
+		narrow = sets[:len(sets)-1]
+	}
+	for _, d := range narrow {
+		n := thousands(d.records)
+		row(fmt.Sprintf("watch --no-tui --sink /dev/null vs bare sarama, %s", n), "≥ 0.9×", ratio(d, "kbatch", "sarama"))
+		row(fmt.Sprintf("the same vs bare kgo, %s", n), "report (aim ≥ 0.6×)", ratio(d, "kbatch", "kgo"))
+		row(fmt.Sprintf("replay vs kcat -J, %s", n), "≥ 2×", ratio(d, "replay", "kcat"))
+		row(fmt.Sprintf("TUI (tmux 140×40) vs headless, %s", n), "≥ 0.9×", ratio(d, "kbatch-tui", "kbatch-raw"))
+		row(fmt.Sprintf("peak RSS headless / TUI, %s", n), "≤ 100 MiB", rss(d, "kbatch")+" / "+rss(d, "kbatch-tui"))
+	}
+	if o.wide > 0 {
+		d := sets[len(sets)-1]
+		first := func(name string) string {
+			r := d.get(name)
+			if r == nil || len(r.ok()) == 0 {
+				return "–"
+			}
+			return fmt.Sprintf("%.2f s", r.median(func(s sample) time.Duration { return s.first }).Seconds())
+		}
+		row(fmt.Sprintf("%d partitions: start to first batch, headless / on screen (median)", o.wide), "≤ 2 s", first("kbatch")+" / "+first("kbatch-tui"))
+		if r := d.get("kbatch"); r != nil && r.counts != nil {
+			row(fmt.Sprintf("%d partitions: ListOffsets / Metadata requests, whole run", o.wide), "one per broker, not per partition",
+				fmt.Sprintf("%d / %d", r.counts.listOffsets, r.counts.metadata))
+		}
+	}
+	if gb.view != "" {
+		var ns float64
+		fmt.Sscan(gb.view, &ns)
+		row("View() 140×40, 1000 partitions, full history (BenchmarkView140x40)", "≤ 2 ms", fmt.Sprintf("%.2f ms", ns/1e6))
+	} else if gb.viewErr != nil {
+		row("View() 140×40, 1000 partitions, full history (BenchmarkView140x40)", "≤ 2 ms", "error: "+gb.viewErr.Error())
+	}
+	if gb.storeTmp != "" {
+		row("store per batch, 1000 partitions: Plan+Ack median/p90/max µs, "+gb.tmpDir, "≤ 5 ms median, 1 transaction each", storeBoth(gb.storeTmp))
+	}
+	if gb.storeRepo != "" {
+		row("the same on the repository's disk ("+gb.repo+")", "≤ 5 ms median", storeBoth(gb.storeRepo))
+	}
+	fmt.Println()
+}
+
+func row(what, goal, got string) { fmt.Printf("| %s | %s | %s |\n", what, goal, got) }
+
+// storeBoth picks "both=…" out of a benchrun store line.
+func storeBoth(line string) string {
+	for _, f := range strings.Fields(line) {
+		if v, ok := strings.CutPrefix(f, "both="); ok {
+			return v + " (plan " + field(line, "plan=") + ", ack " + field(line, "ack=") + ")"
+		}
+	}
+	return line
+}
+
+func field(line, prefix string) string {
+	for _, f := range strings.Fields(line) {
+		if v, ok := strings.CutPrefix(f, prefix); ok {
+			return v
+		}
+	}
+	return "?"
+}
+
+// ratios is the ratio column of a row.
+func ratios(d *dataSet, name string) string {
+	var out []string
+	add := func(other string) {
+		if r := ratio(d, name, other); r != "–" {
+			out = append(out, r+" "+other)
+		}
+	}
+	switch name {
+	case "kbatch":
+		add("sarama")
+		add("kgo")
+	case "kbatch-tui":
+		add("kbatch-raw")
+	case "replay":
+		add("kcat")
+		add("sarama")
+	}
+	return strings.Join(out, " · ")
+}
+
+// ratio is how fast a is next to b (b's time over a's), best and median.
+func ratio(d *dataSet, a, b string) string {
+	ra, rb := d.get(a), d.get(b)
+	if ra == nil || rb == nil {
+		return "–"
+	}
+	ba, okA := ra.best()
+	bb, okB := rb.best()
+	if !okA || !okB {
+		return "–"
+	}
+	done := func(s sample) time.Duration { return s.done }
+	return fmt.Sprintf("%.2f× (%.2f×)", bb.done.Seconds()/ba.done.Seconds(), rb.median(done).Seconds()/ra.median(done).Seconds())
+}
+
+func rss(d *dataSet, name string) string {
+	r := d.get(name)
+	if r == nil || len(r.ok()) == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.0f MiB", float64(r.maxRSS())/1024)
+}
+
+// machine describes where the run happened.
+func machine() string {
+	model := "unknown CPU"
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, l := range strings.Split(string(b), "\n") {
+			if v, ok := strings.CutPrefix(l, "model name"); ok {
+				model = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(v), ":"))
+				break
+			}
+		}
+	}
+	load := ""
+	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
+		if f := strings.Fields(string(b)); len(f) >= 3 {
+			load = fmt.Sprintf("; load average %s %s %s at the end", f[0], f[1], f[2])
+		}
+	}
+	return fmt.Sprintf("%d CPUs (%s), %s %s/%s%s", runtime.NumCPU(), model, runtime.Version(), runtime.GOOS, runtime.GOARCH, load)
+}
