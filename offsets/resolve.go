@@ -75,7 +75,7 @@ func ResolveStarts(in StartInput) ([]Start, []Event, error) {
 		return nil, nil, err
 	}
 	win := winningSpecs(in.Partitions, in.Explicit)
-	parts := sortedPartitions(in.Partitions)
+	parts := SortedPartitions(in.Partitions)
 	if in.Strict {
 		if err := checkStrict(parts, win); err != nil {
 			return nil, nil, err
@@ -209,23 +209,6 @@ func checkStrict(parts []Partition, win map[Partition]Spec) error {
 	}
 	return &UsageError{Msg: "--strict-offsets: no explicit offset for " + list +
 		" (add -o TOPIC:PARTITION=OFFSET or -o TOPIC=OFFSET)"}
-}
-
-func sortedPartitions(m map[Partition]Bounds) []Partition {
-	ps := make([]Partition, 0, len(m))
-	for p := range m {
-		ps = append(ps, p)
-	}
-	slices.SortFunc(ps, func(a, b Partition) int {
-		switch {
-		case a.Less(b):
-			return -1
-		case b.Less(a):
-			return 1
-		}
-		return 0
-	})
-	return ps
 }
 
 // text is the spec as the user wrote it, or its canonical form.

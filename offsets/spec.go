@@ -127,7 +127,7 @@ func parseTarget(t string, now time.Time) (Spec, string) {
 	case strings.EqualFold(t, "latest"):
 		spec.Kind = SpecLatest
 	case t[0] == '@':
-		tm, problem := parseTime(t[1:], now)
+		tm, problem := ParseTime(t[1:], now)
 		if problem != "" {
 			return spec, problem
 		}
@@ -154,8 +154,10 @@ func parseTarget(t string, now time.Time) (Spec, string) {
 	return spec, ""
 }
 
-// parseTime parses the part after '@'.
-func parseTime(v string, now time.Time) (time.Time, string) {
+// ParseTime parses what follows '@' in a SPEC or a replay RANGE: RFC 3339,
+// or a negative duration back from now ("-15m"). It returns the time, or a
+// problem text naming v when it is not valid. Pure: now is the caller's.
+func ParseTime(v string, now time.Time) (time.Time, string) {
 	tm, err := time.Parse(time.RFC3339Nano, v)
 	if err != nil {
 		d, derr := time.ParseDuration(v)

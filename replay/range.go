@@ -99,8 +99,8 @@ func ParseRange(s string, now time.Time) (RangeSpec, error) {
 		return RangeSpec{}, &offsets.UsageError{Msg: fmt.Sprintf("invalid range %q: ", s) + fmt.Sprintf(format, args...)}
 	}
 	topic, rest, ok := strings.Cut(s, ":")
-	if problem := checkTopic(topic); problem != "" {
-		return fail("%s (%s)", problem, rangeForm)
+	if err := offsets.CheckTopic(topic); err != nil {
+		return fail("%s (%s)", err, rangeForm)
 	}
 	if !ok {
 		return fail("missing \":PARTITIONS:FROM-UNTIL\" after the topic (%s)", rangeForm)
@@ -200,7 +200,7 @@ func parseBound(t string, now time.Time, isFrom bool) (Bound, string) {
 		}
 		return Bound{Kind: BoundLatest}, ""
 	case t[0] == '@':
-		tm, problem := parseTime(t[1:], now)
+		tm, problem := offsets.ParseTime(t[1:], now)
 		if problem != "" {
 			return Bound{}, name + " " + problem
 		}
@@ -211,27 +211,6 @@ func parseBound(t string, now time.Time, isFrom bool) (Bound, string) {
 		return Bound{}, fmt.Sprintf("%s %q is not %s", name, t, want)
 	}
 	return Bound{Kind: BoundOffset, Offset: n}, ""
-}
-
-// parseTime parses what follows '@'. It accepts the same forms as offset
-// SPECs (offsets.ParseSpec).
-func parseTime(v string, now time.Time) (time.Time, string) {
-	tm, err := time.Parse(time.RFC3339Nano, v)
-	if err != nil {
-		d, derr := time.ParseDuration(v)
-		if derr != nil {
-			return time.Time{}, fmt.Sprintf("time %q is neither RFC 3339 (2026-11-29T10:00:00Z) nor a duration like -5m", v)
-		}
-		if d > 0 {
-			ago := strings.TrimPrefix(v, "+")
-			return time.Time{}, fmt.Sprintf("time %q is in the future; write @-%s for %s ago", v, ago, ago)
-		}
-		tm = now.Add(d)
-	}
-	if tm.Before(time.Unix(0, 0)) {
-		return time.Time{}, fmt.Sprintf("time %q is before 1970-01-01", v)
-	}
-	return tm.Round(0), ""
 }
 
 // parsePartitions parses "*" (nil) or a comma-separated list.
@@ -275,24 +254,4 @@ func parseDigits(s string) (int64, bool) {
 	}
 	n, err := strconv.ParseInt(s, 10, 64)
 	return n, err == nil
-}
-
-// checkTopic returns a problem text when name is not a legal Kafka topic
-// name: [a-zA-Z0-9._-], 1 to 249 characters, not "." or "..".
-func checkTopic(name string) string {
-	switch {
-	case name == "":
-		return "missing topic"
-	case len(name) > 249:
-		return fmt.Sprintf("topic %q… is longer than 249 characters", name[:20])
-	case name == "." || name == "..":
-		return fmt.Sprintf("topic %q is not a legal topic name", name)
-	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '_' || c == '-') {
-			return fmt.Sprintf("topic %q is not a legal topic name (only [a-zA-Z0-9._-])", name)
-		}
-	}
-	return ""
 }
