@@ -87,11 +87,13 @@ func runOffsetsExport(cmd *cobra.Command, g *globalOptions, o *offsetsExportOpti
 	case "json":
 		return offsetsWriteExportJSON(out, info.Name, topics, next)
 	case "kcat":
-		cc, err := g.clientConfig()
+		// Only the broker list is needed: connection() resolves it from
+		// flags, env and config without asking for a SASL password.
+		conn, err := g.connection()
 		if err != nil && !errors.Is(err, errNoBrokers) {
 			return err
 		}
-		brokers := cc.Brokers
+		brokers := conn.Brokers
 		if len(brokers) == 0 {
 			brokers = info.Brokers
 		}
