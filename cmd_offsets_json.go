@@ -11,15 +11,15 @@ import (
 
 // The JSON of show: field names follow the headless output (DESIGN §4).
 type offsetsStreamJSON struct {
-	Name      string             `json:"name"`
-	Brokers   []string           `json:"brokers"`
-	Topics    []string           `json:"topics"`
-	LastBatch uint64             `json:"last_batch"`
-	Updated   string             `json:"updated,omitempty"`
-	Next      json.RawMessage    `json:"next"`
-	Pending   *uint64            `json:"pending"`
-	Batches   []offsetsBatchJSON `json:"batches"`
-	Events    []offsetsEventJSON `json:"events"`
+	Name      string               `json:"name"`
+	Brokers   []string             `json:"brokers"`
+	Topics    []string             `json:"topics"`
+	LastBatch uint64               `json:"last_batch"`
+	Updated   string               `json:"updated,omitempty"`
+	Next      json.RawMessage      `json:"next"`
+	Pending   *uint64              `json:"pending"`
+	Batches   []offsetsBatchJSON   `json:"batches"`
+	Events    []consumer.EventJSON `json:"events"`
 }
 
 type offsetsBatchJSON struct {
@@ -34,24 +34,11 @@ type offsetsBatchJSON struct {
 	AckedAt     string               `json:"acked_at,omitempty"`
 }
 
-type offsetsEventJSON struct {
-	Time          string `json:"time"`
-	Code          string `json:"code"`
-	Topic         string `json:"topic,omitempty"`
-	Partition     *int32 `json:"partition,omitempty"`
-	Expected      *int64 `json:"expected,omitempty"`
-	From          *int64 `json:"from,omitempty"`
-	To            *int64 `json:"to,omitempty"`
-	LogStart      *int64 `json:"log_start,omitempty"`
-	HighWatermark *int64 `json:"high_watermark,omitempty"`
-	Message       string `json:"message"`
-}
-
 func (v offsetsStreamView) json() offsetsStreamJSON {
 	info := v.info
 	s := offsetsStreamJSON{Name: info.Name, Brokers: info.Brokers, Topics: info.Topics, LastBatch: info.LastBatch,
 		Next:    json.RawMessage(spark.StartingOffsetsJSON(info.Next, nil)),
-		Batches: make([]offsetsBatchJSON, len(v.batches)), Events: make([]offsetsEventJSON, len(v.events))}
+		Batches: make([]offsetsBatchJSON, len(v.batches)), Events: make([]consumer.EventJSON, len(v.events))}
 	if s.Brokers == nil {
 		s.Brokers = []string{}
 	}
@@ -69,7 +56,7 @@ func (v offsetsStreamView) json() offsetsStreamJSON {
 		s.Batches[i] = offsetsBatchToJSON(b)
 	}
 	for i, e := range v.events {
-		s.Events[i] = offsetsEventToJSON(e)
+		s.Events[i] = consumer.NewEventJSON(e)
 	}
 	return s
 }
@@ -82,22 +69,6 @@ func offsetsBatchToJSON(b offsets.Batch) offsetsBatchJSON {
 	}
 	if !b.AckedAt.IsZero() {
 		j.AckedAt = consumer.FormatTimestamp(b.AckedAt)
-	}
-	return j
-}
-
-func offsetsEventToJSON(e offsets.Event) offsetsEventJSON {
-	opt := func(v int64) *int64 {
-		if v < 0 {
-			return nil
-		}
-		return &v
-	}
-	j := offsetsEventJSON{Time: consumer.FormatTimestamp(e.Time), Code: e.Code, Topic: e.Topic, Message: e.Message,
-		Expected: opt(e.Expected), From: opt(e.From), To: opt(e.To), LogStart: opt(e.LogStart), HighWatermark: opt(e.HighWatermark)}
-	if e.Topic != "" && e.Partition >= 0 {
-		p := e.Partition
-		j.Partition = &p
 	}
 	return j
 }

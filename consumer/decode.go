@@ -97,7 +97,7 @@ func decodeBlock(blk *sarama.FetchResponseBlock, p offsets.Partition, pos int64,
 			}
 			d.next = max(d.next, last+1)
 			if b.Control {
-				if committed && isAbortMarker(b) {
+				if committed && IsAbortMarker(b) {
 					delete(abortedPIDs, b.ProducerID)
 				}
 				continue
@@ -186,9 +186,9 @@ func isPartialSet(rs *sarama.Records) bool {
 	return false
 }
 
-// isAbortMarker reports whether a control batch holds an ABORT marker:
+// IsAbortMarker reports whether a control batch holds an ABORT marker:
 // its record's key is version int16, type int16 (0 abort, 1 commit).
-func isAbortMarker(b *sarama.RecordBatch) bool {
+func IsAbortMarker(b *sarama.RecordBatch) bool {
 	if len(b.Records) == 0 || len(b.Records[0].Key) < 4 {
 		return false
 	}

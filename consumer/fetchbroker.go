@@ -242,9 +242,9 @@ func leaderMoved(err error) bool {
 	return false
 }
 
-// fetchVersion picks the highest Fetch version the protocol version
-// allows, as sarama's consumer does.
-func fetchVersion(v sarama.KafkaVersion) int16 {
+// FetchVersion picks the highest Fetch version the protocol version
+// allows, as sarama's consumer does. Replay's fetch loop uses it too.
+func FetchVersion(v sarama.KafkaVersion) int16 {
 	switch {
 	case v.IsAtLeast(sarama.V2_7_0_0):
 		return 12

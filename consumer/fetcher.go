@@ -66,7 +66,7 @@ func newFetcher(client sarama.Client, out chan<- []chunk, budget int64, partitio
 		client:     client,
 		out:        out,
 		stop:       make(chan struct{}),
-		version:    fetchVersion(conf.Version),
+		version:    FetchVersion(conf.Version),
 		isolation:  conf.Consumer.IsolationLevel,
 		minBytes:   max(conf.Consumer.Fetch.Min, 1),
 		maxWait:    int32(conf.Consumer.MaxWaitTime / time.Millisecond),

@@ -33,8 +33,10 @@ type batchLine struct {
 	DurationMS  float64              `json:"duration_ms"`
 }
 
-type eventLine struct {
-	Type          string `json:"type"`
+// EventJSON is an event as JSON: the "event" line of the headless output
+// (with "type") and the events of `kbatch offsets show --json`. Offsets
+// that do not apply are left out.
+type EventJSON struct {
 	Time          string `json:"time"`
 	Code          string `json:"code"`
 	Topic         string `json:"topic,omitempty"`
@@ -45,6 +47,24 @@ type eventLine struct {
 	LogStart      *int64 `json:"log_start,omitempty"`
 	HighWatermark *int64 `json:"high_watermark,omitempty"`
 	Message       string `json:"message"`
+}
+
+// NewEventJSON converts e; a partition is set only for an event that names
+// a topic.
+func NewEventJSON(e offsets.Event) EventJSON {
+	j := EventJSON{Time: jsonTime(e.Time), Code: e.Code, Topic: e.Topic, Message: e.Message,
+		Expected: setOffset(e.Expected), From: setOffset(e.From), To: setOffset(e.To),
+		LogStart: setOffset(e.LogStart), HighWatermark: setOffset(e.HighWatermark)}
+	if e.Topic != "" && e.Partition >= 0 {
+		p := e.Partition
+		j.Partition = &p
+	}
+	return j
+}
+
+type eventLine struct {
+	Type string `json:"type"`
+	EventJSON
 }
 
 type endLine struct {
@@ -80,14 +100,7 @@ func AppendEventJSON(buf []byte, e Event) ([]byte, error) {
 		v = batchLine{Type: "batch", Batch: b.ID, Time: jsonTime(b.Time), Ranges: b.Ranges, Records: b.Records, Bytes: b.Bytes,
 			State: b.State, Redelivered: b.Redelivered, Jumped: b.Jumped(), DurationMS: float64(b.Duration.Microseconds()) / 1000}
 	case *Notice:
-		l := eventLine{Type: "event", Time: jsonTime(e.Time), Code: e.Code, Topic: e.Topic, Message: e.Message,
-			Expected: setOffset(e.Expected), From: setOffset(e.From), To: setOffset(e.To),
-			LogStart: setOffset(e.LogStart), HighWatermark: setOffset(e.HighWatermark)}
-		if e.Topic != "" && e.Event.Partition >= 0 {
-			p := e.Event.Partition
-			l.Partition = &p
-		}
-		v = l
+		v = eventLine{Type: "event", EventJSON: NewEventJSON(e.Event)}
 	case *Ended:
 		l := endLine{Type: "end", Batches: e.Batches, Records: e.Records, Reason: e.Reason}
 		if e.Err != nil {

@@ -1,12 +1,12 @@
 package replay
 
 import (
-	"encoding/binary"
 	"fmt"
 	"slices"
 
 	"github.com/IBM/sarama"
 
+	"github.com/kbatch-dev/kbatch/consumer"
 	"github.com/kbatch-dev/kbatch/offsets"
 )
 
@@ -91,7 +91,7 @@ func decodeBlock(blk *sarama.FetchResponseBlock, p offsets.Partition, pos, until
 			}
 			d.next = max(d.next, last+1)
 			if b.Control {
-				if committed && isAbortMarker(b) {
+				if committed && consumer.IsAbortMarker(b) {
 					delete(abortedPIDs, b.ProducerID)
 				}
 				continue
@@ -179,13 +179,4 @@ func (d *decoded) addLegacy(ms *sarama.MessageSet, p offsets.Partition, pos, unt
 func (d decoded) capped(until int64) decoded {
 	d.next = min(d.next, until)
 	return d
-}
-
-// isAbortMarker reports whether a control batch holds an ABORT marker:
-// its record's key is version int16, type int16 (0 abort, 1 commit).
-func isAbortMarker(b *sarama.RecordBatch) bool {
-	if len(b.Records) == 0 || len(b.Records[0].Key) < 4 {
-		return false
-	}
-	return binary.BigEndian.Uint16(b.Records[0].Key[2:4]) == 0
 }

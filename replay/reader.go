@@ -10,6 +10,7 @@ import (
 
 	"github.com/IBM/sarama"
 
+	"github.com/kbatch-dev/kbatch/consumer"
 	"github.com/kbatch-dev/kbatch/offsets"
 )
 
@@ -65,7 +66,7 @@ func newReader(client sarama.Client, fetchBytes int32) *reader {
 	conf := client.Config()
 	return &reader{
 		client:     client,
-		version:    fetchVersion(conf.Version),
+		version:    consumer.FetchVersion(conf.Version),
 		isolation:  conf.Consumer.IsolationLevel,
 		fetchBytes: fetchBytes,
 		compacted:  map[string]bool{},
@@ -275,34 +276,6 @@ func (r *reader) request(p offsets.Partition, pos int64, size int32) *sarama.Fet
 	}
 	req.AddBlock(p.Topic, p.Partition, pos, size, -1)
 	return req
-}
-
-// fetchVersion picks the highest Fetch version the protocol version
-// allows, as sarama's consumer does.
-func fetchVersion(v sarama.KafkaVersion) int16 {
-	switch {
-	case v.IsAtLeast(sarama.V2_7_0_0):
-		return 12
-	case v.IsAtLeast(sarama.V2_3_0_0):
-		return 11
-	case v.IsAtLeast(sarama.V2_1_0_0):
-		return 10
-	case v.IsAtLeast(sarama.V2_0_0_0):
-		return 8
-	case v.IsAtLeast(sarama.V1_1_0_0):
-		return 7
-	case v.IsAtLeast(sarama.V1_0_0_0):
-		return 6
-	case v.IsAtLeast(sarama.V0_11_0_0):
-		return 5
-	case v.IsAtLeast(sarama.V0_10_1_0):
-		return 3
-	case v.IsAtLeast(sarama.V0_10_0_0):
-		return 2
-	case v.IsAtLeast(sarama.V0_9_0_0):
-		return 1
-	}
-	return 0
 }
 
 // retriable reports partition errors that a metadata refresh and another
