@@ -60,6 +60,7 @@ func (m *Model) started(e *consumer.Started) {
 
 func (m *Model) batch(b *consumer.Batch) {
 	m.hist.add(b)
+	m.parts.advance(b)
 	s := &m.stream
 	switch {
 	case b.State == offsets.StatePlanned && m.opts.ManualAck:

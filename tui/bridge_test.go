@@ -13,7 +13,7 @@ func TestBridgeCoalescesABurst(t *testing.T) {
 		ch <- &consumer.Progress{}
 	}
 	b := newBridge(ch)
-	msg := b.wait(time.Time{})().(eventsMsg) // long after the last delivery: no waiting
+	msg := b.wait(time.Time{}, frameGap)().(eventsMsg) // long after the last delivery: no waiting
 	if len(msg.events) != 5 || msg.closed {
 		t.Fatalf("got %d events, closed %v; want one message with 5", len(msg.events), msg.closed)
 	}
@@ -30,7 +30,7 @@ func TestBridgeHoldsDeliveriesToTheFrameRate(t *testing.T) {
 	now := time.Unix(1000, 0)
 	b.now = func() time.Time { return now }
 	got := make(chan eventsMsg)
-	go func() { got <- b.wait(now)().(eventsMsg) }() // the previous delivery was just now
+	go func() { got <- b.wait(now, frameGap)().(eventsMsg) }() // the previous delivery was just now
 	ch <- &consumer.Progress{}
 	if d := <-asked; d != frameGap {
 		t.Fatalf("waits %s, want %s", d, frameGap)
@@ -49,11 +49,11 @@ func TestBridgeReportsTheEnd(t *testing.T) {
 	ch <- &consumer.Ended{Reason: "closed"}
 	close(ch)
 	b := newBridge(ch)
-	msg := b.wait(time.Time{})().(eventsMsg)
+	msg := b.wait(time.Time{}, frameGap)().(eventsMsg)
 	if len(msg.events) != 1 || !msg.closed {
 		t.Fatalf("got %+v", msg)
 	}
-	msg = b.wait(time.Time{})().(eventsMsg)
+	msg = b.wait(time.Time{}, frameGap)().(eventsMsg)
 	if len(msg.events) != 0 || !msg.closed {
 		t.Fatalf("got %+v", msg)
 	}
@@ -69,4 +69,47 @@ func TestModelRearmsBridge(t *testing.T) {
 		t.Fatal("bridge re-armed after the channel closed")
 	}
 	mustContain(t, screen(m), "ENDED")
+}
+
+// A catch-up's back-to-back batches slow the stream's redraws down to
+// busyGap; the first quiet delivery restores frameGap.
+func TestBridgeBacksOffWhileTheStreamOutrunsTheScreen(t *testing.T) {
+	gap := frameGap
+	var seen []time.Duration
+	for i := 0; i < 5; i++ {
+		gap = nextGap(gap, busyEvents+1)
+		seen = append(seen, gap)
+	}
+	want := []time.Duration{2 * frameGap, 4 * frameGap, busyGap, busyGap, busyGap}
+	for i := range want {
+		if seen[i] != want[i] {
+			t.Fatalf("gaps after busy deliveries: %v, want %v", seen, want)
+		}
+	}
+	if g := nextGap(busyGap, busyEvents); g != frameGap {
+		t.Fatalf("gap after a quiet delivery: %s, want %s", g, frameGap)
+	}
+}
+
+// The model re-arms the bridge with the gap the last delivery calls for.
+func TestModelRearmsWithTheBusyGap(t *testing.T) {
+	ch := make(chan consumer.Event, 1)
+	m, _ := newTestModel(t, 100, 30, Options{})
+	m.bridge = newBridge(ch)
+	fire := make(chan time.Time, 1)
+	asked := make(chan time.Duration, 1)
+	m.bridge.after = func(d time.Duration) <-chan time.Time { asked <- d; return fire }
+	now := time.Unix(1000, 0)
+	m.bridge.now = func() time.Time { return now }
+	busy := make([]consumer.Event, busyEvents+1)
+	for i := range busy {
+		busy[i] = &consumer.Progress{}
+	}
+	_, cmd := m.Update(eventsMsg{events: busy, at: now, gap: frameGap})
+	ch <- &consumer.Progress{}
+	fire <- now
+	msg := cmd().(eventsMsg)
+	if d := <-asked; d != 2*frameGap || msg.gap != 2*frameGap {
+		t.Fatalf("after a busy delivery the bridge waited %s (message gap %s), want %s", d, msg.gap, 2*frameGap)
+	}
 }

@@ -176,7 +176,7 @@ func (m *Model) Close() {
 }
 
 // Init starts the bridge.
-func (m *Model) Init() tea.Cmd { return m.bridge.wait(time.Time{}) }
+func (m *Model) Init() tea.Cmd { return m.bridge.wait(time.Time{}, frameGap) }
 
 // closeViewMsg closes the view on top.
 type closeViewMsg struct{}
@@ -195,7 +195,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.stream.closed = true
 			return m, nil
 		}
-		return m, m.bridge.wait(msg.at)
+		return m, m.bridge.next(msg)
 	case tea.KeyPressMsg:
 		return m, m.key(msg)
 	case closeViewMsg:

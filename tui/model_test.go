@@ -376,3 +376,23 @@ func TestBatchesHoldSparkBatchZero(t *testing.T) {
 	}
 	mustContain(t, screen(m), "holding 0 (g: follow)", "batch 0 ranges")
 }
+
+// Between two progress events (a second apart) the partitions follow the
+// batches: NEXT is where the last batch ended and LAG shrinks with it; the
+// next progress still has the last word (a seek back).
+func TestPartitionsFollowBatchesBetweenProgress(t *testing.T) {
+	m, _ := newTestModel(t, 140, 40, Options{})
+	feed(m, started(2)) // events[0] at 0 of 50, events[1] at 100 of 150
+	mustContain(t, screen(m), "lag 100")
+	feed(m, batchEv(1, 2, 20, offsets.StateAcked)) // [20,22) and [120,122)
+	for i, want := range []int64{22, 122} {
+		if r := m.parts.rows[i]; r.NextOffset != want || r.Stored != want || r.Lag != 28 {
+			t.Fatalf("row %d after the batch: next %d stored %d lag %d; want next and stored %d, lag 28", i, r.NextOffset, r.Stored, r.Lag, want)
+		}
+	}
+	mustContain(t, screen(m), "lag 56")
+	feed(m, progressEv(2, 5)) // next 10 and 110: a seek back
+	if r := m.parts.rows[0]; r.NextOffset != 10 || r.Lag != 40 {
+		t.Fatalf("after progress: next %d lag %d, want 10 and 40", r.NextOffset, r.Lag)
+	}
+}

@@ -85,7 +85,7 @@ func (p *partitionsPane) progress(pr *consumer.Progress) {
 // setRows keeps the selection on the same partition.
 func (p *partitionsPane) setRows(rows []consumer.PartitionStatus) {
 	sel, hadSel := p.selected()
-	p.rows = rows
+	p.rows = append(p.rows[:0], rows...) // a copy: advance changes rows, not the event's
 	clear(p.index)
 	for i, r := range rows {
 		p.index[r.Partition] = i
@@ -107,6 +107,30 @@ func (p *partitionsPane) setRows(rows []consumer.PartitionStatus) {
 			p.cur.sel = i
 			p.cur.clamp()
 		}
+	}
+}
+
+// advance moves the partitions of a batch to where it ends, so NEXT and
+// LAG keep up with the batches between two progress events (about a
+// second apart; a catch-up cuts dozens of batches in between). Offsets
+// only move forward here: a seek back shows with the next progress.
+func (p *partitionsPane) advance(b *consumer.Batch) {
+	wide := p.content["NEXT"]
+	for _, r := range b.Ranges {
+		i, ok := p.index[r.Partition]
+		if !ok {
+			continue
+		}
+		row := &p.rows[i]
+		row.NextOffset = max(row.NextOffset, r.Until)
+		if b.State == offsets.StateAcked {
+			row.Stored = max(row.Stored, r.Until)
+		}
+		row.Lag = max(0, row.HighWatermark-row.NextOffset)
+		p.content["NEXT"] = max(p.content["NEXT"], len(formatOffset(row.NextOffset)))
+	}
+	if p.content["NEXT"] != wide {
+		p.layout()
 	}
 }
 
