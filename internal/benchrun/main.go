@@ -312,7 +312,7 @@ func runOne(o options, name, topic string, n int64, tag string) sample {
 		cmd := exec.Command(o.kbatch, append(watch, "--no-tui", "--interval", tuiInterval)...)
 		return measureUntil(cmd, kbatchDone(n))
 	case "kbatch-tui":
-		return tuiRun(o.kbatch, append(watch, "--interval", tuiInterval), n)
+		return tuiRun(o.kbatch, append(watch, "--interval", tuiInterval), n, store, topic)
 	case "replay":
 		return measure(exec.Command(o.kbatch, "replay", topic+":*:earliest-latest", "-b", o.seeds, "--out", os.DevNull), nil)
 	case "kcat":
