@@ -2,6 +2,8 @@ package consumer
 
 import (
 	"encoding/binary"
+	"fmt"
+	"math"
 	"slices"
 
 	"github.com/IBM/sarama"
@@ -9,100 +11,96 @@ import (
 	"github.com/kbatch-dev/kbatch/offsets"
 )
 
-// decoded is what one partition's fetch answer adds to its reader.
-type decoded struct {
-	// msgs are the deliverable records at or after the fetch position, in
-	// offset order: no control records and, under read_committed, none of
-	// aborted transactions. They live in one slab per answer and their
-	// byte slices point into the answer, which is never reused.
-	msgs  []*sarama.ConsumerMessage
-	bytes int64 // msgBytes of msgs
-	// next is the position after the answer: one past the last offset of
-	// its last complete batch, so transaction markers, aborted batches
-	// and compacted gaps inside the answer move it as records do; pos
-	// when the answer held no complete batch.
-	next int64
-	// partial is set when the answer held only the start of a batch
-	// larger than the partition's fetch size: fetch again with more.
-	partial bool
+// NoEnd is the until of DecodeBlock for a reader without an end (the
+// stream).
+const NoEnd int64 = math.MaxInt64
+
+// Block is what one partition's fetch answer holds from a position up to
+// an end. The stream and replay both read through it.
+type Block struct {
+	// Msgs are the deliverable records in [pos, until), in offset order:
+	// no control records and, under read_committed, none of aborted
+	// transactions. They are one slab per answer, and their byte slices
+	// point into the answer, which is never reused.
+	Msgs []sarama.ConsumerMessage
+	// Bytes is the size of their keys, values and headers.
+	Bytes int64
+	// Next is the position after the answer: one past the last offset of
+	// its last complete batch, at most until, so transaction markers,
+	// aborted batches and compacted gaps move it as records do; pos when
+	// the answer held no complete batch.
+	Next int64
+	// Batches counts the complete batches (record batches, or legacy
+	// message sets) in the answer.
+	Batches int
+	// Partial is set when the answer held only the start of a batch
+	// larger than the fetch size: fetch again with more.
+	Partial bool
 }
 
-// decodeBlock decodes one partition's fetch answer read from pos. Under
-// read_committed (committed) the batches of aborted transactions are
-// skipped as sarama's partition consumer and Kafka's Java consumer do: a
-// producer id is aborted from the first offset of an aborted transaction
-// listed in the answer until its abort marker.
-func decodeBlock(blk *sarama.FetchResponseBlock, p offsets.Partition, pos int64, committed bool) decoded {
-	d := decoded{next: pos}
+// DecodeBlock decodes one partition's fetch answer read from offset pos,
+// keeping the records in [pos, until). Positions advance by whole
+// batches, using each batch's last offset. Under read_committed
+// (committed) the batches of aborted transactions are skipped as sarama's
+// partition consumer and Kafka's Java consumer do: a producer id is
+// aborted from the first offset of an aborted transaction listed in the
+// answer until its abort marker. An error means a malformed answer.
+func DecodeBlock(blk *sarama.FetchResponseBlock, p offsets.Partition, pos, until int64, committed bool) (Block, error) {
+	d := Block{Next: pos}
 	if blk.Partial {
-		d.partial = true
-		return d
+		d.Partial = true
+		return d, nil
 	}
 	n := 0
 	for _, rs := range blk.RecordsSet {
-		if rs.RecordBatch != nil {
+		switch {
+		case rs.RecordBatch != nil:
 			n += len(rs.RecordBatch.Records)
-		} else if rs.MsgSet != nil {
+		case rs.MsgSet != nil:
 			for _, m := range rs.MsgSet.Messages {
-				n += max(len(m.Messages()), 1)
+				if m.Msg != nil && m.Msg.Set != nil {
+					n += len(m.Msg.Set.Messages)
+				} else {
+					n++
+				}
 			}
 		}
 	}
-	if n == 0 {
-		d.partial = len(blk.RecordsSet) > 0 && isPartialSet(blk.RecordsSet[0])
-		for _, rs := range blk.RecordsSet {
-			// Batches without records (all compacted away) still move
-			// the position.
-			if rs.RecordBatch != nil && !rs.RecordBatch.PartialTrailingRecord {
-				d.partial = false
-				d.next = max(d.next, rs.RecordBatch.LastOffset()+1)
-			}
-		}
-		return d
+	if n > 0 {
+		d.Msgs = make([]sarama.ConsumerMessage, 0, n) // one slab per answer
 	}
-	// One slab of messages and one of pointers per answer, not one
-	// allocation per record.
-	slab := make([]sarama.ConsumerMessage, n)
-	d.msgs = make([]*sarama.ConsumerMessage, 0, n)
+	err := d.decode(blk, p, pos, until, committed)
+	d.Next = min(d.Next, until) // a batch can run past the range
+	return d, err
+}
 
-	var aborted []*sarama.AbortedTransaction
-	var abortedPIDs map[int64]bool
-	if committed && len(blk.AbortedTransactions) > 0 {
-		aborted = slices.Clone(blk.AbortedTransactions)
-		slices.SortFunc(aborted, func(a, b *sarama.AbortedTransaction) int {
-			switch {
-			case a.FirstOffset < b.FirstOffset:
-				return -1
-			case a.FirstOffset > b.FirstOffset:
-				return 1
-			}
-			return 0
-		})
-		abortedPIDs = map[int64]bool{}
-	}
-	complete := 0
+func (d *Block) decode(blk *sarama.FetchResponseBlock, p offsets.Partition, pos, until int64, committed bool) error {
+	ab := newAborts(blk, committed)
 	for _, rs := range blk.RecordsSet {
 		switch {
 		case rs.RecordBatch != nil:
 			b := rs.RecordBatch
 			if b.PartialTrailingRecord {
-				d.partial = complete == 0
-				return d
+				d.Partial = d.Batches == 0
+				return nil
 			}
-			complete++
+			if b.FirstOffset >= until {
+				// Nothing lies between the previous batch and this one:
+				// the range is done.
+				d.Next = until
+				return nil
+			}
+			d.Batches++
 			last := b.LastOffset()
-			for len(aborted) > 0 && aborted[0].FirstOffset <= last {
-				abortedPIDs[aborted[0].ProducerID] = true
-				aborted = aborted[1:]
-			}
-			d.next = max(d.next, last+1)
+			ab.reach(last)
+			d.Next = max(d.Next, last+1)
 			if b.Control {
 				if committed && IsAbortMarker(b) {
-					delete(abortedPIDs, b.ProducerID)
+					ab.end(b.ProducerID)
 				}
 				continue
 			}
-			if committed && b.IsTransactional && abortedPIDs[b.ProducerID] {
+			if committed && b.IsTransactional && ab.aborted(b.ProducerID) {
 				continue
 			}
 			for _, r := range b.Records {
@@ -110,81 +108,119 @@ func decodeBlock(blk *sarama.FetchResponseBlock, p offsets.Partition, pos int64,
 				if o < pos {
 					continue
 				}
+				if o >= until {
+					return nil
+				}
 				ts := b.FirstTimestamp.Add(r.TimestampDelta)
 				if b.LogAppendTime {
 					ts = b.MaxTimestamp
 				}
-				m := &slab[len(d.msgs)]
-				*m = sarama.ConsumerMessage{Topic: p.Topic, Partition: p.Partition, Offset: o,
-					Timestamp: ts, Key: r.Key, Value: r.Value, Headers: r.Headers}
-				d.add(m)
+				m := d.grow()
+				m.Topic, m.Partition, m.Offset, m.Timestamp = p.Topic, p.Partition, o, ts
+				m.Key, m.Value, m.Headers = r.Key, r.Value, r.Headers
+				d.Bytes += msgBytes(m)
 			}
 		case rs.MsgSet != nil:
-			if rs.MsgSet.PartialTrailingMessage && len(rs.MsgSet.Messages) == 0 {
-				d.partial = complete == 0
-				return d
+			if done, err := d.decodeLegacy(rs.MsgSet, p, pos, until); err != nil || done {
+				return err
 			}
-			complete++
-			d.addLegacy(rs.MsgSet, slab, p, pos)
 		}
 	}
-	return d
+	return nil
 }
 
-func (d *decoded) add(m *sarama.ConsumerMessage) {
-	d.bytes += msgBytes(m)
-	d.msgs = append(d.msgs, m)
+// grow appends a zero message to the slab and returns it.
+func (d *Block) grow() *sarama.ConsumerMessage {
+	d.Msgs = append(d.Msgs, sarama.ConsumerMessage{})
+	return &d.Msgs[len(d.Msgs)-1]
 }
 
-// addLegacy decodes a message set of message format v0/v1 (Kafka before
+// decodeLegacy decodes a message set of message format v0/v1 (Kafka before
 // 0.11), where a compressed wrapper holds inner messages whose offsets are
-// relative under v1.
-func (d *decoded) addLegacy(ms *sarama.MessageSet, slab []sarama.ConsumerMessage, p offsets.Partition, pos int64) {
+// relative under v1. It reports done when it reached until or the end of
+// what the answer held.
+func (d *Block) decodeLegacy(ms *sarama.MessageSet, p offsets.Partition, pos, until int64) (bool, error) {
+	if ms.PartialTrailingMessage && len(ms.Messages) == 0 {
+		d.Partial = d.Batches == 0
+		return true, nil
+	}
 	for _, blk := range ms.Messages {
+		if blk.Msg == nil {
+			return false, fmt.Errorf("%s: legacy message without a body at offset %d", p, blk.Offset)
+		}
 		inner := blk.Messages()
 		if len(inner) == 0 {
 			continue
 		}
+		d.Batches++
 		base := int64(0)
-		if blk.Msg != nil && blk.Msg.Version >= 1 {
+		if blk.Msg.Version >= 1 {
 			base = blk.Offset - inner[len(inner)-1].Offset
 		}
 		for _, im := range inner {
 			if im.Msg == nil {
-				continue
+				return false, fmt.Errorf("%s: legacy message without a body at offset %d", p, im.Offset)
 			}
 			o := im.Offset
 			if im.Msg.Version >= 1 {
 				o += base
 			}
-			d.next = max(d.next, o+1)
+			d.Next = max(d.Next, o+1)
 			if o < pos {
 				continue
 			}
+			if o >= until {
+				return true, nil
+			}
 			ts := im.Msg.Timestamp
-			if im.Msg.Version >= 1 && im.Msg.LogAppendTime && blk.Msg != nil {
+			if im.Msg.Version >= 1 && im.Msg.LogAppendTime {
 				ts = blk.Msg.Timestamp
 			}
-			m := &slab[len(d.msgs)]
-			*m = sarama.ConsumerMessage{Topic: p.Topic, Partition: p.Partition, Offset: o,
-				Timestamp: ts, Key: im.Msg.Key, Value: im.Msg.Value}
-			if blk.Msg != nil {
-				m.BlockTimestamp = blk.Msg.Timestamp
-			}
-			d.add(m)
+			m := d.grow()
+			m.Topic, m.Partition, m.Offset, m.Timestamp = p.Topic, p.Partition, o, ts
+			m.Key, m.Value, m.BlockTimestamp = im.Msg.Key, im.Msg.Value, blk.Msg.Timestamp
+			d.Bytes += msgBytes(m)
 		}
+	}
+	return false, nil
+}
+
+// aborts tracks the producer ids whose batches are aborted at the current
+// point of a read_committed answer.
+type aborts struct {
+	pending []*sarama.AbortedTransaction // by first offset, not reached yet
+	active  map[int64]bool
+}
+
+func newAborts(blk *sarama.FetchResponseBlock, committed bool) aborts {
+	if !committed || len(blk.AbortedTransactions) == 0 {
+		return aborts{}
+	}
+	pending := slices.Clone(blk.AbortedTransactions)
+	slices.SortFunc(pending, func(a, b *sarama.AbortedTransaction) int {
+		switch {
+		case a.FirstOffset < b.FirstOffset:
+			return -1
+		case a.FirstOffset > b.FirstOffset:
+			return 1
+		}
+		return 0
+	})
+	return aborts{pending: pending, active: map[int64]bool{}}
+}
+
+// reach starts every aborted transaction that begins at or before last.
+func (a *aborts) reach(last int64) {
+	for len(a.pending) > 0 && a.pending[0].FirstOffset <= last {
+		a.active[a.pending[0].ProducerID] = true
+		a.pending = a.pending[1:]
 	}
 }
 
-func isPartialSet(rs *sarama.Records) bool {
-	switch {
-	case rs.RecordBatch != nil:
-		return rs.RecordBatch.PartialTrailingRecord
-	case rs.MsgSet != nil:
-		return rs.MsgSet.PartialTrailingMessage && len(rs.MsgSet.Messages) == 0
-	}
-	return false
-}
+// end is the abort marker of pid.
+func (a *aborts) end(pid int64) { delete(a.active, pid) }
+
+func (a *aborts) aborted(pid int64) bool { return a.active[pid] }
 
 // IsAbortMarker reports whether a control batch holds an ABORT marker:
 // its record's key is version int16, type int16 (0 abort, 1 commit).

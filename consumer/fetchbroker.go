@@ -176,8 +176,15 @@ func (bf *brokerFetcher) handle(resp *sarama.FetchResponse, in []*reader) bool {
 		if blk.HighWaterMarkOffset >= 0 {
 			r.hwm.Store(blk.HighWaterMarkOffset)
 		}
-		d := decodeBlock(blk, r.p, r.pos, f.committed())
-		if d.partial {
+		d, err := DecodeBlock(blk, r.p, r.pos, NoEnd, f.committed())
+		if err != nil {
+			bf.remove(r)
+			if !f.failed(r, err, false) {
+				return false
+			}
+			continue
+		}
+		if d.Partial {
 			if r.size >= f.maxBytes {
 				bf.remove(r)
 				if !f.failed(r, fmt.Errorf("a record batch at offset %d is larger than %d bytes: %w", r.pos, f.maxBytes, sarama.ErrMessageTooLarge), false) {
@@ -188,7 +195,7 @@ func (bf *brokerFetcher) handle(resp *sarama.FetchResponse, in []*reader) bool {
 			r.size = int32(min(2*int64(r.size), int64(f.maxBytes)))
 			continue
 		}
-		if len(d.msgs) == 0 && d.next == r.pos && blk.HighWaterMarkOffset > r.pos {
+		if len(d.Msgs) == 0 && d.Next == r.pos && blk.HighWaterMarkOffset > r.pos {
 			// Nothing came back from below the end of the log: the
 			// answer was full, or the partition's next batch is larger
 			// than its fetch size (some brokers then return nothing
@@ -202,26 +209,26 @@ func (bf *brokerFetcher) handle(resp *sarama.FetchResponse, in []*reader) bool {
 		// fetch size in memory gets the larger fast size, until they
 		// turn out to compress well.
 		switch {
-		case len(d.msgs) > 0 && r.size < f.fastBytes && d.bytes <= 2*int64(r.size):
+		case len(d.Msgs) > 0 && r.size < f.fastBytes && d.Bytes <= 2*int64(r.size):
 			r.size = f.fastBytes
-		case r.size == f.fastBytes && r.size > f.partBytes && d.bytes > 8*int64(r.size):
+		case r.size == f.fastBytes && r.size > f.partBytes && d.Bytes > 8*int64(r.size):
 			r.size = f.partBytes // they compress well after all
 		}
 		recovered := r.errored
 		r.failures, r.errored = 0, false
-		if len(d.msgs) == 0 {
+		if len(d.Msgs) == 0 {
 			r.idleSince.CompareAndSwap(0, time.Now().UnixNano())
-			if d.next == r.pos && !recovered {
+			if d.Next == r.pos && !recovered {
 				continue
 			}
 		} else {
 			r.idleSince.Store(0)
 		}
-		r.pos = d.next
-		if !r.hold(int64(len(d.msgs)), d.bytes) {
+		r.pos = d.Next
+		if !r.hold(int64(len(d.Msgs)), d.Bytes) {
 			continue // closed meanwhile
 		}
-		out = append(out, chunk{p: r.p, gen: r.gen, msgs: d.msgs, bytes: d.bytes, next: d.next})
+		out = append(out, chunk{p: r.p, gen: r.gen, msgs: pointers(d.Msgs), bytes: d.Bytes, next: d.Next})
 	}
 	return f.send(out...)
 }
@@ -268,4 +275,17 @@ func FetchVersion(v sarama.KafkaVersion) int16 {
 		return 1
 	}
 	return 0
+}
+
+// pointers is the stream's view of a block's slab: batches hold records
+// by pointer.
+func pointers(msgs []sarama.ConsumerMessage) []*sarama.ConsumerMessage {
+	if len(msgs) == 0 {
+		return nil
+	}
+	out := make([]*sarama.ConsumerMessage, len(msgs))
+	for i := range msgs {
+		out[i] = &msgs[i]
+	}
+	return out
 }

@@ -133,7 +133,7 @@ func parseTarget(t string, now time.Time) (Spec, string) {
 		}
 		spec.Kind, spec.Time = SpecTime, tm
 	case t[0] == '-':
-		n, ok := parseDigits(t[1:])
+		n, ok := ParseDigits(t[1:])
 		if !ok {
 			return spec, fmt.Sprintf("offset %q is not a number (%s)", t, targetHelp)
 		}
@@ -142,7 +142,7 @@ func parseTarget(t string, now time.Time) (Spec, string) {
 		}
 		spec.Kind, spec.Offset = SpecFromEnd, n
 	default:
-		n, ok := parseDigits(t)
+		n, ok := ParseDigits(t)
 		if !ok {
 			if strings.Trim(t, "0123456789") == "" {
 				return spec, fmt.Sprintf("offset %q is too large", t)
@@ -176,9 +176,9 @@ func ParseTime(v string, now time.Time) (time.Time, string) {
 	return tm.Round(0), ""
 }
 
-// parseDigits accepts a non-empty run of ASCII digits that fits an int64;
+// ParseDigits accepts a non-empty run of ASCII digits that fits an int64;
 // signs, spaces and underscores are refused.
-func parseDigits(s string) (int64, bool) {
+func ParseDigits(s string) (int64, bool) {
 	if s == "" {
 		return 0, false
 	}

@@ -8,6 +8,8 @@ import (
 	"github.com/kbatch-dev/kbatch/offsets"
 )
 
+var tp = offsets.Partition{Topic: "t", Partition: 0}
+
 func TestPlanTask(t *testing.T) {
 	b := offsets.Bounds{LogStart: 120, HighWatermark: 400}
 	rng := func(from, until int64) offsets.Range { return offsets.Range{Partition: tp, From: from, Until: until} }

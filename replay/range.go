@@ -206,7 +206,7 @@ func parseBound(t string, now time.Time, isFrom bool) (Bound, string) {
 		}
 		return Bound{Kind: BoundTime, Time: tm}, ""
 	}
-	n, ok := parseDigits(t)
+	n, ok := offsets.ParseDigits(t)
 	if !ok {
 		return Bound{}, fmt.Sprintf("%s %q is not %s", name, t, want)
 	}
@@ -227,7 +227,7 @@ func parsePartitions(s string) ([]int32, string) {
 		if f == "" {
 			return nil, fmt.Sprintf("empty partition in %q (%s)", s, want)
 		}
-		n, ok := parseDigits(f)
+		n, ok := offsets.ParseDigits(f)
 		if !ok {
 			return nil, fmt.Sprintf("partition %q is not a number (%s)", f, want)
 		}
@@ -240,18 +240,4 @@ func parsePartitions(s string) ([]int32, string) {
 		out = append(out, int32(n))
 	}
 	return out, ""
-}
-
-// parseDigits accepts a non-empty run of ASCII digits that fits an int64.
-func parseDigits(s string) (int64, bool) {
-	if s == "" {
-		return 0, false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return 0, false
-		}
-	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	return n, err == nil
 }

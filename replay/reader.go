@@ -155,18 +155,18 @@ func (r *reader) read(ctx context.Context, task int, t Task, emit func(chunk) er
 			return fmt.Errorf("read %s at offset %d: %w", p, pos, blk.Err)
 		}
 
-		d, err := decodeBlock(blk, p, pos, until, r.committed())
+		d, err := consumer.DecodeBlock(blk, p, pos, until, r.committed())
 		if err != nil {
 			return err
 		}
 		switch {
-		case d.partial:
+		case d.Partial:
 			if size >= maxFetchBytes {
 				return fmt.Errorf("read %s at offset %d: a record batch is larger than %d bytes", p, pos, maxFetchBytes)
 			}
 			size = min(2*size, maxFetchBytes)
 			continue
-		case d.batches == 0 && d.next <= pos:
+		case d.Batches == 0 && d.Next <= pos:
 			// No batch at all. On a compacted topic this proves that
 			// nothing visible lies in [pos, end): those offsets were
 			// compacted away (kafkactl #67). Elsewhere it is not proof:
@@ -191,16 +191,16 @@ func (r *reader) read(ctx context.Context, task int, t Task, emit func(chunk) er
 				}
 				continue
 			}
-			d.next = min(end, until)
+			d.Next = min(end, until)
 		}
-		if d.next <= pos {
+		if d.Next <= pos {
 			if err := retry(fmt.Errorf("the broker's answer did not move past offset %d", pos)); err != nil {
 				return err
 			}
 			continue
 		}
-		pos, attempts = d.next, 0
-		if err := emit(chunk{task: task, msgs: d.msgs, bytes: d.bytes, next: pos}); err != nil {
+		pos, attempts = d.Next, 0
+		if err := emit(chunk{task: task, msgs: d.Msgs, bytes: d.Bytes, next: pos}); err != nil {
 			return err
 		}
 	}

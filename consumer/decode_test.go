@@ -1,7 +1,8 @@
-package replay
+package consumer
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,7 +15,7 @@ var tp = offsets.Partition{Topic: "t", Partition: 0}
 
 // batch builds a record batch at first with records at the given offset
 // deltas and a last offset delta of last.
-func batch(first int64, last int32, pid int64, txn bool, deltas ...int64) *sarama.Records {
+func rbatch(first int64, last int32, pid int64, txn bool, deltas ...int64) *sarama.Records {
 	b := &sarama.RecordBatch{Version: 2, FirstOffset: first, LastOffsetDelta: last, ProducerID: pid,
 		IsTransactional: txn, FirstTimestamp: time.UnixMilli(1000)}
 	for _, d := range deltas {
@@ -29,7 +30,7 @@ func plain(first int64, n int) *sarama.Records {
 	for i := range deltas {
 		deltas[i] = int64(i)
 	}
-	return batch(first, int32(n-1), -1, false, deltas...)
+	return rbatch(first, int32(n-1), -1, false, deltas...)
 }
 
 func txn(first int64, n int, pid int64) *sarama.Records {
@@ -64,7 +65,7 @@ func TestDecodeBlock(t *testing.T) {
 			[]int64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, 10, 2},
 		{"position inside the first batch, until inside the second", []*sarama.Records{plain(0, 5), plain(5, 5)}, nil, 3, 8, false,
 			[]int64{3, 4, 5, 6, 7}, 8, 2},
-		{"compacted inside and at the end of a batch", []*sarama.Records{batch(0, 9, -1, false, 0, 4)}, nil, 0, 20, false,
+		{"compacted inside and at the end of a batch", []*sarama.Records{rbatch(0, 9, -1, false, 0, 4)}, nil, 0, 20, false,
 			[]int64{0, 4}, 10, 1},
 		{"range ends on a commit marker", []*sarama.Records{txn(0, 3, 7), marker(3, 7, true)}, nil, 0, 4, false,
 			[]int64{0, 1, 2}, 4, 2},
@@ -94,12 +95,12 @@ func TestDecodeBlock(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			blk := &sarama.FetchResponseBlock{RecordsSet: tc.set, AbortedTransactions: tc.aborted}
-			d, err := decodeBlock(blk, tp, tc.pos, tc.until, tc.committed)
+			d, err := DecodeBlock(blk, tp, tc.pos, tc.until, tc.committed)
 			if err != nil {
 				t.Fatal(err)
 			}
 			var got []int64
-			for _, m := range d.msgs {
+			for _, m := range d.Msgs {
 				got = append(got, m.Offset)
 				if m.Topic != tp.Topic || m.Partition != tp.Partition {
 					t.Errorf("record %d names %s[%d]", m.Offset, m.Topic, m.Partition)
@@ -111,39 +112,39 @@ func TestDecodeBlock(t *testing.T) {
 			if !reflect.DeepEqual(got, tc.wantOffsets) {
 				t.Errorf("offsets %v, want %v", got, tc.wantOffsets)
 			}
-			if d.next != tc.wantNext || d.batches != tc.wantBatches || d.partial {
-				t.Errorf("next %d batches %d partial %v, want %d %d false", d.next, d.batches, d.partial, tc.wantNext, tc.wantBatches)
+			if d.Next != tc.wantNext || d.Batches != tc.wantBatches || d.Partial {
+				t.Errorf("next %d batches %d partial %v, want %d %d false", d.Next, d.Batches, d.Partial, tc.wantNext, tc.wantBatches)
 			}
-			if d.bytes != int64(2*len(got)) {
-				t.Errorf("bytes %d, want %d", d.bytes, 2*len(got))
+			if d.Bytes != int64(2*len(got)) {
+				t.Errorf("bytes %d, want %d", d.Bytes, 2*len(got))
 			}
 		})
 	}
 }
 
 func TestDecodeBlockPartialAndTimes(t *testing.T) {
-	d, err := decodeBlock(&sarama.FetchResponseBlock{Partial: true}, tp, 5, 10, false)
-	if err != nil || !d.partial || d.next != 5 {
+	d, err := DecodeBlock(&sarama.FetchResponseBlock{Partial: true}, tp, 5, 10, false)
+	if err != nil || !d.Partial || d.Next != 5 {
 		t.Fatalf("partial block: %+v %v", d, err)
 	}
 	part := &sarama.Records{RecordBatch: &sarama.RecordBatch{FirstOffset: 5, PartialTrailingRecord: true}}
-	d, err = decodeBlock(&sarama.FetchResponseBlock{RecordsSet: []*sarama.Records{part}}, tp, 5, 10, false)
-	if err != nil || !d.partial || d.next != 5 || d.batches != 0 {
+	d, err = DecodeBlock(&sarama.FetchResponseBlock{RecordsSet: []*sarama.Records{part}}, tp, 5, 10, false)
+	if err != nil || !d.Partial || d.Next != 5 || d.Batches != 0 {
 		t.Fatalf("partial batch: %+v %v", d, err)
 	}
-	d, err = decodeBlock(&sarama.FetchResponseBlock{RecordsSet: []*sarama.Records{plain(5, 1), part}}, tp, 5, 10, false)
-	if err != nil || d.partial || d.next != 6 || len(d.msgs) != 1 {
+	d, err = DecodeBlock(&sarama.FetchResponseBlock{RecordsSet: []*sarama.Records{plain(5, 1), part}}, tp, 5, 10, false)
+	if err != nil || d.Partial || d.Next != 6 || len(d.Msgs) != 1 {
 		t.Fatalf("complete batch then partial: %+v %v", d, err)
 	}
 
 	r := plain(0, 2)
-	d, _ = decodeBlock(&sarama.FetchResponseBlock{RecordsSet: []*sarama.Records{r}}, tp, 0, 2, false)
-	if got := d.msgs[1].Timestamp; !got.Equal(time.UnixMilli(1001)) {
+	d, _ = DecodeBlock(&sarama.FetchResponseBlock{RecordsSet: []*sarama.Records{r}}, tp, 0, 2, false)
+	if got := d.Msgs[1].Timestamp; !got.Equal(time.UnixMilli(1001)) {
 		t.Errorf("create time %v, want first timestamp + delta", got)
 	}
 	r.RecordBatch.LogAppendTime, r.RecordBatch.MaxTimestamp = true, time.UnixMilli(5000)
-	d, _ = decodeBlock(&sarama.FetchResponseBlock{RecordsSet: []*sarama.Records{r}}, tp, 0, 2, false)
-	if got := d.msgs[0].Timestamp; !got.Equal(time.UnixMilli(5000)) {
+	d, _ = DecodeBlock(&sarama.FetchResponseBlock{RecordsSet: []*sarama.Records{r}}, tp, 0, 2, false)
+	if got := d.Msgs[0].Timestamp; !got.Equal(time.UnixMilli(5000)) {
 		t.Errorf("log append time %v, want the batch's max timestamp", got)
 	}
 }
@@ -154,15 +155,47 @@ func TestDecodeBlockLegacy(t *testing.T) {
 		ms.Messages = append(ms.Messages, &sarama.MessageBlock{Offset: o, Msg: &sarama.Message{Key: []byte{byte(o)}, Value: []byte("v")}})
 	}
 	blk := &sarama.FetchResponseBlock{RecordsSet: []*sarama.Records{{MsgSet: ms}}}
-	d, err := decodeBlock(blk, tp, 4, 10, false)
+	d, err := DecodeBlock(blk, tp, 4, 10, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(d.msgs) != 2 || d.msgs[0].Offset != 4 || d.msgs[1].Offset != 7 || d.next != 8 {
+	if len(d.Msgs) != 2 || d.Msgs[0].Offset != 4 || d.Msgs[1].Offset != 7 || d.Next != 8 {
 		t.Fatalf("legacy: %+v", d)
 	}
-	d, _ = decodeBlock(blk, tp, 3, 7, false)
-	if len(d.msgs) != 2 || d.next != 7 {
+	d, _ = DecodeBlock(blk, tp, 3, 7, false)
+	if len(d.Msgs) != 2 || d.Next != 7 {
 		t.Fatalf("legacy until 7: %+v", d)
+	}
+}
+
+// The stream reads without an end: NoEnd keeps every record and the
+// position after the last batch.
+func TestDecodeBlockWithoutEnd(t *testing.T) {
+	blk := &sarama.FetchResponseBlock{RecordsSet: []*sarama.Records{plain(0, 3), txn(3, 2, 7), marker(5, 7, false), plain(6, 1)},
+		AbortedTransactions: []*sarama.AbortedTransaction{{ProducerID: 7, FirstOffset: 3}}}
+	d, err := DecodeBlock(blk, tp, 1, NoEnd, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []int64
+	for _, m := range pointers(d.Msgs) {
+		got = append(got, m.Offset)
+	}
+	if !reflect.DeepEqual(got, []int64{1, 2, 6}) || d.Next != 7 || d.Batches != 4 {
+		t.Fatalf("offsets %v next %d batches %d; want [1 2 6], 7, 4", got, d.Next, d.Batches)
+	}
+	// A batch with every record compacted away still moves the position.
+	d, _ = DecodeBlock(&sarama.FetchResponseBlock{RecordsSet: []*sarama.Records{rbatch(7, 4, -1, false)}}, tp, 7, NoEnd, false)
+	if len(d.Msgs) != 0 || d.Next != 12 || d.Partial {
+		t.Fatalf("empty batch: %+v", d)
+	}
+}
+
+// A legacy message without a body is a malformed answer, not a record.
+func TestDecodeBlockLegacyWithoutBody(t *testing.T) {
+	ms := &sarama.MessageSet{Messages: []*sarama.MessageBlock{{Offset: 3}}}
+	_, err := DecodeBlock(&sarama.FetchResponseBlock{RecordsSet: []*sarama.Records{{MsgSet: ms}}}, tp, 0, NoEnd, false)
+	if err == nil || !strings.Contains(err.Error(), "offset 3") {
+		t.Fatalf("err %v, want one naming offset 3", err)
 	}
 }
