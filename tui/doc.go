@@ -12,7 +12,8 @@
 //
 // The consumer reaches the screen through one bridge (bridge.go): a tea.Cmd
 // that waits on the stream's event channel, drains what else is ready, and
-// hands the burst over as one message at most ~30 times a second; Update
+// hands the burst over as one message at most ~30 times a second, about
+// five times a second while a catch-up cuts batches back to back; Update
 // re-arms it. Commands to the stream (pause, seek, ack …) run as tea.Cmds
 // too, never inside Update, because the stream's loop may be waiting for
 // the UI to take an event.
