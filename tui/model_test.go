@@ -391,8 +391,14 @@ func TestPartitionsFollowBatchesBetweenProgress(t *testing.T) {
 		}
 	}
 	mustContain(t, screen(m), "lag 56")
+	// A batch past the last known high watermark raises it: NEXT never
+	// shows above HWM.
+	feed(m, batchEv(2, 1, 60, offsets.StateAcked)) // events[0] [60,62), past its high watermark 50
+	if r := m.parts.rows[0]; r.NextOffset != 62 || r.HighWatermark != 62 || r.Lag != 0 {
+		t.Fatalf("past the high watermark: next %d hwm %d lag %d, want 62, 62, 0", r.NextOffset, r.HighWatermark, r.Lag)
+	}
 	feed(m, progressEv(2, 5)) // next 10 and 110: a seek back
-	if r := m.parts.rows[0]; r.NextOffset != 10 || r.Lag != 40 {
-		t.Fatalf("after progress: next %d lag %d, want 10 and 40", r.NextOffset, r.Lag)
+	if r := m.parts.rows[0]; r.NextOffset != 10 || r.HighWatermark != 50 || r.Lag != 40 {
+		t.Fatalf("after progress: next %d hwm %d lag %d, want 10, 50 and 40", r.NextOffset, r.HighWatermark, r.Lag)
 	}
 }

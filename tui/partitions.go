@@ -115,7 +115,7 @@ func (p *partitionsPane) setRows(rows []consumer.PartitionStatus) {
 // second apart; a catch-up cuts dozens of batches in between). Offsets
 // only move forward here: a seek back shows with the next progress.
 func (p *partitionsPane) advance(b *consumer.Batch) {
-	wide := p.content["NEXT"]
+	wide, hwmWide := p.content["NEXT"], p.content["HWM"]
 	for _, r := range b.Ranges {
 		i, ok := p.index[r.Partition]
 		if !ok {
@@ -123,13 +123,17 @@ func (p *partitionsPane) advance(b *consumer.Batch) {
 		}
 		row := &p.rows[i]
 		row.NextOffset = max(row.NextOffset, r.Until)
+		// A record below Until was read, so the high watermark is at
+		// least there, whatever the last progress said.
+		row.HighWatermark = max(row.HighWatermark, r.Until)
 		if b.State == offsets.StateAcked {
 			row.Stored = max(row.Stored, r.Until)
 		}
 		row.Lag = max(0, row.HighWatermark-row.NextOffset)
 		p.content["NEXT"] = max(p.content["NEXT"], len(formatOffset(row.NextOffset)))
+		p.content["HWM"] = max(p.content["HWM"], len(formatOffset(row.HighWatermark)))
 	}
-	if p.content["NEXT"] != wide {
+	if p.content["NEXT"] != wide || p.content["HWM"] != hwmWide {
 		p.layout()
 	}
 }
