@@ -36,7 +36,7 @@ func (l *loop) onCommand(c command) error {
 		l.waiting, l.waitingRecs = nil, nil
 		l.lastCut = time.Now()
 		l.busy = b
-		l.jobs <- job{b: b, recs: recs, finish: true}
+		l.jobs <- job{b: b, recs: recs, process: true}
 		return nil
 	case cmdCut:
 		l.cutNow = true
@@ -67,12 +67,19 @@ func (l *loop) seek(p offsets.Partition, offset int64) error {
 			return err
 		}
 		ps.stored = offset
-		if l.waiting != nil || l.busy != nil {
-			l.seekedWhileWaiting[p] = offset
+		if l.waiting != nil || l.busy != nil || l.processed != nil {
+			l.seekedWhileWaiting[p] = seekMark{offset: offset, before: l.nextID}
 		}
 	}
 	l.emit(&Notice{e})
 	return nil
+}
+
+// seekMark is a seek made while batches were in flight: the acks of the
+// batches cut before it (ids below before) would move offset back.
+type seekMark struct {
+	offset int64
+	before uint64
 }
 
 // emitProgress sends every partition's status.

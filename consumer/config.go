@@ -26,6 +26,7 @@ type Store interface {
 	EnsureStream(name string, brokers, topics []string) error
 	Plan(stream string, b offsets.Batch) error
 	Ack(stream string, id uint64, at time.Time) error
+	AckAndPlan(stream string, id uint64, at time.Time, next offsets.Batch) error
 	Pending(stream string) (*offsets.Batch, error)
 	AddEvent(stream string, e offsets.Event) error
 	SetNext(stream string, next map[offsets.Partition]int64, e offsets.Event) error

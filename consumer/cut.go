@@ -142,30 +142,65 @@ func (l *loop) maybeRedeliver(now time.Time) error {
 }
 
 // process hands b to the committer, which writes it ahead as planned and
-// then (auto ack) processes and acks it, or (manual ack) reports it planned
-// and waits for Ack. The loop keeps reading meanwhile; it cuts the next
-// batch only after this one is acked.
+// then (auto ack) processes it, or (manual ack) reports it planned and
+// waits for Ack. A batch processed and not yet acked is acked in the same
+// transaction that writes b ahead: one store transaction per batch while
+// batches come back to back. The loop keeps reading meanwhile.
 func (l *loop) process(b *Batch, recs []*sarama.ConsumerMessage) error {
 	l.nextID = b.ID + 1
+	l.cutCount++
 	l.busy = b
-	l.jobs <- job{b: b, recs: recs, plan: true, finish: !l.cfg.ManualAck}
+	j := job{b: b, recs: recs, plan: true, process: !l.cfg.ManualAck}
+	if l.processed != nil {
+		j.ack, j.ackStart = l.processed, l.processedStart
+		l.processed = nil
+	}
+	l.jobs <- j
 	return nil
 }
 
-// job is work for the committer goroutine.
-type job struct {
-	b      *Batch
-	recs   []*sarama.ConsumerMessage
-	plan   bool // write the batch ahead as planned
-	finish bool // process and ack it
+// ackProcessed sends the processed batch's ack on its own, when no batch
+// was cut to carry it. The committer must be idle.
+func (l *loop) ackProcessed() {
+	if l.processed == nil || l.busy != nil {
+		return
+	}
+	b := l.processed
+	l.processed = nil
+	l.busy = b
+	l.jobs <- job{ack: b, ackStart: l.processedStart}
 }
 
-// jobResult is the committer's answer for one job.
+// job is work for the committer goroutine: ack a processed batch, write b
+// ahead as planned, process b, or several of these in that order.
+type job struct {
+	ack      *Batch    // a processed batch to ack (with b: in b's plan transaction)
+	ackStart time.Time // when ack's write-ahead (or its manual ack) began
+	b        *Batch
+	recs     []*sarama.ConsumerMessage
+	plan     bool // write b ahead as planned
+	process  bool // process b; it is acked later
+}
+
+// resultKind says what a jobResult reports.
+type resultKind int
+
+const (
+	resAcked     resultKind = iota // b is acked
+	resPlanned                     // b is written ahead and waits for a manual ack
+	resProcessed                   // b is processed and waits to be acked
+)
+
+// jobResult is one answer of the committer; a job that acks one batch and
+// plans another answers twice, the ack first.
 type jobResult struct {
-	job
+	kind    resultKind
+	b       *Batch
+	recs    []*sarama.ConsumerMessage
 	err     error
+	start   time.Time // resProcessed: when b's write-ahead (or manual ack) began
 	ackedAt time.Time
-	took    time.Duration
+	took    time.Duration // resAcked: from write-ahead to ack
 }
 
 // committer runs jobs in order, off the loop, so reading goes on while a
@@ -174,44 +209,72 @@ type jobResult struct {
 // leaves a batch half-written.
 func (l *loop) committer() {
 	defer close(l.results)
+	st, name := l.cfg.Store, l.cfg.Name
 	for j := range l.jobs {
-		r := jobResult{job: j}
 		start := time.Now()
-		if j.plan && l.cfg.Store != nil {
-			if err := l.cfg.Store.Plan(l.cfg.Name, j.b.Batch); err != nil {
-				r.err = fmt.Errorf("writing batch %d ahead: %w", j.b.ID, err)
+		if j.ack != nil {
+			r := jobResult{kind: resAcked, b: j.ack, ackedAt: start}
+			var err error
+			switch {
+			case st == nil:
+			case j.plan:
+				err = st.AckAndPlan(name, j.ack.ID, r.ackedAt, j.b.Batch)
+			default:
+				err = st.Ack(name, j.ack.ID, r.ackedAt)
+			}
+			if err != nil {
+				r.err = fmt.Errorf("acking batch %d: %w", j.ack.ID, err)
+				if j.plan {
+					r.err = fmt.Errorf("acking batch %d and writing batch %d ahead: %w", j.ack.ID, j.b.ID, err)
+				}
+			}
+			r.took = time.Since(j.ackStart)
+			l.results <- r
+			if err != nil {
+				continue
+			}
+		} else if j.plan && st != nil {
+			if err := st.Plan(name, j.b.Batch); err != nil {
+				l.results <- jobResult{kind: resPlanned, b: j.b, err: fmt.Errorf("writing batch %d ahead: %w", j.b.ID, err)}
+				continue
 			}
 		}
-		if r.err == nil && j.finish {
+		switch {
+		case j.b == nil:
+		case j.process:
+			r := jobResult{kind: resProcessed, b: j.b, start: start}
 			if l.cfg.Processor != nil {
 				if err := l.cfg.Processor.Process(context.WithoutCancel(l.ctx), j.b, j.recs); err != nil {
 					r.err = fmt.Errorf("processing batch %d: %w (it stays planned and is re-delivered on the next start)", j.b.ID, err)
 				}
 			}
-			r.ackedAt = time.Now()
-			if r.err == nil && l.cfg.Store != nil {
-				if err := l.cfg.Store.Ack(l.cfg.Name, j.b.ID, r.ackedAt); err != nil {
-					r.err = fmt.Errorf("acking batch %d: %w", j.b.ID, err)
-				}
-			}
-			// What the batch cost from its write-ahead to its ack.
-			r.took = time.Since(start)
+			l.results <- r
+		default:
+			l.results <- jobResult{kind: resPlanned, b: j.b, recs: j.recs}
 		}
-		l.results <- r
 	}
 }
 
-// onResult takes the committer's answer: a batch now waiting for its
-// manual ack, or acked.
+// onResult takes one answer of the committer: a batch acked, waiting for
+// its manual ack, or processed (then acked with the next batch's plan, or
+// on its own right after). An error ends the stream; what was planned and
+// not acked is re-delivered on the next start.
 func (l *loop) onResult(r jobResult) error {
-	l.busy = nil
+	if l.busy == r.b || r.err != nil || r.kind != resAcked {
+		l.busy = nil // the job's last answer
+	}
 	if r.err != nil {
+		l.processed = nil
 		return r.err
 	}
-	if !r.finish {
+	switch r.kind {
+	case resPlanned:
 		l.waiting, l.waitingRecs = r.b, r.recs
 		planned := *r.b
 		l.emit(&BatchEvent{Batch: &planned})
+		return nil
+	case resProcessed:
+		l.processed, l.processedStart = r.b, r.start
 		return nil
 	}
 	b := r.b
@@ -222,15 +285,24 @@ func (l *loop) onResult(r jobResult) error {
 			ps.stored = rg.Until
 		}
 	}
-	if len(l.seekedWhileWaiting) > 0 && l.cfg.Store != nil {
+	// A seek made after b was cut was overwritten by b's ack: store it
+	// again. One made before is in b's ranges (or untouched by them).
+	again := map[offsets.Partition]int64{}
+	for p, sk := range l.seekedWhileWaiting {
+		if sk.before > b.ID {
+			again[p] = sk.offset
+		} else {
+			delete(l.seekedWhileWaiting, p)
+		}
+	}
+	if len(again) > 0 && l.cfg.Store != nil {
 		e := offsets.NewEvent(r.ackedAt, offsets.CodeSeek, offsets.Partition{Partition: -1}, "seek made while the batch waited for its ack kept")
-		if err := l.cfg.Store.SetNext(l.cfg.Name, l.seekedWhileWaiting, e); err != nil {
+		if err := l.cfg.Store.SetNext(l.cfg.Name, again, e); err != nil {
 			return err
 		}
 	}
-	for p, off := range l.seekedWhileWaiting {
+	for p, off := range again {
 		l.parts[p].stored = off
-		delete(l.seekedWhileWaiting, p)
 	}
 	l.batches++
 	l.records += b.Records

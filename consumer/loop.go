@@ -28,18 +28,24 @@ type loop struct {
 	lastCut   time.Time
 	cutNow    bool
 
-	// busy is the batch the committer is working on; waiting is the
-	// planned batch waiting for a manual ack. At most one is set.
-	busy        *Batch
-	jobs        chan job
-	results     chan jobResult
-	waiting     *Batch
-	waitingRecs []*sarama.ConsumerMessage
+	// busy is the batch of the job the committer is working on; waiting
+	// is the planned batch waiting for a manual ack; processed is a batch
+	// processed and not yet acked (it is acked with the next batch's plan,
+	// or on its own). busy and waiting are never both set.
+	busy           *Batch
+	jobs           chan job
+	results        chan jobResult
+	waiting        *Batch
+	waitingRecs    []*sarama.ConsumerMessage
+	processed      *Batch
+	processedStart time.Time
+	// cut counts the batches cut (for --batches, which counts acks).
+	cutCount int
 	// redeliver is the pending batch found at start, re-read first.
 	redeliver *offsets.Batch
-	// seekedWhileWaiting remembers seeks made while a batch waited for its
-	// ack, so the ack does not move those partitions back.
-	seekedWhileWaiting map[offsets.Partition]int64
+	// seekedWhileWaiting remembers seeks made while a batch was in flight
+	// (cut and not acked), so its ack does not move those partitions back.
+	seekedWhileWaiting map[offsets.Partition]seekMark
 
 	// held is the bytes of the records held for the next batch, over
 	// all partitions (the sum of their partState.bytes).
@@ -64,7 +70,7 @@ func newLoop(ctx context.Context, s *Stream, starts []offsets.Start, bounds map[
 		parts:              make(map[offsets.Partition]*partState, len(starts)),
 		in:                 make(chan []chunk, 16),
 		redeliver:          pending,
-		seekedWhileWaiting: map[offsets.Partition]int64{},
+		seekedWhileWaiting: map[offsets.Partition]seekMark{},
 		refresh:            make(chan refreshResult, 1),
 		jobs:               make(chan job, 1),
 		results:            make(chan jobResult, 1),
@@ -133,8 +139,12 @@ func (l *loop) run() {
 	go l.committer()
 
 	err := l.work(tick.C, progress.C)
-	if l.busy != nil {
-		// Let the batch being committed finish, whatever ended the loop.
+	// Whatever ended the loop, let the committer finish its job, and ack
+	// a batch that was processed.
+	for l.busy != nil || l.processed != nil {
+		if l.busy == nil {
+			l.ackProcessed()
+		}
 		if rerr := l.onResult(<-l.results); err == nil {
 			err = rerr
 		}
@@ -201,13 +211,15 @@ func (l *loop) work(tick, progress <-chan time.Time) error {
 		if err := l.maybeCut(time.Now()); err != nil {
 			return err
 		}
+		// A processed batch no new batch took along is acked on its own.
+		l.ackProcessed()
 	}
 }
 
 // finished reports whether a stop condition holds and nothing is left to
 // cut.
 func (l *loop) finished() bool {
-	if l.waiting != nil || l.busy != nil || l.redeliver != nil {
+	if l.waiting != nil || l.busy != nil || l.processed != nil || l.redeliver != nil {
 		return false
 	}
 	if l.cfg.MaxBatches > 0 && l.batches >= l.cfg.MaxBatches {
@@ -261,7 +273,7 @@ func (l *loop) onChunk(c chunk) error {
 }
 
 func (l *loop) canCut() bool {
-	return !l.pausedAll && l.waiting == nil && l.busy == nil && (l.cfg.MaxBatches == 0 || l.batches < l.cfg.MaxBatches)
+	return !l.pausedAll && l.waiting == nil && l.busy == nil && (l.cfg.MaxBatches == 0 || l.cutCount < l.cfg.MaxBatches)
 }
 
 func (l *loop) onReadError(ps *partState, err error) error {

@@ -17,36 +17,78 @@ import (
 // move; the oldest batches beyond the log cap are pruned in the same
 // transaction.
 func (s *Store) Plan(stream string, b Batch) error {
+	if err := s.checkRanges(stream, b); err != nil {
+		return err
+	}
+	var enc []byte
+	err := s.update(stream, func(st *streamTx) (err error) {
+		enc, err = s.planTx(st, &b)
+		return err
+	})
+	if err == nil {
+		s.rememberPlanned(stream, b, enc)
+	}
+	return err
+}
+
+// AckAndPlan acks batch id as Ack does and writes next ahead as Plan does,
+// in one transaction: the stream's store work for a batch cut right after
+// the previous one was processed. next.ID must be id+1. Either both are
+// stored or neither is.
+func (s *Store) AckAndPlan(stream string, id uint64, at time.Time, next Batch) error {
+	if err := s.checkRanges(stream, next); err != nil {
+		return err
+	}
+	if next.ID != id+1 {
+		return fmt.Errorf("%w: batch %d planned with the ack of batch %d", ErrBatchOrder, next.ID, id)
+	}
+	var enc []byte
+	err := s.update(stream, func(st *streamTx) (err error) {
+		if err := s.ackTx(st, stream, id, at); err != nil {
+			return err
+		}
+		enc, err = s.planTx(st, &next)
+		return err
+	})
+	s.forget(stream)
+	if err == nil {
+		s.rememberPlanned(stream, next, enc)
+	}
+	return err
+}
+
+func (s *Store) checkRanges(stream string, b Batch) error {
 	for _, r := range b.Ranges {
 		if r.From < 0 || r.From > r.Until {
 			return fmt.Errorf("store %s: stream %q: batch %d: bad range %s", s.path, stream, b.ID, r.Range)
 		}
 	}
-	var enc []byte
-	err := s.update(stream, func(st *streamTx) error {
-		if want := st.meta.LastBatch + 1; b.ID != want {
-			return fmt.Errorf("%w: planned batch %d, want %d (last acked %d)", ErrBatchOrder, b.ID, want, st.meta.LastBatch)
-		}
-		key := idKey(b.ID)
-		if st.batches.Get(key) != nil {
-			b.Redelivered = true
-		}
-		b.State, b.AckedAt = StatePlanned, time.Time{}
-		v, err := json.Marshal(b)
-		if err != nil {
-			return err
-		}
-		if err := st.batches.Put(key, v); err != nil {
-			return err
-		}
-		enc = v
-		return prune(st.batches, keepFrom(b.ID, s.maxBatches))
-	})
-	if err == nil {
-		b.Ranges = slices.Clone(b.Ranges)
-		s.remember(stream, plannedBatch{batch: b, enc: enc})
+	return nil
+}
+
+// planTx writes b as planned in st and returns its stored bytes.
+func (s *Store) planTx(st *streamTx, b *Batch) ([]byte, error) {
+	if want := st.meta.LastBatch + 1; b.ID != want {
+		return nil, fmt.Errorf("%w: planned batch %d, want %d (last acked %d)", ErrBatchOrder, b.ID, want, st.meta.LastBatch)
 	}
-	return err
+	key := idKey(b.ID)
+	if st.batches.Get(key) != nil {
+		b.Redelivered = true
+	}
+	b.State, b.AckedAt = StatePlanned, time.Time{}
+	v, err := json.Marshal(b)
+	if err != nil {
+		return nil, err
+	}
+	if err := st.batches.Put(key, v); err != nil {
+		return nil, err
+	}
+	return v, prune(st.batches, keepFrom(b.ID, s.maxBatches))
+}
+
+func (s *Store) rememberPlanned(stream string, b Batch, enc []byte) {
+	b.Ranges = slices.Clone(b.Ranges)
+	s.remember(stream, plannedBatch{batch: b, enc: enc})
 }
 
 // plannedBatch is the last batch Plan wrote for a stream and its stored
@@ -92,47 +134,49 @@ func (s *Store) forget(stream string) {
 // ErrBatchOrder.
 func (s *Store) Ack(stream string, id uint64, at time.Time) error {
 	defer s.forget(stream)
-	return s.update(stream, func(st *streamTx) error {
-		if id == st.meta.LastBatch && id > 0 {
-			return nil
+	return s.update(stream, func(st *streamTx) error { return s.ackTx(st, stream, id, at) })
+}
+
+func (s *Store) ackTx(st *streamTx, stream string, id uint64, at time.Time) error {
+	if id == st.meta.LastBatch && id > 0 {
+		return nil
+	}
+	key := idKey(id)
+	v := st.batches.Get(key)
+	if id != st.meta.LastBatch+1 || v == nil {
+		return fmt.Errorf("%w: ack of batch %d, but the pending batch is %d (last acked %d)",
+			ErrBatchOrder, id, st.meta.LastBatch+1, st.meta.LastBatch)
+	}
+	b, ok := s.plannedFor(stream, id, v)
+	if !ok {
+		if err := json.Unmarshal(v, &b); err != nil {
+			return fmt.Errorf("batch %d: %w: %v", id, ErrCorrupt, err)
 		}
-		key := idKey(id)
-		v := st.batches.Get(key)
-		if id != st.meta.LastBatch+1 || v == nil {
-			return fmt.Errorf("%w: ack of batch %d, but the pending batch is %d (last acked %d)",
-				ErrBatchOrder, id, st.meta.LastBatch+1, st.meta.LastBatch)
-		}
-		b, ok := s.plannedFor(stream, id, v)
-		if !ok {
-			if err := json.Unmarshal(v, &b); err != nil {
-				return fmt.Errorf("batch %d: %w: %v", id, ErrCorrupt, err)
-			}
-		}
-		b.State, b.AckedAt = StateAcked, at
-		if v, err := json.Marshal(b); err != nil {
+	}
+	b.State, b.AckedAt = StateAcked, at
+	if v, err := json.Marshal(b); err != nil {
+		return err
+	} else if err := st.batches.Put(key, v); err != nil {
+		return err
+	}
+	// bbolt keeps keys and values until the transaction ends: one buffer
+	// holds them all rather than two allocations per range.
+	size := 0
+	for _, r := range b.Ranges {
+		size += len(r.Topic) + 5 + 8
+	}
+	buf := make([]byte, 0, size)
+	for _, r := range b.Ranges {
+		n := len(buf)
+		buf = appendPartitionKey(buf, r.Partition)
+		k := buf[n:len(buf):len(buf)]
+		buf = binary.BigEndian.AppendUint64(buf, uint64(r.Until))
+		if err := st.next.Put(k, buf[n+len(k):len(buf):len(buf)]); err != nil {
 			return err
-		} else if err := st.batches.Put(key, v); err != nil {
-			return err
 		}
-		// bbolt keeps keys and values until the transaction ends: one
-		// buffer holds them all rather than two allocations per range.
-		size := 0
-		for _, r := range b.Ranges {
-			size += len(r.Topic) + 5 + 8
-		}
-		buf := make([]byte, 0, size)
-		for _, r := range b.Ranges {
-			n := len(buf)
-			buf = appendPartitionKey(buf, r.Partition)
-			k := buf[n:len(buf):len(buf)]
-			buf = binary.BigEndian.AppendUint64(buf, uint64(r.Until))
-			if err := st.next.Put(k, buf[n+len(k):len(buf):len(buf)]); err != nil {
-				return err
-			}
-		}
-		st.meta.LastBatch, st.meta.Updated = id, at
-		return st.putMeta()
-	})
+	}
+	st.meta.LastBatch, st.meta.Updated = id, at
+	return st.putMeta()
 }
 
 // Pending returns the batch that was planned but not acked, or nil. After a

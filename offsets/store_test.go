@@ -322,3 +322,47 @@ func TestAckWithAndWithoutThePlannedBatchInMemory(t *testing.T) {
 		t.Fatalf("stream %+v, %v", info, err)
 	}
 }
+
+// AckAndPlan acks one batch and writes the next ahead in one transaction:
+// both land, or (a bad next batch) neither does.
+func TestAckAndPlan(t *testing.T) {
+	s := openTest(t)
+	mustEnsure(t, s, "events")
+	if err := s.Plan("events", testBatch(1, 2, 0)); err != nil {
+		t.Fatal(err)
+	}
+	ackAt := testNow.Add(time.Minute)
+	for name, next := range map[string]Batch{
+		"next is not id+1": testBatch(3, 2, 10),
+		"bad range":        {ID: 2, Ranges: []BatchRange{{Range: Range{Partition: ev(0), From: 20, Until: 10}}}},
+	} {
+		if err := s.AckAndPlan("events", 1, ackAt, next); err == nil {
+			t.Errorf("%s: AckAndPlan succeeded", name)
+		}
+		info, _, _ := s.Stream("events")
+		if p, _ := s.Pending("events"); info.LastBatch != 0 || p == nil || p.ID != 1 {
+			t.Fatalf("%s: after a refused AckAndPlan, LastBatch %d and pending %+v; want 0 and batch 1", name, info.LastBatch, p)
+		}
+	}
+	if err := s.AckAndPlan("events", 1, ackAt, testBatch(2, 2, 10)); err != nil {
+		t.Fatal(err)
+	}
+	info, _, _ := s.Stream("events")
+	if want := map[Partition]int64{ev(0): 10, ev(1): 10}; !reflect.DeepEqual(info.Next, want) || info.LastBatch != 1 {
+		t.Errorf("after AckAndPlan: Next %v, LastBatch %d; want %v, 1", info.Next, info.LastBatch, want)
+	}
+	if b, _, _ := s.Batch("events", 1); b.State != StateAcked || !b.AckedAt.Equal(ackAt) {
+		t.Errorf("batch 1 after AckAndPlan: %+v", b)
+	}
+	p, err := s.Pending("events")
+	if err != nil || p == nil || p.ID != 2 || p.State != StatePlanned || p.Redelivered {
+		t.Fatalf("pending after AckAndPlan = %+v, %v; want batch 2 planned", p, err)
+	}
+	// The ack of the batch planned that way works as after Plan.
+	if err := s.Ack("events", 2, ackAt); err != nil {
+		t.Fatal(err)
+	}
+	if info, _, _ := s.Stream("events"); info.LastBatch != 2 || info.Next[ev(0)] != 20 {
+		t.Errorf("after acking batch 2: %+v", info)
+	}
+}
