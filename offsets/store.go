@@ -23,6 +23,11 @@ const schemaVersion = 1
 const (
 	maxBatches = 10_000
 	maxEvents  = 10_000
+	// maxRanges bounds the batch log by ranges too: a stream over 1000
+	// partitions keeps its last 200 batches (about 20 MB of JSON), not
+	// 10,000 (a gigabyte). At least minBatchesKept are kept.
+	maxRanges      = 200_000
+	minBatchesKept = 20
 )
 
 // OpenOptions tune Open.
@@ -43,6 +48,7 @@ type Store struct {
 	path       string
 	readOnly   bool
 	maxBatches int
+	maxRanges  int
 	maxEvents  int
 
 	mu      sync.Mutex
@@ -66,7 +72,7 @@ func Open(path string, opt OpenOptions) (*Store, error) {
 	if opt.Timeout <= 0 {
 		opt.Timeout = time.Second
 	}
-	st := &Store{path: path, readOnly: opt.ReadOnly, maxBatches: maxBatches, maxEvents: maxEvents}
+	st := &Store{path: path, readOnly: opt.ReadOnly, maxBatches: maxBatches, maxRanges: maxRanges, maxEvents: maxEvents}
 	info, err := os.Stat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && opt.ReadOnly:

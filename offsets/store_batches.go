@@ -83,7 +83,18 @@ func (s *Store) planTx(st *streamTx, b *Batch) ([]byte, error) {
 	if err := st.batches.Put(key, v); err != nil {
 		return nil, err
 	}
-	return v, prune(st.batches, keepFrom(b.ID, s.maxBatches))
+	return v, prune(st.batches, keepFrom(b.ID, s.batchesKept(len(b.Ranges))))
+}
+
+// batchesKept is how many batches of the log are kept when the newest has
+// ranges ranges: maxBatches, fewer when batches are wide (maxRanges over
+// all of them, taking the newest as typical), never fewer than
+// minBatchesKept.
+func (s *Store) batchesKept(ranges int) int {
+	if ranges == 0 || s.maxRanges == 0 {
+		return s.maxBatches
+	}
+	return min(s.maxBatches, max(s.maxRanges/ranges, minBatchesKept))
 }
 
 func (s *Store) rememberPlanned(stream string, b Batch, enc []byte) {

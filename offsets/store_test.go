@@ -366,3 +366,37 @@ func TestAckAndPlan(t *testing.T) {
 		t.Errorf("after acking batch 2: %+v", info)
 	}
 }
+
+// Wide batches are capped by ranges too: the log keeps maxRanges worth of
+// the newest batches' ranges, and never fewer than minBatchesKept.
+func TestBatchLogCapByRanges(t *testing.T) {
+	s := openTest(t)
+	s.maxBatches, s.maxRanges = 100, 40
+	mustEnsure(t, s, "events")
+	plan := func(id uint64, parts int) {
+		t.Helper()
+		if err := s.Plan("events", testBatch(id, parts, 0)); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Ack("events", id, testNow); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for id := uint64(1); id <= 30; id++ {
+		plan(id, 1) // 1 range each: 30 kept (under both caps)
+	}
+	if all, _ := s.Batches("events", 0); len(all) != 30 {
+		t.Fatalf("%d narrow batches kept, want 30", len(all))
+	}
+	for id := uint64(31); id <= 40; id++ {
+		plan(id, 2) // 2 ranges each: 40/2 = 20 newest kept
+	}
+	all, _ := s.Batches("events", 0)
+	if len(all) != 20 || all[0].ID != 40 || all[19].ID != 21 {
+		t.Fatalf("%d batches kept (newest %d), want 20 from 21 to 40", len(all), all[0].ID)
+	}
+	plan(41, 10) // 40/10 = 4, but at least minBatchesKept
+	if all, _ := s.Batches("events", 0); len(all) != minBatchesKept {
+		t.Fatalf("%d batches kept after a wide one, want %d", len(all), minBatchesKept)
+	}
+}

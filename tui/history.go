@@ -7,6 +7,7 @@ import (
 // History bounds (DESIGN §2.6): memory does not grow with run time.
 const (
 	maxBatches       = 500
+	maxRanges        = 50_000 // over all kept batches: 50 batches of 1000 partitions
 	maxSampleRecords = 20_000
 	maxSampleBytes   = 64 << 20
 	maxEvents        = 1000
@@ -20,20 +21,23 @@ type batchEntry struct {
 	sampleBytes    int
 }
 
-// history is the ring of the last maxBatches batches with their samples;
-// when the samples of all kept batches exceed the budget, the oldest
-// batches lose theirs first.
+// history is the ring of the last maxBatches batches with their samples,
+// fewer when their ranges exceed maxRanges (wide topics); when the samples
+// of all kept batches exceed the budget, the oldest batches lose theirs
+// first.
 type history struct {
 	ring        []*batchEntry // oldest first
+	ranges      int           // over the kept batches
 	sampleCount int
 	sampleBytes int
 	maxRecords  int
 	maxBytes    int
 	maxLen      int
+	maxRanges   int
 }
 
 func newHistory() *history {
-	return &history{maxRecords: maxSampleRecords, maxBytes: maxSampleBytes, maxLen: maxBatches}
+	return &history{maxRecords: maxSampleRecords, maxBytes: maxSampleBytes, maxLen: maxBatches, maxRanges: maxRanges}
 }
 
 func (h *history) len() int { return len(h.ring) }
@@ -61,6 +65,7 @@ func (h *history) add(b *consumer.Batch) *batchEntry {
 	kept.Samples = nil
 	if i := h.indexOf(b.ID); i >= 0 {
 		e := h.newest(i)
+		h.ranges += len(kept.Ranges) - len(e.Ranges)
 		e.Batch = &kept
 		return e
 	}
@@ -71,10 +76,12 @@ func (h *history) add(b *consumer.Batch) *batchEntry {
 		e.sampleBytes += r.size()
 	}
 	h.ring = append(h.ring, e)
+	h.ranges += len(kept.Ranges)
 	h.sampleCount += len(e.samples)
 	h.sampleBytes += e.sampleBytes
-	if len(h.ring) > h.maxLen {
+	for len(h.ring) > h.maxLen || (h.ranges > h.maxRanges && len(h.ring) > 1) {
 		h.drop(h.ring[0])
+		h.ranges -= len(h.ring[0].Ranges)
 		h.ring[0] = nil
 		h.ring = h.ring[1:]
 	}

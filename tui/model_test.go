@@ -402,3 +402,24 @@ func TestPartitionsFollowBatchesBetweenProgress(t *testing.T) {
 		t.Fatalf("after progress: next %d hwm %d lag %d, want 10, 50 and 40", r.NextOffset, r.HighWatermark, r.Lag)
 	}
 }
+
+// Wide batches are capped by their ranges as well as by count: a topic of
+// many partitions keeps fewer batches, never fewer than the newest one.
+func TestHistoryIsBoundedByRanges(t *testing.T) {
+	h := newHistory()
+	h.maxRanges = 10
+	for id := uint64(1); id <= 8; id++ {
+		h.add(batch(id, 2, 0, offsets.StateAcked)) // 2 ranges each: 5 kept
+	}
+	if h.len() != 5 || h.newest(0).ID != 8 || h.newest(4).ID != 4 || h.ranges != 10 {
+		t.Fatalf("kept %d batches (%d ranges), newest %d oldest %d; want 5 (10), 8 and 4", h.len(), h.ranges, h.newest(0).ID, h.newest(h.len()-1).ID)
+	}
+	h.add(batch(8, 2, 0, offsets.StateAcked)) // the same batch again: replaced, not added
+	if h.len() != 5 || h.ranges != 10 {
+		t.Fatalf("after replacing batch 8: %d batches, %d ranges", h.len(), h.ranges)
+	}
+	h.add(batch(9, 12, 0, offsets.StateAcked)) // wider than the cap alone
+	if h.len() != 1 || h.newest(0).ID != 9 || h.ranges != 12 {
+		t.Fatalf("after a batch of 12 ranges: %d batches, %d ranges; want only batch 9", h.len(), h.ranges)
+	}
+}
