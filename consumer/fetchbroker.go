@@ -92,7 +92,7 @@ func (bf *brokerFetcher) run() {
 		default:
 		}
 		in := bf.eligible()
-		room := f.budget - f.held.Load()
+		room := f.budget - f.held.Load() - f.inflight.Load()
 		if len(in) == 0 || room <= 0 {
 			select {
 			case <-f.stop:
@@ -101,15 +101,23 @@ func (bf *brokerFetcher) run() {
 			}
 			continue
 		}
+		// The answer's size is reserved while the fetch is in flight, so
+		// the fetches of several brokers together stay within the budget.
+		ask := min(room, maxAnswerBytes)
+		f.inflight.Add(ask)
 		b, err := f.client.Broker(bf.id)
 		var resp *sarama.FetchResponse
 		if err == nil {
-			resp, err = b.Fetch(bf.request(in, room))
+			resp, err = b.Fetch(bf.request(in, ask))
 		}
+		f.inflight.Add(-ask)
 		select {
 		case <-f.stop:
 			return
 		default:
+		}
+		if f.multi() {
+			f.wakeAll() // another broker may have waited for this room
 		}
 		if err != nil {
 			if b != nil {
@@ -129,11 +137,11 @@ func (bf *brokerFetcher) run() {
 // request builds one fetch of every reader in in. sarama keeps a request's
 // partitions in a map, so their order (which decides who gets the room of
 // a full answer) changes from one request to the next.
-func (bf *brokerFetcher) request(in []*reader, room int64) *sarama.FetchRequest {
+func (bf *brokerFetcher) request(in []*reader, maxBytes int64) *sarama.FetchRequest {
 	f := bf.f
 	req := &sarama.FetchRequest{Version: f.version, MinBytes: f.minBytes, MaxWaitTime: f.maxWait}
 	if f.version >= 3 {
-		req.MaxBytes = int32(min(room, maxAnswerBytes))
+		req.MaxBytes = int32(maxBytes)
 	}
 	if f.version >= 4 {
 		req.Isolation = f.isolation

@@ -38,9 +38,11 @@ type fetcher struct {
 	growBytes int32 // the largest an empty answer grows it to
 	maxBytes  int32 // the largest a partial batch grows it to
 	// budget bounds the bytes forwarded to the loop and not yet in a
-	// batch, over all readers; held counts them.
-	budget int64
-	held   atomic.Int64
+	// batch, over all readers (held), plus the answer sizes asked for by
+	// fetches in flight (inflight), over all brokers.
+	budget   int64
+	held     atomic.Int64
+	inflight atomic.Int64
 
 	mu         sync.Mutex
 	brokers    map[int32]*brokerFetcher
@@ -149,6 +151,13 @@ func (f *fetcher) failed(r *reader, err error, quiet bool) bool {
 	}
 	f.lose(r)
 	return true
+}
+
+// multi reports whether more than one broker loop runs.
+func (f *fetcher) multi() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.brokers) > 1
 }
 
 // wakeAll tells every broker loop to look at its readers again.

@@ -119,7 +119,7 @@ func (r *reader) hold(n, bytes int64) bool {
 // batch; called by the loop only.
 func (r *reader) release(n, bytes int64) {
 	// Every broker loop waits while the fetcher's read-ahead is spent.
-	spent := r.f.held.Load() >= r.f.budget
+	spent := r.f.held.Load()+r.f.inflight.Load() >= r.f.budget
 	r.mu.Lock()
 	if !r.closed {
 		n, bytes = min(n, r.held), min(bytes, r.heldBytes)

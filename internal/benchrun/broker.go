@@ -7,12 +7,12 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"reflect"
 	"strconv"
 	"strings"
 	"sync/atomic"
 
 	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // brokerMain serves an in-memory kfake cluster of one broker:
@@ -55,24 +55,18 @@ func brokerMain() int {
 
 // Kafka request keys.
 const (
-	keyFetch       = 1
-	keyListOffsets = 2
-	keyMetadata    = 3
+	keyFetch       = int16(kmsg.Fetch)
+	keyListOffsets = int16(kmsg.ListOffsets)
+	keyMetadata    = int16(kmsg.Metadata)
 )
 
 // countRequests adds to n for every request of key the cluster serves,
 // which kfake then answers as usual (the observer returns "not handled").
-// The observer's type, func(kmsg.Request) (kmsg.Response, error, bool), is
-// built with reflect so that benchrun need not import kmsg, which go.mod
-// lists as an indirect dependency only.
 func countRequests(fake *kfake.Cluster, key int16, n *atomic.Int64) {
-	method := reflect.ValueOf(fake).MethodByName("ControlKey")
-	fnType := method.Type().In(1)
-	fn := reflect.MakeFunc(fnType, func([]reflect.Value) []reflect.Value {
+	fake.ControlKey(key, func(kmsg.Request) (kmsg.Response, error, bool) {
 		n.Add(1)
-		return []reflect.Value{reflect.Zero(fnType.Out(0)), reflect.Zero(fnType.Out(1)), reflect.ValueOf(false)}
+		return nil, nil, false
 	})
-	method.Call([]reflect.Value{reflect.ValueOf(key), fn})
 }
 
 // broker is a running "benchrun broker" child.
