@@ -127,6 +127,9 @@ func (r *result) median(f func(sample) time.Duration) time.Duration {
 		return 0
 	}
 	slices.Sort(v)
+	if n := len(v); n%2 == 0 {
+		return (v[n/2-1] + v[n/2]) / 2
+	}
 	return v[len(v)/2]
 }
 

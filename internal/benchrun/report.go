@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 )
@@ -123,7 +124,9 @@ func ratios(d *dataSet, name string) string {
 	return strings.Join(out, " · ")
 }
 
-// ratio is how fast a is next to b (b's time over a's), best and median.
+// ratio is how fast a is next to b (b's time over a's): of the best times,
+// and (in parentheses) the median of the rounds' own ratios, each round's
+// two runs having shared the machine's state of the moment.
 func ratio(d *dataSet, a, b string) string {
 	ra, rb := d.get(a), d.get(b)
 	if ra == nil || rb == nil {
@@ -134,8 +137,22 @@ func ratio(d *dataSet, a, b string) string {
 	if !okA || !okB {
 		return "–"
 	}
-	done := func(s sample) time.Duration { return s.done }
-	return fmt.Sprintf("%.2f× (%.2f×)", bb.done.Seconds()/ba.done.Seconds(), rb.median(done).Seconds()/ra.median(done).Seconds())
+	var rounds []float64
+	for i := range min(len(ra.samples), len(rb.samples)) {
+		sa, sb := ra.samples[i], rb.samples[i]
+		if sa.err == nil && sb.err == nil && sa.done > 0 {
+			rounds = append(rounds, sb.done.Seconds()/sa.done.Seconds())
+		}
+	}
+	if len(rounds) == 0 {
+		return fmt.Sprintf("%.2f× (–)", bb.done.Seconds()/ba.done.Seconds())
+	}
+	slices.Sort(rounds)
+	med := rounds[len(rounds)/2]
+	if n := len(rounds); n%2 == 0 {
+		med = (rounds[n/2-1] + rounds[n/2]) / 2
+	}
+	return fmt.Sprintf("%.2f× (%.2f×)", bb.done.Seconds()/ba.done.Seconds(), med)
 }
 
 func rss(d *dataSet, name string) string {
