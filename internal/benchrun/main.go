@@ -18,6 +18,9 @@
 //	            pane, store on
 //	replay      kbatch replay T:*:earliest-latest --out /dev/null
 //	kcat        kcat -C -e -J -o beginning
+//	kcat-tuned  the same with -X fetch.message.max.bytes=4194304
+//	            -X queued.min.messages=1000000 (librdkafka's defaults
+//	            fetch 1 MiB per partition and leave kcat mostly waiting)
 //
 // A contender's time runs from starting its process to the moment it has
 // every record (see BENCHMARKS.md): the bare loops print "done" then;
@@ -67,7 +70,7 @@ func main() {
 	flag.IntVar(&o.wideRecords, "wide-records", 200_000, "records on the many-partition topic")
 	flag.StringVar(&o.brokers, "brokers", os.Getenv("KBATCH_TEST_BROKERS"), "use this cluster instead of a kfake broker")
 	flag.StringVar(&o.kbatch, "kbatch", "bin/kbatch", "kbatch binary")
-	flag.StringVar(&o.only, "only", "sarama,kgo,kbatch,kbatch-raw,kbatch-tui,replay,kcat", "contenders to run, comma-separated")
+	flag.StringVar(&o.only, "only", "sarama,kgo,kbatch,kbatch-raw,kbatch-tui,replay,kcat,kcat-tuned", "contenders to run, comma-separated")
 	flag.IntVar(&o.rounds, "rounds", 3, "rounds; the best and the median of each contender are kept")
 	flag.BoolVar(&o.gobench, "gobench", true, "also run BenchmarkView140x40 (go test) and time the store per batch")
 	flag.Parse()
@@ -203,7 +206,7 @@ func run(o options) error {
 		sets = append(sets, d)
 	}
 	if o.wide > 0 {
-		wideOnly := slices.DeleteFunc(slices.Clone(only), func(s string) bool { return s == "kbatch-raw" || s == "kcat" })
+		wideOnly := slices.DeleteFunc(slices.Clone(only), func(s string) bool { return s == "kbatch-raw" || strings.HasPrefix(s, "kcat") })
 		d, err := runSet(o, "wide", o.wideRecords, int32(o.wide), wideOnly)
 		if err != nil {
 			return err
@@ -227,7 +230,7 @@ func runSet(o options, prefix string, n int, parts int32, only []string) (*dataS
 	*o.topics = append(*o.topics, topic)
 	d := &dataSet{records: int64(n), title: fmt.Sprintf("%s records of %d B on %d partitions", thousands(int64(n)), o.size, parts)}
 	for _, name := range only {
-		if name == "kcat" {
+		if strings.HasPrefix(name, "kcat") {
 			if _, err := exec.LookPath("kcat"); err != nil {
 				fmt.Fprintln(os.Stderr, "  kcat not installed (apt-get install kcat): skipped")
 				continue
@@ -320,6 +323,9 @@ func runOne(o options, name, topic string, n int64, tag string) sample {
 		return measure(exec.Command(o.kbatch, "replay", topic+":*:earliest-latest", "-b", o.seeds, "--out", os.DevNull), nil)
 	case "kcat":
 		return measure(exec.Command("kcat", "-C", "-b", o.seeds, "-t", topic, "-o", "beginning", "-e", "-J", "-q"), nil)
+	case "kcat-tuned":
+		return measure(exec.Command("kcat", "-C", "-b", o.seeds, "-t", topic, "-o", "beginning", "-e", "-J", "-q",
+			"-X", "fetch.message.max.bytes=4194304", "-X", "queued.min.messages=1000000"), nil)
 	}
 	return sample{err: fmt.Errorf("unknown contender %q", name)}
 }

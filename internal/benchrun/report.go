@@ -47,6 +47,7 @@ func printReport(o options, sets []*dataSet, gb goBench) {
 		row(fmt.Sprintf("watch --no-tui --sink /dev/null vs bare sarama, %s", n), "≥ 0.9×", ratio(d, "kbatch", "sarama"))
 		row(fmt.Sprintf("the same vs bare kgo, %s", n), "report (aim ≥ 0.6×)", ratio(d, "kbatch", "kgo"))
 		row(fmt.Sprintf("replay vs kcat -J, %s", n), "≥ 2×", ratio(d, "replay", "kcat"))
+		row(fmt.Sprintf("replay vs kcat -J with bigger fetches, %s", n), "(report)", ratio(d, "replay", "kcat-tuned"))
 		row(fmt.Sprintf("TUI (tmux 140×40) vs headless, %s", n), "≥ 0.9×", ratio(d, "kbatch-tui", "kbatch-raw"))
 		row(fmt.Sprintf("peak RSS headless / TUI, %s", n), "≤ 100 MiB", rss(d, "kbatch")+" / "+rss(d, "kbatch-tui"))
 	}
@@ -119,6 +120,7 @@ func ratios(d *dataSet, name string) string {
 		add("kbatch-raw")
 	case "replay":
 		add("kcat")
+		add("kcat-tuned")
 		add("sarama")
 	}
 	return strings.Join(out, " · ")
