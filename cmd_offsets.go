@@ -51,6 +51,24 @@ with a message saying so.`,
 // by a running kbatch gets a message that says so; verb is what the command
 // would have done ("read", "change").
 func offsetsOpenStore(g *globalOptions, readOnly, create bool, verb string) (*offsets.Store, error) {
+	return offsetsOpen(g, offsets.OpenOptions{ReadOnly: readOnly}, create, verb)
+}
+
+// offsetsReadStore opens the store to read it (show, export). A store a
+// running kbatch holds is read from a consistent copy, and a note on
+// stderr says when the copy was taken.
+func offsetsReadStore(g *globalOptions, stderr io.Writer) (*offsets.Store, error) {
+	st, err := offsetsOpen(g, offsets.OpenOptions{ReadOnly: true, Snapshot: true}, false, "read")
+	if err != nil {
+		return nil, err
+	}
+	if at, ok := st.Snapshot(); ok {
+		offsetsNote(stderr, "the store is in use by a running kbatch: this is a copy taken at %s", at.Format("15:04:05.000"))
+	}
+	return st, nil
+}
+
+func offsetsOpen(g *globalOptions, opt offsets.OpenOptions, create bool, verb string) (*offsets.Store, error) {
 	path, err := g.storePath()
 	if err != nil {
 		return nil, err
@@ -60,7 +78,7 @@ func offsetsOpenStore(g *globalOptions, readOnly, create bool, verb string) (*of
 			return nil, fmt.Errorf("store %s does not exist: nothing was stored yet (kbatch watch or kbatch offsets import creates it); pass --store for another file", path)
 		}
 	}
-	st, err := offsets.Open(path, offsets.OpenOptions{ReadOnly: readOnly})
+	st, err := offsets.Open(path, opt)
 	if errors.Is(err, offsets.ErrLocked) {
 		return nil, fmt.Errorf("store %s is in use by a running kbatch (a watch holds the file exclusively while it runs); "+
 			"stop it to %s offsets, or pass --store for another file", path, verb)

@@ -62,7 +62,7 @@ func runOffsetsExport(cmd *cobra.Command, g *globalOptions, o *offsetsExportOpti
 	if o.ending && o.format != "spark" {
 		return usagef("--ending applies to --format spark (Spark's endingOffsets)")
 	}
-	st, err := offsetsOpenStore(g, true, false, "read")
+	st, err := offsetsReadStore(g, cmd.ErrOrStderr())
 	if err != nil {
 		return err
 	}

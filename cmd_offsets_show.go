@@ -74,7 +74,7 @@ func runOffsetsShow(cmd *cobra.Command, g *globalOptions, o *offsetsShowOptions)
 	if o.batches < -1 || o.events < -1 {
 		return usagef("--batches and --events take a count, 0 for none or -1 for all")
 	}
-	st, err := offsetsOpenStore(g, true, false, "read")
+	st, err := offsetsReadStore(g, cmd.ErrOrStderr())
 	if err != nil {
 		return err
 	}

@@ -35,7 +35,12 @@ type OpenOptions struct {
 	// ReadOnly opens with a shared lock and refuses writes; the file must
 	// exist. It still waits for a writer holding the file to let go.
 	ReadOnly bool
-	// Timeout is how long to wait for another process's lock; 0 means 1s.
+	// Snapshot, with ReadOnly, reads a consistent copy of the file when
+	// another process holds it for writing (a running watch), instead of
+	// failing with ErrLocked after Timeout; Store.Snapshot says so.
+	Snapshot bool
+	// Timeout is how long to wait for another process's lock; 0 means 1s
+	// (with Snapshot, 200ms before copying).
 	Timeout time.Duration
 }
 
@@ -53,6 +58,11 @@ type Store struct {
 
 	mu      sync.Mutex
 	planned map[string]plannedBatch // by stream; see Plan and Ack
+
+	// snapshot is the copy read instead of path (OpenOptions.Snapshot),
+	// removed by Close, and when it was taken.
+	snapshot   string
+	snapshotAt time.Time
 }
 
 // Open opens the store at path, creating it (mode 0600, missing parent
@@ -71,6 +81,9 @@ func Open(path string, opt OpenOptions) (*Store, error) {
 	}
 	if opt.Timeout <= 0 {
 		opt.Timeout = time.Second
+		if opt.ReadOnly && opt.Snapshot {
+			opt.Timeout = 200 * time.Millisecond
+		}
 	}
 	st := &Store{path: path, readOnly: opt.ReadOnly, maxBatches: maxBatches, maxRanges: maxRanges, maxEvents: maxEvents}
 	info, err := os.Stat(path)
@@ -100,6 +113,9 @@ func Open(path string, opt OpenOptions) (*Store, error) {
 		return st, nil
 	}
 	db, err := st.openChecked(opt.Timeout)
+	if errors.Is(err, ErrLocked) && opt.ReadOnly && opt.Snapshot {
+		db, err = st.openSnapshot(opt.Timeout)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -124,11 +140,19 @@ func Open(path string, opt OpenOptions) (*Store, error) {
 
 // Close releases the file and its lock. Calling it again is harmless.
 func (s *Store) Close() error {
-	if err := s.db.Close(); err != nil {
+	err := s.db.Close()
+	if s.snapshot != "" {
+		_ = os.Remove(s.snapshot)
+	}
+	if err != nil {
 		return fmt.Errorf("store %s: close: %w", s.path, err)
 	}
 	return nil
 }
+
+// Snapshot reports whether the store is a copy of a file another process
+// was writing (OpenOptions.Snapshot), and when the copy was taken.
+func (s *Store) Snapshot() (time.Time, bool) { return s.snapshotAt, s.snapshot != "" }
 
 // Path is the file name the store was opened with.
 func (s *Store) Path() string { return s.path }
