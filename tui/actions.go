@@ -168,7 +168,9 @@ func (m *Model) openSeek() {
 	if !ok {
 		st = consumer.PartitionStatus{Partition: part, Stored: -1}
 	}
-	m.pushView(newSeekForm(m.c, st, prefill, &m.nextID, m.now))
+	form := newSeekForm(m.c, st, prefill, &m.nextID, m.now)
+	form.live = m.parts.status
+	m.pushView(form)
 }
 
 func (m *Model) seek(req seekRequestMsg) tea.Cmd {

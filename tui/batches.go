@@ -21,8 +21,11 @@ type batchesPane struct {
 	cur  cursor
 	// selID is the selected batch's id when hasSel is set; ids start at
 	// 0 for Spark batches, so 0 cannot mean "none".
-	selID   uint64
-	hasSel  bool
+	selID  uint64
+	hasSel bool
+	// holding is set once the user moves the selection off the newest
+	// batch; then it stays on its batch until g.
+	holding bool
 	width   int
 	height  int
 	listH   int
@@ -48,10 +51,11 @@ var batchColumns = []column{
 }
 
 // added is called after batches were added to the history. With follow
-// set and the newest batch selected, the selection moves to the new
-// newest batch; otherwise it stays on the batch it was on.
+// set and the user not holding a batch, the selection moves to the new
+// newest batch; otherwise (the user holds one, or reads the selected
+// batch's records: follow unset) it stays on the batch it was on.
 func (b *batchesPane) added(follow bool) {
-	follow = follow && b.cur.sel == 0
+	follow = follow && !b.holding
 	if n := len(b.hist.newest(0).Ranges); n > b.maxRanges {
 		b.maxRanges = n
 		b.split()
@@ -111,6 +115,7 @@ func (b *batchesPane) Update(msg tea.Msg) tea.Cmd {
 	if k, ok := msg.(tea.KeyPressMsg); ok {
 		if b.navKeys(k.String(), &b.cur) {
 			b.remember()
+			b.holding = b.cur.sel > 0
 		}
 	}
 	return nil
@@ -123,8 +128,11 @@ func (b *batchesPane) title() string {
 		return "Batches"
 	}
 	s := fmt.Sprintf("Batches %d · latest %d", b.hist.len(), b.hist.newest(0).ID)
-	if b.cur.sel > 0 {
+	switch {
+	case b.holding:
 		s += fmt.Sprintf(" · holding %d (g: follow)", b.selectedID())
+	case b.cur.sel > 0:
+		s += fmt.Sprintf(" · on %d while its records are read", b.selectedID())
 	}
 	return s
 }
@@ -245,7 +253,7 @@ func (b *batchesPane) rangeLine(r offsets.BatchRange) string {
 }
 
 func (b *batchesPane) ShortHelp() []key.Binding {
-	return []key.Binding{b.keys.Enter, b.keys.Replay, b.keys.SparkExport}
+	return []key.Binding{b.keys.Enter, b.keys.Replay, b.keys.SparkExport, b.keys.Seek}
 }
 
 func (b *batchesPane) FullHelp() [][]key.Binding {

@@ -13,6 +13,32 @@ import (
 // totals; then where it reads from and where it stores positions.
 func (m *Model) header() string {
 	s, t := &m.stream, &m.c.theme
+	lead := m.headerLead()
+	figures, _ := joinFitting(m.width-ansi.StringWidth(lead), t.dim.Render(" · "), m.headerFigures()...)
+	line1 := lead + figures
+
+	store := s.store
+	if store == "" {
+		store = "none (read-only)"
+	}
+	brokers := t.dim.Render("brokers ") + brokerList(s.brokers, max(20, m.width/3))
+	if m.opts.Cluster != "" {
+		brokers = t.dim.Render("cluster ") + t.info.Render(EscapeString(m.opts.Cluster)) + " " + brokers
+	}
+	line2, _ := joinFitting(m.width, "  ",
+		segment{brokers, 0},
+		segment{t.dim.Render("topics ") + EscapeString(strings.Join(s.topics, ",")), 1})
+	// The store path keeps its end when cut: "…/kbatch/offsets.db".
+	if room := m.width - ansi.StringWidth(line2) - len("  store "); room >= 16 {
+		line2 += t.dim.Render("  store ") + cutLeft(EscapeString(store), room)
+	}
+	return fit(line1, m.width) + "\n" + fit(line2, m.width)
+}
+
+// headerLead is the start of the header's first line: the name and the
+// state badges.
+func (m *Model) headerLead() string {
+	s, t := &m.stream, &m.c.theme
 	var badges []string
 	switch {
 	case s.ended != nil || s.closed:
@@ -35,30 +61,25 @@ func (m *Model) header() string {
 	if m.opts.InsecureTLS {
 		badges = append(badges, t.badgeWarn.Render("TLS NOT VERIFIED"))
 	}
-	sep := t.dim.Render(" · ")
-	lead := t.bold.Render("kbatch") + " " + t.info.Render(EscapeString(s.name)) + "  " + strings.Join(badges, " ") + "  "
-	line1 := lead + joinFitting(m.width-ansi.StringWidth(lead), sep,
-		segment{formatCount(s.rate) + " rec/s", 1},
-		segment{formatMB(s.byteRate) + " MB/s", 3},
-		segment{"interval " + s.interval.String(), 4},
-		segment{"acked " + plural(int64(s.batches), "batch", "batches") + ", " + plural(s.records, "record", "records"), 2})
+	return t.bold.Render("kbatch") + " " + t.info.Render(EscapeString(s.name)) + "  " + strings.Join(badges, " ") + "  "
+}
 
-	store := s.store
-	if store == "" {
-		store = "none (read-only)"
+// headerFigures are the stream's figures on the header's first line; what
+// does not fit there goes to the tab bar (headerDropped).
+func (m *Model) headerFigures() []segment {
+	s := &m.stream
+	return []segment{
+		{formatCount(s.rate) + " rec/s", 1},
+		{formatMB(s.byteRate) + " MB/s", 3},
+		{"interval " + s.interval.String(), 4},
+		{"acked " + plural(int64(s.batches), "batch", "batches") + ", " + plural(s.records, "record", "records"), 2},
 	}
-	brokers := t.dim.Render("brokers ") + brokerList(s.brokers, max(20, m.width/3))
-	if m.opts.Cluster != "" {
-		brokers = t.dim.Render("cluster ") + t.info.Render(EscapeString(m.opts.Cluster)) + " " + brokers
-	}
-	line2 := joinFitting(m.width, "  ",
-		segment{brokers, 0},
-		segment{t.dim.Render("topics ") + EscapeString(strings.Join(s.topics, ",")), 1})
-	// The store path keeps its end when cut: "…/kbatch/offsets.db".
-	if room := m.width - ansi.StringWidth(line2) - len("  store "); room >= 16 {
-		line2 += t.dim.Render("  store ") + cutLeft(EscapeString(store), room)
-	}
-	return fit(line1, m.width) + "\n" + fit(line2, m.width)
+}
+
+// headerDropped is the figures the header's first line has no room for.
+func (m *Model) headerDropped() []segment {
+	_, dropped := joinFitting(m.width-ansi.StringWidth(m.headerLead()), m.c.theme.dim.Render(" · "), m.headerFigures()...)
+	return dropped
 }
 
 // cutLeft shortens s to w columns by dropping its start, so a path keeps
@@ -79,13 +100,18 @@ type segment struct {
 }
 
 // joinFitting joins segs with sep, leaving out the segments with the
-// highest drop numbers until the line fits in w columns. What is left
-// may still be too long; the caller fits it.
-func joinFitting(w int, sep string, segs ...segment) string {
+// highest drop numbers until the line fits in w columns, and returns the
+// ones left out too, in their order. What is left may still be too long;
+// the caller fits it.
+func joinFitting(w int, sep string, segs ...segment) (string, []segment) {
+	var dropped []int
 	for {
 		var parts []string
 		worst := -1
 		for i, sg := range segs {
+			if slices.Contains(dropped, i) {
+				continue
+			}
 			parts = append(parts, sg.text)
 			if sg.drop > 0 && (worst < 0 || sg.drop > segs[worst].drop) {
 				worst = i
@@ -93,9 +119,15 @@ func joinFitting(w int, sep string, segs ...segment) string {
 		}
 		line := strings.Join(parts, sep)
 		if ansi.StringWidth(line) <= w || worst < 0 {
-			return line
+			var out []segment
+			for i, sg := range segs {
+				if slices.Contains(dropped, i) {
+					out = append(out, sg)
+				}
+			}
+			return line, out
 		}
-		segs = slices.Delete(slices.Clone(segs), worst, worst+1)
+		dropped = append(dropped, worst)
 	}
 }
 
@@ -136,7 +168,12 @@ func (m *Model) footer() string {
 		if m.stream.manual {
 			b = append(b, k.Ack, k.Step)
 		}
-		b = append(append(b, m.panes[m.focus].ShortHelp()...), m.globalHelp()...)
+		pane := m.panes[m.focus].ShortHelp()
+		if m.stream.paused {
+			// P cannot resume one partition while all are paused.
+			pane = slices.DeleteFunc(pane, func(x key.Binding) bool { return slices.Equal(x.Keys(), k.PausePart.Keys()) })
+		}
+		b = append(append(b, pane...), m.globalHelp()...)
 	}
 	h := m.help
 	h.SetWidth(0)

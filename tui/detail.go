@@ -245,8 +245,9 @@ func hexDump(b []byte, perLine int) string {
 
 func (v *textView) capturing() bool { return false }
 
-// batchDetail lists every range of a batch.
-func batchDetail(m *Model, e *batchEntry) string {
+// batchDetail lists every range of a batch and its samples, one line each
+// within width.
+func batchDetail(m *Model, e *batchEntry, width int) string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "batch %d · %s · %s · %d records · %s · took %s\n", e.ID, e.State,
 		e.Time.In(m.c.loc).Format("2006-01-02 15:04:05.000 MST"), e.Records, formatBytes(e.Bytes), formatDuration(e.Duration))
@@ -257,11 +258,25 @@ func batchDetail(m *Model, e *batchEntry) string {
 	for _, r := range e.Ranges {
 		sb.WriteString(m.batches.rangeLine(r) + "\n")
 	}
-	fmt.Fprintf(&sb, "\n%d sample records (records pane)", len(e.samples))
+	fmt.Fprintf(&sb, "\n%d sample records", len(e.samples))
 	if e.samplesDropped {
 		sb.WriteString("; dropped to bound memory")
 	}
-	return sb.String()
+	sb.WriteString(":\n")
+	for _, r := range e.samples {
+		key := "null"
+		if !r.Key.null() {
+			key = EscapeLine(r.Key.Data, 40)
+		}
+		value := "null"
+		if !r.Value.null() {
+			value = EscapeLine(r.Value.Data, width)
+		}
+		line := fmt.Sprintf("%s @ %d  %s  %s  %s", EscapeString(r.Partition.String()), r.Offset,
+			r.Timestamp.In(m.c.loc).Format("15:04:05.000"), ansi.Truncate(key, 24, "…"), value)
+		sb.WriteString(ansi.Truncate(line, max(10, width-1), "…") + "\n")
+	}
+	return strings.TrimSuffix(sb.String(), "\n")
 }
 
 func (v *textView) title() string { return v.name }

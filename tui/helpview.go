@@ -50,11 +50,12 @@ func newHelpView(m *Model) *helpView {
 		}},
 		{"What the panes show", []helpEntry{
 			{"Partitions", "SOURCE: why it started where it did (explicit, stored, import, reset-earliest, reset-latest, " +
-				"timestamp, new-partition); NEXT: the next offset to read; LOG START and HWM: the offsets the " +
+				"timestamp, new-partition; explicit also after a seek); NEXT: the next offset to read; LOG START and HWM: the offsets the " +
 				"partition holds; LAG: HWM - NEXT; REC/S and TREND: the rate, one mark a second, " +
-				"a full block at the line's 90th percentile or above; STATE: live or paused."},
+				"a full block at the line's 90th percentile or above; STATE: live, paused, or error (the broker fails; kbatch retries)."},
 			{"Batches", "id, time, records, bytes, processing time, partitions, state: planned (written ahead), " +
-				"acked (stored positions moved to its untils), redelivered (planned before a restart, read again). " +
+				"acked (stored positions moved to its untils), redelivered (planned before a restart, read again; " +
+				"redeliv. while it still waits for its ack). " +
 				"* marks a batch whose range jumped (seek, reset, data loss). Beneath: the selected batch's " +
 				"ranges [from, until)."},
 			{"Records", "sample records of the selected batch. Bytes that could drive the terminal show escaped " +

@@ -165,7 +165,7 @@ func (m *Model) openRecord(r *record) {
 }
 
 func (m *Model) openBatch(e *batchEntry) {
-	tv := newTextView(m.c, fmt.Sprintf("Batch %d", e.ID), func(int) string { return batchDetail(m, e) })
+	tv := newTextView(m.c, fmt.Sprintf("Batch %d", e.ID), func(w int) string { return batchDetail(m, e, w) })
 	tv.batch = e
 	if m.opts.Replayer != nil {
 		tv.extra = append(tv.extra, m.c.keys.Replay)

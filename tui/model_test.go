@@ -321,14 +321,24 @@ func TestReplayFromBatch(t *testing.T) {
 	if lines := strings.Count(string(b), "\n"); lines != 4 || !strings.Contains(string(b), `"value":"v110"`) {
 		t.Fatalf("file:\n%s", b)
 	}
-	// The same path again is refused, and nothing is left behind.
+	// The same path again is refused with the prompt still open, and
+	// nothing is left behind; another name then works.
 	press(m, "w", "ctrl+u")
 	typeText(m, path)
 	run(m, press(m, "enter"))
-	mustContain(t, screen(m), "exists; choose another name")
+	mustContain(t, screen(m), "exists; choose another name", "enter write")
 	if ents, _ := os.ReadDir(filepath.Dir(path)); len(ents) != 1 {
 		t.Fatalf("left behind: %v", ents)
 	}
+	typeText(m, ".2")
+	run(m, press(m, "enter"))
+	mustContain(t, screen(m), "wrote 4 records to "+path+".2")
+	// A folder that does not exist is named, not a temporary file.
+	press(m, "w", "ctrl+u")
+	typeText(m, filepath.Join(filepath.Dir(path), "nope", "x.jsonl"))
+	run(m, press(m, "enter"))
+	mustContain(t, screen(m), "no folder "+filepath.Join(filepath.Dir(path), "nope"))
+	press(m, "esc")
 	press(m, "esc")
 	mustNotContain(t, screen(m), "REPLAY")
 }
@@ -422,4 +432,61 @@ func TestHistoryIsBoundedByRanges(t *testing.T) {
 	if h.len() != 1 || h.newest(0).ID != 9 || h.ranges != 12 {
 		t.Fatalf("after a batch of 12 ranges: %d batches, %d ranges; want only batch 9", h.len(), h.ranges)
 	}
+}
+
+// Visiting the records pane pauses following only while it has the focus;
+// moving the selection in the batches pane holds a batch until g.
+func TestBatchesFollowAfterVisitingRecords(t *testing.T) {
+	m, _ := newTestModel(t, 140, 40, Options{})
+	feed(m, started(2), batchEv(1, 2, 0, offsets.StateAcked))
+	press(m, "3") // records pane
+	feed(m, batchEv(2, 2, 2, offsets.StateAcked))
+	if id := m.batches.selectedID(); id != 1 {
+		t.Fatalf("while the records pane has the focus the selection moved to %d", id)
+	}
+	mustContain(t, screen(m), "on 1 while its records are read")
+	press(m, "1") // partitions pane
+	feed(m, batchEv(3, 2, 4, offsets.StateAcked))
+	if id := m.batches.selectedID(); id != 3 {
+		t.Fatalf("after leaving the records pane the selection stayed on %d, want the newest 3", id)
+	}
+	s := screen(m)
+	if strings.Contains(s, "holding") || strings.Contains(s, "while its records") {
+		t.Fatalf("title still holds after following again:\n%s", s)
+	}
+	press(m, "2", "j") // batches pane, select batch 2: hold it
+	feed(m, batchEv(4, 2, 6, offsets.StateAcked))
+	if id := m.batches.selectedID(); id != 2 {
+		t.Fatalf("held selection moved to %d", id)
+	}
+	mustContain(t, screen(m), "holding 2 (g: follow)")
+	press(m, "1")
+	feed(m, batchEv(5, 2, 8, offsets.StateAcked))
+	if id := m.batches.selectedID(); id != 2 {
+		t.Fatalf("a held batch was let go when the focus left the pane: %d", id)
+	}
+	press(m, "2", "g")
+	feed(m, batchEv(6, 2, 10, offsets.StateAcked))
+	if id := m.batches.selectedID(); id != 6 {
+		t.Fatalf("after g the selection is on %d, want the newest 6", id)
+	}
+}
+
+// The seek form's figures follow the stream while it is open.
+func TestSeekFormFiguresAreLive(t *testing.T) {
+	m, _ := newTestModel(t, 140, 40, Options{})
+	feed(m, started(3), progressEv(3, 1))
+	press(m, "j", "s")
+	mustContain(t, screen(m), "next 110 · log start 0 · high watermark 150 · lag 40")
+	feed(m, batchEv(1, 3, 30, offsets.StateAcked)) // events[1] [130,132)
+	mustContain(t, screen(m), "Seek events[1]", "next 132 · log start 0 · high watermark 150 · lag 18 · stored 132")
+}
+
+// enter on a batch shows its ranges and its sample records.
+func TestBatchDetailShowsSamples(t *testing.T) {
+	m, _ := newTestModel(t, 140, 40, Options{})
+	feed(m, started(2), batchEv(1, 2, 0, offsets.StateAcked))
+	press(m, "2", "enter")
+	mustContain(t, screen(m), "Batch 1", "2 ranges [from, until)", "4 sample records:",
+		"events[0] @ 0", "user-0", `{"seq":0}`, "events[1] @ 101", "plain value")
 }

@@ -14,6 +14,8 @@ import (
 // recordList is a filterable list of records: the records pane shows the
 // selected batch's samples in one, the replay view its records.
 type recordList struct {
+	// empty is what an empty list says.
+	empty string
 	*common
 	all      []*record
 	shown    []int // indexes into all that match the filter
@@ -38,7 +40,7 @@ func newRecordList(c *common) *recordList {
 	st := in.Styles()
 	st.Cursor.Blink = false
 	in.SetStyles(st)
-	return &recordList{common: c, filter: in, content: map[string]int{}}
+	return &recordList{common: c, filter: in, content: map[string]int{}, empty: "no sample records in this batch"}
 }
 
 // recordColumns are the columns in table order; OFFSET, PARTITION and KEY
@@ -228,7 +230,7 @@ func (l *recordList) View() string {
 	}
 	lines = append(lines, "  "+headerRow(&l.theme, l.cols))
 	if len(l.shown) == 0 {
-		msg := "  no sample records in this batch"
+		msg := "  " + l.empty
 		if l.query != "" {
 			msg = "  no record matches the filter"
 		}

@@ -51,5 +51,11 @@ func (p *recordsPane) SetSize(w, h int)           { p.list.SetSize(w, h) }
 func (p *recordsPane) Update(msg tea.Msg) tea.Cmd { return p.list.Update(msg) }
 func (p *recordsPane) View() string               { return p.list.View() }
 func (p *recordsPane) setFocus(f bool)            { p.list.focused = f }
-func (p *recordsPane) ShortHelp() []key.Binding   { return p.list.ShortHelp() }
-func (p *recordsPane) FullHelp() [][]key.Binding  { return p.list.FullHelp() }
+func (p *recordsPane) ShortHelp() []key.Binding {
+	if p.list.capturing() {
+		return p.list.ShortHelp()
+	}
+	// The record's partition and batch: seek, replay, Spark options.
+	return append(p.list.ShortHelp(), p.keys.Seek, p.keys.Replay, p.keys.SparkExport)
+}
+func (p *recordsPane) FullHelp() [][]key.Binding { return p.list.FullHelp() }

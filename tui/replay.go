@@ -90,6 +90,7 @@ func newReplayView(c *common, id int, ranges []string, tasks []ReplayTask, start
 		v.pos[i] = t.Range.From
 	}
 	v.list.focused = true
+	v.list.empty = "reading…"
 	v.bar = progress.New(progress.WithFillCharacters('█', '░'), progress.WithColors(lipgloss.Color("4")), progress.WithoutPercentage())
 	v.prompt = textinput.New()
 	v.prompt.Prompt = "write to> "
@@ -107,6 +108,7 @@ func (v *replayView) add(items []replayItem, now time.Time) {
 	for _, it := range items {
 		if it.done {
 			v.done, v.err, v.took = true, it.err, now.Sub(v.started)
+			v.list.empty = "no records in these ranges"
 			continue
 		}
 		c := it.chunk
@@ -181,6 +183,9 @@ func (v *replayView) headLines() int {
 	if v.writing || v.wmsg != "" || v.wpend != 0 {
 		n++
 	}
+	if v.writing && v.wmsg != "" {
+		n++ // the prompt and, beneath, why the name was refused
+	}
 	return n
 }
 
@@ -224,6 +229,7 @@ func (v *replayView) openPrompt() tea.Cmd {
 		return nil
 	}
 	v.writing = true
+	v.wmsg = ""
 	v.prompt.SetValue("replay-" + v.started.In(v.loc).Format("20060102-150405") + ".jsonl")
 	v.prompt.CursorEnd()
 	v.SetSize(v.width, v.height)
@@ -233,13 +239,19 @@ func (v *replayView) openPrompt() tea.Cmd {
 func (v *replayView) promptKey(msg tea.KeyPressMsg) tea.Cmd {
 	switch msg.String() {
 	case "esc":
-		v.writing = false
+		v.writing, v.wmsg = false, ""
 		v.prompt.Blur()
 		v.SetSize(v.width, v.height)
 		return nil
 	case "enter":
-		path := strings.TrimSpace(v.prompt.Value())
+		path := expandHome(strings.TrimSpace(v.prompt.Value()))
 		if path == "" {
+			return nil
+		}
+		if err := checkWritable(path); err != nil {
+			// The prompt stays open with the name, to be changed.
+			v.wmsg = v.theme.bad.Render(EscapeString(err.Error()))
+			v.SetSize(v.width, v.height)
 			return nil
 		}
 		v.writing = false
@@ -295,6 +307,8 @@ func (v *replayView) View() string {
 	}
 	lines = append(lines, tl...)
 	switch {
+	case v.writing && v.wmsg != "":
+		lines = append(lines, v.prompt.View(), v.wmsg)
 	case v.writing:
 		lines = append(lines, v.prompt.View())
 	case v.wpend != 0:

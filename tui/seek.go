@@ -33,7 +33,10 @@ type seekDoneMsg struct {
 // to high watermark) is shown the same way.
 type seekForm struct {
 	*common
-	part    consumer.PartitionStatus
+	part consumer.PartitionStatus
+	// live returns the partition's status now, so the figures the user
+	// picks an offset from follow the stream while the form is open.
+	live    func(offsets.Partition) (consumer.PartitionStatus, bool)
 	input   textinput.Model
 	problem string
 	pending int // id of the seek in flight, 0 when none
@@ -110,6 +113,11 @@ func (f *seekForm) title() string { return "Seek " + EscapeString(f.part.Partiti
 
 func (f *seekForm) View() string {
 	p := f.part
+	if f.live != nil {
+		if now, ok := f.live(p.Partition); ok {
+			p = now
+		}
+	}
 	lines := []string{
 		wrap(fmt.Sprintf("Move %s to a new next offset. Records read but not yet in a batch are dropped; "+
 			"the next range starts there and is marked as a jump.", EscapeString(p.Partition.String())), f.width),

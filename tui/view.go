@@ -154,7 +154,24 @@ func (m *Model) tabBar() string {
 			sb.WriteString(m.c.theme.tab.Render(label))
 		}
 	}
-	return fit(sb.String()+m.c.theme.dim.Render("  tab/1-4 switch"), m.width)
+	// Figures the header had no room for come here, before the hint,
+	// which gives way to them.
+	hint := m.c.theme.dim.Render("  tab/1-4 switch")
+	var figs []string
+	for _, sg := range m.headerDropped() {
+		figs = append(figs, sg.text)
+	}
+	line := sb.String()
+	if len(figs) > 0 {
+		extra := "  " + strings.Join(figs, m.c.theme.dim.Render(" · "))
+		if ansi.StringWidth(line+extra) <= m.width {
+			line += extra
+		}
+	}
+	if ansi.StringWidth(line+hint) <= m.width {
+		line += hint
+	}
+	return fit(line, m.width)
 }
 
 // centerText centres each line of msg in a w×h block.

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/IBM/sarama"
@@ -70,19 +71,20 @@ func (m *Model) writeDone(msg writeDoneMsg) tea.Cmd {
 // cancelled ctx (quit) removes the temporary file. An existing path is
 // refused rather than overwritten.
 func writeJSONLines(ctx context.Context, path string, fill func(put func(*sarama.ConsumerMessage) error) error) (n int, err error) {
-	if _, err := os.Lstat(path); err == nil {
-		return 0, fmt.Errorf("%s exists; choose another name", path)
-	} else if !errors.Is(err, fs.ErrNotExist) {
+	if err := checkWritable(path); err != nil {
 		return 0, err
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
-		return 0, err
+		return 0, fmt.Errorf("cannot create a file in %s: %v", filepath.Dir(path), cause(err))
 	}
 	defer func() {
 		if err != nil {
 			_ = tmp.Close()
 			_ = os.Remove(tmp.Name())
+			if !errors.Is(err, context.Canceled) {
+				err = fmt.Errorf("cannot write %s: %v", path, cause(err))
+			}
 		}
 	}()
 	w := bufio.NewWriterSize(tmp, 256<<10)
@@ -112,4 +114,45 @@ func writeJSONLines(ctx context.Context, path string, fill func(put func(*sarama
 		return 0, err
 	}
 	return n, nil
+}
+
+// checkWritable refuses a path that exists (nothing is overwritten) or
+// whose folder does not.
+func checkWritable(path string) error {
+	if _, err := os.Lstat(path); err == nil {
+		return fmt.Errorf("%s exists; choose another name", path)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("cannot write %s: %v", path, cause(err))
+	}
+	if fi, err := os.Stat(filepath.Dir(path)); err != nil || !fi.IsDir() {
+		return fmt.Errorf("cannot write %s: no folder %s", path, filepath.Dir(path))
+	}
+	return nil
+}
+
+// cause is err without the file name an *fs.PathError adds (the
+// temporary file's, which the user never named).
+func cause(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err
+	}
+	return err
+}
+
+// expandHome turns a leading ~ or ~/ into the home folder, as a shell
+// would for the file name typed in the write prompt.
+func expandHome(path string) string {
+	if path != "~" && !strings.HasPrefix(path, "~/") {
+		return path
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return path
+	}
+	return filepath.Join(home, strings.TrimPrefix(path, "~"))
 }
