@@ -121,7 +121,12 @@ func (v *replayView) add(items []replayItem, now time.Time) {
 		var add []*record
 		for _, m := range c.Records {
 			v.total++
-			v.bytes += int64(len(m.Key) + len(m.Value))
+			v.bytes += int64(len(m.Key) + len(m.Value)) // with headers, as a batch's bytes count
+			for _, h := range m.Headers {
+				if h != nil {
+					v.bytes += int64(len(h.Key) + len(h.Value))
+				}
+			}
 			if len(v.recs)+len(add) >= maxReplayRecords || v.kept >= maxReplayBytes {
 				v.dropped++
 				continue
