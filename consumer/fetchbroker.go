@@ -103,7 +103,7 @@ func (bf *brokerFetcher) run() {
 		}
 		// The answer's size is reserved while the fetch is in flight, so
 		// the fetches of several brokers together stay within the budget.
-		ask := min(room, maxAnswerBytes)
+		ask := f.answerSize(room)
 		f.inflight.Add(ask)
 		b, err := f.client.Broker(bf.id)
 		var resp *sarama.FetchResponse
@@ -128,7 +128,7 @@ func (bf *brokerFetcher) run() {
 			}
 			continue
 		}
-		if !bf.handle(resp, in) {
+		if !bf.handle(resp, in, ask) {
 			return
 		}
 	}
@@ -157,9 +157,11 @@ func (bf *brokerFetcher) request(in []*reader, maxBytes int64) *sarama.FetchRequ
 
 // handle takes one answer: records and positions to the loop, errors to
 // the loop (out of range) or the router (retry). False when stopping.
-func (bf *brokerFetcher) handle(resp *sarama.FetchResponse, in []*reader) bool {
+func (bf *brokerFetcher) handle(resp *sarama.FetchResponse, in []*reader, ask int64) bool {
 	f := bf.f
 	var out []chunk
+	var decoded int64 // what the answer takes in memory, for answerSize
+	defer func() { f.observe(ask, decoded) }()
 	for _, r := range in {
 		blk := resp.GetBlock(r.p.Topic, r.p.Partition)
 		if blk == nil {
@@ -236,6 +238,7 @@ func (bf *brokerFetcher) handle(resp *sarama.FetchResponse, in []*reader) bool {
 		if !r.hold(int64(len(d.Msgs)), d.Bytes) {
 			continue // closed meanwhile
 		}
+		decoded += d.Bytes + int64(len(d.Msgs))*recordOverhead
 		out = append(out, chunk{p: r.p, gen: r.gen, msgs: pointers(d.Msgs), bytes: d.Bytes, next: d.Next})
 	}
 	return f.send(out...)

@@ -43,6 +43,10 @@ type fetcher struct {
 	budget   int64
 	held     atomic.Int64
 	inflight atomic.Int64
+	// expansion is how many times its size on the wire an answer takes
+	// in memory once decoded (decompressed, as messages), in hundredths;
+	// answerSize divides the room by it.
+	expansion atomic.Int64
 
 	mu         sync.Mutex
 	brokers    map[int32]*brokerFetcher
@@ -52,6 +56,38 @@ type fetcher struct {
 
 // maxAnswerBytes caps one fetch answer (Kafka's fetch.max.bytes).
 const maxAnswerBytes = 16 << 20
+
+// minAnswerBytes is the smallest answer size asked for, however much the
+// records expand (a broker returns at least one record batch anyway).
+const minAnswerBytes = 256 << 10
+
+// recordOverhead is what a record takes in memory beside its bytes: its
+// sarama.ConsumerMessage and the pointer to it.
+const recordOverhead = 160
+
+// answerSize is the answer size to ask for with room bytes of read-ahead
+// left: room shrunk by how much answers have expanded once decoded, so
+// that compressible records (a fetch of 1 MiB can hold 20 MiB of them)
+// stay within the read-ahead in memory, not only on the wire.
+func (f *fetcher) answerSize(room int64) int64 {
+	ask := min(room, maxAnswerBytes)
+	if e := f.expansion.Load(); e > 100 {
+		ask = ask * 100 / e
+	}
+	return max(ask, min(minAnswerBytes, room))
+}
+
+// observe learns the expansion from an answer asked with ask that took
+// decoded bytes in memory: a larger expansion is taken at once, a smaller
+// one slowly (a full answer says more than one that was not).
+func (f *fetcher) observe(ask, decoded int64) {
+	if ask <= 0 || decoded <= 0 {
+		return
+	}
+	seen := min(decoded*100/ask, 64*100)
+	old := f.expansion.Load()
+	f.expansion.Store(max(seen, old*9/10, 100))
+}
 
 // newFetcher makes the fetcher of a stream over partitions partitions
 // whose read-ahead is budget bytes. A partition's fetch size starts at the

@@ -153,6 +153,7 @@ func serveMain(args []string) int {
 	n := fs.Int("records", 1_000_000, "records to produce")
 	parts := fs.Int("partitions", 3, "partitions")
 	size := fs.Int("size", 200, "value size in bytes")
+	repetitive := fs.Bool("repetitive", false, "values that compress about twentyfold")
 	_ = fs.Parse(args)
 	self, err := os.Executable()
 	if err != nil {
@@ -165,7 +166,7 @@ func serveMain(args []string) int {
 		return 1
 	}
 	defer b.stop()
-	topic, err := fill(strings.Split(b.addrs, ","), "bench", *n, *size, int32(*parts))
+	topic, err := fillWith(strings.Split(b.addrs, ","), "bench", *n, *size, int32(*parts), *repetitive)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "benchrun serve:", err)
 		return 1

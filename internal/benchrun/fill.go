@@ -19,6 +19,13 @@ import (
 // tenfold as a repeated pattern would (which would make every batch tens
 // of thousands of records).
 func fill(seeds []string, prefix string, n, size int, parts int32) (string, error) {
+	return fillWith(seeds, prefix, n, size, parts, false)
+}
+
+// fillWith is fill; with repetitive set, values repeat one pattern and
+// compress about twentyfold (the case where a fetch of 1 MiB holds 20 MiB
+// of records).
+func fillWith(seeds []string, prefix string, n, size int, parts int32, repetitive bool) (string, error) {
 	cl, err := kgo.NewClient(kgo.SeedBrokers(seeds...), kgo.ProducerLinger(5*time.Millisecond),
 		kgo.RecordPartitioner(kgo.RoundRobinPartitioner()), kgo.ProducerBatchMaxBytes(1<<20),
 		kgo.ProducerBatchCompression(kgo.SnappyCompression()), kgo.MaxBufferedRecords(100_000))
@@ -42,7 +49,7 @@ func fill(seeds []string, prefix string, n, size int, parts int32) (string, erro
 	start := time.Now()
 	errs := make(chan error, 1)
 	for i := 0; i < n; i++ {
-		cl.Produce(ctx, &kgo.Record{Topic: topic, Key: []byte("user-" + strconv.Itoa(i%1000)), Value: value(rng, i, size)},
+		cl.Produce(ctx, &kgo.Record{Topic: topic, Key: []byte("user-" + strconv.Itoa(i%1000)), Value: valueFor(rng, i, size, repetitive)},
 			func(_ *kgo.Record, err error) {
 				if err != nil {
 					select {
@@ -68,6 +75,21 @@ const hexDigits = "0123456789abcdef"
 
 // value is a record value of exactly size bytes (at least 40):
 // {"seq":N,"payload":"<random hex>"} padded with spaces.
+func valueFor(rng *rand.Rand, seq, size int, repetitive bool) []byte {
+	if !repetitive {
+		return value(rng, seq, size)
+	}
+	v := make([]byte, 0, size)
+	v = append(v, `{"seq":`...)
+	v = strconv.AppendInt(v, int64(seq), 10)
+	v = append(v, `,"payload":"`...)
+	for len(v) < size-2 {
+		v = append(v, "status=ok;region=eu-west-1;"...)
+	}
+	v = append(v[:size-2], `"}`...)
+	return v
+}
+
 func value(rng *rand.Rand, seq, size int) []byte {
 	v := make([]byte, 0, size)
 	v = append(v, `{"seq":`...)
