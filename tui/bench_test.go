@@ -9,7 +9,9 @@ import (
 )
 
 // BenchmarkView140x40 draws a full screen over 1000 partitions and a full
-// batch history: the cost must follow what is visible, not what is kept.
+// batch history (batches over every partition, as many as the history
+// keeps, each with a sample per partition): the cost must follow what is
+// visible, not what is kept.
 func BenchmarkView140x40(b *testing.B) {
 	m, _ := newTestModel(b, 140, 40, Options{})
 	const parts = 1000
@@ -23,11 +25,14 @@ func BenchmarkView140x40(b *testing.B) {
 	}
 	for id := uint64(1); id <= maxBatches; id++ {
 		bt := &consumer.Batch{Batch: offsets.Batch{ID: id, Time: t0, State: offsets.StateAcked}}
-		for p := 0; p < 50; p++ {
+		for p := 0; p < parts; p++ {
 			bt.Ranges = append(bt.Ranges, offsets.BatchRange{Range: offsets.Range{Partition: part("events", int32(p)), From: int64(id) * 10, Until: int64(id)*10 + 10}, Records: 10})
 			bt.Samples = append(bt.Samples, msg("events", int32(p), int64(id)*10, fmt.Sprint("k", p), `{"v":1}`))
 		}
 		feed(m, &consumer.BatchEvent{Batch: bt})
+	}
+	if m.hist.ranges < maxRanges-parts || m.hist.sampleCount < maxSampleRecords-parts {
+		b.Fatalf("history holds %d ranges and %d samples, not full", m.hist.ranges, m.hist.sampleCount)
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
