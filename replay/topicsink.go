@@ -23,9 +23,12 @@ type TopicSink struct {
 	client    sarama.Client
 	producer  sarama.AsyncProducer
 
-	drained chan struct{} // closed when the producer's errors are drained
+	drained chan struct{} // closed when the producer's answers are drained
 	mu      sync.Mutex
-	failed  error // first produce error
+	settled *sync.Cond // signalled as answers come in
+	sent    int        // records handed to the producer
+	acked   int        // records the cluster acknowledged
+	failed  error      // first produce error
 	nfailed int
 }
 
@@ -40,7 +43,7 @@ func NewTopicSink(cc consumer.ClientConfig, topic string, partition int32, sourc
 	conf.Producer.RequiredAcks = sarama.WaitForAll
 	conf.Producer.Retry.Max = 10
 	conf.Producer.Return.Errors = true
-	conf.Producer.Return.Successes = false
+	conf.Producer.Return.Successes = true // Close waits for every answer
 	conf.Net.MaxOpenRequests = 1
 	if !conf.Version.IsAtLeast(sarama.V0_11_0_0) {
 		return nil, &offsets.UsageError{Msg: "--to-topic needs --kafka-version 0.11.0 or later (idempotent producer, headers)"}
@@ -59,6 +62,7 @@ func NewTopicSink(cc consumer.ClientConfig, topic string, partition int32, sourc
 		return nil, fmt.Errorf("producer for --to-topic %s: %w", topic, err)
 	}
 	s := &TopicSink{topic: topic, partition: partition, client: client, producer: producer, drained: make(chan struct{})}
+	s.settled = sync.NewCond(&s.mu)
 	go s.drain()
 	return s, nil
 }
@@ -93,15 +97,34 @@ func checkTargets(client sarama.Client, topic string, partition int32, sources [
 	return nil
 }
 
+// drain counts the producer's answers until both its channels close.
 func (s *TopicSink) drain() {
 	defer close(s.drained)
-	for pe := range s.producer.Errors() {
-		s.mu.Lock()
-		if s.failed == nil {
-			s.failed = pe
+	successes, errs := s.producer.Successes(), s.producer.Errors()
+	for successes != nil || errs != nil {
+		select {
+		case _, ok := <-successes:
+			if !ok {
+				successes = nil
+				continue
+			}
+			s.mu.Lock()
+			s.acked++
+			s.settled.Broadcast()
+			s.mu.Unlock()
+		case pe, ok := <-errs:
+			if !ok {
+				errs = nil
+				continue
+			}
+			s.mu.Lock()
+			if s.failed == nil {
+				s.failed = pe
+			}
+			s.nfailed++
+			s.settled.Broadcast()
+			s.mu.Unlock()
 		}
-		s.nfailed++
-		s.mu.Unlock()
 	}
 }
 
@@ -138,13 +161,23 @@ func (s *TopicSink) Write(recs []sarama.ConsumerMessage) error {
 				m.Headers[j] = *h
 			}
 		}
+		s.mu.Lock()
+		s.sent++
+		s.mu.Unlock()
 		s.producer.Input() <- m
 	}
 	return nil
 }
 
-// Close waits until every record is acknowledged or has failed.
+// Close waits until every record is acknowledged or has failed, then
+// stops the producer. (Closing sarama's producer at once would fail the
+// records it is still retrying, e.g. while a new topic gets its leader.)
 func (s *TopicSink) Close() error {
+	s.mu.Lock()
+	for s.acked+s.nfailed < s.sent {
+		s.settled.Wait()
+	}
+	s.mu.Unlock()
 	s.producer.AsyncClose()
 	<-s.drained
 	cerr := s.client.Close()
