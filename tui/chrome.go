@@ -68,9 +68,13 @@ func (m *Model) headerLead() string {
 // does not fit there goes to the tab bar (headerDropped).
 func (m *Model) headerFigures() []segment {
 	s := &m.stream
+	rate, mb := formatCount(s.rate), formatMB(s.byteRate)
+	if s.lastProgressTime.IsZero() {
+		rate, mb = "–", "–" // measured over the first second
+	}
 	return []segment{
-		{formatCount(s.rate) + " rec/s", 1},
-		{formatMB(s.byteRate) + " MB/s", 3},
+		{rate + " rec/s", 1},
+		{mb + " MB/s", 3},
 		{"interval " + s.interval.String(), 4},
 		{"acked " + plural(int64(s.batches), "batch", "batches") + ", " + plural(s.records, "record", "records"), 2},
 	}

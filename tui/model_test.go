@@ -490,3 +490,14 @@ func TestBatchDetailShowsSamples(t *testing.T) {
 	mustContain(t, screen(m), "Batch 1", "2 ranges [from, until)", "4 sample records:",
 		"events[0] @ 0", "user-0", `{"seq":0}`, "events[1] @ 101", "plain value")
 }
+
+// Rates come with the first progress event, a second in; before it the
+// header says they are not measured yet rather than 0.
+func TestHeaderRatesBeforeTheFirstProgress(t *testing.T) {
+	m, _ := newTestModel(t, 140, 40, Options{})
+	feed(m, started(2), batchEv(1, 2, 0, offsets.StateAcked))
+	mustContain(t, screen(m), "– rec/s · – MB/s", "acked 1 batch, 4 records")
+	feed(m, progressEv(2, 10))
+	mustContain(t, screen(m), "20 rec/s")
+	mustNotContain(t, screen(m), "– rec/s")
+}
