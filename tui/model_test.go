@@ -501,3 +501,18 @@ func TestHeaderRatesBeforeTheFirstProgress(t *testing.T) {
 	mustContain(t, screen(m), "20 rec/s")
 	mustNotContain(t, screen(m), "– rec/s")
 }
+
+// At the smallest screen the seek form drops its explanation before the
+// figures, the input or the reason a seek was refused.
+func TestSeekFormOnTheSmallestScreen(t *testing.T) {
+	m, fs := newTestModel(t, 60, 16, Options{})
+	feed(m, started(2), progressEv(2, 1))
+	press(m, "s")
+	fs.err = &offsets.UsageError{Msg: "cannot seek events[0] to 99999999: the partition holds offsets 0 to 50 (log start to high watermark)"}
+	typeText(m, "99999999")
+	run(m, press(m, "enter"))
+	s := screen(m)
+	mustContain(t, s, "next 10 · log start 0", "offset> 99999999", "holds offsets 0 to 50", "watermark)")
+	mustNotContain(t, s, "Records read but not yet in a batch")
+	checkGrid(t, m.View().Content, 60, 16)
+}

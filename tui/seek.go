@@ -43,6 +43,7 @@ type seekForm struct {
 	nextID  *int
 	now     func() time.Time
 	width   int
+	height  int
 }
 
 func newSeekForm(c *common, part consumer.PartitionStatus, prefill string, nextID *int, now func() time.Time) *seekForm {
@@ -59,7 +60,7 @@ func newSeekForm(c *common, part consumer.PartitionStatus, prefill string, nextI
 }
 
 func (f *seekForm) SetSize(w, h int) {
-	f.width = w
+	f.width, f.height = w, h
 	f.input.SetWidth(max(10, w-len(f.input.Prompt)-2))
 }
 
@@ -118,23 +119,28 @@ func (f *seekForm) View() string {
 			p = now
 		}
 	}
-	lines := []string{
-		wrap(fmt.Sprintf("Move %s to a new next offset. Records read but not yet in a batch are dropped; "+
-			"the next range starts there and is marked as a jump.", EscapeString(p.Partition.String())), f.width),
-		"",
-		fmt.Sprintf("next %d · log start %d · high watermark %d · lag %d · stored %s",
-			p.NextOffset, p.LogStart, p.HighWatermark, p.Lag, formatOffset(p.Stored)),
-		"",
-		f.input.View(),
-		"",
-	}
+	about := wrap(fmt.Sprintf("Move %s to a new next offset. Records read but not yet in a batch are dropped; "+
+		"the next range starts there and is marked as a jump.", EscapeString(p.Partition.String())), f.width)
+	figures := wrap(fmt.Sprintf("next %d · log start %d · high watermark %d · lag %d · stored %s",
+		p.NextOffset, p.LogStart, p.HighWatermark, p.Lag, formatOffset(p.Stored)), f.width)
+	var status string
 	switch {
 	case f.pending != 0:
-		lines = append(lines, f.theme.info.Render("seeking…"))
+		status = f.theme.info.Render("seeking…")
 	case f.problem != "":
-		lines = append(lines, f.theme.bad.Render(wrap(EscapeString(f.problem), f.width)))
+		status = f.theme.bad.Render(wrap(EscapeString(f.problem), f.width))
 	default:
-		lines = append(lines, f.theme.dim.Render(wrap("an offset, earliest, latest, -N (N before the high watermark), @TIME (RFC 3339 or @-15m)", f.width)))
+		status = f.theme.dim.Render(wrap("an offset, earliest, latest, -N (N before the high watermark), @TIME (RFC 3339 or @-15m)", f.width))
+	}
+	lines := []string{about, "", figures, "", f.input.View(), "", status}
+	// On a short screen the explanation goes first, then the blank
+	// lines: the figures, the input and what is wrong with it stay.
+	count := func() int { return strings.Count(strings.Join(lines, "\n"), "\n") + 1 }
+	if f.height > 0 && count() > f.height {
+		lines = []string{figures, "", f.input.View(), "", status}
+	}
+	if f.height > 0 && count() > f.height {
+		lines = []string{figures, f.input.View(), status}
 	}
 	return strings.Join(lines, "\n")
 }
