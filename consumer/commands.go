@@ -46,40 +46,69 @@ func (l *loop) onCommand(c command) error {
 }
 
 // seek moves ps to offset: held records are dropped, the reader restarts
-// there, and the move is an event and a stored position.
+// there, and the move is an event and a stored position. A partition the
+// batch re-delivered at start still has to read keeps reading it and
+// moves right after that batch. The store keeps the seek across the acks
+// of the batches cut before it (Store.Seek).
 func (l *loop) seek(p offsets.Partition, offset int64) error {
 	ps := l.parts[p]
 	if ps == nil {
 		return fmt.Errorf("unknown partition %s", p)
 	}
 	from := ps.position()
-	e := offsets.NewEvent(time.Now(), offsets.CodeSeek, p, fmt.Sprintf("%s: seek from %d to %d", p, from, offset))
+	through := l.nextID - 1 // the last batch cut
+	msg := fmt.Sprintf("%s: seek from %d to %d", p, from, offset)
+	redelivering := l.redeliver != nil && hasRange(l.redeliver, p)
+	if redelivering {
+		through = max(through, l.redeliver.ID)
+		msg += fmt.Sprintf(", after batch %d is re-delivered", l.redeliver.ID)
+	}
+	e := offsets.NewEvent(time.Now(), offsets.CodeSeek, p, msg)
 	e.From, e.To = from, offset
-	l.held -= ps.bytes
-	ps.bytes = 0
-	ps.recs = ps.recs[:0]
-	ps.restart = nil
-	ps.from, ps.jump = offset, offsets.CodeSeek
-	ps.source = offsets.SourceExplicit
-	l.startReader(ps, offset)
 	if l.cfg.Store != nil {
-		if err := l.cfg.Store.SetNext(l.cfg.Name, map[offsets.Partition]int64{p: offset}, e); err != nil {
+		if err := l.cfg.Store.Seek(l.cfg.Name, p, offset, through, e); err != nil {
 			return err
 		}
 		ps.stored = offset
-		if l.waiting != nil || l.busy != nil || l.processed != nil {
-			l.seekedWhileWaiting[p] = seekMark{offset: offset, before: l.nextID}
+		if l.waiting != nil || l.busy != nil || l.processed != nil || redelivering {
+			l.seeks[p] = seekMark{offset: offset, through: through}
 		}
+	}
+	if redelivering {
+		ps.afterRedeliver, ps.afterRedeliverTo = true, offset
+	} else {
+		l.moveTo(ps, offset, offsets.CodeSeek)
 	}
 	l.emit(&Notice{e})
 	return nil
 }
 
-// seekMark is a seek made while batches were in flight: the acks of the
-// batches cut before it (ids below before) would move offset back.
+// moveTo drops ps's held records and starts reading at offset; the next
+// range is marked as jumped for code.
+func (l *loop) moveTo(ps *partState, offset int64, code string) {
+	l.held -= ps.bytes
+	ps.bytes = 0
+	ps.recs = ps.recs[:0]
+	ps.restart = nil
+	ps.from, ps.jump = offset, code
+	ps.source = offsets.SourceExplicit
+	l.startReader(ps, offset)
+}
+
+func hasRange(b *offsets.Batch, p offsets.Partition) bool {
+	for _, r := range b.Ranges {
+		if r.Partition == p {
+			return true
+		}
+	}
+	return false
+}
+
+// seekMark mirrors a seek the store keeps (Store.Seek): the acks of the
+// batches up to through store offset again.
 type seekMark struct {
-	offset int64
-	before uint64
+	offset  int64
+	through uint64
 }
 
 // emitProgress sends every partition's status.

@@ -136,6 +136,12 @@ func (l *loop) maybeRedeliver(now time.Time) error {
 	}
 	l.redeliver = nil
 	l.lastCut = now
+	for _, r := range pend.Ranges {
+		if ps := l.parts[r.Partition]; ps != nil && ps.afterRedeliver {
+			ps.afterRedeliver = false
+			l.moveTo(ps, ps.afterRedeliverTo, offsets.CodeSeek)
+		}
+	}
 	l.notice(offsets.NewEvent(now, offsets.CodeRedelivered, offsets.Partition{Partition: -1},
 		fmt.Sprintf("batch %d was planned but never acked (kbatch stopped); re-delivered with the same ranges", b.ID)))
 	return l.process(b, recs)
@@ -285,24 +291,16 @@ func (l *loop) onResult(r jobResult) error {
 			ps.stored = rg.Until
 		}
 	}
-	// A seek made after b was cut was overwritten by b's ack: store it
-	// again. One made before is in b's ranges (or untouched by them).
-	again := map[offsets.Partition]int64{}
-	for p, sk := range l.seekedWhileWaiting {
-		if sk.before > b.ID {
-			again[p] = sk.offset
-		} else {
-			delete(l.seekedWhileWaiting, p)
+	// The ack stored again the seeks made after b was cut (Store.Seek).
+	for p, sk := range l.seeks {
+		if b.ID <= sk.through {
+			if ps := l.parts[p]; ps != nil {
+				ps.stored = sk.offset
+			}
 		}
-	}
-	if len(again) > 0 && l.cfg.Store != nil {
-		e := offsets.NewEvent(r.ackedAt, offsets.CodeSeek, offsets.Partition{Partition: -1}, "seek made while the batch waited for its ack kept")
-		if err := l.cfg.Store.SetNext(l.cfg.Name, again, e); err != nil {
-			return err
+		if b.ID >= sk.through {
+			delete(l.seeks, p)
 		}
-	}
-	for p, off := range again {
-		l.parts[p].stored = off
 	}
 	l.batches++
 	l.records += b.Records

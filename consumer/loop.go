@@ -43,9 +43,9 @@ type loop struct {
 	cutCount int
 	// redeliver is the pending batch found at start, re-read first.
 	redeliver *offsets.Batch
-	// seekedWhileWaiting remembers seeks made while a batch was in flight
-	// (cut and not acked), so its ack does not move those partitions back.
-	seekedWhileWaiting map[offsets.Partition]seekMark
+	// seeks mirrors the seeks the store keeps until the batches cut before
+	// them are acked, for the stored positions shown.
+	seeks map[offsets.Partition]seekMark
 
 	// held is the bytes of the records held for the next batch, over
 	// all partitions (the sum of their partState.bytes).
@@ -64,20 +64,21 @@ type refreshResult struct {
 func newLoop(ctx context.Context, s *Stream, starts []offsets.Start, bounds map[offsets.Partition]offsets.Bounds, pending *offsets.Batch) (*loop, error) {
 	cfg := s.cfg
 	l := &loop{
-		ctx:                ctx,
-		s:                  s,
-		cfg:                cfg,
-		parts:              make(map[offsets.Partition]*partState, len(starts)),
-		in:                 make(chan []chunk, 16),
-		redeliver:          pending,
-		seekedWhileWaiting: map[offsets.Partition]seekMark{},
-		refresh:            make(chan refreshResult, 1),
-		jobs:               make(chan job, 1),
-		results:            make(chan jobResult, 1),
-		nextID:             1,
-		lastCut:            time.Now(),
+		ctx:       ctx,
+		s:         s,
+		cfg:       cfg,
+		parts:     make(map[offsets.Partition]*partState, len(starts)),
+		in:        make(chan []chunk, 16),
+		redeliver: pending,
+		seeks:     map[offsets.Partition]seekMark{},
+		refresh:   make(chan refreshResult, 1),
+		jobs:      make(chan job, 1),
+		results:   make(chan jobResult, 1),
+		nextID:    1,
+		lastCut:   time.Now(),
 	}
 	stored := map[offsets.Partition]int64{}
+	var keptSeeks map[offsets.Partition]int64
 	if cfg.Store != nil {
 		info, _, err := cfg.Store.Stream(cfg.Name)
 		if err != nil {
@@ -85,6 +86,7 @@ func newLoop(ctx context.Context, s *Stream, starts []offsets.Start, bounds map[
 		}
 		stored = info.Next
 		l.nextID = info.LastBatch + 1
+		keptSeeks = info.Seeks
 	}
 	if pending != nil {
 		l.nextID = pending.ID
@@ -99,6 +101,24 @@ func newLoop(ctx context.Context, s *Stream, starts []offsets.Start, bounds map[
 		}
 		l.parts[st.Partition] = ps
 		l.order = append(l.order, st.Partition)
+	}
+	// Seeks kept from the last run: the store applies them again at the
+	// ack of the batch re-delivered now, and its partitions move to them
+	// once it is cut. Without a batch to re-deliver they are spent.
+	if len(keptSeeks) > 0 {
+		through := uint64(0)
+		if pending != nil {
+			through = pending.ID
+		}
+		if err := cfg.Store.ResetSeeks(cfg.Name, through); err != nil {
+			return nil, err
+		}
+		for p, off := range keptSeeks {
+			if ps := l.parts[p]; ps != nil && pending != nil && hasRange(pending, p) {
+				ps.afterRedeliver, ps.afterRedeliverTo = true, off
+				l.seeks[p] = seekMark{offset: off, through: pending.ID}
+			}
+		}
 	}
 	l.fetch = newFetcher(cfg.Client, l.in, readAheadBytes(cfg.MaxBatchBytes), len(l.order))
 	l.startReaders()
@@ -437,8 +457,15 @@ func (l *loop) notice(e offsets.Event) {
 	l.emit(&Notice{e})
 }
 
-// emit sends an event, giving up only when the stream is closed.
+// emit sends an event, giving up only when the stream is closed and the
+// channel has no room (so the acks made while closing still reach a
+// reader that keeps reading).
 func (l *loop) emit(e Event) {
+	select {
+	case l.s.events <- e:
+		return
+	default:
+	}
 	select {
 	case l.s.events <- e:
 	case <-l.ctx.Done():

@@ -11,10 +11,14 @@ import (
 // partState is the loop's view of one partition. Only the loop goroutine
 // touches it.
 type partState struct {
-	p      offsets.Partition
-	source offsets.Source
-	reader *reader
-	gen    uint64
+	// afterRedeliver is a seek to afterRedeliverTo made before the batch
+	// re-delivered at start was cut; the partition moves right after it.
+	afterRedeliver   bool
+	afterRedeliverTo int64
+	p                offsets.Partition
+	source           offsets.Source
+	reader           *reader
+	gen              uint64
 	// from is where the partition's next range starts: the previous
 	// range's Until, or where a seek, reset or data loss moved it.
 	from  int64

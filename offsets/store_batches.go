@@ -186,6 +186,9 @@ func (s *Store) ackTx(st *streamTx, stream string, id uint64, at time.Time) erro
 			return err
 		}
 	}
+	if err := st.applySeeks(id); err != nil {
+		return err
+	}
 	st.meta.LastBatch, st.meta.Updated = id, at
 	return st.putMeta()
 }

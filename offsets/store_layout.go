@@ -37,6 +37,19 @@ type streamMeta struct {
 	Topics    []string  `json:"topics"`
 	LastBatch uint64    `json:"last_batch"`
 	Updated   time.Time `json:"updated"`
+	// Seeks are seeks made while batches cut before them were not yet
+	// acked; see Store.Seek.
+	Seeks []seekMark `json:"seeks,omitempty"`
+}
+
+// seekMark is a seek of Partition to Offset made while batches up to
+// Through were cut and not acked: the ack of each of them stores Offset
+// again after moving the partition to the batch's Until.
+type seekMark struct {
+	Topic     string `json:"topic"`
+	Partition int32  `json:"partition"`
+	Offset    int64  `json:"offset"`
+	Through   uint64 `json:"through"`
 }
 
 // streamTx is one stream's buckets inside a transaction.
@@ -79,6 +92,12 @@ func (st *streamTx) putMeta() error {
 func (st *streamTx) info() (StreamInfo, error) {
 	info := StreamInfo{Name: st.name, Brokers: st.meta.Brokers, Topics: st.meta.Topics,
 		Next: make(map[Partition]int64), LastBatch: st.meta.LastBatch, Updated: st.meta.Updated}
+	for _, m := range st.meta.Seeks {
+		if info.Seeks == nil {
+			info.Seeks = map[Partition]int64{}
+		}
+		info.Seeks[Partition{Topic: m.Topic, Partition: m.Partition}] = m.Offset
+	}
 	err := st.next.ForEach(func(k, v []byte) error {
 		p, ok := decodePartitionKey(k)
 		if !ok || len(v) != 8 {

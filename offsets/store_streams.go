@@ -20,6 +20,11 @@ type StreamInfo struct {
 	LastBatch uint64
 	// Updated is when EnsureStream, Ack or SetNext last wrote the stream.
 	Updated time.Time
+	// Seeks are the seeks made while batches cut before them are still
+	// to be acked (Store.Seek), by partition; nil when there are none. A
+	// restart that re-delivers a pending batch moves these partitions to
+	// their seek's offset after it.
+	Seeks map[Partition]int64
 }
 
 // Streams returns every stream in the store, ordered by name.
@@ -119,6 +124,79 @@ func (s *Store) SetNext(stream string, next map[Partition]int64, e Event) error 
 		}
 		return st.putMeta()
 	})
+}
+
+// Seek stores a running stream's seek of p to offset at once. through is
+// the id of the last batch the stream cut before the seek: while batches
+// up to it are not acked, the seek is kept in the stream as well, and the
+// ack of each of them (Ack, AckAndPlan) stores offset again after moving
+// the partition to the batch's Until, in the same transaction. So a batch
+// cut before a seek never undoes it, even across a crash.
+func (s *Store) Seek(stream string, p Partition, offset int64, through uint64, e Event) error {
+	if offset < 0 {
+		return fmt.Errorf("store %s: stream %q: next offset %d for %s is negative", s.path, stream, offset, p)
+	}
+	return s.update(stream, func(st *streamTx) error {
+		if err := st.next.Put(partitionKey(p), offsetValue(offset)); err != nil {
+			return err
+		}
+		st.meta.Seeks = slices.DeleteFunc(st.meta.Seeks, func(m seekMark) bool { return m.Topic == p.Topic && m.Partition == p.Partition })
+		if through > st.meta.LastBatch {
+			st.meta.Seeks = append(st.meta.Seeks, seekMark{Topic: p.Topic, Partition: p.Partition, Offset: offset, Through: through})
+		}
+		if e.Code != "" {
+			if err := st.addEvent(e, s.maxEvents); err != nil {
+				return err
+			}
+		}
+		st.meta.Updated = e.Time
+		if st.meta.Updated.IsZero() {
+			st.meta.Updated = time.Now()
+		}
+		return st.putMeta()
+	})
+}
+
+// ResetSeeks is for a stream starting: the seeks kept from its last run
+// apply up to batch through at most (the pending batch it re-delivers),
+// or, with through 0, no longer (nothing is re-delivered).
+func (s *Store) ResetSeeks(stream string, through uint64) error {
+	return s.update(stream, func(st *streamTx) error {
+		kept := st.meta.Seeks[:0]
+		for _, m := range st.meta.Seeks {
+			if through > st.meta.LastBatch {
+				m.Through = min(m.Through, through)
+				kept = append(kept, m)
+			}
+		}
+		st.meta.Seeks = kept
+		if len(kept) == 0 {
+			st.meta.Seeks = nil
+		}
+		return st.putMeta()
+	})
+}
+
+// applySeeks stores again the seeks the ack of batch id just undid, and
+// forgets those no batch left to ack was cut before.
+func (st *streamTx) applySeeks(id uint64) error {
+	kept := st.meta.Seeks[:0]
+	for _, m := range st.meta.Seeks {
+		if id > m.Through {
+			continue
+		}
+		if err := st.next.Put(partitionKey(Partition{Topic: m.Topic, Partition: m.Partition}), offsetValue(m.Offset)); err != nil {
+			return err
+		}
+		if id < m.Through {
+			kept = append(kept, m)
+		}
+	}
+	st.meta.Seeks = kept
+	if len(kept) == 0 {
+		st.meta.Seeks = nil
+	}
+	return nil
 }
 
 func (s *Store) writable() error {

@@ -400,3 +400,43 @@ func TestBatchLogCapByRanges(t *testing.T) {
 		t.Fatalf("%d batches kept after a wide one, want %d", len(all), minBatchesKept)
 	}
 }
+
+// A seek made while batches cut before it are unacked survives their acks,
+// each of which stores the seek's offset again, in its own transaction.
+func TestSeekSurvivesTheAcksOfBatchesCutBeforeIt(t *testing.T) {
+	s := openTest(t)
+	mustEnsure(t, s, "events")
+	if err := s.Plan("events", testBatch(1, 2, 0)); err != nil { // [0,10) on events[0] and [1]
+		t.Fatal(err)
+	}
+	// The stream has cut batch 2 too (not yet planned) when the seek comes.
+	if err := s.Seek("events", ev(0), 50, 2, NewEvent(testNow, CodeSeek, ev(0), "seek")); err != nil {
+		t.Fatal(err)
+	}
+	next := func() (int64, int64, map[Partition]int64) {
+		info, _, _ := s.Stream("events")
+		return info.Next[ev(0)], info.Next[ev(1)], info.Seeks
+	}
+	if p0, _, seeks := next(); p0 != 50 || seeks[ev(0)] != 50 {
+		t.Fatalf("after the seek: next %d, seeks %v", p0, seeks)
+	}
+	if err := s.AckAndPlan("events", 1, testNow, testBatch(2, 2, 10)); err != nil {
+		t.Fatal(err)
+	}
+	if p0, p1, seeks := next(); p0 != 50 || p1 != 10 || seeks[ev(0)] != 50 {
+		t.Fatalf("after acking batch 1: next %d and %d, seeks %v; want 50 (the seek), 10, the seek kept", p0, p1, seeks)
+	}
+	if err := s.Ack("events", 2, testNow); err != nil {
+		t.Fatal(err)
+	}
+	if p0, p1, seeks := next(); p0 != 50 || p1 != 20 || seeks != nil {
+		t.Fatalf("after acking batch 2: next %d and %d, seeks %v; want 50, 20, none left", p0, p1, seeks)
+	}
+	// A seek with nothing cut and unacked is stored and not kept.
+	if err := s.Seek("events", ev(1), 5, 2, Event{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, p1, seeks := next(); p1 != 5 || seeks != nil {
+		t.Fatalf("a seek with every batch acked: next %d, seeks %v", p1, seeks)
+	}
+}
