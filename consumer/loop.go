@@ -39,7 +39,8 @@ type loop struct {
 	waitingRecs    []*sarama.ConsumerMessage
 	processed      *Batch
 	processedStart time.Time
-	// cut counts the batches cut (for --batches, which counts acks).
+	// cutCount counts the batches cut: --batches stops cutting at N, and
+	// the stream ends once those N are acked.
 	cutCount int
 	// redeliver is the pending batch found at start, re-read first.
 	redeliver *offsets.Batch
