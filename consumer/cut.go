@@ -73,7 +73,7 @@ func (l *loop) take(b *Batch, ps *partState, recs []*sarama.ConsumerMessage, n i
 	taken := ps.recs[:n]
 	var bytes int64
 	for _, m := range taken {
-		bytes += msgBytes(m)
+		bytes += RecordBytes(m)
 	}
 	b.Ranges = append(b.Ranges, offsets.BatchRange{
 		Range:   offsets.Range{Partition: ps.p, From: ps.from, Until: until},

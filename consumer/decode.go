@@ -118,7 +118,7 @@ func (d *Block) decode(blk *sarama.FetchResponseBlock, p offsets.Partition, pos,
 				m := d.grow()
 				m.Topic, m.Partition, m.Offset, m.Timestamp = p.Topic, p.Partition, o, ts
 				m.Key, m.Value, m.Headers = r.Key, r.Value, r.Headers
-				d.Bytes += msgBytes(m)
+				d.Bytes += RecordBytes(m)
 			}
 		case rs.MsgSet != nil:
 			if done, err := d.decodeLegacy(rs.MsgSet, p, pos, until); err != nil || done {
@@ -179,7 +179,7 @@ func (d *Block) decodeLegacy(ms *sarama.MessageSet, p offsets.Partition, pos, un
 			m := d.grow()
 			m.Topic, m.Partition, m.Offset, m.Timestamp = p.Topic, p.Partition, o, ts
 			m.Key, m.Value, m.BlockTimestamp = im.Msg.Key, im.Msg.Value, blk.Msg.Timestamp
-			d.Bytes += msgBytes(m)
+			d.Bytes += RecordBytes(m)
 		}
 	}
 	return false, nil

@@ -122,10 +122,14 @@ func (w *rateWindow) roll() (float64, float64) {
 	return float64(n) / float64(w.filled), float64(b) / float64(w.filled)
 }
 
-func msgBytes(m *sarama.ConsumerMessage) int64 {
+// RecordBytes is what a record's key, value and headers take: a batch's
+// and a range's bytes count it.
+func RecordBytes(m *sarama.ConsumerMessage) int64 {
 	n := int64(len(m.Key) + len(m.Value))
 	for _, h := range m.Headers {
-		n += int64(len(h.Key) + len(h.Value))
+		if h != nil {
+			n += int64(len(h.Key) + len(h.Value))
+		}
 	}
 	return n
 }

@@ -18,7 +18,7 @@ type chunk struct {
 	p    offsets.Partition
 	gen  uint64
 	msgs []*sarama.ConsumerMessage
-	// bytes is the msgBytes of msgs.
+	// bytes is the RecordBytes of msgs.
 	bytes int64
 	// next is the reader's position after this chunk: every record below
 	// it is in msgs or was in an earlier chunk. It moves past transaction

@@ -113,16 +113,7 @@ func (s *Store) SetNext(stream string, next map[Partition]int64, e Event) error 
 				return err
 			}
 		}
-		if e.Code != "" {
-			if err := st.addEvent(e, s.maxEvents); err != nil {
-				return err
-			}
-		}
-		st.meta.Updated = e.Time
-		if st.meta.Updated.IsZero() {
-			st.meta.Updated = time.Now()
-		}
-		return st.putMeta()
+		return st.record(e, s.maxEvents)
 	})
 }
 
@@ -144,16 +135,7 @@ func (s *Store) Seek(stream string, p Partition, offset int64, through uint64, e
 		if through > st.meta.LastBatch {
 			st.meta.Seeks = append(st.meta.Seeks, seekMark{Topic: p.Topic, Partition: p.Partition, Offset: offset, Through: through})
 		}
-		if e.Code != "" {
-			if err := st.addEvent(e, s.maxEvents); err != nil {
-				return err
-			}
-		}
-		st.meta.Updated = e.Time
-		if st.meta.Updated.IsZero() {
-			st.meta.Updated = time.Now()
-		}
-		return st.putMeta()
+		return st.record(e, s.maxEvents)
 	})
 }
 
@@ -175,6 +157,21 @@ func (s *Store) ResetSeeks(stream string, through uint64) error {
 		}
 		return st.putMeta()
 	})
+}
+
+// record ends a write of positions: e goes to the event log (when it has
+// a code), and the stream is marked updated at e's time (or now).
+func (st *streamTx) record(e Event, maxEvents int) error {
+	if e.Code != "" {
+		if err := st.addEvent(e, maxEvents); err != nil {
+			return err
+		}
+	}
+	st.meta.Updated = e.Time
+	if st.meta.Updated.IsZero() {
+		st.meta.Updated = time.Now()
+	}
+	return st.putMeta()
 }
 
 // applySeeks stores again the seeks the ack of batch id just undid, and

@@ -45,15 +45,14 @@ type eventsMsg struct {
 // bridge turns the stream's event channel into messages. It is the only
 // place that reads the channel while the program runs.
 type bridge struct {
-	ch  <-chan consumer.Event
-	gap time.Duration
+	ch <-chan consumer.Event
 	// after is time.After; tests replace it to fire the gap by hand.
 	after func(time.Duration) <-chan time.Time
 	now   func() time.Time
 }
 
 func newBridge(ch <-chan consumer.Event) *bridge {
-	return &bridge{ch: ch, gap: frameGap, after: time.After, now: time.Now}
+	return &bridge{ch: ch, after: time.After, now: time.Now}
 }
 
 // wait returns the Cmd that blocks for the next event, then keeps

@@ -11,10 +11,12 @@ import (
 
 // header is two lines: the stream, its state, rates, interval and acked
 // totals; then where it reads from and where it stores positions.
-func (m *Model) header() string {
+// header is the two header lines, and the figures the first had no room
+// for (the tab bar shows them).
+func (m *Model) header() (string, []segment) {
 	s, t := &m.stream, &m.c.theme
 	lead := m.headerLead()
-	figures, _ := joinFitting(m.width-ansi.StringWidth(lead), t.dim.Render(" · "), m.headerFigures()...)
+	figures, dropped := joinFitting(m.width-ansi.StringWidth(lead), t.dim.Render(" · "), m.headerFigures()...)
 	line1 := lead + figures
 
 	store := s.store
@@ -32,7 +34,7 @@ func (m *Model) header() string {
 	if room := m.width - ansi.StringWidth(line2) - len("  store "); room >= 16 {
 		line2 += t.dim.Render("  store ") + cutLeft(EscapeString(store), room)
 	}
-	return fit(line1, m.width) + "\n" + fit(line2, m.width)
+	return fit(line1, m.width) + "\n" + fit(line2, m.width), dropped
 }
 
 // headerLead is the start of the header's first line: the name and the
@@ -65,7 +67,7 @@ func (m *Model) headerLead() string {
 }
 
 // headerFigures are the stream's figures on the header's first line; what
-// does not fit there goes to the tab bar (headerDropped).
+// does not fit there goes to the tab bar.
 func (m *Model) headerFigures() []segment {
 	s := &m.stream
 	rate, mb := formatCount(s.rate), formatMB(s.byteRate)
@@ -78,12 +80,6 @@ func (m *Model) headerFigures() []segment {
 		{"interval " + s.interval.String(), 4},
 		{"acked " + plural(int64(s.batches), "batch", "batches") + ", " + plural(s.records, "record", "records"), 2},
 	}
-}
-
-// headerDropped is the figures the header's first line has no room for.
-func (m *Model) headerDropped() []segment {
-	_, dropped := joinFitting(m.width-ansi.StringWidth(m.headerLead()), m.c.theme.dim.Render(" · "), m.headerFigures()...)
-	return dropped
 }
 
 // cutLeft shortens s to w columns by dropping its start, so a path keeps

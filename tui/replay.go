@@ -11,6 +11,8 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+
+	"github.com/kbatch-dev/kbatch/consumer"
 )
 
 // Replay memory bounds: records past them are counted, not kept, and `w`
@@ -121,12 +123,8 @@ func (v *replayView) add(items []replayItem, now time.Time) {
 		var add []*record
 		for _, m := range c.Records {
 			v.total++
-			v.bytes += int64(len(m.Key) + len(m.Value)) // with headers, as a batch's bytes count
-			for _, h := range m.Headers {
-				if h != nil {
-					v.bytes += int64(len(h.Key) + len(h.Value))
-				}
-			}
+			v.bytes += consumer.RecordBytes(m) // as a batch's bytes count
+
 			if len(v.recs)+len(add) >= maxReplayRecords || v.kept >= maxReplayBytes {
 				v.dropped++
 				continue

@@ -104,7 +104,8 @@ func (m *Model) render() string {
 		msg := fmt.Sprintf("terminal too small: %d×%d\nkbatch needs at least %d×%d\n(q quits)", m.width, m.height, minWidth, minHeight)
 		return placeBlock(centerText(msg, m.width, m.height), m.width, m.height)
 	}
-	parts := []string{m.header()}
+	header, dropped := m.header()
+	parts := []string{header}
 	var body string
 	base := m.base()
 	switch {
@@ -115,7 +116,7 @@ func (m *Model) render() string {
 		body = m.wideBody()
 	default:
 		p := m.panes[m.focus]
-		parts = append(parts, m.tabBar())
+		parts = append(parts, m.tabBar(dropped))
 		body = frame(&m.c.theme, p.title(), strings.Split(p.View(), "\n"), m.width, m.bodyHeight(), true)
 	}
 	for _, v := range m.views[base:] {
@@ -143,7 +144,8 @@ func (m *Model) wideBody() string {
 	return box(focusPartitions) + "\n" + sideBySide(box(focusBatches), box(focusRecords)) + "\n" + box(focusEvents)
 }
 
-func (m *Model) tabBar() string {
+// tabBar lists the panes, then the header figures dropped there.
+func (m *Model) tabBar(dropped []segment) string {
 	var sb strings.Builder
 	for i, p := range m.panes {
 		name := strings.SplitN(p.title(), " ", 2)[0]
@@ -158,7 +160,7 @@ func (m *Model) tabBar() string {
 	// which gives way to them.
 	hint := m.c.theme.dim.Render("  tab/1-4 switch")
 	var figs []string
-	for _, sg := range m.headerDropped() {
+	for _, sg := range dropped {
 		figs = append(figs, sg.text)
 	}
 	line := sb.String()
