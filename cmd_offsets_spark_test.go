@@ -9,10 +9,10 @@ import (
 	"github.com/kbatch-dev/kbatch/offsets"
 )
 
-// offsetsSparkFixtures is ../shared/fixtures/spark-checkpoint beside the repo.
+// offsetsSparkFixtures is testdata/spark-checkpoint in the repository.
 func offsetsSparkFixtures(t *testing.T) string {
 	t.Helper()
-	dir, err := filepath.Abs(filepath.Join("..", "shared", "fixtures", "spark-checkpoint"))
+	dir, err := filepath.Abs(filepath.Join("testdata", "spark-checkpoint"))
 	if err != nil {
 		t.Fatal(err)
 	}

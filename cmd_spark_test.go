@@ -16,8 +16,8 @@ import (
 	"github.com/kbatch-dev/kbatch/internal/testkafka"
 )
 
-// sparkTestFixtures is ../shared/fixtures/spark-checkpoint beside the
-// repository root, found by walking up to go.mod.
+// sparkTestFixtures is testdata/spark-checkpoint in the repository root,
+// found by walking up to go.mod.
 func sparkTestFixtures(t *testing.T) string {
 	t.Helper()
 	dir, err := os.Getwd()
@@ -34,7 +34,7 @@ func sparkTestFixtures(t *testing.T) string {
 		}
 		t.Fatal("no go.mod above the test's folder")
 	}
-	fx := filepath.Join(filepath.Dir(dir), "shared", "fixtures", "spark-checkpoint")
+	fx := filepath.Join(dir, "testdata", "spark-checkpoint")
 	if fi, err := os.Stat(fx); err != nil || !fi.IsDir() {
 		t.Fatalf("Spark checkpoint fixtures missing at %s: %v", fx, err)
 	}

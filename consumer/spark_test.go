@@ -15,8 +15,8 @@ import (
 	"github.com/kbatch-dev/kbatch/offsets/spark"
 )
 
-// sparkFixtures is ../shared/fixtures/spark-checkpoint beside the
-// repository root (the folder holding go.mod).
+// sparkFixtures is testdata/spark-checkpoint in the repository root (the
+// folder holding go.mod).
 func sparkFixtures(t *testing.T) string {
 	t.Helper()
 	dir, err := os.Getwd()
@@ -33,7 +33,7 @@ func sparkFixtures(t *testing.T) string {
 		}
 		dir = parent
 	}
-	fx := filepath.Join(filepath.Dir(dir), "shared", "fixtures", "spark-checkpoint")
+	fx := filepath.Join(dir, "testdata", "spark-checkpoint")
 	if fi, err := os.Stat(fx); err != nil || !fi.IsDir() {
 		t.Fatalf("Spark checkpoint fixtures missing at %s: %v", fx, err)
 	}

@@ -6,7 +6,7 @@
 // write-ahead log: the exclusive end offsets of micro-batch N, written before
 // the batch runs), commits/<N> (written after batch N's output was committed)
 // and sources/<i>/0 (the Kafka source's initial offsets, where batch 0
-// starts). The format is described in shared/fixtures/spark-checkpoint/FORMAT.md.
+// starts). The format is described in testdata/spark-checkpoint/FORMAT.md.
 //
 // Offsets in a checkpoint are next offsets: the offset of the next record to
 // read, the same meaning as a Kafka consumer-group commit. The offsets a query

@@ -14,9 +14,9 @@ import (
 	"github.com/kbatch-dev/kbatch/offsets"
 )
 
-// fixtureDir finds shared/fixtures/spark-checkpoint: it walks up from the
+// fixtureDir finds testdata/spark-checkpoint: it walks up from the
 // package directory to the one holding go.mod (the repo root) and takes
-// ../shared/fixtures/spark-checkpoint from there. A missing fixtures
+// testdata/spark-checkpoint from there. A missing fixtures
 // directory fails the test: the fixtures are the proof that real Spark files
 // parse.
 func fixtureDir(t testing.TB) string {
@@ -36,9 +36,9 @@ func fixtureDir(t testing.TB) string {
 		}
 		root = parent
 	}
-	dir := filepath.Join(root, "..", "shared", "fixtures", "spark-checkpoint")
+	dir := filepath.Join(root, "testdata", "spark-checkpoint")
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		t.Fatalf("Spark checkpoint fixtures missing: want a directory at %s (../shared/fixtures/spark-checkpoint beside the repo root %s): %v", dir, root, err)
+		t.Fatalf("Spark checkpoint fixtures missing: want a directory at %s (testdata/spark-checkpoint in the repo root %s): %v", dir, root, err)
 	}
 	return dir
 }
