@@ -91,16 +91,8 @@ func (d *Block) decode(blk *sarama.FetchResponseBlock, p offsets.Partition, pos,
 				return nil
 			}
 			d.Batches++
-			last := b.LastOffset()
-			ab.reach(last)
-			d.Next = max(d.Next, last+1)
-			if b.Control {
-				if committed && IsAbortMarker(b) {
-					ab.end(b.ProducerID)
-				}
-				continue
-			}
-			if committed && b.IsTransactional && ab.aborted(b.ProducerID) {
+			d.Next = max(d.Next, b.LastOffset()+1)
+			if ab.skip(b) {
 				continue
 			}
 			for _, r := range b.Records {
@@ -186,7 +178,9 @@ func (d *Block) decodeLegacy(ms *sarama.MessageSet, p offsets.Partition, pos, un
 }
 
 // aborts tracks the producer ids whose batches are aborted at the current
-// point of a read_committed answer.
+// point of a read_committed answer. It is the one place that decides
+// which batches a read_committed reader skips: DecodeBlock and the probe
+// (NoRecordsBetween) both step through an answer's batches with skip.
 type aborts struct {
 	pending []*sarama.AbortedTransaction // by first offset, not reached yet
 	active  map[int64]bool
@@ -220,7 +214,21 @@ func (a *aborts) reach(last int64) {
 // end is the abort marker of pid.
 func (a *aborts) end(pid int64) { delete(a.active, pid) }
 
-func (a *aborts) aborted(pid int64) bool { return a.active[pid] }
+// skip takes the answer's next record batch b, in offset order, and
+// reports whether it holds no record to deliver: a control batch (whose
+// abort marker ends its producer's aborted transaction), or a batch of an
+// aborted transaction. Without an aborted-transactions list (read
+// uncommitted, or none aborted) only control batches are skipped.
+func (a *aborts) skip(b *sarama.RecordBatch) bool {
+	a.reach(b.LastOffset())
+	if b.Control {
+		if IsAbortMarker(b) {
+			a.end(b.ProducerID)
+		}
+		return true
+	}
+	return b.IsTransactional && a.active[b.ProducerID]
+}
 
 // IsAbortMarker reports whether a control batch holds an ABORT marker:
 // its record's key is version int16, type int16 (0 abort, 1 commit).
