@@ -81,6 +81,7 @@ func (l *loop) take(b *Batch, ps *partState, recs []*sarama.ConsumerMessage, n i
 	})
 	b.Records += int64(n)
 	b.Bytes += bytes
+	b.addAborted(ps.marks.take(ps.p, ps.from, until))
 	for _, m := range taken[:min(n, l.cfg.Samples)] {
 		b.Samples = append(b.Samples, detach(m))
 	}

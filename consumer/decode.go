@@ -36,6 +36,22 @@ type Block struct {
 	// Partial is set when the answer held only the start of a batch
 	// larger than the fetch size: fetch again with more.
 	Partial bool
+	// Txn lists, under read_uncommitted only, the answer's transactional
+	// batches and transaction markers in offset order. Kafka lists a
+	// fetch's aborted transactions only to read_committed readers, so a
+	// read_uncommitted reader learns that records were aborted from the
+	// abort marker that follows them (see abortMarks).
+	Txn []TxnMark
+}
+
+// TxnMark is a transactional record batch of a producer, [From, Until),
+// or (Marker) the control batch at From that ends the producer's
+// transaction: committed, or aborted (Abort).
+type TxnMark struct {
+	ProducerID  int64
+	From, Until int64
+	Marker      bool
+	Abort       bool
 }
 
 // DecodeBlock decodes one partition's fetch answer read from offset pos,
@@ -92,6 +108,10 @@ func (d *Block) decode(blk *sarama.FetchResponseBlock, p offsets.Partition, pos,
 			}
 			d.Batches++
 			d.Next = max(d.Next, b.LastOffset()+1)
+			if !committed && b.IsTransactional {
+				d.Txn = append(d.Txn, TxnMark{ProducerID: b.ProducerID, From: b.FirstOffset, Until: b.LastOffset() + 1,
+					Marker: b.Control, Abort: b.Control && IsAbortMarker(b)})
+			}
 			if ab.skip(b) {
 				continue
 			}

@@ -239,7 +239,7 @@ func (bf *brokerFetcher) handle(resp *sarama.FetchResponse, in []*reader, ask in
 			continue // closed meanwhile
 		}
 		decoded += d.Bytes + int64(len(d.Msgs))*recordOverhead
-		out = append(out, chunk{p: r.p, gen: r.gen, msgs: pointers(d.Msgs), bytes: d.Bytes, next: d.Next})
+		out = append(out, chunk{p: r.p, gen: r.gen, msgs: pointers(d.Msgs), bytes: d.Bytes, next: d.Next, txn: d.Txn})
 	}
 	return f.send(out...)
 }

@@ -270,6 +270,7 @@ func (l *loop) onChunk(c chunk) error {
 		return l.onReadError(ps, c.err)
 	}
 	ps.fetched = max(ps.fetched, c.next)
+	ps.marks.add(c.gen, c.txn)
 	if ps.errored {
 		ps.errored = false
 		at := c.next

@@ -33,7 +33,7 @@ func AppendRecordJSON(buf []byte, m *sarama.ConsumerMessage) []byte {
 	buf = strconv.AppendInt(buf, m.Offset, 10)
 	buf = append(buf, `,"timestamp":"`...)
 	buf = appendTimestamp(buf, m.Timestamp)
-	return appendRecordRest(buf, m)
+	return appendRecordRest(buf, m, false)
 }
 
 // RecordEncoder is AppendRecordJSON for a run of records, with memory: the
@@ -49,6 +49,17 @@ type RecordEncoder struct {
 
 // Append appends m exactly as AppendRecordJSON does.
 func (a *RecordEncoder) Append(buf []byte, m *sarama.ConsumerMessage) []byte {
+	return a.append(buf, m, false)
+}
+
+// AppendAborted appends m, a record of an aborted transaction that a
+// read_uncommitted reader delivered, as Append does with "aborted":true
+// after its headers.
+func (a *RecordEncoder) AppendAborted(buf []byte, m *sarama.ConsumerMessage) []byte {
+	return a.append(buf, m, true)
+}
+
+func (a *RecordEncoder) append(buf []byte, m *sarama.ConsumerMessage, aborted bool) []byte {
 	if a.topicJSON == nil || m.Topic != a.topic {
 		a.topic = m.Topic
 		a.topicJSON = AppendJSONString(append(a.topicJSON[:0], `{"topic":`...), m.Topic)
@@ -72,12 +83,12 @@ func (a *RecordEncoder) Append(buf []byte, m *sarama.ConsumerMessage) []byte {
 	ms := t.Nanosecond() / 1e6
 	buf = append(buf, a.secText...)
 	buf = append(buf, byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10), 'Z')
-	return appendRecordRest(buf, m)
+	return appendRecordRest(buf, m, aborted)
 }
 
 // appendRecordRest appends what follows the timestamp's text: its closing
-// quote, key, value, headers and the end of the line.
-func appendRecordRest(buf []byte, m *sarama.ConsumerMessage) []byte {
+// quote, key, value, headers, the aborted mark and the end of the line.
+func appendRecordRest(buf []byte, m *sarama.ConsumerMessage, aborted bool) []byte {
 	buf = append(buf, '"', ',')
 	buf = appendBytesField(buf, "key", m.Key)
 	buf = append(buf, ',')
@@ -98,8 +109,11 @@ func appendRecordRest(buf []byte, m *sarama.ConsumerMessage) []byte {
 		buf = appendBytesField(buf, "value", h.Value)
 		buf = append(buf, '}')
 	}
-	buf = append(buf, "]}\n"...)
-	return buf
+	buf = append(buf, ']')
+	if aborted {
+		buf = append(buf, `,"aborted":true`...)
+	}
+	return append(buf, "}\n"...)
 }
 
 // TimestampFormat is how record timestamps are written: RFC 3339, UTC,
