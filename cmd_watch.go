@@ -39,6 +39,7 @@ type watchOptions struct {
 	noTUI           bool
 	batches         int
 	untilEnd        bool
+	isolation       string
 }
 
 func newWatchCommand(g *globalOptions) *cobra.Command {
@@ -82,6 +83,7 @@ func addWatchFlags(cmd *cobra.Command, o *watchOptions) {
 	f.BoolVar(&o.noTUI, "no-tui", false, "headless: JSON lines on stdout")
 	f.IntVar(&o.batches, "batches", 0, "stop after N batches (headless)")
 	f.BoolVar(&o.untilEnd, "until-end", false, "stop when every partition reached the high watermark it had at start")
+	f.StringVar(&o.isolation, "isolation", "committed", "committed: skip aborted transactions, read up to the last stable offset; uncommitted: read everything, records of aborted transactions marked")
 }
 
 // streamName is --name, else the sorted topics joined with "+".
@@ -112,6 +114,9 @@ func (o *watchOptions) streamConfig(g *globalOptions) (consumer.Config, error) {
 	}
 	if o.batches < 0 {
 		return cfg, usagef("invalid --batches %d: must be 0 or more", o.batches)
+	}
+	if o.isolation != "committed" && o.isolation != "uncommitted" {
+		return cfg, usagef("invalid --isolation %q: want committed or uncommitted", o.isolation)
 	}
 	reset, err := offsets.ParseReset(o.reset)
 	if err != nil {
@@ -175,6 +180,7 @@ func runWatch(ctx context.Context, g *globalOptions, o *watchOptions, stdout io.
 	if err != nil {
 		return err
 	}
+	cc.ReadCommitted = o.isolation == "committed"
 	var client sarama.Client
 	if pick {
 		if client, err = consumer.Dial(cc); err != nil {
