@@ -40,6 +40,7 @@ type watchOptions struct {
 	batches         int
 	untilEnd        bool
 	isolation       string
+	log             string
 }
 
 func newWatchCommand(g *globalOptions) *cobra.Command {
@@ -84,6 +85,7 @@ func addWatchFlags(cmd *cobra.Command, o *watchOptions) {
 	f.IntVar(&o.batches, "batches", 0, "stop after N batches (headless)")
 	f.BoolVar(&o.untilEnd, "until-end", false, "stop when every partition reached the high watermark it had at start")
 	f.StringVar(&o.isolation, "isolation", "committed", "committed: skip aborted transactions, read up to the last stable offset; uncommitted: read everything, records of aborted transactions marked")
+	f.StringVar(&o.log, "log", "", "append a debug log for a bug report to FILE (connections, metadata, fetches, batches, store writes; never secrets nor record bytes)")
 }
 
 // streamName is --name, else the sorted topics joined with "+".
@@ -181,6 +183,14 @@ func runWatch(ctx context.Context, g *globalOptions, o *watchOptions, stdout io.
 		return err
 	}
 	cc.ReadCommitted = o.isolation == "committed"
+	if o.log != "" {
+		log, closeLog, err := openDebugLog(o.log)
+		if err != nil {
+			return err
+		}
+		defer closeLog()
+		cfg.Log = log
+	}
 	var client sarama.Client
 	if pick {
 		if client, err = consumer.Dial(cc); err != nil {
@@ -192,9 +202,11 @@ func runWatch(ctx context.Context, g *globalOptions, o *watchOptions, stdout io.
 			return err // quitting the picker is not an error
 		}
 		o.topics = topics
+		log := cfg.Log
 		if cfg, err = o.streamConfig(g); err != nil {
 			return err
 		}
+		cfg.Log = log
 	}
 	if o.fromSpark != "" {
 		if cfg.Imported, err = importSpark(o.fromSpark); err != nil {
@@ -228,6 +240,7 @@ func runWatch(ctx context.Context, g *globalOptions, o *watchOptions, stdout io.
 		defer client.Close()
 	}
 	cfg.Client, cfg.Brokers = client, cc.Brokers
+	logCluster(cfg.Log, cc, client, cfg.Topics)
 
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
@@ -236,9 +249,16 @@ func runWatch(ctx context.Context, g *globalOptions, o *watchOptions, stdout io.
 		return err
 	}
 	if !o.noTUI {
-		return runTUI(ctx, stream, cfg, g)
+		err = runTUI(ctx, stream, cfg, g)
+	} else {
+		err = writeJSONLines(stream, stdout)
 	}
-	return writeJSONLines(stream, stdout)
+	if cfg.Log != nil && err != nil {
+		cfg.Log.Info("end", "error", err.Error())
+	} else if cfg.Log != nil {
+		cfg.Log.Info("end")
+	}
+	return err
 }
 
 // writeJSONLines prints the stream's events until it ends; the stream's

@@ -107,8 +107,12 @@ func (bf *brokerFetcher) run() {
 		f.inflight.Add(ask)
 		b, err := f.client.Broker(bf.id)
 		var resp *sarama.FetchResponse
+		start := time.Now()
 		if err == nil {
 			resp, err = b.Fetch(bf.request(in, ask))
+		}
+		if f.log != nil {
+			logFetch(f.log, bf.id, in, ask, resp, err, time.Since(start))
 		}
 		f.inflight.Add(-ask)
 		select {

@@ -122,6 +122,7 @@ func newLoop(ctx context.Context, s *Stream, starts []offsets.Start, bounds map[
 		}
 	}
 	l.fetch = newFetcher(cfg.Client, l.in, readAheadBytes(cfg.MaxBatchBytes), len(l.order))
+	l.fetch.log = cfg.Log
 	l.startReaders()
 	return l, nil
 }
