@@ -50,7 +50,7 @@ func (a *abortMarks) add(gen uint64, marks []TxnMark) {
 	if gen != a.gen {
 		a.gen, a.open = gen, nil
 	}
-	sorted := true
+	added := false
 	for _, m := range marks {
 		switch {
 		case !m.Marker:
@@ -65,20 +65,31 @@ func (a *abortMarks) add(gen uint64, marks []TxnMark) {
 			}
 			a.open[m.ProducerID] = ss
 		case m.Abort:
-			for _, s := range a.open[m.ProducerID] {
-				if n := len(a.aborted); n > 0 && a.aborted[n-1].from > s.from {
-					sorted = false
-				}
-				a.aborted = append(a.aborted, s)
-			}
+			a.aborted = append(a.aborted, a.open[m.ProducerID]...)
+			added = added || len(a.open[m.ProducerID]) > 0
 			delete(a.open, m.ProducerID)
 		default:
 			delete(a.open, m.ProducerID)
 		}
 	}
-	if !sorted {
-		slices.SortFunc(a.aborted, func(x, y span) int { return cmp.Compare(x.from, y.from) })
+	if added {
+		a.aborted = mergeSpans(a.aborted)
 	}
+}
+
+// mergeSpans sorts ss and merges the spans that overlap (offsets read
+// twice, after a seek back) or touch.
+func mergeSpans(ss []span) []span {
+	slices.SortFunc(ss, func(x, y span) int { return cmp.Compare(x.from, y.from) })
+	out := ss[:0]
+	for _, s := range ss {
+		if n := len(out); n > 0 && s.from <= out[n-1].until {
+			out[n-1].until = max(out[n-1].until, s.until)
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
 }
 
 // take returns, as ranges of p, the aborted offsets in [from, until),
