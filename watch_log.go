@@ -92,7 +92,9 @@ func (s saramaLog) log(msg string) {
 // (DESIGN §2.7), by the screen's rule (tui.EscapeString): messages and
 // attribute values, which can hold broker error messages, host and topic
 // names. Values of other kinds that print as text (errors, Stringers) are
-// turned into escaped strings first.
+// turned into escaped strings first. The text handler then writes logfmt:
+// a value with a space or a quote is quoted, its backslashes doubled, so
+// unquoting it gives the escaped text back.
 type escapeHandler struct{ h slog.Handler }
 
 func (e escapeHandler) Enabled(ctx context.Context, l slog.Level) bool { return e.h.Enabled(ctx, l) }

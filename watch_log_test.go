@@ -1,11 +1,15 @@
 package main
 
 import (
+	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
+	"github.com/IBM/sarama"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sasl/plain"
@@ -78,5 +82,38 @@ func TestWatchDebugLog(t *testing.T) {
 	}
 	if t.Failed() || os.Getenv("KBATCH_SHOW_LOG") != "" {
 		t.Logf("log:\n%s", log)
+	}
+}
+
+// Every string of the debug log is escaped for a terminal: messages,
+// string values, errors, groups and sarama's lines.
+func TestDebugLogEscapes(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "debug.log")
+	log, closeLog, err := openDebugLog(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hostile := "\x1b]0;PWN\x07\u202e\u0085\xff"
+	log.Info("msg "+hostile, "s", hostile, "err", errors.New(hostile), slog.Group("g", "in", hostile))
+	log.With("with", hostile).WithGroup("grp").Info("x", "k", hostile)
+	sarama.Logger.Printf("broker said %s\n", hostile)
+	closeLog()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !utf8.Valid(data) {
+		t.Fatalf("log is not UTF-8: %q", data)
+	}
+	for _, r := range string(data) {
+		if r < 0x20 && r != '\n' || r >= 0x7f && r <= 0x9f || r == 0x202e {
+			t.Fatalf("raw %U in the log:\n%q", r, data)
+		}
+	}
+	// The escaped text, quoted as logfmt quotes (backslashes doubled)
+	// where the value holds a space.
+	esc := `\x1b]0;PWN\x07\u202e\u0085\xff`
+	if n := strings.Count(string(data), esc) + strings.Count(string(data), strings.ReplaceAll(esc, `\`, `\\`)); n != 7 {
+		t.Fatalf("%d escaped copies, want 7:\n%s", n, data)
 	}
 }
