@@ -209,7 +209,11 @@ func (bf *brokerFetcher) handle(resp *sarama.FetchResponse, in []*reader, ask in
 			r.size = int32(min(2*int64(r.size), int64(f.maxBytes)))
 			continue
 		}
-		if len(d.Msgs) == 0 && d.Next == r.pos && blk.HighWaterMarkOffset > r.pos {
+		end := blk.HighWaterMarkOffset
+		if f.committed() && blk.LastStableOffset >= 0 {
+			end = blk.LastStableOffset // an open transaction is not "more to read"
+		}
+		if len(d.Msgs) == 0 && d.Next == r.pos && end > r.pos {
 			// Nothing came back from below the end of the log: the
 			// answer was full, or the partition's next batch is larger
 			// than its fetch size (some brokers then return nothing
