@@ -166,7 +166,7 @@ func dedupe(ss []string) []string {
 	return out
 }
 
-func runWatch(ctx context.Context, g *globalOptions, o *watchOptions, stdout io.Writer) error {
+func runWatch(ctx context.Context, g *globalOptions, o *watchOptions, stdout io.Writer) (rerr error) {
 	cfg, err := o.streamConfig(g)
 	pick := errors.Is(err, errNoTopic) && !o.noTUI // the TUI asks for the topics
 	if err != nil && !pick {
@@ -189,6 +189,13 @@ func runWatch(ctx context.Context, g *globalOptions, o *watchOptions, stdout io.
 			return err
 		}
 		defer closeLog()
+		defer func() {
+			if rerr != nil {
+				log.Info("end", "error", rerr.Error())
+			} else {
+				log.Info("end")
+			}
+		}()
 		cfg.Log = log
 	}
 	var client sarama.Client
@@ -249,16 +256,9 @@ func runWatch(ctx context.Context, g *globalOptions, o *watchOptions, stdout io.
 		return err
 	}
 	if !o.noTUI {
-		err = runTUI(ctx, stream, cfg, g)
-	} else {
-		err = writeJSONLines(stream, stdout)
+		return runTUI(ctx, stream, cfg, g)
 	}
-	if cfg.Log != nil && err != nil {
-		cfg.Log.Info("end", "error", err.Error())
-	} else if cfg.Log != nil {
-		cfg.Log.Info("end")
-	}
-	return err
+	return writeJSONLines(stream, stdout)
 }
 
 // writeJSONLines prints the stream's events until it ends; the stream's
