@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"sort"
 	"sync"
 	"time"
@@ -87,6 +88,20 @@ func Start(ctx context.Context, cfg Config) (*Stream, *Started, error) {
 	if cfg.Imported != nil {
 		in.Stored, in.StoredSource = cfg.Imported, offsets.SourceImport
 	}
+	redeliver := usablePending(pending, cfg.Explicit, cfg.Imported != nil)
+	if redeliver != nil {
+		// The batch is read again from its ranges' starts: those are the
+		// positions to check against the log start (a range retention
+		// passed is data loss, reported once, here).
+		stored := maps.Clone(in.Stored)
+		if stored == nil {
+			stored = map[offsets.Partition]int64{}
+		}
+		for _, r := range redeliver.Ranges {
+			stored[r.Partition] = r.From
+		}
+		in.Stored = stored
+	}
 	if lookups := offsets.TimeLookups(bounds, cfg.Explicit); len(lookups) > 0 {
 		if in.TimeOffsets, err = ListOffsetsForTimes(cfg.Client, lookups); err != nil {
 			return nil, nil, fmt.Errorf("looking up offsets by time: %w", err)
@@ -98,19 +113,23 @@ func Start(ctx context.Context, cfg Config) (*Stream, *Started, error) {
 	}
 	for _, n := range notices {
 		if cfg.FailOnDataLoss && (n.Code == offsets.CodeDataLoss || n.Code == offsets.CodeOutOfRange) {
-			return nil, nil, fmt.Errorf("%s (--fail-on-data-loss)", n.Message)
-		}
-	}
-	pending = usablePending(pending, starts, cfg.Explicit, cfg.Imported != nil)
-	if pending != nil {
-		for i := range starts {
-			for _, r := range pending.Ranges {
-				if r.Partition == starts[i].Partition {
-					starts[i].NextOffset, starts[i].Source = r.From, offsets.SourceStored
+			n = stopping(n)
+			if cfg.Store != nil {
+				if err := cfg.Store.AddEvent(cfg.Name, n); err != nil {
+					return nil, nil, err
 				}
 			}
+			return nil, nil, &DataLossError{Event: n}
 		}
 	}
+	if pending != nil && redeliver == nil {
+		n := droppedEvent(pending, cfg)
+		if err := cfg.Store.DropPending(cfg.Name, pending.ID, n); err != nil {
+			return nil, nil, err
+		}
+		notices = append([]offsets.Event{n}, notices...)
+	}
+	pending = redeliver
 	ctx, cancel := context.WithCancel(ctx)
 	s := &Stream{
 		cfg:    cfg,
@@ -125,8 +144,8 @@ func Start(ctx context.Context, cfg Config) (*Stream, *Started, error) {
 		cancel()
 		return nil, nil, err
 	}
-	if cfg.Store != nil && pending == nil {
-		if err := persistStarts(cfg, starts); err != nil {
+	if cfg.Store != nil {
+		if err := persistStarts(cfg, starts, pending); err != nil {
 			l.shutdown()
 			cancel()
 			return nil, nil, err
@@ -134,7 +153,7 @@ func Start(ctx context.Context, cfg Config) (*Stream, *Started, error) {
 	}
 	s.events <- s.started
 	for _, n := range notices {
-		if cfg.Store != nil {
+		if cfg.Store != nil && n.Code != offsets.CodeDropped { // DropPending recorded it
 			_ = cfg.Store.AddEvent(cfg.Name, n)
 		}
 		s.events <- &Notice{n}
@@ -149,8 +168,9 @@ func Start(ctx context.Context, cfg Config) (*Stream, *Started, error) {
 
 // usablePending keeps a pending batch for re-delivery unless explicit or
 // imported offsets name one of its partitions: then the user chose where to
-// start, and the batch id is reused by the first new batch.
-func usablePending(p *offsets.Batch, starts []offsets.Start, explicit []offsets.Spec, imported bool) *offsets.Batch {
+// start, the batch is dropped from the log, and its id is taken by the
+// first new batch.
+func usablePending(p *offsets.Batch, explicit []offsets.Spec, imported bool) *offsets.Batch {
 	if p == nil {
 		return nil
 	}
@@ -167,10 +187,23 @@ func usablePending(p *offsets.Batch, starts []offsets.Start, explicit []offsets.
 	return p
 }
 
+// droppedEvent says why the pending batch p is not re-delivered.
+func droppedEvent(p *offsets.Batch, cfg Config) offsets.Event {
+	why := "imported offsets (--from-spark) choose where its partitions start"
+	if cfg.Imported == nil {
+		why = "-o names one of its partitions"
+	}
+	e := offsets.NewEvent(time.Now(), offsets.CodeDropped, offsets.Partition{}, fmt.Sprintf(
+		"batch %d was planned and never acked; it is not re-delivered because %s; the next batch takes its id", p.ID, why))
+	e.Partition = -1
+	return e
+}
+
 // persistStarts writes the resolved start of every partition whose stored
 // next offset differs, so a restart resumes where this run began even for
-// partitions that never get a batch.
-func persistStarts(cfg Config, starts []offsets.Start) error {
+// partitions that never get a batch. The partitions of the batch being
+// re-delivered keep theirs: its ack moves them.
+func persistStarts(cfg Config, starts []offsets.Start, redeliver *offsets.Batch) error {
 	info, _, err := cfg.Store.Stream(cfg.Name)
 	if err != nil {
 		return err
@@ -178,6 +211,9 @@ func persistStarts(cfg Config, starts []offsets.Start) error {
 	next := map[offsets.Partition]int64{}
 	var moved []string
 	for _, st := range starts {
+		if redeliver != nil && hasRange(redeliver, st.Partition) {
+			continue
+		}
 		if cur, ok := info.Next[st.Partition]; !ok || cur != st.NextOffset {
 			next[st.Partition] = st.NextOffset
 			moved = append(moved, fmt.Sprintf("%s=%d (%s)", st.Partition, st.NextOffset, st.Source))
@@ -190,6 +226,28 @@ func persistStarts(cfg Config, starts []offsets.Start) error {
 	e := offsets.NewEvent(time.Now(), offsets.CodeReset, offsets.Partition{}, fmt.Sprintf("start positions: %v", moved))
 	e.Partition = -1
 	return cfg.Store.SetNext(cfg.Name, next, e)
+}
+
+// DataLossError ends a stream under Config.FailOnDataLoss: a position
+// below the log start (data loss) or above the high watermark. The event
+// is recorded in the store first and, while running, sent on Events.
+type DataLossError struct{ Event offsets.Event }
+
+// Error is the event's message, which says the stream stops.
+func (e *DataLossError) Error() string { return e.Event.Message }
+
+// stopping rewrites a data-loss or offset-out-of-range event for
+// --fail-on-data-loss: the stream stops there instead of going on.
+func stopping(e offsets.Event) offsets.Event {
+	p := offsets.Partition{Topic: e.Topic, Partition: e.Partition}
+	if e.Code == offsets.CodeDataLoss {
+		e.Message = fmt.Sprintf("%s: offset %d is below the log start %d: %d offsets were deleted before they were read; stopping (--fail-on-data-loss)",
+			p, e.Expected, e.LogStart, e.Lost)
+	} else {
+		e.Message = fmt.Sprintf("%s: offset %d is above the high watermark %d; stopping (--fail-on-data-loss)", p, e.Expected, e.HighWatermark)
+	}
+	e.To = -1
+	return e
 }
 
 // Events is the stream's event channel. It is closed after *Ended.

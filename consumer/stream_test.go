@@ -313,15 +313,19 @@ func TestStoredBelowLogStartIsDataLoss(t *testing.T) {
 	h.kc.DeleteRecords(topic, 0, 30)
 	st = h.openStore()
 	cfg = h.config(st, topic)
-	cfg.Reset = offsets.ResetEarliest
+	cfg.Reset = offsets.ResetLatest // data loss reads on at the log start whatever --reset says
 	cfg.UntilEnd = true
 	evs = run(t, cfg)
 	loss := notices(evs, offsets.CodeDataLoss)
-	if len(loss) != 1 || loss[0].Expected != 15 || loss[0].LogStart != 30 || loss[0].Partition != 0 {
+	if len(loss) != 1 || loss[0].Expected != 15 || loss[0].LogStart != 30 || loss[0].Lost != 15 || loss[0].Partition != 0 {
 		t.Fatalf("data-loss notices %+v", loss)
 	}
-	if f, u, _ := covered(t, batches(evs), offsets.Partition{Topic: topic, Partition: 0}); f != 30 || u != 40 {
+	bs := batches(evs)
+	if f, u, _ := covered(t, bs, offsets.Partition{Topic: topic, Partition: 0}); f != 30 || u != 40 {
 		t.Errorf("after data loss read [%d,%d), want [30,40)", f, u)
+	}
+	if r := bs[0].Ranges[0]; r.Jump != offsets.CodeDataLoss {
+		t.Errorf("first batch after the loss %+v, want it marked data-loss", r)
 	}
 	st.Close()
 
@@ -335,8 +339,15 @@ func TestStoredBelowLogStartIsDataLoss(t *testing.T) {
 	}
 	cfg = h.config(st, topic)
 	cfg.FailOnDataLoss = true
-	if _, _, err := Start(context.Background(), cfg); err == nil {
-		t.Fatal("start with data loss and --fail-on-data-loss succeeded")
+	_, _, err := Start(context.Background(), cfg)
+	var dl *DataLossError
+	if !errors.As(err, &dl) || dl.Event.Code != offsets.CodeDataLoss || dl.Event.Expected != 35 {
+		t.Fatalf("start with data loss and --fail-on-data-loss: %v, want a *DataLossError for 35", err)
+	}
+	// The event is in the store before the stream refuses to start.
+	stored, _ := st.Events("test", 1)
+	if len(stored) != 1 || stored[0].Code != offsets.CodeDataLoss || stored[0].Expected != 35 {
+		t.Fatalf("newest stored event %+v, want the data loss", stored)
 	}
 }
 

@@ -96,11 +96,14 @@ func (s *Store) EnsureStream(name string, brokers, topics []string) (err error) 
 
 // SetNext sets the next offsets of the partitions in next (others keep
 // theirs) and records e in the event log, in one transaction: `offsets set`,
-// imports and persisted seeks. e is not recorded when e.Code is empty.
+// imports, the starts a stream stores. e is not recorded when e.Code is
+// empty.
 //
 // A pending planned batch is left alone: acking it later still moves its
 // partitions to its Untils, and a restart re-delivers it. Offline callers
-// should look at Pending first and say so.
+// should look at Pending first and say so. A seek kept for the partitions
+// set (Store.Seek) is forgotten: the newer position wins, and the pending
+// batch's ack does not store the seek's offset over it.
 func (s *Store) SetNext(stream string, next map[Partition]int64, e Event) error {
 	for p, off := range next {
 		if off < 0 {
@@ -113,6 +116,7 @@ func (s *Store) SetNext(stream string, next map[Partition]int64, e Event) error 
 				return err
 			}
 		}
+		st.dropSeeks(func(p Partition) bool { _, set := next[p]; return set })
 		return st.record(e, s.maxEvents)
 	})
 }
@@ -140,23 +144,56 @@ func (s *Store) Seek(stream string, p Partition, offset int64, through uint64, e
 }
 
 // ResetSeeks is for a stream starting: the seeks kept from its last run
-// apply up to batch through at most (the pending batch it re-delivers),
-// or, with through 0, no longer (nothing is re-delivered).
-func (s *Store) ResetSeeks(stream string, through uint64) error {
+// apply, up to its id at most, to the partitions of the pending batch it
+// re-delivers; with pending nil (nothing is re-delivered), and for every
+// other partition (it starts at the seek's stored offset), they are spent.
+func (s *Store) ResetSeeks(stream string, pending *Batch) error {
 	return s.update(stream, func(st *streamTx) error {
-		kept := st.meta.Seeks[:0]
-		for _, m := range st.meta.Seeks {
-			if through > st.meta.LastBatch {
-				m.Through = min(m.Through, through)
-				kept = append(kept, m)
-			}
-		}
-		st.meta.Seeks = kept
-		if len(kept) == 0 {
+		if pending == nil || pending.ID <= st.meta.LastBatch {
 			st.meta.Seeks = nil
+			return st.putMeta()
+		}
+		in := map[Partition]bool{}
+		for _, r := range pending.Ranges {
+			in[r.Partition] = true
+		}
+		st.dropSeeks(func(p Partition) bool { return !in[p] })
+		for i := range st.meta.Seeks {
+			st.meta.Seeks[i].Through = min(st.meta.Seeks[i].Through, pending.ID)
 		}
 		return st.putMeta()
 	})
+}
+
+// DropPending is for a stream starting that will not re-deliver its
+// pending batch id (explicit or imported offsets chose where its
+// partitions start): the batch leaves the log and e is recorded, in one
+// transaction, so the new batch that takes the id is a new batch, not a
+// re-delivery. An id that is not the pending batch is ErrBatchOrder.
+func (s *Store) DropPending(stream string, id uint64, e Event) error {
+	defer s.forget(stream)
+	return s.update(stream, func(st *streamTx) error {
+		key := idKey(id)
+		if id != st.meta.LastBatch+1 || st.batches.Get(key) == nil {
+			return fmt.Errorf("%w: drop of batch %d, but the pending batch is %d (last acked %d)",
+				ErrBatchOrder, id, st.meta.LastBatch+1, st.meta.LastBatch)
+		}
+		if err := st.batches.Delete(key); err != nil {
+			return err
+		}
+		st.dropSeeks(func(Partition) bool { return true })
+		return st.record(e, s.maxEvents)
+	})
+}
+
+// dropSeeks forgets the kept seeks of the partitions drop says.
+func (st *streamTx) dropSeeks(drop func(Partition) bool) {
+	st.meta.Seeks = slices.DeleteFunc(st.meta.Seeks, func(m seekMark) bool {
+		return drop(Partition{Topic: m.Topic, Partition: m.Partition})
+	})
+	if len(st.meta.Seeks) == 0 {
+		st.meta.Seeks = nil
+	}
 }
 
 // record ends a write of positions: e goes to the event log (when it has
