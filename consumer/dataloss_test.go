@@ -215,3 +215,60 @@ func TestDataLossWhileRunningIgnoresResetLatest(t *testing.T) {
 		}
 	}
 }
+
+// Issue 13, bug 4 across a crash: data loss at start stores the log start
+// as the position; when the stream stops before its first batch, the next
+// start still marks that batch as a data-loss jump (the store keeps why
+// the position moved until a range from it is acked). A start that moves
+// a stored position with -o marks its first range as a reset.
+func TestStartJumpsSurviveARestartBeforeTheFirstBatch(t *testing.T) {
+	h := newHarness(t)
+	topic := h.kc.Topic("expiring", 1)
+	h.kc.ProduceN(topic, 0, 300, 20)
+	p0 := offsets.Partition{Topic: topic, Partition: 0}
+	st := h.openStore()
+	defer st.Close()
+	if err := st.EnsureStream("test", h.kc.Brokers, []string{topic}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SetNext("test", map[offsets.Partition]int64{p0: 20}, offsets.Event{}); err != nil {
+		t.Fatal(err)
+	}
+	h.kc.DeleteRecords(topic, 0, 100)
+	cfg := h.config(st, topic)
+	cfg.Interval, cfg.MaxPerPartition = time.Hour, 1_000_000 // no batch before the stop
+	s, _, err := Start(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = s.Close()
+	var evs []Event
+	for ev := range s.Events() {
+		evs = append(evs, ev)
+	}
+	if bs := batches(evs); len(bs) != 0 {
+		t.Fatalf("the first run cut a batch: %s", describe(evs))
+	}
+	if info, _, _ := st.Stream("test"); info.Next[p0] != 100 || info.Moved[p0] != offsets.CodeDataLoss {
+		t.Fatalf("stored %d, moved %v; want 100 (the log start) marked data-loss", info.Next[p0], info.Moved)
+	}
+
+	cfg = h.config(st, topic)
+	cfg.MaxBatches = 1
+	bs := batches(runWithin(t, cfg, time.Minute))
+	if r := bs[0].Ranges[0]; r.From != 100 || r.Jump != offsets.CodeDataLoss {
+		t.Fatalf("first batch after the restart %+v, want from 100 marked data-loss", r)
+	}
+	if info, _, _ := st.Stream("test"); info.Moved != nil {
+		t.Fatalf("moved %v after the ack, want none", info.Moved)
+	}
+
+	// -o moves the stored position: the first range says reset.
+	cfg = h.config(st, topic)
+	cfg.Explicit = []offsets.Spec{spec(t, topic+":0=150")}
+	cfg.MaxBatches = 1
+	bs = batches(runWithin(t, cfg, time.Minute))
+	if r := bs[0].Ranges[0]; r.From != 150 || r.Jump != offsets.CodeReset {
+		t.Fatalf("first batch after -o %+v, want from 150 marked reset", r)
+	}
+}

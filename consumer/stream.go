@@ -72,12 +72,12 @@ func Start(ctx context.Context, cfg Config) (*Stream, *Started, error) {
 		Now:          time.Now(),
 	}
 	var pending *offsets.Batch
+	var info offsets.StreamInfo
 	if cfg.Store != nil {
 		if err := cfg.Store.EnsureStream(cfg.Name, cfg.Brokers, cfg.Topics); err != nil {
 			return nil, nil, err
 		}
-		info, _, err := cfg.Store.Stream(cfg.Name)
-		if err != nil {
+		if info, _, err = cfg.Store.Stream(cfg.Name); err != nil {
 			return nil, nil, err
 		}
 		in.Stored = info.Next
@@ -130,6 +130,7 @@ func Start(ctx context.Context, cfg Config) (*Stream, *Started, error) {
 		notices = append([]offsets.Event{n}, notices...)
 	}
 	pending = redeliver
+	markMoved(starts, info, pending)
 	ctx, cancel := context.WithCancel(ctx)
 	s := &Stream{
 		cfg:    cfg,
@@ -199,16 +200,41 @@ func droppedEvent(p *offsets.Batch, cfg Config) offsets.Event {
 	return e
 }
 
+// markMoved sets the Jump of the starts that are not where the store's
+// last acked range of the partition left it (DESIGN §2.3): a start that
+// moves a stored position (-o, an import, @TIME) is a reset, and a stored
+// position that was moved without an ack since (data loss or a reset at a
+// start that had no batch, `offsets set`, a seek) keeps its code. The
+// partitions of the batch re-delivered start with its ranges.
+func markMoved(starts []offsets.Start, info offsets.StreamInfo, redeliver *offsets.Batch) {
+	for i := range starts {
+		st := &starts[i]
+		if st.Jump != "" || (redeliver != nil && hasRange(redeliver, st.Partition)) {
+			continue
+		}
+		prev, ok := info.Next[st.Partition]
+		switch {
+		case ok && prev != st.NextOffset:
+			st.Jump = offsets.CodeReset
+		case ok && info.Moved[st.Partition] != "":
+			st.Jump = info.Moved[st.Partition]
+		}
+	}
+}
+
 // persistStarts writes the resolved start of every partition whose stored
 // next offset differs, so a restart resumes where this run began even for
-// partitions that never get a batch. The partitions of the batch being
-// re-delivered keep theirs: its ack moves them.
+// partitions that never get a batch, and marks each moved with its Jump
+// (reset when it has none) until its first range is acked: a restart
+// before then marks that range all the same. The partitions of the batch
+// being re-delivered keep theirs: its ack moves them.
 func persistStarts(cfg Config, starts []offsets.Start, redeliver *offsets.Batch) error {
 	info, _, err := cfg.Store.Stream(cfg.Name)
 	if err != nil {
 		return err
 	}
 	next := map[offsets.Partition]int64{}
+	jumps := map[offsets.Partition]string{}
 	var moved []string
 	for _, st := range starts {
 		if redeliver != nil && hasRange(redeliver, st.Partition) {
@@ -217,6 +243,9 @@ func persistStarts(cfg Config, starts []offsets.Start, redeliver *offsets.Batch)
 		if cur, ok := info.Next[st.Partition]; !ok || cur != st.NextOffset {
 			next[st.Partition] = st.NextOffset
 			moved = append(moved, fmt.Sprintf("%s=%d (%s)", st.Partition, st.NextOffset, st.Source))
+			if st.Jump != "" {
+				jumps[st.Partition] = st.Jump
+			}
 		}
 	}
 	if len(next) == 0 {
@@ -225,7 +254,7 @@ func persistStarts(cfg Config, starts []offsets.Start, redeliver *offsets.Batch)
 	sort.Strings(moved)
 	e := offsets.NewEvent(time.Now(), offsets.CodeReset, offsets.Partition{}, fmt.Sprintf("start positions: %v", moved))
 	e.Partition = -1
-	return cfg.Store.SetNext(cfg.Name, next, e)
+	return cfg.Store.SetStarts(cfg.Name, next, jumps, e)
 }
 
 // DataLossError ends a stream under Config.FailOnDataLoss: a position

@@ -186,6 +186,9 @@ func (s *Store) ackTx(st *streamTx, stream string, id uint64, at time.Time) erro
 			return err
 		}
 	}
+	if err := st.clearMoved(b.Ranges); err != nil {
+		return err
+	}
 	if err := st.applySeeks(id); err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package offsets
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 	"time"
@@ -25,6 +26,11 @@ type StreamInfo struct {
 	// restart that re-delivers a pending batch moves these partitions to
 	// their seek's offset after it.
 	Seeks map[Partition]int64
+	// Moved names, by partition, why its next offset moved without an ack
+	// since its last acked range (a jump code: data-loss, reset, set,
+	// import, seek…); nil when none did. The first range a watch reads
+	// from such a position is marked with it (DESIGN §2.3).
+	Moved map[Partition]string
 }
 
 // Streams returns every stream in the store, ordered by name.
@@ -73,7 +79,7 @@ func (s *Store) EnsureStream(name string, brokers, topics []string) (err error) 
 		if err != nil {
 			return err
 		}
-		for _, sub := range [][]byte{bucketNext, bucketBatches, bucketEvents} {
+		for _, sub := range [][]byte{bucketNext, bucketBatches, bucketEvents, bucketMoved} {
 			if _, err := b.CreateBucketIfNotExists(sub); err != nil {
 				return err
 			}
@@ -104,7 +110,17 @@ func (s *Store) EnsureStream(name string, brokers, topics []string) (err error) 
 // should look at Pending first and say so. A seek kept for the partitions
 // set (Store.Seek) is forgotten: the newer position wins, and the pending
 // batch's ack does not store the seek's offset over it.
+//
+// A partition that had a next offset and gets another one is marked as
+// moved with e.Code (StreamInfo.Moved), unless e.Code is empty.
 func (s *Store) SetNext(stream string, next map[Partition]int64, e Event) error {
+	return s.SetStarts(stream, next, nil, e)
+}
+
+// SetStarts is SetNext where each partition moved carries its own jump
+// code: jumps[p] when set (data-loss, offset-out-of-range at a start),
+// else e.Code. A watch stores its resolved starts with it.
+func (s *Store) SetStarts(stream string, next map[Partition]int64, jumps map[Partition]string, e Event) error {
 	for p, off := range next {
 		if off < 0 {
 			return fmt.Errorf("store %s: stream %q: next offset %d for %s is negative", s.path, stream, off, p)
@@ -112,7 +128,18 @@ func (s *Store) SetNext(stream string, next map[Partition]int64, e Event) error 
 	}
 	return s.update(stream, func(st *streamTx) error {
 		for p, off := range next {
-			if err := st.next.Put(partitionKey(p), offsetValue(off)); err != nil {
+			key := partitionKey(p)
+			old := st.next.Get(key)
+			code := jumps[p]
+			if code == "" {
+				code = e.Code
+			}
+			if old != nil && code != "" && !bytes.Equal(old, offsetValue(off)) {
+				if err := st.markMoved(p, code); err != nil {
+					return err
+				}
+			}
+			if err := st.next.Put(key, offsetValue(off)); err != nil {
 				return err
 			}
 		}
@@ -133,6 +160,9 @@ func (s *Store) Seek(stream string, p Partition, offset int64, through uint64, e
 	}
 	return s.update(stream, func(st *streamTx) error {
 		if err := st.next.Put(partitionKey(p), offsetValue(offset)); err != nil {
+			return err
+		}
+		if err := st.markMoved(p, CodeSeek); err != nil {
 			return err
 		}
 		st.meta.Seeks = slices.DeleteFunc(st.meta.Seeks, func(m seekMark) bool { return m.Topic == p.Topic && m.Partition == p.Partition })
@@ -219,7 +249,11 @@ func (st *streamTx) applySeeks(id uint64) error {
 		if id > m.Through {
 			continue
 		}
-		if err := st.next.Put(partitionKey(Partition{Topic: m.Topic, Partition: m.Partition}), offsetValue(m.Offset)); err != nil {
+		p := Partition{Topic: m.Topic, Partition: m.Partition}
+		if err := st.next.Put(partitionKey(p), offsetValue(m.Offset)); err != nil {
+			return err
+		}
+		if err := st.markMoved(p, CodeSeek); err != nil {
 			return err
 		}
 		if id < m.Through {

@@ -506,3 +506,44 @@ func TestResetSeeksAndDropPending(t *testing.T) {
 		t.Fatalf("new batch 1 %+v, seeks %v; want a new batch from 100, no seek kept", got, info.Seeks)
 	}
 }
+
+// A next offset moved without an ack is marked with why (StreamInfo.Moved)
+// until a range of the partition is acked: SetNext marks a partition that
+// had another offset with the event's code, SetStarts with each one's own,
+// a seek with "seek", a kept seek again at the ack that re-applies it.
+func TestMovedMarksUntilAnAck(t *testing.T) {
+	s := openTest(t)
+	mustEnsure(t, s, "events")
+	moved := func() map[Partition]string {
+		info, _, _ := s.Stream("events")
+		return info.Moved
+	}
+	if err := s.SetNext("events", map[Partition]int64{ev(0): 5, ev(1): 5}, NewEvent(testNow, CodeSet, ev(0), "first")); err != nil {
+		t.Fatal(err)
+	}
+	if m := moved(); m != nil {
+		t.Fatalf("moved %v after first positions, want none (nothing was there)", m)
+	}
+	if err := s.SetStarts("events", map[Partition]int64{ev(0): 50, ev(1): 5, ev(2): 7},
+		map[Partition]string{ev(0): CodeDataLoss}, NewEvent(testNow, CodeReset, Partition{}, "starts")); err != nil {
+		t.Fatal(err)
+	}
+	if m := moved(); !reflect.DeepEqual(m, map[Partition]string{ev(0): CodeDataLoss}) {
+		t.Fatalf("moved %v, want events[0] data-loss alone (events[1] did not move, events[2] is new)", m)
+	}
+	if err := s.Plan("events", testBatch(1, 1, 50)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Seek("events", ev(1), 2, 1, Event{}); err != nil {
+		t.Fatal(err)
+	}
+	if m := moved(); !reflect.DeepEqual(m, map[Partition]string{ev(0): CodeDataLoss, ev(1): CodeSeek}) {
+		t.Fatalf("moved %v after the seek", m)
+	}
+	if err := s.Ack("events", 1, testNow); err != nil {
+		t.Fatal(err)
+	}
+	if m := moved(); !reflect.DeepEqual(m, map[Partition]string{ev(1): CodeSeek}) {
+		t.Fatalf("moved %v after acking events[0]'s range, want the kept seek's alone", m)
+	}
+}
