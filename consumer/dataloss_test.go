@@ -153,69 +153,6 @@ func TestRedeliveryAfterRetentionMarksTheLoss(t *testing.T) {
 	}
 }
 
-// DESIGN §2.5: data loss while running continues at the log start whatever
-// --reset says (latest here), and the event counts the offsets lost.
-func TestDataLossWhileRunningIgnoresResetLatest(t *testing.T) {
-	h := newHarness(t)
-	topic := h.kc.Topic("events", 1)
-	h.kc.ProduceN(topic, 0, 200, 20)
-	p0 := offsets.Partition{Topic: topic, Partition: 0}
-	cfg := h.config(nil, topic)
-	cfg.Reset = offsets.ResetLatest
-	cfg.Explicit = []offsets.Spec{spec(t, topic+":0=0")}
-	cfg.ManualAck = true
-	cfg.MaxPerPartition = 50
-	s, _, err := Start(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	timeout := time.After(time.Minute)
-	var loss *offsets.Event
-	deleted := false
-	for {
-		var ev Event
-		select {
-		case ev = <-s.Events():
-		case <-timeout:
-			t.Fatal("no batch after the data loss")
-		}
-		switch ev := ev.(type) {
-		case *Notice:
-			if ev.Code == offsets.CodeDataLoss {
-				e := ev.Event
-				loss = &e
-			}
-		case *BatchEvent:
-			b := ev.Batch
-			if b.State != offsets.StatePlanned {
-				continue
-			}
-			for _, r := range b.Ranges {
-				if r.Partition != p0 {
-					continue
-				}
-				if r.Jump == offsets.CodeDataLoss {
-					if r.From != 1000 || loss == nil || loss.LogStart != 1000 || loss.Lost != 1000-loss.Expected || loss.To != 1000 {
-						t.Fatalf("range after the loss %+v, event %+v; want from 1000 (the log start) with the lost offsets counted", r, loss)
-					}
-					return
-				}
-			}
-			if !deleted {
-				// Batch 1 waits for its ack; the reader has stopped at
-				// the read-ahead. Now retention passes everything.
-				h.kc.ProduceN(topic, 0, 1000, 20)
-				h.kc.DeleteRecords(topic, 0, 1000)
-				deleted = true
-			}
-			if err := s.Ack(b.ID); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-}
-
 // Issue 13, bug 4 across a crash: data loss at start stores the log start
 // as the position; when the stream stops before its first batch, the next
 // start still marks that batch as a data-loss jump (the store keeps why

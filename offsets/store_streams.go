@@ -148,84 +148,6 @@ func (s *Store) SetStarts(stream string, next map[Partition]int64, jumps map[Par
 	})
 }
 
-// Seek stores a running stream's seek of p to offset at once. through is
-// the id of the last batch the stream cut before the seek: while batches
-// up to it are not acked, the seek is kept in the stream as well, and the
-// ack of each of them (Ack, AckAndPlan) stores offset again after moving
-// the partition to the batch's Until, in the same transaction. So a batch
-// cut before a seek never undoes it, even across a crash.
-func (s *Store) Seek(stream string, p Partition, offset int64, through uint64, e Event) error {
-	if offset < 0 {
-		return fmt.Errorf("store %s: stream %q: next offset %d for %s is negative", s.path, stream, offset, p)
-	}
-	return s.update(stream, func(st *streamTx) error {
-		if err := st.next.Put(partitionKey(p), offsetValue(offset)); err != nil {
-			return err
-		}
-		if err := st.markMoved(p, CodeSeek); err != nil {
-			return err
-		}
-		st.meta.Seeks = slices.DeleteFunc(st.meta.Seeks, func(m seekMark) bool { return m.Topic == p.Topic && m.Partition == p.Partition })
-		if through > st.meta.LastBatch {
-			st.meta.Seeks = append(st.meta.Seeks, seekMark{Topic: p.Topic, Partition: p.Partition, Offset: offset, Through: through})
-		}
-		return st.record(e, s.maxEvents)
-	})
-}
-
-// ResetSeeks is for a stream starting: the seeks kept from its last run
-// apply, up to its id at most, to the partitions of the pending batch it
-// re-delivers; with pending nil (nothing is re-delivered), and for every
-// other partition (it starts at the seek's stored offset), they are spent.
-func (s *Store) ResetSeeks(stream string, pending *Batch) error {
-	return s.update(stream, func(st *streamTx) error {
-		if pending == nil || pending.ID <= st.meta.LastBatch {
-			st.meta.Seeks = nil
-			return st.putMeta()
-		}
-		in := map[Partition]bool{}
-		for _, r := range pending.Ranges {
-			in[r.Partition] = true
-		}
-		st.dropSeeks(func(p Partition) bool { return !in[p] })
-		for i := range st.meta.Seeks {
-			st.meta.Seeks[i].Through = min(st.meta.Seeks[i].Through, pending.ID)
-		}
-		return st.putMeta()
-	})
-}
-
-// DropPending is for a stream starting that will not re-deliver its
-// pending batch id (explicit or imported offsets chose where its
-// partitions start): the batch leaves the log and e is recorded, in one
-// transaction, so the new batch that takes the id is a new batch, not a
-// re-delivery. An id that is not the pending batch is ErrBatchOrder.
-func (s *Store) DropPending(stream string, id uint64, e Event) error {
-	defer s.forget(stream)
-	return s.update(stream, func(st *streamTx) error {
-		key := idKey(id)
-		if id != st.meta.LastBatch+1 || st.batches.Get(key) == nil {
-			return fmt.Errorf("%w: drop of batch %d, but the pending batch is %d (last acked %d)",
-				ErrBatchOrder, id, st.meta.LastBatch+1, st.meta.LastBatch)
-		}
-		if err := st.batches.Delete(key); err != nil {
-			return err
-		}
-		st.dropSeeks(func(Partition) bool { return true })
-		return st.record(e, s.maxEvents)
-	})
-}
-
-// dropSeeks forgets the kept seeks of the partitions drop says.
-func (st *streamTx) dropSeeks(drop func(Partition) bool) {
-	st.meta.Seeks = slices.DeleteFunc(st.meta.Seeks, func(m seekMark) bool {
-		return drop(Partition{Topic: m.Topic, Partition: m.Partition})
-	})
-	if len(st.meta.Seeks) == 0 {
-		st.meta.Seeks = nil
-	}
-}
-
 // record ends a write of positions: e goes to the event log (when it has
 // a code), and the stream is marked updated at e's time (or now).
 func (st *streamTx) record(e Event, maxEvents int) error {
@@ -239,32 +161,6 @@ func (st *streamTx) record(e Event, maxEvents int) error {
 		st.meta.Updated = time.Now()
 	}
 	return st.putMeta()
-}
-
-// applySeeks stores again the seeks the ack of batch id just undid, and
-// forgets those no batch left to ack was cut before.
-func (st *streamTx) applySeeks(id uint64) error {
-	kept := st.meta.Seeks[:0]
-	for _, m := range st.meta.Seeks {
-		if id > m.Through {
-			continue
-		}
-		p := Partition{Topic: m.Topic, Partition: m.Partition}
-		if err := st.next.Put(partitionKey(p), offsetValue(m.Offset)); err != nil {
-			return err
-		}
-		if err := st.markMoved(p, CodeSeek); err != nil {
-			return err
-		}
-		if id < m.Through {
-			kept = append(kept, m)
-		}
-	}
-	st.meta.Seeks = kept
-	if len(kept) == 0 {
-		st.meta.Seeks = nil
-	}
-	return nil
 }
 
 func (s *Store) writable() error {
