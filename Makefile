@@ -5,8 +5,12 @@
 
 GO      ?= go
 BIN     := bin/kbatch
-VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS := -s -w -X main.version=$(VERSION)
+# kbatch version prints VERSION (a v* tag; empty outside a tagged checkout,
+# then the binary says "dev") and COMMIT. go install builds get both from
+# debug.ReadBuildInfo instead.
+VERSION ?= $(shell git describe --tags --match 'v*' --dirty 2>/dev/null)
+COMMIT  ?= $(shell c=$$(git rev-parse --short=12 HEAD 2>/dev/null) && { git diff --quiet HEAD || c=$$c+dirty; } && echo $$c)
+LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 
 .PHONY: all build demo test bench bench-kafka fuzz lint screenshots clean
 

@@ -161,6 +161,14 @@ func dedupe(ss []string) []string {
 
 func runWatch(ctx context.Context, g *globalOptions, o *watchOptions, stdout io.Writer) error {
 	cfg, err := o.streamConfig(g)
+	if errors.Is(err, errNoTopic) {
+		// With neither topics nor brokers, the brokers are what to ask
+		// for first: a first run learns how to reach a cluster (or that
+		// the demo exists) before it hears about topics.
+		if _, cerr := g.connection(); errors.Is(cerr, errNoBrokers) {
+			return cerr
+		}
+	}
 	pick := errors.Is(err, errNoTopic) && !o.noTUI // the TUI asks for the topics
 	if err != nil && !pick {
 		return err
