@@ -170,6 +170,8 @@ config file's [clusters.NAME] profile (see config.example.toml).`,
 	// "kbatch [flags]" runs watch.
 	root.RunE = watch.RunE
 	root.Flags().AddFlagSet(watch.Flags())
+	root.AddCommand(newGenDocsCommand(root))
+	addCompletions(root, g)
 	return root
 }
 

@@ -82,6 +82,17 @@ func versionLine(ldVersion, ldCommit string, info *debug.BuildInfo, platform str
 	return fmt.Sprintf("kbatch %s (commit %s, %s, %s)", ver, rev, goVer, platform)
 }
 
+// displayVersion is the version part of currentVersionLine.
+func displayVersion() string {
+	if version != "" {
+		return version
+	}
+	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" && info.Main.Version != "(devel)" {
+		return info.Main.Version
+	}
+	return "dev"
+}
+
 // pseudoVersionRevision is the 12-digit revision that ends a Go
 // pseudo-version (vX.Y.Z-yyyymmddhhmmss-abcdefabcdef, maybe +incompatible
 // or +dirty), or "" for a release version.
