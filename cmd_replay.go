@@ -131,6 +131,7 @@ func runReplay(ctx context.Context, g *globalOptions, o *replayOptions, args []s
 		return err
 	}
 	defer client.Close()
+	setLeaderLookup(enc, client)
 	tasks, err := replay.Plan(client, specs)
 	if err != nil {
 		return err

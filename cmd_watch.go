@@ -250,6 +250,7 @@ func runWatch(ctx context.Context, g *globalOptions, o *watchOptions, stdout, st
 		defer client.Close()
 	}
 	cfg.Client, cfg.Brokers = client, cc.Brokers
+	setLeaderLookup(enc, client)
 
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
@@ -263,6 +264,19 @@ func runWatch(ctx context.Context, g *globalOptions, o *watchOptions, stdout, st
 	return writeJSONLines(stream, events)
 }
 
+// setLeaderLookup lets a kcat encoder name each partition's leader, as
+// kcat's "broker" does; other encoders need nothing.
+func setLeaderLookup(enc consumer.RecordAppender, client sarama.Client) {
+	if k, ok := enc.(*consumer.KcatEncoder); ok {
+		k.Leader = func(topic string, partition int32) int32 {
+			if b, err := client.Leader(topic, partition); err == nil {
+				return b.ID()
+			}
+			return -1
+		}
+	}
+}
+
 // sinkFormats are the values of --format (watch's --sink, replay).
 var sinkFormats = []string{"json", "kcat"}
 
@@ -272,7 +286,7 @@ func recordFormat(format string) (consumer.RecordAppender, error) {
 	case "json":
 		return &consumer.RecordEncoder{}, nil
 	case "kcat":
-		return consumer.KcatEncoder{}, nil
+		return &consumer.KcatEncoder{}, nil
 	}
 	return nil, usagef("invalid --format %q: want json (kbatch's record lines) or kcat (kcat -J's shape)", format)
 }

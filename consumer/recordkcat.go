@@ -20,9 +20,11 @@ type RecordAppender interface {
 //	{"topic":"events","partition":0,"offset":51,"tstype":"unknown","ts":1764410400123,"broker":-1,"headers":["source","web"],"key":"user-7","payload":"{\"seq\":51}"}
 //
 // Fields and order are kcat's. Where kbatch knows less than librdkafka it
-// writes kcat's own "don't know" values: tstype is "unknown" (the decoder
-// keeps the timestamp, with a log-append time already applied, not its
-// type) and broker is -1. tstype and ts are left out, as kcat does, for a
+// says so in kcat's own words: tstype is "unknown" (the decoder keeps the
+// timestamp, with a log-append time already applied, not its type), and
+// broker is the partition's leader as Leader tells it when the record is
+// written (kcat: the broker that served the fetch), -1 without Leader or
+// when it does not know. tstype and ts are left out, as kcat does, for a
 // record without a timestamp (message format v0); headers only when the
 // record has some, as a flat [name, value, ...] array with null for an
 // absent value.
@@ -31,10 +33,24 @@ type RecordAppender interface {
 // (the escaping of AppendRecordJSON): a key or payload that is not valid
 // UTF-8 is written as key_b64/payload_b64 (base64) instead, and headers
 // with any such name or value as headers_b64, every name and value base64.
-type KcatEncoder struct{}
+//
+// A KcatEncoder is used by one goroutine at a time.
+type KcatEncoder struct {
+	// Leader returns the id of the partition's leader broker, or -1.
+	Leader func(topic string, partition int32) int32
+
+	last      partitionKey
+	lastValid bool
+	leader    int32
+}
+
+type partitionKey struct {
+	topic     string
+	partition int32
+}
 
 // Append implements RecordAppender.
-func (KcatEncoder) Append(buf []byte, m *sarama.ConsumerMessage) []byte {
+func (e *KcatEncoder) Append(buf []byte, m *sarama.ConsumerMessage) []byte {
 	buf = append(buf, `{"topic":`...)
 	buf = AppendJSONString(buf, m.Topic)
 	buf = append(buf, `,"partition":`...)
@@ -45,13 +61,26 @@ func (KcatEncoder) Append(buf []byte, m *sarama.ConsumerMessage) []byte {
 		buf = append(buf, `,"tstype":"unknown","ts":`...)
 		buf = strconv.AppendInt(buf, m.Timestamp.UnixMilli(), 10)
 	}
-	buf = append(buf, `,"broker":-1`...)
+	buf = append(buf, `,"broker":`...)
+	buf = strconv.AppendInt(buf, int64(e.broker(m.Topic, m.Partition)), 10)
 	if len(m.Headers) > 0 {
 		buf = appendKcatHeaders(buf, m.Headers)
 	}
 	buf = appendBytesField(buf, "key", m.Key)
 	buf = appendBytesField(buf, "payload", m.Value)
 	return append(buf, "}\n"...)
+}
+
+// broker asks Leader once per run of records of one partition.
+func (e *KcatEncoder) broker(topic string, partition int32) int32 {
+	if e.Leader == nil {
+		return -1
+	}
+	k := partitionKey{topic, partition}
+	if !e.lastValid || k != e.last {
+		e.last, e.lastValid, e.leader = k, true, e.Leader(topic, partition)
+	}
+	return e.leader
 }
 
 func appendKcatHeaders(buf []byte, hs []*sarama.RecordHeader) []byte {
