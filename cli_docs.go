@@ -48,10 +48,11 @@ func newGenDocsCommand(root *cobra.Command) *cobra.Command {
 }
 
 // docTree prepares root for generated documents: no date stamp (so the
-// output is reproducible) and the completion and help commands cobra
-// otherwise adds only when it runs.
+// output is reproducible), and the --version flag and the completion and
+// help commands that cobra otherwise adds only when it runs.
 func docTree(root *cobra.Command) {
 	root.DisableAutoGenTag = true
+	root.InitDefaultVersionFlag()
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
 }

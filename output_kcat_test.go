@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
@@ -118,5 +120,30 @@ func TestSinkStdoutNeedsNoTUI(t *testing.T) {
 	_, errOut, code = runKbatch(t, "replay", "events:0:0-1", "-b", "127.0.0.1:1", "--format", "kcat", "--to-topic", "x")
 	if code != exitUsage || !strings.Contains(errOut, "--to-topic") {
 		t.Errorf("replay --format kcat --to-topic: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// TestReplayOutFileIsPrivate: a new --out file holds records, which may be
+// anyone's data, so it is created 0600 like every file kbatch writes
+// (DESIGN §2.7); a file that already exists keeps its mode. It used to be
+// created 0644.
+func TestReplayOutFileIsPrivate(t *testing.T) {
+	kc := testkafka.New(t)
+	topic := kc.Topic("private", 1)
+	kc.ProduceN(topic, 0, 3, 10)
+	dir := t.TempDir()
+	fresh := filepath.Join(dir, "fresh.jsonl")
+	kept := writeFile(t, dir, "kept.jsonl", "", 0o640)
+	for path, want := range map[string]os.FileMode{fresh: 0o600, kept: 0o640} {
+		if _, errOut, code := runKbatch(t, "replay", topic+":0:earliest-latest", "-b", strings.Join(kc.Brokers, ","), "--out", path); code != 0 {
+			t.Fatalf("replay exit %d: %s", code, errOut)
+		}
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode().Perm() != want || fi.Size() == 0 {
+			t.Errorf("%s: mode %04o, %d bytes; want mode %04o and the records", filepath.Base(path), fi.Mode().Perm(), fi.Size(), want)
+		}
 	}
 }

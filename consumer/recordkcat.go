@@ -17,7 +17,7 @@ type RecordAppender interface {
 // KcatEncoder writes records in the shape of kcat -J (kcat 1.7), so kcat
 // and jq recipes carry over:
 //
-//	{"topic":"events","partition":0,"offset":51,"tstype":"unknown","ts":1764410400123,"broker":-1,"headers":["source","web"],"key":"user-7","payload":"{\"seq\":51}"}
+//	{"topic":"events","partition":0,"offset":51,"tstype":"unknown","ts":1795946400123,"broker":-1,"headers":["source","web"],"key":"user-7","payload":"{\"seq\":51}"}
 //
 // Fields and order are kcat's. Where kbatch knows less than librdkafka it
 // says so in kcat's own words: tstype is "unknown" (the decoder keeps the

@@ -74,7 +74,7 @@ func CreateJSONFile(path string) (*JSONSink, error) {
 		s.closer = f
 		return s, nil
 	}
-	mode := os.FileMode(0o644)
+	mode := os.FileMode(0o600) // records are someone's data (DESIGN §2.7)
 	if fi, err := os.Stat(path); err == nil {
 		mode = fi.Mode().Perm()
 	}
