@@ -197,11 +197,17 @@ func partitionsOf(client sarama.Client, topic string) []int32 {
 
 // offsetSpecs completes an offset SPEC (-o, offsets set) one part at a
 // time: "ev" → "events:" and "events="; "events:" → "events:0=",
-// "events:1=", ...; "events:1=" and "events=" → earliest and latest.
+// "events:1=", ...; "events=" → earliest and latest. After
+// "events:1=" it offers nothing: bash splits words at both ':' and '=',
+// and cobra's bash script cannot trim a word that holds both (it would
+// insert "1=" again), so the offset is typed there.
 func (c completer) offsetSpecs(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 	noSpace := cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
 	if i := strings.IndexByte(toComplete, '='); i >= 0 {
 		head := toComplete[:i+1]
+		if strings.Contains(head, ":") {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
 		return withPrefix([]string{head + "earliest", head + "latest"}, toComplete), cobra.ShellCompDirectiveNoFileComp
 	}
 	if topic, _, ok := strings.Cut(toComplete, ":"); ok {

@@ -59,7 +59,8 @@ func TestCompletionFromTheCluster(t *testing.T) {
 	// Offset SPECs, part by part.
 	check([]string{"watch", "-b", b, "-o", topic}, directiveNoSpaceNoFile, topic+":", topic+"=")
 	check([]string{"watch", "-b", b, "-o", topic + ":"}, directiveNoSpaceNoFile, topic+":0=", topic+":1=", topic+":2=")
-	check([]string{"watch", "-b", b, "-o", topic + ":2=e"}, directiveNoFile, topic+":2=earliest")
+	check([]string{"watch", "-b", b, "-o", topic + ":2=e"}, directiveNoFile) // see offsetSpecs: bash cannot take it
+	check([]string{"watch", "-b", b, "-o", topic + "=l"}, directiveNoFile, topic+"=latest")
 	check([]string{"offsets", "set", "-b", b, topic + "="}, directiveNoFile, topic+"=earliest", topic+"=latest")
 	// Replay RANGEs, part by part; a single partition offers its bounds.
 	check([]string{"replay", "-b", b, topic}, directiveNoSpaceNoFile, topic+":")
