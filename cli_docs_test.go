@@ -173,3 +173,15 @@ func headingAnchors(t *testing.T, path string) []string {
 	}
 	return out
 }
+
+// TestReadmeStaysShort: the README sells and orients; details live in
+// docs/. It stays under 15 KB.
+func TestReadmeStaysShort(t *testing.T) {
+	fi, err := os.Stat("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Size() >= 15*1024 {
+		t.Errorf("README.md is %d bytes; keep it under 15 KB and move details to docs/", fi.Size())
+	}
+}
