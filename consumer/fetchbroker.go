@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/IBM/sarama"
@@ -14,6 +15,13 @@ type brokerFetcher struct {
 	f    *fetcher
 	id   int32
 	wake chan struct{}
+
+	// backlog is set while a reader of the loop has records to read (or
+	// has not fetched yet): the loop then counts in fetcher.share.
+	backlog atomic.Bool
+	// starved is set while the loop waits because its share of the
+	// read-ahead is spent, so its readers cannot read more for now.
+	starved atomic.Bool
 
 	mu      sync.Mutex
 	readers []*reader
@@ -46,25 +54,43 @@ func (bf *brokerFetcher) remove(r *reader) {
 	}
 }
 
-// eligible drops closed readers and returns the ones to fetch now: not
-// paused, below their read-ahead.
-func (bf *brokerFetcher) eligible() []*reader {
+// eligible drops closed readers and returns the ones to fetch now (not
+// paused, below their read-ahead), what all its readers hold that the
+// loop has not put in a batch, and whether one of those to fetch has a
+// backlog.
+func (bf *brokerFetcher) eligible() (out []*reader, held int64, backlog bool) {
 	bf.mu.Lock()
 	defer bf.mu.Unlock()
-	var out []*reader
 	kept := bf.readers[:0]
 	for _, r := range bf.readers {
-		if r.isClosed() {
+		open, room, bytes := r.state()
+		if !open {
 			continue
 		}
 		kept = append(kept, r)
-		if !r.paused.Load() && r.hasRoom() {
+		held += bytes
+		if !r.paused.Load() && room {
 			out = append(out, r)
+			backlog = backlog || r.behind()
 		}
 	}
 	clear(bf.readers[len(kept):])
 	bf.readers = kept
-	return out
+	return out, held, backlog
+}
+
+// setBacklog records whether the loop has a backlog. A loop that no longer
+// has one gives its share back: the other loops look again.
+func (bf *brokerFetcher) setBacklog(b bool) {
+	if bf.backlog.Swap(b) == b {
+		return
+	}
+	if b {
+		bf.f.backlogged.Add(1)
+		return
+	}
+	bf.f.backlogged.Add(-1)
+	bf.f.wakeAll()
 }
 
 // evict hands every reader of the loop back to the router after the
@@ -85,15 +111,22 @@ func (bf *brokerFetcher) evict(err error) bool {
 func (bf *brokerFetcher) run() {
 	f := bf.f
 	defer f.wg.Done()
+	defer bf.setBacklog(false)
 	for {
 		select {
 		case <-f.stop:
 			return
 		default:
 		}
-		in := bf.eligible()
-		room := f.budget - f.held.Load() - f.inflight.Load()
+		// The loop fetches within its share of the read-ahead: what its
+		// readers hold plus the answer it asks for. Other brokers' fetches
+		// and records never count against it, so a broker that is idle,
+		// slow or down holds up no other broker's partitions.
+		in, held, backlog := bf.eligible()
+		bf.setBacklog(backlog)
+		room := f.share(bf) - held
 		if len(in) == 0 || room <= 0 {
+			bf.starved.Store(len(in) > 0)
 			select {
 			case <-f.stop:
 				return
@@ -101,23 +134,29 @@ func (bf *brokerFetcher) run() {
 			}
 			continue
 		}
-		// The answer's size is reserved while the fetch is in flight, so
-		// the fetches of several brokers together stay within the budget.
+		bf.starved.Store(false)
 		ask := f.answerSize(room)
-		f.inflight.Add(ask)
+		// No more than the request can return: its partitions' sizes
+		// (a broker exceeds them only for one record batch larger than
+		// the size asked). Partitions at their high watermark long-poll
+		// for new records with a small answer.
+		var sizes int64
+		for _, r := range in {
+			sizes += int64(r.size)
+		}
+		ask = min(ask, sizes)
+		if !backlog {
+			ask = min(ask, minAnswerBytes)
+		}
 		b, err := f.client.Broker(bf.id)
 		var resp *sarama.FetchResponse
 		if err == nil {
 			resp, err = b.Fetch(bf.request(in, ask))
 		}
-		f.inflight.Add(-ask)
 		select {
 		case <-f.stop:
 			return
 		default:
-		}
-		if f.multi() {
-			f.wakeAll() // another broker may have waited for this room
 		}
 		if err != nil {
 			if b != nil {

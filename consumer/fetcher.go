@@ -38,11 +38,12 @@ type fetcher struct {
 	growBytes int32 // the largest an empty answer grows it to
 	maxBytes  int32 // the largest a partial batch grows it to
 	// budget bounds the bytes forwarded to the loop and not yet in a
-	// batch, over all readers (held), plus the answer sizes asked for by
-	// fetches in flight (inflight), over all brokers.
-	budget   int64
-	held     atomic.Int64
-	inflight atomic.Int64
+	// batch plus the answer sizes asked for by fetches in flight. It is
+	// shared out among the broker loops with a backlog (backlogged of
+	// them), see share. held is what all readers hold.
+	budget     int64
+	held       atomic.Int64
+	backlogged atomic.Int32
 	// expansion is how many times its size on the wire an answer takes
 	// in memory once decoded (decompressed, as messages), in hundredths;
 	// answerSize divides the room by it.
@@ -189,11 +190,21 @@ func (f *fetcher) failed(r *reader, err error, quiet bool) bool {
 	return true
 }
 
-// multi reports whether more than one broker loop runs.
-func (f *fetcher) multi() bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return len(f.brokers) > 1
+// share is the part of the budget broker loop bf may fill: the budget
+// split evenly among the loops whose partitions have records to read,
+// counting bf. Loops whose partitions are all at their high watermark
+// take none from the others; each of them gets a share as if it were one
+// more such loop, for the records a long poll brings. The shares add up
+// to the budget while the loops' backlogs stay; when a loop gets a
+// backlog the others' shares shrink, and they fetch again once they hold
+// less than their new share, so memory stays within twice the budget at
+// worst while the shares shift.
+func (f *fetcher) share(bf *brokerFetcher) int64 {
+	k := int64(f.backlogged.Load())
+	if !bf.backlog.Load() {
+		k++
+	}
+	return f.budget / max(k, 1)
 }
 
 // wakeAll tells every broker loop to look at its readers again.

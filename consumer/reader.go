@@ -93,14 +93,6 @@ func (r *reader) isClosed() bool {
 	return r.closed
 }
 
-// hasRoom reports whether the reader may be fetched: open and below its
-// read-ahead.
-func (r *reader) hasRoom() bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return !r.closed && r.held < r.maxHeld && r.heldBytes < r.maxHeldBytes
-}
-
 // hold counts a chunk about to be forwarded; false when the reader was
 // closed meanwhile.
 func (r *reader) hold(n, bytes int64) bool {
@@ -116,10 +108,9 @@ func (r *reader) hold(n, bytes int64) bool {
 }
 
 // release tells the reader the loop put n records (bytes) of it in a
-// batch; called by the loop only.
+// batch; called by the loop only. The room goes back to its broker's
+// share.
 func (r *reader) release(n, bytes int64) {
-	// Every broker loop waits while the fetcher's read-ahead is spent.
-	spent := r.f.held.Load()+r.f.inflight.Load() >= r.f.budget
 	r.mu.Lock()
 	if !r.closed {
 		n, bytes = min(n, r.held), min(bytes, r.heldBytes)
@@ -128,11 +119,33 @@ func (r *reader) release(n, bytes int64) {
 		r.f.held.Add(-bytes)
 	}
 	r.mu.Unlock()
-	if spent {
-		r.f.wakeAll()
-		return
-	}
 	r.wake()
+}
+
+// state reports whether the reader is open, whether it is below its
+// read-ahead, and the bytes it holds.
+func (r *reader) state() (open, room bool, held int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return !r.closed, !r.closed && r.held < r.maxHeld && r.heldBytes < r.maxHeldBytes, r.heldBytes
+}
+
+// behind reports whether the partition has records to read as far as the
+// last answer said, or has not been fetched yet. Called by the goroutine
+// that holds the reader.
+func (r *reader) behind() bool {
+	h := r.hwm.Load()
+	return h < 0 || r.pos < h
+}
+
+// starved reports whether the reader cannot read more for now for lack of
+// memory: it holds its read-ahead, or its broker's share is spent.
+func (r *reader) starved() bool {
+	if _, room, _ := r.state(); !room {
+		return true
+	}
+	bf := r.home.Load()
+	return bf != nil && bf.starved.Load()
 }
 
 // pause leaves the partition out of fetches until resume; records already

@@ -1,0 +1,83 @@
+package consumer
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/kbatch-dev/kbatch/internal/testkafka"
+	"github.com/kbatch-dev/kbatch/offsets"
+)
+
+// newBrokersHarness is a harness over a kfake cluster of n brokers. The
+// tests that use it place partitions' leaders, which needs the fake.
+func newBrokersHarness(t *testing.T, n int) *harness {
+	t.Helper()
+	if testkafka.Real() {
+		t.Skip("places partition leaders: kfake only")
+	}
+	h := newHarness(t)
+	h.kc = testkafka.NewBrokers(t, n)
+	return h
+}
+
+// lead puts partition p of topic on broker node.
+func (h *harness) lead(topic string, p, node int32) {
+	h.t.Helper()
+	if err := h.kc.Fake.MoveTopicPartition(topic, p, node); err != nil {
+		h.t.Fatalf("move %s[%d] to broker %d: %v", topic, p, node, err)
+	}
+}
+
+// runWithin runs a stream like run, failing the test if it has not ended
+// after limit (a liveness bound, generous: not a timing assertion).
+func runWithin(t *testing.T, cfg Config, limit time.Duration) []Event {
+	t.Helper()
+	s, _, err := Start(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("start: %v", err)
+	}
+	var evs []Event
+	deadline := time.After(limit)
+	for {
+		select {
+		case ev, ok := <-s.Events():
+			if !ok {
+				_ = s.Close()
+				return evs
+			}
+			evs = append(evs, ev)
+		case <-deadline:
+			_ = s.Close()
+			t.Fatalf("the stream did not end within %s; batches so far: %d", limit, len(batches(evs)))
+		}
+	}
+}
+
+// Bug 1 of issue 13: with one partition behind its high watermark and the
+// others, led by other brokers, at theirs, --until-end never ended: the
+// idle brokers' long polls took the whole read-ahead in turn, and the
+// broker of the partition behind never fetched.
+func TestUntilEndReadsAPartitionBehindOnAnotherBroker(t *testing.T) {
+	h := newBrokersHarness(t, 3)
+	topic := h.kc.Topic("sensor-data", 6)
+	for p := int32(0); p < 6; p++ {
+		h.lead(topic, p, min(p, 1+p%2))
+		h.kc.ProduceN(topic, p, 100, 50)
+	}
+	behind := offsets.Partition{Topic: topic, Partition: 0}
+	for round := 0; round < 3; round++ {
+		cfg := h.config(nil, topic)
+		cfg.UntilEnd = true
+		cfg.Explicit = []offsets.Spec{spec(t, topic+":0=-10")}
+		t0 := time.Now()
+		evs := runWithin(t, cfg, 30*time.Second)
+		t.Logf("round %d ended after %s", round, time.Since(t0))
+		if e := ended(t, evs); e.Err != nil || e.Reason != "until-end" {
+			t.Fatalf("round %d: ended %+v", round, e)
+		}
+		if from, until, n := covered(t, batches(evs), behind); from != 90 || until != 100 || n != 10 {
+			t.Fatalf("round %d: %s covered [%d,%d) with %d records, want [90,100) with 10", round, behind, from, until, n)
+		}
+	}
+}
