@@ -54,10 +54,11 @@ type Config struct {
 
 	Interval        time.Duration // default 1s
 	MaxPerPartition int           // default 10000
-	// MaxBatchBytes cuts a batch early when its records reach this many
-	// bytes (keys, values, headers), so memory stays bounded with large
-	// records or many partitions; the read-ahead is bounded by twice as
-	// much. Default 8 MiB: a batch in processing and the read-ahead then
+	// MaxBatchBytes bounds a batch's records (keys, values, headers) so
+	// memory stays bounded with large records or many partitions: a
+	// partition counts as full for a catch-up batch once it holds its
+	// share of it (at least 1 MiB), or once the read-ahead, twice as
+	// much, is spent for it. Default 8 MiB: a batch in processing and the read-ahead then
 	// stay inside kbatch's 80 MiB heap target (records take about twice
 	// their bytes in memory), where 64 MiB made the GC run without pause
 	// on wide topics.

@@ -81,3 +81,42 @@ func TestUntilEndReadsAPartitionBehindOnAnotherBroker(t *testing.T) {
 		}
 	}
 }
+
+// DESIGN §2.8: with a backlog everywhere, a catch-up batch holds
+// --max-per-partition records of every partition, not those of the
+// partitions that happened to be fetched first. The interval is too long
+// to cut anything here: only the catch-up rule (and --until-end) cuts.
+func TestCatchUpBatchHoldsMaxOfEveryPartition(t *testing.T) {
+	h := newBrokersHarness(t, 3)
+	const parts, per, max = 12, 40, 5
+	topic := h.kc.Topic("backlog", parts)
+	for p := int32(0); p < parts; p++ {
+		h.lead(topic, p, p%3)
+		h.kc.ProduceN(topic, p, per, 30)
+	}
+	for round := 0; round < 3; round++ {
+		cfg := h.config(nil, topic)
+		cfg.Reset = offsets.ResetEarliest
+		cfg.UntilEnd = true
+		cfg.MaxPerPartition = max
+		cfg.Interval = time.Hour
+		evs := runWithin(t, cfg, 60*time.Second)
+		if e := ended(t, evs); e.Err != nil || e.Reason != "until-end" {
+			t.Fatalf("round %d: ended %+v", round, e)
+		}
+		bs := batches(evs)
+		if len(bs) != per/max {
+			t.Errorf("round %d: %d batches, want %d", round, len(bs), per/max)
+		}
+		for _, b := range bs {
+			if len(b.Ranges) != parts {
+				t.Fatalf("round %d: batch %d has %d ranges, want one per partition (%d): %v", round, b.ID, len(b.Ranges), parts, b.Ranges)
+			}
+			for _, r := range b.Ranges {
+				if r.Records != max {
+					t.Fatalf("round %d: batch %d holds %d records of %s, want %d: %v", round, b.ID, r.Records, r.Partition, max, b.Ranges)
+				}
+			}
+		}
+	}
+}

@@ -287,9 +287,6 @@ func (l *loop) onChunk(c chunk) error {
 	l.held += b
 	ps.rate.add(int64(len(c.msgs)), b)
 	ps.lastRecord = c.msgs[len(c.msgs)-1].Timestamp
-	if len(ps.recs) >= l.cfg.MaxPerPartition || l.held >= l.cfg.MaxBatchBytes {
-		l.cutNow = true
-	}
 	return nil
 }
 
