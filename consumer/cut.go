@@ -159,6 +159,11 @@ func (l *loop) maybeRedeliver(now time.Time) error {
 	l.redeliver = nil
 	l.lastCut = now
 	for _, r := range pend.Ranges {
+		if ps := l.parts[r.Partition]; ps != nil && ps.reader != nil {
+			ps.reader.setNeed(0, 0) // this run's read-ahead from now on
+		}
+	}
+	for _, r := range pend.Ranges {
 		if ps := l.parts[r.Partition]; ps != nil && ps.afterRedeliver {
 			ps.afterRedeliver = false
 			l.moveTo(ps, ps.afterRedeliverTo, offsets.CodeSeek)

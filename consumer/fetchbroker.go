@@ -55,28 +55,40 @@ func (bf *brokerFetcher) remove(r *reader) {
 }
 
 // eligible drops closed readers and returns the ones to fetch now (not
-// paused, below their read-ahead), what all its readers hold that the
-// loop has not put in a batch, and whether one of those to fetch has a
-// backlog.
-func (bf *brokerFetcher) eligible() (out []*reader, held int64, backlog bool) {
+// paused, below their read-ahead), what all its readers hold that counts
+// against the loop's share, what they still need for the batch re-delivered
+// at start, and whether one of those to fetch has a backlog. When the
+// share is spent, only the readers the re-delivered batch needs are
+// fetched, with room for what they need.
+func (bf *brokerFetcher) eligible() (out []*reader, room int64, backlog bool) {
 	bf.mu.Lock()
 	defer bf.mu.Unlock()
+	var held, need int64
+	var needy []*reader
 	kept := bf.readers[:0]
 	for _, r := range bf.readers {
-		open, room, bytes := r.state()
+		open, free, bytes, needs := r.state()
 		if !open {
 			continue
 		}
 		kept = append(kept, r)
 		held += bytes
-		if !r.paused.Load() && room {
+		if !r.paused.Load() && free {
 			out = append(out, r)
 			backlog = backlog || r.behind()
+			if needs > 0 {
+				need += needs
+				needy = append(needy, r)
+			}
 		}
 	}
 	clear(bf.readers[len(kept):])
 	bf.readers = kept
-	return out, held, backlog
+	room = bf.f.share(bf) - held
+	if room <= 0 && need > 0 {
+		return needy, need, true
+	}
+	return out, room, backlog
 }
 
 // setBacklog records whether the loop has a backlog. A loop that no longer
@@ -122,9 +134,8 @@ func (bf *brokerFetcher) run() {
 		// readers hold plus the answer it asks for. Other brokers' fetches
 		// and records never count against it, so a broker that is idle,
 		// slow or down holds up no other broker's partitions.
-		in, held, backlog := bf.eligible()
+		in, room, backlog := bf.eligible()
 		bf.setBacklog(backlog)
-		room := f.share(bf) - held
 		if len(in) == 0 || room <= 0 {
 			bf.starved.Store(len(in) > 0)
 			select {

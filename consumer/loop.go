@@ -517,13 +517,28 @@ func (l *loop) reached(ps *partState, target int64, now time.Time) bool {
 // newReader starts reading p at offset with a bounded read-ahead: the
 // fetcher leaves the partition out of its fetches while the records it
 // forwarded and the loop has not yet put in a batch reach a batch's worth
-// (MaxPerPartition records, or its share of MaxBatchBytes), and fetches
-// nothing while all partitions together hold readAheadBytes. So a paused,
-// slow or unacked stream does not grow.
+// (MaxPerPartition records, or its share of MaxBatchBytes), and a broker
+// fetches nothing while its partitions hold its share of readAheadBytes.
+// So a paused, slow or unacked stream does not grow.
+//
+// A partition of the batch re-delivered at start is read up to the
+// batch's range whatever this run's flags say: the batch was planned, and
+// held in memory, by a run with other flags maybe. Its reader's
+// read-ahead makes room for the range's records and bytes until the
+// batch is cut, so memory stays within what that run held plus this
+// run's read-ahead.
 func (l *loop) newReader(p offsets.Partition, gen uint64, offset int64) *reader {
 	maxHeld := int64(max(l.cfg.MaxPerPartition, maxChunk))
 	maxHeldBytes := max(l.cfg.MaxBatchBytes/int64(max(len(l.order), 1)), 1<<20)
-	return l.fetch.open(p, gen, offset, maxHeld, maxHeldBytes)
+	r := l.fetch.open(p, gen, offset, maxHeld, maxHeldBytes)
+	if l.redeliver != nil {
+		for _, rg := range l.redeliver.Ranges {
+			if rg.Partition == p && offset < rg.Until {
+				r.setNeed(rg.Until-offset, rg.Bytes)
+			}
+		}
+	}
+	return r
 }
 
 // readAheadBytes bounds what the fetcher forwards that no batch holds yet,

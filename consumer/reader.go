@@ -65,7 +65,12 @@ type reader struct {
 	// are at maxHeld or maxHeldBytes.
 	held, heldBytes       int64
 	maxHeld, maxHeldBytes int64
-	closed                bool
+	// needHeld and needBytes are what the batch re-delivered at start
+	// needs of the partition (its planned range's offsets and bytes): the
+	// reader reads that far whatever its read-ahead, and those bytes do
+	// not count against its broker's share (DESIGN §2.8).
+	needHeld, needBytes int64
+	closed              bool
 }
 
 // close stops the reader: it is left out of every later fetch, and what
@@ -123,11 +128,22 @@ func (r *reader) release(n, bytes int64) {
 }
 
 // state reports whether the reader is open, whether it is below its
-// read-ahead, and the bytes it holds.
-func (r *reader) state() (open, room bool, held int64) {
+// read-ahead, the bytes it holds that count against its broker's share,
+// and the bytes it still needs for the re-delivered batch.
+func (r *reader) state() (open, room bool, held, need int64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return !r.closed, !r.closed && r.held < r.maxHeld && r.heldBytes < r.maxHeldBytes, r.heldBytes
+	room = !r.closed && r.held < max(r.maxHeld, r.needHeld) && r.heldBytes < max(r.maxHeldBytes, r.needBytes)
+	return !r.closed, room, max(r.heldBytes-r.needBytes, 0), max(r.needBytes-r.heldBytes, 0)
+}
+
+// setNeed sets what the re-delivered batch needs of the reader; zeros
+// once the batch is cut.
+func (r *reader) setNeed(records, bytes int64) {
+	r.mu.Lock()
+	r.needHeld, r.needBytes = records, bytes
+	r.mu.Unlock()
+	r.wake()
 }
 
 // behind reports whether the partition has records to read as far as the
@@ -141,7 +157,7 @@ func (r *reader) behind() bool {
 // starved reports whether the reader cannot read more for now for lack of
 // memory: it holds its read-ahead, or its broker's share is spent.
 func (r *reader) starved() bool {
-	if _, room, _ := r.state(); !room {
+	if _, room, _, _ := r.state(); !room {
 		return true
 	}
 	bf := r.home.Load()
