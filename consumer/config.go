@@ -29,6 +29,7 @@ type Store interface {
 	AckAndPlan(stream string, id uint64, at time.Time, next offsets.Batch) error
 	Pending(stream string) (*offsets.Batch, error)
 	AddEvent(stream string, e offsets.Event) error
+	AddEvents(stream string, es []offsets.Event) error
 	SetNext(stream string, next map[offsets.Partition]int64, e offsets.Event) error
 	Seek(stream string, p offsets.Partition, offset int64, through uint64, e offsets.Event) error
 	ResetSeeks(stream string, through uint64) error

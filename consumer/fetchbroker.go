@@ -112,17 +112,11 @@ func (bf *brokerFetcher) evict(err error) bool {
 	rs := bf.readers
 	bf.readers = nil
 	bf.mu.Unlock()
-	for _, r := range rs {
-		if !bf.f.failed(r, err, false) {
-			return false
-		}
-	}
-	return true
+	return bf.f.failedAll(rs, err, false)
 }
 
 func (bf *brokerFetcher) run() {
 	f := bf.f
-	defer f.wg.Done()
 	defer bf.setBacklog(false)
 	for {
 		select {
@@ -210,7 +204,8 @@ func (bf *brokerFetcher) request(in []*reader, maxBytes int64) *sarama.FetchRequ
 func (bf *brokerFetcher) handle(resp *sarama.FetchResponse, in []*reader, ask int64) bool {
 	f := bf.f
 	var out []chunk
-	var decoded int64 // what the answer takes in memory, for answerSize
+	var lost []*reader // failed: to the router once their reports are sent
+	var decoded int64  // what the answer takes in memory, for answerSize
 	defer func() { f.observe(ask, decoded) }()
 	for _, r := range in {
 		blk := resp.GetBlock(r.p.Topic, r.p.Partition)
@@ -228,8 +223,9 @@ func (bf *brokerFetcher) handle(resp *sarama.FetchResponse, in []*reader, ask in
 			continue
 		default:
 			bf.remove(r)
-			if !f.failed(r, blk.Err, leaderMoved(blk.Err)) {
-				return false
+			lost = append(lost, r)
+			if c, report := r.fail(blk.Err, leaderMoved(blk.Err)); report {
+				out = append(out, c)
 			}
 			continue
 		}
@@ -239,16 +235,18 @@ func (bf *brokerFetcher) handle(resp *sarama.FetchResponse, in []*reader, ask in
 		d, err := DecodeBlock(blk, r.p, r.pos, NoEnd, f.committed())
 		if err != nil {
 			bf.remove(r)
-			if !f.failed(r, err, false) {
-				return false
+			lost = append(lost, r)
+			if c, report := r.fail(err, false); report {
+				out = append(out, c)
 			}
 			continue
 		}
 		if d.Partial {
 			if r.size >= f.maxBytes {
 				bf.remove(r)
-				if !f.failed(r, fmt.Errorf("a record batch at offset %d is larger than %d bytes: %w", r.pos, f.maxBytes, sarama.ErrMessageTooLarge), false) {
-					return false
+				lost = append(lost, r)
+				if c, report := r.fail(fmt.Errorf("a record batch at offset %d is larger than %d bytes: %w", r.pos, f.maxBytes, sarama.ErrMessageTooLarge), false); report {
+					out = append(out, c)
 				}
 				continue
 			}
@@ -291,7 +289,13 @@ func (bf *brokerFetcher) handle(resp *sarama.FetchResponse, in []*reader, ask in
 		decoded += d.Bytes + int64(len(d.Msgs))*recordOverhead
 		out = append(out, chunk{p: r.p, gen: r.gen, msgs: pointers(d.Msgs), bytes: d.Bytes, next: d.Next})
 	}
-	return f.send(out...)
+	if !f.send(out...) {
+		return false
+	}
+	for _, r := range lost {
+		f.lose(r)
+	}
+	return true
 }
 
 // leaderMoved reports partition errors that mean "ask someone else": the

@@ -28,7 +28,6 @@ type fetcher struct {
 	out       chan<- []chunk
 	stop      chan struct{}
 	stopOnce  sync.Once
-	wg        sync.WaitGroup
 	version   int16
 	isolation sarama.IsolationLevel
 	minBytes  int32
@@ -123,7 +122,6 @@ func newFetcher(client sarama.Client, out chan<- []chunk, budget int64, partitio
 		f.fastBytes = min(f.fastBytes, f.maxBytes)
 		f.growBytes = min(f.growBytes, f.maxBytes)
 	}
-	f.wg.Add(1)
 	go f.route()
 	return f
 }
@@ -142,10 +140,13 @@ func (f *fetcher) open(p offsets.Partition, gen uint64, offset, maxHeld, maxHeld
 	return r
 }
 
-// close stops every fetch and waits for the fetcher's goroutines.
+// close stops every fetch. It does not wait for the fetcher's goroutines:
+// one may be inside a call to a broker that does not answer, which only
+// the network timeout ends, and quitting must not wait for that (DESIGN
+// §2.9). Each goroutine ends when its call returns, sending nothing more
+// and touching nothing the loop reads.
 func (f *fetcher) close() {
 	f.stopOnce.Do(func() { close(f.stop) })
-	f.wg.Wait()
 }
 
 // send hands chunks to the loop, which takes them all before it decides
@@ -174,19 +175,23 @@ func (f *fetcher) lose(r *reader) {
 	}
 }
 
-// failed counts a failed fetch of r and reports err once per streak of
-// failures; quiet errors (leadership moving) are reported only when they
-// persist. It then hands r to the router, which retries after a back-off.
-func (f *fetcher) failed(r *reader, err error, quiet bool) bool {
-	r.failures++
-	r.retryAt = time.Now().Add(min(50*time.Millisecond<<min(r.failures, 6), 2*time.Second))
-	if !r.errored && (!quiet || r.failures >= 3) && !r.isClosed() {
-		r.errored = true
-		if !f.send(chunk{p: r.p, gen: r.gen, next: r.pos, err: err}) {
-			return false
+// failedAll counts a failed fetch of readers that failed together (a
+// broker down), sends the loop their reports in one piece, so that it
+// records them in one store transaction, and hands them to the router,
+// which retries each after its back-off. False when stopping.
+func (f *fetcher) failedAll(rs []*reader, err error, quiet bool) bool {
+	var out []chunk
+	for _, r := range rs {
+		if c, report := r.fail(err, quiet); report {
+			out = append(out, c)
 		}
 	}
-	f.lose(r)
+	if !f.send(out...) {
+		return false
+	}
+	for _, r := range rs {
+		f.lose(r)
+	}
 	return true
 }
 
@@ -220,7 +225,6 @@ func (f *fetcher) wakeAll() {
 // new readers at once, failed ones after their back-off, refreshing the
 // topic's metadata first.
 func (f *fetcher) route() {
-	defer f.wg.Done()
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	for {
@@ -230,6 +234,7 @@ func (f *fetcher) route() {
 		f.mu.Unlock()
 		now := time.Now()
 		var later []*reader
+		noLeader, lastErr := map[bool][]*reader{}, map[bool]error{}
 		refreshed := map[string]bool{}
 		for _, r := range lost {
 			if r.isClosed() {
@@ -245,12 +250,17 @@ func (f *fetcher) route() {
 			}
 			b, err := f.client.Leader(r.p.Topic, r.p.Partition)
 			if err != nil {
-				if !f.failed(r, fmt.Errorf("no leader: %w", err), errors.Is(err, sarama.ErrLeaderNotAvailable)) {
-					return
-				}
+				quiet := errors.Is(err, sarama.ErrLeaderNotAvailable)
+				noLeader[quiet] = append(noLeader[quiet], r)
+				lastErr[quiet] = err
 				continue
 			}
 			f.brokerFetcher(b.ID()).add(r)
+		}
+		for _, quiet := range []bool{false, true} {
+			if rs := noLeader[quiet]; len(rs) > 0 && !f.failedAll(rs, fmt.Errorf("no leader: %w", lastErr[quiet]), quiet) {
+				return
+			}
 		}
 		wait := time.Hour
 		if len(later) > 0 {
@@ -279,7 +289,6 @@ func (f *fetcher) brokerFetcher(id int32) *brokerFetcher {
 	if bf == nil {
 		bf = &brokerFetcher{f: f, id: id, wake: make(chan struct{}, 1)}
 		f.brokers[id] = bf
-		f.wg.Add(1)
 		go bf.run()
 	}
 	return bf

@@ -191,3 +191,18 @@ func (r *reader) idleFor(now time.Time) time.Duration {
 	}
 	return now.Sub(time.Unix(0, s))
 }
+
+// fail counts a failed fetch of r, held by the caller, and returns the
+// chunk that reports err when it must be reported: once per streak of
+// failures, quiet ones (leadership moving) only when they persist. The
+// caller sends the chunk, then hands r to the router (fetcher.lose),
+// which retries after the back-off set here.
+func (r *reader) fail(err error, quiet bool) (chunk, bool) {
+	r.failures++
+	r.retryAt = time.Now().Add(min(50*time.Millisecond<<min(r.failures, 6), 2*time.Second))
+	if r.errored || (quiet && r.failures < 3) || r.isClosed() {
+		return chunk{}, false
+	}
+	r.errored = true
+	return chunk{p: r.p, gen: r.gen, next: r.pos, err: err}, true
+}
