@@ -206,7 +206,19 @@ func (bf *brokerFetcher) handle(resp *sarama.FetchResponse, in []*reader, ask in
 	var out []chunk
 	var lost []*reader // failed: to the router once their reports are sent
 	var decoded int64  // what the answer takes in memory, for answerSize
-	defer func() { f.observe(ask, decoded) }()
+	// The answer's size on the wire is not known: an answer that was not
+	// full says little about how records expand. A partition whose part
+	// stopped short of its high watermark filled its size, though: the
+	// larger of the two ratios is learnt.
+	wire := ask
+	var partWire, partDecoded int64
+	defer func() {
+		if partDecoded*wire > decoded*partWire {
+			f.observe(partWire, partDecoded)
+			return
+		}
+		f.observe(wire, decoded)
+	}()
 	for _, r := range in {
 		blk := resp.GetBlock(r.p.Topic, r.p.Partition)
 		if blk == nil {
@@ -232,6 +244,7 @@ func (bf *brokerFetcher) handle(resp *sarama.FetchResponse, in []*reader, ask in
 		if blk.HighWaterMarkOffset >= 0 {
 			r.hwm.Store(blk.HighWaterMarkOffset)
 		}
+		asked := int64(r.size)
 		d, err := DecodeBlock(blk, r.p, r.pos, NoEnd, f.committed())
 		if err != nil {
 			bf.remove(r)
@@ -286,7 +299,11 @@ func (bf *brokerFetcher) handle(resp *sarama.FetchResponse, in []*reader, ask in
 		if !r.hold(int64(len(d.Msgs)), d.Bytes) {
 			continue // closed meanwhile
 		}
-		decoded += d.Bytes + int64(len(d.Msgs))*recordOverhead
+		mem := inMemory(int64(len(d.Msgs)), d.Bytes)
+		decoded += mem
+		if d.Next < blk.HighWaterMarkOffset && (partWire == 0 || mem*partWire > partDecoded*asked) {
+			partWire, partDecoded = asked, mem
+		}
 		out = append(out, chunk{p: r.p, gen: r.gen, msgs: pointers(d.Msgs), bytes: d.Bytes, next: d.Next})
 	}
 	if !f.send(out...) {

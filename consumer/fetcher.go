@@ -69,9 +69,17 @@ const recordOverhead = 160
 // left: room shrunk by how much answers have expanded once decoded, so
 // that compressible records (a fetch of 1 MiB can hold 20 MiB of them)
 // stay within the read-ahead in memory, not only on the wire.
+//
+// Before any answer told how much records expand, it asks for the smallest
+// answer: the first answers of a topic whose records compress twentyfold
+// would otherwise take twenty times the read-ahead.
 func (f *fetcher) answerSize(room int64) int64 {
+	e := f.expansion.Load()
+	if e == 0 {
+		return min(minAnswerBytes, room)
+	}
 	ask := min(room, maxAnswerBytes)
-	if e := f.expansion.Load(); e > 100 {
+	if e > 100 {
 		ask = ask * 100 / e
 	}
 	return max(ask, min(minAnswerBytes, room))

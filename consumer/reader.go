@@ -61,8 +61,9 @@ type reader struct {
 	// in flight never leave bytes counted in the fetcher's total.
 	mu sync.Mutex
 	// held and heldBytes count what the reader forwarded that the loop has
-	// not put in a batch yet; the reader is left out of fetches while they
-	// are at maxHeld or maxHeldBytes.
+	// not put in a batch yet, records and what they take in memory
+	// (inMemory); the reader is left out of fetches while they are at
+	// maxHeld or maxHeldBytes.
 	held, heldBytes       int64
 	maxHeld, maxHeldBytes int64
 	// needHeld and needBytes are what the batch re-delivered at start
@@ -98,30 +99,38 @@ func (r *reader) isClosed() bool {
 	return r.closed
 }
 
-// hold counts a chunk about to be forwarded; false when the reader was
-// closed meanwhile.
+// inMemory is what n decoded records of bytes (RecordBytes) take in
+// memory: their bytes, decompressed, and recordOverhead each. The
+// read-ahead counts this, so its bound holds whatever the records'
+// compression ratio and size (DESIGN §2.6).
+func inMemory(n, bytes int64) int64 { return bytes + n*recordOverhead }
+
+// hold counts a chunk of n records of bytes about to be forwarded; false
+// when the reader was closed meanwhile.
 func (r *reader) hold(n, bytes int64) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
 		return false
 	}
+	mem := inMemory(n, bytes)
 	r.held += n
-	r.heldBytes += bytes
-	r.f.held.Add(bytes)
+	r.heldBytes += mem
+	r.f.held.Add(mem)
 	return true
 }
 
-// release tells the reader the loop put n records (bytes) of it in a
+// release tells the reader the loop put n records of bytes of it in a
 // batch; called by the loop only. The room goes back to its broker's
 // share.
 func (r *reader) release(n, bytes int64) {
+	mem := inMemory(n, bytes)
 	r.mu.Lock()
 	if !r.closed {
-		n, bytes = min(n, r.held), min(bytes, r.heldBytes)
+		n, mem = min(n, r.held), min(mem, r.heldBytes)
 		r.held -= n
-		r.heldBytes -= bytes
-		r.f.held.Add(-bytes)
+		r.heldBytes -= mem
+		r.f.held.Add(-mem)
 	}
 	r.mu.Unlock()
 	r.wake()
@@ -137,11 +146,11 @@ func (r *reader) state() (open, room bool, held, need int64) {
 	return !r.closed, room, max(r.heldBytes-r.needBytes, 0), max(r.needBytes-r.heldBytes, 0)
 }
 
-// setNeed sets what the re-delivered batch needs of the reader; zeros
-// once the batch is cut.
+// setNeed sets what the re-delivered batch needs of the reader, records
+// of bytes (RecordBytes); zeros once the batch is cut.
 func (r *reader) setNeed(records, bytes int64) {
 	r.mu.Lock()
-	r.needHeld, r.needBytes = records, bytes
+	r.needHeld, r.needBytes = records, inMemory(records, bytes)
 	r.mu.Unlock()
 	r.wake()
 }
