@@ -88,6 +88,11 @@ type Config struct {
 	Events int
 }
 
+// MaxSamples caps Config.Samples (--samples): samples are copies kept for
+// every partition of every batch a screen keeps in its history, so memory
+// must not grow with the flag (DESIGN §2.6).
+const MaxSamples = 1000
+
 func (c *Config) defaults() error {
 	if c.Client == nil {
 		return errors.New("consumer: no client")
@@ -110,8 +115,8 @@ func (c *Config) defaults() error {
 	if c.MaxBatchBytes == 0 {
 		c.MaxBatchBytes = 8 << 20
 	}
-	if c.Samples < 0 {
-		return &offsets.UsageError{Msg: fmt.Sprintf("invalid --samples %d: must be 0 or more", c.Samples)}
+	if c.Samples < 0 || c.Samples > MaxSamples {
+		return &offsets.UsageError{Msg: fmt.Sprintf("invalid --samples %d: must be 0 to %d", c.Samples, MaxSamples)}
 	}
 	if c.Reset == "" {
 		c.Reset = offsets.ResetLatest
