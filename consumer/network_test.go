@@ -254,3 +254,58 @@ func TestListBoundsStopsRetryingOnCancel(t *testing.T) {
 		t.Fatalf("err %v, want the broker's error and context.Canceled", err)
 	}
 }
+
+// DESIGN §2.9: a broker that does not answer holds up no other broker's
+// partitions. Broker 1 holds every fetch; the partitions of brokers 0 and
+// 2 are read all the same (the fetch held used to reserve the whole
+// read-ahead).
+func TestAStalledBrokerHoldsUpNoOther(t *testing.T) {
+	h := newBrokersHarness(t, 3)
+	topic := h.kc.Topic("stalled", 3)
+	for p := int32(0); p < 3; p++ {
+		h.lead(topic, p, p)
+		h.kc.ProduceN(topic, p, 50, 20)
+	}
+	var on atomic.Bool
+	on.Store(true)
+	release := make(chan struct{})
+	stallNode(h.kc.Fake, kmsg.Fetch, 1, &on, nil, release)
+	cfg := h.config(nil, topic)
+	cfg.Reset = offsets.ResetEarliest
+	t.Cleanup(func() { close(release) }) // before the client closes
+	s, _, err := Start(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := map[int32]int64{}
+	deadline := time.After(30 * time.Second)
+	for want := int64(50); want <= 100; want += 50 {
+		if want > 50 { // records written while broker 1 holds its fetch
+			h.kc.ProduceN(topic, 0, 50, 20)
+			h.kc.ProduceN(topic, 2, 50, 20)
+		}
+		waitRead(t, s, read, want, deadline)
+	}
+	answers(t, "quit", s.Close)
+}
+
+// waitRead reads the stream's events until its batches took partitions 0
+// and 2 up to want.
+func waitRead(t *testing.T, s *Stream, read map[int32]int64, want int64, deadline <-chan time.Time) {
+	t.Helper()
+	for read[0] < want || read[2] < want {
+		select {
+		case ev := <-s.Events():
+			if b, ok := ev.(*BatchEvent); ok {
+				for _, r := range b.Batch.Ranges {
+					read[r.Partition.Partition] = r.Until
+				}
+			}
+			if e, ok := ev.(*Ended); ok {
+				t.Fatalf("ended: %+v", e)
+			}
+		case <-deadline:
+			t.Fatalf("after 30s with broker 1 holding its fetches, read up to %v; want partitions 0 and 2 to %d", read, want)
+		}
+	}
+}
