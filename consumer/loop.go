@@ -637,7 +637,9 @@ func (l *loop) newReader(p offsets.Partition, gen uint64, offset int64) *reader 
 }
 
 // readAheadBytes bounds what the fetcher forwards that no batch holds yet,
-// over all partitions: a batch's worth, and as much again for the fetch
+// as the records take memory (decompressed, with their messages), plus the
+// answers asked for: a batch's worth, and as much again for the fetch
 // answers that cross it (they come in whole record batches, often of a
-// MiB or more). With less, reading stalls while a batch is processed.
+// MiB or more). With less, reading stalls while a batch is processed. It
+// is shared out among the brokers with records to read (fetcher.share).
 func readAheadBytes(maxBatchBytes int64) int64 { return 2 * maxBatchBytes }
