@@ -39,9 +39,8 @@ type fetcher struct {
 	// budget bounds the bytes forwarded to the loop and not yet in a
 	// batch plus the answer sizes asked for by fetches in flight. It is
 	// shared out among the broker loops with a backlog (backlogged of
-	// them), see share. held is what all readers hold.
+	// them), see share.
 	budget     int64
-	held       atomic.Int64
 	backlogged atomic.Int32
 	// expansion is how many times its size on the wire an answer takes
 	// in memory once decoded (decompressed, as messages), in hundredths;

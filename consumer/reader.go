@@ -58,7 +58,7 @@ type reader struct {
 	paused    atomic.Bool
 
 	// mu guards the read-ahead counts and closed, so a close and a chunk
-	// in flight never leave bytes counted in the fetcher's total.
+	// in flight never leave bytes counted in its broker's share.
 	mu sync.Mutex
 	// held and heldBytes count what the reader forwarded that the loop has
 	// not put in a batch yet, records and what they take in memory
@@ -82,7 +82,6 @@ func (r *reader) close() {
 	r.mu.Lock()
 	if !r.closed {
 		r.closed = true
-		r.f.held.Add(-r.heldBytes)
 		r.held, r.heldBytes = 0, 0
 	}
 	r.mu.Unlock()
@@ -116,7 +115,6 @@ func (r *reader) hold(n, bytes int64) bool {
 	mem := inMemory(n, bytes)
 	r.held += n
 	r.heldBytes += mem
-	r.f.held.Add(mem)
 	return true
 }
 
@@ -130,7 +128,6 @@ func (r *reader) release(n, bytes int64) {
 		n, mem = min(n, r.held), min(mem, r.heldBytes)
 		r.held -= n
 		r.heldBytes -= mem
-		r.f.held.Add(-mem)
 	}
 	r.mu.Unlock()
 	r.wake()
