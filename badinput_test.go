@@ -65,6 +65,7 @@ func TestBadInput(t *testing.T) {
 		{"malformed --interval", watch("--interval", "5parsecs"), exitUsage, []string{"--interval", "5parsecs"}},
 		{"zero --interval", watch("--interval", "0s"), exitUsage, []string{"--interval", "must be positive"}},
 		{"bad --reset", watch("--reset", "middle"), exitUsage, []string{"middle"}},
+		{"--samples above the cap", watch("--samples", "100000"), exitUsage, []string{"--samples 100000", "0 to 1000"}},
 		{"unknown flag", watch("--frobnicate"), exitUsage, []string{"--frobnicate"}},
 		{"unknown topic", []string{"watch", "--no-tui", "--until-end", "--no-store", "-b", b, "-t", "no-such-topic-kb"}, exitUsage, []string{"no-such-topic-kb"}},
 		{"partition out of range", watch("-o", topic+":7=0"), exitUsage, []string{"unknown partition", topic + ":7", "2 partitions"}},

@@ -118,8 +118,8 @@ func (o *watchOptions) streamConfig(g *globalOptions) (consumer.Config, error) {
 	if o.maxPerPartition <= 0 {
 		return cfg, usagef("invalid --max-per-partition %d: must be positive", o.maxPerPartition)
 	}
-	if o.samples < 0 {
-		return cfg, usagef("invalid --samples %d: must be 0 or more", o.samples)
+	if o.samples < 0 || o.samples > consumer.MaxSamples {
+		return cfg, usagef("invalid --samples %d: must be 0 to %d (samples are kept in memory for every partition of every batch shown)", o.samples, consumer.MaxSamples)
 	}
 	if o.batches < 0 {
 		return cfg, usagef("invalid --batches %d: must be 0 or more", o.batches)

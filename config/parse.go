@@ -97,6 +97,10 @@ func dotted(path []string) string {
 	return strings.Join(parts, ".")
 }
 
+// maxSamples is consumer.MaxSamples (--samples has a cap); config does not
+// import the stream.
+const maxSamples = 1000
+
 var (
 	topKeys     = []string{"default_cluster", "clusters", "watch", "store"}
 	clusterKeys = []string{"brokers", "kafka_version", "dial_timeout", "tls", "sasl"}
@@ -300,7 +304,9 @@ func (d *decoder) watch(v any, path []string) error {
 			}
 		case "samples":
 			var n int
-			if n, err = d.integer(v, p, 0); err == nil {
+			if n, err = d.integer(v, p, 0); err == nil && n > maxSamples {
+				err = d.errAt(p, "%s = %d: must be at most %d", dotted(p), n, maxSamples)
+			} else if err == nil {
 				w.Samples = &n
 			}
 		case "ack":

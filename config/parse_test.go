@@ -138,6 +138,7 @@ func TestParseErrors(t *testing.T) {
 		{"isolation", "[watch]\nisolation = \"read_committed\"\n", 2, `want "committed" or "uncommitted"`},
 		{"max_per_partition zero", "[watch]\nmax_per_partition = 0\n", 2, "must be at least 1"},
 		{"samples negative", "[watch]\nsamples = -1\n", 2, "must be at least 0"},
+		{"samples above the cap", "[watch]\nsamples = 5000\n", 2, "must be at most 1000"},
 		{"samples float", "[watch]\nsamples = 1.5\n", 2, "must be an integer, not a float"},
 		{"store path empty", "[store]\npath = \"\"\n", 2, "store.path is empty"},
 		{"default cluster missing", "default_cluster = \"prod\"\n[clusters.dev]\nbrokers=[\"h:1\"]\n", 1, `default_cluster "prod" is not defined: add [clusters.prod] (defined: dev)`},

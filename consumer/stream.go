@@ -14,7 +14,10 @@ import (
 // Stream is a running direct stream. Its methods may be called from any
 // goroutine; the work happens in one loop goroutine, which owns all state.
 type Stream struct {
-	cfg     Config
+	cfg Config
+	// ctx ends when the stream is closed; the broker calls made for a
+	// command (Seek) stop retrying then.
+	ctx     context.Context
 	events  chan Event
 	cmds    chan command
 	done    chan struct{}
@@ -140,6 +143,7 @@ func Start(ctx context.Context, cfg Config) (*Stream, *Started, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	s := &Stream{
 		cfg:    cfg,
+		ctx:    ctx,
 		events: make(chan Event, cfg.Events),
 		cmds:   make(chan command),
 		done:   make(chan struct{}),
@@ -236,7 +240,7 @@ func (s *Stream) CutNow() error { return s.send(command{kind: cmdCut}) }
 // is marked as a jump; the move is recorded as a "seek" event and stored.
 // An offset outside [log start, high watermark] is refused.
 func (s *Stream) Seek(p offsets.Partition, spec offsets.Spec) (int64, error) {
-	bounds, err := ListBounds(s.cfg.Client, []offsets.Partition{p})
+	bounds, err := ListBoundsContext(s.ctx, s.cfg.Client, []offsets.Partition{p})
 	if err != nil {
 		return 0, err
 	}
