@@ -96,6 +96,10 @@ func Start(ctx context.Context, cfg Config) (*Stream, *Started, error) {
 	if cfg.Imported != nil {
 		in.Stored, in.StoredSource = cfg.Imported, offsets.SourceImport
 	}
+	in.ReadTopics = make(map[string]bool)
+	for p := range in.Stored {
+		in.ReadTopics[p.Topic] = true
+	}
 	redeliver := usablePending(pending, cfg.Explicit, cfg.Imported != nil)
 	if redeliver != nil {
 		// The batch is read again from its ranges' starts: those are the
