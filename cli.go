@@ -16,6 +16,7 @@ import (
 	"github.com/kbatch-dev/kbatch/config"
 	"github.com/kbatch-dev/kbatch/consumer"
 	"github.com/kbatch-dev/kbatch/offsets"
+	"github.com/kbatch-dev/kbatch/record"
 )
 
 // Exit codes of DESIGN §3.
@@ -54,11 +55,15 @@ func exitCode(err error) int {
 	return exitFailure
 }
 
-// oneLine flattens an error to the single stderr line kbatch promises.
+// oneLine flattens an error to the single stderr line kbatch promises, and
+// makes it safe for a terminal (record.String, DESIGN §2.7): an error can
+// quote a broker's message, a host, topic or file name, and none of those
+// came from kbatch.
 func oneLine(err error) string {
 	s := strings.TrimSpace(err.Error())
-	s = strings.ReplaceAll(s, "\r", " ")
-	return strings.ReplaceAll(s, "\n", "; ")
+	s = strings.ReplaceAll(s, "\r\n", "; ")
+	s = strings.ReplaceAll(s, "\n", "; ")
+	return record.String(s)
 }
 
 // globalOptions are the flags every command shares, and what was resolved

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kbatch-dev/kbatch/config"
+	"github.com/kbatch-dev/kbatch/record"
 )
 
 // connectionInfo describes the connection in use, without secrets: the
@@ -44,7 +45,7 @@ func (g *globalOptions) warn(msg string) {
 		return
 	}
 	g.warned[msg] = true
-	fmt.Fprintln(g.stderr, "kbatch: warning: "+msg)
+	fmt.Fprintln(g.stderr, "kbatch: warning: "+record.String(msg))
 }
 
 // config loads the configuration file once: --config, else KBATCH_CONFIG,

@@ -7,6 +7,7 @@ import (
 	"github.com/kbatch-dev/kbatch/consumer"
 	"github.com/kbatch-dev/kbatch/offsets"
 	"github.com/kbatch-dev/kbatch/offsets/spark"
+	"github.com/kbatch-dev/kbatch/record"
 )
 
 // The JSON of show: field names follow the headless output (DESIGN §4).
@@ -78,6 +79,6 @@ func offsetsWriteJSON(w io.Writer, v any) error {
 	if err != nil {
 		return err
 	}
-	_, err = w.Write(append(b, '\n'))
+	_, err = w.Write(append(record.SafeJSON(b), '\n'))
 	return err
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/kbatch-dev/kbatch/offsets"
+	"github.com/kbatch-dev/kbatch/record"
 )
 
 // The DESIGN §4 headless output: one JSON object per line, each with a
@@ -114,6 +115,6 @@ func AppendEventJSON(buf []byte, e Event) ([]byte, error) {
 	if err != nil {
 		return buf, err
 	}
-	buf = append(buf, b...)
+	buf = append(buf, record.SafeJSON(b)...)
 	return append(buf, '\n'), nil
 }

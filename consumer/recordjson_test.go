@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/IBM/sarama"
+
+	"github.com/kbatch-dev/kbatch/record"
 )
 
 func TestAppendRecordJSON(t *testing.T) {
@@ -43,6 +45,7 @@ func TestAppendRecordJSON(t *testing.T) {
 func FuzzAppendRecordJSON(f *testing.F) {
 	f.Add([]byte("user-7"), []byte(`{"seq":1}`), false)
 	f.Add([]byte{0xff}, []byte("\x1b]52;c;aGk=\x07\u202e"), true)
+	f.Add([]byte("tag\U000e0041"), []byte("zwj \u200d \ufe0f"), false)
 	f.Fuzz(func(t *testing.T, key, value []byte, nullKey bool) {
 		if nullKey {
 			key = nil
@@ -50,7 +53,7 @@ func FuzzAppendRecordJSON(f *testing.F) {
 		m := &sarama.ConsumerMessage{Topic: "t", Key: key, Value: value, Timestamp: time.UnixMilli(0)}
 		line := AppendRecordJSON(nil, m)
 		for _, r := range string(line[:len(line)-1]) {
-			if r < 0x20 || (r >= 0x7f && r <= 0x9f) || unsafeForTerminal(r) {
+			if record.UnsafeRune(r) {
 				t.Fatalf("raw %U in %q", r, line)
 			}
 		}
