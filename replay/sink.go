@@ -57,6 +57,8 @@ func NewJSONSink(w io.Writer) *JSONSink {
 // untouched: records go to a temporary file in the same folder, which
 // Close syncs and renames over path; Abort removes it. A path that exists
 // and is not a regular file (/dev/null, a named pipe) is written directly.
+// A new file is 0600 whatever the umask (records are production data, and
+// kbatch's other files are 0600 too); a file replaced keeps its mode.
 func CreateJSONFile(path string) (*JSONSink, error) {
 	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
 		if fi.IsDir() {
@@ -70,7 +72,7 @@ func CreateJSONFile(path string) (*JSONSink, error) {
 		s.closer = f
 		return s, nil
 	}
-	mode := os.FileMode(0o644)
+	mode := os.FileMode(0o600)
 	if fi, err := os.Stat(path); err == nil {
 		mode = fi.Mode().Perm()
 	}
