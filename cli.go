@@ -173,7 +173,26 @@ config file's [clusters.NAME] profile (see config.example.toml).`,
 	// "kbatch [flags]" runs watch.
 	root.RunE = watch.RunE
 	root.Flags().AddFlagSet(watch.Flags())
+	root.Args = cobra.NoArgs // "kbatch frobnicate": an unknown command
+	argsAreUsage(root)
 	return root
+}
+
+// argsAreUsage makes the argument checks of c and its subcommands return
+// usage errors (exit 2): an unknown command or an extra argument is bad
+// input on the command line, as a bad flag is.
+func argsAreUsage(c *cobra.Command) {
+	if check := c.Args; check != nil {
+		c.Args = func(cmd *cobra.Command, args []string) error {
+			if err := check(cmd, args); err != nil {
+				return usageError{err}
+			}
+			return nil
+		}
+	}
+	for _, sub := range c.Commands() {
+		argsAreUsage(sub)
+	}
 }
 
 // errNoBrokers is wrapped by clientConfig's error when no brokers are
@@ -187,6 +206,9 @@ var errNoBrokers = errors.New("no brokers: pass -b host:port, set KBATCH_BROKERS
 // on stderr. It also records connectionInfo for the screen.
 func (g *globalOptions) clientConfig() (consumer.ClientConfig, error) {
 	cc := consumer.ClientConfig{DialTimeout: g.dialTimeout}
+	if g.changed("dial-timeout") && g.dialTimeout <= 0 {
+		return cc, usagef("--dial-timeout %s: want a positive duration like 10s", g.dialTimeout)
+	}
 	conn, err := g.connection()
 	if err != nil {
 		return cc, err
