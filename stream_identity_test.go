@@ -1,0 +1,69 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// fakeCluster starts a one-broker kfake with cluster id id and the topics,
+// each holding one record on partition 0.
+func fakeCluster(t *testing.T, id string, topics ...string) string {
+	t.Helper()
+	fake, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.ClusterID(id), kfake.SeedTopics(1, topics...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(fake.Close)
+	cl, err := kgo.NewClient(kgo.SeedBrokers(fake.ListenAddrs()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	for _, topic := range topics {
+		if err := cl.ProduceSync(t.Context(), &kgo.Record{Topic: topic, Value: []byte("v")}).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return fake.ListenAddrs()[0]
+}
+
+// TestStreamIdentity: a stream remembers its cluster id and topics. The
+// same (derived) name on another cluster is refused, since its offsets
+// belong to the other cluster; an explicit --name takes it over, and an
+// event says what changed.
+func TestStreamIdentity(t *testing.T) {
+	prod := fakeCluster(t, "prod-cluster", "events", "more")
+	staging := fakeCluster(t, "staging-cluster", "events")
+	store := filepath.Join(t.TempDir(), "offsets.db")
+	watch := func(brokers string, extra ...string) cliRun {
+		return execKbatch(t, nil, append([]string{"watch", "--no-tui", "--until-end", "--store", store, "-b", brokers, "--interval", "100ms"}, extra...)...)
+	}
+	if r := watch(prod, "-t", "events"); r.code != 0 {
+		t.Fatalf("first run: exit %d: %s", r.code, r.stderr)
+	}
+	r := watch(staging, "-t", "events")
+	checkOneLine(t, r, exitUsage, []string{"events", "prod-cluster", "staging-cluster", "--name"})
+
+	r = watch(staging, "-t", "events", "--name", "events")
+	if r.code != 0 {
+		t.Fatalf("explicit --name: exit %d: %s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stdout, `"code":"stream-changed"`) || !strings.Contains(r.stdout, "staging-cluster") {
+		t.Errorf("no stream-changed event naming the new cluster:\n%s", r.stdout)
+	}
+
+	if r := watch(prod, "-t", "events", "--name", "mine"); r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	r = watch(prod, "-t", "events", "-t", "more", "--name", "mine")
+	if r.code != 0 {
+		t.Fatalf("explicit --name, more topics: exit %d: %s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stdout, `"code":"stream-changed"`) || !strings.Contains(r.stdout, "events → events,more") {
+		t.Errorf("no stream-changed event naming the topics:\n%s", r.stdout)
+	}
+}
