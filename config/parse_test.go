@@ -292,8 +292,12 @@ func FuzzLoadConfig(f *testing.F) {
 		"[clusters.\"q.k\"]\n'lit' = 1\n",
 		"[[clusters]]\n",
 		"x = \"unterminated\n",
+		"[clusters.p]\nbrokers=[\"h:99999\"]\n[clusters.p.sasl]\nmechanism = \"S3cret!\"\npassword_env = \"pw\"\n",
 	} {
 		f.Add([]byte(seed))
+	}
+	if b, err := os.ReadFile(filepath.Join("..", "config.example.toml")); err == nil {
+		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		cfg, err := Parse(data, "/fuzz/config.toml")
@@ -301,6 +305,9 @@ func FuzzLoadConfig(f *testing.F) {
 			var ce *Error
 			if !errors.As(err, &ce) {
 				t.Fatalf("error of type %T: %v", err, err)
+			}
+			if msg := err.Error(); msg == "" || strings.ContainsAny(msg, "\n\r") {
+				t.Fatalf("error is not one line: %q", msg)
 			}
 			return
 		}
