@@ -1,8 +1,10 @@
 package main
 
 import (
+	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -99,6 +101,63 @@ func TestHostileBrokerStrings(t *testing.T) {
 		} {
 			r := execKbatch(t, nil, args...)
 			t.Logf("kbatch %s: exit %d\nstdout %q\nstderr %q", strings.Join(args, " "), r.code, r.stdout, r.stderr)
+			checkNoControl(t, "stderr", r.stderr)
+			checkNoControl(t, "stdout", r.stdout)
+		}
+	})
+
+	t.Run("topic names in metadata", func(t *testing.T) {
+		fake, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "events"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(fake.Close)
+		host, portText, err := net.SplitHostPort(fake.ListenAddrs()[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		port, _ := strconv.Atoi(portText)
+		fake.ControlKey(kmsg.Metadata.Int16(), func(req kmsg.Request) (kmsg.Response, error, bool) {
+			fake.KeepControl()
+			resp := req.ResponseKind().(*kmsg.MetadataResponse)
+			resp.Brokers = []kmsg.MetadataResponseBroker{{NodeID: 0, Host: host, Port: int32(port)}}
+			for _, name := range []string{"events", "ev" + hostilePayload} {
+				topic := kmsg.NewMetadataResponseTopic()
+				topic.Topic = kmsg.StringPtr(name)
+				part := kmsg.NewMetadataResponseTopicPartition()
+				part.Replicas, part.ISR = []int32{0}, []int32{0}
+				topic.Partitions = []kmsg.MetadataResponseTopicPartition{part}
+				resp.Topics = append(resp.Topics, topic)
+			}
+			return resp, nil, true
+		})
+		fake.ControlKey(kmsg.ListOffsets.Int16(), func(req kmsg.Request) (kmsg.Response, error, bool) {
+			fake.KeepControl()
+			lreq := req.(*kmsg.ListOffsetsRequest)
+			resp := req.ResponseKind().(*kmsg.ListOffsetsResponse)
+			for _, rt := range lreq.Topics {
+				topic := kmsg.NewListOffsetsResponseTopic()
+				topic.Topic = rt.Topic
+				for _, rp := range rt.Partitions {
+					part := kmsg.NewListOffsetsResponseTopicPartition()
+					part.Partition, part.Offset = rp.Partition, 3
+					part.OldStyleOffsets = []int64{3}
+					topic.Partitions = append(topic.Partitions, part)
+				}
+				resp.Topics = append(resp.Topics, topic)
+			}
+			return resp, nil, true
+		})
+		addr := fake.ListenAddrs()[0]
+		for _, args := range [][]string{
+			{"topics", "-b", addr, "--dial-timeout", "5s"},
+			{"topics", "--json", "-b", addr, "--dial-timeout", "5s"},
+		} {
+			r := execKbatch(t, nil, args...)
+			t.Logf("kbatch %s: exit %d\nstdout %q\nstderr %q", strings.Join(args, " "), r.code, r.stdout, r.stderr)
+			if !strings.Contains(r.stdout+r.stderr, "PWNED") {
+				t.Errorf("the hostile topic is not listed nor named: %q %q", r.stdout, r.stderr)
+			}
 			checkNoControl(t, "stderr", r.stderr)
 			checkNoControl(t, "stdout", r.stdout)
 		}
