@@ -174,7 +174,7 @@ func (g *globalOptions) password(conn config.Connection) (config.Secret, error) 
 		where = " (cluster " + conn.Name + ")"
 	}
 	if g.prompt != nil {
-		pw, err = g.prompt(fmt.Sprintf("SASL password for %s%s: ", conn.SASL.User, where))
+		pw, err = g.prompt(record.String(fmt.Sprintf("SASL password for %s%s: ", conn.SASL.User, where)))
 		if err == nil {
 			return pw, nil
 		}

@@ -13,6 +13,7 @@ import (
 // The JSON of show: field names follow the headless output (DESIGN §4).
 type offsetsStreamJSON struct {
 	Name      string               `json:"name"`
+	ClusterID string               `json:"cluster_id,omitempty"`
 	Brokers   []string             `json:"brokers"`
 	Topics    []string             `json:"topics"`
 	LastBatch uint64               `json:"last_batch"`
@@ -37,7 +38,7 @@ type offsetsBatchJSON struct {
 
 func (v offsetsStreamView) json() offsetsStreamJSON {
 	info := v.info
-	s := offsetsStreamJSON{Name: info.Name, Brokers: info.Brokers, Topics: info.Topics, LastBatch: info.LastBatch,
+	s := offsetsStreamJSON{Name: info.Name, ClusterID: info.ClusterID, Brokers: info.Brokers, Topics: info.Topics, LastBatch: info.LastBatch,
 		Next:    json.RawMessage(spark.StartingOffsetsJSON(info.Next, nil)),
 		Batches: make([]offsetsBatchJSON, len(v.batches)), Events: make([]consumer.EventJSON, len(v.events))}
 	if s.Brokers == nil {

@@ -56,6 +56,10 @@ func TestStreamIdentity(t *testing.T) {
 		t.Errorf("no stream-changed event naming the new cluster:\n%s", r.stdout)
 	}
 
+	show := execKbatch(t, nil, "offsets", "show", "--store", store, "--name", "events")
+	if !strings.Contains(show.stdout, "cluster id") || !strings.Contains(show.stdout, "staging-cluster") {
+		t.Errorf("offsets show does not name the stream's cluster:\n%s%s", show.stdout, show.stderr)
+	}
 	if r := watch(prod, "-t", "events", "--name", "mine"); r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
