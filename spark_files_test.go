@@ -1,11 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // TestSparkCheckpointHostileFiles: a checkpoint whose next offset log is a
@@ -80,4 +84,80 @@ func TestSparkCheckpointImpossibleOffsets(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestSparkWatchFIFOAndSIGTERM: the live `spark DIR --no-tui` meets a FIFO
+// where the next offset log should be; it reports the file and keeps
+// polling, and SIGTERM ends it (a blocking read ignored SIGTERM for 842 s).
+// At start the same FIFO is an error (TestSparkCheckpointHostileFiles).
+func TestSparkWatchFIFOAndSIGTERM(t *testing.T) {
+	c := newSparkCheckpoint(t)
+	c.offsets(0, "e", 5)
+	c.commit(0)
+	home := t.TempDir()
+	cmd := exec.Command(cliBinary(t), "spark", c.dir, "--no-tui", "--interval", "100ms")
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home,
+		"XDG_CONFIG_HOME=" + filepath.Join(home, "config"), "XDG_STATE_HOME=" + filepath.Join(home, "state")}
+	var out syncBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	defer func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+		}
+	}()
+	deadline := time.After(time.Minute)
+	for !strings.Contains(out.String(), `"type":"start"`) {
+		select {
+		case <-deadline:
+			t.Fatalf("no start line within a minute:\n%s", out.String())
+		case err := <-done:
+			t.Fatalf("spark ended (%v) before starting:\n%s", err, out.String())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	// The query moves on: its next offset log is a FIFO.
+	if err := syscall.Mkfifo(filepath.Join(c.dir, "offsets", "1"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c.commit(1)
+	for !strings.Contains(out.String(), filepath.Join("offsets", "1")+": a named pipe (FIFO), not a regular file") {
+		select {
+		case <-deadline:
+			t.Fatalf("no event about the FIFO within a minute:\n%s", out.String())
+		case err := <-done:
+			t.Fatalf("spark ended (%v) before reporting the FIFO:\n%s", err, out.String())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatalf("spark did not end within a minute of SIGTERM:\n%s", out.String())
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for a writer and a reader goroutine.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

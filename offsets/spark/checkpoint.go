@@ -261,7 +261,7 @@ func notRegular(path string, fi fs.FileInfo) error {
 	case m&fs.ModeDevice != 0:
 		what = "a device"
 	}
-	return fmt.Errorf("spark checkpoint %s: not a regular file (%s); not read", path, what)
+	return fmt.Errorf("spark checkpoint %s: %s, not a regular file; not read", path, what)
 }
 
 // fileError renders an I/O error as "spark checkpoint <path>: <reason>",
