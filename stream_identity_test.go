@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -69,5 +70,23 @@ func TestStreamIdentity(t *testing.T) {
 	}
 	if !strings.Contains(r.stdout, `"code":"stream-changed"`) || !strings.Contains(r.stdout, "events → events,more") {
 		t.Errorf("no stream-changed event naming the topics:\n%s", r.stdout)
+	}
+}
+
+// TestEmptyStoreRefused: a 0-byte store (a truncated one, as often as a
+// new one) is refused by watch and offsets show with one line saying how
+// to start anew, and stays 0 bytes.
+func TestEmptyStoreRefused(t *testing.T) {
+	addr := fakeCluster(t, "c", "events")
+	store := writeFile(t, t.TempDir(), "offsets.db", "", 0o600)
+	for _, args := range [][]string{
+		{"watch", "--no-tui", "--until-end", "--store", store, "-b", addr, "-t", "events", "--reset", "latest"},
+		{"offsets", "show", "--store", store},
+	} {
+		r := execKbatch(t, nil, args...)
+		checkOneLine(t, r, exitFailure, []string{store, "empty", "remove it", "--store"})
+		if fi, err := os.Stat(store); err != nil || fi.Size() != 0 {
+			t.Fatalf("the empty store changed: %v %v", fi, err)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package offsets
 
 import (
+	"bytes"
 	"errors"
 	"math/rand/v2"
 	"os"
@@ -99,6 +100,9 @@ func TestOpenWritableChecksPages(t *testing.T) {
 		}
 		if openErr != nil {
 			refused++
+			if after := readBytes(t, path); !bytes.Equal(after, b) {
+				t.Errorf("seed %d: the refused file changed", seed)
+			}
 			if !errors.Is(openErr, ErrCorrupt) {
 				t.Errorf("seed %d: writable open refused with %v, want ErrCorrupt", seed, openErr)
 			}
