@@ -4,13 +4,16 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"runtime/debug"
 
 	bolt "go.etcd.io/bbolt"
 )
 
 // verify reads the whole file before a writable open lets anything be
 // written to it, so a damaged store is refused rather than written on top
-// of: bbolt's page check (tx.Check: reachable pages, freelist, key order),
+// of: a bounded walk of the page tree (preflight, which makes the next
+// step safe to run), bbolt's page check (tx.Check: reachable pages,
+// freelist, key order),
 // then every value of every stream decoded as a reader (offsets show,
 // watch's start) would decode it. Values are decoded one at a time and
 // dropped, so memory stays that of one value. Its cost grows with the
@@ -18,6 +21,12 @@ import (
 // so is it.
 func (s *Store) verify(db *bolt.DB) (err error) {
 	defer s.recoverCorrupt(&err)
+	// A damaged offset read through bbolt's memory map faults; make that a
+	// panic recoverCorrupt turns into ErrCorrupt, not a crash.
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	if err := preflight(s.path); err != nil {
+		return s.damaged(err)
+	}
 	return db.View(func(tx *bolt.Tx) error {
 		var first error
 		for cerr := range tx.Check() { // drain: Check's goroutine sends every error
