@@ -158,3 +158,21 @@ func TestOpenDamagedPageHeaders(t *testing.T) {
 	}
 	t.Logf("100 files with damaged page headers: %d refused", refused)
 }
+
+// FuzzPreflight checks that the bounded page walk ends without a panic on
+// any bytes, seeded with a real store.
+func FuzzPreflight(f *testing.F) {
+	path := filepath.Join(f.TempDir(), "seed.db")
+	fillStore(f, path, 5)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b)
+	f.Add(b[:8192])
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if err := preflightAt(bytes.NewReader(data), int64(len(data))); err != nil && !errors.Is(err, errPreflight) {
+			t.Fatalf("preflight error %v is not errPreflight", err)
+		}
+	})
+}

@@ -35,7 +35,12 @@ func preflight(path string) error {
 	if err != nil {
 		return err
 	}
-	w := &pageWalker{f: f, size: fi.Size(), seen: map[uint64]bool{}}
+	return preflightAt(f, fi.Size())
+}
+
+// preflightAt is preflight over a file of size bytes read through r.
+func preflightAt(r io.ReaderAt, size int64) error {
+	w := &pageWalker{f: r, size: size, seen: map[uint64]bool{}}
 	return w.run()
 }
 
