@@ -16,6 +16,7 @@ import (
 	"github.com/kbatch-dev/kbatch/config"
 	"github.com/kbatch-dev/kbatch/consumer"
 	"github.com/kbatch-dev/kbatch/offsets"
+	"github.com/kbatch-dev/kbatch/record"
 )
 
 // Exit codes of DESIGN §3.
@@ -54,11 +55,15 @@ func exitCode(err error) int {
 	return exitFailure
 }
 
-// oneLine flattens an error to the single stderr line kbatch promises.
+// oneLine flattens an error to the single stderr line kbatch promises, and
+// makes it safe for a terminal (record.String, DESIGN §2.7): an error can
+// quote a broker's message, a host, topic or file name, and none of those
+// came from kbatch.
 func oneLine(err error) string {
 	s := strings.TrimSpace(err.Error())
-	s = strings.ReplaceAll(s, "\r", " ")
-	return strings.ReplaceAll(s, "\n", "; ")
+	s = strings.ReplaceAll(s, "\r\n", "; ")
+	s = strings.ReplaceAll(s, "\n", "; ")
+	return record.String(s)
 }
 
 // globalOptions are the flags every command shares, and what was resolved
@@ -170,9 +175,28 @@ config file's [clusters.NAME] profile (see config.example.toml).`,
 	// "kbatch [flags]" runs watch.
 	root.RunE = watch.RunE
 	root.Flags().AddFlagSet(watch.Flags())
+	root.Args = cobra.NoArgs // "kbatch frobnicate": an unknown command
+	argsAreUsage(root)
 	root.AddCommand(newGenDocsCommand(root))
 	addCompletions(root, g)
 	return root
+}
+
+// argsAreUsage makes the argument checks of c and its subcommands return
+// usage errors (exit 2): an unknown command or an extra argument is bad
+// input on the command line, as a bad flag is.
+func argsAreUsage(c *cobra.Command) {
+	if check := c.Args; check != nil {
+		c.Args = func(cmd *cobra.Command, args []string) error {
+			if err := check(cmd, args); err != nil {
+				return usageError{err}
+			}
+			return nil
+		}
+	}
+	for _, sub := range c.Commands() {
+		argsAreUsage(sub)
+	}
 }
 
 // errNoBrokers is wrapped by clientConfig's error when no brokers are
@@ -186,6 +210,9 @@ var errNoBrokers = errors.New("no brokers: pass -b host:port, set KBATCH_BROKERS
 // on stderr. It also records connectionInfo for the screen.
 func (g *globalOptions) clientConfig() (consumer.ClientConfig, error) {
 	cc := consumer.ClientConfig{DialTimeout: g.dialTimeout}
+	if g.changed("dial-timeout") && g.dialTimeout <= 0 {
+		return cc, usagef("--dial-timeout %s: want a positive duration like 10s", g.dialTimeout)
+	}
 	conn, err := g.connection()
 	if err != nil {
 		return cc, err

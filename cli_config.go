@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kbatch-dev/kbatch/config"
+	"github.com/kbatch-dev/kbatch/record"
 )
 
 // connectionInfo describes the connection in use, without secrets: the
@@ -44,7 +45,7 @@ func (g *globalOptions) warn(msg string) {
 		return
 	}
 	g.warned[msg] = true
-	fmt.Fprintln(g.stderr, "kbatch: warning: "+msg)
+	fmt.Fprintln(g.stderr, "kbatch: warning: "+record.String(msg))
 }
 
 // config loads the configuration file once: --config, else KBATCH_CONFIG,
@@ -173,7 +174,7 @@ func (g *globalOptions) password(conn config.Connection) (config.Secret, error) 
 		where = " (cluster " + conn.Name + ")"
 	}
 	if g.prompt != nil {
-		pw, err = g.prompt(fmt.Sprintf("SASL password for %s%s: ", conn.SASL.User, where))
+		pw, err = g.prompt(record.String(fmt.Sprintf("SASL password for %s%s: ", conn.SASL.User, where)))
 		if err == nil {
 			return pw, nil
 		}

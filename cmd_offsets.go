@@ -7,15 +7,14 @@ import (
 	"io/fs"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/IBM/sarama"
 	"github.com/spf13/cobra"
 
 	"github.com/kbatch-dev/kbatch/consumer"
 	"github.com/kbatch-dev/kbatch/offsets"
+	"github.com/kbatch-dev/kbatch/record"
 )
 
 // newOffsetsCommand builds `kbatch offsets show|set|export|import`: the
@@ -200,24 +199,19 @@ func offsetsList(items []string, max int) string {
 	return strings.Join(items[:max], ", ") + fmt.Sprintf(" and %d more", len(items)-max)
 }
 
-// offsetsSafe makes a name from the store or from a file safe to print: it
-// is quoted with Go escapes when it holds anything but printable characters
-// (control characters, escape sequences, bidi overrides), as is.
+// offsetsSafe makes a name from the store or from a file safe to print
+// (record.String, DESIGN §2.7). A name that needed escapes is quoted, so
+// the reader sees it was escaped; an empty name shows as "".
 func offsetsSafe(s string) string {
-	for _, r := range s {
-		if !unicode.IsPrint(r) || unicode.Is(unicode.Bidi_Control, r) || r == unicode.ReplacementChar {
-			return strconv.QuoteToASCII(s)
-		}
-	}
-	if s == "" {
-		return `""`
+	if safe := record.String(s); safe != s || s == "" {
+		return `"` + safe + `"`
 	}
 	return s
 }
 
 // offsetsNote writes a "note: ..." line on stderr.
 func offsetsNote(w io.Writer, format string, args ...any) {
-	fmt.Fprintf(w, "note: "+format+"\n", args...)
+	fmt.Fprintln(w, "note: "+record.String(fmt.Sprintf(format, args...)))
 }
 
 // offsetsTopicFilter keeps the offsets of topics in keep (all when keep is

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kbatch-dev/kbatch/offsets"
 	"github.com/kbatch-dev/kbatch/offsets/spark"
+	"github.com/kbatch-dev/kbatch/record"
 )
 
 type offsetsExportOptions struct {
@@ -129,7 +130,7 @@ func runOffsetsExport(cmd *cobra.Command, g *globalOptions, o *offsetsExportOpti
 	if o.ending {
 		text = spark.EndingOffsetsJSON(next, counts)
 	}
-	_, err = fmt.Fprintln(out, text)
+	_, err = fmt.Fprintln(out, string(record.SafeJSON([]byte(text))))
 	return err
 }
 
@@ -149,7 +150,8 @@ func offsetsWriteExportJSON(w io.Writer, stream string, topics []string, next ma
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(w, `{"stream":%s,"topics":%s,"next":%s}`+"\n", name, ts, spark.StartingOffsetsJSON(next, nil))
+	line := fmt.Sprintf(`{"stream":%s,"topics":%s,"next":%s}`, name, ts, spark.StartingOffsetsJSON(next, nil))
+	_, err = fmt.Fprintln(w, string(record.SafeJSON([]byte(line))))
 	return err
 }
 

@@ -7,11 +7,13 @@ import (
 	"github.com/kbatch-dev/kbatch/consumer"
 	"github.com/kbatch-dev/kbatch/offsets"
 	"github.com/kbatch-dev/kbatch/offsets/spark"
+	"github.com/kbatch-dev/kbatch/record"
 )
 
 // The JSON of show: field names follow the headless output (DESIGN §4).
 type offsetsStreamJSON struct {
 	Name      string               `json:"name"`
+	ClusterID string               `json:"cluster_id,omitempty"`
 	Brokers   []string             `json:"brokers"`
 	Topics    []string             `json:"topics"`
 	LastBatch uint64               `json:"last_batch"`
@@ -36,7 +38,7 @@ type offsetsBatchJSON struct {
 
 func (v offsetsStreamView) json() offsetsStreamJSON {
 	info := v.info
-	s := offsetsStreamJSON{Name: info.Name, Brokers: info.Brokers, Topics: info.Topics, LastBatch: info.LastBatch,
+	s := offsetsStreamJSON{Name: info.Name, ClusterID: info.ClusterID, Brokers: info.Brokers, Topics: info.Topics, LastBatch: info.LastBatch,
 		Next:    json.RawMessage(spark.StartingOffsetsJSON(info.Next, nil)),
 		Batches: make([]offsetsBatchJSON, len(v.batches)), Events: make([]consumer.EventJSON, len(v.events))}
 	if s.Brokers == nil {
@@ -78,6 +80,6 @@ func offsetsWriteJSON(w io.Writer, v any) error {
 	if err != nil {
 		return err
 	}
-	_, err = w.Write(append(b, '\n'))
+	_, err = w.Write(append(record.SafeJSON(b), '\n'))
 	return err
 }

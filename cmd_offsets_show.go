@@ -161,6 +161,9 @@ func (v offsetsStreamView) writeText(out io.Writer) error {
 	info := v.info
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(w, "stream %s\n", offsetsSafe(info.Name))
+	if info.ClusterID != "" {
+		fmt.Fprintf(w, "  cluster id\t%s\n", offsetsSafe(info.ClusterID))
+	}
 	fmt.Fprintf(w, "  brokers\t%s\n", offsetsSafeJoin(info.Brokers, "-"))
 	fmt.Fprintf(w, "  topics\t%s\n", offsetsSafeJoin(info.Topics, "-"))
 	fmt.Fprintf(w, "  last acked batch\t%d\n", info.LastBatch)

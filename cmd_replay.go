@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 
 	"github.com/kbatch-dev/kbatch/consumer"
 	"github.com/kbatch-dev/kbatch/offsets"
+	"github.com/kbatch-dev/kbatch/record"
 	"github.com/kbatch-dev/kbatch/replay"
 )
 
@@ -171,10 +173,24 @@ func runReplay(ctx context.Context, g *globalOptions, o *replayOptions, args []s
 		}
 	}
 	rep, err := replay.Run(ctx, client, tasks, sink, opts)
-	_ = rep.WriteSummary(stderr)
+	writeSafeLines(stderr, rep.WriteSummary)
 	var partial *replay.PartialError
 	if err != nil && !errors.As(err, &partial) {
 		return fmt.Errorf("%w; %s", err, incomplete)
 	}
 	return err
+}
+
+// writeSafeLines runs write into a buffer and copies its lines to w made
+// safe for a terminal (record.String): a summary names topics, and a
+// topic's name comes from the cluster.
+func writeSafeLines(w io.Writer, write func(io.Writer) error) {
+	var b strings.Builder
+	_ = write(&b)
+	if b.Len() == 0 {
+		return
+	}
+	for _, line := range strings.Split(strings.TrimRight(b.String(), "\n"), "\n") {
+		fmt.Fprintln(w, record.String(line))
+	}
 }

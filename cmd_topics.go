@@ -14,6 +14,7 @@ import (
 
 	"github.com/kbatch-dev/kbatch/consumer"
 	"github.com/kbatch-dev/kbatch/offsets"
+	"github.com/kbatch-dev/kbatch/record"
 )
 
 func newTopicsCommand(g *globalOptions) *cobra.Command {
@@ -88,7 +89,7 @@ func runTopics(g *globalOptions, names []string, all, asJSON bool, stdout io.Wri
 		if err != nil {
 			return err
 		}
-		_, err = stdout.Write(append(b, '\n'))
+		_, err = stdout.Write(append(record.SafeJSON(b), '\n'))
 		return writeErr(err)
 	}
 	return writeErr(writeTopicsTable(stdout, infos))
@@ -156,21 +157,10 @@ func writeTopicsTable(w io.Writer, infos []topicInfo) error {
 		for _, p := range t.Partitions {
 			leader := "none"
 			if p.Leader >= 0 {
-				leader = strconv.Itoa(int(p.Leader)) + " " + printable(p.LeaderAddr)
+				leader = strconv.Itoa(int(p.Leader)) + " " + record.String(p.LeaderAddr)
 			}
-			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\n", printable(t.Topic), t.PartitionCount, p.Partition, p.LogStart, p.HighWatermark, leader)
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\n", record.String(t.Topic), t.PartitionCount, p.Partition, p.LogStart, p.HighWatermark, leader)
 		}
 	}
 	return tw.Flush()
-}
-
-// printable quotes s when it holds anything but printable ASCII without
-// spaces (topic names and host names never do on a sane cluster).
-func printable(s string) string {
-	for _, r := range s {
-		if r <= ' ' || r >= 0x7f {
-			return strconv.QuoteToASCII(s)
-		}
-	}
-	return s
 }

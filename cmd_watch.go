@@ -150,7 +150,7 @@ func (o *watchOptions) streamConfig(g *globalOptions) (consumer.Config, error) {
 	if len(cfg.Topics) == 0 {
 		return cfg, errNoTopic
 	}
-	cfg.Name = streamName(g, cfg.Topics)
+	cfg.Name, cfg.NameExplicit = streamName(g, cfg.Topics), g.name != ""
 	return cfg, nil
 }
 

@@ -343,3 +343,25 @@ func contains(ps []offsets.Partition, p offsets.Partition) bool {
 	}
 	return false
 }
+
+// ClusterID asks the cluster for its id (metadata v2, Kafka 0.10.1 and
+// later) in a metadata request for topics only. It returns "" without
+// asking when the protocol version set is older, and "" when the cluster
+// has none.
+func ClusterID(c sarama.Client, topics []string) (string, error) {
+	if !c.Config().Version.IsAtLeast(sarama.V0_10_1_0) || len(topics) == 0 {
+		return "", nil
+	}
+	b, err := c.Controller()
+	if err != nil {
+		return "", err
+	}
+	resp, err := b.GetMetadata(&sarama.MetadataRequest{Version: 2, Topics: topics})
+	if err != nil {
+		return "", err
+	}
+	if resp.ClusterID == nil {
+		return "", nil
+	}
+	return *resp.ClusterID, nil
+}

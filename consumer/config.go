@@ -24,7 +24,7 @@ type Processor interface {
 // implements it. A nil Store means nothing is written (--no-store).
 type Store interface {
 	Stream(name string) (offsets.StreamInfo, bool, error)
-	EnsureStream(name string, brokers, topics []string) error
+	EnsureStreamOn(name, clusterID string, brokers, topics []string) error
 	Plan(stream string, b offsets.Batch) error
 	Ack(stream string, id uint64, at time.Time) error
 	AckAndPlan(stream string, id uint64, at time.Time, next offsets.Batch) error
@@ -46,6 +46,11 @@ type Config struct {
 	Topics  []string
 	// Name is the stream's name in the store.
 	Name string
+	// NameExplicit says the user named the stream (--name): then a stored
+	// stream of that name is taken over even when it was made on another
+	// cluster or for other topics, with a stream-changed event. Otherwise
+	// (a name derived from the topics) that is refused.
+	NameExplicit bool
 
 	Explicit []offsets.Spec
 	// Imported, if set, replaces stored offsets as the fallback after

@@ -1,6 +1,8 @@
-package tui
+package record
 
 import (
+	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -79,12 +81,40 @@ func TestEscapeLineLimitBoundsWork(t *testing.T) {
 	}
 }
 
-func TestEscapeString(t *testing.T) {
-	if got := EscapeString("events"); got != "events" {
-		t.Fatal(got)
+func TestString(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"events", "events"},
+		{"ev\x1bents", `ev\x1bents`},
+		{"scram: server refused: \x1b]0;PWNED\x07\x1b[2J", `scram: server refused: \x1b]0;PWNED\x07\x1b[2J`},
+		{"clip \x1b]52;c;ZXZpbA==\x07", `clip \x1b]52;c;ZXZpbA==\x07`},
+		{"host\u009b2Jname", `host\u009b2Jname`},
+		{"a\tb", "a       b"},
+		{"two\nlines", `two\nlines`},
+		{"bad \xff utf-8", `bad \xff utf-8`},
+		{"rtl \u202egnp.exe", `rtl \u202egnp.exe`},
+		{"café", "café"},
 	}
-	if got := EscapeString("ev\x1bents"); got != `ev\x1bents` {
-		t.Fatal(got)
+	for _, tt := range tests {
+		got := String(tt.in)
+		if got != tt.want {
+			t.Errorf("String(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+		if again := String(got); again != got {
+			t.Errorf("String is not idempotent on %q: %q then %q", tt.in, got, again)
+		}
+	}
+}
+
+func TestUnsafeRune(t *testing.T) {
+	for _, r := range []rune{0, 0x07, 0x1b, '\n', '\t', 0x7f, 0x80, 0x9b, 0x9f, 0x200b, 0x200d, 0x202a, 0x202e, 0x2066, 0x2069, 0x200e, 0x061c, 0x2028, 0x2029, 0xfeff, 0xfe0f, 0xe0041, 0x3164} {
+		if !UnsafeRune(r) {
+			t.Errorf("UnsafeRune(%U) = false", r)
+		}
+	}
+	for _, r := range []rune{' ', 'a', '~', '\\', 0xa0, 0xe9, 0x65e5, 0xfffd, 0x1f600} {
+		if UnsafeRune(r) {
+			t.Errorf("UnsafeRune(%U) = true", r)
+		}
 	}
 }
 
@@ -98,7 +128,7 @@ func checkSafe(t testing.TB, in []byte, s string) {
 		if r == '\n' {
 			continue
 		}
-		if r < 0x20 || r == 0x7f || unsafeRune(r) {
+		if UnsafeRune(r) {
 			t.Fatalf("escape of %q holds %U: %q", in, r, s)
 		}
 	}
@@ -117,8 +147,60 @@ func FuzzEscape(f *testing.F) {
 			t.Fatalf("EscapeLine(%q) has a newline: %q", b, line)
 		}
 		checkSafe(t, b, EscapeText(b, limit))
+		if limit <= 0 {
+			if s := String(string(b)); s != line || String(s) != s {
+				t.Fatalf("String(%q) = %q, EscapeLine gave %q; not idempotent or not the same rule", b, s, line)
+			}
+		}
 		if limit <= 0 && utf8.Valid(b) && isPlain(string(b)) && EscapeLine(b, 0) != string(b) {
 			t.Fatalf("plain %q changed to %q", b, line)
+		}
+	})
+}
+
+func TestSafeJSON(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`{"a":"b"}`, `{"a":"b"}`},
+		{"{\n\t\"a\": 1\n}", "{\n\t\"a\": 1\n}"},
+		{"{\"t\":\"ev\u009b2J\"}", `{"t":"ev\u009b2J"}`},
+		{"{\"t\":\"a\u202eb\x7f\"}", `{"t":"a\u202eb\u007f"}`},
+		{"{\"t\":\"tag\U000e0041\"}", `{"t":"tag\udb40\udc41"}`},
+		{"{\"t\":\"caf\u00e9 \xff\"}", `{"t":"café \ufffd"}`},
+	}
+	for _, tt := range tests {
+		got := string(SafeJSON([]byte(tt.in)))
+		if got != tt.want {
+			t.Errorf("SafeJSON(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// FuzzSafeJSON checks that a document encoding/json wrote still decodes to
+// the same value after SafeJSON, and holds no rune a terminal interprets.
+func FuzzSafeJSON(f *testing.F) {
+	for _, s := range []string{"", "events", "\x1b]52;c;aGk=\x07", "\u009b2J", "\u202e", "\xff", "\U000e0041", "a\x7fb"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		in, err := json.Marshal(map[string]any{"s": s, "l": []string{s, "x"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := SafeJSON(in)
+		for _, r := range string(out) {
+			if UnsafeRune(r) {
+				t.Fatalf("SafeJSON(%q) holds %U: %q", in, r, out)
+			}
+		}
+		var a, b any
+		if err := json.Unmarshal(in, &a); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(out, &b); err != nil {
+			t.Fatalf("SafeJSON(%q) = %q is not JSON: %v", in, out, err)
+		}
+		if !reflect.DeepEqual(a, b) {
+			t.Fatalf("SafeJSON changed the value: %v, then %v", a, b)
 		}
 	})
 }
