@@ -17,6 +17,7 @@ import (
 	"github.com/kbatch-dev/kbatch/consumer"
 	"github.com/kbatch-dev/kbatch/offsets"
 	"github.com/kbatch-dev/kbatch/offsets/spark"
+	"github.com/kbatch-dev/kbatch/record"
 	"github.com/kbatch-dev/kbatch/replay"
 	"github.com/kbatch-dev/kbatch/tui"
 )
@@ -163,7 +164,7 @@ func writeSparkJSONLines(w *consumer.SparkWatch, stdout io.Writer) error {
 // start, capped at the end), never touching a store or a group.
 type sampler struct{ client sarama.Client }
 
-func (s sampler) Sample(ctx context.Context, ranges []offsets.Range) ([]*sarama.ConsumerMessage, error) {
+func (s sampler) Sample(ctx context.Context, ranges []offsets.Range) ([]*record.Record, error) {
 	specs := make([]replay.RangeSpec, len(ranges))
 	for i, r := range ranges {
 		specs[i] = replay.RangeSpec{Topic: r.Topic, Partitions: []int32{r.Partition.Partition},
@@ -185,9 +186,9 @@ func (s sampler) Sample(ctx context.Context, ranges []offsets.Range) ([]*sarama.
 
 // collectSink keeps a replay's records in memory; only for the few
 // records of samples.
-type collectSink struct{ recs []*sarama.ConsumerMessage }
+type collectSink struct{ recs []*record.Record }
 
-func (s *collectSink) Write(recs []sarama.ConsumerMessage) error {
+func (s *collectSink) Write(recs []record.Record) error {
 	for i := range recs {
 		m := recs[i] // Write reuses recs; the byte slices inside stay valid
 		s.recs = append(s.recs, &m)

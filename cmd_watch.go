@@ -19,6 +19,7 @@ import (
 	"github.com/kbatch-dev/kbatch/consumer"
 	"github.com/kbatch-dev/kbatch/offsets"
 	"github.com/kbatch-dev/kbatch/offsets/spark"
+	"github.com/kbatch-dev/kbatch/record"
 	"github.com/kbatch-dev/kbatch/tui"
 )
 
@@ -300,8 +301,8 @@ func runWatch(ctx context.Context, g *globalOptions, o *watchOptions, stdout, st
 
 // setLeaderLookup lets a kcat encoder name each partition's leader, as
 // kcat's "broker" does; other encoders need nothing.
-func setLeaderLookup(enc consumer.RecordAppender, client sarama.Client) {
-	if k, ok := enc.(*consumer.KcatEncoder); ok {
+func setLeaderLookup(enc record.Appender, client sarama.Client) {
+	if k, ok := enc.(*record.KcatEncoder); ok {
 		k.Leader = func(topic string, partition int32) int32 {
 			if b, err := client.Leader(topic, partition); err == nil {
 				return b.ID()
@@ -315,12 +316,12 @@ func setLeaderLookup(enc consumer.RecordAppender, client sarama.Client) {
 var sinkFormats = []string{"json", "kcat"}
 
 // recordFormat is the record encoder of --format.
-func recordFormat(format string) (consumer.RecordAppender, error) {
+func recordFormat(format string) (record.Appender, error) {
 	switch format {
 	case "json":
-		return &consumer.RecordEncoder{}, nil
+		return &record.JSONEncoder{}, nil
 	case "kcat":
-		return &consumer.KcatEncoder{}, nil
+		return &record.KcatEncoder{}, nil
 	}
 	return nil, usagef("invalid --format %q: want json (kbatch's record lines) or kcat (kcat -J's shape)", format)
 }

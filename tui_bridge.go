@@ -8,6 +8,7 @@ import (
 
 	"github.com/kbatch-dev/kbatch/consumer"
 	"github.com/kbatch-dev/kbatch/offsets"
+	"github.com/kbatch-dev/kbatch/record"
 	"github.com/kbatch-dev/kbatch/replay"
 	"github.com/kbatch-dev/kbatch/tui"
 )
@@ -82,12 +83,12 @@ type emitSink struct {
 	emit  func(tui.ReplayChunk) error
 }
 
-func (s *emitSink) Write(recs []sarama.ConsumerMessage) error {
+func (s *emitSink) Write(recs []record.Record) error {
 	if len(recs) == 0 {
 		return nil
 	}
 	// Write reuses recs; the byte slices inside stay valid.
-	msgs := make([]*sarama.ConsumerMessage, len(recs))
+	msgs := make([]*record.Record, len(recs))
 	for i := range recs {
 		m := recs[i]
 		msgs[i] = &m

@@ -9,10 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/IBM/sarama"
-
 	"github.com/kbatch-dev/kbatch/internal/testkafka"
 	"github.com/kbatch-dev/kbatch/offsets"
+	"github.com/kbatch-dev/kbatch/record"
 )
 
 func TestAbortMarks(t *testing.T) {
@@ -107,7 +106,7 @@ func TestBatchIsAborted(t *testing.T) {
 // the batch marks aborted.
 type offsetsSink struct{ got, aborted []int64 }
 
-func (s *offsetsSink) Process(_ context.Context, b *Batch, recs []*sarama.ConsumerMessage) error {
+func (s *offsetsSink) Process(_ context.Context, b *Batch, recs []*record.Record) error {
 	for _, m := range recs {
 		s.got = append(s.got, m.Offset)
 		if b.IsAborted(offsets.Partition{Topic: m.Topic, Partition: m.Partition}, m.Offset) {

@@ -10,6 +10,7 @@ import (
 	"github.com/IBM/sarama"
 
 	"github.com/kbatch-dev/kbatch/offsets"
+	"github.com/kbatch-dev/kbatch/record"
 )
 
 // Processor handles a batch's records before the batch is acked: the
@@ -17,7 +18,7 @@ import (
 // planned and the stream ends with that error; the next start re-delivers
 // it. records are only valid during the call.
 type Processor interface {
-	Process(ctx context.Context, b *Batch, records []*sarama.ConsumerMessage) error
+	Process(ctx context.Context, b *Batch, records []*record.Record) error
 }
 
 // Store is what the stream needs of the offsets store; *offsets.Store

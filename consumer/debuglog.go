@@ -11,6 +11,7 @@ import (
 	"github.com/IBM/sarama"
 
 	"github.com/kbatch-dev/kbatch/offsets"
+	"github.com/kbatch-dev/kbatch/record"
 )
 
 // The debug log (Config.Log, watch --log) is for a bug report: it says
@@ -184,7 +185,7 @@ type loggedProcessor struct {
 	l *slog.Logger
 }
 
-func (p loggedProcessor) Process(ctx context.Context, b *Batch, records []*sarama.ConsumerMessage) error {
+func (p loggedProcessor) Process(ctx context.Context, b *Batch, records []*record.Record) error {
 	start := time.Now()
 	var err error
 	if p.p != nil {

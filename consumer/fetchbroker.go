@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/IBM/sarama"
+
+	"github.com/kbatch-dev/kbatch/record"
 )
 
 // brokerFetcher is the fetch loop of one broker.
@@ -369,11 +371,11 @@ func FetchVersion(v sarama.KafkaVersion) int16 {
 
 // pointers is the stream's view of a block's slab: batches hold records
 // by pointer.
-func pointers(msgs []sarama.ConsumerMessage) []*sarama.ConsumerMessage {
+func pointers(msgs []record.Record) []*record.Record {
 	if len(msgs) == 0 {
 		return nil
 	}
-	out := make([]*sarama.ConsumerMessage, len(msgs))
+	out := make([]*record.Record, len(msgs))
 	for i := range msgs {
 		out[i] = &msgs[i]
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/IBM/sarama"
 
 	"github.com/kbatch-dev/kbatch/offsets"
+	"github.com/kbatch-dev/kbatch/record"
 )
 
 // loop owns a stream's state. Everything below runs on its goroutine.
@@ -36,7 +37,7 @@ type loop struct {
 	jobs           chan job
 	results        chan jobResult
 	waiting        *Batch
-	waitingRecs    []*sarama.ConsumerMessage
+	waitingRecs    []*record.Record
 	processed      *Batch
 	processedStart time.Time
 	// cutCount counts the batches cut: --batches stops cutting at N, and

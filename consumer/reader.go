@@ -5,9 +5,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/IBM/sarama"
-
 	"github.com/kbatch-dev/kbatch/offsets"
+	"github.com/kbatch-dev/kbatch/record"
 )
 
 // chunk is what the fetcher hands the loop for one partition: the records
@@ -17,8 +16,8 @@ import (
 type chunk struct {
 	p    offsets.Partition
 	gen  uint64
-	msgs []*sarama.ConsumerMessage
-	// bytes is the RecordBytes of msgs.
+	msgs []*record.Record
+	// bytes is the record.Record.Bytes of msgs.
 	bytes int64
 	// next is the reader's position after this chunk: every record below
 	// it is in msgs or was in an earlier chunk. It moves past transaction
@@ -100,7 +99,7 @@ func (r *reader) isClosed() bool {
 	return r.closed
 }
 
-// inMemory is what n decoded records of bytes (RecordBytes) take in
+// inMemory is what n decoded records of bytes (record.Record.Bytes) take in
 // memory: their bytes, decompressed, and recordOverhead each. The
 // read-ahead counts this, so its bound holds whatever the records'
 // compression ratio and size (DESIGN §2.6).
@@ -146,7 +145,7 @@ func (r *reader) state() (open, room bool, held, need int64) {
 }
 
 // setNeed sets what the re-delivered batch needs of the reader, records
-// of bytes (RecordBytes); zeros once the batch is cut.
+// of bytes (record.Record.Bytes); zeros once the batch is cut.
 func (r *reader) setNeed(records, bytes int64) {
 	r.mu.Lock()
 	r.needHeld, r.needBytes = records, inMemory(records, bytes)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kbatch-dev/kbatch/offsets"
 	"github.com/kbatch-dev/kbatch/offsets/spark"
+	"github.com/kbatch-dev/kbatch/record"
 )
 
 // SampleReader reads a few records of exact ranges for kbatch spark's
@@ -19,7 +20,7 @@ import (
 // the ranges. Ranges may lie partly below the log start or beyond the end;
 // what exists is read. main implements it with package replay.
 type SampleReader interface {
-	Sample(ctx context.Context, ranges []offsets.Range) ([]*sarama.ConsumerMessage, error)
+	Sample(ctx context.Context, ranges []offsets.Range) ([]*record.Record, error)
 }
 
 // SparkConfig configures a watch of a Spark Structured Streaming

@@ -7,15 +7,14 @@ import (
 	"slices"
 	"time"
 
-	"github.com/IBM/sarama"
-
 	"github.com/kbatch-dev/kbatch/offsets"
+	"github.com/kbatch-dev/kbatch/record"
 )
 
 // The cluster side of a SparkWatch: samples, log bounds and progress.
 
 // sample reads the first cfg.Samples offsets of each range of b.
-func (l *sparkLoop) sample(b *Batch) []*sarama.ConsumerMessage {
+func (l *sparkLoop) sample(b *Batch) []*record.Record {
 	if l.cfg.Sampler == nil || l.cfg.Samples <= 0 || len(b.Ranges) == 0 {
 		return nil
 	}
@@ -41,7 +40,7 @@ func (l *sparkLoop) sample(b *Batch) []*sarama.ConsumerMessage {
 	for i, r := range ranges {
 		order[r.Partition] = i
 	}
-	slices.SortStableFunc(recs, func(a, b *sarama.ConsumerMessage) int {
+	slices.SortStableFunc(recs, func(a, b *record.Record) int {
 		pa := order[offsets.Partition{Topic: a.Topic, Partition: a.Partition}]
 		pb := order[offsets.Partition{Topic: b.Topic, Partition: b.Partition}]
 		if pa != pb {

@@ -13,10 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/IBM/sarama"
-
 	"github.com/kbatch-dev/kbatch/internal/testkafka"
 	"github.com/kbatch-dev/kbatch/offsets"
+	"github.com/kbatch-dev/kbatch/record"
 )
 
 // sparkFakeSampler records the ranges asked for and returns one record per
@@ -26,14 +25,14 @@ type sparkFakeSampler struct {
 	asked [][]offsets.Range
 }
 
-func (f *sparkFakeSampler) Sample(_ context.Context, ranges []offsets.Range) ([]*sarama.ConsumerMessage, error) {
+func (f *sparkFakeSampler) Sample(_ context.Context, ranges []offsets.Range) ([]*record.Record, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.asked = append(f.asked, ranges)
-	var out []*sarama.ConsumerMessage
+	var out []*record.Record
 	for i := len(ranges) - 1; i >= 0; i-- { // out of order on purpose
 		r := ranges[i]
-		out = append(out, &sarama.ConsumerMessage{Topic: r.Topic, Partition: r.Partition.Partition, Offset: r.From})
+		out = append(out, &record.Record{Topic: r.Topic, Partition: r.Partition.Partition, Offset: r.From})
 	}
 	return out, nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kbatch-dev/kbatch/internal/testkafka"
 	"github.com/kbatch-dev/kbatch/offsets"
+	"github.com/kbatch-dev/kbatch/record"
 )
 
 // harness is one test's cluster, client and store file.
@@ -229,7 +230,7 @@ type failOnce struct {
 	seen   []*Batch
 }
 
-func (f *failOnce) Process(_ context.Context, b *Batch, _ []*sarama.ConsumerMessage) error {
+func (f *failOnce) Process(_ context.Context, b *Batch, _ []*record.Record) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.seen = append(f.seen, b)

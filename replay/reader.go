@@ -12,6 +12,7 @@ import (
 
 	"github.com/kbatch-dev/kbatch/consumer"
 	"github.com/kbatch-dev/kbatch/offsets"
+	"github.com/kbatch-dev/kbatch/record"
 )
 
 const (
@@ -33,7 +34,7 @@ const (
 // answer, or news about the position.
 type chunk struct {
 	task    int
-	msgs    []sarama.ConsumerMessage
+	msgs    []record.Record
 	bytes   int64
 	mem     int64          // what msgs take in memory, counted in buffered
 	next    int64          // the position after this chunk

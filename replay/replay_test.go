@@ -15,6 +15,7 @@ import (
 	"github.com/kbatch-dev/kbatch/consumer"
 	"github.com/kbatch-dev/kbatch/internal/testkafka"
 	"github.com/kbatch-dev/kbatch/offsets"
+	"github.com/kbatch-dev/kbatch/record"
 )
 
 // These tests run against kfake, or the cluster in KBATCH_TEST_BROKERS.
@@ -31,11 +32,11 @@ func dialTest(t testing.TB, tc *testkafka.Cluster, committed bool) sarama.Client
 
 // memSink keeps what it is given.
 type memSink struct {
-	recs            []sarama.ConsumerMessage
+	recs            []record.Record
 	closed, aborted int
 }
 
-func (m *memSink) Write(recs []sarama.ConsumerMessage) error {
+func (m *memSink) Write(recs []record.Record) error {
 	m.recs = append(m.recs, recs...)
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kbatch-dev/kbatch/consumer"
 	"github.com/kbatch-dev/kbatch/offsets"
+	"github.com/kbatch-dev/kbatch/record"
 )
 
 // TopicSink re-produces records into a topic: key, value, headers and
@@ -139,7 +140,7 @@ func (s *TopicSink) err() error {
 
 // Write queues recs for producing; it fails once any earlier record
 // could not be produced.
-func (s *TopicSink) Write(recs []sarama.ConsumerMessage) error {
+func (s *TopicSink) Write(recs []record.Record) error {
 	if err := s.err(); err != nil {
 		return err
 	}
@@ -158,7 +159,7 @@ func (s *TopicSink) Write(recs []sarama.ConsumerMessage) error {
 		if len(r.Headers) > 0 {
 			m.Headers = make([]sarama.RecordHeader, len(r.Headers))
 			for j, h := range r.Headers {
-				m.Headers[j] = *h
+				m.Headers[j] = sarama.RecordHeader{Key: h.Key, Value: h.Value}
 			}
 		}
 		s.mu.Lock()

@@ -3,10 +3,9 @@ package tui
 import (
 	"context"
 
-	"github.com/IBM/sarama"
-
 	"github.com/kbatch-dev/kbatch/consumer"
 	"github.com/kbatch-dev/kbatch/offsets"
+	krecord "github.com/kbatch-dev/kbatch/record"
 )
 
 // Controls is what the keys do to the running stream; *consumer.Stream
@@ -58,7 +57,7 @@ type ReplayTask struct {
 // offset order and that task's position (next offset) after them.
 type ReplayChunk struct {
 	Task    int
-	Records []*sarama.ConsumerMessage
+	Records []*krecord.Record
 	Next    int64
 }
 
