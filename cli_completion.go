@@ -10,7 +10,7 @@ import (
 	"github.com/IBM/sarama"
 	"github.com/spf13/cobra"
 
-	"github.com/kbatch-dev/kbatch/consumer"
+	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
 )
 
@@ -108,7 +108,7 @@ func (c completer) withCluster(fn func(sarama.Client) []string) []string {
 	conf.Net.ReadTimeout, conf.Net.WriteTimeout = completionTimeout, completionTimeout
 	done := make(chan []string, 1)
 	go func() {
-		client, err := consumer.DialWith(cc, conf)
+		client, err := kafka.DialWith(cc, conf)
 		if err != nil {
 			done <- nil
 			return
@@ -263,7 +263,7 @@ func (c completer) replayRanges(_ *cobra.Command, _ []string, toComplete string)
 	if p, err := strconv.ParseInt(sel, 10, 32); err == nil && safeTopicName(topic) {
 		tp := offsets.Partition{Topic: topic, Partition: int32(p)}
 		cands = append(cands, c.withCluster(func(client sarama.Client) []string {
-			b, err := consumer.ListBounds(client, []offsets.Partition{tp})
+			b, err := kafka.ListBounds(client, []offsets.Partition{tp})
 			if err != nil {
 				return nil
 			}

@@ -12,7 +12,7 @@ import (
 	"github.com/IBM/sarama"
 	"github.com/spf13/cobra"
 
-	"github.com/kbatch-dev/kbatch/consumer"
+	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
 	"github.com/kbatch-dev/kbatch/record"
 )
@@ -134,7 +134,7 @@ func offsetsStreamTopics(info offsets.StreamInfo) []string {
 // offsetsCluster dials the cluster when brokers are configured (-b,
 // KBATCH_BROKERS, a config profile); client is nil, with no error, when none
 // are. The caller closes the client.
-func offsetsCluster(g *globalOptions) (sarama.Client, consumer.ClientConfig, error) {
+func offsetsCluster(g *globalOptions) (sarama.Client, kafka.ClientConfig, error) {
 	cc, err := g.clientConfig()
 	if errors.Is(err, errNoBrokers) {
 		return nil, cc, nil
@@ -142,7 +142,7 @@ func offsetsCluster(g *globalOptions) (sarama.Client, consumer.ClientConfig, err
 	if err != nil {
 		return nil, cc, err
 	}
-	client, err := consumer.Dial(cc)
+	client, err := kafka.Dial(cc)
 	if err != nil {
 		return nil, cc, err
 	}
@@ -152,11 +152,11 @@ func offsetsCluster(g *globalOptions) (sarama.Client, consumer.ClientConfig, err
 // offsetsClusterPartitions returns topic → partition count from the cluster,
 // and every partition with its bounds.
 func offsetsClusterPartitions(client sarama.Client, topics []string) (map[string]int32, map[offsets.Partition]offsets.Bounds, error) {
-	parts, err := consumer.TopicPartitions(client, topics)
+	parts, err := kafka.TopicPartitions(client, topics)
 	if err != nil {
 		return nil, nil, err
 	}
-	bounds, err := consumer.ListBounds(client, parts)
+	bounds, err := kafka.ListBounds(client, parts)
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading log starts and high watermarks: %w", err)
 	}

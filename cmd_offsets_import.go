@@ -11,7 +11,7 @@ import (
 	"github.com/IBM/sarama"
 	"github.com/spf13/cobra"
 
-	"github.com/kbatch-dev/kbatch/consumer"
+	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
 )
 
@@ -158,7 +158,7 @@ func offsetsReadImport(cmd *cobra.Command, o *offsetsImportOptions, client saram
 		return imp, usagef("--from-group needs the cluster: pass -b host:port or set KBATCH_BROKERS")
 	default:
 		imp = offsetsImported{from: "consumer group " + offsetsSafe(o.fromGroup)}
-		imp.next, err = consumer.GroupOffsets(client, o.fromGroup)
+		imp.next, err = kafka.GroupOffsets(client, o.fromGroup)
 		if err == nil && len(imp.next) == 0 {
 			err = usagef("consumer group %s has no committed offsets on this cluster (is the name right?)", offsetsSafe(o.fromGroup))
 		}

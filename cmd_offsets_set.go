@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/kbatch-dev/kbatch/consumer"
+	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
 )
 
@@ -106,7 +106,7 @@ func runOffsetsSet(cmd *cobra.Command, g *globalOptions, o *offsetsSetOptions, a
 		}
 		var timeOffsets map[offsets.Partition]int64
 		if lookups := offsets.TimeLookups(bounds, specs); len(lookups) > 0 {
-			if timeOffsets, err = consumer.ListOffsetsForTimes(client, lookups); err != nil {
+			if timeOffsets, err = kafka.ListOffsetsForTimes(client, lookups); err != nil {
 				return fmt.Errorf("looking up offsets by time: %w", err)
 			}
 		}

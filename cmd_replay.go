@@ -14,7 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/kbatch-dev/kbatch/consumer"
+	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
 	"github.com/kbatch-dev/kbatch/record"
 	"github.com/kbatch-dev/kbatch/replay"
@@ -128,7 +128,7 @@ func runReplay(ctx context.Context, g *globalOptions, o *replayOptions, args []s
 	cc.ReadCommitted = committed
 	conf := cc.SaramaConfig()
 	conf.Consumer.MaxWaitTime = 100 * time.Millisecond
-	client, err := consumer.DialWith(cc, conf)
+	client, err := kafka.DialWith(cc, conf)
 	if err != nil {
 		return err
 	}

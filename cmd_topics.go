@@ -12,7 +12,7 @@ import (
 	"github.com/IBM/sarama"
 	"github.com/spf13/cobra"
 
-	"github.com/kbatch-dev/kbatch/consumer"
+	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
 	"github.com/kbatch-dev/kbatch/record"
 )
@@ -63,7 +63,7 @@ func runTopics(g *globalOptions, names []string, all, asJSON bool, stdout io.Wri
 	if err != nil {
 		return err
 	}
-	client, err := consumer.Dial(cc)
+	client, err := kafka.Dial(cc)
 	if err != nil {
 		return err
 	}
@@ -72,11 +72,11 @@ func runTopics(g *globalOptions, names []string, all, asJSON bool, stdout io.Wri
 	if err != nil {
 		return err
 	}
-	parts, err := consumer.TopicPartitions(client, topics)
+	parts, err := kafka.TopicPartitions(client, topics)
 	if err != nil {
 		return err
 	}
-	bounds, err := consumer.ListBounds(client, parts)
+	bounds, err := kafka.ListBounds(client, parts)
 	if err != nil {
 		return err
 	}
@@ -122,7 +122,7 @@ func selectTopics(client sarama.Client, names []string, all bool) ([]string, err
 	out := dedupe(names)
 	for _, t := range out {
 		if !slices.Contains(have, t) {
-			return nil, fmt.Errorf("%w: %q does not exist on this cluster (kbatch topics lists them)", consumer.ErrUnknownTopic, t)
+			return nil, fmt.Errorf("%w: %q does not exist on this cluster (kbatch topics lists them)", kafka.ErrUnknownTopic, t)
 		}
 	}
 	slices.Sort(out)

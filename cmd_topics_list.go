@@ -6,7 +6,7 @@ import (
 
 	"github.com/IBM/sarama"
 
-	"github.com/kbatch-dev/kbatch/consumer"
+	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/tui"
 )
 
@@ -28,11 +28,11 @@ func (l topicLister) ListTopics(ctx context.Context) ([]tui.TopicInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	parts, err := consumer.TopicPartitions(l.client, topics)
+	parts, err := kafka.TopicPartitions(l.client, topics)
 	if err != nil {
 		return nil, err
 	}
-	bounds, err := consumer.ListBounds(l.client, parts)
+	bounds, err := kafka.ListBounds(l.client, parts)
 	if err != nil {
 		return nil, err
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kbatch-dev/kbatch/consumer"
+	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
 	"github.com/kbatch-dev/kbatch/offsets/spark"
 	"github.com/kbatch-dev/kbatch/record"
@@ -223,7 +224,7 @@ func runWatch(ctx context.Context, g *globalOptions, o *watchOptions, stdout, st
 	}
 	var client sarama.Client
 	if pick {
-		if client, err = consumer.Dial(cc); err != nil {
+		if client, err = kafka.Dial(cc); err != nil {
 			return err
 		}
 		defer client.Close()
@@ -270,7 +271,7 @@ func runWatch(ctx context.Context, g *globalOptions, o *watchOptions, stdout, st
 		cfg.Store = st
 	}
 	if client == nil {
-		if client, err = consumer.Dial(cc); err != nil {
+		if client, err = kafka.Dial(cc); err != nil {
 			return err
 		}
 		defer client.Close()

@@ -9,7 +9,7 @@ import (
 
 	"github.com/IBM/sarama"
 
-	"github.com/kbatch-dev/kbatch/consumer"
+	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/tui"
 )
 
@@ -44,7 +44,7 @@ func cause(err error) error {
 // logCluster logs how the cluster was reached and what its metadata
 // says: the brokers and each partition's leader. Of the security settings
 // it names only whether TLS is on and the SASL mechanism.
-func logCluster(log *slog.Logger, cc consumer.ClientConfig, client sarama.Client, topics []string) {
+func logCluster(log *slog.Logger, cc kafka.ClientConfig, client sarama.Client, topics []string) {
 	if log == nil {
 		return
 	}

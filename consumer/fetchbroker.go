@@ -9,6 +9,7 @@ import (
 
 	"github.com/IBM/sarama"
 
+	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/record"
 )
 
@@ -189,18 +190,9 @@ func (bf *brokerFetcher) run() {
 // a full answer) changes from one request to the next.
 func (bf *brokerFetcher) request(in []*reader, maxBytes int64) *sarama.FetchRequest {
 	f := bf.f
-	req := &sarama.FetchRequest{Version: f.version, MinBytes: f.minBytes, MaxWaitTime: f.maxWait}
-	if f.version >= 3 {
-		req.MaxBytes = int32(maxBytes)
-	}
-	if f.version >= 4 {
-		req.Isolation = f.isolation
-	}
-	if f.version >= 7 {
-		req.SessionID, req.SessionEpoch = 0, -1 // no fetch session
-	}
+	req := kafka.NewFetchRequest(f.fetch, int32(maxBytes))
 	for _, r := range in {
-		req.AddBlock(r.p.Topic, r.p.Partition, r.pos, r.size, -1)
+		kafka.AddFetchPartition(req, r.p, r.pos, r.size)
 	}
 	return req
 }
@@ -242,7 +234,7 @@ func (bf *brokerFetcher) handle(resp *sarama.FetchResponse, in []*reader, ask in
 		default:
 			bf.remove(r)
 			lost = append(lost, r)
-			if c, report := r.fail(blk.Err, leaderMoved(blk.Err)); report {
+			if c, report := r.fail(blk.Err, kafka.Retriable(blk.Err)); report {
 				out = append(out, c)
 			}
 			continue
@@ -251,7 +243,7 @@ func (bf *brokerFetcher) handle(resp *sarama.FetchResponse, in []*reader, ask in
 			r.hwm.Store(blk.HighWaterMarkOffset)
 		}
 		asked := int64(r.size)
-		d, err := DecodeBlock(blk, r.p, r.pos, NoEnd, f.committed())
+		d, err := kafka.DecodeBlock(blk, r.p, r.pos, kafka.NoEnd, f.committed())
 		if err != nil {
 			bf.remove(r)
 			lost = append(lost, r)
@@ -309,7 +301,7 @@ func (bf *brokerFetcher) handle(resp *sarama.FetchResponse, in []*reader, ask in
 		if !r.hold(int64(len(d.Msgs)), d.Bytes) {
 			continue // closed meanwhile
 		}
-		mem := inMemory(int64(len(d.Msgs)), d.Bytes)
+		mem := kafka.InMemory(int64(len(d.Msgs)), d.Bytes)
 		decoded += mem
 		if d.Next < blk.HighWaterMarkOffset && (partWire == 0 || mem*partWire > partDecoded*asked) {
 			partWire, partDecoded = asked, mem
@@ -323,50 +315,6 @@ func (bf *brokerFetcher) handle(resp *sarama.FetchResponse, in []*reader, ask in
 		f.lose(r)
 	}
 	return true
-}
-
-// leaderMoved reports partition errors that mean "ask someone else": the
-// router refreshes the metadata and tries the new leader.
-func leaderMoved(err error) bool {
-	for _, e := range []error{
-		sarama.ErrNotLeaderForPartition, sarama.ErrLeaderNotAvailable,
-		sarama.ErrUnknownTopicOrPartition, sarama.ErrReplicaNotAvailable,
-		sarama.ErrFencedLeaderEpoch, sarama.ErrUnknownLeaderEpoch,
-		sarama.ErrNotEnoughReplicas, sarama.ErrKafkaStorageError,
-	} {
-		if errors.Is(err, e) {
-			return true
-		}
-	}
-	return false
-}
-
-// FetchVersion picks the highest Fetch version the protocol version
-// allows, as sarama's consumer does. Replay's fetch loop uses it too.
-func FetchVersion(v sarama.KafkaVersion) int16 {
-	switch {
-	case v.IsAtLeast(sarama.V2_7_0_0):
-		return 12
-	case v.IsAtLeast(sarama.V2_3_0_0):
-		return 11
-	case v.IsAtLeast(sarama.V2_1_0_0):
-		return 10
-	case v.IsAtLeast(sarama.V2_0_0_0):
-		return 8
-	case v.IsAtLeast(sarama.V1_1_0_0):
-		return 7
-	case v.IsAtLeast(sarama.V1_0_0_0):
-		return 6
-	case v.IsAtLeast(sarama.V0_11_0_0):
-		return 5
-	case v.IsAtLeast(sarama.V0_10_1_0):
-		return 3
-	case v.IsAtLeast(sarama.V0_10_0_0):
-		return 2
-	case v.IsAtLeast(sarama.V0_9_0_0):
-		return 1
-	}
-	return 0
 }
 
 // pointers is the stream's view of a block's slab: batches hold records

@@ -10,6 +10,7 @@ import (
 
 	"github.com/IBM/sarama"
 
+	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
 )
 
@@ -29,10 +30,7 @@ type fetcher struct {
 	out       chan<- []chunk
 	stop      chan struct{}
 	stopOnce  sync.Once
-	version   int16
-	isolation sarama.IsolationLevel
-	minBytes  int32
-	maxWait   int32 // milliseconds
+	fetch     kafka.FetchOptions
 	partBytes int32 // a partition's first fetch size
 	fastBytes int32 // the size it is raised to when its records do not compress much
 	growBytes int32 // the largest an empty answer grows it to
@@ -64,10 +62,6 @@ const maxAnswerBytes = 16 << 20
 // minAnswerBytes is the smallest answer size asked for, however much the
 // records expand (a broker returns at least one record batch anyway).
 const minAnswerBytes = 256 << 10
-
-// recordOverhead is what a record takes in memory beside its bytes: its
-// sarama.ConsumerMessage and the pointer to it.
-const recordOverhead = 160
 
 // answerSize is the answer size to ask for with room bytes of read-ahead
 // left: room shrunk by how much answers have expanded once decoded, so
@@ -116,10 +110,7 @@ func newFetcher(client sarama.Client, out chan<- []chunk, budget int64, partitio
 		client:     client,
 		out:        out,
 		stop:       make(chan struct{}),
-		version:    FetchVersion(conf.Version),
-		isolation:  conf.Consumer.IsolationLevel,
-		minBytes:   max(conf.Consumer.Fetch.Min, 1),
-		maxWait:    int32(conf.Consumer.MaxWaitTime / time.Millisecond),
+		fetch:      kafka.FetchOptionsFor(conf),
 		partBytes:  def,
 		fastBytes:  part,
 		growBytes:  4 * def,
@@ -139,7 +130,7 @@ func newFetcher(client sarama.Client, out chan<- []chunk, budget int64, partitio
 }
 
 func (f *fetcher) committed() bool {
-	return f.isolation == sarama.ReadCommitted && f.version >= 4
+	return f.fetch.Committed()
 }
 
 // open starts reading p at offset. Records come to the loop as chunks

@@ -53,7 +53,7 @@ type partState struct {
 	// (read_uncommitted only).
 	marks abortMarks
 
-	// The last NoRecordsBetween probe: when, over which range, and its
+	// The last kafka.NoRecordsBetween probe: when, over which range, and its
 	// answer; probing while one runs.
 	probeAt                time.Time
 	probeFrom, probeTarget int64

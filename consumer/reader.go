@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
 	"github.com/kbatch-dev/kbatch/record"
 )
@@ -25,7 +26,7 @@ type chunk struct {
 	// may carry no records at all.
 	next int64
 	// txn is the chunk's transaction marks (read_uncommitted only).
-	txn []TxnMark
+	txn []kafka.TxnMark
 	err error
 }
 
@@ -63,7 +64,7 @@ type reader struct {
 	mu sync.Mutex
 	// held and heldBytes count what the reader forwarded that the loop has
 	// not put in a batch yet, records and what they take in memory
-	// (inMemory); the reader is left out of fetches while they are at
+	// (kafka.InMemory); the reader is left out of fetches while they are at
 	// maxHeld or maxHeldBytes.
 	held, heldBytes       int64
 	maxHeld, maxHeldBytes int64
@@ -99,12 +100,6 @@ func (r *reader) isClosed() bool {
 	return r.closed
 }
 
-// inMemory is what n decoded records of bytes (record.Record.Bytes) take in
-// memory: their bytes, decompressed, and recordOverhead each. The
-// read-ahead counts this, so its bound holds whatever the records'
-// compression ratio and size (DESIGN §2.6).
-func inMemory(n, bytes int64) int64 { return bytes + n*recordOverhead }
-
 // hold counts a chunk of n records of bytes about to be forwarded; false
 // when the reader was closed meanwhile.
 func (r *reader) hold(n, bytes int64) bool {
@@ -113,7 +108,7 @@ func (r *reader) hold(n, bytes int64) bool {
 	if r.closed {
 		return false
 	}
-	mem := inMemory(n, bytes)
+	mem := kafka.InMemory(n, bytes)
 	r.held += n
 	r.heldBytes += mem
 	return true
@@ -123,7 +118,7 @@ func (r *reader) hold(n, bytes int64) bool {
 // batch; called by the loop only. The room goes back to its broker's
 // share.
 func (r *reader) release(n, bytes int64) {
-	mem := inMemory(n, bytes)
+	mem := kafka.InMemory(n, bytes)
 	r.mu.Lock()
 	if !r.closed {
 		n, mem = min(n, r.held), min(mem, r.heldBytes)
@@ -148,7 +143,7 @@ func (r *reader) state() (open, room bool, held, need int64) {
 // of bytes (record.Record.Bytes); zeros once the batch is cut.
 func (r *reader) setNeed(records, bytes int64) {
 	r.mu.Lock()
-	r.needHeld, r.needBytes = records, inMemory(records, bytes)
+	r.needHeld, r.needBytes = records, kafka.InMemory(records, bytes)
 	r.mu.Unlock()
 	r.wake()
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/IBM/sarama"
 
+	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
 	"github.com/kbatch-dev/kbatch/offsets/spark"
 	"github.com/kbatch-dev/kbatch/record"
@@ -113,7 +114,7 @@ type SparkWatch struct {
 // the checkpoint (unreadable, from a newer Spark: its file and version are
 // named; no Kafka source, or several without Source: wrapping
 // spark.ErrNoKafkaSource / spark.ErrSeveralKafkaSources), the cluster, or
-// a checkpoint topic the cluster lacks (wrapping ErrUnknownTopic). After
+// a checkpoint topic the cluster lacks (wrapping kafka.ErrUnknownTopic). After
 // StartSpark, problems arrive as *Notice events and the watch keeps going.
 func StartSpark(ctx context.Context, cfg SparkConfig) (*SparkWatch, error) {
 	if err := cfg.defaults(); err != nil {
@@ -146,10 +147,10 @@ func StartSpark(ctx context.Context, cfg SparkConfig) (*SparkWatch, error) {
 	topics := topicsOf(parts)
 	bounds := map[offsets.Partition]offsets.Bounds{}
 	if cfg.Client != nil {
-		if _, err := TopicPartitions(cfg.Client, topics); err != nil {
+		if _, err := kafka.TopicPartitions(cfg.Client, topics); err != nil {
 			return nil, fmt.Errorf("the checkpoint's topics: %w (is this the query's cluster?)", err)
 		}
-		if bounds, err = ListBounds(cfg.Client, parts); err != nil {
+		if bounds, err = kafka.ListBounds(cfg.Client, parts); err != nil {
 			return nil, fmt.Errorf("reading log starts and high watermarks: %w", err)
 		}
 	}

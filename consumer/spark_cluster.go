@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
 	"github.com/kbatch-dev/kbatch/record"
 )
@@ -64,7 +65,7 @@ func (l *sparkLoop) progress() {
 }
 
 // fetchBounds fetches log starts and high watermarks off the loop, since
-// ListBounds retries for seconds when the cluster is in trouble.
+// kafka.ListBounds retries for seconds when the cluster is in trouble.
 func (l *sparkLoop) fetchBounds() {
 	if l.fetching || l.cfg.Client == nil {
 		return
@@ -74,7 +75,7 @@ func (l *sparkLoop) fetchBounds() {
 	l.w.wg.Add(1)
 	go func() {
 		defer l.w.wg.Done()
-		b, err := ListBounds(client, parts)
+		b, err := kafka.ListBounds(client, parts)
 		done <- boundsResult{b, err} // buffered: one fetch at a time
 	}()
 }

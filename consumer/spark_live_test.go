@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/kbatch-dev/kbatch/internal/testkafka"
+	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
 	"github.com/kbatch-dev/kbatch/record"
 )
@@ -45,8 +46,8 @@ func TestSparkWatchLive(t *testing.T) {
 	topic := kc.Topic("orders", 2)
 	kc.ProduceN(topic, 0, 30, 20)
 	kc.ProduceN(topic, 1, 10, 20)
-	cc := ClientConfig{Brokers: kc.Brokers}
-	client, err := Dial(cc)
+	cc := kafka.ClientConfig{Brokers: kc.Brokers}
+	client, err := kafka.Dial(cc)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
 )
 
@@ -64,11 +65,11 @@ func Start(ctx context.Context, cfg Config) (*Stream, *Started, error) {
 		}
 		cfg.Processor = loggedProcessor{p: cfg.Processor, l: cfg.Log}
 	}
-	parts, err := TopicPartitions(cfg.Client, cfg.Topics)
+	parts, err := kafka.TopicPartitions(cfg.Client, cfg.Topics)
 	if err != nil {
 		return nil, nil, err
 	}
-	bounds, err := ListBounds(cfg.Client, parts)
+	bounds, err := kafka.ListBounds(cfg.Client, parts)
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading log starts and high watermarks: %w", err)
 	}
@@ -119,7 +120,7 @@ func Start(ctx context.Context, cfg Config) (*Stream, *Started, error) {
 		in.Stored = stored
 	}
 	if lookups := offsets.TimeLookups(bounds, cfg.Explicit); len(lookups) > 0 {
-		if in.TimeOffsets, err = ListOffsetsForTimes(cfg.Client, lookups); err != nil {
+		if in.TimeOffsets, err = kafka.ListOffsetsForTimes(cfg.Client, lookups); err != nil {
 			return nil, nil, fmt.Errorf("looking up offsets by time: %w", err)
 		}
 	}
@@ -249,7 +250,7 @@ func (s *Stream) CutNow() error { return s.send(command{kind: cmdCut}) }
 // is marked as a jump; the move is recorded as a "seek" event and stored.
 // An offset outside [log start, high watermark] is refused.
 func (s *Stream) Seek(p offsets.Partition, spec offsets.Spec) (int64, error) {
-	bounds, err := ListBoundsContext(s.ctx, s.cfg.Client, []offsets.Partition{p})
+	bounds, err := kafka.ListBoundsContext(s.ctx, s.cfg.Client, []offsets.Partition{p})
 	if err != nil {
 		return 0, err
 	}
@@ -259,7 +260,7 @@ func (s *Stream) Seek(p offsets.Partition, spec offsets.Spec) (int64, error) {
 	}
 	tOff := int64(-1)
 	if spec.Kind == offsets.SpecTime {
-		m, err := ListOffsetsForTimes(s.cfg.Client, map[offsets.Partition]time.Time{p: spec.Time})
+		m, err := kafka.ListOffsetsForTimes(s.cfg.Client, map[offsets.Partition]time.Time{p: spec.Time})
 		if err != nil {
 			return 0, err
 		}
@@ -278,7 +279,7 @@ func (s *Stream) Seek(p offsets.Partition, spec offsets.Spec) (int64, error) {
 // explicit name takes the stream over, and the returned event says what
 // changed.
 func takeStream(cfg Config) ([]offsets.Event, error) {
-	clusterID, _ := ClusterID(cfg.Client, cfg.Topics) // "" when unknown: no check
+	clusterID, _ := kafka.ClusterID(cfg.Client, cfg.Topics) // "" when unknown: no check
 	prev, existed, err := cfg.Store.Stream(cfg.Name)
 	if err != nil {
 		return nil, err

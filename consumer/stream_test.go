@@ -11,6 +11,7 @@ import (
 	"github.com/IBM/sarama"
 
 	"github.com/kbatch-dev/kbatch/internal/testkafka"
+	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
 	"github.com/kbatch-dev/kbatch/record"
 )
@@ -29,10 +30,10 @@ func newHarness(t *testing.T) *harness {
 
 func (h *harness) client() sarama.Client {
 	h.t.Helper()
-	cc := ClientConfig{Brokers: h.kc.Brokers}
+	cc := kafka.ClientConfig{Brokers: h.kc.Brokers}
 	conf := cc.SaramaConfig()
 	conf.Consumer.MaxWaitTime = 50 * time.Millisecond
-	c, err := DialWith(cc, conf)
+	c, err := kafka.DialWith(cc, conf)
 	if err != nil {
 		h.t.Fatal(err)
 	}

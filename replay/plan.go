@@ -8,7 +8,7 @@ import (
 
 	"github.com/IBM/sarama"
 
-	"github.com/kbatch-dev/kbatch/consumer"
+	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
 )
 
@@ -57,8 +57,8 @@ func Plan(client sarama.Client, specs []RangeSpec) ([]Task, error) {
 		parts, ok := topicParts[s.Topic]
 		if !ok {
 			var err error
-			parts, err = consumer.TopicPartitions(client, []string{s.Topic})
-			if errors.Is(err, consumer.ErrUnknownTopic) {
+			parts, err = kafka.TopicPartitions(client, []string{s.Topic})
+			if errors.Is(err, kafka.ErrUnknownTopic) {
 				return nil, &offsets.UsageError{Msg: fmt.Sprintf("range %q: topic %q does not exist on this cluster", s.Text, s.Topic)}
 			}
 			if err != nil {
@@ -92,7 +92,7 @@ func Plan(client sarama.Client, specs []RangeSpec) ([]Task, error) {
 			used = append(used, pr.part)
 		}
 	}
-	bounds, err := consumer.ListBounds(client, used)
+	bounds, err := kafka.ListBounds(client, used)
 	if err != nil {
 		return nil, fmt.Errorf("log bounds: %w", err)
 	}
@@ -127,7 +127,7 @@ func Plan(client sarama.Client, specs []RangeSpec) ([]Task, error) {
 		need(pr.part, pr.spec.Until)
 	}
 	for _, r := range rounds {
-		res, err := consumer.ListOffsetsForTimes(client, r)
+		res, err := kafka.ListOffsetsForTimes(client, r)
 		if err != nil {
 			return nil, fmt.Errorf("offsets by time: %w", err)
 		}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/IBM/sarama"
 
-	"github.com/kbatch-dev/kbatch/consumer"
+	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
 	"github.com/kbatch-dev/kbatch/record"
 )
@@ -55,8 +55,7 @@ type chunk struct {
 // filled up, which would prove nothing.
 type reader struct {
 	client     sarama.Client
-	version    int16
-	isolation  sarama.IsolationLevel
+	fetch      kafka.FetchOptions
 	fetchBytes int32
 	// attempts and backoff bound retries: maxAttempts consecutive
 	// failures, the first back-off 2×backoff, doubling up to 2s.
@@ -74,8 +73,7 @@ func newReader(client sarama.Client, fetchBytes int32, buffer *buffered) *reader
 	return &reader{
 		buffer:     buffer,
 		client:     client,
-		version:    consumer.FetchVersion(conf.Version),
-		isolation:  conf.Consumer.IsolationLevel,
+		fetch:      kafka.FetchOptions{Version: kafka.FetchVersion(conf.Version), ReadCommitted: conf.Consumer.IsolationLevel == sarama.ReadCommitted, MinBytes: 1, MaxWait: fetchMaxWait},
 		fetchBytes: fetchBytes,
 		compacted:  map[string]bool{},
 		attempts:   maxAttempts,
@@ -83,7 +81,7 @@ func newReader(client sarama.Client, fetchBytes int32, buffer *buffered) *reader
 	}
 }
 
-func (r *reader) committed() bool { return r.isolation == sarama.ReadCommitted && r.version >= 4 }
+func (r *reader) committed() bool { return r.fetch.Committed() }
 
 // read reads t.Read and hands each answer that moved the position to emit
 // (nothing is emitted for an empty Read). It returns nil once the position
@@ -168,7 +166,7 @@ func (r *reader) read(ctx context.Context, task int, t Task, emit func(chunk) er
 				return err
 			}
 			continue
-		case retriable(blk.Err):
+		case kafka.Retriable(blk.Err):
 			_ = r.client.RefreshMetadata(p.Topic)
 			if err := retry(blk.Err); err != nil {
 				return err
@@ -178,7 +176,7 @@ func (r *reader) read(ctx context.Context, task int, t Task, emit func(chunk) er
 			return fmt.Errorf("read %s at offset %d: %w", p, pos, blk.Err)
 		}
 
-		d, err := consumer.DecodeBlock(blk, p, pos, until, r.committed())
+		d, err := kafka.DecodeBlock(blk, p, pos, until, r.committed())
 		if err != nil {
 			return err
 		}
@@ -293,40 +291,9 @@ func (r *reader) describeCompacted(topic string) (bool, error) {
 
 // request builds a fetch of one partition from pos.
 func (r *reader) request(p offsets.Partition, pos int64, size int32) *sarama.FetchRequest {
-	req := &sarama.FetchRequest{
-		Version:     r.version,
-		MinBytes:    1,
-		MaxWaitTime: int32(fetchMaxWait / time.Millisecond),
-	}
-	if r.version >= 3 {
-		req.MaxBytes = size
-	}
-	if r.version >= 4 {
-		req.Isolation = r.isolation
-	}
-	if r.version >= 7 {
-		req.SessionID, req.SessionEpoch = 0, -1 // no fetch session
-	}
-	req.AddBlock(p.Topic, p.Partition, pos, size, -1)
+	req := kafka.NewFetchRequest(r.fetch, size)
+	kafka.AddFetchPartition(req, p, pos, size)
 	return req
-}
-
-// retriable reports partition errors that a metadata refresh and another
-// try can cure (leadership moves, brokers restarting).
-func retriable(err error) bool {
-	for _, e := range []error{
-		sarama.ErrNotLeaderForPartition, sarama.ErrLeaderNotAvailable,
-		sarama.ErrUnknownTopicOrPartition, sarama.ErrReplicaNotAvailable,
-		sarama.ErrFencedLeaderEpoch, sarama.ErrUnknownLeaderEpoch,
-		sarama.ErrOffsetNotAvailable, sarama.ErrKafkaStorageError,
-		sarama.ErrRequestTimedOut, sarama.ErrNetworkException,
-		sarama.ErrNotEnoughReplicas, sarama.ErrBrokerNotAvailable,
-	} {
-		if errors.Is(err, e) {
-			return true
-		}
-	}
-	return false
 }
 
 // sleep waits d or until ctx ends.

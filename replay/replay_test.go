@@ -12,8 +12,8 @@ import (
 	"github.com/IBM/sarama"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/kbatch-dev/kbatch/consumer"
 	"github.com/kbatch-dev/kbatch/internal/testkafka"
+	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
 	"github.com/kbatch-dev/kbatch/record"
 )
@@ -22,7 +22,7 @@ import (
 
 func dialTest(t testing.TB, tc *testkafka.Cluster, committed bool) sarama.Client {
 	t.Helper()
-	c, err := consumer.Dial(consumer.ClientConfig{Brokers: tc.Brokers, ReadCommitted: committed})
+	c, err := kafka.Dial(kafka.ClientConfig{Brokers: tc.Brokers, ReadCommitted: committed})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,8 +16,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/kbatch-dev/kbatch/consumer"
 	"github.com/kbatch-dev/kbatch/internal/testkafka"
+	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
 	"github.com/kbatch-dev/kbatch/record"
 )
@@ -191,7 +191,7 @@ func TestRoundTripTopic(t *testing.T) {
 	for _, tk := range tasks {
 		sources = append(sources, tk.Read.Partition)
 	}
-	sink, err := NewTopicSink(consumer.ClientConfig{Brokers: tc.Brokers}, dst, -1, sources)
+	sink, err := NewTopicSink(kafka.ClientConfig{Brokers: tc.Brokers}, dst, -1, sources)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,7 +236,7 @@ func consumeAll(t *testing.T, tc *testkafka.Cluster, topic string, p int32, n in
 func TestTopicSinkTargets(t *testing.T) {
 	tc := testkafka.New(t)
 	dst := tc.Topic("replay-dst", 2)
-	cc := consumer.ClientConfig{Brokers: tc.Brokers}
+	cc := kafka.ClientConfig{Brokers: tc.Brokers}
 	src := func(ps ...int32) []offsets.Partition {
 		var out []offsets.Partition
 		for _, p := range ps {

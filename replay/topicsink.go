@@ -8,7 +8,7 @@ import (
 
 	"github.com/IBM/sarama"
 
-	"github.com/kbatch-dev/kbatch/consumer"
+	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
 	"github.com/kbatch-dev/kbatch/record"
 )
@@ -37,7 +37,7 @@ type TopicSink struct {
 // checks that topic exists and has every partition the records of sources
 // will go to: partition when it is ≥ 0, else each source's number. These
 // are *offsets.UsageError values (exit 2), found before anything is read.
-func NewTopicSink(cc consumer.ClientConfig, topic string, partition int32, sources []offsets.Partition) (*TopicSink, error) {
+func NewTopicSink(cc kafka.ClientConfig, topic string, partition int32, sources []offsets.Partition) (*TopicSink, error) {
 	conf := cc.SaramaConfig()
 	conf.Producer.Partitioner = sarama.NewManualPartitioner
 	conf.Producer.Idempotent = true
@@ -49,7 +49,7 @@ func NewTopicSink(cc consumer.ClientConfig, topic string, partition int32, sourc
 	if !conf.Version.IsAtLeast(sarama.V0_11_0_0) {
 		return nil, &offsets.UsageError{Msg: "--to-topic needs --kafka-version 0.11.0 or later (idempotent producer, headers)"}
 	}
-	client, err := consumer.DialWith(cc, conf)
+	client, err := kafka.DialWith(cc, conf)
 	if err != nil {
 		return nil, err
 	}
@@ -69,8 +69,8 @@ func NewTopicSink(cc consumer.ClientConfig, topic string, partition int32, sourc
 }
 
 func checkTargets(client sarama.Client, topic string, partition int32, sources []offsets.Partition) error {
-	parts, err := consumer.TopicPartitions(client, []string{topic})
-	if errors.Is(err, consumer.ErrUnknownTopic) {
+	parts, err := kafka.TopicPartitions(client, []string{topic})
+	if errors.Is(err, kafka.ErrUnknownTopic) {
 		return &offsets.UsageError{Msg: fmt.Sprintf("--to-topic %q does not exist on this cluster; create it first", topic)}
 	}
 	if err != nil {

@@ -1,4 +1,4 @@
-package consumer
+package kafka
 
 import (
 	"encoding/binary"
@@ -58,7 +58,17 @@ type TxnMark struct {
 // Memory is what the block's records take in memory once decoded: their
 // bytes, decompressed, and the message each is held in. Read-aheads count
 // it, so that their bounds hold whatever the compression ratio.
-func (d Block) Memory() int64 { return inMemory(int64(len(d.Msgs)), d.Bytes) }
+func (d Block) Memory() int64 { return InMemory(int64(len(d.Msgs)), d.Bytes) }
+
+// RecordOverhead is what a decoded record takes in memory beside its
+// bytes: its record.Record and the pointer to it.
+const RecordOverhead = 160
+
+// InMemory is what n decoded records of bytes (record.Record.Bytes) take
+// in memory: their bytes, decompressed, and RecordOverhead each. The
+// stream's and replay's read-aheads count this, so their bounds hold
+// whatever the records' compression ratio and size (DESIGN §2.6).
+func InMemory(n, bytes int64) int64 { return bytes + n*RecordOverhead }
 
 // DecodeBlock decodes one partition's fetch answer read from offset pos,
 // keeping the records in [pos, until). Positions advance by whole

@@ -1,4 +1,4 @@
-package consumer
+package kafka
 
 import (
 	"errors"
@@ -65,20 +65,10 @@ func fetchOnce(c sarama.Client, p offsets.Partition, offset int64, readCommitted
 	if err != nil {
 		return nil, fmt.Errorf("leader of %s: %w", p, err)
 	}
-	v := c.Config().Version
-	req := &sarama.FetchRequest{MaxWaitTime: 0, MinBytes: 1, MaxBytes: 4 << 20}
-	switch {
-	case v.IsAtLeast(sarama.V2_1_0_0):
-		req.Version = 10
-	case v.IsAtLeast(sarama.V0_11_0_0):
-		req.Version = 5
-	default:
-		req.Version = 3
-	}
-	if readCommitted {
-		req.Isolation = sarama.ReadCommitted
-	}
-	req.AddBlock(p.Topic, p.Partition, offset, 1<<20, -1)
+	o := FetchOptionsFor(c.Config())
+	o.ReadCommitted, o.MinBytes, o.MaxWait = readCommitted, 1, 0
+	req := NewFetchRequest(o, 4<<20)
+	AddFetchPartition(req, p, offset, 1<<20)
 	resp, err := b.Fetch(req)
 	if err != nil {
 		_ = b.Close()
