@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/IBM/sarama"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
@@ -222,7 +221,7 @@ func (g *globalOptions) clientConfig() (kafka.ClientConfig, error) {
 		cc.DialTimeout = conn.DialTimeout
 	}
 	if v := conn.KafkaVersion; v != "" {
-		kv, err := sarama.ParseKafkaVersion(v)
+		kv, err := kafka.ParseVersion(v)
 		if err != nil {
 			return cc, usagef("invalid Kafka version %q (--kafka-version, KBATCH_KAFKA_VERSION or kafka_version): want a version like 2.8.0", v)
 		}

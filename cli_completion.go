@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/IBM/sarama"
 	"github.com/spf13/cobra"
 
 	"github.com/kbatch-dev/kbatch/kafka"
@@ -96,19 +95,16 @@ func (c completer) quiet() {
 // withCluster runs fn on a client of the configured cluster and returns
 // its answer, or nil when there is no cluster, it cannot be reached, or
 // the whole exchange takes longer than completionTimeout.
-func (c completer) withCluster(fn func(sarama.Client) []string) []string {
+func (c completer) withCluster(fn func(*kafka.Client) []string) []string {
 	c.quiet()
 	cc, err := c.g.clientConfig()
 	if err != nil {
 		return nil
 	}
-	cc.DialTimeout = completionTimeout
-	conf := cc.SaramaConfig()
-	conf.Metadata.Retry.Max = 0
-	conf.Net.ReadTimeout, conf.Net.WriteTimeout = completionTimeout, completionTimeout
+	cc.DialTimeout, cc.FailFast = completionTimeout, true
 	done := make(chan []string, 1)
 	go func() {
-		client, err := kafka.DialWith(cc, conf)
+		client, err := kafka.Dial(cc)
 		if err != nil {
 			done <- nil
 			return
@@ -128,7 +124,7 @@ func (c completer) withCluster(fn func(sarama.Client) []string) []string {
 
 // clusterTopics lists the cluster's topics (internal "__" ones left out)
 // whose names are safe to hand to a shell.
-func clusterTopics(client sarama.Client) []string {
+func clusterTopics(client *kafka.Client) []string {
 	topics, err := selectTopics(client, nil, false)
 	if err != nil {
 		return nil
@@ -182,7 +178,7 @@ func (c completer) topics(_ *cobra.Command, _ []string, toComplete string) ([]co
 }
 
 // partitionsOf lists topic's partition numbers, sorted.
-func partitionsOf(client sarama.Client, topic string) []int32 {
+func partitionsOf(client *kafka.Client, topic string) []int32 {
 	if !safeTopicName(topic) {
 		return nil
 	}
@@ -211,7 +207,7 @@ func (c completer) offsetSpecs(_ *cobra.Command, _ []string, toComplete string) 
 		return withPrefix([]string{head + "earliest", head + "latest"}, toComplete), cobra.ShellCompDirectiveNoFileComp
 	}
 	if topic, _, ok := strings.Cut(toComplete, ":"); ok {
-		cands := c.withCluster(func(client sarama.Client) []string {
+		cands := c.withCluster(func(client *kafka.Client) []string {
 			var out []string
 			for _, p := range partitionsOf(client, topic) {
 				out = append(out, topic+":"+strconv.Itoa(int(p))+"=")
@@ -244,7 +240,7 @@ func (c completer) replayRanges(_ *cobra.Command, _ []string, toComplete string)
 		return withPrefix(cands, toComplete), noSpace
 	case 2:
 		topic := parts[0]
-		cands := c.withCluster(func(client sarama.Client) []string {
+		cands := c.withCluster(func(client *kafka.Client) []string {
 			ps := partitionsOf(client, topic)
 			if len(ps) == 0 {
 				return nil
@@ -262,7 +258,7 @@ func (c completer) replayRanges(_ *cobra.Command, _ []string, toComplete string)
 	cands := []string{head + "earliest-latest"}
 	if p, err := strconv.ParseInt(sel, 10, 32); err == nil && safeTopicName(topic) {
 		tp := offsets.Partition{Topic: topic, Partition: int32(p)}
-		cands = append(cands, c.withCluster(func(client sarama.Client) []string {
+		cands = append(cands, c.withCluster(func(client *kafka.Client) []string {
 			b, err := kafka.ListBounds(client, []offsets.Partition{tp})
 			if err != nil {
 				return nil

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/IBM/sarama"
 	"github.com/spf13/cobra"
 
 	"github.com/kbatch-dev/kbatch/kafka"
@@ -134,7 +133,7 @@ func offsetsStreamTopics(info offsets.StreamInfo) []string {
 // offsetsCluster dials the cluster when brokers are configured (-b,
 // KBATCH_BROKERS, a config profile); client is nil, with no error, when none
 // are. The caller closes the client.
-func offsetsCluster(g *globalOptions) (sarama.Client, kafka.ClientConfig, error) {
+func offsetsCluster(g *globalOptions) (*kafka.Client, kafka.ClientConfig, error) {
 	cc, err := g.clientConfig()
 	if errors.Is(err, errNoBrokers) {
 		return nil, cc, nil
@@ -151,7 +150,7 @@ func offsetsCluster(g *globalOptions) (sarama.Client, kafka.ClientConfig, error)
 
 // offsetsClusterPartitions returns topic → partition count from the cluster,
 // and every partition with its bounds.
-func offsetsClusterPartitions(client sarama.Client, topics []string) (map[string]int32, map[offsets.Partition]offsets.Bounds, error) {
+func offsetsClusterPartitions(client *kafka.Client, topics []string) (map[string]int32, map[offsets.Partition]offsets.Bounds, error) {
 	parts, err := kafka.TopicPartitions(client, topics)
 	if err != nil {
 		return nil, nil, err

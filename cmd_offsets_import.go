@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/IBM/sarama"
 	"github.com/spf13/cobra"
 
 	"github.com/kbatch-dev/kbatch/kafka"
@@ -146,7 +145,7 @@ func runOffsetsImport(cmd *cobra.Command, g *globalOptions, o *offsetsImportOpti
 
 // offsetsReadImport reads the offsets of the one source the flags name.
 // Topic names are checked, as they come from files and other tools.
-func offsetsReadImport(cmd *cobra.Command, o *offsetsImportOptions, client sarama.Client) (offsetsImported, error) {
+func offsetsReadImport(cmd *cobra.Command, o *offsetsImportOptions, client *kafka.Client) (offsetsImported, error) {
 	var imp offsetsImported
 	var err error
 	switch {
@@ -233,7 +232,7 @@ func offsetsOpenImportStore(g *globalOptions, dryRun bool) (*offsets.Store, erro
 // topics and partitions are usage errors; offsets outside the bounds are
 // noted, since they are real positions some consumer had, and watch reports
 // them loudly (data-loss, offset-out-of-range) when it starts.
-func offsetsCheckImported(stderr io.Writer, client sarama.Client, next map[offsets.Partition]int64) error {
+func offsetsCheckImported(stderr io.Writer, client *kafka.Client, next map[offsets.Partition]int64) error {
 	_, bounds, err := offsetsClusterPartitions(client, offsetsTopicsOf(next))
 	if err != nil {
 		return err

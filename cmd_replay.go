@@ -126,9 +126,7 @@ func runReplay(ctx context.Context, g *globalOptions, o *replayOptions, args []s
 		return err
 	}
 	cc.ReadCommitted = committed
-	conf := cc.SaramaConfig()
-	conf.Consumer.MaxWaitTime = 100 * time.Millisecond
-	client, err := kafka.DialWith(cc, conf)
+	client, err := kafka.Dial(cc) // replay's fetches long-poll 100ms (replay.Run)
 	if err != nil {
 		return err
 	}

@@ -11,10 +11,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/IBM/sarama"
 	"github.com/spf13/cobra"
 
 	"github.com/kbatch-dev/kbatch/consumer"
+	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
 	"github.com/kbatch-dev/kbatch/offsets/spark"
 	"github.com/kbatch-dev/kbatch/record"
@@ -162,7 +162,7 @@ func writeSparkJSONLines(w *consumer.SparkWatch, stdout io.Writer) error {
 // sampler reads the sample records of kbatch spark's batches with package
 // replay: exact ranges, planned against the cluster (raised to the log
 // start, capped at the end), never touching a store or a group.
-type sampler struct{ client sarama.Client }
+type sampler struct{ client *kafka.Client }
 
 func (s sampler) Sample(ctx context.Context, ranges []offsets.Range) ([]*record.Record, error) {
 	specs := make([]replay.RangeSpec, len(ranges))

@@ -13,7 +13,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/IBM/sarama"
 	"github.com/spf13/cobra"
 
 	"github.com/kbatch-dev/kbatch/consumer"
@@ -222,7 +221,7 @@ func runWatch(ctx context.Context, g *globalOptions, o *watchOptions, stdout, st
 		}()
 		cfg.Log = log
 	}
-	var client sarama.Client
+	var client *kafka.Client
 	if pick {
 		if client, err = kafka.Dial(cc); err != nil {
 			return err
@@ -302,11 +301,11 @@ func runWatch(ctx context.Context, g *globalOptions, o *watchOptions, stdout, st
 
 // setLeaderLookup lets a kcat encoder name each partition's leader, as
 // kcat's "broker" does; other encoders need nothing.
-func setLeaderLookup(enc record.Appender, client sarama.Client) {
+func setLeaderLookup(enc record.Appender, client *kafka.Client) {
 	if k, ok := enc.(*record.KcatEncoder); ok {
 		k.Leader = func(topic string, partition int32) int32 {
-			if b, err := client.Leader(topic, partition); err == nil {
-				return b.ID()
+			if b, err := client.Leader(offsets.Partition{Topic: topic, Partition: partition}); err == nil {
+				return b.ID
 			}
 			return -1
 		}

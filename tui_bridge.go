@@ -4,9 +4,8 @@ import (
 	"context"
 	"time"
 
-	"github.com/IBM/sarama"
-
 	"github.com/kbatch-dev/kbatch/consumer"
+	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
 	"github.com/kbatch-dev/kbatch/record"
 	"github.com/kbatch-dev/kbatch/replay"
@@ -42,7 +41,7 @@ func runTUI(ctx context.Context, stream *consumer.Stream, cfg consumer.Config, g
 // replayer adapts package replay to the TUI's replay view. It shares the
 // stream's client (sarama clients are safe for concurrent use) and never
 // touches the store.
-type replayer struct{ client sarama.Client }
+type replayer struct{ client *kafka.Client }
 
 func (r replayer) Plan(_ context.Context, ranges []string) ([]tui.ReplayTask, error) {
 	now := time.Now()

@@ -7,8 +7,7 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/IBM/sarama"
-
+	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
 	"github.com/kbatch-dev/kbatch/record"
 )
@@ -42,7 +41,7 @@ type Store interface {
 // Config is a stream's configuration. Client is owned by the caller and
 // must outlive the stream.
 type Config struct {
-	Client  sarama.Client
+	Client  *kafka.Client
 	Brokers []string
 	Topics  []string
 	// Name is the stream's name in the store.

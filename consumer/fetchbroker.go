@@ -7,8 +7,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/IBM/sarama"
-
 	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/record"
 )
@@ -156,12 +154,8 @@ func (bf *brokerFetcher) run() {
 		if !backlog {
 			ask = min(ask, minAnswerBytes)
 		}
-		b, err := f.client.Broker(bf.id)
-		var resp *sarama.FetchResponse
 		start := time.Now()
-		if err == nil {
-			resp, err = b.Fetch(bf.request(in, ask))
-		}
+		resp, err := f.client.Fetch(bf.id, bf.request(in, ask))
 		if f.log != nil {
 			logFetch(f.log, bf.id, in, ask, resp, err, time.Since(start))
 		}
@@ -171,9 +165,6 @@ func (bf *brokerFetcher) run() {
 		default:
 		}
 		if err != nil {
-			if b != nil {
-				_ = b.Close()
-			}
 			if !bf.evict(fmt.Errorf("fetch from broker %d: %w", bf.id, err)) {
 				return
 			}
@@ -185,21 +176,19 @@ func (bf *brokerFetcher) run() {
 	}
 }
 
-// request builds one fetch of every reader in in. sarama keeps a request's
-// partitions in a map, so their order (which decides who gets the room of
-// a full answer) changes from one request to the next.
-func (bf *brokerFetcher) request(in []*reader, maxBytes int64) *sarama.FetchRequest {
-	f := bf.f
-	req := kafka.NewFetchRequest(f.fetch, int32(maxBytes))
+// request builds one fetch of every reader in in (in no fixed order: see
+// kafka.NewFetchRequest).
+func (bf *brokerFetcher) request(in []*reader, maxBytes int64) *kafka.FetchRequest {
+	req := kafka.NewFetchRequest(bf.f.fetch, int32(maxBytes))
 	for _, r := range in {
-		kafka.AddFetchPartition(req, r.p, r.pos, r.size)
+		req.Add(r.p, r.pos, r.size)
 	}
 	return req
 }
 
 // handle takes one answer: records and positions to the loop, errors to
 // the loop (out of range) or the router (retry). False when stopping.
-func (bf *brokerFetcher) handle(resp *sarama.FetchResponse, in []*reader, ask int64) bool {
+func (bf *brokerFetcher) handle(resp *kafka.FetchResponse, in []*reader, ask int64) bool {
 	f := bf.f
 	var out []chunk
 	var lost []*reader // failed: to the router once their reports are sent
@@ -218,18 +207,18 @@ func (bf *brokerFetcher) handle(resp *sarama.FetchResponse, in []*reader, ask in
 		f.observe(wire, decoded)
 	}()
 	for _, r := range in {
-		blk := resp.GetBlock(r.p.Topic, r.p.Partition)
+		blk := resp.Partition(r.p)
 		if blk == nil {
 			continue // left out of a throttled answer: fetched again next round
 		}
 		switch {
-		case errors.Is(blk.Err, sarama.ErrNoError):
-		case errors.Is(blk.Err, sarama.ErrOffsetOutOfRange):
+		case blk.Err == nil:
+		case errors.Is(blk.Err, kafka.ErrOffsetOutOfRange):
 			// The loop decides where to go on (data loss, --reset) and
 			// opens a new reader; this one is done.
 			bf.remove(r)
 			r.home.Store(nil)
-			out = append(out, chunk{p: r.p, gen: r.gen, next: r.pos, err: sarama.ErrOffsetOutOfRange})
+			out = append(out, chunk{p: r.p, gen: r.gen, next: r.pos, err: kafka.ErrOffsetOutOfRange})
 			continue
 		default:
 			bf.remove(r)
@@ -239,11 +228,11 @@ func (bf *brokerFetcher) handle(resp *sarama.FetchResponse, in []*reader, ask in
 			}
 			continue
 		}
-		if blk.HighWaterMarkOffset >= 0 {
-			r.hwm.Store(blk.HighWaterMarkOffset)
+		if blk.HighWatermark >= 0 {
+			r.hwm.Store(blk.HighWatermark)
 		}
 		asked := int64(r.size)
-		d, err := kafka.DecodeBlock(blk, r.p, r.pos, kafka.NoEnd, f.committed())
+		d, err := blk.Decode(r.p, r.pos, kafka.NoEnd, f.committed())
 		if err != nil {
 			bf.remove(r)
 			lost = append(lost, r)
@@ -256,7 +245,7 @@ func (bf *brokerFetcher) handle(resp *sarama.FetchResponse, in []*reader, ask in
 			if r.size >= f.maxBytes {
 				bf.remove(r)
 				lost = append(lost, r)
-				if c, report := r.fail(fmt.Errorf("a record batch at offset %d is larger than %d bytes: %w", r.pos, f.maxBytes, sarama.ErrMessageTooLarge), false); report {
+				if c, report := r.fail(fmt.Errorf("a record batch at offset %d is larger than %d bytes: %w", r.pos, f.maxBytes, kafka.ErrMessageTooLarge), false); report {
 					out = append(out, c)
 				}
 				continue
@@ -264,9 +253,9 @@ func (bf *brokerFetcher) handle(resp *sarama.FetchResponse, in []*reader, ask in
 			r.size = int32(min(2*int64(r.size), int64(f.maxBytes)))
 			continue
 		}
-		end := blk.HighWaterMarkOffset
-		if f.committed() && blk.LastStableOffset >= 0 {
-			end = blk.LastStableOffset // an open transaction is not "more to read"
+		end := blk.HighWatermark
+		if f.committed() && blk.LastStable >= 0 {
+			end = blk.LastStable // an open transaction is not "more to read"
 		}
 		if len(d.Msgs) == 0 && d.Next == r.pos && end > r.pos {
 			// Nothing came back from below the end of the log: the
@@ -303,7 +292,7 @@ func (bf *brokerFetcher) handle(resp *sarama.FetchResponse, in []*reader, ask in
 		}
 		mem := kafka.InMemory(int64(len(d.Msgs)), d.Bytes)
 		decoded += mem
-		if d.Next < blk.HighWaterMarkOffset && (partWire == 0 || mem*partWire > partDecoded*asked) {
+		if d.Next < blk.HighWatermark && (partWire == 0 || mem*partWire > partDecoded*asked) {
 			partWire, partDecoded = asked, mem
 		}
 		out = append(out, chunk{p: r.p, gen: r.gen, msgs: pointers(d.Msgs), bytes: d.Bytes, next: d.Next, txn: d.Txn})

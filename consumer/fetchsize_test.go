@@ -27,7 +27,7 @@ func TestOpenTransactionDoesNotGrowTheFetchSize(t *testing.T) {
 		bf.readers = []*reader{r}
 		resp := &sarama.FetchResponse{Version: 11, Blocks: map[string]map[int32]*sarama.FetchResponseBlock{
 			"t": {0: {Err: sarama.ErrNoError, HighWaterMarkOffset: 20, LastStableOffset: 10}}}}
-		if !bf.handle(resp, []*reader{r}, 1<<20) {
+		if !bf.handle(kafka.NewFetchResponse(resp), []*reader{r}, 1<<20) {
 			t.Fatal("handle stopped")
 		}
 		if r.size != tc.want {

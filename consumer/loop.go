@@ -7,8 +7,6 @@ import (
 	"sort"
 	"time"
 
-	"github.com/IBM/sarama"
-
 	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
 	"github.com/kbatch-dev/kbatch/record"
@@ -331,7 +329,7 @@ func (l *loop) canCut() bool {
 }
 
 func (l *loop) onReadError(ps *partState, err error) error {
-	if errors.Is(err, sarama.ErrOffsetOutOfRange) {
+	if errors.Is(err, kafka.ErrOffsetOutOfRange) {
 		return l.onOutOfRange(ps)
 	}
 	if !ps.errored {
@@ -628,7 +626,7 @@ func (l *loop) reached(ps *partState, target int64, now time.Time) bool {
 // probe asks the broker whether [from, target) of p holds a record, on its
 // own goroutine, for onProbe.
 func (l *loop) probe(p offsets.Partition, at time.Time, from, target int64) {
-	empty, err := kafka.NoRecordsBetween(l.cfg.Client, p, from, target, l.cfg.Client.Config().Consumer.IsolationLevel == sarama.ReadCommitted)
+	empty, err := kafka.NoRecordsBetween(l.cfg.Client, p, from, target, l.cfg.Client.ReadCommitted())
 	select {
 	case l.probed <- probeResult{p: p, at: at, from: from, target: target, empty: empty && err == nil}:
 	case <-l.ctx.Done():

@@ -8,8 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/IBM/sarama"
-
 	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
 	"github.com/kbatch-dev/kbatch/offsets/spark"
@@ -35,7 +33,7 @@ type SparkConfig struct {
 	// Client reaches the cluster for log bounds (lag) and samples; nil
 	// shows the batches from the files alone. The caller owns it; it must
 	// outlive the watch.
-	Client  sarama.Client
+	Client  *kafka.Client
 	Brokers []string
 	// Interval is how often the folder is polled; default 1s.
 	Interval time.Duration

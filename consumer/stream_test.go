@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/IBM/sarama"
-
 	"github.com/kbatch-dev/kbatch/internal/testkafka"
 	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
@@ -28,7 +26,7 @@ func newHarness(t *testing.T) *harness {
 	return &harness{t: t, kc: testkafka.New(t), store: filepath.Join(t.TempDir(), "offsets.db")}
 }
 
-func (h *harness) client() sarama.Client {
+func (h *harness) client() *kafka.Client {
 	h.t.Helper()
 	cc := kafka.ClientConfig{Brokers: h.kc.Brokers}
 	conf := cc.SaramaConfig()

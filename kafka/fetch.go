@@ -39,12 +39,18 @@ func FetchOptionsFor(conf *sarama.Config) FetchOptions {
 // version that has it.
 func (o FetchOptions) Committed() bool { return o.ReadCommitted && o.Version >= 4 }
 
+// FetchRequest is a Fetch request under construction: NewFetchRequest,
+// then Add for each partition.
+type FetchRequest struct{ r *sarama.FetchRequest }
+
 // NewFetchRequest is the one place kbatch builds a Fetch request: the
 // stream, replay and the probe (NoRecordsBetween) all send what it builds.
 // maxBytes bounds the whole answer (Fetch v3 and later). No fetch session
 // is used (SessionID 0, SessionEpoch -1, Fetch v7 and later): every
-// request names all its partitions. Add partitions with AddFetchPartition.
-func NewFetchRequest(o FetchOptions, maxBytes int32) *sarama.FetchRequest {
+// request names all its partitions. The library keeps a request's
+// partitions in a map, so their order in the request (which decides who
+// gets the room of a full answer) changes from one request to the next.
+func NewFetchRequest(o FetchOptions, maxBytes int32) *FetchRequest {
 	req := &sarama.FetchRequest{Version: o.Version, MinBytes: max(o.MinBytes, 1), MaxWaitTime: int32(o.MaxWait / time.Millisecond)}
 	if o.Version >= 3 {
 		req.MaxBytes = maxBytes
@@ -55,13 +61,82 @@ func NewFetchRequest(o FetchOptions, maxBytes int32) *sarama.FetchRequest {
 	if o.Version >= 7 {
 		req.SessionID, req.SessionEpoch = 0, -1 // no fetch session
 	}
-	return req
+	return &FetchRequest{r: req}
 }
 
-// AddFetchPartition adds p, read from pos with at most size bytes, to req
-// (no leader epoch: -1).
-func AddFetchPartition(req *sarama.FetchRequest, p offsets.Partition, pos int64, size int32) {
-	req.AddBlock(p.Topic, p.Partition, pos, size, -1)
+// Add asks for p, read from pos with at most size bytes (no leader
+// epoch: -1).
+func (f *FetchRequest) Add(p offsets.Partition, pos int64, size int32) {
+	f.r.AddBlock(p.Topic, p.Partition, pos, size, -1)
+}
+
+// FetchResponse is a broker's answer to a FetchRequest.
+type FetchResponse struct{ r *sarama.FetchResponse }
+
+// NewFetchResponse wraps an answer built by hand (tests of what the
+// stream makes of an answer).
+func NewFetchResponse(r *sarama.FetchResponse) *FetchResponse { return &FetchResponse{r: r} }
+
+// Throttle is how long the broker asked the client to wait (a throttled
+// answer leaves partitions out).
+func (f *FetchResponse) Throttle() time.Duration { return f.r.ThrottleTime }
+
+// Partition returns the answer's part for p; nil when the answer left p
+// out (throttled, or a broker that answered only some partitions).
+func (f *FetchResponse) Partition(p offsets.Partition) *PartitionAnswer {
+	blk := f.r.GetBlock(p.Topic, p.Partition)
+	if blk == nil {
+		return nil
+	}
+	a := &PartitionAnswer{HighWatermark: blk.HighWaterMarkOffset, LastStable: blk.LastStableOffset, blk: blk}
+	if !errors.Is(blk.Err, sarama.ErrNoError) {
+		a.Err = blk.Err
+	}
+	return a
+}
+
+// PartitionAnswer is one partition's part of a fetch answer.
+type PartitionAnswer struct {
+	// Err is the partition's error; nil when none.
+	Err error
+	// HighWatermark and LastStable are the partition's high watermark
+	// and last stable offset as the answer reports them (-1: not told).
+	HighWatermark, LastStable int64
+	blk                       *sarama.FetchResponseBlock
+}
+
+// Decode decodes the records in [pos, until) (see DecodeBlock).
+func (a *PartitionAnswer) Decode(p offsets.Partition, pos, until int64, committed bool) (Block, error) {
+	return DecodeBlock(a.blk, p, pos, until, committed)
+}
+
+// Summary counts the answer for a log: record batches (or legacy
+// messages), records, the bytes of their keys, values and headers,
+// whether it ends in a partial batch, and the aborted transactions it
+// lists.
+func (a *PartitionAnswer) Summary() (batches, records int, bytes int64, partial bool, aborted int) {
+	for _, rs := range a.blk.RecordsSet {
+		switch {
+		case rs.RecordBatch != nil:
+			batches++
+			for _, r := range rs.RecordBatch.Records {
+				records++
+				bytes += int64(len(r.Key) + len(r.Value))
+				for _, h := range r.Headers {
+					bytes += int64(len(h.Key) + len(h.Value))
+				}
+			}
+		case rs.MsgSet != nil:
+			for _, m := range rs.MsgSet.Messages {
+				batches++
+				if m.Msg != nil {
+					records++
+					bytes += int64(len(m.Msg.Key) + len(m.Msg.Value))
+				}
+			}
+		}
+	}
+	return batches, records, bytes, a.blk.Partial, len(a.blk.AbortedTransactions)
 }
 
 // FetchVersion picks the highest Fetch version the protocol version

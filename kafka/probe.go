@@ -22,7 +22,7 @@ import (
 // are told apart exactly as DecodeBlock does (one tracker, aborts): a
 // producer's transaction is aborted from its first offset to its abort
 // marker, and its later transactions are not.
-func NoRecordsBetween(c sarama.Client, p offsets.Partition, from, until int64, readCommitted bool) (bool, error) {
+func NoRecordsBetween(c *Client, p offsets.Partition, from, until int64, readCommitted bool) (bool, error) {
 	if from >= until {
 		return true, nil
 	}
@@ -60,16 +60,16 @@ func NoRecordsBetween(c sarama.Client, p offsets.Partition, from, until int64, r
 	return pos >= until, nil
 }
 
-func fetchOnce(c sarama.Client, p offsets.Partition, offset int64, readCommitted bool) (*sarama.FetchResponseBlock, error) {
-	b, err := c.Leader(p.Topic, p.Partition)
+func fetchOnce(c *Client, p offsets.Partition, offset int64, readCommitted bool) (*sarama.FetchResponseBlock, error) {
+	b, err := c.sc.Leader(p.Topic, p.Partition)
 	if err != nil {
 		return nil, fmt.Errorf("leader of %s: %w", p, err)
 	}
-	o := FetchOptionsFor(c.Config())
+	o := FetchOptionsFor(c.sc.Config())
 	o.ReadCommitted, o.MinBytes, o.MaxWait = readCommitted, 1, 0
 	req := NewFetchRequest(o, 4<<20)
-	AddFetchPartition(req, p, offset, 1<<20)
-	resp, err := b.Fetch(req)
+	req.Add(p, offset, 1<<20)
+	resp, err := b.Fetch(req.r)
 	if err != nil {
 		_ = b.Close()
 		return nil, fmt.Errorf("fetch %s at %d: %w", p, offset, err)

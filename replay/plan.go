@@ -6,8 +6,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/IBM/sarama"
-
 	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
 )
@@ -42,11 +40,11 @@ func (t Task) Missing() offsets.Range {
 // bounds (one ListOffsets request per broker and kind) and, for @TIME
 // bounds, offsets by timestamp. The end used for latest and for capping
 // depends on the client's Consumer.IsolationLevel: the high watermark, or
-// the last stable offset for sarama.ReadCommitted.
+// the last stable offset for read_committed (kafka.ClientConfig.ReadCommitted).
 //
 // An unknown topic or partition, and a range whose FROM resolves after its
 // UNTIL, are *offsets.UsageError values naming the RANGE.
-func Plan(client sarama.Client, specs []RangeSpec) ([]Task, error) {
+func Plan(client *kafka.Client, specs []RangeSpec) ([]Task, error) {
 	type pair struct {
 		spec RangeSpec
 		part offsets.Partition

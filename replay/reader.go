@@ -4,11 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
-
-	"github.com/IBM/sarama"
 
 	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
@@ -54,7 +51,7 @@ type chunk struct {
 // a request a later partition can come back empty because the response
 // filled up, which would prove nothing.
 type reader struct {
-	client     sarama.Client
+	client     *kafka.Client
 	fetch      kafka.FetchOptions
 	fetchBytes int32
 	// attempts and backoff bound retries: maxAttempts consecutive
@@ -68,17 +65,24 @@ type reader struct {
 	compacted map[string]bool // topic → cleanup.policy includes compact
 }
 
-func newReader(client sarama.Client, fetchBytes int32, buffer *buffered) *reader {
-	conf := client.Config()
+func newReader(client *kafka.Client, fetchBytes int32, buffer *buffered) *reader {
 	return &reader{
 		buffer:     buffer,
 		client:     client,
-		fetch:      kafka.FetchOptions{Version: kafka.FetchVersion(conf.Version), ReadCommitted: conf.Consumer.IsolationLevel == sarama.ReadCommitted, MinBytes: 1, MaxWait: fetchMaxWait},
+		fetch:      fetchOptions(client),
 		fetchBytes: fetchBytes,
 		compacted:  map[string]bool{},
 		attempts:   maxAttempts,
 		backoff:    50 * time.Millisecond,
 	}
+}
+
+// fetchOptions are the client's, with replay's own long poll: any
+// byte, at most fetchMaxWait.
+func fetchOptions(client *kafka.Client) kafka.FetchOptions {
+	o := client.FetchOptions()
+	o.MinBytes, o.MaxWait = 1, fetchMaxWait
+	return o
 }
 
 func (r *reader) committed() bool { return r.fetch.Committed() }
@@ -119,41 +123,34 @@ func (r *reader) read(ctx context.Context, task int, t Task, emit func(chunk) er
 			return err
 		}
 		reserved = max(lastMem, int64(ask))
-		b, err := r.client.Leader(p.Topic, p.Partition)
+		resp, err := r.client.FetchLeader(p, r.request(p, pos, ask))
 		if err != nil {
+			// No leader known, or a fetch that failed ("fetch from
+			// broker ADDR: ..."): the leader may have moved.
 			_ = r.client.RefreshMetadata(p.Topic)
-			if err := retry(fmt.Errorf("no leader: %w", err)); err != nil {
+			if err := retry(err); err != nil {
 				return err
 			}
 			continue
 		}
-		resp, err := b.Fetch(r.request(p, pos, ask))
-		if err != nil {
-			_ = b.Close()
-			_ = r.client.RefreshMetadata(p.Topic)
-			if err := retry(fmt.Errorf("fetch from broker %s: %w", b.Addr(), err)); err != nil {
-				return err
-			}
-			continue
-		}
-		blk := resp.GetBlock(p.Topic, p.Partition)
+		blk := resp.Partition(p)
 		if blk == nil {
-			if resp.ThrottleTime > 0 { // a throttled answer is empty
-				if err := sleep(ctx, resp.ThrottleTime); err != nil {
+			if t := resp.Throttle(); t > 0 { // a throttled answer is empty
+				if err := sleep(ctx, t); err != nil {
 					return err
 				}
 				continue
 			}
-			if err := retry(sarama.ErrIncompleteResponse); err != nil {
+			if err := retry(kafka.ErrIncompleteResponse); err != nil {
 				return err
 			}
 			continue
 		}
 		switch {
-		case errors.Is(blk.Err, sarama.ErrNoError):
-		case errors.Is(blk.Err, sarama.ErrOffsetOutOfRange):
+		case blk.Err == nil:
+		case errors.Is(blk.Err, kafka.ErrOffsetOutOfRange):
 			// Retention moved the log start past pos while reading.
-			start, err := r.client.GetOffset(p.Topic, p.Partition, sarama.OffsetOldest)
+			start, err := r.client.LogStart(p)
 			if err == nil && start > pos {
 				gone := offsets.Range{Partition: p, From: pos, Until: min(start, until)}
 				pos, attempts = gone.Until, 0
@@ -176,7 +173,7 @@ func (r *reader) read(ctx context.Context, task int, t Task, emit func(chunk) er
 			return fmt.Errorf("read %s at offset %d: %w", p, pos, blk.Err)
 		}
 
-		d, err := kafka.DecodeBlock(blk, p, pos, until, r.committed())
+		d, err := blk.Decode(p, pos, until, r.committed())
 		if err != nil {
 			return err
 		}
@@ -197,9 +194,9 @@ func (r *reader) read(ctx context.Context, task int, t Task, emit func(chunk) er
 			// compacted away (kafkactl #67). Elsewhere it is not proof:
 			// a broker with tiered storage answers empty when a remote
 			// read outlasts its wait, so fetch again.
-			end := blk.HighWaterMarkOffset
-			if r.committed() && blk.LastStableOffset >= 0 {
-				end = blk.LastStableOffset
+			end := blk.HighWatermark
+			if r.committed() && blk.LastStable >= 0 {
+				end = blk.LastStable
 			}
 			if end <= pos {
 				// The leader's end is behind the range (a new leader
@@ -250,7 +247,7 @@ func (r *reader) mayHaveGaps(topic string) bool {
 	if c, ok := r.compacted[topic]; ok {
 		return c
 	}
-	c, err := r.describeCompacted(topic)
+	c, err := r.client.Compacted(topic)
 	if err != nil {
 		return true
 	}
@@ -258,41 +255,10 @@ func (r *reader) mayHaveGaps(topic string) bool {
 	return c
 }
 
-func (r *reader) describeCompacted(topic string) (bool, error) {
-	b := r.client.LeastLoadedBroker()
-	if b == nil {
-		return false, sarama.ErrOutOfBrokers
-	}
-	req := &sarama.DescribeConfigsRequest{Resources: []*sarama.ConfigResource{
-		{Type: sarama.TopicResource, Name: topic, ConfigNames: []string{"cleanup.policy"}}}}
-	if r.client.Config().Version.IsAtLeast(sarama.V1_1_0_0) {
-		req.Version = 1
-	}
-	resp, err := b.DescribeConfigs(req)
-	if err != nil {
-		return false, err
-	}
-	for _, res := range resp.Resources {
-		if res.Name != topic {
-			continue
-		}
-		if res.ErrorCode != 0 {
-			return false, sarama.KError(res.ErrorCode)
-		}
-		for _, c := range res.Configs {
-			if c.Name == "cleanup.policy" {
-				return strings.Contains(c.Value, "compact"), nil
-			}
-		}
-		return false, nil // not listed: the default, delete
-	}
-	return false, errors.New("no answer for the topic")
-}
-
 // request builds a fetch of one partition from pos.
-func (r *reader) request(p offsets.Partition, pos int64, size int32) *sarama.FetchRequest {
+func (r *reader) request(p offsets.Partition, pos int64, size int32) *kafka.FetchRequest {
 	req := kafka.NewFetchRequest(r.fetch, size)
-	kafka.AddFetchPartition(req, p, pos, size)
+	req.Add(p, pos, size)
 	return req
 }
 

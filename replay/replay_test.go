@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/IBM/sarama"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/kbatch-dev/kbatch/internal/testkafka"
@@ -20,7 +19,7 @@ import (
 
 // These tests run against kfake, or the cluster in KBATCH_TEST_BROKERS.
 
-func dialTest(t testing.TB, tc *testkafka.Cluster, committed bool) sarama.Client {
+func dialTest(t testing.TB, tc *testkafka.Cluster, committed bool) *kafka.Client {
 	t.Helper()
 	c, err := kafka.Dial(kafka.ClientConfig{Brokers: tc.Brokers, ReadCommitted: committed})
 	if err != nil {
@@ -52,7 +51,7 @@ func (m *memSink) byPartition() map[int32][]int64 {
 	return out
 }
 
-func replayRanges(t *testing.T, client sarama.Client, ranges ...string) (*memSink, *Report, error) {
+func replayRanges(t *testing.T, client *kafka.Client, ranges ...string) (*memSink, *Report, error) {
 	t.Helper()
 	var specs []RangeSpec
 	for _, r := range ranges {

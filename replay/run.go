@@ -8,8 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/IBM/sarama"
-
+	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
 )
 
@@ -98,7 +97,7 @@ func (r *Report) MissingOffsets() int64 {
 // The error is the first failure (reading, writing, closing, ctx's), else a
 // *PartialError when requested offsets no longer existed, else nil. The
 // report is filled in either case.
-func Run(ctx context.Context, client sarama.Client, tasks []Task, sink Sink, opts Options) (*Report, error) {
+func Run(ctx context.Context, client *kafka.Client, tasks []Task, sink Sink, opts Options) (*Report, error) {
 	start := time.Now()
 	conc := opts.Concurrency
 	if conc <= 0 {
