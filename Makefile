@@ -10,7 +10,7 @@ BIN     := bin/kbatch
 # debug.ReadBuildInfo instead.
 VERSION ?= $(shell git describe --tags --match 'v*' --dirty 2>/dev/null)
 COMMIT  ?= $(shell c=$$(git rev-parse --short=12 HEAD 2>/dev/null) && { git diff --quiet HEAD || c=$$c+dirty; } && echo $$c)
-LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
+LDFLAGS := -s -w -X github.com/kbatch-dev/kbatch/cli.version=$(VERSION) -X github.com/kbatch-dev/kbatch/cli.commit=$(COMMIT)
 
 .PHONY: all build demo test bench bench-kafka fuzz lint screenshots docs man release-snapshot release-snapshot-one clean
 
@@ -43,7 +43,7 @@ bench-kafka: build
 
 # A short pass over every fuzz target (go test -fuzz takes one target at a time).
 FUZZTIME ?= 10s
-FUZZ_TARGETS := record:FuzzEscape record:FuzzSafeJSON .:FuzzOffsetsParseJSON .:FuzzOneLine offsets:FuzzParseSpec offsets:FuzzShellQuote offsets/spark:FuzzParseOffsetLog offsets/spark:FuzzParseOffsetJSON offsets/spark:FuzzParseInitialOffsets offsets:FuzzPreflight config:FuzzLoadConfig replay:FuzzParseRange consumer:FuzzAppendRecordJSON
+FUZZ_TARGETS := record:FuzzEscape record:FuzzSafeJSON cli:FuzzOffsetsParseJSON cli:FuzzOneLine offsets:FuzzParseSpec offsets:FuzzShellQuote offsets/spark:FuzzParseOffsetLog offsets/spark:FuzzParseOffsetJSON offsets/spark:FuzzParseInitialOffsets offsets:FuzzPreflight config:FuzzLoadConfig replay:FuzzParseRange consumer:FuzzAppendRecordJSON
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 	  echo "fuzz $${t#*:} ($(FUZZTIME))"; \
