@@ -25,7 +25,7 @@ func runTUI(ctx context.Context, stream *consumer.Stream, cfg consumer.Config, g
 	if interval == 0 {
 		interval = time.Second
 	}
-	return tui.Run(ctx, stream, tui.Options{
+	return tui.Run(ctx, stream, stream, tui.Options{
 		Name:        cfg.Name,
 		Cluster:     g.conn.Cluster,
 		InsecureTLS: g.conn.InsecureSkipVerify,

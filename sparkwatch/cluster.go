@@ -1,4 +1,4 @@
-package consumer
+package sparkwatch
 
 import (
 	"cmp"
@@ -7,15 +7,16 @@ import (
 	"slices"
 	"time"
 
+	"github.com/kbatch-dev/kbatch/consumer"
 	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
 	"github.com/kbatch-dev/kbatch/record"
 )
 
-// The cluster side of a SparkWatch: samples, log bounds and progress.
+// The cluster side of a Watch: samples, log bounds and progress.
 
 // sample reads the first cfg.Samples offsets of each range of b.
-func (l *sparkLoop) sample(b *Batch) []*record.Record {
+func (l *sparkLoop) sample(b *consumer.Batch) []*record.Record {
 	if l.cfg.Sampler == nil || l.cfg.Samples <= 0 || len(b.Ranges) == 0 {
 		return nil
 	}
@@ -57,7 +58,7 @@ func (l *sparkLoop) sample(b *Batch) []*record.Record {
 func (l *sparkLoop) progress() {
 	now := time.Now()
 	per, total := l.rates.rates(now)
-	pr := &Progress{Time: now, Partitions: sparkStatuses(l.parts, l.next, l.stored, l.bounds, per), Rate: total}
+	pr := &consumer.Progress{Time: now, Partitions: sparkStatuses(l.parts, l.next, l.stored, l.bounds, per), Rate: total}
 	select {
 	case l.w.events <- pr:
 	default:
