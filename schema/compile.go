@@ -167,7 +167,48 @@ func binaryDescriptor(text string) *descriptorpb.FileDescriptorProto {
 	if proto.Unmarshal(b, &fdp) != nil {
 		return nil
 	}
+	fillJSONNames(fdp.MessageType, fdp.Extension)
 	return &fdp
+}
+
+// fillJSONNames gives every field without a json_name the one protoc
+// derives from its name. Descriptors from Python's serialized_pb carry
+// none, and protocompile reads a missing json_name as a custom "" that
+// then conflicts between fields.
+func fillJSONNames(msgs []*descriptorpb.DescriptorProto, exts []*descriptorpb.FieldDescriptorProto) {
+	for _, f := range exts {
+		if f.JsonName == nil {
+			f.JsonName = proto.String(jsonName(f.GetName()))
+		}
+	}
+	for _, m := range msgs {
+		for _, f := range m.Field {
+			if f.JsonName == nil {
+				f.JsonName = proto.String(jsonName(f.GetName()))
+			}
+		}
+		fillJSONNames(m.NestedType, m.Extension)
+	}
+}
+
+// jsonName is protoc's default JSON name: underscores dropped, the letter
+// after each one upper-cased.
+func jsonName(name string) string {
+	var b strings.Builder
+	up := false
+	for _, c := range name {
+		switch {
+		case c == '_':
+			up = true
+		case up && 'a' <= c && c <= 'z':
+			b.WriteRune(c - 'a' + 'A')
+			up = false
+		default:
+			b.WriteRune(c)
+			up = false
+		}
+	}
+	return b.String()
 }
 
 func compileProto(ctx context.Context, path string, r protocompile.Resolver) (protoreflect.FileDescriptor, error) {

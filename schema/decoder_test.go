@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"encoding/json"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -442,5 +443,39 @@ func TestParseIndexes(t *testing.T) {
 		if _, _, err := parseIndexes(bad); err == nil {
 			t.Fatalf("%x: no error", bad)
 		}
+	}
+}
+
+// Regression: Confluent's Python serializer registers Protobuf schemas as
+// base64 FileDescriptorProtos without json_name, which protocompile
+// rejected ("custom JSON name "" conflicts"). testdata/python holds the
+// schemas and records that confluent-kafka 2.16.1 wrote through Apicurio.
+func TestProtobufPythonDescriptorsWithoutJSONNames(t *testing.T) {
+	reg := newFakeRegistry(t)
+	if _, _, err := reg.RegisterSchema("py/shop/v1/common.proto", sr.Schema{Type: sr.TypeProtobuf,
+		Schema: strings.TrimSpace(readTestdata(t, "python/common.proto.b64"))}); err != nil {
+		t.Fatal(err)
+	}
+	id, _, err := reg.RegisterSchema("schemas-proto-value", sr.Schema{Type: sr.TypeProtobuf,
+		Schema:     strings.TrimSpace(readTestdata(t, "python/order.proto.b64")),
+		References: []sr.SchemaReference{{Name: "shop/v1/common.proto", Subject: "py/shop/v1/common.proto", Version: 1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := newDecoder(t, Options{RegistryURL: reg.URL()})
+	lines := strings.Split(strings.TrimSpace(readTestdata(t, "python/proto-records.jsonl")), "\n")
+	for _, l := range lines {
+		var r struct {
+			Value     []byte `json:"value"`
+			WantValue string `json:"want_value"`
+		}
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatal(err)
+		}
+		f, ok := ParseFrame(r.Value)
+		if !ok {
+			t.Fatalf("%x not framed", r.Value)
+		}
+		wantDecoded(t, d.Decode("schemas-proto", false, frame(id, f.Payload)), r.WantValue)
 	}
 }
