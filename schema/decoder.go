@@ -128,10 +128,12 @@ const (
 	BytesInvalid
 )
 
-// Event reports a problem once per schema id and kind.
+// Event reports a problem once per schema id and kind; an outage of the
+// whole registry (unreachable, server errors, refused credentials) once
+// until it answers again, with SchemaID 0.
 type Event struct {
 	Kind     EventKind
-	SchemaID int
+	SchemaID int    // 0 for an outage and for local schemas
 	Topic    string // the topic of the record that met it
 	Message  string // one line, e.g. "schema id 7: not in the registry"
 }
@@ -144,10 +146,21 @@ type Decoder struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 
-	mu       sync.Mutex
-	ids      map[int]*entry
-	reported map[reportKey]bool
+	sem chan struct{} // bounds concurrent fetches
+
+	mu        sync.Mutex
+	ids       map[int]*entry
+	reported  map[reportKey]bool
+	downUntil time.Time // the registry failed as a whole: no request before this
+	downErr   error
 }
+
+// maxFetches bounds the registry requests in flight; maxFailedIDs bounds
+// the failed ids remembered (hostile bytes can name any of 2^32 ids).
+const (
+	maxFetches   = 4
+	maxFailedIDs = 4096
+)
 
 type localKey struct {
 	topic string
@@ -162,15 +175,17 @@ type localSchema struct {
 type reportKey struct {
 	id   int
 	kind EventKind
+	what string // a local schema file, or "registry" for an outage
 }
 
 // entry is one schema id: fetched once, shared by every caller.
 type entry struct {
-	done chan struct{} // closed when c or err is set
-	c    *compiled
-	vers []subjectVersion
-	err  error
-	at   time.Time // when err was set
+	done   chan struct{} // closed when c or err is set
+	c      *compiled
+	vers   []subjectVersion
+	err    error
+	at     time.Time // when err was set
+	outage bool      // err is the registry's as a whole, not this id's
 }
 
 // New builds a Decoder; it compiles the local schemas now and says which
@@ -182,7 +197,8 @@ func New(opts Options) (*Decoder, error) {
 	if opts.RetryAfter <= 0 {
 		opts.RetryAfter = 30 * time.Second
 	}
-	d := &Decoder{opts: opts, ids: map[int]*entry{}, reported: map[reportKey]bool{}, local: map[localKey]*localSchema{}}
+	d := &Decoder{opts: opts, ids: map[int]*entry{}, reported: map[reportKey]bool{}, local: map[localKey]*localSchema{},
+		sem: make(chan struct{}, maxFetches)}
 	d.ctx, d.cancel = context.WithCancel(context.Background())
 	if u := strings.TrimRight(strings.TrimSpace(opts.RegistryURL), "/"); u != "" {
 		if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
@@ -278,7 +294,11 @@ func (d *Decoder) decode(topic string, isKey bool, b []byte, wait bool) Result {
 	}
 	if e.err != nil {
 		res.Reason = fmt.Sprintf("schema id %d: %s", f.ID, oneLine(e.err.Error(), 160))
-		d.report(FetchFailed, f.ID, topic, res.Reason)
+		if e.outage {
+			d.report(reportKey{kind: FetchFailed, what: "registry"}, topic, oneLine(e.err.Error(), 160))
+		} else {
+			d.report(reportKey{id: f.ID, kind: FetchFailed}, topic, res.Reason)
+		}
 		return res
 	}
 	res.Format = e.c.format
@@ -286,7 +306,7 @@ func (d *Decoder) decode(topic string, isKey bool, b []byte, wait bool) Result {
 	text, invalid, err := e.c.decode(f.Payload, true)
 	if err != nil {
 		res.Reason = fmt.Sprintf("schema id %d: bytes do not decode: %s", f.ID, oneLine(err.Error(), 160))
-		d.report(BytesInvalid, f.ID, topic, res.Reason)
+		d.report(reportKey{id: f.ID, kind: BytesInvalid}, topic, res.Reason)
 		return res
 	}
 	res.Status, res.JSON, res.Reason = Decoded, text, invalid
@@ -294,7 +314,8 @@ func (d *Decoder) decode(topic string, isKey bool, b []byte, wait bool) Result {
 }
 
 // entryFor returns the entry of id, starting its fetch when there is none
-// or when the last one failed more than RetryAfter ago.
+// or when the last one failed more than RetryAfter ago. While the registry
+// as a whole is failing, new ids fail at once without a request.
 func (d *Decoder) entryFor(id int) *entry {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -309,28 +330,95 @@ func (d *Decoder) entryFor(id int) *entry {
 			return e
 		}
 	}
+	if len(d.ids) >= maxFailedIDs {
+		d.forgetFailedLocked()
+	}
 	e = &entry{done: make(chan struct{})}
 	d.ids[id] = e
+	if now := time.Now(); now.Before(d.downUntil) {
+		e.err, e.at, e.outage = d.downErr, now, true
+		close(e.done)
+		return e
+	}
 	go d.fetch(id, e)
 	return e
 }
 
+func (d *Decoder) forgetFailedLocked() {
+	for id, e := range d.ids {
+		select {
+		case <-e.done:
+			if e.err != nil {
+				delete(d.ids, id)
+			}
+		default:
+		}
+	}
+}
+
+// outage reports whether err is the registry's as a whole (unreachable,
+// a server error, refused credentials), not about one id.
+func outage(err error) bool {
+	if errors.Is(err, errNotFound) {
+		return false
+	}
+	var ce compileError
+	if errors.As(err, &ce) {
+		return false
+	}
+	var he *httpError
+	if errors.As(err, &he) {
+		return he.Status >= 500 || he.Status == http.StatusUnauthorized || he.Status == http.StatusForbidden
+	}
+	return true
+}
+
 func (d *Decoder) fetch(id int, e *entry) {
-	c, vers, err := d.load(id)
-	if err != nil && errors.Is(err, context.Canceled) && d.ctx.Err() != nil {
+	var c *compiled
+	var vers []subjectVersion
+	var err error
+	isOutage := false
+	select {
+	case d.sem <- struct{}{}:
+		d.mu.Lock()
+		down, downErr := time.Now().Before(d.downUntil), d.downErr
+		d.mu.Unlock()
+		if down {
+			err, isOutage = downErr, true
+		} else {
+			c, vers, err = d.load(id)
+			if err != nil && d.ctx.Err() != nil {
+				err = errors.New("decoder closed")
+			}
+		}
+		<-d.sem
+	case <-d.ctx.Done():
 		err = errors.New("decoder closed")
 	}
 	d.mu.Lock()
-	e.c, e.vers, e.err, e.at = c, vers, err, time.Now()
+	if err != nil && !isOutage && outage(err) && d.ctx.Err() == nil {
+		isOutage = true
+		d.downUntil, d.downErr = time.Now().Add(d.opts.RetryAfter), err
+	}
+	if err == nil {
+		// The registry answers again: a later outage is news.
+		delete(d.reported, reportKey{kind: FetchFailed, what: "registry"})
+	}
+	e.c, e.vers, e.err, e.at, e.outage = c, vers, err, time.Now(), isOutage
 	close(e.done)
 	d.mu.Unlock()
 	if err != nil {
-		kind := FetchFailed
-		var ce compileError
-		if errors.As(err, &ce) {
-			kind = SchemaInvalid
+		switch {
+		case isOutage:
+			d.report(reportKey{kind: FetchFailed, what: "registry"}, "", oneLine(err.Error(), 160))
+		default:
+			kind := FetchFailed
+			var ce compileError
+			if errors.As(err, &ce) {
+				kind = SchemaInvalid
+			}
+			d.report(reportKey{id: id, kind: kind}, "", fmt.Sprintf("schema id %d: %s", id, oneLine(err.Error(), 160)))
 		}
-		d.report(kind, id, "", fmt.Sprintf("schema id %d: %s", id, oneLine(err.Error(), 160)))
 	}
 	if d.opts.Ready != nil {
 		d.opts.Ready(id)
@@ -365,17 +453,16 @@ func (d *Decoder) load(id int) (*compiled, []subjectVersion, error) {
 	return nil, nil, errors.New("unreachable")
 }
 
-func (d *Decoder) report(kind EventKind, id int, topic, msg string) {
+func (d *Decoder) report(k reportKey, topic, msg string) {
 	if d.opts.Event == nil {
 		return
 	}
-	k := reportKey{id, kind}
 	d.mu.Lock()
 	seen := d.reported[k]
 	d.reported[k] = true
 	d.mu.Unlock()
 	if !seen {
-		d.opts.Event(Event{Kind: kind, SchemaID: id, Topic: topic, Message: msg})
+		d.opts.Event(Event{Kind: k.kind, SchemaID: k.id, Topic: topic, Message: msg})
 	}
 }
 
@@ -420,7 +507,7 @@ func (d *Decoder) decodeLocal(topic string, ls *localSchema, b []byte) Result {
 	}
 	if err != nil {
 		res.Reason = fmt.Sprintf("%s: bytes do not decode: %s", filepath.Base(ls.file), oneLine(err.Error(), 160))
-		d.report(BytesInvalid, 0, topic, res.Reason)
+		d.report(reportKey{kind: BytesInvalid, what: ls.file}, topic, res.Reason)
 		return res
 	}
 	res.Status, res.JSON, res.Reason = Decoded, text, invalid

@@ -173,7 +173,8 @@ func TestRegistryUnreachable(t *testing.T) {
 	wantFailed(t, d.Decode("orders", false, frame(1, []byte{2})), "schema id 1: registry unreachable")
 }
 
-// A failing registry is asked once per id within RetryAfter, then again.
+// A failing registry is asked once within RetryAfter, for the first id:
+// other ids fail at once; the outage is one event. Then it is asked again.
 func TestRegistryDownNotHammered(t *testing.T) {
 	var hits atomic.Int64
 	var up atomic.Bool
@@ -187,21 +188,54 @@ func TestRegistryDownNotHammered(t *testing.T) {
 		reg.Handler().ServeHTTP(w, r)
 	}))
 	defer srv.Close()
-	now := time.Now()
-	d := newDecoder(t, Options{RegistryURL: srv.URL, RetryAfter: time.Hour})
+	var events []Event
+	var mu sync.Mutex
+	d := newDecoder(t, Options{RegistryURL: srv.URL, RetryAfter: time.Hour, Event: func(e Event) {
+		mu.Lock()
+		events = append(events, e)
+		mu.Unlock()
+	}})
 	b := frame(reg.avroID, avroOrderBytes(t))
 	for range 5 {
 		wantFailed(t, d.Decode("orders", false, b), "registry answered 503: store unavailable")
 	}
+	for id := 100; id < 150; id++ {
+		wantFailed(t, d.Decode("orders", false, frame(id, nil)), "registry answered 503")
+		if r := d.TryDecode("orders", false, frame(id+1000, nil)); r.Status != Failed {
+			t.Fatalf("TryDecode while the registry is down: %+v", r)
+		}
+	}
 	if n := hits.Load(); n != 1 {
 		t.Fatalf("%d requests to a failing registry, want 1", n)
 	}
+	mu.Lock()
+	if len(events) != 1 || events[0].SchemaID != 0 || !strings.Contains(events[0].Message, "503") {
+		t.Fatalf("events %+v, want one outage", events)
+	}
+	mu.Unlock()
 	// Once RetryAfter passed, the next decode asks again and now succeeds.
 	up.Store(true)
 	d.mu.Lock()
-	d.ids[reg.avroID].at = now.Add(-2 * time.Hour)
+	d.ids[reg.avroID].at = time.Now().Add(-2 * time.Hour)
+	d.downUntil = time.Time{}
 	d.mu.Unlock()
 	wantDecoded(t, d.Decode("orders", false, b), avroOrderJSON)
+}
+
+// Hostile bytes naming many ids do not grow the memory without bound.
+func TestFailedIDsForgotten(t *testing.T) {
+	reg := newFakeRegistry(t)
+	d := newDecoder(t, Options{RegistryURL: reg.URL()})
+	for id := 1000; id < 1000+maxFailedIDs+10; id++ {
+		d.Decode("t", false, frame(id, nil))
+	}
+	wantDecoded(t, d.Decode("orders", false, frame(reg.avroID, avroOrderBytes(t))), avroOrderJSON)
+	d.mu.Lock()
+	n := len(d.ids)
+	d.mu.Unlock()
+	if n > maxFailedIDs {
+		t.Fatalf("%d ids remembered, want at most %d", n, maxFailedIDs)
+	}
 }
 
 func TestNotFramedAndGarbage(t *testing.T) {
