@@ -18,6 +18,7 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
 	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/dynamicpb"
 )
@@ -34,6 +35,7 @@ const (
 
 // compiled is a schema ready to decode payloads.
 type compiled struct {
+	types  *dynamicpb.Types // Protobuf: resolves Any and extensions to the schema's messages
 	format Format
 	avro   avro.Schema
 	proto  protoreflect.FileDescriptor    // registry Protobuf: messages picked by index
@@ -86,7 +88,7 @@ func compileFetched(ctx context.Context, f *fetched) (*compiled, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &compiled{format: Protobuf, proto: fd}, nil
+		return &compiled{format: Protobuf, proto: fd, types: typesFor(fd)}, nil
 	default:
 		// References are named as their $ref says, relative to the
 		// schema's location or to its $id when it has one.
@@ -268,14 +270,33 @@ func protoMessage(fd protoreflect.FileDescriptor, path []int) (protoreflect.Mess
 	return md, nil
 }
 
-var protoJSON = protojson.MarshalOptions{UseProtoNames: true}
+// typesFor is the message and extension types of fd and every file it
+// imports, so an Any holding one of them shows as JSON.
+func typesFor(fd protoreflect.FileDescriptor) *dynamicpb.Types {
+	files := &protoregistry.Files{}
+	var add func(f protoreflect.FileDescriptor)
+	add = func(f protoreflect.FileDescriptor) {
+		if _, err := files.FindFileByPath(f.Path()); err == nil {
+			return
+		}
+		if files.RegisterFile(f) != nil {
+			return
+		}
+		imps := f.Imports()
+		for i := range imps.Len() {
+			add(imps.Get(i).FileDescriptor)
+		}
+	}
+	add(fd)
+	return dynamicpb.NewTypes(files)
+}
 
-func protoToJSON(md protoreflect.MessageDescriptor, payload []byte) (string, error) {
+func protoToJSON(md protoreflect.MessageDescriptor, types *dynamicpb.Types, payload []byte) (string, error) {
 	m := dynamicpb.NewMessage(md)
-	if err := proto.Unmarshal(payload, m); err != nil {
+	if err := (proto.UnmarshalOptions{Resolver: types}).Unmarshal(payload, m); err != nil {
 		return "", fmt.Errorf("Protobuf %s: %w", md.FullName(), err)
 	}
-	b, err := protoJSON.Marshal(m)
+	b, err := (protojson.MarshalOptions{UseProtoNames: true, Resolver: types}).Marshal(m)
 	if err != nil {
 		return "", fmt.Errorf("Protobuf %s: %w", md.FullName(), err)
 	}
@@ -304,7 +325,7 @@ func (c *compiled) decode(payload []byte, framed bool) (text, invalid string, er
 				}
 			}
 		}
-		text, err = protoToJSON(md, payload)
+		text, err = protoToJSON(md, c.types, payload)
 		return text, "", err
 	default:
 		inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(payload))

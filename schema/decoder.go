@@ -17,7 +17,9 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
 	"google.golang.org/protobuf/types/descriptorpb"
+	"google.golang.org/protobuf/types/dynamicpb"
 )
 
 // Options configure a Decoder. The zero value decodes nothing but local
@@ -555,7 +557,7 @@ func compileLocal(ctx context.Context, l Local) (*localSchema, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", l.ProtoFile, err)
 		}
-		return &localSchema{file: l.ProtoFile, c: &compiled{format: Protobuf, msg: md}}, nil
+		return &localSchema{file: l.ProtoFile, c: &compiled{format: Protobuf, msg: md, types: typesFor(fd)}}, nil
 	default:
 		if l.Message == "" {
 			return nil, fmt.Errorf("%s: name the message (e.g. shop.v1.Order)", l.DescriptorSet)
@@ -568,6 +570,7 @@ func compileLocal(ctx context.Context, l Local) (*localSchema, error) {
 		if err := proto.Unmarshal(b, &set); err != nil {
 			return nil, fmt.Errorf("%s: not a FileDescriptorSet: %w", l.DescriptorSet, err)
 		}
+		addWellKnown(&set)
 		files, err := protodesc.NewFiles(&set)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", l.DescriptorSet, err)
@@ -580,8 +583,40 @@ func compileLocal(ctx context.Context, l Local) (*localSchema, error) {
 		if !ok {
 			return nil, fmt.Errorf("%s: %s is not a message", l.DescriptorSet, l.Message)
 		}
-		return &localSchema{file: l.DescriptorSet, c: &compiled{format: Protobuf, msg: md}}, nil
+		return &localSchema{file: l.DescriptorSet, c: &compiled{format: Protobuf, msg: md, types: dynamicpb.NewTypes(files)}}, nil
 	}
+}
+
+// addWellKnown adds the google/protobuf files a set imports but does not
+// hold (protoc without --include_imports leaves them out).
+func addWellKnown(set *descriptorpb.FileDescriptorSet) {
+	have := map[string]bool{}
+	for _, f := range set.File {
+		have[f.GetName()] = true
+	}
+	var extra []*descriptorpb.FileDescriptorProto
+	var add func(name string)
+	add = func(name string) {
+		if have[name] || !strings.HasPrefix(name, "google/protobuf/") {
+			return
+		}
+		fd, err := protoregistry.GlobalFiles.FindFileByPath(name)
+		if err != nil {
+			return
+		}
+		have[name] = true
+		imps := fd.Imports()
+		for i := range imps.Len() {
+			add(imps.Get(i).Path())
+		}
+		extra = append(extra, protodesc.ToFileDescriptorProto(fd))
+	}
+	for _, f := range set.File {
+		for _, dep := range f.Dependency {
+			add(dep)
+		}
+	}
+	set.File = append(extra, set.File...)
 }
 
 // relativeTo makes file relative to the first import path holding it, so

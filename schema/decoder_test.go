@@ -71,6 +71,9 @@ func TestProtobufNestedImportedIndexes(t *testing.T) {
 		{"second message, index [1]", []int{1}, order,
 			`{"id":"7","lines":[{"sku":"A-1","qty":2,"price":{"currency":"EUR","units":"5"}}],"total":{"currency":"EUR","units":"10"},"created":"2026-12-01T20:00:00Z"}`,
 			`{"id":"7","lines":[{"sku":"A-1","qty":2,"price":{"currency":"EUR","units":"5"}}],"total":{"currency":"EUR","units":"10"},"created":"2026-12-01T20:00:00Z"}`},
+		{"Any holding a message of an imported file", []int{1}, order,
+			`{"id":"8","detail":{"@type":"type.googleapis.com/shop.common.Money","currency":"USD","units":"1"}}`,
+			`{"id":"8","detail":{"@type":"type.googleapis.com/shop.common.Money","currency":"USD","units":"1"}}`},
 		{"nested message, index [1,0]", []int{1, 0}, order.Messages().ByName("Line"),
 			`{"sku":"B-2","qty":1}`, `{"sku":"B-2","qty":1}`},
 	} {
@@ -409,8 +412,10 @@ func TestLocalProto(t *testing.T) {
 
 func TestLocalDescriptorSetAndAvro(t *testing.T) {
 	fd := protoFiles(t)
+	// Without the google/protobuf imports, as protoc writes it without
+	// --include_imports: the decoder adds them.
 	set := &descriptorpb.FileDescriptorSet{}
-	for _, f := range []protoreflect.FileDescriptor{fd.Imports().Get(0).FileDescriptor, fd.Imports().Get(1).FileDescriptor, fd} {
+	for _, f := range []protoreflect.FileDescriptor{fd.Imports().Get(0).FileDescriptor, fd} {
 		set.File = append(set.File, protodesc.ToFileDescriptorProto(f))
 	}
 	raw, err := proto.Marshal(set)

@@ -95,7 +95,7 @@ func protoFiles(t testing.TB) protoreflect.FileDescriptor {
 func protoBytes(t testing.TB, md protoreflect.MessageDescriptor, js string) []byte {
 	t.Helper()
 	m := dynamicpb.NewMessage(md)
-	if err := protojson.Unmarshal([]byte(js), m); err != nil {
+	if err := (protojson.UnmarshalOptions{Resolver: typesFor(md.ParentFile())}).Unmarshal([]byte(js), m); err != nil {
 		t.Fatal(err)
 	}
 	b, err := proto.Marshal(m)

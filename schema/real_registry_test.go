@@ -7,11 +7,13 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/sr"
 )
 
 // TestRealRegistryRecords decodes records that Confluent's Python
@@ -128,4 +130,52 @@ func TestRealRegistryRecords(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestRealRegistryTextSchemas registers .proto text with a reference and
+// a JSON Schema (as Confluent's Java serializers and most tools do) in
+// the real registry of KBATCH_TEST_REGISTRY, then decodes with it: nested
+// message index, the reference fetched, a record that does not match its
+// JSON Schema, and an id the registry does not know.
+func TestRealRegistryTextSchemas(t *testing.T) {
+	url := os.Getenv("KBATCH_TEST_REGISTRY")
+	if url == "" {
+		t.Skip("KBATCH_TEST_REGISTRY not set (make registry-up)")
+	}
+	cl, err := sr.NewClient(sr.URLs(url))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	run := strconv.FormatInt(time.Now().UnixNano(), 36)
+	common, err := cl.CreateSchema(ctx, "text-"+run+"-common", sr.Schema{Type: sr.TypeProtobuf, Schema: readTestdata(t, "proto/shop/v1/common.proto")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	order, err := cl.CreateSchema(ctx, "text-"+run+"-value", sr.Schema{Type: sr.TypeProtobuf, Schema: readTestdata(t, "proto/shop/v1/order.proto"),
+		References: []sr.SchemaReference{{Name: "shop/v1/common.proto", Subject: common.Subject, Version: common.Version}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr, err := cl.CreateSchema(ctx, "text-"+run+"-address", sr.Schema{Type: sr.TypeJSON, Schema: readTestdata(t, "address.schema.json")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cust, err := cl.CreateSchema(ctx, "text-"+run+"-key", sr.Schema{Type: sr.TypeJSON, Schema: readTestdata(t, "customer.schema.json"),
+		References: []sr.SchemaReference{{Name: "address.schema.json", Subject: addr.Subject, Version: addr.Version}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := newDecoder(t, Options{RegistryURL: url})
+	line := protoFiles(t).Messages().ByName("Order").Messages().ByName("Line")
+	r := d.Decode("text-"+run, false, frame(order.ID, append(protoIndexes(1, 0), protoBytes(t, line, `{"sku":"T","qty":9,"price":{"currency":"CHF"}}`)...)))
+	wantDecoded(t, r, `{"sku":"T","qty":9,"price":{"currency":"CHF"}}`)
+	if r.Subject != "text-"+run+"-value" || r.Version != 1 {
+		t.Fatalf("%+v", r)
+	}
+	r = d.Decode("text-"+run, true, frame(cust.ID, []byte(`{"name":"Ada","age":-1}`)))
+	if r.Status != Decoded || r.Subject != "text-"+run+"-key" || !strings.Contains(r.Reason, "minimum") {
+		t.Fatalf("%+v", r)
+	}
+	wantFailed(t, d.Decode("text-"+run, false, frame(1<<30, nil)), "not in the registry")
 }
