@@ -310,7 +310,14 @@ func (c *compiled) decode(payload []byte, framed bool) (text, invalid string, er
 	switch c.format {
 	case Avro:
 		text, err = avroJSON(c.avro, payload)
-		return text, "", err
+		if err != nil {
+			name := string(c.avro.Type())
+			if n, ok := c.avro.(avro.NamedSchema); ok {
+				name = n.FullName()
+			}
+			return "", "", fmt.Errorf("Avro %s: %w", name, err)
+		}
+		return text, "", nil
 	case Protobuf:
 		md := c.msg
 		if framed || md == nil {
