@@ -293,10 +293,11 @@ func typesFor(fd protoreflect.FileDescriptor) *dynamicpb.Types {
 
 func protoToJSON(md protoreflect.MessageDescriptor, types *dynamicpb.Types, payload []byte) (string, error) {
 	m := dynamicpb.NewMessage(md)
-	if err := (proto.UnmarshalOptions{Resolver: types}).Unmarshal(payload, m); err != nil {
+	// AllowPartial: a proto2 message missing a required field still shows.
+	if err := (proto.UnmarshalOptions{Resolver: types, AllowPartial: true}).Unmarshal(payload, m); err != nil {
 		return "", fmt.Errorf("Protobuf %s: %w", md.FullName(), err)
 	}
-	b, err := (protojson.MarshalOptions{UseProtoNames: true, Resolver: types}).Marshal(m)
+	b, err := (protojson.MarshalOptions{UseProtoNames: true, Resolver: types, AllowPartial: true}).Marshal(m)
 	if err != nil {
 		return "", fmt.Errorf("Protobuf %s: %w", md.FullName(), err)
 	}

@@ -358,21 +358,10 @@ func (d *Decoder) forgetFailedLocked() {
 	}
 }
 
-// outage reports whether err is the registry's as a whole (unreachable,
-// a server error, refused credentials), not about one id.
+// outage reports whether err is the registry's as a whole, not about one id.
 func outage(err error) bool {
-	if errors.Is(err, errNotFound) {
-		return false
-	}
-	var ce compileError
-	if errors.As(err, &ce) {
-		return false
-	}
-	var he *httpError
-	if errors.As(err, &he) {
-		return he.Status >= 500 || he.Status == http.StatusUnauthorized || he.Status == http.StatusForbidden
-	}
-	return true
+	var oe outageError
+	return errors.As(err, &oe)
 }
 
 func (d *Decoder) fetch(id int, e *entry) {

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -517,4 +518,89 @@ func TestProtobufPythonDescriptorsWithoutJSONNames(t *testing.T) {
 		}
 		wantDecoded(t, d.Decode("schemas-proto", false, frame(id, f.Payload)), r.WantValue)
 	}
+}
+
+// One Decoder serves many goroutines decoding every format at once.
+func TestConcurrentDecoding(t *testing.T) {
+	reg := newFakeRegistry(t)
+	d := newDecoder(t, Options{RegistryURL: reg.URL()})
+	line := protoFiles(t).Messages().ByName("Order").Messages().ByName("Line")
+	cases := []struct {
+		b    []byte
+		want string
+	}{
+		{frame(reg.avroID, avroOrderBytes(t)), avroOrderJSON},
+		{frame(reg.protoID, append(protoIndexes(1, 0), protoBytes(t, line, `{"sku":"Q"}`)...)), `{"sku":"Q"}`},
+		{frame(reg.jsonID, []byte(`{"name":"A","age":1}`)), `{"name":"A","age":1}`},
+	}
+	var wg sync.WaitGroup
+	errs := make(chan string, 64)
+	for g := range 12 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 50 {
+				c := cases[(g+i)%len(cases)]
+				var r Result
+				if i%2 == 0 {
+					r = d.Decode("t", false, c.b)
+				} else if r = d.TryDecode("t", false, c.b); r.Status == Pending {
+					continue
+				}
+				if r.JSON != c.want {
+					errs <- r.JSON + " " + r.Reason
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+}
+
+// A hostile or broken registry ends in a one-line reason, not a hang.
+func TestHostileRegistryAnswers(t *testing.T) {
+	big := strings.Repeat("x", maxResponse+10)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/schemas/ids/1":
+			w.Write([]byte(`{"schema":"{\"type\":\"string\"}","references":[{"name":"a","subject":"loop","version":1}]}`))
+		case "/subjects/loop/versions/1":
+			// A reference to itself, and one more level each time.
+			w.Write([]byte(`{"schema":"\"string\"","references":[{"name":"a","subject":"loop","version":1}]}`))
+		case "/schemas/ids/2":
+			w.Write([]byte(big))
+		case "/schemas/ids/3":
+			w.Write([]byte(`<html>nope</html>`))
+		case "/schemas/ids/4":
+			w.Write([]byte(`{"schema":"syntax = \"proto3\"; message M { int32 a = 1; }","schemaType":"PROTOBUF","references":[{"name":"m.proto","subject":"deep0","version":1}]}`))
+		case "/schemas/ids/5":
+			w.Write([]byte(`{"schema":"x","schemaType":"XML"}`))
+		default:
+			// deepN refers to deepN+1, without end.
+			if rest, ok := strings.CutPrefix(r.URL.Path, "/subjects/deep"); ok {
+				n, _ := strconv.Atoi(strings.TrimSuffix(rest, "/versions/1"))
+				w.Write([]byte(`{"schema":"","references":[{"name":"d","subject":"deep` + strconv.Itoa(n+1) + `","version":1}]}`))
+				return
+			}
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	d := newDecoder(t, Options{RegistryURL: srv.URL, RetryAfter: time.Hour})
+	wantDecoded(t, d.Decode("t", false, frame(1, []byte{2, 'h'})), `"h"`)
+	wantFailed(t, d.Decode("t", false, frame(2, nil)), "registry answer over")
+	d.mu.Lock()
+	d.downUntil = time.Time{} // an oversized answer counts as an outage; ask for the next id anyway
+	d.mu.Unlock()
+	wantFailed(t, d.Decode("t", false, frame(3, nil)), "registry answer is not JSON")
+	d.mu.Lock()
+	d.downUntil = time.Time{}
+	d.mu.Unlock()
+	// Problems of one id do not stop the next.
+	wantFailed(t, d.Decode("t", false, frame(4, nil)), "nested too deep")
+	wantFailed(t, d.Decode("t", false, frame(5, nil)), `schema type "XML" not supported`)
 }

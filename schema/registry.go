@@ -73,6 +73,13 @@ func (e *httpError) Error() string {
 	return fmt.Sprintf("registry answered %d", e.Status)
 }
 
+// outageError marks a failure of the registry as a whole (unreachable,
+// server errors, refused credentials, answers that are not its API), as
+// opposed to one about a schema id.
+type outageError struct{ error }
+
+func (e outageError) Unwrap() error { return e.error }
+
 // errNotFound marks an id the registry does not know.
 var errNotFound = errors.New("not in the registry")
 
@@ -98,15 +105,15 @@ func (r *registry) get(ctx context.Context, path string, v any) error {
 		if errors.As(err, &ue) {
 			err = ue.Err // the URL is known to the user; keep the line short
 		}
-		return fmt.Errorf("registry unreachable: %w", err)
+		return outageError{fmt.Errorf("registry unreachable: %w", err)}
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxResponse+1))
 	if err != nil {
-		return fmt.Errorf("registry unreachable: %w", err)
+		return outageError{fmt.Errorf("registry unreachable: %w", err)}
 	}
 	if len(body) > maxResponse {
-		return fmt.Errorf("registry answer over %d bytes", maxResponse)
+		return outageError{fmt.Errorf("registry answer over %d bytes", maxResponse)}
 	}
 	if resp.StatusCode == http.StatusNotFound {
 		return errNotFound
@@ -116,10 +123,14 @@ func (r *registry) get(ctx context.Context, path string, v any) error {
 			Message string `json:"message"`
 		}
 		_ = json.Unmarshal(body, &e)
-		return &httpError{Status: resp.StatusCode, Text: oneLine(e.Message, 120)}
+		he := &httpError{Status: resp.StatusCode, Text: oneLine(e.Message, 120)}
+		if he.Status >= 500 || he.Status == http.StatusUnauthorized || he.Status == http.StatusForbidden {
+			return outageError{he}
+		}
+		return he
 	}
 	if err := json.Unmarshal(body, v); err != nil {
-		return fmt.Errorf("registry answer is not JSON: %w", err)
+		return outageError{fmt.Errorf("registry answer is not JSON: %w", err)}
 	}
 	return nil
 }
