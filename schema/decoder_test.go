@@ -664,3 +664,27 @@ func TestPythonSerializedRecords(t *testing.T) {
 		t.Fatalf("formats %v, want avro, protobuf and json", formats)
 	}
 }
+
+// An Avro schema naming a type of another registered schema (a schema
+// reference) decodes with the referenced type.
+func TestAvroReference(t *testing.T) {
+	reg := newFakeRegistry(t)
+	addr := `{"type":"record","name":"Address","namespace":"shop.v1","fields":[{"name":"city","type":"string"}]}`
+	if _, _, err := reg.RegisterSchema("shop.v1.Address", sr.Schema{Schema: addr}); err != nil {
+		t.Fatal(err)
+	}
+	cust := `{"type":"record","name":"Customer","namespace":"shop.v1","fields":[{"name":"name","type":"string"},{"name":"home","type":["null","shop.v1.Address"]},{"name":"other","type":["string","Address"]}]}`
+	id, _, err := reg.RegisterSchema("customers-value", sr.Schema{Schema: cust,
+		References: []sr.SchemaReference{{Name: "shop.v1.Address", Subject: "shop.v1.Address", Version: 1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := avro.MustParse(`{"type":"record","name":"Customer","namespace":"shop.v1","fields":[{"name":"name","type":"string"},{"name":"home","type":["null",` + addr + `]},{"name":"other","type":["string","Address"]}]}`)
+	b, err := avro.Marshal(s, map[string]any{"name": "Ada", "home": map[string]any{"shop.v1.Address": map[string]any{"city": "London"}},
+		"other": map[string]any{"shop.v1.Address": map[string]any{"city": "Paris"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := newDecoder(t, Options{RegistryURL: reg.URL()})
+	wantDecoded(t, d.Decode("customers", false, frame(id, b)), `{"name":"Ada","home":{"city":"London"},"other":{"shop.v1.Address":{"city":"Paris"}}}`)
+}
