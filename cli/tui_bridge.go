@@ -100,7 +100,7 @@ func (s *emitSink) Write(recs []record.Record) error {
 			break
 		}
 	}
-	return s.emit(tui.ReplayChunk{Task: task, Records: msgs, Next: last.Offset + 1})
+	return s.emit(tui.ReplayChunk{Task: task, Records: msgs, Next: offsets.Next(last.Offset)})
 }
 
 func (s *emitSink) Close() error { return nil }

@@ -134,11 +134,8 @@ func (b *Batch) addAborted(rs []offsets.Range) {
 	b.Aborted = append(b.Aborted, rs...)
 	if n > 0 && rs[0].Partition.Less(b.Aborted[n-1].Partition) {
 		slices.SortStableFunc(b.Aborted, func(x, y offsets.Range) int {
-			if x.Partition != y.Partition {
-				if x.Partition.Less(y.Partition) {
-					return -1
-				}
-				return 1
+			if c := offsets.ComparePartitions(x.Partition, y.Partition); c != 0 {
+				return c
 			}
 			return cmp.Compare(x.From, y.From)
 		})

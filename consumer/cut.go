@@ -80,7 +80,7 @@ func (l *loop) cut(now time.Time) (*Batch, []*record.Record) {
 			continue
 		}
 		n := min(len(ps.recs), l.cfg.MaxPerPartition)
-		until := ps.recs[n-1].Offset + 1
+		until := offsets.Next(ps.recs[n-1].Offset)
 		recs = l.take(b, ps, recs, n, until)
 	}
 	if len(b.Ranges) == 0 {

@@ -69,7 +69,7 @@ type restart struct {
 // position is the offset after the last record held, or from.
 func (ps *partState) position() int64 {
 	if n := len(ps.recs); n > 0 {
-		return ps.recs[n-1].Offset + 1
+		return offsets.Next(ps.recs[n-1].Offset)
 	}
 	return ps.from
 }

@@ -130,9 +130,9 @@ func (d *Block) decode(blk *sarama.FetchResponseBlock, p offsets.Partition, pos,
 				return nil
 			}
 			d.Batches++
-			d.Next = max(d.Next, b.LastOffset()+1)
+			d.Next = max(d.Next, offsets.Next(b.LastOffset()))
 			if !committed && b.IsTransactional {
-				d.Txn = append(d.Txn, TxnMark{ProducerID: b.ProducerID, From: b.FirstOffset, Until: b.LastOffset() + 1,
+				d.Txn = append(d.Txn, TxnMark{ProducerID: b.ProducerID, From: b.FirstOffset, Until: offsets.Next(b.LastOffset()),
 					Marker: b.Control, Abort: b.Control && IsAbortMarker(b)})
 			}
 			if ab.skip(b) {
@@ -209,7 +209,7 @@ func (d *Block) decodeLegacy(ms *sarama.MessageSet, p offsets.Partition, pos, un
 			if im.Msg.Version >= 1 {
 				o += base
 			}
-			d.Next = max(d.Next, o+1)
+			d.Next = max(d.Next, offsets.Next(o))
 			if o < pos {
 				continue
 			}

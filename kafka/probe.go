@@ -42,7 +42,7 @@ func NoRecordsBetween(c *Client, p offsets.Partition, from, until int64, readCom
 			if rb.PartialTrailingRecord {
 				break
 			}
-			covered = max(covered, rb.LastOffset()+1)
+			covered = max(covered, offsets.Next(rb.LastOffset()))
 			if ab.skip(rb) {
 				continue
 			}

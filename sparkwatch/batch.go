@@ -181,15 +181,7 @@ func sortedPartitions(ms ...map[offsets.Partition]int64) []offsets.Partition {
 			}
 		}
 	}
-	slices.SortFunc(out, func(a, b offsets.Partition) int {
-		switch {
-		case a.Less(b):
-			return -1
-		case b.Less(a):
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(out, offsets.ComparePartitions)
 	return out
 }
 
