@@ -211,91 +211,21 @@ func (bf *brokerFetcher) handle(resp *kafka.FetchResponse, in []*reader, ask int
 		if blk == nil {
 			continue // left out of a throttled answer: fetched again next round
 		}
-		switch {
-		case blk.Err == nil:
-		case errors.Is(blk.Err, kafka.ErrOffsetOutOfRange):
-			// The loop decides where to go on (data loss, --reset) and
-			// opens a new reader; this one is done.
-			bf.remove(r)
-			r.home.Store(nil)
-			out = append(out, chunk{p: r.p, gen: r.gen, next: r.pos, err: kafka.ErrOffsetOutOfRange})
-			continue
-		default:
-			bf.remove(r)
-			lost = append(lost, r)
-			if c, report := r.fail(blk.Err, kafka.Retriable(blk.Err)); report {
-				out = append(out, c)
-			}
-			continue
-		}
-		if blk.HighWatermark >= 0 {
-			r.hwm.Store(blk.HighWatermark)
-		}
 		asked := int64(r.size)
-		d, err := blk.Decode(r.p, r.pos, kafka.NoEnd, f.committed())
-		if err != nil {
-			bf.remove(r)
+		t := bf.take(r, blk)
+		if t.lost {
 			lost = append(lost, r)
-			if c, report := r.fail(err, false); report {
-				out = append(out, c)
-			}
-			continue
 		}
-		if d.Partial {
-			if r.size >= f.maxBytes {
-				bf.remove(r)
-				lost = append(lost, r)
-				if c, report := r.fail(fmt.Errorf("a record batch at offset %d is larger than %d bytes: %w", r.pos, f.maxBytes, kafka.ErrMessageTooLarge), false); report {
-					out = append(out, c)
-				}
-				continue
-			}
-			r.size = int32(min(2*int64(r.size), int64(f.maxBytes)))
-			continue
+		if t.report != nil {
+			out = append(out, *t.report)
 		}
-		end := blk.HighWatermark
-		if f.committed() && blk.LastStable >= 0 {
-			end = blk.LastStable // an open transaction is not "more to read"
+		if t.report == nil || t.report.err != nil {
+			continue // no records: nothing learnt of their size in memory
 		}
-		if len(d.Msgs) == 0 && d.Next == r.pos && end > r.pos {
-			// Nothing came back from below the end of the log: the
-			// answer was full, or the partition's next batch is larger
-			// than its fetch size (some brokers then return nothing
-			// rather than part of it, unless the partition is the first
-			// of the answer). Ask for more next time, within reason: the
-			// answer's size still bounds the total.
-			r.size = int32(min(2*int64(r.size), int64(f.growBytes)))
+		decoded += t.mem
+		if t.report.next < blk.HighWatermark && (partWire == 0 || t.mem*partWire > partDecoded*asked) {
+			partWire, partDecoded = asked, t.mem
 		}
-		// A size grown for a large batch is kept: such batches come
-		// again. A partition whose records take at most twice their
-		// fetch size in memory gets the larger fast size, until they
-		// turn out to compress well.
-		switch {
-		case len(d.Msgs) > 0 && r.size < f.fastBytes && d.Bytes <= 2*int64(r.size):
-			r.size = f.fastBytes
-		case r.size == f.fastBytes && r.size > f.partBytes && d.Bytes > 8*int64(r.size):
-			r.size = f.partBytes // they compress well after all
-		}
-		recovered := r.errored
-		r.failures, r.errored = 0, false
-		if len(d.Msgs) == 0 {
-			r.idleSince.CompareAndSwap(0, time.Now().UnixNano())
-			if d.Next == r.pos && !recovered {
-				continue
-			}
-		} else {
-			r.idleSince.Store(0)
-		}
-		r.pos = d.Next
-		if !r.hold(int64(len(d.Msgs)), d.Bytes) {
-			continue // closed meanwhile
-		}
-		mem := kafka.InMemory(int64(len(d.Msgs)), d.Bytes)
-		decoded += mem
-		if d.Next < blk.HighWatermark && (partWire == 0 || mem*partWire > partDecoded*asked) {
-			partWire, partDecoded = asked, mem
-		}
-		out = append(out, chunk{p: r.p, gen: r.gen, msgs: pointers(d.Msgs), bytes: d.Bytes, next: d.Next, txn: d.Txn})
 	}
 	if !f.send(out...) {
 		return false
@@ -304,6 +234,107 @@ func (bf *brokerFetcher) handle(resp *kafka.FetchResponse, in []*reader, ask int
 		f.lose(r)
 	}
 	return true
+}
+
+// taken is what one partition's part of an answer comes to: a chunk to
+// send to the loop (records and the new position, or an error), whether
+// the reader lost its broker (to the router), and what its records take
+// in memory.
+type taken struct {
+	report *chunk
+	lost   bool
+	mem    int64
+}
+
+// take applies one partition's part of an answer to its reader r: an
+// error ends the reader here (out of range: the loop decides where to go
+// on; others: the router retries), a partial batch grows the fetch size,
+// records move the position and are held until the loop cuts them.
+func (bf *brokerFetcher) take(r *reader, blk *kafka.PartitionAnswer) taken {
+	f := bf.f
+	switch {
+	case blk.Err == nil:
+	case errors.Is(blk.Err, kafka.ErrOffsetOutOfRange):
+		// The loop decides where to go on (data loss, --reset) and
+		// opens a new reader; this one is done.
+		bf.remove(r)
+		r.home.Store(nil)
+		return taken{report: &chunk{p: r.p, gen: r.gen, next: r.pos, err: kafka.ErrOffsetOutOfRange}}
+	default:
+		return bf.failed(r, blk.Err, kafka.Retriable(blk.Err))
+	}
+	if blk.HighWatermark >= 0 {
+		r.hwm.Store(blk.HighWatermark)
+	}
+	d, err := blk.Decode(r.p, r.pos, kafka.NoEnd, f.committed())
+	if err != nil {
+		return bf.failed(r, err, false)
+	}
+	if d.Partial {
+		if r.size >= f.maxBytes {
+			return bf.failed(r, fmt.Errorf("a record batch at offset %d is larger than %d bytes: %w", r.pos, f.maxBytes, kafka.ErrMessageTooLarge), false)
+		}
+		r.size = int32(min(2*int64(r.size), int64(f.maxBytes)))
+		return taken{}
+	}
+	end := blk.HighWatermark
+	if f.committed() && blk.LastStable >= 0 {
+		end = blk.LastStable // an open transaction is not "more to read"
+	}
+	r.size = f.nextFetchSize(r.size, d, r.pos, end)
+	recovered := r.errored
+	r.failures, r.errored = 0, false
+	if len(d.Msgs) == 0 {
+		r.idleSince.CompareAndSwap(0, time.Now().UnixNano())
+		if d.Next == r.pos && !recovered {
+			return taken{}
+		}
+	} else {
+		r.idleSince.Store(0)
+	}
+	r.pos = d.Next
+	if !r.hold(int64(len(d.Msgs)), d.Bytes) {
+		return taken{} // closed meanwhile
+	}
+	return taken{report: &chunk{p: r.p, gen: r.gen, msgs: pointers(d.Msgs), bytes: d.Bytes, next: d.Next, txn: d.Txn},
+		mem: kafka.InMemory(int64(len(d.Msgs)), d.Bytes)}
+}
+
+// failed takes r off this broker after err; the router retries it. The
+// loop hears of it (report) unless it already did, or the error is quiet
+// (retriable) and has not persisted.
+func (bf *brokerFetcher) failed(r *reader, err error, quiet bool) taken {
+	bf.remove(r)
+	t := taken{lost: true}
+	if c, report := r.fail(err, quiet); report {
+		t.report = &c
+	}
+	return t
+}
+
+// nextFetchSize is the decision of a partition's next fetch size after an
+// answer d read from pos, with the log's end (high watermark, or last
+// stable offset under read_committed) at end. It is pure.
+//
+// An empty answer from below the end of the log means the answer was
+// full, or the partition's next batch is larger than its fetch size (some
+// brokers then return nothing rather than part of it, unless the
+// partition is the first of the answer): the size doubles, up to
+// growBytes (the answer's size still bounds the total). A size grown for
+// a large batch is kept: such batches come again. A partition whose
+// records take at most twice their fetch size in memory gets the larger
+// fast size, until they turn out to compress well.
+func (f *fetcher) nextFetchSize(size int32, d kafka.Block, pos, end int64) int32 {
+	if len(d.Msgs) == 0 && d.Next == pos && end > pos {
+		size = int32(min(2*int64(size), int64(f.growBytes)))
+	}
+	switch {
+	case len(d.Msgs) > 0 && size < f.fastBytes && d.Bytes <= 2*int64(size):
+		size = f.fastBytes
+	case size == f.fastBytes && size > f.partBytes && d.Bytes > 8*int64(size):
+		size = f.partBytes // they compress well after all
+	}
+	return size
 }
 
 // pointers is the stream's view of a block's slab: batches hold records
