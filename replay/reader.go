@@ -146,81 +146,32 @@ func (r *reader) read(ctx context.Context, task int, t Task, emit func(chunk) er
 			}
 			continue
 		}
+		st := r.decide(p, pos, until, ask, size, blk)
 		switch {
-		case blk.Err == nil:
-		case errors.Is(blk.Err, kafka.ErrOffsetOutOfRange):
-			// Retention moved the log start past pos while reading.
-			start, err := r.client.LogStart(p)
-			if err == nil && start > pos {
-				gone := offsets.Range{Partition: p, From: pos, Until: min(start, until)}
-				pos, attempts = gone.Until, 0
-				if err := emit(chunk{task: task, next: pos, missing: &gone}); err != nil {
-					return err
-				}
-				continue
+		case st.fail != nil:
+			return st.fail
+		case st.retry != nil:
+			if st.refresh {
+				_ = r.client.RefreshMetadata(p.Topic)
 			}
-			if err := retry(blk.Err); err != nil {
+			if err := retry(st.retry); err != nil {
 				return err
 			}
 			continue
-		case kafka.Retriable(blk.Err):
-			_ = r.client.RefreshMetadata(p.Topic)
-			if err := retry(blk.Err); err != nil {
+		case st.gone != nil:
+			pos, attempts = st.gone.Until, 0
+			if err := emit(chunk{task: task, next: pos, missing: st.gone}); err != nil {
 				return err
 			}
 			continue
-		default:
-			return fmt.Errorf("read %s at offset %d: %w", p, pos, blk.Err)
-		}
-
-		d, err := blk.Decode(p, pos, until, r.committed())
-		if err != nil {
-			return err
-		}
-		switch {
-		case d.Partial:
-			if ask < size {
-				expansion = 0 // the batch needs the whole size
-				continue
-			}
-			if size >= maxFetchBytes {
-				return fmt.Errorf("read %s at offset %d: a record batch is larger than %d bytes", p, pos, maxFetchBytes)
-			}
-			size = min(2*size, maxFetchBytes)
+		case st.whole:
+			expansion = 0 // the batch needs the whole size
 			continue
-		case d.Batches == 0 && d.Next <= pos:
-			// No batch at all. On a compacted topic this proves that
-			// nothing visible lies in [pos, end): those offsets were
-			// compacted away (kafkactl #67). Elsewhere it is not proof:
-			// a broker with tiered storage answers empty when a remote
-			// read outlasts its wait, so fetch again.
-			end := blk.HighWatermark
-			if r.committed() && blk.LastStable >= 0 {
-				end = blk.LastStable
-			}
-			if end <= pos {
-				// The leader's end is behind the range (a new leader
-				// still catching up its high watermark): wait for it.
-				if err := retry(fmt.Errorf("the partition ends at %d, before the range's end %d", end, until)); err != nil {
-					return err
-				}
-				continue
-			}
-			if !r.mayHaveGaps(p.Topic) {
-				if err := retry(fmt.Errorf("the broker returned no record batch for offsets %d → %d, below its end, "+
-					"on a topic that is not compacted", pos, end)); err != nil {
-					return err
-				}
-				continue
-			}
-			d.Next = min(end, until)
-		}
-		if d.Next <= pos {
-			if err := retry(fmt.Errorf("the broker's answer did not move past offset %d", pos)); err != nil {
-				return err
-			}
+		case st.grow > 0:
+			size = st.grow
 			continue
 		}
+		d := st.d
 		pos, attempts = d.Next, 0
 		mem := d.Memory()
 		if mem > 0 {
@@ -233,6 +184,83 @@ func (r *reader) read(ctx context.Context, task int, t Task, emit func(chunk) er
 		}
 	}
 	return nil
+}
+
+// step is what one answer means for a read at pos: the decision of
+// read's loop. Exactly one of its fields is set, or none but d.
+type step struct {
+	// fail ends the read with its error.
+	fail error
+	// retry backs off and fetches again; refresh first asks the metadata
+	// again (the leader may have moved).
+	retry   error
+	refresh bool
+	// gone is the part of the range that retention deleted while reading:
+	// reported as missing, and the read goes on after it.
+	gone *offsets.Range
+	// whole asks again with the whole fetch size (the answer held only
+	// part of a batch, and a smaller size had been asked for).
+	whole bool
+	// grow is the new fetch size for a batch larger than the last one.
+	grow int32
+	// d is the answer's records, with d.Next > pos.
+	d kafka.Block
+}
+
+// decide reads one partition's answer to a fetch of ask bytes (size
+// being the current full size) at pos, for a range ending at until.
+func (r *reader) decide(p offsets.Partition, pos, until int64, ask, size int32, blk *kafka.PartitionAnswer) step {
+	switch {
+	case blk.Err == nil:
+	case errors.Is(blk.Err, kafka.ErrOffsetOutOfRange):
+		// Retention moved the log start past pos while reading.
+		if start, err := r.client.LogStart(p); err == nil && start > pos {
+			return step{gone: &offsets.Range{Partition: p, From: pos, Until: min(start, until)}}
+		}
+		return step{retry: blk.Err}
+	case kafka.Retriable(blk.Err):
+		return step{retry: blk.Err, refresh: true}
+	default:
+		return step{fail: fmt.Errorf("read %s at offset %d: %w", p, pos, blk.Err)}
+	}
+	d, err := blk.Decode(p, pos, until, r.committed())
+	if err != nil {
+		return step{fail: err}
+	}
+	switch {
+	case d.Partial:
+		if ask < size {
+			return step{whole: true}
+		}
+		if size >= maxFetchBytes {
+			return step{fail: fmt.Errorf("read %s at offset %d: a record batch is larger than %d bytes", p, pos, maxFetchBytes)}
+		}
+		return step{grow: min(2*size, maxFetchBytes)}
+	case d.Batches == 0 && d.Next <= pos:
+		// No batch at all. On a compacted topic this proves that
+		// nothing visible lies in [pos, end): those offsets were
+		// compacted away (kafkactl #67). Elsewhere it is not proof: a
+		// broker with tiered storage answers empty when a remote read
+		// outlasts its wait, so fetch again.
+		end := blk.HighWatermark
+		if r.committed() && blk.LastStable >= 0 {
+			end = blk.LastStable
+		}
+		if end <= pos {
+			// The leader's end is behind the range (a new leader still
+			// catching up its high watermark): wait for it.
+			return step{retry: fmt.Errorf("the partition ends at %d, before the range's end %d", end, until)}
+		}
+		if !r.mayHaveGaps(p.Topic) {
+			return step{retry: fmt.Errorf("the broker returned no record batch for offsets %d → %d, below its end, "+
+				"on a topic that is not compacted", pos, end)}
+		}
+		d.Next = min(end, until)
+	}
+	if d.Next <= pos {
+		return step{retry: fmt.Errorf("the broker's answer did not move past offset %d", pos)}
+	}
+	return step{d: d}
 }
 
 // mayHaveGaps reports whether offsets below the end of topic's partitions
