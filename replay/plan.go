@@ -45,11 +45,48 @@ func (t Task) Missing() offsets.Range {
 // An unknown topic or partition, and a range whose FROM resolves after its
 // UNTIL, are *offsets.UsageError values naming the RANGE.
 func Plan(client *kafka.Client, specs []RangeSpec) ([]Task, error) {
-	type pair struct {
-		spec RangeSpec
-		part offsets.Partition
+	pairs, err := expandSpecs(client, specs)
+	if err != nil || len(pairs) == 0 {
+		return nil, err
 	}
-	var pairs []pair
+	var used []offsets.Partition
+	seen := map[offsets.Partition]bool{}
+	for _, pr := range pairs {
+		if !seen[pr.part] {
+			seen[pr.part] = true
+			used = append(used, pr.part)
+		}
+	}
+	bounds, err := kafka.ListBounds(client, used)
+	if err != nil {
+		return nil, fmt.Errorf("log bounds: %w", err)
+	}
+	timeOffset, err := lookupTimes(client, pairs)
+	if err != nil {
+		return nil, err
+	}
+	tasks := make([]Task, 0, len(pairs))
+	for _, pr := range pairs {
+		t, err := planTask(pr.spec, pr.part, bounds[pr.part], timeOffset(pr.part, pr.spec.From), timeOffset(pr.part, pr.spec.Until))
+		if err != nil {
+			return nil, err
+		}
+		tasks = append(tasks, t)
+	}
+	return tasks, nil
+}
+
+// specPart is one partition a RANGE names.
+type specPart struct {
+	spec RangeSpec
+	part offsets.Partition
+}
+
+// expandSpecs lists the partitions each spec names, in spec order, each
+// topic's partitions asked once. An unknown topic or partition is an
+// *offsets.UsageError naming the range.
+func expandSpecs(client *kafka.Client, specs []RangeSpec) ([]specPart, error) {
+	var pairs []specPart
 	topicParts := map[string][]offsets.Partition{}
 	for _, s := range specs {
 		parts, ok := topicParts[s.Topic]
@@ -66,7 +103,7 @@ func Plan(client *kafka.Client, specs []RangeSpec) ([]Task, error) {
 		}
 		if s.Partitions == nil {
 			for _, p := range parts {
-				pairs = append(pairs, pair{s, p})
+				pairs = append(pairs, specPart{s, p})
 			}
 			continue
 		}
@@ -76,27 +113,17 @@ func Plan(client *kafka.Client, specs []RangeSpec) ([]Task, error) {
 				return nil, &offsets.UsageError{Msg: fmt.Sprintf("range %q: topic %q has no partition %d (it has %s)",
 					s.Text, s.Topic, n, describePartitions(parts))}
 			}
-			pairs = append(pairs, pair{s, p})
+			pairs = append(pairs, specPart{s, p})
 		}
 	}
-	if len(pairs) == 0 {
-		return nil, nil
-	}
-	var used []offsets.Partition
-	seen := map[offsets.Partition]bool{}
-	for _, pr := range pairs {
-		if !seen[pr.part] {
-			seen[pr.part] = true
-			used = append(used, pr.part)
-		}
-	}
-	bounds, err := kafka.ListBounds(client, used)
-	if err != nil {
-		return nil, fmt.Errorf("log bounds: %w", err)
-	}
+	return pairs, nil
+}
 
-	// Offsets by timestamp: one lookup per distinct (partition, time),
-	// in rounds since a request holds one time per partition.
+// lookupTimes resolves the time bounds of pairs to offsets, one lookup
+// per distinct (partition, time), in rounds since a request holds one
+// time per partition. The function it returns gives a bound's offset: -1
+// for a bound that is not a time, or a time after every record.
+func lookupTimes(client *kafka.Client, pairs []specPart) (func(offsets.Partition, Bound) int64, error) {
 	type lookup struct {
 		p offsets.Partition
 		t int64 // Unix ms
@@ -133,22 +160,12 @@ func Plan(client *kafka.Client, specs []RangeSpec) ([]Task, error) {
 			found[lookup{p, tm.UnixMilli()}] = res[p]
 		}
 	}
-	timeOffset := func(p offsets.Partition, b Bound) int64 {
+	return func(p offsets.Partition, b Bound) int64 {
 		if b.Kind != BoundTime {
 			return -1
 		}
 		return found[lookup{p, b.Time.UnixMilli()}]
-	}
-
-	tasks := make([]Task, 0, len(pairs))
-	for _, pr := range pairs {
-		t, err := planTask(pr.spec, pr.part, bounds[pr.part], timeOffset(pr.part, pr.spec.From), timeOffset(pr.part, pr.spec.Until))
-		if err != nil {
-			return nil, err
-		}
-		tasks = append(tasks, t)
-	}
-	return tasks, nil
+	}, nil
 }
 
 // planTask resolves one spec on one partition with bounds b. fromTime and
