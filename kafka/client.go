@@ -46,7 +46,8 @@ type SASL struct {
 type ClientConfig struct {
 	Brokers []string
 	// Version is the Kafka protocol version, as ParseVersion returns it;
-	// "" means DefaultKafkaVersion.
+	// "" means DefaultKafkaVersion. Dial refuses one ParseVersion does not
+	// take.
 	Version string
 	// DialTimeout bounds how long reaching the cluster may take before Dial
 	// gives up with a clear error; zero means 10s.
@@ -141,6 +142,11 @@ func Dial(cc ClientConfig) (*Client, error) {
 func DialWith(cc ClientConfig, conf *sarama.Config) (*Client, error) {
 	if len(cc.Brokers) == 0 {
 		return nil, fmt.Errorf("%w: no brokers given (use -b host:port or KBATCH_BROKERS)", ErrUnreachable)
+	}
+	if cc.Version != "" {
+		if _, err := ParseVersion(cc.Version); err != nil {
+			return nil, fmt.Errorf("invalid Kafka version %q: %w", cc.Version, err)
+		}
 	}
 	type result struct {
 		c   sarama.Client
