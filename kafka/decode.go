@@ -104,16 +104,16 @@ func DecodeBlock(blk *sarama.FetchResponseBlock, p offsets.Partition, pos, until
 	if n > 0 {
 		d.Msgs = make([]record.Record, 0, n) // one slab per answer
 	}
-	var headers []record.Header
+	var headers []*record.Header
 	if h > 0 {
-		headers = make([]record.Header, 0, h) // and one for their headers
+		headers = make([]*record.Header, 0, h) // and one for their headers
 	}
 	err := d.decode(blk, p, pos, until, committed, headers)
 	d.Next = min(d.Next, until) // a batch can run past the range
 	return d, err
 }
 
-func (d *Block) decode(blk *sarama.FetchResponseBlock, p offsets.Partition, pos, until int64, committed bool, headers []record.Header) error {
+func (d *Block) decode(blk *sarama.FetchResponseBlock, p offsets.Partition, pos, until int64, committed bool, headers []*record.Header) error {
 	ab := newAborts(blk, committed)
 	for _, rs := range blk.RecordsSet {
 		switch {
@@ -157,7 +157,7 @@ func (d *Block) decode(blk *sarama.FetchResponseBlock, p offsets.Partition, pos,
 					start := len(headers)
 					for _, h := range r.Headers {
 						if h != nil {
-							headers = append(headers, record.Header{Key: h.Key, Value: h.Value})
+							headers = append(headers, (*record.Header)(h)) // same layout: no copy
 						}
 					}
 					m.Headers = headers[start:len(headers):len(headers)]

@@ -18,10 +18,10 @@ func TestAppendJSON(t *testing.T) {
 		want string
 	}{
 		{"text", Record{Topic: "events", Partition: 0, Offset: 51, Timestamp: ts, Key: []byte("user-7"), Value: []byte(`{"seq":51}`),
-			Headers: []Header{{Key: []byte("source"), Value: []byte("web")}}},
+			Headers: []*Header{{Key: []byte("source"), Value: []byte("web")}}},
 			`{"topic":"events","partition":0,"offset":51,"timestamp":"2026-11-29T10:00:00.123Z","key":"user-7","value":"{\"seq\":51}","headers":[{"key":"source","value":"web"}]}` + "\n"},
 		{"null key, binary value, null header", Record{Topic: "t", Partition: 2, Offset: 0, Timestamp: ts, Value: []byte{0xff, 0x00, 0x01},
-			Headers: []Header{{Key: []byte("h"), Value: nil}}},
+			Headers: []*Header{{Key: []byte("h"), Value: nil}}},
 			`{"topic":"t","partition":2,"offset":0,"timestamp":"2026-11-29T10:00:00.123Z","key":null,"value_b64":"/wAB","headers":[{"key":"h","value":null}]}` + "\n"},
 		{"empty is not null", Record{Topic: "t", Timestamp: ts, Key: []byte{}, Value: []byte{}},
 			`{"topic":"t","partition":0,"offset":0,"timestamp":"2026-11-29T10:00:00.123Z","key":"","value":"","headers":[]}` + "\n"},
@@ -43,7 +43,7 @@ func TestAppendJSON(t *testing.T) {
 // raw C1 byte through. It follows the key/value rule of DESIGN §4.
 func TestBinaryHeaderKeyIsBase64(t *testing.T) {
 	m := &Record{Topic: "t", Timestamp: time.UnixMilli(0), Value: []byte("v"),
-		Headers: []Header{{Key: []byte{0xff, 0xfe, 'a'}, Value: []byte("x")}, {Key: []byte("\x1b]0;\u0085"), Value: nil}, {Key: []byte{0x9b}, Value: []byte{0x9b}}}}
+		Headers: []*Header{{Key: []byte{0xff, 0xfe, 'a'}, Value: []byte("x")}, {Key: []byte("\x1b]0;\u0085"), Value: nil}, {Key: []byte{0x9b}, Value: []byte{0x9b}}}}
 	want := `{"topic":"t","partition":0,"offset":0,"timestamp":"1970-01-01T00:00:00.000Z","key":null,"value":"v","headers":[` +
 		`{"key_b64":"//5h","value":"x"},{"key":"\u001b]0;\u0085","value":null},{"key_b64":"mw==","value_b64":"mw=="}]}` + "\n"
 	var enc JSONEncoder
@@ -80,7 +80,7 @@ func FuzzAppendJSON(f *testing.F) {
 			key = nil
 		}
 		m := &Record{Topic: "t", Key: key, Value: value, Timestamp: time.UnixMilli(0),
-			Headers: []Header{{Key: hkey, Value: hvalue}, {Key: value, Value: key}}}
+			Headers: []*Header{{Key: hkey, Value: hvalue}, {Key: value, Value: key}}}
 		line := AppendJSON(nil, m)
 		if !utf8.Valid(line) {
 			t.Fatalf("invalid UTF-8 %q", line)
@@ -152,7 +152,7 @@ func BenchmarkAppendJSON(b *testing.B) {
 		v[i] = 'a' + byte(i%26)
 	}
 	m := &Record{Topic: "events", Partition: 1, Offset: 123456, Timestamp: time.Now(), Key: []byte("user-42"), Value: v,
-		Headers: []Header{{Key: []byte("source"), Value: []byte("web")}}}
+		Headers: []*Header{{Key: []byte("source"), Value: []byte("web")}}}
 	var buf []byte
 	for i := 0; i < b.N; i++ {
 		buf = AppendJSON(buf[:0], m)

@@ -99,7 +99,7 @@ func (e *KcatEncoder) broker(topic string, partition int32) int32 {
 	return e.leader
 }
 
-func appendKcatHeaders(buf []byte, hs []Header) []byte {
+func appendKcatHeaders(buf []byte, hs []*Header) []byte {
 	text := true
 	for _, h := range hs {
 		if !utf8.Valid(h.Key) || !utf8.Valid(h.Value) {

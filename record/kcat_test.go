@@ -10,10 +10,10 @@ import (
 
 func TestKcatEncoder(t *testing.T) {
 	ts := time.UnixMilli(1796153121380)
-	hdr := func(kv ...[]byte) []Header {
-		var hs []Header
+	hdr := func(kv ...[]byte) []*Header {
+		var hs []*Header
 		for i := 0; i < len(kv); i += 2 {
-			hs = append(hs, Header{Key: kv[i], Value: kv[i+1]})
+			hs = append(hs, &Header{Key: kv[i], Value: kv[i+1]})
 		}
 		return hs
 	}

@@ -20,10 +20,14 @@ type Record struct {
 	Timestamp time.Time
 	Key       []byte
 	Value     []byte
-	Headers   []Header
+	// Headers are never nil entries. They are pointers so that a decoder
+	// can hand on the headers it decoded without copying them.
+	Headers []*Header
 }
 
-// Header is one record header; Value is nil when absent.
+// Header is one record header; Value is nil when absent. Its layout is
+// the plain pair of byte slices, so a client library's header of the
+// same shape converts to it for free.
 type Header struct {
 	Key   []byte
 	Value []byte
@@ -45,9 +49,9 @@ func (r *Record) Clone() *Record {
 	c := *r
 	c.Key, c.Value = cloneBytes(r.Key), cloneBytes(r.Value)
 	if r.Headers != nil {
-		c.Headers = make([]Header, len(r.Headers))
+		c.Headers = make([]*Header, len(r.Headers))
 		for i, h := range r.Headers {
-			c.Headers[i] = Header{Key: cloneBytes(h.Key), Value: cloneBytes(h.Value)}
+			c.Headers[i] = &Header{Key: cloneBytes(h.Key), Value: cloneBytes(h.Value)}
 		}
 	}
 	return &c

@@ -108,7 +108,7 @@ var t0 = time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
 
 func msg(topic string, p int32, off int64, key, value string) *krecord.Record {
 	m := &krecord.Record{Topic: topic, Partition: p, Offset: off, Timestamp: t0.Add(time.Duration(off) * time.Millisecond),
-		Headers: []krecord.Header{{Key: []byte("source"), Value: []byte("web")}}}
+		Headers: []*krecord.Header{{Key: []byte("source"), Value: []byte("web")}}}
 	if key != "" {
 		m.Key = []byte(key)
 	}

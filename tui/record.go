@@ -91,7 +91,7 @@ func (r *record) message() *krecord.Record {
 		if !h.Value.null() {
 			v = h.Value.Data
 		}
-		m.Headers = append(m.Headers, krecord.Header{Key: h.Key, Value: v})
+		m.Headers = append(m.Headers, &krecord.Header{Key: h.Key, Value: v})
 	}
 	return m
 }
