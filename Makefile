@@ -60,3 +60,15 @@ clean:
 	rm -rf bin
 
 include scripts/kafka.mk
+
+# The randomized simulation of the stream (internal/sim, DESIGN §7): random
+# seeded histories of produce, crash, restart with changed flags, seek,
+# pause, ack, retention, new partitions, leader moves and broker outages on
+# a 3-broker kfake cluster, every invariant checked after each one, for
+# SIM_TIME. It prints how many histories ran; a failure prints its seed and
+# operations, and KBATCH_SIM_SEED=N go test ./internal/sim -run 'TestSim$$'
+# replays it. `make test` runs a fixed set of seeds.
+SIM_TIME ?= 5m
+.PHONY: sim
+sim:
+	SIM_TIME=$(SIM_TIME) $(GO) test -count=1 -timeout 0 -run 'TestSim$$' -v ./internal/sim

@@ -371,7 +371,15 @@ func (r *runner) checkChains(acked []offsets.Batch, byKey map[string]*delivery, 
 				return
 			}
 			user := jump == offsets.CodeSeek || userMoved[part][from]
-			loss := jump == offsets.CodeDataLoss
+			// A batch planned after an explicit start and re-delivered
+			// by a later run carries that run's choice.
+			for _, rec := range r.runs {
+				for _, st := range rec.started.Starts {
+					if st.Partition.Partition == part && st.NextOffset == from && (st.Source == offsets.SourceExplicit || st.Source == offsets.SourceTimestamp) {
+						user = true
+					}
+				}
+			}
 			if firstInRun && run != nil {
 				for _, st := range run.started.Starts {
 					if st.Partition.Partition == part && st.NextOffset == from {
@@ -379,20 +387,18 @@ func (r *runner) checkChains(acked []offsets.Batch, byKey map[string]*delivery, 
 						case offsets.SourceExplicit, offsets.SourceTimestamp:
 							user = true
 						case offsets.SourceResetEarly, offsets.SourceResetLatest:
+							// --reset chooses only where there is no
+							// position; one lost to retention is a data-loss
+							// jump, marked.
 							if _, had := run.before.Next[st.Partition]; !had {
 								r.violate("p%d: run %d started it by --reset at %d though it had been read before (from %d): its position was never stored", part, run.idx, from, cursor)
+								user = true
 							}
-							user = true
 						}
 					}
 				}
-				for _, ev := range run.events {
-					if n, ok := ev.(*consumer.Notice); ok && n.Code == offsets.CodeDataLoss && n.Partition == part {
-						loss = true
-					}
-				}
 			}
-			if jump == "" && !user && !loss {
+			if jump == "" && !user {
 				r.violate("contiguity: p%d %s starts at %d, the previous range ended at %d, and no jump is marked", part, what, from, cursor)
 			}
 			if from < cursor && !user {
@@ -413,7 +419,7 @@ func (r *runner) checkChains(acked []offsets.Batch, byKey map[string]*delivery, 
 			if len(live) > 0 && !user {
 				r.violate("skipped: p%d %s jumps from %d to %d (jump %q), skipping %d records that still exist (first %d)", part, what, cursor, from, jump, len(live), live[0])
 			}
-			if len(lost) > 0 && !dataLoss(part, lost[0]) {
+			if len(lost) > 0 && !user && !dataLoss(part, lost[0]) {
 				r.violate("silent loss: p%d offsets %d.. were deleted before they were read, and no data-loss event says so", part, lost[0])
 			}
 		}
@@ -442,7 +448,7 @@ func (r *runner) checkChains(acked []offsets.Batch, byKey map[string]*delivery, 
 				continue
 			}
 			if lastRun != r.drainR.idx {
-				step(st.NextOffset, "", r.drainR, true, r.drainR.startAt, "the final run's start")
+				step(st.NextOffset, "(no batch: the final run's start)", r.drainR, true, r.drainR.startAt, "the final run's start")
 				cursor = st.NextOffset
 			}
 			for o := cursor; o < st.HighWatermark; o++ {

@@ -93,3 +93,101 @@ func randomSeeds(t *testing.T, d time.Duration) {
 	}
 	t.Logf("sim: %d histories in %s, %d failed: %v", ran, d, len(failed), failed)
 }
+
+// Short names for hand-written histories.
+func produce(p int32, n int) Op { return Op{Kind: OpProduce, Part: p, N: n, Size: "small"} }
+func start(f Flags) Op {
+	if f.Interval == 0 {
+		f.Interval = 30 * time.Millisecond
+	}
+	if f.MaxPerPartition == 0 {
+		f.MaxPerPartition = 10000
+	}
+	if f.Reset == "" {
+		f.Reset = "earliest"
+	}
+	return Op{Kind: OpStart, Flags: f}
+}
+func wait(ms int) Op { return Op{Kind: OpWait, Wait: time.Duration(ms) * time.Millisecond} }
+
+var (
+	stop     = Op{Kind: OpStop}
+	untilEnd = Flags{UntilEnd: true}
+)
+
+// knownBugs are the bugs of issue 13 §2, each as a small history that
+// broke the promise, and the seeds the simulation found them with.
+var knownBugs = []struct {
+	bug   int
+	name  string
+	seeds []uint64 // random histories that hit it (see the report)
+	h     History
+	opt   Options
+}{
+	{bug: 1, name: "until-end across brokers with idle partitions", seeds: []uint64{6, 7, 9, 12, 16, 17, 18},
+		h: History{Partitions: 4, Busy: []int32{0}, Ops: []Op{
+			produce(0, 200), start(Flags{Reset: "latest"}), wait(200), stop, produce(0, 10), start(untilEnd)}}},
+	{bug: 2, name: "a planned batch larger than the new run's read-ahead is re-delivered",
+		h: History{Partitions: 1, Busy: []int32{0}, Ops: []Op{
+			{Kind: OpProduce, Part: 0, N: 6000, Size: "mixed"}, start(Flags{Interval: 500 * time.Millisecond}), {Kind: OpCrash, Crash: CrashAfterPlan},
+			start(Flags{MaxPerPartition: 100, UntilEnd: true})}}},
+	{bug: 3, name: "data loss below a planned batch is marked on the batch after its re-delivery",
+		h: History{Partitions: 1, Busy: []int32{0}, Ops: []Op{
+			produce(0, 100), start(Flags{MaxPerPartition: 10, ManualAck: true}), wait(200), {Kind: OpCrash, Crash: CrashNow},
+			{Kind: OpRetention, Part: 0, Frac: 0.9}, start(untilEnd)}}},
+	{bug: 4, name: "data loss at start is marked on the first batch",
+		h: History{Partitions: 1, Busy: []int32{0}, Ops: []Op{
+			produce(0, 50), start(Flags{}), wait(200), stop, produce(0, 100),
+			{Kind: OpRetention, Part: 0, Frac: 0.5}, start(untilEnd)}}},
+	{bug: 5, name: "a partition added while running keeps its position across a restart", seeds: []uint64{2},
+		h: History{Partitions: 1, Busy: []int32{0}, Ops: []Op{
+			start(Flags{}), {Kind: OpAddParts, N: 1}, wait(600), stop, produce(1, 20), start(untilEnd)}}},
+	{bug: 6, name: "binary header keys are lossless valid UTF-8 JSON", opt: Options{TextHeaderKeys: false},
+		h: History{Seed: 6, Partitions: 1, Busy: []int32{0}, Ops: []Op{produce(0, 50), start(untilEnd)}}},
+	{bug: 7, name: "offsets set wins over a seek kept for a pending batch",
+		h: History{Partitions: 1, Busy: []int32{0}, Ops: []Op{
+			produce(0, 100), start(Flags{MaxPerPartition: 10, ManualAck: true}), wait(200),
+			{Kind: OpSeek, Part: 0, Seek: "offset", Frac: 0.5}, {Kind: OpCrash, Crash: CrashNow},
+			{Kind: OpSet, Part: 0, Frac: 0.8}, start(Flags{MaxBatches: 1})}}},
+	{bug: 8, name: "a batch reusing a dropped planned batch's id is not marked re-delivered",
+		h: History{Partitions: 1, Busy: []int32{0}, Ops: []Op{
+			produce(0, 100), start(Flags{MaxPerPartition: 10, ManualAck: true}), wait(200), {Kind: OpCrash, Crash: CrashNow},
+			start(Flags{Explicit: []string{"0=50"}, UntilEnd: true})}}},
+}
+
+// TestKnownBugs runs each bug of issue 13 §2 as its own small history.
+func TestKnownBugs(t *testing.T) {
+	for _, kb := range knownBugs {
+		t.Run(fmt.Sprintf("bug%d", kb.bug), func(t *testing.T) {
+			if unfixed[kb.bug] && os.Getenv("KBATCH_SIM_KNOWN") == "" {
+				t.Skipf("issue 13 bug %d (%s) is not fixed on this branch yet", kb.bug, kb.name)
+			}
+			opt := kb.opt
+			opt.Dir = t.TempDir()
+			if kb.bug != 6 {
+				opt.TextHeaderKeys = unfixed[6]
+			}
+			opt.Deadline = 20 * time.Second
+			res := Run(kb.h, opt)
+			if res.Failed() {
+				t.Errorf("bug %d (%s):\n%s", kb.bug, kb.name, res.Report())
+			} else if testing.Verbose() {
+				t.Logf("%s", res.Report())
+			}
+		})
+	}
+}
+
+// TestKnownBugSeeds replays the random seeds that found the bugs.
+func TestKnownBugSeeds(t *testing.T) {
+	for _, kb := range knownBugs {
+		for _, seed := range kb.seeds {
+			t.Run(fmt.Sprintf("bug%d/seed%d", kb.bug, seed), func(t *testing.T) {
+				if unfixed[kb.bug] && os.Getenv("KBATCH_SIM_KNOWN") == "" {
+					t.Skipf("issue 13 bug %d (%s) is not fixed on this branch yet", kb.bug, kb.name)
+				}
+				runSeed(t, seed)
+			})
+		}
+	}
+}
