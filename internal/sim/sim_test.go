@@ -3,10 +3,10 @@ package sim
 import (
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
-	"strings"
 	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
