@@ -28,6 +28,11 @@ type Options struct {
 	// TextHeaderKeys makes every header key valid UTF-8 (to look past
 	// issue 13 bug 6 while it is not fixed).
 	TextHeaderKeys bool
+	// StrictAborted fails a history when a read_committed batch holds a
+	// record of an aborted transaction. Off by default: kfake itself
+	// leaves out the aborted transactions of the last partition of an
+	// answer that reaches the request's MaxBytes.
+	StrictAborted bool
 	// Deadline bounds how long a run that must end (--until-end,
 	// --batches with data) may take before the history fails as a
 	// liveness violation; default 30s. Generous: a liveness check, not a
@@ -59,6 +64,9 @@ func (r *Result) Report() string {
 	b.WriteString("violations:\n")
 	for _, v := range r.Violations {
 		fmt.Fprintf(&b, "  - %s\n", v)
+		if s := Suspect(v); s != "" {
+			fmt.Fprintf(&b, "    (%s)\n", s)
+		}
 	}
 	if r.Dump != "" {
 		b.WriteString("goroutines of the stream when the deadline passed:\n")
@@ -397,8 +405,23 @@ func (r *runner) waitEnd(a *active) {
 		if f.MaxBatches > 0 && !f.UntilEnd {
 			what = fmt.Sprintf("--batches %d (a partition holds the records for them)", f.MaxBatches)
 		}
-		r.violate("liveness: run %d (%s) did not end within %s", a.rec.idx, what, wait)
-		r.res.Dump = streamGoroutines()
+		dump := streamGoroutines()
+		hint := ""
+		a.rec.mu.Lock()
+		if red := a.rec.started.Redelivering; red != nil {
+			hint = fmt.Sprintf("; batch %d found planned at start was never re-delivered", red.ID)
+			for _, ev := range a.rec.events {
+				if be, ok := ev.(*consumer.BatchEvent); ok && be.Batch.ID == red.ID {
+					hint = ""
+				}
+			}
+		}
+		a.rec.mu.Unlock()
+		if hint == "" && strings.Contains(dump, "fetchbroker.go:97") {
+			hint = "; a broker's fetch loop waits for read-ahead room (fetchbroker.go:97)"
+		}
+		r.violate("liveness: run %d (%s) did not end within %s%s", a.rec.idx, what, wait, hint)
+		r.res.Dump = dump
 	}
 	r.stop(false)
 }
@@ -686,4 +709,31 @@ func cutKey(b offsets.Batch) string {
 		fmt.Fprintf(&s, "%d[%d,%d)", rg.Partition.Partition, rg.From, rg.Until)
 	}
 	return s.String()
+}
+
+// Suspect names the known bug of issue 13 §2 a violation looks like, or
+// "" when it looks new. It is a hint for a person, not a verdict.
+func Suspect(v string) string {
+	switch {
+	case strings.HasPrefix(v, "liveness") && strings.Contains(v, "never re-delivered"):
+		return "issue 13 bug 2: a planned batch larger than the read-ahead is never re-delivered"
+	case strings.HasPrefix(v, "liveness") && strings.Contains(v, "fetchbroker.go:97"):
+		return "issue 13 bug 1: liveness across brokers (read-ahead budget)"
+	case strings.HasPrefix(v, "json"):
+		return "issue 13 bug 6: binary header keys written raw"
+	case strings.Contains(v, "(new partition)") || strings.Contains(v, "its position was never stored"),
+		strings.HasPrefix(v, "stored position") && strings.Contains(v, "start of a run"):
+		return "issue 13 bug 5: start positions are not stored"
+	case strings.Contains(v, "stored as re-delivered"):
+		return "issue 13 bug 8: a new batch reusing a dropped planned batch's id is stored as redelivered"
+	case strings.HasPrefix(v, "stored position") && strings.Contains(v, "ack of batch"):
+		return "issue 13 bug 7: a stale seek undoes offsets set (or a seek kept for a pending batch)"
+	case strings.Contains(v, "deleted before it was read"):
+		return "issue 13 bug 3: a data-loss jump dropped when a planned batch is re-delivered"
+	case strings.HasPrefix(v, "contiguity"):
+		return "issue 13 bug 4: data loss at start is not marked on the first batch"
+	case strings.HasPrefix(v, "skipped") || strings.HasPrefix(v, "never delivered"):
+		return "issue 13 §3: data loss continues at --reset instead of the log start"
+	}
+	return ""
 }

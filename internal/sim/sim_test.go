@@ -53,11 +53,18 @@ func TestSim(t *testing.T) {
 			t.Fatalf("SIM_SEEDS=%q: want FIRST-LAST", v)
 		}
 		for seed := a; seed <= b; seed++ {
-			res := Run(Generate(seed), Options{Dir: t.TempDir(), TextHeaderKeys: unfixed[6]})
+			res := Run(Generate(seed), Options{Dir: t.TempDir(), TextHeaderKeys: unfixed[6], Deadline: simDeadline()})
 			if res.Failed() {
 				f := filepath.Join(os.TempDir(), fmt.Sprintf("kbatch-sim-%d.txt", seed))
 				_ = os.WriteFile(f, []byte(res.Report()), 0o600)
-				t.Errorf("seed %d failed (%s): %s", seed, f, strings.Join(res.Violations, " | "))
+				var vs []string
+				for _, v := range res.Violations {
+					if s := Suspect(v); s != "" {
+						v += " [" + s + "]"
+					}
+					vs = append(vs, v)
+				}
+				t.Errorf("seed %d failed (%s): %s", seed, f, strings.Join(vs, " | "))
 			} else {
 				t.Logf("seed %d ok", seed)
 			}
@@ -75,6 +82,12 @@ func TestSim(t *testing.T) {
 	for _, seed := range fixedSeeds {
 		t.Run(strconv.FormatUint(seed, 10), func(t *testing.T) { runSeed(t, seed) })
 	}
+}
+
+// simDeadline is SIM_DEADLINE, or Run's default.
+func simDeadline() time.Duration {
+	d, _ := time.ParseDuration(os.Getenv("SIM_DEADLINE"))
+	return d
 }
 
 // randomSeeds runs random histories until d has passed and says how many
