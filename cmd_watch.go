@@ -39,6 +39,8 @@ type watchOptions struct {
 	noTUI           bool
 	batches         int
 	untilEnd        bool
+	isolation       string
+	log             string
 }
 
 func newWatchCommand(g *globalOptions) *cobra.Command {
@@ -82,6 +84,8 @@ func addWatchFlags(cmd *cobra.Command, o *watchOptions) {
 	f.BoolVar(&o.noTUI, "no-tui", false, "headless: JSON lines on stdout")
 	f.IntVar(&o.batches, "batches", 0, "stop after N batches (headless)")
 	f.BoolVar(&o.untilEnd, "until-end", false, "stop when every partition reached the high watermark it had at start")
+	f.StringVar(&o.isolation, "isolation", "committed", "committed: skip aborted transactions, read up to the last stable offset; uncommitted: read everything, records of aborted transactions marked")
+	f.StringVar(&o.log, "log", "", "append a debug log for a bug report to FILE (connections, metadata, fetches, batches, store writes; never secrets nor record bytes)")
 }
 
 // streamName is --name, else the sorted topics joined with "+".
@@ -112,6 +116,9 @@ func (o *watchOptions) streamConfig(g *globalOptions) (consumer.Config, error) {
 	}
 	if o.batches < 0 {
 		return cfg, usagef("invalid --batches %d: must be 0 or more", o.batches)
+	}
+	if o.isolation != "committed" && o.isolation != "uncommitted" {
+		return cfg, usagef("invalid --isolation %q: want committed or uncommitted", o.isolation)
 	}
 	reset, err := offsets.ParseReset(o.reset)
 	if err != nil {
@@ -159,7 +166,7 @@ func dedupe(ss []string) []string {
 	return out
 }
 
-func runWatch(ctx context.Context, g *globalOptions, o *watchOptions, stdout io.Writer) error {
+func runWatch(ctx context.Context, g *globalOptions, o *watchOptions, stdout io.Writer) (rerr error) {
 	cfg, err := o.streamConfig(g)
 	pick := errors.Is(err, errNoTopic) && !o.noTUI // the TUI asks for the topics
 	if err != nil && !pick {
@@ -175,6 +182,22 @@ func runWatch(ctx context.Context, g *globalOptions, o *watchOptions, stdout io.
 	if err != nil {
 		return err
 	}
+	cc.ReadCommitted = o.isolation == "committed"
+	if o.log != "" {
+		log, closeLog, err := openDebugLog(o.log)
+		if err != nil {
+			return err
+		}
+		defer closeLog()
+		defer func() {
+			if rerr != nil {
+				log.Info("end", "error", rerr.Error())
+			} else {
+				log.Info("end")
+			}
+		}()
+		cfg.Log = log
+	}
 	var client sarama.Client
 	if pick {
 		if client, err = consumer.Dial(cc); err != nil {
@@ -186,9 +209,11 @@ func runWatch(ctx context.Context, g *globalOptions, o *watchOptions, stdout io.
 			return err // quitting the picker is not an error
 		}
 		o.topics = topics
+		log := cfg.Log
 		if cfg, err = o.streamConfig(g); err != nil {
 			return err
 		}
+		cfg.Log = log
 	}
 	if o.fromSpark != "" {
 		if cfg.Imported, err = importSpark(o.fromSpark); err != nil {
@@ -222,6 +247,7 @@ func runWatch(ctx context.Context, g *globalOptions, o *watchOptions, stdout io.
 		defer client.Close()
 	}
 	cfg.Client, cfg.Brokers = client, cc.Brokers
+	logCluster(cfg.Log, cc, client, cfg.Topics)
 
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()

@@ -197,6 +197,7 @@ func TestWatchUsageErrors(t *testing.T) {
 		{[]string{"-t", "no-such-topic-kbatch"}, 2, "no-such-topic-kbatch"},
 		{[]string{"-t", topic, "--interval", "0s"}, 2, "--interval"},
 		{[]string{"-t", topic, "--reset", "middle"}, 2, "--reset"},
+		{[]string{"-t", topic, "--isolation", "read_committed"}, 2, "--isolation"},
 		{[]string{"-t", topic, "--strict-offsets", "-o", topic + ":0=0"}, 2, topic},
 		{[]string{}, 2, "-t"},
 	}

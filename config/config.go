@@ -104,6 +104,7 @@ type Watch struct {
 	Ack             string
 	FailOnDataLoss  *bool
 	StrictOffsets   *bool
+	Isolation       string
 }
 
 // FlagValues returns the set fields as flag name → value text, ready for
@@ -130,6 +131,9 @@ func (w Watch) FlagValues() map[string]string {
 	}
 	if w.StrictOffsets != nil {
 		out["strict-offsets"] = strconv.FormatBool(*w.StrictOffsets)
+	}
+	if w.Isolation != "" {
+		out["isolation"] = w.Isolation
 	}
 	return out
 }

@@ -102,7 +102,7 @@ var (
 	clusterKeys = []string{"brokers", "kafka_version", "dial_timeout", "tls", "sasl"}
 	tlsKeys     = []string{"enabled", "ca_file", "cert_file", "key_file", "server_name", "insecure_skip_verify"}
 	saslKeys    = []string{"mechanism", "username", "password", "password_env", "password_file"}
-	watchKeys   = []string{"interval", "reset", "max_per_partition", "samples", "ack", "fail_on_data_loss", "strict_offsets"}
+	watchKeys   = []string{"interval", "reset", "max_per_partition", "samples", "ack", "fail_on_data_loss", "strict_offsets", "isolation"}
 	storeKeys   = []string{"path"}
 )
 
@@ -311,6 +311,10 @@ func (d *decoder) watch(v any, path []string) error {
 			w.FailOnDataLoss, err = d.boolp(v, p)
 		case "strict_offsets":
 			w.StrictOffsets, err = d.boolp(v, p)
+		case "isolation":
+			if w.Isolation, err = d.str(v, p); err == nil && w.Isolation != "committed" && w.Isolation != "uncommitted" {
+				err = d.errAt(p, "%s = %q: want \"committed\" or \"uncommitted\"", dotted(p), w.Isolation)
+			}
 		default:
 			return false, nil
 		}

@@ -46,6 +46,7 @@ samples = 0
 ack = "manual"
 fail_on_data_loss = true
 strict_offsets = false
+isolation = "uncommitted"
 
 [store]
 path = "/var/lib/kbatch/offsets.db"
@@ -69,7 +70,7 @@ path = "/var/lib/kbatch/offsets.db"
 				SASL: SASL{Mechanism: "PLAIN", User: "u", PasswordEnv: "LAB_PW"},
 			},
 		},
-		Watch: Watch{Interval: 500 * time.Millisecond, Reset: "earliest", MaxPerPartition: 500, Samples: ptr(0), Ack: "manual",
+		Watch: Watch{Interval: 500 * time.Millisecond, Reset: "earliest", MaxPerPartition: 500, Samples: ptr(0), Ack: "manual", Isolation: "uncommitted",
 			FailOnDataLoss: ptr(true), StrictOffsets: ptr(false)},
 		Store: Store{Path: "/var/lib/kbatch/offsets.db"},
 	}
@@ -80,7 +81,7 @@ path = "/var/lib/kbatch/offsets.db"
 		t.Error("TLS.On")
 	}
 	wantFlags := map[string]string{"interval": "500ms", "reset": "earliest", "max-per-partition": "500", "samples": "0",
-		"ack": "manual", "fail-on-data-loss": "true", "strict-offsets": "false"}
+		"ack": "manual", "fail-on-data-loss": "true", "strict-offsets": "false", "isolation": "uncommitted"}
 	if got := f.Watch.FlagValues(); !reflect.DeepEqual(got, wantFlags) {
 		t.Errorf("FlagValues %v", got)
 	}
@@ -134,6 +135,7 @@ func TestParseErrors(t *testing.T) {
 		{"interval negative", "[watch]\ninterval = \"-1s\"\n", 2, "positive duration"},
 		{"reset", "[watch]\nreset = \"middle\"\n", 2, `want "earliest" or "latest"`},
 		{"ack", "[watch]\nack = \"sometimes\"\n", 2, `want "auto" or "manual"`},
+		{"isolation", "[watch]\nisolation = \"read_committed\"\n", 2, `want "committed" or "uncommitted"`},
 		{"max_per_partition zero", "[watch]\nmax_per_partition = 0\n", 2, "must be at least 1"},
 		{"samples negative", "[watch]\nsamples = -1\n", 2, "must be at least 0"},
 		{"samples float", "[watch]\nsamples = 1.5\n", 2, "must be an integer, not a float"},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/IBM/sarama"
@@ -84,6 +85,10 @@ type Config struct {
 	IdleDone time.Duration
 	// Events is the capacity of the event channel; default 64.
 	Events int
+	// Log, if set, receives the stream's debug log (watch --log): fetches,
+	// starts, batches processed, store writes. See debuglog.go for what
+	// it holds and never holds.
+	Log *slog.Logger
 }
 
 func (c *Config) defaults() error {

@@ -81,6 +81,7 @@ func (l *loop) take(b *Batch, ps *partState, recs []*sarama.ConsumerMessage, n i
 	})
 	b.Records += int64(n)
 	b.Bytes += bytes
+	b.addAborted(ps.marks.take(ps.p, ps.from, until))
 	for _, m := range taken[:min(n, l.cfg.Samples)] {
 		b.Samples = append(b.Samples, detach(m))
 	}
@@ -153,6 +154,7 @@ func (l *loop) maybeRedeliver(now time.Time) error {
 // transaction that writes b ahead: one store transaction per batch while
 // batches come back to back. The loop keeps reading meanwhile.
 func (l *loop) process(b *Batch, recs []*sarama.ConsumerMessage) error {
+	logCut(l.cfg.Log, b, l.held)
 	l.nextID = b.ID + 1
 	l.cutCount++
 	l.busy = b

@@ -36,6 +36,22 @@ type Block struct {
 	// Partial is set when the answer held only the start of a batch
 	// larger than the fetch size: fetch again with more.
 	Partial bool
+	// Txn lists, under read_uncommitted only, the answer's transactional
+	// batches and transaction markers in offset order. Kafka lists a
+	// fetch's aborted transactions only to read_committed readers, so a
+	// read_uncommitted reader learns that records were aborted from the
+	// abort marker that follows them (see abortMarks).
+	Txn []TxnMark
+}
+
+// TxnMark is a transactional record batch of a producer, [From, Until),
+// or (Marker) the control batch at From that ends the producer's
+// transaction: committed, or aborted (Abort).
+type TxnMark struct {
+	ProducerID  int64
+	From, Until int64
+	Marker      bool
+	Abort       bool
 }
 
 // DecodeBlock decodes one partition's fetch answer read from offset pos,
@@ -91,16 +107,12 @@ func (d *Block) decode(blk *sarama.FetchResponseBlock, p offsets.Partition, pos,
 				return nil
 			}
 			d.Batches++
-			last := b.LastOffset()
-			ab.reach(last)
-			d.Next = max(d.Next, last+1)
-			if b.Control {
-				if committed && IsAbortMarker(b) {
-					ab.end(b.ProducerID)
-				}
-				continue
+			d.Next = max(d.Next, b.LastOffset()+1)
+			if !committed && b.IsTransactional {
+				d.Txn = append(d.Txn, TxnMark{ProducerID: b.ProducerID, From: b.FirstOffset, Until: b.LastOffset() + 1,
+					Marker: b.Control, Abort: b.Control && IsAbortMarker(b)})
 			}
-			if committed && b.IsTransactional && ab.aborted(b.ProducerID) {
+			if ab.skip(b) {
 				continue
 			}
 			for _, r := range b.Records {
@@ -186,7 +198,9 @@ func (d *Block) decodeLegacy(ms *sarama.MessageSet, p offsets.Partition, pos, un
 }
 
 // aborts tracks the producer ids whose batches are aborted at the current
-// point of a read_committed answer.
+// point of a read_committed answer. It is the one place that decides
+// which batches a read_committed reader skips: DecodeBlock and the probe
+// (NoRecordsBetween) both step through an answer's batches with skip.
 type aborts struct {
 	pending []*sarama.AbortedTransaction // by first offset, not reached yet
 	active  map[int64]bool
@@ -220,7 +234,21 @@ func (a *aborts) reach(last int64) {
 // end is the abort marker of pid.
 func (a *aborts) end(pid int64) { delete(a.active, pid) }
 
-func (a *aborts) aborted(pid int64) bool { return a.active[pid] }
+// skip takes the answer's next record batch b, in offset order, and
+// reports whether it holds no record to deliver: a control batch (whose
+// abort marker ends its producer's aborted transaction), or a batch of an
+// aborted transaction. Without an aborted-transactions list (read
+// uncommitted, or none aborted) only control batches are skipped.
+func (a *aborts) skip(b *sarama.RecordBatch) bool {
+	a.reach(b.LastOffset())
+	if b.Control {
+		if IsAbortMarker(b) {
+			a.end(b.ProducerID)
+		}
+		return true
+	}
+	return b.IsTransactional && a.active[b.ProducerID]
+}
 
 // IsAbortMarker reports whether a control batch holds an ABORT marker:
 // its record's key is version int16, type int16 (0 abort, 1 commit).

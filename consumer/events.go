@@ -34,6 +34,12 @@ type Batch struct {
 	Samples []*sarama.ConsumerMessage
 	// Duration is how long processing (sink, ack) took.
 	Duration time.Duration
+	// Aborted holds the offsets of the batch's records that belong to
+	// aborted transactions, sorted by partition, then offset. Only a
+	// read_uncommitted stream delivers such records, and it marks those
+	// whose abort marker it had read when the batch was cut (abortMarks
+	// says why not all); IsAborted looks one up.
+	Aborted []offsets.Range
 }
 
 // Jumped reports whether any range of the batch did not start where the

@@ -107,8 +107,12 @@ func (bf *brokerFetcher) run() {
 		f.inflight.Add(ask)
 		b, err := f.client.Broker(bf.id)
 		var resp *sarama.FetchResponse
+		start := time.Now()
 		if err == nil {
 			resp, err = b.Fetch(bf.request(in, ask))
+		}
+		if f.log != nil {
+			logFetch(f.log, bf.id, in, ask, resp, err, time.Since(start))
 		}
 		f.inflight.Add(-ask)
 		select {
@@ -205,7 +209,11 @@ func (bf *brokerFetcher) handle(resp *sarama.FetchResponse, in []*reader, ask in
 			r.size = int32(min(2*int64(r.size), int64(f.maxBytes)))
 			continue
 		}
-		if len(d.Msgs) == 0 && d.Next == r.pos && blk.HighWaterMarkOffset > r.pos {
+		end := blk.HighWaterMarkOffset
+		if f.committed() && blk.LastStableOffset >= 0 {
+			end = blk.LastStableOffset // an open transaction is not "more to read"
+		}
+		if len(d.Msgs) == 0 && d.Next == r.pos && end > r.pos {
 			// Nothing came back from below the end of the log: the
 			// answer was full, or the partition's next batch is larger
 			// than its fetch size (some brokers then return nothing
@@ -239,7 +247,7 @@ func (bf *brokerFetcher) handle(resp *sarama.FetchResponse, in []*reader, ask in
 			continue // closed meanwhile
 		}
 		decoded += d.Bytes + int64(len(d.Msgs))*recordOverhead
-		out = append(out, chunk{p: r.p, gen: r.gen, msgs: pointers(d.Msgs), bytes: d.Bytes, next: d.Next})
+		out = append(out, chunk{p: r.p, gen: r.gen, msgs: pointers(d.Msgs), bytes: d.Bytes, next: d.Next, txn: d.Txn})
 	}
 	return f.send(out...)
 }

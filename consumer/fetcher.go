@@ -3,6 +3,7 @@ package consumer
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -47,6 +48,10 @@ type fetcher struct {
 	// in memory once decoded (decompressed, as messages), in hundredths;
 	// answerSize divides the room by it.
 	expansion atomic.Int64
+
+	// log is the debug log (Config.Log), nil when off. It is set before
+	// the first reader opens and never changes.
+	log *slog.Logger
 
 	mu         sync.Mutex
 	brokers    map[int32]*brokerFetcher

@@ -122,6 +122,7 @@ func newLoop(ctx context.Context, s *Stream, starts []offsets.Start, bounds map[
 		}
 	}
 	l.fetch = newFetcher(cfg.Client, l.in, readAheadBytes(cfg.MaxBatchBytes), len(l.order))
+	l.fetch.log = cfg.Log
 	l.startReaders()
 	return l, nil
 }
@@ -270,6 +271,7 @@ func (l *loop) onChunk(c chunk) error {
 		return l.onReadError(ps, c.err)
 	}
 	ps.fetched = max(ps.fetched, c.next)
+	ps.marks.add(c.gen, c.txn)
 	if ps.errored {
 		ps.errored = false
 		at := c.next

@@ -50,6 +50,9 @@ type partState struct {
 
 	rate       rateWindow
 	lastRecord time.Time
+	// marks finds the held records of aborted transactions
+	// (read_uncommitted only).
+	marks abortMarks
 
 	// The last NoRecordsBetween probe: when, over which range, and its
 	// answer.

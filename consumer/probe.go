@@ -18,7 +18,10 @@ import (
 //
 // It returns false when a deliverable record exists in the range or when
 // the broker cannot yet say (the range reaches past the high watermark, or
-// past the last stable offset with read-committed).
+// past the last stable offset with read-committed). Aborted transactions
+// are told apart exactly as DecodeBlock does (one tracker, aborts): a
+// producer's transaction is aborted from its first offset to its abort
+// marker, and its later transactions are not.
 func NoRecordsBetween(c sarama.Client, p offsets.Partition, from, until int64, readCommitted bool) (bool, error) {
 	if from >= until {
 		return true, nil
@@ -29,29 +32,18 @@ func NoRecordsBetween(c sarama.Client, p offsets.Partition, from, until int64, r
 		if err != nil {
 			return false, err
 		}
-		aborted := map[int64]int64{}
-		if readCommitted {
-			for _, a := range blk.AbortedTransactions {
-				aborted[a.ProducerID] = a.FirstOffset
-			}
-		}
+		ab := newAborts(blk, readCommitted)
 		covered := pos
 		for _, rs := range blk.RecordsSet {
 			rb := rs.RecordBatch
 			if rb == nil {
 				continue // legacy message sets are not written by brokers >= 0.11
 			}
-			last := rb.FirstOffset + int64(rb.LastOffsetDelta)
 			if rb.PartialTrailingRecord {
 				break
 			}
-			if last >= covered {
-				covered = last + 1
-			}
-			if rb.Control {
-				continue
-			}
-			if first, ok := aborted[rb.ProducerID]; ok && rb.IsTransactional && rb.FirstOffset >= first {
+			covered = max(covered, rb.LastOffset()+1)
+			if ab.skip(rb) {
 				continue
 			}
 			for _, r := range rb.Records {

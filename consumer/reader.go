@@ -25,7 +25,9 @@ type chunk struct {
 	// markers, aborted and compacted batches as past records, so a chunk
 	// may carry no records at all.
 	next int64
-	err  error
+	// txn is the chunk's transaction marks (read_uncommitted only).
+	txn []TxnMark
+	err error
 }
 
 // maxChunk is the smallest read-ahead, in records, a reader is given.

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"math/bits"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -13,8 +14,10 @@ import (
 
 // AppendRecordJSON appends one record as a DESIGN §4 JSON line (with the
 // trailing newline) to buf and returns the extended buffer. It is lossless:
-// keys, values and header values that are valid UTF-8 are JSON strings,
-// others are base64 in a field suffixed _b64, and absent ones are null.
+// keys, values, header keys and header values that are valid UTF-8 are
+// JSON strings, others are base64 in a field suffixed _b64, and absent
+// ones are null. The line is valid UTF-8 whatever the bytes (a topic name
+// that is not UTF-8, which no Kafka broker accepts, gets U+FFFD).
 //
 // Strings are escaped so the line is safe to print on a terminal: C0 and C1
 // controls, DEL, bidi overrides and line/paragraph separators become \uXXXX
@@ -30,7 +33,7 @@ func AppendRecordJSON(buf []byte, m *sarama.ConsumerMessage) []byte {
 	buf = strconv.AppendInt(buf, m.Offset, 10)
 	buf = append(buf, `,"timestamp":"`...)
 	buf = appendTimestamp(buf, m.Timestamp)
-	return appendRecordRest(buf, m)
+	return appendRecordRest(buf, m, false)
 }
 
 // RecordEncoder is AppendRecordJSON for a run of records, with memory: the
@@ -46,6 +49,17 @@ type RecordEncoder struct {
 
 // Append appends m exactly as AppendRecordJSON does.
 func (a *RecordEncoder) Append(buf []byte, m *sarama.ConsumerMessage) []byte {
+	return a.append(buf, m, false)
+}
+
+// AppendAborted appends m, a record of an aborted transaction that a
+// read_uncommitted reader delivered, as Append does with "aborted":true
+// after its headers.
+func (a *RecordEncoder) AppendAborted(buf []byte, m *sarama.ConsumerMessage) []byte {
+	return a.append(buf, m, true)
+}
+
+func (a *RecordEncoder) append(buf []byte, m *sarama.ConsumerMessage, aborted bool) []byte {
 	if a.topicJSON == nil || m.Topic != a.topic {
 		a.topic = m.Topic
 		a.topicJSON = AppendJSONString(append(a.topicJSON[:0], `{"topic":`...), m.Topic)
@@ -69,27 +83,37 @@ func (a *RecordEncoder) Append(buf []byte, m *sarama.ConsumerMessage) []byte {
 	ms := t.Nanosecond() / 1e6
 	buf = append(buf, a.secText...)
 	buf = append(buf, byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10), 'Z')
-	return appendRecordRest(buf, m)
+	return appendRecordRest(buf, m, aborted)
 }
 
 // appendRecordRest appends what follows the timestamp's text: its closing
-// quote, key, value, headers and the end of the line.
-func appendRecordRest(buf []byte, m *sarama.ConsumerMessage) []byte {
-	buf = append(buf, '"')
+// quote, key, value, headers, the aborted mark and the end of the line.
+func appendRecordRest(buf []byte, m *sarama.ConsumerMessage, aborted bool) []byte {
+	buf = append(buf, '"', ',')
 	buf = appendBytesField(buf, "key", m.Key)
+	buf = append(buf, ',')
 	buf = appendBytesField(buf, "value", m.Value)
 	buf = append(buf, `,"headers":[`...)
-	for i, h := range m.Headers {
-		if i > 0 {
+	first := true
+	for _, h := range m.Headers {
+		if h == nil {
+			continue
+		}
+		if !first {
 			buf = append(buf, ',')
 		}
-		buf = append(buf, `{"key":`...)
-		buf = AppendJSONString(buf, string(h.Key))
+		first = false
+		buf = append(buf, '{')
+		buf = appendBytesField(buf, "key", h.Key)
+		buf = append(buf, ',')
 		buf = appendBytesField(buf, "value", h.Value)
 		buf = append(buf, '}')
 	}
-	buf = append(buf, "]}\n"...)
-	return buf
+	buf = append(buf, ']')
+	if aborted {
+		buf = append(buf, `,"aborted":true`...)
+	}
+	return append(buf, "}\n"...)
 }
 
 // TimestampFormat is how record timestamps are written: RFC 3339, UTC,
@@ -99,8 +123,10 @@ const TimestampFormat = "2006-01-02T15:04:05.000Z07:00"
 // FormatTimestamp renders t in TimestampFormat.
 func FormatTimestamp(t time.Time) string { return t.UTC().Format(TimestampFormat) }
 
+// appendBytesField appends "name":"text", "name_b64":"base64" or
+// "name":null for b (DESIGN §4).
 func appendBytesField(buf []byte, name string, b []byte) []byte {
-	buf = append(buf, ',', '"')
+	buf = append(buf, '"')
 	buf = append(buf, name...)
 	if b == nil {
 		return append(buf, `":null`...)
@@ -122,8 +148,12 @@ func appendBytesField(buf []byte, name string, b []byte) []byte {
 	return append(buf, '"')
 }
 
-// AppendJSONString appends s as a terminal-safe JSON string.
+// AppendJSONString appends s as a terminal-safe JSON string. Bytes of s
+// that are not UTF-8 become U+FFFD, so the result is always valid JSON.
 func AppendJSONString(buf []byte, s string) []byte {
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
 	return appendJSONBytes(buf, []byte(s))
 }
 

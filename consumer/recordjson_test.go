@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/IBM/sarama"
 )
@@ -38,27 +39,66 @@ func TestAppendRecordJSON(t *testing.T) {
 	}
 }
 
+// TestBinaryHeaderKeyIsBase64 is issue 13's bug 6: a header key that is
+// not UTF-8 was written raw, making the line invalid UTF-8 and letting a
+// raw C1 byte through. It follows the key/value rule of DESIGN §4.
+func TestBinaryHeaderKeyIsBase64(t *testing.T) {
+	m := &sarama.ConsumerMessage{Topic: "t", Timestamp: time.UnixMilli(0), Value: []byte("v"),
+		Headers: []*sarama.RecordHeader{{Key: []byte{0xff, 0xfe, 'a'}, Value: []byte("x")}, {Key: []byte("\x1b]0;\u0085"), Value: nil}, {Key: []byte{0x9b}, Value: []byte{0x9b}}}}
+	want := `{"topic":"t","partition":0,"offset":0,"timestamp":"1970-01-01T00:00:00.000Z","key":null,"value":"v","headers":[` +
+		`{"key_b64":"//5h","value":"x"},{"key":"\u001b]0;\u0085","value":null},{"key_b64":"mw==","value_b64":"mw=="}]}` + "\n"
+	var enc RecordEncoder
+	for name, got := range map[string][]byte{"AppendRecordJSON": AppendRecordJSON(nil, m), "RecordEncoder": enc.Append(nil, m)} {
+		if string(got) != want {
+			t.Errorf("%s:\ngot  %s\nwant %s", name, got, want)
+		}
+		if !utf8.Valid(got) || !json.Valid(got) {
+			t.Errorf("%s: not valid UTF-8 JSON: %q", name, got)
+		}
+	}
+}
+
+// A topic name that is not UTF-8 (no broker accepts one, but a hostile
+// one could send it) still makes a valid line.
+func TestTopicNotUTF8StillValidJSON(t *testing.T) {
+	m := &sarama.ConsumerMessage{Topic: "t\xff\xc2", Timestamp: time.UnixMilli(0)}
+	got := AppendRecordJSON(nil, m)
+	var dec struct{ Topic string }
+	if !utf8.Valid(got) || json.Unmarshal(got, &dec) != nil || dec.Topic != "t\ufffd" {
+		t.Fatalf("got %q", got)
+	}
+}
+
 // FuzzAppendRecordJSON checks the line is valid JSON that decodes back to
 // the same bytes and never carries a raw control or bidi character.
 func FuzzAppendRecordJSON(f *testing.F) {
-	f.Add([]byte("user-7"), []byte(`{"seq":1}`), false)
-	f.Add([]byte{0xff}, []byte("\x1b]52;c;aGk=\x07\u202e"), true)
-	f.Fuzz(func(t *testing.T, key, value []byte, nullKey bool) {
+	f.Add([]byte("user-7"), []byte(`{"seq":1}`), false, []byte("source"), []byte("web"))
+	f.Add([]byte{0xff}, []byte("\x1b]52;c;aGk=\x07\u202e"), true, []byte{0xff, 0xfe, 'a'}, []byte{0xc2, 0x9b})
+	f.Add([]byte{}, []byte{}, false, []byte{}, []byte(nil))
+	f.Fuzz(func(t *testing.T, key, value []byte, nullKey bool, hkey, hvalue []byte) {
 		if nullKey {
 			key = nil
 		}
-		m := &sarama.ConsumerMessage{Topic: "t", Key: key, Value: value, Timestamp: time.UnixMilli(0)}
+		m := &sarama.ConsumerMessage{Topic: "t", Key: key, Value: value, Timestamp: time.UnixMilli(0),
+			Headers: []*sarama.RecordHeader{{Key: hkey, Value: hvalue}, {Key: value, Value: key}}}
 		line := AppendRecordJSON(nil, m)
+		if !utf8.Valid(line) {
+			t.Fatalf("invalid UTF-8 %q", line)
+		}
 		for _, r := range string(line[:len(line)-1]) {
 			if r < 0x20 || (r >= 0x7f && r <= 0x9f) || unsafeForTerminal(r) {
 				t.Fatalf("raw %U in %q", r, line)
 			}
 		}
-		var got struct {
+		type field struct {
 			Key      *string `json:"key"`
 			KeyB64   *string `json:"key_b64"`
 			Value    *string `json:"value"`
 			ValueB64 *string `json:"value_b64"`
+		}
+		var got struct {
+			field
+			Headers []field `json:"headers"`
 		}
 		if err := json.Unmarshal(line, &got); err != nil {
 			t.Fatalf("invalid JSON %q: %v", line, err)
@@ -84,6 +124,17 @@ func FuzzAppendRecordJSON(f *testing.F) {
 		}
 		check("key", got.Key, got.KeyB64, key)
 		check("value", got.Value, got.ValueB64, value)
+		if len(got.Headers) != 2 {
+			t.Fatalf("%d headers in %q", len(got.Headers), line)
+		}
+		check("header key", got.Headers[0].Key, got.Headers[0].KeyB64, hkey)
+		check("header value", got.Headers[0].Value, got.Headers[0].ValueB64, hvalue)
+		check("header key", got.Headers[1].Key, got.Headers[1].KeyB64, value)
+		check("header value", got.Headers[1].Value, got.Headers[1].ValueB64, key)
+		var enc RecordEncoder
+		if again := enc.Append(nil, m); string(again) != string(line) {
+			t.Fatalf("RecordEncoder %q, AppendRecordJSON %q", again, line)
+		}
 	})
 }
 

@@ -9,10 +9,14 @@ import (
 	"syscall"
 
 	"github.com/IBM/sarama"
+
+	"github.com/kbatch-dev/kbatch/offsets"
 )
 
 // FileSink appends each batch's records to a file as JSON lines (DESIGN
-// §4) and fsyncs before the batch is acked. It is the --sink of watch.
+// §4) and fsyncs before the batch is acked. It is the --sink of watch. A
+// record the batch marks as aborted (Batch.IsAborted) gets
+// "aborted":true.
 type FileSink struct {
 	f   *os.File
 	buf []byte
@@ -34,7 +38,11 @@ func OpenFileSink(path string) (*FileSink, error) {
 // Process writes the records and syncs the file.
 func (s *FileSink) Process(_ context.Context, b *Batch, records []*sarama.ConsumerMessage) error {
 	for _, m := range records {
-		s.buf = s.enc.Append(s.buf, m)
+		if len(b.Aborted) > 0 && b.IsAborted(offsets.Partition{Topic: m.Topic, Partition: m.Partition}, m.Offset) {
+			s.buf = s.enc.AppendAborted(s.buf, m)
+		} else {
+			s.buf = s.enc.Append(s.buf, m)
+		}
 		if len(s.buf) >= 1<<20 {
 			if err := s.flush(); err != nil {
 				return err

@@ -54,6 +54,12 @@ func Start(ctx context.Context, cfg Config) (*Stream, *Started, error) {
 	if err := cfg.defaults(); err != nil {
 		return nil, nil, err
 	}
+	if cfg.Log != nil {
+		if cfg.Store != nil {
+			cfg.Store = loggedStore{Store: cfg.Store, l: cfg.Log}
+		}
+		cfg.Processor = loggedProcessor{p: cfg.Processor, l: cfg.Log}
+	}
 	parts, err := TopicPartitions(cfg.Client, cfg.Topics)
 	if err != nil {
 		return nil, nil, err
@@ -111,6 +117,7 @@ func Start(ctx context.Context, cfg Config) (*Stream, *Started, error) {
 			}
 		}
 	}
+	logStarts(cfg.Log, starts, pending)
 	ctx, cancel := context.WithCancel(ctx)
 	s := &Stream{
 		cfg:    cfg,

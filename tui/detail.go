@@ -89,6 +89,9 @@ func recordDetail(t *theme, r *record, loc *time.Location, w int) string {
 		fmt.Fprintf(&sb, " · batch %d", r.Batch)
 	}
 	fmt.Fprintf(&sb, "\n%s %s\n", label("timestamp"), r.Timestamp.In(loc).Format("2006-01-02 15:04:05.000 MST"))
+	if r.Aborted {
+		fmt.Fprintf(&sb, "%s %s\n", label("txn"), t.warn.Render("aborted transaction: its producer aborted it; a read_committed consumer never sees this record"))
+	}
 	writeField(&sb, t, label("key"), r.Key, detailKeyLimit, w)
 	writeField(&sb, t, label("value"), r.Value, detailTextLimit, w)
 	hbytes := 0

@@ -25,6 +25,9 @@ type record struct {
 	Headers   []header
 	// Batch is the id of the batch the record came in (0: a replay).
 	Batch uint64
+	// Aborted is set for a record of an aborted transaction, which only
+	// a stream reading uncommitted delivers (consumer.Batch.IsAborted).
+	Aborted bool
 }
 
 // field is a key or value: nil when absent, else its first bytes and size.

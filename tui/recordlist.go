@@ -273,10 +273,17 @@ func (l *recordList) cell(r *record, col column) (string, *lipgloss.Style) {
 		}
 		return formatBytes(int64(r.Value.Size)), &l.theme.dim
 	case "VALUE":
+		if r.Aborted {
+			return abortedMark + previewField(r.Value, col.width+1), &l.theme.warn
+		}
 		return previewField(r.Value, col.width+1), nil
 	}
 	return "", nil
 }
+
+// abortedMark starts the value of a record of an aborted transaction in
+// the list (read uncommitted); its detail says it in full.
+const abortedMark = "[aborted] "
 
 // previewField is the one-line, escaped start of a key or value.
 func previewField(f field, width int) string {

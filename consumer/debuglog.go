@@ -1,0 +1,200 @@
+package consumer
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/IBM/sarama"
+
+	"github.com/kbatch-dev/kbatch/offsets"
+)
+
+// The debug log (Config.Log, watch --log) is for a bug report: it says
+// what the stream asked the brokers and what they answered (each fetch
+// with its partitions, offsets and sizes, answer sizes and errors), where
+// each partition started, each batch cut and handed to processing, and
+// every write to the store (plans, acks, seeks, events). It never holds
+// record bytes (keys, values, headers) nor anything of the connection's
+// secrets: only offsets, counts, sizes, names and error messages. The
+// logger's handler is the caller's; it escapes strings for a terminal.
+
+// logStarts logs where each partition starts and why.
+func logStarts(l *slog.Logger, starts []offsets.Start, pending *offsets.Batch) {
+	if l == nil {
+		return
+	}
+	var sb strings.Builder
+	for i, s := range starts {
+		if i > 0 {
+			sb.WriteString("; ")
+		}
+		fmt.Fprintf(&sb, "%s@%d %s (log start %d, high watermark %d)", s.Partition, s.NextOffset, s.Source, s.Bounds.LogStart, s.Bounds.HighWatermark)
+	}
+	attrs := []any{"partitions", sb.String()}
+	if pending != nil {
+		attrs = append(attrs, "redeliver", pending.ID, "ranges", rangesText(pending.Ranges))
+	}
+	l.Info("start", attrs...)
+}
+
+// logCut logs a batch just cut, and the bytes still held for the next.
+func logCut(l *slog.Logger, b *Batch, held int64) {
+	if l == nil {
+		return
+	}
+	l.Info("cut", "batch", b.ID, "redelivered", b.Redelivered, "records", b.Records, "bytes", b.Bytes, "ranges", rangesText(b.Ranges),
+		"aborted_ranges", len(b.Aborted), "held_bytes", held)
+}
+
+// logFetch logs one fetch of broker: what was asked (partition @ offset
+// / fetch size) and, per partition, the answer: error, high watermark,
+// last stable offset, record batches, records and their bytes.
+func logFetch(l *slog.Logger, broker int32, in []*reader, maxBytes int64, resp *sarama.FetchResponse, err error, took time.Duration) {
+	var ask strings.Builder
+	for i, r := range in {
+		if i > 0 {
+			ask.WriteString(" ")
+		}
+		fmt.Fprintf(&ask, "%s@%d/%d", r.p, r.pos, r.size)
+	}
+	attrs := []any{"broker", broker, "max_bytes", maxBytes, "took", took.Round(time.Microsecond), "asked", ask.String()}
+	if err != nil {
+		l.Info("fetch", append(attrs, "error", err.Error())...)
+		return
+	}
+	var ans strings.Builder
+	total := int64(0)
+	for _, r := range in {
+		blk := resp.GetBlock(r.p.Topic, r.p.Partition)
+		if ans.Len() > 0 {
+			ans.WriteString("; ")
+		}
+		if blk == nil {
+			fmt.Fprintf(&ans, "%s: left out", r.p)
+			continue
+		}
+		batches, records, bytes := blockSize(blk)
+		total += bytes
+		fmt.Fprintf(&ans, "%s: %s hwm %d lso %d, %d batches, %d records, %d B", r.p, kafkaErrText(blk.Err), blk.HighWaterMarkOffset, blk.LastStableOffset, batches, records, bytes)
+		if blk.Partial {
+			ans.WriteString(", partial")
+		}
+		if len(blk.AbortedTransactions) > 0 {
+			fmt.Fprintf(&ans, ", %d aborted transactions", len(blk.AbortedTransactions))
+		}
+	}
+	l.Info("fetch", append(attrs, "answer_bytes", total, "answer", ans.String())...)
+}
+
+func kafkaErrText(err sarama.KError) string {
+	if err == sarama.ErrNoError {
+		return "ok"
+	}
+	return strconv.Quote(err.Error())
+}
+
+// blockSize counts a partition's answer: record batches (or legacy
+// messages), records, and the bytes of their keys, values and headers.
+func blockSize(blk *sarama.FetchResponseBlock) (batches, records int, bytes int64) {
+	for _, rs := range blk.RecordsSet {
+		switch {
+		case rs.RecordBatch != nil:
+			batches++
+			for _, r := range rs.RecordBatch.Records {
+				records++
+				bytes += int64(len(r.Key) + len(r.Value))
+				for _, h := range r.Headers {
+					bytes += int64(len(h.Key) + len(h.Value))
+				}
+			}
+		case rs.MsgSet != nil:
+			for _, m := range rs.MsgSet.Messages {
+				batches++
+				if m.Msg != nil {
+					records++
+					bytes += int64(len(m.Msg.Key) + len(m.Msg.Value))
+				}
+			}
+		}
+	}
+	return batches, records, bytes
+}
+
+func rangesText(rs []offsets.BatchRange) string {
+	var sb strings.Builder
+	for i, r := range rs {
+		if i > 0 {
+			sb.WriteString(" ")
+		}
+		fmt.Fprintf(&sb, "%s[%d,%d)=%d", r.Partition, r.From, r.Until, r.Records)
+		if r.Jump != "" {
+			sb.WriteString("/" + r.Jump)
+		}
+	}
+	return sb.String()
+}
+
+// loggedStore logs the stream's writes to its store.
+type loggedStore struct {
+	Store
+	l *slog.Logger
+}
+
+func (s loggedStore) done(msg string, err error, attrs ...any) error {
+	if err != nil {
+		attrs = append(attrs, "error", err.Error())
+	}
+	s.l.Info(msg, attrs...)
+	return err
+}
+
+func (s loggedStore) Plan(stream string, b offsets.Batch) error {
+	return s.done("plan", s.Store.Plan(stream, b), "batch", b.ID, "redelivered", b.Redelivered, "records", b.Records, "bytes", b.Bytes, "ranges", rangesText(b.Ranges))
+}
+
+func (s loggedStore) Ack(stream string, id uint64, at time.Time) error {
+	return s.done("ack", s.Store.Ack(stream, id, at), "batch", id)
+}
+
+func (s loggedStore) AckAndPlan(stream string, id uint64, at time.Time, next offsets.Batch) error {
+	return s.done("ack and plan", s.Store.AckAndPlan(stream, id, at, next), "ack", id, "plan", next.ID, "redelivered", next.Redelivered,
+		"records", next.Records, "bytes", next.Bytes, "ranges", rangesText(next.Ranges))
+}
+
+func (s loggedStore) AddEvent(stream string, e offsets.Event) error {
+	return s.done("event", s.Store.AddEvent(stream, e), "code", e.Code, "message", e.Message)
+}
+
+func (s loggedStore) SetNext(stream string, next map[offsets.Partition]int64, e offsets.Event) error {
+	return s.done("set next offsets", s.Store.SetNext(stream, next, e), "partitions", len(next), "code", e.Code, "message", e.Message)
+}
+
+func (s loggedStore) Seek(stream string, p offsets.Partition, offset int64, through uint64, e offsets.Event) error {
+	return s.done("seek", s.Store.Seek(stream, p, offset, through, e), "partition", p.String(), "offset", offset, "through", through)
+}
+
+// loggedProcessor logs each batch handed to processing (the sink, or
+// nothing) and how it went.
+type loggedProcessor struct {
+	p Processor
+	l *slog.Logger
+}
+
+func (p loggedProcessor) Process(ctx context.Context, b *Batch, records []*sarama.ConsumerMessage) error {
+	start := time.Now()
+	var err error
+	if p.p != nil {
+		err = p.p.Process(ctx, b, records)
+	}
+	attrs := []any{"batch", b.ID, "redelivered", b.Redelivered, "records", len(records), "bytes", b.Bytes, "ranges", rangesText(b.Ranges),
+		"aborted_ranges", len(b.Aborted), "took", time.Since(start).Round(time.Microsecond)}
+	if err != nil {
+		attrs = append(attrs, "error", err.Error())
+	}
+	p.l.Info("process", attrs...)
+	return err
+}

@@ -1,0 +1,36 @@
+package consumer
+
+import (
+	"testing"
+
+	"github.com/IBM/sarama"
+
+	"github.com/kbatch-dev/kbatch/offsets"
+)
+
+// TestOpenTransactionDoesNotGrowTheFetchSize: under read_committed an
+// empty answer below the high watermark is an open transaction (the last
+// stable offset is the reader's position), not an answer too small for
+// the next batch, so the partition's fetch size stays. Under
+// read_uncommitted the same answer means the batch did not fit: it grows.
+func TestOpenTransactionDoesNotGrowTheFetchSize(t *testing.T) {
+	p := offsets.Partition{Topic: "t", Partition: 0}
+	for _, tc := range []struct {
+		isolation sarama.IsolationLevel
+		want      int32
+	}{{sarama.ReadCommitted, 1 << 20}, {sarama.ReadUncommitted, 2 << 20}} {
+		f := &fetcher{out: make(chan []chunk, 1), stop: make(chan struct{}), version: 11, isolation: tc.isolation,
+			partBytes: 1 << 20, fastBytes: 1 << 20, growBytes: 4 << 20, maxBytes: 100 << 20, budget: 1 << 30}
+		bf := &brokerFetcher{f: f, wake: make(chan struct{}, 1)}
+		r := &reader{p: p, f: f, pos: 10, size: 1 << 20, maxHeld: 100, maxHeldBytes: 1 << 30}
+		bf.readers = []*reader{r}
+		resp := &sarama.FetchResponse{Version: 11, Blocks: map[string]map[int32]*sarama.FetchResponseBlock{
+			"t": {0: {Err: sarama.ErrNoError, HighWaterMarkOffset: 20, LastStableOffset: 10}}}}
+		if !bf.handle(resp, []*reader{r}, 1<<20) {
+			t.Fatal("handle stopped")
+		}
+		if r.size != tc.want {
+			t.Errorf("isolation %v: fetch size %d after an empty answer at the last stable offset, want %d", tc.isolation, r.size, tc.want)
+		}
+	}
+}
