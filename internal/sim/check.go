@@ -33,6 +33,9 @@ func (r *runner) checkPositions(a *active) {
 	if a.rec.ended != nil && a.rec.ended.Err != nil && !a.store.dead() {
 		r.violate("run %d failed on its own: %v", a.rec.idx, a.rec.ended.Err)
 	}
+	if e := a.rec.ended; e != nil && e.Reason == "batches" && e.Batches != a.rec.flags.MaxBatches {
+		r.violate("batches: run %d with --batches %d ended after %d batches", a.rec.idx, a.rec.flags.MaxBatches, e.Batches)
+	}
 	info, ok, err := a.bolt.Stream(StreamName)
 	if err != nil || !ok {
 		r.violate("run %d: reading the store: %v (stream found: %v)", a.rec.idx, err, ok)
