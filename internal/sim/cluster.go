@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -172,11 +173,28 @@ func ctxT(d time.Duration) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), d)
 }
 
-// produce writes n records to part and records them in the oracle.
+// produce writes n records to part and records them in the oracle. A
+// partition just added may not be in the producer's metadata yet: then it
+// tries again.
 func (c *cluster) produce(part int32, n int, size, txn string) error {
 	recs := make([]*kgo.Record, n)
 	for i := range recs {
 		recs[i] = c.record(part, size)
+	}
+	for i := 0; ; i++ {
+		err := c.produceOnce(part, recs, txn)
+		if err == nil || i == 100 || !strings.Contains(err.Error(), "invalid record partitioning choice") {
+			return err
+		}
+		c.cl.ForceMetadataRefresh()
+		c.txn.ForceMetadataRefresh()
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func (c *cluster) produceOnce(part int32, recs []*kgo.Record, txn string) error {
+	for _, r := range recs {
+		r.Offset, r.Timestamp = 0, time.Time{}
 	}
 	ctx, cancel := ctxT(30 * time.Second)
 	defer cancel()

@@ -392,7 +392,7 @@ func (r *runner) waitEnd(a *active) {
 	must := f.UntilEnd || r.enoughFor(a.rec)
 	wait := r.opt.Deadline
 	if !must {
-		wait = 3 * time.Second
+		wait = time.Second
 	}
 	select {
 	case <-a.s.Done():
@@ -554,7 +554,7 @@ func (r *runner) crash(mode string) {
 		a.store.kill()
 	case CrashAfterPlan, CrashInProcess:
 		a.store.arm(mode)
-		deadline := time.After(2 * time.Second)
+		deadline := time.After(time.Second)
 	wait:
 		for !a.store.dead() {
 			select {
