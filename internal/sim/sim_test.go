@@ -157,60 +157,64 @@ var (
 // knownBugs are the bugs of issue 13 §2, each as a small history that
 // broke the promise, and the seeds the simulation found them with.
 var knownBugs = []struct {
-	bug   int
+	key   string // "bug1" … "bug9" (§2), "dataloss" (§3)
 	name  string
 	seeds []uint64 // random histories that hit it (see the report)
 	h     History
 	opt   Options
 }{
-	{bug: 1, name: "until-end across brokers with idle partitions", seeds: []uint64{6, 7, 9, 12, 16, 17, 18},
+	{key: "bug1", name: "until-end across brokers with idle partitions", seeds: []uint64{6, 7, 9, 12, 16, 17, 18, 26, 31, 34, 36, 38, 40, 47, 50, 54, 56, 62, 65},
 		h: History{Partitions: 4, Busy: []int32{0}, Ops: []Op{
 			produce(0, 200), start(Flags{Reset: "latest"}), wait(200), stop, produce(0, 10), start(untilEnd)}}},
-	{bug: 2, name: "a planned batch larger than the new run's read-ahead is re-delivered",
+	{key: "bug2", name: "a planned batch larger than the new run's read-ahead is re-delivered",
 		h: History{Partitions: 1, Busy: []int32{0}, Ops: []Op{
 			{Kind: OpProduce, Part: 0, N: 6000, Size: "mixed"}, start(Flags{Interval: 500 * time.Millisecond}), {Kind: OpCrash, Crash: CrashAfterPlan},
 			start(Flags{MaxPerPartition: 100, UntilEnd: true})}}},
-	{bug: 3, name: "data loss below a planned batch is marked on the batch after its re-delivery",
+	{key: "bug3", name: "data loss below a planned batch is marked on the batch after its re-delivery", seeds: []uint64{42},
 		h: History{Partitions: 1, Busy: []int32{0}, Ops: []Op{
 			produce(0, 100), start(Flags{MaxPerPartition: 10, ManualAck: true}), wait(200), {Kind: OpCrash, Crash: CrashNow},
 			{Kind: OpRetention, Part: 0, Frac: 0.9}, start(untilEnd)}}},
-	{bug: 4, name: "data loss at start is marked on the first batch",
+	{key: "bug4", name: "data loss at start is marked on the first batch", seeds: []uint64{48, 80},
 		h: History{Partitions: 1, Busy: []int32{0}, Ops: []Op{
 			produce(0, 50), start(Flags{}), wait(200), stop, produce(0, 100),
 			{Kind: OpRetention, Part: 0, Frac: 0.5}, start(untilEnd)}}},
-	{bug: 5, name: "a partition added while running keeps its position across a restart", seeds: []uint64{2},
+	{key: "bug5", name: "a partition added while running keeps its position across a restart", seeds: []uint64{2, 37, 43, 66},
 		h: History{Partitions: 1, Busy: []int32{0}, Ops: []Op{
 			start(Flags{}), {Kind: OpAddParts, N: 1}, wait(600), stop, produce(1, 20), start(untilEnd)}}},
-	{bug: 6, name: "binary header keys are lossless valid UTF-8 JSON", opt: Options{TextHeaderKeys: false},
+	{key: "bug6", name: "binary header keys are lossless valid UTF-8 JSON", opt: Options{TextHeaderKeys: false},
 		h: History{Seed: 6, Partitions: 1, Busy: []int32{0}, Ops: []Op{produce(0, 50), start(untilEnd)}}},
-	{bug: 7, name: "offsets set wins over a seek kept for a pending batch",
+	{key: "bug7", name: "offsets set wins over a seek kept for a pending batch",
 		h: History{Partitions: 1, Busy: []int32{0}, Ops: []Op{
 			produce(0, 100), start(Flags{MaxPerPartition: 10, ManualAck: true}), wait(200),
 			{Kind: OpSeek, Part: 0, Seek: "offset", Frac: 0.5}, {Kind: OpCrash, Crash: CrashNow},
 			{Kind: OpSet, Part: 0, Frac: 0.8}, start(Flags{MaxBatches: 1})}}},
-	{bug: 8, name: "a batch reusing a dropped planned batch's id is not marked re-delivered",
+	{key: "bug8", name: "a batch reusing a dropped planned batch's id is not marked re-delivered", seeds: []uint64{59},
 		h: History{Partitions: 1, Busy: []int32{0}, Ops: []Op{
 			produce(0, 100), start(Flags{MaxPerPartition: 10, ManualAck: true}), wait(200), {Kind: OpCrash, Crash: CrashNow},
 			start(Flags{Explicit: []string{"0=50"}, UntilEnd: true})}}},
+	{key: "dataloss", name: "data loss at start continues at the log start, not at --reset latest", seeds: []uint64{4, 75},
+		h: History{Partitions: 1, Busy: []int32{0}, Ops: []Op{
+			produce(0, 50), start(Flags{}), wait(200), stop, produce(0, 50),
+			{Kind: OpRetention, Part: 0, Frac: 0.8}, start(Flags{Reset: "latest", UntilEnd: true})}}},
 }
 
 // TestKnownBugs runs each bug of issue 13 §2 as its own small history.
 func TestKnownBugs(t *testing.T) {
 	for _, kb := range knownBugs {
-		t.Run(fmt.Sprintf("bug%d", kb.bug), func(t *testing.T) {
-			if unfixed[fmt.Sprintf("bug%d", kb.bug)] && os.Getenv("KBATCH_SIM_KNOWN") == "" {
-				t.Skipf("issue 13 bug %d (%s) is not fixed on this branch yet", kb.bug, kb.name)
+		t.Run(kb.key, func(t *testing.T) {
+			if unfixed[kb.key] && os.Getenv("KBATCH_SIM_KNOWN") == "" {
+				t.Skipf("issue 13 %s (%s) is not fixed on this branch yet", kb.key, kb.name)
 			}
 			opt := kb.opt
 			opt.Dir = t.TempDir()
-			if kb.bug != 6 {
+			if kb.key != "bug6" {
 				opt.TextHeaderKeys = unfixed["bug6"]
 			}
 			opt.Deadline = 20 * time.Second
 			res := Run(kb.h, opt)
 			if res.Failed() {
-				t.Errorf("bug %d (%s):\n%s", kb.bug, kb.name, res.Report())
-			} else if testing.Verbose() {
+				t.Errorf("%s (%s):\n%s", kb.key, kb.name, res.Report())
+			} else if testing.Verbose() || os.Getenv("KBATCH_SIM_KNOWN") != "" {
 				t.Logf("%s", res.Report())
 			}
 		})
@@ -221,9 +225,9 @@ func TestKnownBugs(t *testing.T) {
 func TestKnownBugSeeds(t *testing.T) {
 	for _, kb := range knownBugs {
 		for _, seed := range kb.seeds {
-			t.Run(fmt.Sprintf("bug%d/seed%d", kb.bug, seed), func(t *testing.T) {
-				if unfixed[fmt.Sprintf("bug%d", kb.bug)] && os.Getenv("KBATCH_SIM_KNOWN") == "" {
-					t.Skipf("issue 13 bug %d (%s) is not fixed on this branch yet", kb.bug, kb.name)
+			t.Run(fmt.Sprintf("%s/seed%d", kb.key, seed), func(t *testing.T) {
+				if unfixed[kb.key] && os.Getenv("KBATCH_SIM_KNOWN") == "" {
+					t.Skipf("issue 13 %s (%s) is not fixed on this branch yet", kb.key, kb.name)
 				}
 				runSeed(t, seed)
 			})
