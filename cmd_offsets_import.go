@@ -245,7 +245,7 @@ func offsetsCheckImported(stderr io.Writer, client sarama.Client, next map[offse
 		case !ok:
 			return usagef("unknown partition %s: the topic has no partition %d on this cluster", p, p.Partition)
 		case off < b.LogStart:
-			offsetsNote(stderr, "%s: offset %d is below the log start %d; watch will report data-loss and continue per --reset", p, off, b.LogStart)
+			offsetsNote(stderr, "%s: offset %d is below the log start %d; watch will report data-loss and read on at the log start", p, off, b.LogStart)
 		case off > b.HighWatermark:
 			offsetsNote(stderr, "%s: offset %d is above the high watermark %d; watch will report offset-out-of-range and continue per --reset", p, off, b.HighWatermark)
 		}

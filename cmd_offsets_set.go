@@ -132,8 +132,9 @@ func offsetsFirstOnline(specs []offsets.Spec) string {
 }
 
 // offsetsCheckBounds refuses next offsets outside [log start, high
-// watermark] unless force: watch would report them as data loss or out of
-// range and reset them, which is seldom what the user meant.
+// watermark] unless force: watch would report them as data loss (and read
+// from the log start) or out of range (and reset them), which is seldom
+// what the user meant.
 func offsetsCheckBounds(next map[offsets.Partition]int64, bounds map[offsets.Partition]offsets.Bounds, force bool) error {
 	if force {
 		return nil
@@ -149,8 +150,12 @@ func offsetsCheckBounds(next map[offsets.Partition]int64, bounds map[offsets.Par
 		default:
 			continue
 		}
-		return usagef("%s: offset %d is %s; valid next offsets are %d..%d. Pass --force to store it anyway (watch then reports it and continues per --reset)",
-			p, off, where, b.LogStart, b.HighWatermark)
+		then := "watch then reports data loss and reads on at the log start"
+		if off > b.HighWatermark {
+			then = "watch then reports it and continues per --reset"
+		}
+		return usagef("%s: offset %d is %s; valid next offsets are %d..%d. Pass --force to store it anyway (%s)",
+			p, off, where, b.LogStart, b.HighWatermark, then)
 	}
 	return nil
 }

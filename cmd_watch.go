@@ -71,7 +71,7 @@ func addWatchFlags(cmd *cobra.Command, o *watchOptions) {
 	f := cmd.Flags()
 	f.StringArrayVarP(&o.topics, "topic", "t", nil, "topic to read (repeatable)")
 	f.StringArrayVarP(&o.offsets, "offset", "o", nil, "start offset SPEC, e.g. events:0=50, events=earliest, events:1=-100, events:0=@-15m (repeatable)")
-	f.StringVar(&o.reset, "reset", "latest", "where partitions with no explicit or stored offset start: earliest|latest")
+	f.StringVar(&o.reset, "reset", "latest", "where partitions with no explicit or stored offset, or one above the high watermark, start: earliest|latest (data loss always reads on at the log start)")
 	f.DurationVar(&o.interval, "interval", time.Second, "batch interval")
 	f.IntVar(&o.maxPerPartition, "max-per-partition", 10000, "records per partition per batch")
 	f.IntVar(&o.samples, "samples", 5, "sample records kept per partition per batch")
@@ -79,7 +79,7 @@ func addWatchFlags(cmd *cobra.Command, o *watchOptions) {
 	f.StringVar(&o.sink, "sink", "", "append every batch's records as JSON lines to FILE, fsynced before the ack")
 	f.BoolVar(&o.noStore, "no-store", false, "read-only: write nothing to the offset store")
 	f.BoolVar(&o.strict, "strict-offsets", false, "every partition must have an explicit --offset")
-	f.BoolVar(&o.failOnDataLoss, "fail-on-data-loss", false, "exit 1 on data loss or an out-of-range offset")
+	f.BoolVar(&o.failOnDataLoss, "fail-on-data-loss", false, "exit 1 on data loss or an out-of-range offset, after reporting it")
 	f.StringVar(&o.fromSpark, "from-spark", "", "start from a Spark checkpoint's last committed offsets")
 	f.BoolVar(&o.noTUI, "no-tui", false, "headless: JSON lines on stdout")
 	f.IntVar(&o.batches, "batches", 0, "stop after N batches (headless)")
@@ -252,6 +252,14 @@ func runWatch(ctx context.Context, g *globalOptions, o *watchOptions, stdout io.
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	stream, _, err := consumer.Start(ctx, cfg)
+	var lossErr *consumer.DataLossError
+	if errors.As(err, &lossErr) && o.noTUI {
+		// --fail-on-data-loss at start: the event line first, as while
+		// running, then the error.
+		if line, jerr := consumer.AppendEventJSON(nil, &consumer.Notice{Event: lossErr.Event}); jerr == nil {
+			_, _ = stdout.Write(line)
+		}
+	}
 	if err != nil {
 		return err
 	}

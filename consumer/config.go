@@ -31,8 +31,10 @@ type Store interface {
 	Pending(stream string) (*offsets.Batch, error)
 	AddEvent(stream string, e offsets.Event) error
 	SetNext(stream string, next map[offsets.Partition]int64, e offsets.Event) error
+	SetStarts(stream string, next map[offsets.Partition]int64, jumps map[offsets.Partition]string, e offsets.Event) error
 	Seek(stream string, p offsets.Partition, offset int64, through uint64, e offsets.Event) error
-	ResetSeeks(stream string, through uint64) error
+	ResetSeeks(stream string, pending *offsets.Batch) error
+	DropPending(stream string, id uint64, e offsets.Event) error
 }
 
 // Config is a stream's configuration. Client is owned by the caller and

@@ -131,9 +131,16 @@ func (l *loop) maybeRedeliver(now time.Time) error {
 		for n < len(ps.recs) && ps.recs[n].Offset < r.Until {
 			n++
 		}
+		// from is r.From, or where reading went on when retention had
+		// passed it (data loss): past r.Until, the next range starts
+		// there, marked with jump.
+		after, jump := ps.from, ps.jump
 		ps.from = r.From
 		recs = l.take(b, ps, recs, n, r.Until)
 		b.Ranges[len(b.Ranges)-1].Jump = r.Jump
+		if after > r.Until && ps.restart == nil {
+			ps.from, ps.jump = after, jump
+		}
 	}
 	l.redeliver = nil
 	l.lastCut = now

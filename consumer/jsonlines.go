@@ -46,7 +46,10 @@ type EventJSON struct {
 	To            *int64 `json:"to,omitempty"`
 	LogStart      *int64 `json:"log_start,omitempty"`
 	HighWatermark *int64 `json:"high_watermark,omitempty"`
-	Message       string `json:"message"`
+	// Lost is how many offsets a data-loss event says were deleted before
+	// they were read.
+	Lost    *int64 `json:"lost,omitempty"`
+	Message string `json:"message"`
 }
 
 // NewEventJSON converts e; a partition is set only for an event that names
@@ -55,6 +58,9 @@ func NewEventJSON(e offsets.Event) EventJSON {
 	j := EventJSON{Time: jsonTime(e.Time), Code: e.Code, Topic: e.Topic, Message: e.Message,
 		Expected: setOffset(e.Expected), From: setOffset(e.From), To: setOffset(e.To),
 		LogStart: setOffset(e.LogStart), HighWatermark: setOffset(e.HighWatermark)}
+	if e.Lost > 0 {
+		j.Lost = &e.Lost
+	}
 	if e.Topic != "" && e.Partition >= 0 {
 		p := e.Partition
 		j.Partition = &p

@@ -93,7 +93,7 @@ func newLoop(ctx context.Context, s *Stream, starts []offsets.Start, bounds map[
 		l.nextID = pending.ID
 	}
 	for _, st := range starts {
-		ps := &partState{p: st.Partition, source: st.Source, from: st.NextOffset, bounds: bounds[st.Partition], stored: -1, target: -1}
+		ps := &partState{p: st.Partition, source: st.Source, from: st.NextOffset, jump: st.Jump, bounds: bounds[st.Partition], stored: -1, target: -1}
 		if v, ok := stored[st.Partition]; ok {
 			ps.stored = v
 		}
@@ -107,11 +107,7 @@ func newLoop(ctx context.Context, s *Stream, starts []offsets.Start, bounds map[
 	// ack of the batch re-delivered now, and its partitions move to them
 	// once it is cut. Without a batch to re-deliver they are spent.
 	if len(keptSeeks) > 0 {
-		through := uint64(0)
-		if pending != nil {
-			through = pending.ID
-		}
-		if err := cfg.Store.ResetSeeks(cfg.Name, through); err != nil {
+		if err := cfg.Store.ResetSeeks(cfg.Name, pending); err != nil {
 			return nil, err
 		}
 		for p, off := range keptSeeks {
@@ -311,8 +307,11 @@ func (l *loop) onReadError(ps *partState, err error) error {
 }
 
 // onOutOfRange handles the broker saying the position is no longer in the
-// log (retention, truncation): a data-loss or offset-out-of-range event,
-// then the --reset policy, or the end with --fail-on-data-loss.
+// log. Below the log start (retention deleted it) is data loss: reading
+// goes on at the log start, whatever --reset says (DESIGN §2.5). Above the
+// high watermark (truncation, a recreated topic) is offset-out-of-range and
+// goes on per --reset. Either is an event and marks the next range as a
+// jump; with --fail-on-data-loss the stream ends instead, after the event.
 func (l *loop) onOutOfRange(ps *partState) error {
 	pos := ps.position()
 	if ps.reader != nil {
@@ -329,29 +328,52 @@ func (l *loop) onOutOfRange(ps *partState) error {
 	}
 	b := bounds[ps.p]
 	ps.bounds = b
-	code := offsets.CodeOutOfRange
-	what := "is above the high watermark"
+	e := offsets.NewEvent(time.Now(), offsets.CodeOutOfRange, ps.p, "")
+	e.Expected, e.LogStart, e.HighWatermark, e.From = pos, b.LogStart, b.HighWatermark, pos
 	if pos < b.LogStart {
-		code, what = offsets.CodeDataLoss, "was deleted (below the log start)"
+		e.Code, e.To, e.Lost = offsets.CodeDataLoss, b.LogStart, b.LogStart-pos
+		e.Message = fmt.Sprintf("%s: offset %d was deleted (below the log start %d): %d offsets lost before they were read; reading on at %d", ps.p, pos, b.LogStart, e.Lost, e.To)
+	} else {
+		e.To, _ = resetTo(l.cfg.Reset, b)
+		e.Message = fmt.Sprintf("%s: offset %d is above the high watermark %d; the partition holds %d to %d; continuing at %d (--reset %s)", ps.p, pos, b.HighWatermark, b.LogStart, b.HighWatermark, e.To, l.cfg.Reset)
 	}
-	to, _ := resetTo(l.cfg.Reset, b)
-	e := offsets.NewEvent(time.Now(), code, ps.p, "")
-	e.Expected, e.LogStart, e.HighWatermark, e.From, e.To = pos, b.LogStart, b.HighWatermark, pos, to
-	e.Message = fmt.Sprintf("%s: offset %d %s; the partition now holds %d to %d; continuing at %d (--reset %s)", ps.p, pos, what, b.LogStart, b.HighWatermark, to, l.cfg.Reset)
 	if l.cfg.FailOnDataLoss {
-		e.Message = fmt.Sprintf("%s: offset %d %s; the partition now holds %d to %d", ps.p, pos, what, b.LogStart, b.HighWatermark)
+		e = stopping(e)
 		l.notice(e)
-		return fmt.Errorf("%s (--fail-on-data-loss)", e.Message)
+		return &DataLossError{Event: e}
 	}
 	l.notice(e)
+	if r, ok := l.redelivering(ps.p); ok && pos < r.Until && e.Code == offsets.CodeDataLoss {
+		// The batch re-delivered at start is re-read: what retention
+		// left of its range goes into it, as planned. Reading goes on
+		// at the log start now; past the range's end, that is where the
+		// next range starts, marked (maybeRedeliver).
+		ps.from, ps.jump = e.To, e.Code
+		l.startReader(ps, e.To)
+		return nil
+	}
 	if len(ps.recs) > 0 {
-		ps.restart = &restart{offset: to, code: code}
+		ps.restart = &restart{offset: e.To, code: e.Code}
 		l.cutNow = true
 		return nil
 	}
-	ps.from, ps.jump = to, code
-	l.startReader(ps, to)
+	ps.from, ps.jump = e.To, e.Code
+	l.startReader(ps, e.To)
 	return nil
+}
+
+// redelivering returns p's range in the batch re-delivered at start while
+// it is still to be cut.
+func (l *loop) redelivering(p offsets.Partition) (offsets.BatchRange, bool) {
+	if l.redeliver == nil {
+		return offsets.BatchRange{}, false
+	}
+	for _, r := range l.redeliver.Ranges {
+		if r.Partition == p {
+			return r, true
+		}
+	}
+	return offsets.BatchRange{}, false
 }
 
 func resetTo(r offsets.Reset, b offsets.Bounds) (int64, offsets.Source) {
@@ -412,7 +434,16 @@ func (l *loop) onRefresh(r refreshResult) error {
 		l.order = append(l.order, p)
 		e := offsets.NewEvent(time.Now(), offsets.CodeNewPartition, p, fmt.Sprintf("%s: new partition, reading from its earliest offset %d", p, b.LogStart))
 		e.To, e.LogStart, e.HighWatermark = b.LogStart, b.LogStart, b.HighWatermark
-		l.notice(e)
+		// Its start is stored with the event, as the starts of the
+		// others were: a restart before its first batch is acked goes on
+		// from there, not per --reset.
+		if l.cfg.Store != nil {
+			if err := l.cfg.Store.SetNext(l.cfg.Name, map[offsets.Partition]int64{p: b.LogStart}, e); err != nil {
+				return err
+			}
+			ps.stored = b.LogStart
+		}
+		l.emit(&Notice{e})
 		l.startReader(ps, b.LogStart)
 	}
 	if len(added) > 0 {

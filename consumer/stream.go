@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
+	"maps"
 	"sync"
 	"time"
 
@@ -77,12 +77,12 @@ func Start(ctx context.Context, cfg Config) (*Stream, *Started, error) {
 		Now:          time.Now(),
 	}
 	var pending *offsets.Batch
+	var info offsets.StreamInfo
 	if cfg.Store != nil {
 		if err := cfg.Store.EnsureStream(cfg.Name, cfg.Brokers, cfg.Topics); err != nil {
 			return nil, nil, err
 		}
-		info, _, err := cfg.Store.Stream(cfg.Name)
-		if err != nil {
+		if info, _, err = cfg.Store.Stream(cfg.Name); err != nil {
 			return nil, nil, err
 		}
 		in.Stored = info.Next
@@ -92,6 +92,20 @@ func Start(ctx context.Context, cfg Config) (*Stream, *Started, error) {
 	}
 	if cfg.Imported != nil {
 		in.Stored, in.StoredSource = cfg.Imported, offsets.SourceImport
+	}
+	redeliver := usablePending(pending, cfg.Explicit, cfg.Imported != nil)
+	if redeliver != nil {
+		// The batch is read again from its ranges' starts: those are the
+		// positions to check against the log start (a range retention
+		// passed is data loss, reported once, here).
+		stored := maps.Clone(in.Stored)
+		if stored == nil {
+			stored = map[offsets.Partition]int64{}
+		}
+		for _, r := range redeliver.Ranges {
+			stored[r.Partition] = r.From
+		}
+		in.Stored = stored
 	}
 	if lookups := offsets.TimeLookups(bounds, cfg.Explicit); len(lookups) > 0 {
 		if in.TimeOffsets, err = ListOffsetsForTimes(cfg.Client, lookups); err != nil {
@@ -104,19 +118,24 @@ func Start(ctx context.Context, cfg Config) (*Stream, *Started, error) {
 	}
 	for _, n := range notices {
 		if cfg.FailOnDataLoss && (n.Code == offsets.CodeDataLoss || n.Code == offsets.CodeOutOfRange) {
-			return nil, nil, fmt.Errorf("%s (--fail-on-data-loss)", n.Message)
-		}
-	}
-	pending = usablePending(pending, starts, cfg.Explicit, cfg.Imported != nil)
-	if pending != nil {
-		for i := range starts {
-			for _, r := range pending.Ranges {
-				if r.Partition == starts[i].Partition {
-					starts[i].NextOffset, starts[i].Source = r.From, offsets.SourceStored
+			n = stopping(n)
+			if cfg.Store != nil {
+				if err := cfg.Store.AddEvent(cfg.Name, n); err != nil {
+					return nil, nil, err
 				}
 			}
+			return nil, nil, &DataLossError{Event: n}
 		}
 	}
+	if pending != nil && redeliver == nil {
+		n := droppedEvent(pending, cfg)
+		if err := cfg.Store.DropPending(cfg.Name, pending.ID, n); err != nil {
+			return nil, nil, err
+		}
+		notices = append([]offsets.Event{n}, notices...)
+	}
+	pending = redeliver
+	markMoved(starts, info, pending)
 	logStarts(cfg.Log, starts, pending)
 	ctx, cancel := context.WithCancel(ctx)
 	s := &Stream{
@@ -132,8 +151,8 @@ func Start(ctx context.Context, cfg Config) (*Stream, *Started, error) {
 		cancel()
 		return nil, nil, err
 	}
-	if cfg.Store != nil && pending == nil {
-		if err := persistStarts(cfg, starts); err != nil {
+	if cfg.Store != nil {
+		if err := persistStarts(cfg, starts, pending); err != nil {
 			l.shutdown()
 			cancel()
 			return nil, nil, err
@@ -141,7 +160,7 @@ func Start(ctx context.Context, cfg Config) (*Stream, *Started, error) {
 	}
 	s.events <- s.started
 	for _, n := range notices {
-		if cfg.Store != nil {
+		if cfg.Store != nil && n.Code != offsets.CodeDropped { // DropPending recorded it
 			_ = cfg.Store.AddEvent(cfg.Name, n)
 		}
 		s.events <- &Notice{n}
@@ -152,51 +171,6 @@ func Start(ctx context.Context, cfg Config) (*Stream, *Started, error) {
 		l.run()
 	}()
 	return s, s.started, nil
-}
-
-// usablePending keeps a pending batch for re-delivery unless explicit or
-// imported offsets name one of its partitions: then the user chose where to
-// start, and the batch id is reused by the first new batch.
-func usablePending(p *offsets.Batch, starts []offsets.Start, explicit []offsets.Spec, imported bool) *offsets.Batch {
-	if p == nil {
-		return nil
-	}
-	if imported {
-		return nil
-	}
-	for _, r := range p.Ranges {
-		for _, sp := range explicit {
-			if sp.Matches(r.Partition) {
-				return nil
-			}
-		}
-	}
-	return p
-}
-
-// persistStarts writes the resolved start of every partition whose stored
-// next offset differs, so a restart resumes where this run began even for
-// partitions that never get a batch.
-func persistStarts(cfg Config, starts []offsets.Start) error {
-	info, _, err := cfg.Store.Stream(cfg.Name)
-	if err != nil {
-		return err
-	}
-	next := map[offsets.Partition]int64{}
-	var moved []string
-	for _, st := range starts {
-		if cur, ok := info.Next[st.Partition]; !ok || cur != st.NextOffset {
-			next[st.Partition] = st.NextOffset
-			moved = append(moved, fmt.Sprintf("%s=%d (%s)", st.Partition, st.NextOffset, st.Source))
-		}
-	}
-	if len(next) == 0 {
-		return nil
-	}
-	sort.Strings(moved)
-	e := offsets.NewEvent(time.Now(), offsets.CodeReset, offsets.Partition{}, fmt.Sprintf("start positions: %v", moved))
-	e.Partition = -1
-	return cfg.Store.SetNext(cfg.Name, next, e)
 }
 
 // Events is the stream's event channel. It is closed after *Ended.

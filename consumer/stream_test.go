@@ -313,15 +313,19 @@ func TestStoredBelowLogStartIsDataLoss(t *testing.T) {
 	h.kc.DeleteRecords(topic, 0, 30)
 	st = h.openStore()
 	cfg = h.config(st, topic)
-	cfg.Reset = offsets.ResetEarliest
+	cfg.Reset = offsets.ResetLatest // data loss reads on at the log start whatever --reset says
 	cfg.UntilEnd = true
 	evs = run(t, cfg)
 	loss := notices(evs, offsets.CodeDataLoss)
-	if len(loss) != 1 || loss[0].Expected != 15 || loss[0].LogStart != 30 || loss[0].Partition != 0 {
+	if len(loss) != 1 || loss[0].Expected != 15 || loss[0].LogStart != 30 || loss[0].Lost != 15 || loss[0].Partition != 0 {
 		t.Fatalf("data-loss notices %+v", loss)
 	}
-	if f, u, _ := covered(t, batches(evs), offsets.Partition{Topic: topic, Partition: 0}); f != 30 || u != 40 {
+	bs := batches(evs)
+	if f, u, _ := covered(t, bs, offsets.Partition{Topic: topic, Partition: 0}); f != 30 || u != 40 {
 		t.Errorf("after data loss read [%d,%d), want [30,40)", f, u)
+	}
+	if r := bs[0].Ranges[0]; r.Jump != offsets.CodeDataLoss {
+		t.Errorf("first batch after the loss %+v, want it marked data-loss", r)
 	}
 	st.Close()
 
@@ -335,8 +339,15 @@ func TestStoredBelowLogStartIsDataLoss(t *testing.T) {
 	}
 	cfg = h.config(st, topic)
 	cfg.FailOnDataLoss = true
-	if _, _, err := Start(context.Background(), cfg); err == nil {
-		t.Fatal("start with data loss and --fail-on-data-loss succeeded")
+	_, _, err := Start(context.Background(), cfg)
+	var dl *DataLossError
+	if !errors.As(err, &dl) || dl.Event.Code != offsets.CodeDataLoss || dl.Event.Expected != 35 {
+		t.Fatalf("start with data loss and --fail-on-data-loss: %v, want a *DataLossError for 35", err)
+	}
+	// The event is in the store before the stream refuses to start.
+	stored, _ := st.Events("test", 1)
+	if len(stored) != 1 || stored[0].Code != offsets.CodeDataLoss || stored[0].Expected != 35 {
+		t.Fatalf("newest stored event %+v, want the data loss", stored)
 	}
 }
 
@@ -458,7 +469,9 @@ func TestNewPartitionStartsAtEarliest(t *testing.T) {
 // bounded read-ahead well below the deletion point; after the deletion,
 // acking lets it go on, and the broker reports the position out of range.
 // 20000 records of 2 KiB are far more than the read-ahead (a batch's worth
-// held, plus sarama's buffers and one fetch).
+// held, plus sarama's buffers and one fetch). Reading goes on at the log
+// start although --reset is latest (DESIGN §2.5), and the event counts the
+// offsets lost.
 func TestDataLossWhileRunning(t *testing.T) {
 	h := newHarness(t)
 	topic := h.kc.Topic("events", 1)
@@ -466,7 +479,8 @@ func TestDataLossWhileRunning(t *testing.T) {
 		h.kc.ProduceN(topic, 0, 5000, 2048)
 	}
 	cfg := h.config(nil, topic)
-	cfg.Reset = offsets.ResetEarliest
+	cfg.Explicit = []offsets.Spec{spec(t, topic+":0=earliest")}
+	cfg.Reset = offsets.ResetLatest
 	cfg.ManualAck = true
 	cfg.MaxPerPartition = 500
 	s, _, err := Start(context.Background(), cfg)
@@ -495,8 +509,8 @@ func TestDataLossWhileRunning(t *testing.T) {
 				deleted = true
 			}
 			if r.Jump == offsets.CodeDataLoss {
-				if loss == nil || loss.Expected != until || loss.LogStart != 15000 || loss.To != 15000 || loss.Partition != 0 {
-					t.Fatalf("data-loss event %+v, want expected %d (where the last range ended), log start 15000", loss, until)
+				if loss == nil || loss.Expected != until || loss.LogStart != 15000 || loss.To != 15000 || loss.Lost != 15000-until || loss.Partition != 0 {
+					t.Fatalf("data-loss event %+v, want expected %d (where the last range ended), log start 15000, %d lost", loss, until, 15000-until)
 				}
 				if r.From != 15000 {
 					t.Fatalf("range after data loss %+v, want from 15000", r)

@@ -50,7 +50,7 @@ func ExampleResolveStarts() {
 			ev(2): {LogStart: 0, HighWatermark: 80},
 		},
 		Explicit:     []offsets.Spec{spec},
-		Stored:       map[offsets.Partition]int64{ev(1): 120, ev(2): 70},
+		Stored:       map[offsets.Partition]int64{ev(1): 120, ev(2): 90},
 		StoredSource: offsets.SourceStored,
 		Reset:        offsets.ResetLatest,
 		Now:          now,
@@ -60,14 +60,19 @@ func ExampleResolveStarts() {
 		return
 	}
 	for _, s := range starts {
-		fmt.Printf("%s starts at %d (%s)\n", s.Partition, s.NextOffset, s.Source)
+		fmt.Printf("%s starts at %d (%s)", s.Partition, s.NextOffset, s.Source)
+		if s.Jump != "" {
+			fmt.Printf(", marked %s", s.Jump)
+		}
+		fmt.Println()
 	}
 	for _, e := range events {
 		fmt.Printf("%s: %s\n", e.Code, e.Message)
 	}
 	// Output:
 	// events[0] starts at 50 (explicit)
-	// events[1] starts at 1200 (reset-latest)
-	// events[2] starts at 70 (stored)
-	// data-loss: events[1]: stored offset 120 is below the log start 500, offsets 120..499 were deleted; starting at 1200 (reset-latest)
+	// events[1] starts at 500 (stored), marked data-loss
+	// events[2] starts at 80 (reset-latest), marked offset-out-of-range
+	// data-loss: events[1]: stored offset 120 is below the log start 500: 380 offsets (120..499) were deleted before they were read; reading on at 500
+	// offset-out-of-range: events[2]: stored offset 90 is above the high watermark 80; starting at 80 (reset-latest)
 }

@@ -84,6 +84,10 @@ type Start struct {
 	NextOffset int64  `json:"offset"`
 	Source     Source `json:"source"`
 	Bounds
+	// Jump is set when the position Source gave was out of the
+	// partition's bounds and the start moved (data-loss,
+	// offset-out-of-range): the first range is marked with it.
+	Jump string `json:"jump,omitempty"`
 }
 
 // Event codes recorded in the event log and emitted by the stream.
@@ -94,6 +98,7 @@ const (
 	CodeReset        = "reset"
 	CodeNewPartition = "new-partition"
 	CodeRedelivered  = "redelivered"
+	CodeDropped      = "dropped"
 	CodeBrokerError  = "broker-error"
 	CodeReconnected  = "reconnected"
 	CodeSet          = "set"
@@ -113,11 +118,14 @@ type Event struct {
 	// Expected is the offset kbatch wanted to read next.
 	Expected int64 `json:"expected"`
 	// From and To describe a move of the next offset (seek, reset).
-	From          int64  `json:"from"`
-	To            int64  `json:"to"`
-	LogStart      int64  `json:"log_start"`
-	HighWatermark int64  `json:"high_watermark"`
-	Message       string `json:"message"`
+	From          int64 `json:"from"`
+	To            int64 `json:"to"`
+	LogStart      int64 `json:"log_start"`
+	HighWatermark int64 `json:"high_watermark"`
+	// Lost is how many offsets a data-loss event says were deleted before
+	// they were read (LogStart - Expected); 0 for every other event.
+	Lost    int64  `json:"lost,omitempty"`
+	Message string `json:"message"`
 }
 
 // NewEvent returns an event with every offset unset (-1).

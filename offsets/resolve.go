@@ -25,7 +25,9 @@ type StartInput struct {
 	// returned (-1: no record at or after the time).
 	TimeOffsets map[Partition]int64
 	// Reset applies to partitions with neither an explicit nor a stored
-	// offset, and to offsets out of range; empty means ResetLatest.
+	// offset, and to offsets above the high watermark; empty means
+	// ResetLatest. It never applies to data loss (an offset below the log
+	// start), which starts at the log start.
 	Reset Reset
 	// Strict makes every partition of every watched topic need an explicit
 	// spec (TOPIC= covers a whole topic); stored offsets do not count.
@@ -54,17 +56,24 @@ func TimeLookups(parts map[Partition]Bounds, explicit []Spec) map[Partition]time
 // (DESIGN §2.1, §2.2, §2.5), sorted by Partition.Less. The order is: the
 // winning explicit spec (source explicit, or timestamp for @TIME), else a
 // stored offset (StoredSource), else Reset (reset-earliest at the log
-// start, reset-latest at the high watermark). An explicit or stored offset
-// below the log start is a data-loss event, one above the high watermark an
-// offset-out-of-range event; both then continue per Reset.
+// start, reset-latest at the high watermark).
+//
+// An explicit or stored offset below the log start is data loss: reading
+// goes on with what still exists, at the log start, whatever Reset says
+// (Spark's failOnDataLoss=false); the source stays, the data-loss event
+// counts the offsets lost, and Start.Jump marks the first range. An offset
+// above the high watermark is an offset-out-of-range event and continues
+// per Reset, also marked. Reset never skips records because of data loss.
 //
 // Worked example: events has partitions 0, 1, 2 with bounds [0, 1000),
 // [500, 1200) and [0, 80); the command line says -o events:0=50, the store
-// holds 1→120 and 2→70, and --reset is latest. Partition 0 starts at 50
+// holds 1→120 and 2→90, and --reset is latest. Partition 0 starts at 50
 // (explicit). Partition 1's stored 120 is below its log start 500: records
 // 120..499 are gone, so a data-loss event (Expected 120, LogStart 500,
-// HighWatermark 1200) is returned and it starts at 1200 (reset-latest).
-// Partition 2 starts at 70 (stored).
+// Lost 380) is returned and it starts at 500, the oldest record left
+// (stored, jump data-loss), not at 1200. Partition 2's stored 90 is above
+// its high watermark 80 (the topic was recreated): an offset-out-of-range
+// event, and it starts at 80 (reset-latest, jump offset-out-of-range).
 //
 // A spec naming a topic that is not in Partitions, or a partition the topic
 // does not have, is a *UsageError, as is, under Strict, a partition no spec
@@ -114,25 +123,29 @@ func ResolveStarts(in StartInput) ([]Start, []Event, error) {
 	return starts, events, nil
 }
 
-// checkRange moves st per reset when its offset is outside its bounds and
-// returns the event saying so.
+// checkRange moves st when its offset is outside its bounds: below the log
+// start to the log start (data loss), above the high watermark per reset;
+// it returns the event saying so and marks st.Jump with its code.
 func checkRange(st *Start, reset Reset, now time.Time) (Event, bool) {
 	off, b := st.NextOffset, st.Bounds
 	if off >= b.LogStart && off <= b.HighWatermark {
 		return Event{}, false
 	}
 	was := st.Source
-	st.NextOffset, st.Source = resetOffset(reset, b)
 	var e Event
 	if off < b.LogStart {
+		st.NextOffset = b.LogStart
 		e = NewEvent(now, CodeDataLoss, st.Partition, fmt.Sprintf(
-			"%s: %s offset %d is below the log start %d, offsets %d..%d were deleted; starting at %d (%s)",
-			st.Partition, was, off, b.LogStart, off, b.LogStart-1, st.NextOffset, st.Source))
+			"%s: %s offset %d is below the log start %d: %d offsets (%d..%d) were deleted before they were read; reading on at %d",
+			st.Partition, was, off, b.LogStart, b.LogStart-off, off, b.LogStart-1, st.NextOffset))
+		e.Lost = b.LogStart - off
 	} else {
+		st.NextOffset, st.Source = resetOffset(reset, b)
 		e = NewEvent(now, CodeOutOfRange, st.Partition, fmt.Sprintf(
 			"%s: %s offset %d is above the high watermark %d; starting at %d (%s)",
 			st.Partition, was, off, b.HighWatermark, st.NextOffset, st.Source))
 	}
+	st.Jump = e.Code
 	e.Expected, e.From, e.To = off, off, st.NextOffset
 	e.LogStart, e.HighWatermark = b.LogStart, b.HighWatermark
 	return e, true

@@ -28,11 +28,16 @@ func specs(t *testing.T, ss ...string) []Spec {
 	return out
 }
 
-// startsString renders starts compactly: "events[0]=50/explicit ...".
+// startsString renders starts compactly: "events[0]=50/explicit
+// events[1]=500/stored/data-loss ...".
 func startsString(starts []Start) string {
 	var parts []string
 	for _, s := range starts {
-		parts = append(parts, fmt.Sprintf("%s=%d/%s", s.Partition, s.NextOffset, s.Source))
+		part := fmt.Sprintf("%s=%d/%s", s.Partition, s.NextOffset, s.Source)
+		if s.Jump != "" {
+			part += "/" + s.Jump
+		}
+		parts = append(parts, part)
 	}
 	return strings.Join(parts, " ")
 }
@@ -47,9 +52,9 @@ func TestResolveStarts(t *testing.T) {
 		{
 			name: "worked example of the doc comment",
 			in: StartInput{Partitions: threeParts(), Explicit: specs(t, "events:0=50"),
-				Stored: map[Partition]int64{ev(1): 120, ev(2): 70}, Reset: ResetLatest},
-			want:     "events[0]=50/explicit events[1]=1200/reset-latest events[2]=70/stored",
-			wantCode: []string{CodeDataLoss},
+				Stored: map[Partition]int64{ev(1): 120, ev(2): 90}, Reset: ResetLatest},
+			want:     "events[0]=50/explicit events[1]=500/stored/data-loss events[2]=80/reset-latest/offset-out-of-range",
+			wantCode: []string{CodeDataLoss, CodeOutOfRange},
 		},
 		{
 			name: "no specs, nothing stored, reset defaults to latest",
@@ -96,17 +101,24 @@ func TestResolveStarts(t *testing.T) {
 			want: "events[0]=300/timestamp events[1]=1200/timestamp events[2]=79/timestamp",
 		},
 		{
-			name: "explicit below the log start, reset earliest",
+			name: "explicit below the log start reads from the log start, whatever --reset says",
 			in: StartInput{Partitions: threeParts(), Explicit: specs(t, "events:1=100"),
-				Stored: map[Partition]int64{ev(0): 1, ev(2): 2}, Reset: ResetEarliest},
-			want:     "events[0]=1/stored events[1]=500/reset-earliest events[2]=2/stored",
+				Stored: map[Partition]int64{ev(0): 1, ev(2): 2}, Reset: ResetLatest},
+			want:     "events[0]=1/stored events[1]=500/explicit/data-loss events[2]=2/stored",
+			wantCode: []string{CodeDataLoss},
+		},
+		{
+			name: "imported below the log start reads from the log start too",
+			in: StartInput{Partitions: threeParts(), Stored: map[Partition]int64{ev(1): 499},
+				StoredSource: SourceImport, Reset: ResetEarliest},
+			want:     "events[0]=0/reset-earliest events[1]=500/import/data-loss events[2]=0/reset-earliest",
 			wantCode: []string{CodeDataLoss},
 		},
 		{
 			name: "above the high watermark, explicit and stored",
 			in: StartInput{Partitions: threeParts(), Explicit: specs(t, "events:0=1001"),
 				Stored: map[Partition]int64{ev(2): 81}, Reset: ResetEarliest},
-			want:     "events[0]=0/reset-earliest events[1]=500/reset-earliest events[2]=0/reset-earliest",
+			want:     "events[0]=0/reset-earliest/offset-out-of-range events[1]=500/reset-earliest events[2]=0/reset-earliest/offset-out-of-range",
 			wantCode: []string{CodeOutOfRange, CodeOutOfRange},
 		},
 		{
@@ -162,9 +174,9 @@ func TestResolveStartsDataLossEvent(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Event{Time: testNow, Code: CodeDataLoss, Topic: "events", Partition: 1,
-		Expected: 120, From: 120, To: 1200, LogStart: 500, HighWatermark: 1200,
-		Message: "events[1]: stored offset 120 is below the log start 500, offsets 120..499 were deleted; " +
-			"starting at 1200 (reset-latest)"}
+		Expected: 120, From: 120, To: 500, LogStart: 500, HighWatermark: 1200, Lost: 380,
+		Message: "events[1]: stored offset 120 is below the log start 500: 380 offsets (120..499) were deleted " +
+			"before they were read; reading on at 500"}
 	if len(events) != 1 || events[0] != want {
 		t.Errorf("events\n got %+v\nwant [%+v]", events, want)
 	}

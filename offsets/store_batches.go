@@ -186,6 +186,9 @@ func (s *Store) ackTx(st *streamTx, stream string, id uint64, at time.Time) erro
 			return err
 		}
 	}
+	if err := st.clearMoved(b.Ranges); err != nil {
+		return err
+	}
 	if err := st.applySeeks(id); err != nil {
 		return err
 	}
@@ -241,4 +244,25 @@ func (s *Store) Batch(stream string, id uint64) (b Batch, ok bool, err error) {
 		return nil
 	})
 	return b, ok, err
+}
+
+// DropPending is for a stream starting that will not re-deliver its
+// pending batch id (explicit or imported offsets chose where its
+// partitions start): the batch leaves the log and e is recorded, in one
+// transaction, so the new batch that takes the id is a new batch, not a
+// re-delivery. An id that is not the pending batch is ErrBatchOrder.
+func (s *Store) DropPending(stream string, id uint64, e Event) error {
+	defer s.forget(stream)
+	return s.update(stream, func(st *streamTx) error {
+		key := idKey(id)
+		if id != st.meta.LastBatch+1 || st.batches.Get(key) == nil {
+			return fmt.Errorf("%w: drop of batch %d, but the pending batch is %d (last acked %d)",
+				ErrBatchOrder, id, st.meta.LastBatch+1, st.meta.LastBatch)
+		}
+		if err := st.batches.Delete(key); err != nil {
+			return err
+		}
+		st.dropSeeks(func(Partition) bool { return true })
+		return st.record(e, s.maxEvents)
+	})
 }

@@ -17,6 +17,13 @@ import (
 //	streams/NAME/next/      topic 0x00 uint32be(partition) → uint64be(next offset)
 //	streams/NAME/batches/   uint64be(batch id) → JSON Batch
 //	streams/NAME/events/    uint64be(sequence) → JSON Event
+//	streams/NAME/moved/     topic 0x00 uint32be(partition) → jump code
+//
+// moved holds the partitions whose next offset was moved by something
+// other than an ack (data loss or a reset at start, `offsets set`, a
+// seek) since their last acked range: the next watch marks its first
+// range of them as a jump with the code. Stores made before it have no
+// moved bucket until a stream is written; readers take none as empty.
 //
 // Big-endian keys make cursor order numeric order, so the newest batch or
 // event is Cursor.Last and pruning walks from Cursor.First.
@@ -26,6 +33,7 @@ var (
 	bucketNext    = []byte("next")
 	bucketBatches = []byte("batches")
 	bucketEvents  = []byte("events")
+	bucketMoved   = []byte("moved")
 	keyApp        = []byte("app")
 	keySchema     = []byte("schema")
 	keyStreamMeta = []byte("meta")
@@ -60,6 +68,7 @@ type streamTx struct {
 	next    *bolt.Bucket
 	batches *bolt.Bucket
 	events  *bolt.Bucket
+	moved   *bolt.Bucket // nil in a store that predates it, read-only
 }
 
 // openStream returns the stream's buckets, or nil when there is no such
@@ -70,7 +79,7 @@ func openStream(tx *bolt.Tx, name string) (*streamTx, error) {
 		return nil, nil
 	}
 	st := &streamTx{name: name, bucket: b, next: b.Bucket(bucketNext),
-		batches: b.Bucket(bucketBatches), events: b.Bucket(bucketEvents)}
+		batches: b.Bucket(bucketBatches), events: b.Bucket(bucketEvents), moved: b.Bucket(bucketMoved)}
 	if st.next == nil || st.batches == nil || st.events == nil {
 		return nil, fmt.Errorf("stream %q is missing a bucket: %w", name, ErrCorrupt)
 	}
@@ -106,7 +115,51 @@ func (st *streamTx) info() (StreamInfo, error) {
 		info.Next[p] = int64(binary.BigEndian.Uint64(v))
 		return nil
 	})
+	if err != nil || st.moved == nil {
+		return info, err
+	}
+	err = st.moved.ForEach(func(k, v []byte) error {
+		p, ok := decodePartitionKey(k)
+		if !ok {
+			return fmt.Errorf("stream %q: bad moved entry %q: %w", st.name, k, ErrCorrupt)
+		}
+		if info.Moved == nil {
+			info.Moved = map[Partition]string{}
+		}
+		info.Moved[p] = string(v)
+		return nil
+	})
 	return info, err
+}
+
+// markMoved records that p's next offset moved for code without an ack,
+// creating the moved bucket in a store that predates it.
+func (st *streamTx) markMoved(p Partition, code string) error {
+	if st.moved == nil {
+		b, err := st.bucket.CreateBucketIfNotExists(bucketMoved)
+		if err != nil {
+			return err
+		}
+		st.moved = b
+	}
+	return st.moved.Put(partitionKey(p), []byte(code))
+}
+
+// clearMoved forgets the moves of the partitions of ranges: an acked
+// range starts where the jump was.
+func (st *streamTx) clearMoved(ranges []BatchRange) error {
+	if st.moved == nil {
+		return nil
+	}
+	if k, _ := st.moved.Cursor().First(); k == nil {
+		return nil // the usual case: nothing moved since the last acks
+	}
+	for _, r := range ranges {
+		if err := st.moved.Delete(partitionKey(r.Partition)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // prune deletes the entries of a log bucket whose id is below keepFrom.

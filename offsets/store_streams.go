@@ -1,6 +1,7 @@
 package offsets
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 	"time"
@@ -25,6 +26,11 @@ type StreamInfo struct {
 	// restart that re-delivers a pending batch moves these partitions to
 	// their seek's offset after it.
 	Seeks map[Partition]int64
+	// Moved names, by partition, why its next offset moved without an ack
+	// since its last acked range (a jump code: data-loss, reset, set,
+	// import, seek…); nil when none did. The first range a watch reads
+	// from such a position is marked with it (DESIGN §2.3).
+	Moved map[Partition]string
 }
 
 // Streams returns every stream in the store, ordered by name.
@@ -73,7 +79,7 @@ func (s *Store) EnsureStream(name string, brokers, topics []string) (err error) 
 		if err != nil {
 			return err
 		}
-		for _, sub := range [][]byte{bucketNext, bucketBatches, bucketEvents} {
+		for _, sub := range [][]byte{bucketNext, bucketBatches, bucketEvents, bucketMoved} {
 			if _, err := b.CreateBucketIfNotExists(sub); err != nil {
 				return err
 			}
@@ -96,12 +102,25 @@ func (s *Store) EnsureStream(name string, brokers, topics []string) (err error) 
 
 // SetNext sets the next offsets of the partitions in next (others keep
 // theirs) and records e in the event log, in one transaction: `offsets set`,
-// imports and persisted seeks. e is not recorded when e.Code is empty.
+// imports, the starts a stream stores. e is not recorded when e.Code is
+// empty.
 //
 // A pending planned batch is left alone: acking it later still moves its
 // partitions to its Untils, and a restart re-delivers it. Offline callers
-// should look at Pending first and say so.
+// should look at Pending first and say so. A seek kept for the partitions
+// set (Store.Seek) is forgotten: the newer position wins, and the pending
+// batch's ack does not store the seek's offset over it.
+//
+// A partition that had a next offset and gets another one is marked as
+// moved with e.Code (StreamInfo.Moved), unless e.Code is empty.
 func (s *Store) SetNext(stream string, next map[Partition]int64, e Event) error {
+	return s.SetStarts(stream, next, nil, e)
+}
+
+// SetStarts is SetNext where each partition moved carries its own jump
+// code: jumps[p] when set (data-loss, offset-out-of-range at a start),
+// else e.Code. A watch stores its resolved starts with it.
+func (s *Store) SetStarts(stream string, next map[Partition]int64, jumps map[Partition]string, e Event) error {
 	for p, off := range next {
 		if off < 0 {
 			return fmt.Errorf("store %s: stream %q: next offset %d for %s is negative", s.path, stream, off, p)
@@ -109,53 +128,23 @@ func (s *Store) SetNext(stream string, next map[Partition]int64, e Event) error 
 	}
 	return s.update(stream, func(st *streamTx) error {
 		for p, off := range next {
-			if err := st.next.Put(partitionKey(p), offsetValue(off)); err != nil {
+			key := partitionKey(p)
+			old := st.next.Get(key)
+			code := jumps[p]
+			if code == "" {
+				code = e.Code
+			}
+			if old != nil && code != "" && !bytes.Equal(old, offsetValue(off)) {
+				if err := st.markMoved(p, code); err != nil {
+					return err
+				}
+			}
+			if err := st.next.Put(key, offsetValue(off)); err != nil {
 				return err
 			}
 		}
+		st.dropSeeks(func(p Partition) bool { _, set := next[p]; return set })
 		return st.record(e, s.maxEvents)
-	})
-}
-
-// Seek stores a running stream's seek of p to offset at once. through is
-// the id of the last batch the stream cut before the seek: while batches
-// up to it are not acked, the seek is kept in the stream as well, and the
-// ack of each of them (Ack, AckAndPlan) stores offset again after moving
-// the partition to the batch's Until, in the same transaction. So a batch
-// cut before a seek never undoes it, even across a crash.
-func (s *Store) Seek(stream string, p Partition, offset int64, through uint64, e Event) error {
-	if offset < 0 {
-		return fmt.Errorf("store %s: stream %q: next offset %d for %s is negative", s.path, stream, offset, p)
-	}
-	return s.update(stream, func(st *streamTx) error {
-		if err := st.next.Put(partitionKey(p), offsetValue(offset)); err != nil {
-			return err
-		}
-		st.meta.Seeks = slices.DeleteFunc(st.meta.Seeks, func(m seekMark) bool { return m.Topic == p.Topic && m.Partition == p.Partition })
-		if through > st.meta.LastBatch {
-			st.meta.Seeks = append(st.meta.Seeks, seekMark{Topic: p.Topic, Partition: p.Partition, Offset: offset, Through: through})
-		}
-		return st.record(e, s.maxEvents)
-	})
-}
-
-// ResetSeeks is for a stream starting: the seeks kept from its last run
-// apply up to batch through at most (the pending batch it re-delivers),
-// or, with through 0, no longer (nothing is re-delivered).
-func (s *Store) ResetSeeks(stream string, through uint64) error {
-	return s.update(stream, func(st *streamTx) error {
-		kept := st.meta.Seeks[:0]
-		for _, m := range st.meta.Seeks {
-			if through > st.meta.LastBatch {
-				m.Through = min(m.Through, through)
-				kept = append(kept, m)
-			}
-		}
-		st.meta.Seeks = kept
-		if len(kept) == 0 {
-			st.meta.Seeks = nil
-		}
-		return st.putMeta()
 	})
 }
 
@@ -172,28 +161,6 @@ func (st *streamTx) record(e Event, maxEvents int) error {
 		st.meta.Updated = time.Now()
 	}
 	return st.putMeta()
-}
-
-// applySeeks stores again the seeks the ack of batch id just undid, and
-// forgets those no batch left to ack was cut before.
-func (st *streamTx) applySeeks(id uint64) error {
-	kept := st.meta.Seeks[:0]
-	for _, m := range st.meta.Seeks {
-		if id > m.Through {
-			continue
-		}
-		if err := st.next.Put(partitionKey(Partition{Topic: m.Topic, Partition: m.Partition}), offsetValue(m.Offset)); err != nil {
-			return err
-		}
-		if id < m.Through {
-			kept = append(kept, m)
-		}
-	}
-	st.meta.Seeks = kept
-	if len(kept) == 0 {
-		st.meta.Seeks = nil
-	}
-	return nil
 }
 
 func (s *Store) writable() error {

@@ -440,3 +440,110 @@ func TestSeekSurvivesTheAcksOfBatchesCutBeforeIt(t *testing.T) {
 		t.Fatalf("a seek with every batch acked: next %d, seeks %v", p1, seeks)
 	}
 }
+
+// Issue 13, bug 7: a seek kept for a pending batch, then `offsets set` of
+// the same partition: the set wins; the batch's ack does not store the
+// seek again over it.
+func TestSetNextForgetsAKeptSeek(t *testing.T) {
+	s := openTest(t)
+	mustEnsure(t, s, "events")
+	if err := s.Plan("events", testBatch(1, 1, 0)); err != nil { // events[0] [0,10)
+		t.Fatal(err)
+	}
+	for _, p := range []Partition{ev(0), ev(1)} {
+		if err := s.Seek("events", p, 50, 1, NewEvent(testNow, CodeSeek, p, "seek")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.SetNext("events", map[Partition]int64{ev(1): 70}, NewEvent(testNow, CodeSet, ev(1), "offsets set")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Ack("events", 1, testNow); err != nil {
+		t.Fatal(err)
+	}
+	info, _, _ := s.Stream("events")
+	if info.Next[ev(1)] != 70 || info.Next[ev(0)] != 50 || info.Seeks != nil {
+		t.Fatalf("after the ack: next %v, seeks %v; want events[1] at 70 (the set), events[0] at 50 (its seek), none kept", info.Next, info.Seeks)
+	}
+}
+
+// ResetSeeks keeps, for a restart that re-delivers the pending batch, only
+// the seeks of that batch's partitions; DropPending removes the batch and
+// every kept seek, so the id is free for a new batch.
+func TestResetSeeksAndDropPending(t *testing.T) {
+	s := openTest(t)
+	mustEnsure(t, s, "events")
+	pending := testBatch(1, 1, 0)
+	if err := s.Plan("events", pending); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []Partition{ev(0), ev(1)} {
+		if err := s.Seek("events", p, 50, 3, Event{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.ResetSeeks("events", &pending); err != nil {
+		t.Fatal(err)
+	}
+	if info, _, _ := s.Stream("events"); !reflect.DeepEqual(info.Seeks, map[Partition]int64{ev(0): 50}) {
+		t.Fatalf("seeks after ResetSeeks %v, want events[0]'s alone", info.Seeks)
+	}
+	if err := s.DropPending("events", 2, Event{}); !errors.Is(err, ErrBatchOrder) {
+		t.Fatalf("dropping batch 2: %v, want ErrBatchOrder", err)
+	}
+	if err := s.DropPending("events", 1, NewEvent(testNow, CodeDropped, Partition{}, "dropped")); err != nil {
+		t.Fatal(err)
+	}
+	if p, _ := s.Pending("events"); p != nil {
+		t.Fatalf("pending after DropPending %+v", p)
+	}
+	b := testBatch(1, 1, 100)
+	if err := s.Plan("events", b); err != nil {
+		t.Fatal(err)
+	}
+	got, _, _ := s.Batch("events", 1)
+	if info, _, _ := s.Stream("events"); got.Redelivered || got.Ranges[0].From != 100 || info.Seeks != nil {
+		t.Fatalf("new batch 1 %+v, seeks %v; want a new batch from 100, no seek kept", got, info.Seeks)
+	}
+}
+
+// A next offset moved without an ack is marked with why (StreamInfo.Moved)
+// until a range of the partition is acked: SetNext marks a partition that
+// had another offset with the event's code, SetStarts with each one's own,
+// a seek with "seek", a kept seek again at the ack that re-applies it.
+func TestMovedMarksUntilAnAck(t *testing.T) {
+	s := openTest(t)
+	mustEnsure(t, s, "events")
+	moved := func() map[Partition]string {
+		info, _, _ := s.Stream("events")
+		return info.Moved
+	}
+	if err := s.SetNext("events", map[Partition]int64{ev(0): 5, ev(1): 5}, NewEvent(testNow, CodeSet, ev(0), "first")); err != nil {
+		t.Fatal(err)
+	}
+	if m := moved(); m != nil {
+		t.Fatalf("moved %v after first positions, want none (nothing was there)", m)
+	}
+	if err := s.SetStarts("events", map[Partition]int64{ev(0): 50, ev(1): 5, ev(2): 7},
+		map[Partition]string{ev(0): CodeDataLoss}, NewEvent(testNow, CodeReset, Partition{}, "starts")); err != nil {
+		t.Fatal(err)
+	}
+	if m := moved(); !reflect.DeepEqual(m, map[Partition]string{ev(0): CodeDataLoss}) {
+		t.Fatalf("moved %v, want events[0] data-loss alone (events[1] did not move, events[2] is new)", m)
+	}
+	if err := s.Plan("events", testBatch(1, 1, 50)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Seek("events", ev(1), 2, 1, Event{}); err != nil {
+		t.Fatal(err)
+	}
+	if m := moved(); !reflect.DeepEqual(m, map[Partition]string{ev(0): CodeDataLoss, ev(1): CodeSeek}) {
+		t.Fatalf("moved %v after the seek", m)
+	}
+	if err := s.Ack("events", 1, testNow); err != nil {
+		t.Fatal(err)
+	}
+	if m := moved(); !reflect.DeepEqual(m, map[Partition]string{ev(1): CodeSeek}) {
+		t.Fatalf("moved %v after acking events[0]'s range, want the kept seek's alone", m)
+	}
+}

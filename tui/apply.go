@@ -78,6 +78,22 @@ func (m *Model) batch(b *consumer.Batch) {
 func (m *Model) notice(e offsets.Event) {
 	m.events.add(e)
 	m.setStatus(e.Code+": "+EscapeString(e.Message), eventStyle(&m.c.theme, e.Code))
+	if e.Code == offsets.CodeDataLoss {
+		m.stream.loss.add(e)
+		m.parts.setLoss(m.stream.loss.partitions)
+	}
+}
+
+// dismissLoss is x: the person saw the data-loss warning; the header and
+// the partitions pane stop showing it (the events pane keeps the events).
+func (m *Model) dismissLoss() {
+	if !m.stream.loss.active() {
+		m.setStatus("x dismisses a data-loss warning; there is none", m.c.theme.dim)
+		return
+	}
+	m.stream.loss = lossWarning{}
+	m.parts.setLoss(nil)
+	m.setStatus("data-loss warning dismissed; the events pane keeps the events", m.c.theme.dim)
 }
 
 func (m *Model) progress(p *consumer.Progress) {

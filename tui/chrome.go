@@ -60,6 +60,16 @@ func (m *Model) headerLead() string {
 	if m.replay != nil {
 		badges = append(badges, t.badgeReplay.Render("REPLAY"))
 	}
+	if w := &s.loss; w.active() {
+		label := "DATA LOSS x dismisses"
+		if m.width >= 120 {
+			label = "DATA LOSS on " + plural(int64(len(w.partitions)), "partition", "partitions") + " · x dismisses"
+			if w.offsets > 0 {
+				label = "DATA LOSS " + plural(w.offsets, "offset", "offsets") + label[len("DATA LOSS"):]
+			}
+		}
+		badges = append(badges, t.badgeWarn.Render(label))
+	}
 	if m.opts.InsecureTLS {
 		badges = append(badges, t.badgeWarn.Render("TLS NOT VERIFIED"))
 	}
@@ -151,7 +161,8 @@ func (m *Model) statusView() string {
 
 // footer is the short help of the focused pane or the view on top. When
 // it does not fit, keys are dropped from the end of the list; ? and q
-// always show (outside text inputs), and so do a and n in manual-ack mode.
+// always show (outside text inputs), and so do a and n in manual-ack mode
+// and x while a data-loss warning shows.
 func (m *Model) footer() string {
 	k := m.c.keys
 	var b []key.Binding
@@ -167,6 +178,9 @@ func (m *Model) footer() string {
 	default:
 		if m.stream.manual {
 			b = append(b, k.Ack, k.Step)
+		}
+		if m.stream.loss.active() {
+			b = append(b, k.Dismiss)
 		}
 		pane := m.panes[m.focus].ShortHelp()
 		if m.stream.paused {

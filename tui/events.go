@@ -107,6 +107,9 @@ func eventDetail(e offsets.Event, loc interface{ String() string }) string {
 			fmt.Fprintf(&sb, "%-11s %d\n", f.name, f.v)
 		}
 	}
+	if e.Lost > 0 {
+		fmt.Fprintf(&sb, "%-11s %d offsets\n", "lost", e.Lost)
+	}
 	return strings.TrimRight(sb.String(), "\n")
 }
 

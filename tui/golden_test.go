@@ -14,6 +14,7 @@ import (
 func goldenEvents() []consumer.Event {
 	seek := offsets.NewEvent(t0, offsets.CodeSeek, part("events", 1), "events[1]: seek from 112 to 150")
 	loss := offsets.NewEvent(t0, offsets.CodeDataLoss, part("events", 3), "events[3]: data loss: stored offset 120 is below the log start 300; continuing at 300")
+	loss.Expected, loss.LogStart, loss.To, loss.Lost = 120, 300, 300, 180
 	b3 := batch(3, 4, 14, offsets.StateAcked)
 	b3.Ranges[1].Jump = offsets.CodeSeek
 	b3.Redelivered = true

@@ -80,6 +80,8 @@ func (m *Model) mainKey(ks string, k tea.KeyPressMsg) tea.Cmd {
 		m.setFocus(int(ks[0] - '1'))
 	case keyIs(ks, km.PausePart):
 		return m.togglePausePartition()
+	case keyIs(ks, km.Dismiss):
+		m.dismissLoss()
 	case keyIs(ks, km.Seek):
 		m.openSeek()
 	case ks == "r":

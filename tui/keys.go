@@ -10,6 +10,7 @@ type keyMap struct {
 	PauseAll, PausePart, Seek, Replay       key.Binding
 	Ack, Step                               key.Binding
 	Filter, Copy, Write, SparkExport        key.Binding
+	Dismiss                                 key.Binding
 	Help, Quit                              key.Binding
 }
 
@@ -39,8 +40,10 @@ func newKeyMap() keyMap {
 		Write:     b([]string{"w"}, "w", "write file"),
 		// SparkExport shows and copies a batch as Spark options.
 		SparkExport: b([]string{"e"}, "e", "Spark offsets"),
-		Help:        b([]string{"?"}, "?", "help"),
-		Quit:        b([]string{"q", "ctrl+c"}, "q", "quit"),
+		// Dismiss clears the data-loss warning (header, partitions).
+		Dismiss: b([]string{"x"}, "x", "dismiss data loss"),
+		Help:    b([]string{"?"}, "?", "help"),
+		Quit:    b([]string{"q", "ctrl+c"}, "q", "quit"),
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/kbatch-dev/kbatch/consumer"
+	"github.com/kbatch-dev/kbatch/offsets"
 )
 
 // Options describe the stream for the header and wire the optional parts.
@@ -117,7 +118,26 @@ type streamState struct {
 	redeliveringID   uint64
 	startedReceived  bool
 	lastProgressTime time.Time
+	// loss is the data loss not yet dismissed (x): the header and the
+	// partitions pane warn until then.
+	loss lossWarning
 }
+
+// lossWarning sums the data-loss events since the last dismissal.
+type lossWarning struct {
+	partitions map[offsets.Partition]bool
+	offsets    int64
+}
+
+func (w *lossWarning) add(e offsets.Event) {
+	if w.partitions == nil {
+		w.partitions = map[offsets.Partition]bool{}
+	}
+	w.partitions[offsets.Partition{Topic: e.Topic, Partition: e.Partition}] = true
+	w.offsets += e.Lost
+}
+
+func (w *lossWarning) active() bool { return len(w.partitions) > 0 }
 
 // statusLine is the latest notice or command result.
 type statusLine struct {

@@ -516,3 +516,57 @@ func TestSeekFormOnTheSmallestScreen(t *testing.T) {
 	mustNotContain(t, s, "Records read but not yet in a batch")
 	checkGrid(t, m.View().Content, 60, 16)
 }
+
+// DESIGN §2.5: data loss keeps a warning in the header and in the
+// partition's STATE until x dismisses it; the footer offers x meanwhile,
+// and the events pane keeps the event afterwards.
+func TestDataLossWarningUntilDismissed(t *testing.T) {
+	m, _ := newTestModel(t, 140, 40, Options{})
+	feed(m, started(3), progressEv(3, 1))
+	s := screen(m)
+	mustNotContain(t, s, "DATA LOSS", "dismiss")
+	if rowHas(s, "events[", "data loss") {
+		t.Fatalf("a partition says data loss before any:\n%s", s)
+	}
+	e := offsets.NewEvent(t0, offsets.CodeDataLoss, part("events", 1), "events[1]: offset 120 was deleted")
+	e.Expected, e.LogStart, e.To, e.Lost = 120, 500, 500, 380
+	feed(m, &consumer.Notice{Event: e})
+	s = screen(m)
+	mustContain(t, s, "DATA LOSS 380 offsets on 1 partition · x dismisses", "x dismiss data loss")
+	if !rowHas(s, "events[1]", "data loss") || rowHas(s, "events[0]", "data loss") {
+		t.Fatalf("STATE should say data loss for events[1] alone:\n%s", s)
+	}
+	// Later progress does not clear it; more loss adds up.
+	e2 := e
+	e2.Partition, e2.Lost = 2, 20
+	feed(m, progressEv(3, 1), &consumer.Notice{Event: e2})
+	s = screen(m)
+	mustContain(t, s, "DATA LOSS 400 offsets on 2 partitions")
+	if !rowHas(s, "events[2]", "data loss") || !rowHas(s, "events[1]", "data loss") {
+		t.Fatalf("STATE should say data loss for events[1] and [2]:\n%s", s)
+	}
+	press(m, "x")
+	s = screen(m)
+	mustNotContain(t, s, "DATA LOSS", "x dismiss")
+	if rowHas(s, "events[1]", "data loss") || rowHas(s, "events[2]", "data loss") {
+		t.Fatalf("STATE still says data loss after x:\n%s", s)
+	}
+	mustContain(t, s, "data-loss warning dismissed", "Events 2")
+	press(m, "4", "enter")
+	mustContain(t, screen(m), "lost        20 offsets") // the newest event
+
+	// On a small screen the badge is short and still names the key.
+	m, _ = newTestModel(t, 80, 24, Options{})
+	feed(m, started(2), &consumer.Notice{Event: e})
+	mustContain(t, screen(m), "DATA LOSS x dismisses")
+}
+
+// rowHas reports whether the screen line that holds name also holds want.
+func rowHas(s, name, want string) bool {
+	for _, line := range strings.Split(s, "\n") {
+		if strings.Contains(line, name) && strings.Contains(line, want) {
+			return true
+		}
+	}
+	return false
+}

@@ -34,6 +34,8 @@ type partitionsPane struct {
 	// content holds the widest cell seen per column. It only grows, so
 	// columns do not jump back and forth as lags and rates change.
 	content map[string]int
+	// loss marks the partitions with data loss not yet dismissed.
+	loss map[offsets.Partition]bool
 }
 
 func newPartitionsPane(c *common) *partitionsPane {
@@ -253,10 +255,24 @@ func (p *partitionsPane) state(r consumer.PartitionStatus) (string, *lipgloss.St
 	switch {
 	case r.Errored:
 		return "error", &p.theme.bad
+	case p.loss[r.Partition]:
+		return lossState, &p.theme.bad
 	case r.Paused:
 		return "paused", &p.theme.warn
 	}
 	return "live", &p.theme.dim
+}
+
+// lossState is the STATE of a partition with data loss not yet dismissed.
+const lossState = "data loss"
+
+// setLoss marks the partitions in loss (nil: none) until the next call.
+func (p *partitionsPane) setLoss(loss map[offsets.Partition]bool) {
+	p.loss = loss
+	if len(loss) > 0 && p.content["STATE"] < len(lossState) {
+		p.content["STATE"] = len(lossState)
+		p.layout()
+	}
 }
 
 func (p *partitionsPane) ShortHelp() []key.Binding {

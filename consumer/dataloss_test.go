@@ -1,0 +1,211 @@
+package consumer
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kbatch-dev/kbatch/offsets"
+)
+
+// runWithin is run with a deadline: a stream that has not ended by then is
+// closed and the test fails, so a hang is a failure, not a stuck test.
+func runWithin(t *testing.T, cfg Config, d time.Duration) []Event {
+	t.Helper()
+	s, _, err := Start(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("start: %v", err)
+	}
+	var evs []Event
+	deadline := time.After(d)
+	for {
+		select {
+		case ev, ok := <-s.Events():
+			if !ok {
+				_ = s.Close()
+				return evs
+			}
+			evs = append(evs, ev)
+		case <-deadline:
+			_ = s.Close()
+			for range s.Events() {
+			}
+			t.Fatalf("the stream did not end within %s; events so far: %s", d, describe(evs))
+		}
+	}
+}
+
+// describe lists batches and notices, for failure messages.
+func describe(evs []Event) string {
+	var sb strings.Builder
+	for _, ev := range evs {
+		switch ev := ev.(type) {
+		case *BatchEvent:
+			fmt.Fprintf(&sb, "\n  batch %d %s redelivered=%v", ev.Batch.ID, ev.Batch.State, ev.Batch.Redelivered)
+			for _, r := range ev.Batch.Ranges {
+				fmt.Fprintf(&sb, " %s (%d records) jump=%q", r.Range, r.Records, r.Jump)
+			}
+		case *Notice:
+			fmt.Fprintf(&sb, "\n  %s: %s", ev.Code, ev.Message)
+		case *Ended:
+			fmt.Fprintf(&sb, "\n  end %s %v", ev.Reason, ev.Err)
+		}
+	}
+	return sb.String()
+}
+
+// Issue 13, bug 4 and DESIGN §2.5: an explicit offset below the log start
+// is data loss. Reading goes on at the log start (what still exists), not
+// per --reset; the event says how many offsets were lost, and the first
+// batch is marked as a jump.
+func TestDataLossAtStartReadsFromTheLogStart(t *testing.T) {
+	h := newHarness(t)
+	topic := h.kc.Topic("expiring", 1)
+	h.kc.ProduceN(topic, 0, 300, 20)
+	h.kc.DeleteRecords(topic, 0, 100)
+	p0 := offsets.Partition{Topic: topic, Partition: 0}
+	cfg := h.config(nil, topic)
+	cfg.Reset = offsets.ResetLatest
+	cfg.Explicit = []offsets.Spec{spec(t, topic+":0=20")}
+	cfg.UntilEnd = true
+	evs := runWithin(t, cfg, time.Minute)
+	st := evs[0].(*Started).Starts[0]
+	if st.NextOffset != 100 {
+		t.Errorf("start %+v, want 100 (the log start)", st)
+	}
+	loss := notices(evs, offsets.CodeDataLoss)
+	if len(loss) != 1 || loss[0].Expected != 20 || loss[0].LogStart != 100 || loss[0].Lost != 80 || loss[0].To != 100 {
+		t.Fatalf("data-loss events %+v, want one: expected 20, log start 100, 80 lost, continuing at 100", loss)
+	}
+	bs := batches(evs)
+	if len(bs) == 0 {
+		t.Fatalf("no batch; events:%s", describe(evs))
+	}
+	if r := bs[0].Ranges[0]; r.From != 100 || r.Jump != offsets.CodeDataLoss || !bs[0].Jumped() {
+		t.Fatalf("first batch %+v, want it to start at 100 marked data-loss", r)
+	}
+	if f, u, n := covered(t, bs, p0); f != 100 || u != 300 || n != 200 {
+		t.Errorf("read [%d,%d) %d records, want [100,300) 200", f, u, n)
+	}
+}
+
+// Issue 13, bug 3: a batch planned and never acked; retention then moves the
+// log start into or past its range. The restart re-delivers the batch with
+// its planned ranges and reports the loss once; the batch after it never
+// claims deleted offsets: when the log start is past the planned range, it
+// starts at the log start, marked as data loss.
+func TestRedeliveryAfterRetentionMarksTheLoss(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		logStart      int64
+		redelivered   int64 // records in the re-delivered [0,100)
+		nextFrom      int64
+		nextJump      string
+		lost          int64
+		wantNextBatch bool
+	}{
+		{name: "past the range", logStart: 150, redelivered: 0, nextFrom: 150, nextJump: offsets.CodeDataLoss, lost: 150},
+		{name: "inside the range", logStart: 40, redelivered: 60, nextFrom: 100, nextJump: "", lost: 40},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t)
+			topic := h.kc.Topic("events", 1)
+			h.kc.ProduceN(topic, 0, 300, 20)
+			p0 := offsets.Partition{Topic: topic, Partition: 0}
+			st := h.openStore()
+			defer st.Close()
+			if err := st.EnsureStream("test", h.kc.Brokers, []string{topic}); err != nil {
+				t.Fatal(err)
+			}
+			if err := st.SetNext("test", map[offsets.Partition]int64{p0: 0}, offsets.Event{}); err != nil {
+				t.Fatal(err)
+			}
+			if err := st.Plan("test", offsets.Batch{ID: 1, Ranges: []offsets.BatchRange{
+				{Range: offsets.Range{Partition: p0, From: 0, Until: 100}, Records: 100},
+			}}); err != nil {
+				t.Fatal(err)
+			}
+			h.kc.DeleteRecords(topic, 0, tc.logStart)
+			cfg := h.config(st, topic)
+			cfg.Reset = offsets.ResetLatest
+			cfg.UntilEnd = true
+			evs := runWithin(t, cfg, time.Minute)
+			bs := batches(evs)
+			if len(bs) < 2 {
+				t.Fatalf("%d batches, want the re-delivered one and one after it; events:%s", len(bs), describe(evs))
+			}
+			if r := bs[0].Ranges[0]; bs[0].ID != 1 || !bs[0].Redelivered || r.From != 0 || r.Until != 100 || r.Records != tc.redelivered {
+				t.Fatalf("first batch %d %+v (redelivered %v), want batch 1 [0,100) again with %d records", bs[0].ID, r, bs[0].Redelivered, tc.redelivered)
+			}
+			if r := bs[1].Ranges[0]; r.From != tc.nextFrom || r.Jump != tc.nextJump {
+				t.Fatalf("batch after the re-delivery %+v, want from %d marked %q; events:%s", r, tc.nextFrom, tc.nextJump, describe(evs))
+			}
+			if _, u, _ := covered(t, bs, p0); u != 300 {
+				t.Errorf("read up to %d, want 300", u)
+			}
+			loss := notices(evs, offsets.CodeDataLoss)
+			if len(loss) != 1 || loss[0].Expected != 0 || loss[0].LogStart != tc.logStart || loss[0].Lost != tc.lost {
+				t.Fatalf("data-loss events %+v, want one: expected 0, log start %d, %d lost", loss, tc.logStart, tc.lost)
+			}
+		})
+	}
+}
+
+// Issue 13, bug 4 across a crash: data loss at start stores the log start
+// as the position; when the stream stops before its first batch, the next
+// start still marks that batch as a data-loss jump (the store keeps why
+// the position moved until a range from it is acked). A start that moves
+// a stored position with -o marks its first range as a reset.
+func TestStartJumpsSurviveARestartBeforeTheFirstBatch(t *testing.T) {
+	h := newHarness(t)
+	topic := h.kc.Topic("expiring", 1)
+	h.kc.ProduceN(topic, 0, 300, 20)
+	p0 := offsets.Partition{Topic: topic, Partition: 0}
+	st := h.openStore()
+	defer st.Close()
+	if err := st.EnsureStream("test", h.kc.Brokers, []string{topic}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SetNext("test", map[offsets.Partition]int64{p0: 20}, offsets.Event{}); err != nil {
+		t.Fatal(err)
+	}
+	h.kc.DeleteRecords(topic, 0, 100)
+	cfg := h.config(st, topic)
+	cfg.Interval, cfg.MaxPerPartition = time.Hour, 1_000_000 // no batch before the stop
+	s, _, err := Start(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = s.Close()
+	var evs []Event
+	for ev := range s.Events() {
+		evs = append(evs, ev)
+	}
+	if bs := batches(evs); len(bs) != 0 {
+		t.Fatalf("the first run cut a batch: %s", describe(evs))
+	}
+	if info, _, _ := st.Stream("test"); info.Next[p0] != 100 || info.Moved[p0] != offsets.CodeDataLoss {
+		t.Fatalf("stored %d, moved %v; want 100 (the log start) marked data-loss", info.Next[p0], info.Moved)
+	}
+
+	cfg = h.config(st, topic)
+	cfg.MaxBatches = 1
+	bs := batches(runWithin(t, cfg, time.Minute))
+	if r := bs[0].Ranges[0]; r.From != 100 || r.Jump != offsets.CodeDataLoss {
+		t.Fatalf("first batch after the restart %+v, want from 100 marked data-loss", r)
+	}
+	if info, _, _ := st.Stream("test"); info.Moved != nil {
+		t.Fatalf("moved %v after the ack, want none", info.Moved)
+	}
+
+	// -o moves the stored position: the first range says reset.
+	cfg = h.config(st, topic)
+	cfg.Explicit = []offsets.Spec{spec(t, topic+":0=150")}
+	cfg.MaxBatches = 1
+	bs = batches(runWithin(t, cfg, time.Minute))
+	if r := bs[0].Ranges[0]; r.From != 150 || r.Jump != offsets.CodeReset {
+		t.Fatalf("first batch after -o %+v, want from 150 marked reset", r)
+	}
+}

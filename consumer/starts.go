@@ -1,0 +1,121 @@
+package consumer
+
+import (
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/kbatch-dev/kbatch/offsets"
+)
+
+// usablePending keeps a pending batch for re-delivery unless explicit or
+// imported offsets name one of its partitions: then the user chose where to
+// start, the batch is dropped from the log, and its id is taken by the
+// first new batch.
+func usablePending(p *offsets.Batch, explicit []offsets.Spec, imported bool) *offsets.Batch {
+	if p == nil {
+		return nil
+	}
+	if imported {
+		return nil
+	}
+	for _, r := range p.Ranges {
+		for _, sp := range explicit {
+			if sp.Matches(r.Partition) {
+				return nil
+			}
+		}
+	}
+	return p
+}
+
+// droppedEvent says why the pending batch p is not re-delivered.
+func droppedEvent(p *offsets.Batch, cfg Config) offsets.Event {
+	why := "imported offsets (--from-spark) choose where its partitions start"
+	if cfg.Imported == nil {
+		why = "-o names one of its partitions"
+	}
+	e := offsets.NewEvent(time.Now(), offsets.CodeDropped, offsets.Partition{}, fmt.Sprintf(
+		"batch %d was planned and never acked; it is not re-delivered because %s; the next batch takes its id", p.ID, why))
+	e.Partition = -1
+	return e
+}
+
+// markMoved sets the Jump of the starts that are not where the store's
+// last acked range of the partition left it (DESIGN §2.3): a start that
+// moves a stored position (-o, an import, @TIME) is a reset, and a stored
+// position that was moved without an ack since (data loss or a reset at a
+// start that had no batch, `offsets set`, a seek) keeps its code. The
+// partitions of the batch re-delivered start with its ranges.
+func markMoved(starts []offsets.Start, info offsets.StreamInfo, redeliver *offsets.Batch) {
+	for i := range starts {
+		st := &starts[i]
+		if st.Jump != "" || (redeliver != nil && hasRange(redeliver, st.Partition)) {
+			continue
+		}
+		prev, ok := info.Next[st.Partition]
+		switch {
+		case ok && prev != st.NextOffset:
+			st.Jump = offsets.CodeReset
+		case ok && info.Moved[st.Partition] != "":
+			st.Jump = info.Moved[st.Partition]
+		}
+	}
+}
+
+// persistStarts writes the resolved start of every partition whose stored
+// next offset differs, so a restart resumes where this run began even for
+// partitions that never get a batch, and marks each moved with its Jump
+// (reset when it has none) until its first range is acked: a restart
+// before then marks that range all the same. The partitions of the batch
+// being re-delivered keep theirs: its ack moves them.
+func persistStarts(cfg Config, starts []offsets.Start, redeliver *offsets.Batch) error {
+	info, _, err := cfg.Store.Stream(cfg.Name)
+	if err != nil {
+		return err
+	}
+	next := map[offsets.Partition]int64{}
+	jumps := map[offsets.Partition]string{}
+	var moved []string
+	for _, st := range starts {
+		if redeliver != nil && hasRange(redeliver, st.Partition) {
+			continue
+		}
+		if cur, ok := info.Next[st.Partition]; !ok || cur != st.NextOffset {
+			next[st.Partition] = st.NextOffset
+			moved = append(moved, fmt.Sprintf("%s=%d (%s)", st.Partition, st.NextOffset, st.Source))
+			if st.Jump != "" {
+				jumps[st.Partition] = st.Jump
+			}
+		}
+	}
+	if len(next) == 0 {
+		return nil
+	}
+	sort.Strings(moved)
+	e := offsets.NewEvent(time.Now(), offsets.CodeReset, offsets.Partition{}, fmt.Sprintf("start positions: %v", moved))
+	e.Partition = -1
+	return cfg.Store.SetStarts(cfg.Name, next, jumps, e)
+}
+
+// DataLossError ends a stream under Config.FailOnDataLoss: a position
+// below the log start (data loss) or above the high watermark. The event
+// is recorded in the store first and, while running, sent on Events.
+type DataLossError struct{ Event offsets.Event }
+
+// Error is the event's message, which says the stream stops.
+func (e *DataLossError) Error() string { return e.Event.Message }
+
+// stopping rewrites a data-loss or offset-out-of-range event for
+// --fail-on-data-loss: the stream stops there instead of going on.
+func stopping(e offsets.Event) offsets.Event {
+	p := offsets.Partition{Topic: e.Topic, Partition: e.Partition}
+	if e.Code == offsets.CodeDataLoss {
+		e.Message = fmt.Sprintf("%s: offset %d is below the log start %d: %d offsets were deleted before they were read; stopping (--fail-on-data-loss)",
+			p, e.Expected, e.LogStart, e.Lost)
+	} else {
+		e.Message = fmt.Sprintf("%s: offset %d is above the high watermark %d; stopping (--fail-on-data-loss)", p, e.Expected, e.HighWatermark)
+	}
+	e.To = -1
+	return e
+}

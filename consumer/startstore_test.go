@@ -1,0 +1,216 @@
+package consumer
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kbatch-dev/kbatch/offsets"
+)
+
+// Issue 13, bug 5: a partition added while running is announced as read
+// from its log start; its start is stored at once, so a restart before it
+// had a batch reads its records (written while stopped too) from there,
+// not from reset-latest. Before, the restart skipped them, and with
+// --batches N and no other traffic it waited for a batch for ever.
+func TestNewPartitionStartIsStored(t *testing.T) {
+	h := newHarness(t)
+	topic := h.kc.Topic("events", 1)
+	h.kc.ProduceN(topic, 0, 10, 20)
+	p1 := offsets.Partition{Topic: topic, Partition: 1}
+	st := h.openStore()
+	defer st.Close()
+	cfg := h.config(st, topic)
+	cfg.Reset = offsets.ResetLatest
+	s, _, err := Start(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.kc.AddPartitions(topic, 2)
+	timeout := time.After(time.Minute)
+	for seen := false; !seen; {
+		select {
+		case ev := <-s.Events():
+			if n, ok := ev.(*Notice); ok && n.Code == offsets.CodeNewPartition {
+				seen = true
+			}
+		case <-timeout:
+			t.Fatal("no new-partition event")
+		}
+	}
+	_ = s.Close()
+	for range s.Events() {
+	}
+	if info, _, _ := st.Stream("test"); info.Next[p1] != 0 || !hasKey(info.Next, p1) {
+		t.Errorf("stored next offsets %v, want %s at 0", info.Next, p1)
+	}
+	produceToNew(t, h, p1, 5)
+
+	cfg = h.config(st, topic)
+	cfg.Reset = offsets.ResetLatest
+	cfg.MaxBatches = 1
+	evs := runWithin(t, cfg, 30*time.Second)
+	for _, s := range evs[0].(*Started).Starts {
+		if s.Partition == p1 && (s.NextOffset != 0 || s.Source != offsets.SourceStored) {
+			t.Errorf("restart puts %s at %d (%s), want 0 (stored)", p1, s.NextOffset, s.Source)
+		}
+	}
+	if f, u, n := covered(t, batches(evs), p1); f != 0 || u != 5 || n != 5 {
+		t.Errorf("%s read [%d,%d) %d records after the restart, want [0,5) 5; events:%s", p1, f, u, n, describe(evs))
+	}
+}
+
+func hasKey(m map[offsets.Partition]int64, p offsets.Partition) bool {
+	_, ok := m[p]
+	return ok
+}
+
+// produceToNew writes n records to a partition just added, once the
+// set-up client's metadata knows it.
+func produceToNew(t *testing.T, h *harness, p offsets.Partition, n int) {
+	t.Helper()
+	cl := h.kc.Client()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		recs := make([]*kgo.Record, n)
+		for i := range recs {
+			recs[i] = &kgo.Record{Topic: p.Topic, Partition: p.Partition, Value: []byte("v")}
+		}
+		err := cl.ProduceSync(context.Background(), recs...).FirstErr()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("produce to %s: %v", p, err)
+		}
+		cl.ForceMetadataRefresh()
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// Issue 13, bug 5: with a planned batch pending at start, the partitions
+// it does not hold still get their start stored: the next start puts them
+// at the same place, not at a newer reset-latest.
+func TestStartsStoredWithAPendingBatch(t *testing.T) {
+	h := newHarness(t)
+	topic := h.kc.Topic("events", 2)
+	h.kc.ProduceN(topic, 0, 100, 20)
+	h.kc.ProduceN(topic, 1, 50, 20)
+	p0, p1 := offsets.Partition{Topic: topic, Partition: 0}, offsets.Partition{Topic: topic, Partition: 1}
+	st := h.openStore()
+	defer st.Close()
+	if err := st.EnsureStream("test", h.kc.Brokers, []string{topic}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SetNext("test", map[offsets.Partition]int64{p0: 0}, offsets.Event{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Plan("test", offsets.Batch{ID: 1, Ranges: []offsets.BatchRange{
+		{Range: offsets.Range{Partition: p0, From: 0, Until: 100}, Records: 100},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	cfg := h.config(st, topic)
+	cfg.Reset = offsets.ResetLatest
+	cfg.MaxBatches = 1
+	evs := runWithin(t, cfg, time.Minute)
+	if bs := batches(evs); len(bs) != 1 || !bs[0].Redelivered {
+		t.Fatalf("batches %s, want the re-delivered one", describe(evs))
+	}
+	if info, _, _ := st.Stream("test"); info.Next[p1] != 50 || info.Next[p0] != 100 {
+		t.Fatalf("stored next offsets %v, want %s at 50 (where it started) and %s at 100", info.Next, p1, p0)
+	}
+}
+
+// Issue 13, bug 8: a pending batch the user overrides with -o is not
+// re-delivered; the new batch that takes its id is a new batch, stored and
+// reported as such, and the store says the old one was dropped.
+func TestOverriddenPendingBatchIsNotStoredAsRedelivered(t *testing.T) {
+	h := newHarness(t)
+	topic := h.kc.Topic("events", 1)
+	h.kc.ProduceN(topic, 0, 300, 20)
+	p0 := offsets.Partition{Topic: topic, Partition: 0}
+	st := h.openStore()
+	defer st.Close()
+	if err := st.EnsureStream("test", h.kc.Brokers, []string{topic}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Plan("test", offsets.Batch{ID: 1, Ranges: []offsets.BatchRange{
+		{Range: offsets.Range{Partition: p0, From: 0, Until: 100}, Records: 100},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	cfg := h.config(st, topic)
+	cfg.Explicit = []offsets.Spec{spec(t, topic+":0=200")}
+	cfg.MaxBatches = 1
+	evs := runWithin(t, cfg, time.Minute)
+	bs := batches(evs)
+	if len(bs) != 1 || bs[0].ID != 1 || bs[0].Redelivered || bs[0].Ranges[0].From != 200 {
+		t.Fatalf("batches %s, want a new batch 1 from 200", describe(evs))
+	}
+	b, ok, err := st.Batch("test", 1)
+	if err != nil || !ok || b.Redelivered || b.Ranges[0].From != 200 || b.State != offsets.StateAcked {
+		t.Fatalf("stored batch 1 %+v (%v, %v), want the new batch from 200, acked, not redelivered", b, ok, err)
+	}
+	evsStored, err := st.Events("test", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dropped := false
+	for _, e := range evsStored {
+		if e.Code == offsets.CodeDropped {
+			dropped = true
+		}
+	}
+	if !dropped {
+		t.Errorf("no %q event in the store: %+v", offsets.CodeDropped, evsStored)
+	}
+}
+
+// Issue 13, bug 7: a seek made while a batch waits, then a quit, then
+// `offsets set` of the seeked partition: the set wins. The ack of the batch
+// re-delivered at the next start does not store the seek again.
+func TestOffsetsSetBeatsAKeptSeek(t *testing.T) {
+	h := newHarness(t)
+	topic := h.kc.Topic("events", 2)
+	h.kc.ProduceN(topic, 0, 300, 20)
+	p0, p1 := offsets.Partition{Topic: topic, Partition: 0}, offsets.Partition{Topic: topic, Partition: 1}
+	st := h.openStore()
+	defer st.Close()
+	cfg := h.config(st, topic)
+	cfg.Reset, cfg.MaxPerPartition, cfg.ManualAck = offsets.ResetEarliest, 100, true
+	s, _, err := Start(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for ev := range s.Events() {
+		if b, ok := ev.(*BatchEvent); ok && b.Batch.State == offsets.StatePlanned {
+			if len(b.Batch.Ranges) != 1 || b.Batch.Ranges[0].Partition != p0 {
+				t.Fatalf("batch 1 %+v, want events[0] alone", b.Batch.Ranges)
+			}
+			break
+		}
+	}
+	h.kc.ProduceN(topic, 1, 100, 20)
+	if _, err := s.Seek(p1, offsets.Spec{Kind: offsets.SpecOffset, Offset: 40}); err != nil {
+		t.Fatal(err)
+	}
+	_ = s.Close()
+	for range s.Events() {
+	}
+	// offsets set events:1=70, as the command does.
+	if err := st.SetNext("test", map[offsets.Partition]int64{p1: 70}, offsets.NewEvent(time.Now(), offsets.CodeSet, p1, "offsets set")); err != nil {
+		t.Fatal(err)
+	}
+	cfg = h.config(st, topic)
+	cfg.Reset, cfg.MaxPerPartition, cfg.MaxBatches = offsets.ResetEarliest, 100, 1
+	evs := runWithin(t, cfg, time.Minute)
+	if bs := batches(evs); len(bs) != 1 || !bs[0].Redelivered {
+		t.Fatalf("batches %s, want batch 1 re-delivered", describe(evs))
+	}
+	if info, _, _ := st.Stream("test"); info.Next[p1] != 70 || info.Seeks != nil {
+		t.Fatalf("stored %s at %d, kept seeks %v; want 70 (offsets set) and none", p1, info.Next[p1], info.Seeks)
+	}
+}
