@@ -107,6 +107,14 @@ func (k *killable) Seek(stream string, p offsets.Partition, offset int64, throug
 	return k.write(func() error { return k.st.Seek(stream, p, offset, through, e) })
 }
 
-func (k *killable) ResetSeeks(stream string, through uint64) error {
-	return k.write(func() error { return k.st.ResetSeeks(stream, through) })
+func (k *killable) SetStarts(stream string, next map[offsets.Partition]int64, jumps map[offsets.Partition]string, e offsets.Event) error {
+	return k.write(func() error { return k.st.SetStarts(stream, next, jumps, e) })
+}
+
+func (k *killable) ResetSeeks(stream string, pending *offsets.Batch) error {
+	return k.write(func() error { return k.st.ResetSeeks(stream, pending) })
+}
+
+func (k *killable) DropPending(stream string, id uint64, e offsets.Event) error {
+	return k.write(func() error { return k.st.DropPending(stream, id, e) })
 }
