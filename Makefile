@@ -67,8 +67,10 @@ include scripts/kafka.mk
 # a 3-broker kfake cluster, every invariant checked after each one, for
 # SIM_TIME. It prints how many histories ran; a failure prints its seed and
 # operations, and KBATCH_SIM_SEED=N go test ./internal/sim -run 'TestSim$$'
-# replays it. `make test` runs a fixed set of seeds.
+# replays it. It first replays the seeds of the known bugs. `make test` runs a
+# fixed set of seeds and the known bugs as named histories.
 SIM_TIME ?= 5m
 .PHONY: sim
 sim:
+	KBATCH_SIM_BUG_SEEDS=1 $(GO) test -count=1 -timeout 0 -run 'TestKnownBug' ./internal/sim
 	SIM_TIME=$(SIM_TIME) $(GO) test -count=1 -timeout 0 -run 'TestSim$$' -v ./internal/sim

@@ -380,7 +380,10 @@ func (r *runner) checkChains(acked []offsets.Batch, byKey map[string]*delivery, 
 			if from == cursor {
 				return
 			}
-			user := jump == offsets.CodeSeek || userMoved[part][from]
+			// Seeks, and explicit offsets above the high watermark
+			// (offset-out-of-range, then --reset), are the person's
+			// choice.
+			user := jump == offsets.CodeSeek || jump == offsets.CodeOutOfRange || userMoved[part][from]
 			// A batch planned after an explicit start and re-delivered
 			// by a later run carries that run's choice.
 			for _, rec := range r.runs {
@@ -411,7 +414,13 @@ func (r *runner) checkChains(acked []offsets.Batch, byKey map[string]*delivery, 
 			if jump == "" && !user {
 				r.violate("contiguity: p%d %s starts at %d, the previous range ended at %d, and no jump is marked", part, what, from, cursor)
 			}
-			if from < cursor && !user {
+			// A seek or offsets set back that no batch followed moved
+			// the position before this jump.
+			back := false
+			for t := range userMoved[part] {
+				back = back || (t <= from && t < cursor)
+			}
+			if from < cursor && !user && !back {
 				r.violate("duplicates: p%d %s starts at %d, before the previous range's end %d (jump %q), outside a re-delivered batch", part, what, from, cursor, jump)
 			}
 			var live, lost []int64

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sort"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -174,25 +173,29 @@ func ctxT(d time.Duration) (context.Context, context.CancelFunc) {
 }
 
 // produce writes n records to part and records them in the oracle. A
-// partition just added may not be in the producer's metadata yet: then it
-// tries again.
+// record the broker did not take (a partition just added and not yet in
+// the producer's metadata, a broker that was down) is sent again; a
+// transaction that failed is aborted, and its records that got offsets
+// are known as aborted.
 func (c *cluster) produce(part int32, n int, size, txn string) error {
 	recs := make([]*kgo.Record, n)
 	for i := range recs {
 		recs[i] = c.record(part, size)
 	}
-	for i := 0; ; i++ {
-		err := c.produceOnce(part, recs, txn)
-		if err == nil || i == 100 || !strings.Contains(err.Error(), "invalid record partitioning choice") {
-			return err
+	var err error
+	for i := 0; i < 50 && len(recs) > 0; i++ {
+		if i > 0 {
+			c.cl.ForceMetadataRefresh()
+			c.txn.ForceMetadataRefresh()
+			time.Sleep(20 * time.Millisecond)
 		}
-		c.cl.ForceMetadataRefresh()
-		c.txn.ForceMetadataRefresh()
-		time.Sleep(20 * time.Millisecond)
+		recs, err = c.produceOnce(part, recs, txn)
 	}
+	return err
 }
 
-func (c *cluster) produceOnce(part int32, recs []*kgo.Record, txn string) error {
+// produceOnce sends recs and returns those to send again.
+func (c *cluster) produceOnce(part int32, recs []*kgo.Record, txn string) ([]*kgo.Record, error) {
 	for _, r := range recs {
 		r.Offset, r.Timestamp = 0, time.Time{}
 	}
@@ -202,22 +205,22 @@ func (c *cluster) produceOnce(part int32, recs []*kgo.Record, txn string) error 
 	if txn != "" {
 		cl = c.txn
 		if err := cl.BeginTransaction(); err != nil {
-			return err
+			return recs, err
 		}
 	}
 	res := cl.ProduceSync(ctx, recs...)
-	if err := res.FirstErr(); err != nil {
-		if txn != "" {
-			_ = cl.AbortBufferedRecords(ctx)
-			_ = cl.EndTransaction(ctx, kgo.TryAbort)
-		}
-		return fmt.Errorf("produce: %w", err)
-	}
+	err := res.FirstErr()
+	aborted := txn == "abort"
 	if txn != "" {
-		if err := cl.EndTransaction(ctx, kgo.TransactionEndTry(txn == "commit")); err != nil {
-			return fmt.Errorf("end transaction: %w", err)
+		if err != nil {
+			_ = cl.AbortBufferedRecords(ctx)
+			aborted = true
+		}
+		if eerr := cl.EndTransaction(ctx, kgo.TransactionEndTry(!aborted)); eerr != nil && err == nil {
+			err = fmt.Errorf("end transaction: %w", eerr)
 		}
 	}
+	var again []*kgo.Record
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	m := c.records[part]
@@ -226,10 +229,24 @@ func (c *cluster) produceOnce(part int32, recs []*kgo.Record, txn string) error 
 		c.records[part] = m
 	}
 	for _, r := range res {
+		if r.Err != nil {
+			again = append(again, r.Record)
+			continue
+		}
 		m[r.Record.Offset] = &Rec{Offset: r.Record.Offset, Key: r.Record.Key, Value: r.Record.Value,
-			Headers: r.Record.Headers, Timestamp: r.Record.Timestamp, Aborted: txn == "abort"}
+			Headers: r.Record.Headers, Timestamp: r.Record.Timestamp, Aborted: aborted}
 	}
-	return nil
+	if txn != "" && err != nil && txn == "commit" {
+		// The transaction did not commit: all of it goes again.
+		again = nil
+		for _, r := range res {
+			again = append(again, r.Record)
+		}
+	}
+	if err != nil {
+		return again, fmt.Errorf("produce: %w", err)
+	}
+	return nil, nil
 }
 
 // record makes one record: null, empty, text or binary keys; text (with
@@ -301,8 +318,20 @@ func (c *cluster) text(n int) []byte {
 	return b
 }
 
-// bounds returns part's log start and high watermark.
-func (c *cluster) bounds(part int32) (int64, int64, error) {
+// bounds returns part's log start and high watermark; a leader that just
+// moved is asked again.
+func (c *cluster) bounds(part int32) (ls, hw int64, err error) {
+	for i := 0; i < 50; i++ {
+		if ls, hw, err = c.boundsOnce(part); err == nil {
+			return ls, hw, nil
+		}
+		c.cl.ForceMetadataRefresh()
+		time.Sleep(20 * time.Millisecond)
+	}
+	return ls, hw, err
+}
+
+func (c *cluster) boundsOnce(part int32) (int64, int64, error) {
 	ctx, cancel := ctxT(10 * time.Second)
 	defer cancel()
 	starts, err := c.adm.ListStartOffsets(ctx, Topic)

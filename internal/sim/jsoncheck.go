@@ -10,6 +10,7 @@ import (
 	"github.com/IBM/sarama"
 
 	"github.com/kbatch-dev/kbatch/consumer"
+	"github.com/kbatch-dev/kbatch/offsets"
 )
 
 // recordLine is a DESIGN §4 record line as a reader decodes it.
@@ -114,6 +115,39 @@ func checkEventJSON(ev consumer.Event) error {
 	}
 	if _, ok := v["type"].(string); !ok {
 		return fmt.Errorf("event %T: no type in %q", ev, line)
+	}
+	if be, ok := ev.(*consumer.BatchEvent); ok {
+		var d struct {
+			Batch  uint64               `json:"batch"`
+			Ranges []offsets.BatchRange `json:"ranges"`
+			Jumped bool                 `json:"jumped"`
+		}
+		if err := json.Unmarshal(line, &d); err != nil {
+			return fmt.Errorf("batch line: %v", err)
+		}
+		if d.Batch != be.Batch.ID || len(d.Ranges) != len(be.Batch.Ranges) || d.Jumped != be.Batch.Jumped() {
+			return fmt.Errorf("batch line %q does not say batch %d", line, be.Batch.ID)
+		}
+		for i, rg := range d.Ranges {
+			if rg != be.Batch.Ranges[i] {
+				return fmt.Errorf("batch line %q: range %d is %+v, the batch has %+v", line, i, rg, be.Batch.Ranges[i])
+			}
+		}
+	}
+	return nil
+}
+
+// checkAbortedJSON checks the line of a record marked as of an aborted
+// transaction: valid UTF-8 JSON that says so.
+func checkAbortedJSON(m *sarama.ConsumerMessage) error {
+	var enc consumer.RecordEncoder
+	line := enc.AppendAborted(nil, m)
+	var d struct {
+		Offset  int64 `json:"offset"`
+		Aborted bool  `json:"aborted"`
+	}
+	if !utf8.Valid(line) || json.Unmarshal(line, &d) != nil || !d.Aborted || d.Offset != m.Offset {
+		return fmt.Errorf("record %s[%d]@%d of an aborted transaction: line %q does not say so", m.Topic, m.Partition, m.Offset, line)
 	}
 	return nil
 }

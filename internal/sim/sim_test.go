@@ -221,8 +221,13 @@ func TestKnownBugs(t *testing.T) {
 	}
 }
 
-// TestKnownBugSeeds replays the random seeds that found the bugs.
+// TestKnownBugSeeds replays the random seeds that found the bugs; it runs
+// with KBATCH_SIM_BUG_SEEDS=1 (make sim runs it too), as a history that
+// hits a bug still open waits out its liveness deadline.
 func TestKnownBugSeeds(t *testing.T) {
+	if os.Getenv("KBATCH_SIM_BUG_SEEDS") == "" {
+		t.Skip("set KBATCH_SIM_BUG_SEEDS=1 to replay the seeds of the known bugs")
+	}
 	for _, kb := range knownBugs {
 		for _, seed := range kb.seeds {
 			t.Run(fmt.Sprintf("%s/seed%d", kb.key, seed), func(t *testing.T) {
