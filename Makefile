@@ -5,10 +5,14 @@
 
 GO      ?= go
 BIN     := bin/kbatch
-VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS := -s -w -X main.version=$(VERSION)
+# kbatch version prints VERSION (a v* tag; empty outside a tagged checkout,
+# then the binary says "dev") and COMMIT. go install builds get both from
+# debug.ReadBuildInfo instead.
+VERSION ?= $(shell git describe --tags --match 'v*' --dirty 2>/dev/null)
+COMMIT  ?= $(shell c=$$(git rev-parse --short=12 HEAD 2>/dev/null) && { git diff --quiet HEAD || c=$$c+dirty; } && echo $$c)
+LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 
-.PHONY: all build demo test bench bench-kafka fuzz lint screenshots clean
+.PHONY: all build demo test bench bench-kafka fuzz lint screenshots docs man release-snapshot release-snapshot-one clean
 
 all: build
 
@@ -51,13 +55,47 @@ fuzz:
 screenshots: build
 	./scripts/screenshots.sh
 
+# docs/cli: the command reference, one markdown page per command, written
+# from the command tree (TestCLIReferenceIsCurrent fails when it is stale).
+docs:
+	rm -rf docs/cli
+	$(GO) run . gen-docs --markdown docs/cli
+
+# Man pages (section 1) into man/; `man ./man/kbatch.1` reads one.
+man:
+	rm -rf man
+	$(GO) run . gen-docs --man man
+
+# Release archives and checksums for every platform into dist/ with
+# goreleaser (.goreleaser.yaml), run with go run: nothing is installed.
+# The first run compiles goreleaser itself (about 5 minutes on 2 cores);
+# later runs reuse Go's build cache and start in seconds.
+# release-snapshot-one builds the archive of one platform only
+# (RELEASE_TARGET=os/arch, default this machine's), from a copy of the
+# config with the target lists narrowed: goreleaser's release command has
+# no --single-target.
+GORELEASER     ?= $(GO) run github.com/goreleaser/goreleaser/v2@v2.15.1
+RELEASE_TARGET ?= $(shell $(GO) env GOOS)/$(shell $(GO) env GOARCH)
+release-snapshot:
+	$(GORELEASER) release --snapshot --clean
+
+release-snapshot-one:
+	@mkdir -p .cache
+	sed -e 's|^    goos: \[.*\]$$|    goos: [$(word 1,$(subst /, ,$(RELEASE_TARGET)))]|' \
+	    -e 's|^    goarch: \[.*\]$$|    goarch: [$(word 2,$(subst /, ,$(RELEASE_TARGET)))]|' \
+	    .goreleaser.yaml > .cache/goreleaser-one.yaml
+	@grep -q '^    goos: \[$(word 1,$(subst /, ,$(RELEASE_TARGET)))\]$$' .cache/goreleaser-one.yaml && \
+	 grep -q '^    goarch: \[$(word 2,$(subst /, ,$(RELEASE_TARGET)))\]$$' .cache/goreleaser-one.yaml || \
+	 { echo "release-snapshot-one: could not narrow .goreleaser.yaml's goos/goarch lines" >&2; exit 1; }
+	$(GORELEASER) release --snapshot --clean -f .cache/goreleaser-one.yaml
+
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change: $$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) mod tidy -diff
 
 clean:
-	rm -rf bin
+	rm -rf bin dist man
 
 include scripts/kafka.mk
 

@@ -139,6 +139,8 @@ config file's [clusters.NAME] profile (see config.example.toml).`,
 			return nil
 		},
 	}
+	root.Version = currentVersionLine()
+	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	pf := root.PersistentFlags()
 	g.flags = pf
@@ -168,13 +170,15 @@ config file's [clusters.NAME] profile (see config.example.toml).`,
 	// "kbatch [flags]" runs watch.
 	root.RunE = watch.RunE
 	root.Flags().AddFlagSet(watch.Flags())
+	root.AddCommand(newGenDocsCommand(root))
+	addCompletions(root, g)
 	return root
 }
 
 // errNoBrokers is wrapped by clientConfig's error when no brokers are
 // configured anywhere (flags, environment, profile); commands that can work
 // without a cluster test for it with errors.Is.
-var errNoBrokers = errors.New("no brokers: pass -b host:port, set KBATCH_BROKERS, or pick a config profile with --cluster NAME")
+var errNoBrokers = errors.New("no brokers: pass -b host:port, set KBATCH_BROKERS, or pick a config profile with --cluster NAME; to try kbatch without a cluster, run: kbatch demo")
 
 // clientConfig resolves the connection (flags, then environment, then the
 // config profile), checks it, builds TLS, finds the SASL password
@@ -250,17 +254,3 @@ func (g *globalOptions) storePath() (string, error) {
 	}
 	return filepath.Join(dir, "kbatch", "offsets.db"), nil
 }
-
-func newVersionCommand() *cobra.Command {
-	return &cobra.Command{
-		Use:   "version",
-		Short: "Print kbatch's version",
-		Args:  cobra.NoArgs,
-		Run: func(cmd *cobra.Command, _ []string) {
-			fmt.Fprintln(cmd.OutOrStdout(), "kbatch "+version)
-		},
-	}
-}
-
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"

@@ -52,7 +52,7 @@ so kcat or a second kbatch can use it.`,
 				defer os.RemoveAll(dir)
 				g.store = filepath.Join(dir, "offsets.db")
 			}
-			return runWatch(ctx, g, o, cmd.OutOrStdout())
+			return runWatch(ctx, g, o, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	addWatchFlags(cmd, o)

@@ -24,15 +24,15 @@ func newOffsetsCommand(g *globalOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "offsets",
 		Short: "Show, set, export and import the stored offsets of streams",
-		Long: `offsets reads and changes the offset store (--store) while no watch runs:
+		Long: `offsets reads and changes the offset store (--store):
 
   show     streams, their next offsets, recent batches and events
   set      move partitions of a stream to offsets given as SPECs
   export   print a stream's next offsets as JSON, Spark startingOffsets, or kcat lines
   import   take next offsets from a JSON file, a consumer group or a Spark checkpoint
 
-A running watch holds the store file exclusively; these commands then fail
-with a message saying so.`,
+A running watch holds the store file exclusively: show and export then read
+a consistent copy of it, while set and import fail with a message saying so.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {

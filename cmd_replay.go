@@ -24,6 +24,7 @@ type replayOptions struct {
 	toTopic     string
 	toPartition int32
 	isolation   string
+	format      string
 }
 
 func newReplayCommand(g *globalOptions) *cobra.Command {
@@ -76,6 +77,7 @@ partition, 3 some requested offsets were below the log start.`,
 	f.StringVar(&o.out, "out", "", "write JSON lines to FILE instead of stdout (- for stdout)")
 	f.StringVar(&o.toTopic, "to-topic", "", "re-produce keys, values, headers and timestamps into topic NAME")
 	f.Int32Var(&o.toPartition, "to-partition", -1, "with --to-topic: produce into partition N (default: the same partition number)")
+	f.StringVar(&o.format, "format", "json", "shape of the record lines: json (kbatch's) or kcat (kcat -J's)")
 	f.StringVar(&o.isolation, "isolation", "uncommitted", "committed: skip aborted transactions; uncommitted: read everything, like Kafka's default")
 	return cmd
 }
@@ -93,6 +95,13 @@ func runReplay(ctx context.Context, g *globalOptions, o *replayOptions, args []s
 	}
 	if o.toTopic != "" && o.out != "" {
 		return usagef("--out and --to-topic exclude each other: pick one output")
+	}
+	enc, err := recordFormat(o.format)
+	if err != nil {
+		return err
+	}
+	if o.toTopic != "" && o.format != "json" {
+		return usagef("--format shapes JSON lines; --to-topic produces records, not lines: drop one")
 	}
 	if o.toPartition < -1 || o.toPartition >= 0 && o.toTopic == "" {
 		if o.toTopic == "" {
@@ -122,6 +131,7 @@ func runReplay(ctx context.Context, g *globalOptions, o *replayOptions, args []s
 		return err
 	}
 	defer client.Close()
+	setLeaderLookup(enc, client)
 	tasks, err := replay.Plan(client, specs)
 	if err != nil {
 		return err
@@ -145,9 +155,12 @@ func runReplay(ctx context.Context, g *globalOptions, o *replayOptions, args []s
 		if err != nil {
 			return err
 		}
+		s.SetEncoder(enc)
 		sink, incomplete = s, fmt.Sprintf("--out %s was left as it was", o.out)
 	default:
-		sink, incomplete = replay.NewJSONSink(stdout), "the output is incomplete"
+		s := replay.NewJSONSink(stdout)
+		s.SetEncoder(enc)
+		sink, incomplete = s, "the output is incomplete"
 	}
 
 	var opts replay.Options

@@ -32,6 +32,7 @@ type watchOptions struct {
 	samples         int
 	ack             string
 	sink            string
+	format          string
 	noStore         bool
 	strict          bool
 	failOnDataLoss  bool
@@ -55,12 +56,17 @@ A batch is written ahead to the store as planned, then processed (screen,
 --sink), then acked; only acked batches move the stored next offsets.
 
 With --no-tui it writes one JSON object per line on stdout: start, batch,
-event and end (see README).`,
+event and end (docs/json-output.md). --sink - writes the records to stdout
+instead, and the event lines then go to stderr; --format kcat writes the
+records in kcat -J's shape.`,
 		Example: `  kbatch -b localhost:9092 -t events
   kbatch watch -b localhost:9092 -t events -o events:0=50 -o events:1=-100
-  kbatch watch -t events --no-tui --until-end --sink records.jsonl`,
+  kbatch watch -t events --no-tui --until-end --sink records.jsonl
+  kbatch watch -t events --no-tui --until-end --sink - --format kcat | jq -r .payload`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runWatch(cmd.Context(), g, o, cmd.OutOrStdout()) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runWatch(cmd.Context(), g, o, cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
 	}
 	addWatchFlags(cmd, o)
 	return cmd
@@ -76,7 +82,8 @@ func addWatchFlags(cmd *cobra.Command, o *watchOptions) {
 	f.IntVar(&o.maxPerPartition, "max-per-partition", 10000, "records per partition per batch")
 	f.IntVar(&o.samples, "samples", 5, "sample records kept per partition per batch")
 	f.StringVar(&o.ack, "ack", "auto", "auto: ack after processing; manual: wait for a key press (TUI)")
-	f.StringVar(&o.sink, "sink", "", "append every batch's records as JSON lines to FILE, fsynced before the ack")
+	f.StringVar(&o.sink, "sink", "", "append every batch's records as JSON lines to FILE, fsynced before the ack (- for stdout, with --no-tui)")
+	f.StringVar(&o.format, "format", "json", "shape of the --sink records: json (kbatch's) or kcat (kcat -J's)")
 	f.BoolVar(&o.noStore, "no-store", false, "read-only: write nothing to the offset store")
 	f.BoolVar(&o.strict, "strict-offsets", false, "every partition must have an explicit --offset")
 	f.BoolVar(&o.failOnDataLoss, "fail-on-data-loss", false, "exit 1 on data loss or an out-of-range offset, after reporting it")
@@ -166,8 +173,16 @@ func dedupe(ss []string) []string {
 	return out
 }
 
-func runWatch(ctx context.Context, g *globalOptions, o *watchOptions, stdout io.Writer) (rerr error) {
+func runWatch(ctx context.Context, g *globalOptions, o *watchOptions, stdout, stderr io.Writer) (rerr error) {
 	cfg, err := o.streamConfig(g)
+	if errors.Is(err, errNoTopic) {
+		// With neither topics nor brokers, the brokers are what to ask
+		// for first: a first run learns how to reach a cluster (or that
+		// the demo exists) before it hears about topics.
+		if _, cerr := g.connection(); errors.Is(cerr, errNoBrokers) {
+			return cerr
+		}
+	}
 	pick := errors.Is(err, errNoTopic) && !o.noTUI // the TUI asks for the topics
 	if err != nil && !pick {
 		return err
@@ -177,6 +192,13 @@ func runWatch(ctx context.Context, g *globalOptions, o *watchOptions, stdout io.
 	}
 	if !o.noTUI && (o.batches > 0 || o.untilEnd) {
 		return usagef("--batches and --until-end are headless stop conditions; add --no-tui")
+	}
+	enc, err := recordFormat(o.format)
+	if err != nil {
+		return err
+	}
+	if o.sink == "-" && !o.noTUI {
+		return usagef("--sink - writes records to stdout, where the screen is drawn; add --no-tui (event lines then go to stderr) or name a file")
 	}
 	cc, err := g.clientConfig()
 	if err != nil {
@@ -220,12 +242,18 @@ func runWatch(ctx context.Context, g *globalOptions, o *watchOptions, stdout io.
 			return err
 		}
 	}
+	events := stdout
 	if o.sink != "" {
-		sink, err := consumer.OpenFileSink(o.sink)
-		if err != nil {
+		var sink *consumer.FileSink
+		if o.sink == "-" {
+			// Records own stdout, so `kbatch --no-tui --sink - | jq` sees
+			// nothing else; the event lines go to stderr.
+			sink, events = consumer.NewStdoutSink(stdout), stderr
+		} else if sink, err = consumer.OpenFileSink(o.sink); err != nil {
 			return err
 		}
 		defer sink.Close()
+		sink.SetEncoder(enc)
 		cfg.Processor = sink
 	}
 	if !o.noStore {
@@ -248,6 +276,7 @@ func runWatch(ctx context.Context, g *globalOptions, o *watchOptions, stdout io.
 	}
 	cfg.Client, cfg.Brokers = client, cc.Brokers
 	logCluster(cfg.Log, cc, client, cfg.Topics)
+	setLeaderLookup(enc, client)
 
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
@@ -266,7 +295,34 @@ func runWatch(ctx context.Context, g *globalOptions, o *watchOptions, stdout io.
 	if !o.noTUI {
 		return runTUI(ctx, stream, cfg, g)
 	}
-	return writeJSONLines(stream, stdout)
+	return writeJSONLines(stream, events)
+}
+
+// setLeaderLookup lets a kcat encoder name each partition's leader, as
+// kcat's "broker" does; other encoders need nothing.
+func setLeaderLookup(enc consumer.RecordAppender, client sarama.Client) {
+	if k, ok := enc.(*consumer.KcatEncoder); ok {
+		k.Leader = func(topic string, partition int32) int32 {
+			if b, err := client.Leader(topic, partition); err == nil {
+				return b.ID()
+			}
+			return -1
+		}
+	}
+}
+
+// sinkFormats are the values of --format (watch's --sink, replay).
+var sinkFormats = []string{"json", "kcat"}
+
+// recordFormat is the record encoder of --format.
+func recordFormat(format string) (consumer.RecordAppender, error) {
+	switch format {
+	case "json":
+		return &consumer.RecordEncoder{}, nil
+	case "kcat":
+		return &consumer.KcatEncoder{}, nil
+	}
+	return nil, usagef("invalid --format %q: want json (kbatch's record lines) or kcat (kcat -J's shape)", format)
 }
 
 // writeJSONLines prints the stream's events until it ends; the stream's

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -14,13 +15,17 @@ import (
 )
 
 // FileSink appends each batch's records to a file as JSON lines (DESIGN
-// §4) and fsyncs before the batch is acked. It is the --sink of watch. A
-// record the batch marks as aborted (Batch.IsAborted) gets
-// "aborted":true.
+// §4, or another RecordAppender's shape) and fsyncs before the batch is
+// acked. It is the --sink of watch. A record the batch marks as aborted
+// (Batch.IsAborted) gets "aborted":true.
 type FileSink struct {
-	f   *os.File
-	buf []byte
-	enc RecordEncoder
+	w    io.Writer
+	f    *os.File // w when it is a file (to sync and close); nil otherwise
+	name string
+	buf  []byte
+	enc  RecordAppender
+	// keepOpen is set for standard output: Close leaves it open.
+	keepOpen bool
 }
 
 // OpenFileSink opens path for appending, creating it (mode 0600).
@@ -32,8 +37,20 @@ func OpenFileSink(path string) (*FileSink, error) {
 		}
 		return nil, fmt.Errorf("cannot open --sink %s: %w", path, err)
 	}
-	return &FileSink{f: f, buf: make([]byte, 0, 1<<20)}, nil
+	return &FileSink{w: f, f: f, name: path, buf: make([]byte, 0, 1<<20), enc: &RecordEncoder{}}, nil
 }
+
+// NewStdoutSink is --sink -: the records go to w (standard output),
+// written before each ack and synced too when w is a file; Close does not
+// close w.
+func NewStdoutSink(w io.Writer) *FileSink {
+	f, _ := w.(*os.File)
+	return &FileSink{w: w, f: f, name: "-", buf: make([]byte, 0, 1<<20), enc: &RecordEncoder{}, keepOpen: true}
+}
+
+// SetEncoder makes the sink write records in enc's shape (KcatEncoder for
+// --format kcat) instead of DESIGN §4's. Call it before the first Process.
+func (s *FileSink) SetEncoder(enc RecordAppender) { s.enc = enc }
 
 // Process writes the records and syncs the file.
 func (s *FileSink) Process(_ context.Context, b *Batch, records []*sarama.ConsumerMessage) error {
@@ -52,8 +69,11 @@ func (s *FileSink) Process(_ context.Context, b *Batch, records []*sarama.Consum
 	if err := s.flush(); err != nil {
 		return err
 	}
+	if s.f == nil {
+		return nil
+	}
 	if err := s.f.Sync(); err != nil && !isUnsyncable(err) {
-		return fmt.Errorf("sink %s: fsync: %w", s.f.Name(), err)
+		return fmt.Errorf("sink %s: fsync: %w", s.name, err)
 	}
 	return nil
 }
@@ -62,10 +82,10 @@ func (s *FileSink) flush() error {
 	if len(s.buf) == 0 {
 		return nil
 	}
-	_, err := s.f.Write(s.buf)
+	_, err := s.w.Write(s.buf)
 	s.buf = s.buf[:0]
 	if err != nil {
-		return fmt.Errorf("sink %s: %w", s.f.Name(), err)
+		return fmt.Errorf("sink %s: %w", s.name, err)
 	}
 	return nil
 }
@@ -76,5 +96,10 @@ func isUnsyncable(err error) bool {
 	return errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.ENOTSUP)
 }
 
-// Close closes the file.
-func (s *FileSink) Close() error { return s.f.Close() }
+// Close closes the file (not standard output).
+func (s *FileSink) Close() error {
+	if s.keepOpen {
+		return nil
+	}
+	return s.f.Close()
+}

@@ -37,7 +37,7 @@ const jsonBufferSize = 256 << 10
 type JSONSink struct {
 	w   *bufio.Writer
 	buf []byte
-	enc consumer.RecordEncoder
+	enc consumer.RecordAppender
 	// file set: a regular file written as tmp, renamed to path at Close.
 	file *os.File
 	tmp  string
@@ -50,8 +50,12 @@ type JSONSink struct {
 // NewJSONSink writes to w (standard output, typically). Close flushes but
 // does not close w.
 func NewJSONSink(w io.Writer) *JSONSink {
-	return &JSONSink{w: bufio.NewWriterSize(w, jsonBufferSize)}
+	return &JSONSink{w: bufio.NewWriterSize(w, jsonBufferSize), enc: &consumer.RecordEncoder{}}
 }
+
+// SetEncoder makes the sink write records in enc's shape (KcatEncoder for
+// --format kcat) instead of DESIGN §4's. Call it before the first Write.
+func (s *JSONSink) SetEncoder(enc consumer.RecordAppender) { s.enc = enc }
 
 // CreateJSONFile writes to the file at path so that it is complete or
 // untouched: records go to a temporary file in the same folder, which
@@ -70,7 +74,7 @@ func CreateJSONFile(path string) (*JSONSink, error) {
 		s.closer = f
 		return s, nil
 	}
-	mode := os.FileMode(0o644)
+	mode := os.FileMode(0o600) // records are someone's data (DESIGN §2.7)
 	if fi, err := os.Stat(path); err == nil {
 		mode = fi.Mode().Perm()
 	}
