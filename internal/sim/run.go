@@ -535,10 +535,13 @@ func (r *runner) stop(killed bool) {
 		_ = a.s.Close()
 		close(closed)
 	}()
+	// A fetch in flight when the stream closes holds Close until the
+	// broker answers or sarama's read timeout (30s) passes.
+	closeDeadline := r.opt.Deadline + 45*time.Second
 	select {
 	case <-closed:
-	case <-time.After(r.opt.Deadline):
-		r.violate("liveness: run %d: Close did not return within %s", a.rec.idx, r.opt.Deadline)
+	case <-time.After(closeDeadline):
+		r.violate("liveness: run %d: Close did not return within %s", a.rec.idx, closeDeadline)
 		r.res.Dump = streamGoroutines()
 		a.store.kill()
 		<-closed

@@ -92,7 +92,10 @@ func TestSim(t *testing.T) {
 		return
 	}
 	for _, seed := range fixedSeeds {
-		t.Run(strconv.FormatUint(seed, 10), func(t *testing.T) { runSeed(t, seed) })
+		t.Run(strconv.FormatUint(seed, 10), func(t *testing.T) {
+			t.Parallel() // each history has its own cluster and store
+			runSeed(t, seed)
+		})
 	}
 }
 
