@@ -210,6 +210,24 @@ func (r *runner) check() {
 			userMoved[e.Partition][e.To] = true
 		}
 	}
+	// Explicit starts are the person's choice too, and so is where an
+	// explicit offset above the high watermark went (--reset).
+	for _, rec := range r.runs {
+		for _, st := range rec.started.Starts {
+			explicit := st.Source == offsets.SourceExplicit || st.Source == offsets.SourceTimestamp
+			for _, ev := range rec.events {
+				if n, ok := ev.(*consumer.Notice); ok && n.Code == offsets.CodeOutOfRange && n.Partition == st.Partition.Partition {
+					explicit = true
+				}
+			}
+			if explicit {
+				if userMoved[st.Partition.Partition] == nil {
+					userMoved[st.Partition.Partition] = map[int64]bool{}
+				}
+				userMoved[st.Partition.Partition][st.NextOffset] = true
+			}
+		}
+	}
 	for _, s := range r.sets {
 		if userMoved[s.part] == nil {
 			userMoved[s.part] = map[int64]bool{}
