@@ -118,7 +118,7 @@ func TestResolvePassword(t *testing.T) {
 	}{
 		{"inline", SASL{Password: "inline"}, "inline", false, ""},
 		{"env", SASL{PasswordEnv: "PW"}, "from-env", false, ""},
-		{"env unset", SASL{PasswordEnv: "NOPE"}, "", false, "NOPE (password_env) is not set"},
+		{"env unset", SASL{PasswordEnv: "NOPE"}, "", false, "NOPE (--sasl-password-env, password_env) is not set"},
 		{"file first line", SASL{PasswordFile: private}, "from-file", false, ""},
 		{"open file warns", SASL{PasswordFile: open}, "open-secret", true, ""},
 		{"empty file", SASL{PasswordFile: empty}, "", false, "is empty"},

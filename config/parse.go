@@ -3,7 +3,9 @@ package config
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -96,6 +98,10 @@ func dotted(path []string) string {
 	}
 	return strings.Join(parts, ".")
 }
+
+// maxSamples is consumer.MaxSamples (--samples has a cap); config does not
+// import the stream.
+const maxSamples = 1000
 
 var (
 	topKeys     = []string{"default_cluster", "clusters", "watch", "store"}
@@ -300,7 +306,9 @@ func (d *decoder) watch(v any, path []string) error {
 			}
 		case "samples":
 			var n int
-			if n, err = d.integer(v, p, 0); err == nil {
+			if n, err = d.integer(v, p, 0); err == nil && n > maxSamples {
+				err = d.errAt(p, "%s = %d: must be at most %d", dotted(p), n, maxSamples)
+			} else if err == nil {
 				w.Samples = &n
 			}
 		case "ack":
@@ -461,6 +469,9 @@ func ParseBrokers(list []string) ([]string, error) {
 		if i <= 0 || i == len(b)-1 || strings.Trim(b[i+1:], "0123456789") != "" || len(b[i+1:]) > 5 {
 			return nil, fmt.Errorf("invalid broker address %q: want host:port", b)
 		}
+		if port, _ := strconv.Atoi(b[i+1:]); port < 1 || port > 65535 {
+			return nil, fmt.Errorf("invalid broker address %q: the port must be 1 to 65535", b)
+		}
 		out = append(out, b)
 	}
 	if len(out) == 0 {
@@ -469,6 +480,10 @@ func ParseBrokers(list []string) ([]string, error) {
 	return out, nil
 }
 
+// unsupportedMechanisms are SASL mechanisms Kafka knows and kbatch does
+// not speak; naming them in an error is safe.
+var unsupportedMechanisms = []string{"GSSAPI", "OAUTHBEARER", "AWS_MSK_IAM"}
+
 func normalizeMechanism(m string) (string, error) {
 	up := strings.ToUpper(strings.TrimSpace(m))
 	for _, k := range Mechanisms {
@@ -476,7 +491,11 @@ func normalizeMechanism(m string) (string, error) {
 			return k, nil
 		}
 	}
-	return "", fmt.Errorf("unknown SASL mechanism %q: want one of %s", m, strings.Join(Mechanisms, ", "))
+	if slices.Contains(unsupportedMechanisms, up) {
+		return "", fmt.Errorf("SASL mechanism %s is not supported: want one of %s", up, strings.Join(Mechanisms, ", "))
+	}
+	// The value is not echoed: it may be a password given to the wrong flag.
+	return "", fmt.Errorf("unknown SASL mechanism (the value is not shown): want one of %s", strings.Join(Mechanisms, ", "))
 }
 
 // suggest returns the known key closest to k when it looks like a typo.

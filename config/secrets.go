@@ -103,11 +103,19 @@ func (s SASL) ResolvePassword(getenv func(string) string) (Secret, []string, err
 	case s.PasswordEnv != "":
 		v := getenv(s.PasswordEnv)
 		if v == "" {
-			return "", nil, fmt.Errorf("SASL password variable %s (password_env) is not set or empty", s.PasswordEnv)
+			if looksLikeVariableName(s.PasswordEnv) {
+				return "", nil, fmt.Errorf("SASL password variable %s (--sasl-password-env, password_env) is not set or empty", s.PasswordEnv)
+			}
+			return "", nil, errors.New("SASL password: the variable named by --sasl-password-env (password_env) is not set or empty; " +
+				"the name is not shown, as it does not look like a variable name (a password put there by mistake?)")
 		}
 		return Secret(v), nil, nil
 	case s.PasswordFile != "":
 		var warnings []string
+		if _, err := os.Lstat(s.PasswordFile); errors.Is(err, os.ErrNotExist) {
+			return "", nil, errors.New("SASL password: the file named by --sasl-password-file (password_file) does not exist; " +
+				"the name is not shown, in case a password was put there by mistake")
+		}
 		if info, err := os.Stat(s.PasswordFile); err == nil && info.Mode().Perm()&0o077 != 0 {
 			warnings = append(warnings, fmt.Sprintf("SASL password file %s can be read by other users (mode %04o); run chmod 600 %s",
 				s.PasswordFile, info.Mode().Perm(), s.PasswordFile))
@@ -124,4 +132,23 @@ func (s SASL) ResolvePassword(getenv func(string) string) (Secret, []string, err
 		return Secret(line), warnings, nil
 	}
 	return "", nil, ErrNoPassword
+}
+
+// looksLikeVariableName reports whether name is a conventional environment
+// variable name, upper-case letters, digits and underscores, at most 64
+// characters (KAFKA_PASSWORD), and so safe to show in an error. Anything
+// else (lower case, punctuation) may be a password typed where the name of
+// its variable belongs, and is never printed: passwords are rarely written
+// in upper case only with underscores, and names almost always are.
+func looksLikeVariableName(name string) bool {
+	if name == "" || len(name) > 64 || name[0] >= '0' && name[0] <= '9' {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
 }

@@ -1,6 +1,7 @@
 package consumer
 
 import (
+	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
@@ -221,11 +222,18 @@ var ErrUnknownTopic = errors.New("unknown topic")
 // partition, with one ListOffsets request per leader broker and kind
 // (earliest, latest), not one per partition.
 func ListBounds(c sarama.Client, parts []offsets.Partition) (map[offsets.Partition]offsets.Bounds, error) {
-	starts, err := listOffsets(c, parts, func(offsets.Partition) int64 { return sarama.OffsetOldest })
+	return ListBoundsContext(context.Background(), c, parts)
+}
+
+// ListBoundsContext is ListBounds whose waits between retries end when
+// ctx is done (a request already sent still runs to its answer or the
+// network timeout).
+func ListBoundsContext(ctx context.Context, c sarama.Client, parts []offsets.Partition) (map[offsets.Partition]offsets.Bounds, error) {
+	starts, err := listOffsets(ctx, c, parts, func(offsets.Partition) int64 { return sarama.OffsetOldest })
 	if err != nil {
 		return nil, err
 	}
-	ends, err := listOffsets(c, parts, func(offsets.Partition) int64 { return sarama.OffsetNewest })
+	ends, err := listOffsets(ctx, c, parts, func(offsets.Partition) int64 { return sarama.OffsetNewest })
 	if err != nil {
 		return nil, err
 	}
@@ -243,11 +251,11 @@ func ListOffsetsForTimes(c sarama.Client, at map[offsets.Partition]time.Time) (m
 	for p := range at {
 		parts = append(parts, p)
 	}
-	return listOffsets(c, parts, func(p offsets.Partition) int64 { return at[p].UnixMilli() })
+	return listOffsets(context.Background(), c, parts, func(p offsets.Partition) int64 { return at[p].UnixMilli() })
 }
 
 // listOffsets groups partitions by leader and sends one request per broker.
-func listOffsets(c sarama.Client, parts []offsets.Partition, ts func(offsets.Partition) int64) (map[offsets.Partition]int64, error) {
+func listOffsets(ctx context.Context, c sarama.Client, parts []offsets.Partition, ts func(offsets.Partition) int64) (map[offsets.Partition]int64, error) {
 	out := make(map[offsets.Partition]int64, len(parts))
 	pending := parts
 	for attempt := 0; len(pending) > 0; attempt++ {
@@ -314,7 +322,13 @@ func listOffsets(c sarama.Client, parts []offsets.Partition, ts func(offsets.Par
 			return nil, lastErr
 		}
 		if len(retry) > 0 {
-			time.Sleep(time.Duration(attempt+1) * 200 * time.Millisecond)
+			t := time.NewTimer(time.Duration(attempt+1) * 200 * time.Millisecond)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return nil, errors.Join(lastErr, ctx.Err())
+			case <-t.C:
+			}
 		}
 		pending = retry
 	}
@@ -328,4 +342,26 @@ func contains(ps []offsets.Partition, p offsets.Partition) bool {
 		}
 	}
 	return false
+}
+
+// ClusterID asks the cluster for its id (metadata v2, Kafka 0.10.1 and
+// later) in a metadata request for topics only. It returns "" without
+// asking when the protocol version set is older, and "" when the cluster
+// has none.
+func ClusterID(c sarama.Client, topics []string) (string, error) {
+	if !c.Config().Version.IsAtLeast(sarama.V0_10_1_0) || len(topics) == 0 {
+		return "", nil
+	}
+	b, err := c.Controller()
+	if err != nil {
+		return "", err
+	}
+	resp, err := b.GetMetadata(&sarama.MetadataRequest{Version: 2, Topics: topics})
+	if err != nil {
+		return "", err
+	}
+	if resp.ClusterID == nil {
+		return "", nil
+	}
+	return *resp.ClusterID, nil
 }

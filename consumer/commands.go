@@ -66,6 +66,7 @@ func (l *loop) seek(p offsets.Partition, offset int64) error {
 	e := offsets.NewEvent(time.Now(), offsets.CodeSeek, p, msg)
 	e.From, e.To = from, offset
 	if l.cfg.Store != nil {
+		l.flushEvents() // the events before the seek, first
 		if err := l.cfg.Store.Seek(l.cfg.Name, p, offset, through, e); err != nil {
 			return err
 		}

@@ -24,12 +24,13 @@ type Processor interface {
 // implements it. A nil Store means nothing is written (--no-store).
 type Store interface {
 	Stream(name string) (offsets.StreamInfo, bool, error)
-	EnsureStream(name string, brokers, topics []string) error
+	EnsureStreamOn(name, clusterID string, brokers, topics []string) error
 	Plan(stream string, b offsets.Batch) error
 	Ack(stream string, id uint64, at time.Time) error
 	AckAndPlan(stream string, id uint64, at time.Time, next offsets.Batch) error
 	Pending(stream string) (*offsets.Batch, error)
 	AddEvent(stream string, e offsets.Event) error
+	AddEvents(stream string, es []offsets.Event) error
 	SetNext(stream string, next map[offsets.Partition]int64, e offsets.Event) error
 	SetStarts(stream string, next map[offsets.Partition]int64, jumps map[offsets.Partition]string, e offsets.Event) error
 	Seek(stream string, p offsets.Partition, offset int64, through uint64, e offsets.Event) error
@@ -45,6 +46,11 @@ type Config struct {
 	Topics  []string
 	// Name is the stream's name in the store.
 	Name string
+	// NameExplicit says the user named the stream (--name): then a stored
+	// stream of that name is taken over even when it was made on another
+	// cluster or for other topics, with a stream-changed event. Otherwise
+	// (a name derived from the topics) that is refused.
+	NameExplicit bool
 
 	Explicit []offsets.Spec
 	// Imported, if set, replaces stored offsets as the fallback after
@@ -57,10 +63,11 @@ type Config struct {
 
 	Interval        time.Duration // default 1s
 	MaxPerPartition int           // default 10000
-	// MaxBatchBytes cuts a batch early when its records reach this many
-	// bytes (keys, values, headers), so memory stays bounded with large
-	// records or many partitions; the read-ahead is bounded by twice as
-	// much. Default 8 MiB: a batch in processing and the read-ahead then
+	// MaxBatchBytes bounds a batch's records (keys, values, headers) so
+	// memory stays bounded with large records or many partitions: a
+	// partition counts as full for a catch-up batch once it holds its
+	// share of it (at least 1 MiB), or once the read-ahead, twice as
+	// much, is spent for it. Default 8 MiB: a batch in processing and the read-ahead then
 	// stay inside kbatch's 80 MiB heap target (records take about twice
 	// their bytes in memory), where 64 MiB made the GC run without pause
 	// on wide topics.
@@ -93,6 +100,11 @@ type Config struct {
 	Log *slog.Logger
 }
 
+// MaxSamples caps Config.Samples (--samples): samples are copies kept for
+// every partition of every batch a screen keeps in its history, so memory
+// must not grow with the flag (DESIGN §2.6).
+const MaxSamples = 1000
+
 func (c *Config) defaults() error {
 	if c.Client == nil {
 		return errors.New("consumer: no client")
@@ -115,8 +127,8 @@ func (c *Config) defaults() error {
 	if c.MaxBatchBytes == 0 {
 		c.MaxBatchBytes = 8 << 20
 	}
-	if c.Samples < 0 {
-		return &offsets.UsageError{Msg: fmt.Sprintf("invalid --samples %d: must be 0 or more", c.Samples)}
+	if c.Samples < 0 || c.Samples > MaxSamples {
+		return &offsets.UsageError{Msg: fmt.Sprintf("invalid --samples %d: must be 0 to %d", c.Samples, MaxSamples)}
 	}
 	if c.Reset == "" {
 		c.Reset = offsets.ResetLatest

@@ -10,8 +10,8 @@ import (
 	"github.com/kbatch-dev/kbatch/offsets"
 )
 
-// maybeCut cuts a batch when one is due: the interval passed, a partition
-// or the byte budget is full, a data-loss restart waits, the stop
+// maybeCut cuts a batch when one is due: the interval passed, a catch-up
+// batch is ready (catchUpReady), a data-loss restart waits, the stop
 // condition is met, or CutNow was asked. It never cuts while paused or
 // while a batch waits for its ack.
 func (l *loop) maybeCut(now time.Time) error {
@@ -21,7 +21,7 @@ func (l *loop) maybeCut(now time.Time) error {
 	if l.redeliver != nil {
 		return l.maybeRedeliver(now)
 	}
-	due := l.cutNow || now.Sub(l.lastCut) >= l.cfg.Interval
+	due := l.cutNow || now.Sub(l.lastCut) >= l.cfg.Interval || l.catchUpReady()
 	if !due && l.cfg.UntilEnd {
 		due = l.untilEndReached(now)
 	}
@@ -46,6 +46,31 @@ func (l *loop) untilEndReached(now time.Time) bool {
 	return true
 }
 
+// catchUpReady reports whether a catch-up batch is ready before the
+// interval has passed (DESIGN §2.8): a partition is full, and every
+// partition with a backlog is full or holds all that the broker had for
+// it. A partition is full when it holds MaxPerPartition records or cannot
+// read more for memory (its read-ahead, or its broker's share of the
+// fetcher's, is spent). One full partition does not cut a batch while
+// another still has records to read: with a backlog everywhere, every
+// batch holds MaxPerPartition records of every partition. Partitions that
+// cannot read now (paused, broker trouble, a data-loss restart pending)
+// are not waited for.
+func (l *loop) catchUpReady() bool {
+	ready := false
+	for _, ps := range l.parts {
+		full := len(ps.recs) >= l.cfg.MaxPerPartition || (ps.reader != nil && ps.reader.starved())
+		switch {
+		case full && len(ps.recs) > 0:
+			ready = true
+		case full, ps.reader == nil, ps.userPaused, ps.errored, ps.restart != nil:
+		case ps.fetched < ps.hwm():
+			return false // records left to read, and room to read them
+		}
+	}
+	return ready
+}
+
 // cut takes every record held into a new batch; nil when none is held.
 func (l *loop) cut(now time.Time) (*Batch, []*sarama.ConsumerMessage) {
 	b := &Batch{Batch: offsets.Batch{ID: l.nextID, Time: now, State: offsets.StatePlanned}}
@@ -58,9 +83,6 @@ func (l *loop) cut(now time.Time) (*Batch, []*sarama.ConsumerMessage) {
 		n := min(len(ps.recs), l.cfg.MaxPerPartition)
 		until := ps.recs[n-1].Offset + 1
 		recs = l.take(b, ps, recs, n, until)
-		if len(ps.recs) >= l.cfg.MaxPerPartition {
-			l.cutNow = true
-		}
 	}
 	if len(b.Ranges) == 0 {
 		return nil, nil
@@ -144,6 +166,11 @@ func (l *loop) maybeRedeliver(now time.Time) error {
 	}
 	l.redeliver = nil
 	l.lastCut = now
+	for _, r := range pend.Ranges {
+		if ps := l.parts[r.Partition]; ps != nil && ps.reader != nil {
+			ps.reader.setNeed(0, 0) // this run's read-ahead from now on
+		}
+	}
 	for _, r := range pend.Ranges {
 		if ps := l.parts[r.Partition]; ps != nil && ps.afterRedeliver {
 			ps.afterRedeliver = false

@@ -54,6 +54,11 @@ type TxnMark struct {
 	Abort       bool
 }
 
+// Memory is what the block's records take in memory once decoded: their
+// bytes, decompressed, and the message each is held in. Read-aheads count
+// it, so that their bounds hold whatever the compression ratio.
+func (d Block) Memory() int64 { return inMemory(int64(len(d.Msgs)), d.Bytes) }
+
 // DecodeBlock decodes one partition's fetch answer read from offset pos,
 // keeping the records in [pos, until). Positions advance by whole
 // batches, using each batch's last offset. Under read_committed

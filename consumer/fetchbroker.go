@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/IBM/sarama"
@@ -14,6 +15,13 @@ type brokerFetcher struct {
 	f    *fetcher
 	id   int32
 	wake chan struct{}
+
+	// backlog is set while a reader of the loop has records to read (or
+	// has not fetched yet): the loop then counts in fetcher.share.
+	backlog atomic.Bool
+	// starved is set while the loop waits because its share of the
+	// read-ahead is spent, so its readers cannot read more for now.
+	starved atomic.Bool
 
 	mu      sync.Mutex
 	readers []*reader
@@ -46,25 +54,55 @@ func (bf *brokerFetcher) remove(r *reader) {
 	}
 }
 
-// eligible drops closed readers and returns the ones to fetch now: not
-// paused, below their read-ahead.
-func (bf *brokerFetcher) eligible() []*reader {
+// eligible drops closed readers and returns the ones to fetch now (not
+// paused, below their read-ahead), what all its readers hold that counts
+// against the loop's share, what they still need for the batch re-delivered
+// at start, and whether one of those to fetch has a backlog. When the
+// share is spent, only the readers the re-delivered batch needs are
+// fetched, with room for what they need.
+func (bf *brokerFetcher) eligible() (out []*reader, room int64, backlog bool) {
 	bf.mu.Lock()
 	defer bf.mu.Unlock()
-	var out []*reader
+	var held, need int64
+	var needy []*reader
 	kept := bf.readers[:0]
 	for _, r := range bf.readers {
-		if r.isClosed() {
+		open, free, bytes, needs := r.state()
+		if !open {
 			continue
 		}
 		kept = append(kept, r)
-		if !r.paused.Load() && r.hasRoom() {
+		held += bytes
+		if !r.paused.Load() && free {
 			out = append(out, r)
+			backlog = backlog || r.behind()
+			if needs > 0 {
+				need += needs
+				needy = append(needy, r)
+			}
 		}
 	}
 	clear(bf.readers[len(kept):])
 	bf.readers = kept
-	return out
+	room = bf.f.share(bf) - held
+	if room <= 0 && need > 0 {
+		return needy, need, true
+	}
+	return out, room, backlog
+}
+
+// setBacklog records whether the loop has a backlog. A loop that no longer
+// has one gives its share back: the other loops look again.
+func (bf *brokerFetcher) setBacklog(b bool) {
+	if bf.backlog.Swap(b) == b {
+		return
+	}
+	if b {
+		bf.f.backlogged.Add(1)
+		return
+	}
+	bf.f.backlogged.Add(-1)
+	bf.f.wakeAll()
 }
 
 // evict hands every reader of the loop back to the router after the
@@ -74,26 +112,26 @@ func (bf *brokerFetcher) evict(err error) bool {
 	rs := bf.readers
 	bf.readers = nil
 	bf.mu.Unlock()
-	for _, r := range rs {
-		if !bf.f.failed(r, err, false) {
-			return false
-		}
-	}
-	return true
+	return bf.f.failedAll(rs, err, false)
 }
 
 func (bf *brokerFetcher) run() {
 	f := bf.f
-	defer f.wg.Done()
+	defer bf.setBacklog(false)
 	for {
 		select {
 		case <-f.stop:
 			return
 		default:
 		}
-		in := bf.eligible()
-		room := f.budget - f.held.Load() - f.inflight.Load()
+		// The loop fetches within its share of the read-ahead: what its
+		// readers hold plus the answer it asks for. Other brokers' fetches
+		// and records never count against it, so a broker that is idle,
+		// slow or down holds up no other broker's partitions.
+		in, room, backlog := bf.eligible()
+		bf.setBacklog(backlog)
 		if len(in) == 0 || room <= 0 {
+			bf.starved.Store(len(in) > 0)
 			select {
 			case <-f.stop:
 				return
@@ -101,10 +139,20 @@ func (bf *brokerFetcher) run() {
 			}
 			continue
 		}
-		// The answer's size is reserved while the fetch is in flight, so
-		// the fetches of several brokers together stay within the budget.
+		bf.starved.Store(false)
 		ask := f.answerSize(room)
-		f.inflight.Add(ask)
+		// No more than the request can return: its partitions' sizes
+		// (a broker exceeds them only for one record batch larger than
+		// the size asked). Partitions at their high watermark long-poll
+		// for new records with a small answer.
+		var sizes int64
+		for _, r := range in {
+			sizes += int64(r.size)
+		}
+		ask = min(ask, sizes)
+		if !backlog {
+			ask = min(ask, minAnswerBytes)
+		}
 		b, err := f.client.Broker(bf.id)
 		var resp *sarama.FetchResponse
 		start := time.Now()
@@ -114,14 +162,10 @@ func (bf *brokerFetcher) run() {
 		if f.log != nil {
 			logFetch(f.log, bf.id, in, ask, resp, err, time.Since(start))
 		}
-		f.inflight.Add(-ask)
 		select {
 		case <-f.stop:
 			return
 		default:
-		}
-		if f.multi() {
-			f.wakeAll() // another broker may have waited for this room
 		}
 		if err != nil {
 			if b != nil {
@@ -164,8 +208,21 @@ func (bf *brokerFetcher) request(in []*reader, maxBytes int64) *sarama.FetchRequ
 func (bf *brokerFetcher) handle(resp *sarama.FetchResponse, in []*reader, ask int64) bool {
 	f := bf.f
 	var out []chunk
-	var decoded int64 // what the answer takes in memory, for answerSize
-	defer func() { f.observe(ask, decoded) }()
+	var lost []*reader // failed: to the router once their reports are sent
+	var decoded int64  // what the answer takes in memory, for answerSize
+	// The answer's size on the wire is not known: an answer that was not
+	// full says little about how records expand. A partition whose part
+	// stopped short of its high watermark filled its size, though: the
+	// larger of the two ratios is learnt.
+	wire := ask
+	var partWire, partDecoded int64
+	defer func() {
+		if partDecoded*wire > decoded*partWire {
+			f.observe(partWire, partDecoded)
+			return
+		}
+		f.observe(wire, decoded)
+	}()
 	for _, r := range in {
 		blk := resp.GetBlock(r.p.Topic, r.p.Partition)
 		if blk == nil {
@@ -182,27 +239,31 @@ func (bf *brokerFetcher) handle(resp *sarama.FetchResponse, in []*reader, ask in
 			continue
 		default:
 			bf.remove(r)
-			if !f.failed(r, blk.Err, leaderMoved(blk.Err)) {
-				return false
+			lost = append(lost, r)
+			if c, report := r.fail(blk.Err, leaderMoved(blk.Err)); report {
+				out = append(out, c)
 			}
 			continue
 		}
 		if blk.HighWaterMarkOffset >= 0 {
 			r.hwm.Store(blk.HighWaterMarkOffset)
 		}
+		asked := int64(r.size)
 		d, err := DecodeBlock(blk, r.p, r.pos, NoEnd, f.committed())
 		if err != nil {
 			bf.remove(r)
-			if !f.failed(r, err, false) {
-				return false
+			lost = append(lost, r)
+			if c, report := r.fail(err, false); report {
+				out = append(out, c)
 			}
 			continue
 		}
 		if d.Partial {
 			if r.size >= f.maxBytes {
 				bf.remove(r)
-				if !f.failed(r, fmt.Errorf("a record batch at offset %d is larger than %d bytes: %w", r.pos, f.maxBytes, sarama.ErrMessageTooLarge), false) {
-					return false
+				lost = append(lost, r)
+				if c, report := r.fail(fmt.Errorf("a record batch at offset %d is larger than %d bytes: %w", r.pos, f.maxBytes, sarama.ErrMessageTooLarge), false); report {
+					out = append(out, c)
 				}
 				continue
 			}
@@ -246,10 +307,20 @@ func (bf *brokerFetcher) handle(resp *sarama.FetchResponse, in []*reader, ask in
 		if !r.hold(int64(len(d.Msgs)), d.Bytes) {
 			continue // closed meanwhile
 		}
-		decoded += d.Bytes + int64(len(d.Msgs))*recordOverhead
+		mem := inMemory(int64(len(d.Msgs)), d.Bytes)
+		decoded += mem
+		if d.Next < blk.HighWaterMarkOffset && (partWire == 0 || mem*partWire > partDecoded*asked) {
+			partWire, partDecoded = asked, mem
+		}
 		out = append(out, chunk{p: r.p, gen: r.gen, msgs: pointers(d.Msgs), bytes: d.Bytes, next: d.Next, txn: d.Txn})
 	}
-	return f.send(out...)
+	if !f.send(out...) {
+		return false
+	}
+	for _, r := range lost {
+		f.lose(r)
+	}
+	return true
 }
 
 // leaderMoved reports partition errors that mean "ask someone else": the

@@ -29,7 +29,6 @@ type fetcher struct {
 	out       chan<- []chunk
 	stop      chan struct{}
 	stopOnce  sync.Once
-	wg        sync.WaitGroup
 	version   int16
 	isolation sarama.IsolationLevel
 	minBytes  int32
@@ -39,11 +38,11 @@ type fetcher struct {
 	growBytes int32 // the largest an empty answer grows it to
 	maxBytes  int32 // the largest a partial batch grows it to
 	// budget bounds the bytes forwarded to the loop and not yet in a
-	// batch, over all readers (held), plus the answer sizes asked for by
-	// fetches in flight (inflight), over all brokers.
-	budget   int64
-	held     atomic.Int64
-	inflight atomic.Int64
+	// batch plus the answer sizes asked for by fetches in flight. It is
+	// shared out among the broker loops with a backlog (backlogged of
+	// them), see share.
+	budget     int64
+	backlogged atomic.Int32
 	// expansion is how many times its size on the wire an answer takes
 	// in memory once decoded (decompressed, as messages), in hundredths;
 	// answerSize divides the room by it.
@@ -74,9 +73,17 @@ const recordOverhead = 160
 // left: room shrunk by how much answers have expanded once decoded, so
 // that compressible records (a fetch of 1 MiB can hold 20 MiB of them)
 // stay within the read-ahead in memory, not only on the wire.
+//
+// Before any answer told how much records expand, it asks for the smallest
+// answer: the first answers of a topic whose records compress twentyfold
+// would otherwise take twenty times the read-ahead.
 func (f *fetcher) answerSize(room int64) int64 {
+	e := f.expansion.Load()
+	if e == 0 {
+		return min(minAnswerBytes, room)
+	}
 	ask := min(room, maxAnswerBytes)
-	if e := f.expansion.Load(); e > 100 {
+	if e > 100 {
 		ask = ask * 100 / e
 	}
 	return max(ask, min(minAnswerBytes, room))
@@ -127,7 +134,6 @@ func newFetcher(client sarama.Client, out chan<- []chunk, budget int64, partitio
 		f.fastBytes = min(f.fastBytes, f.maxBytes)
 		f.growBytes = min(f.growBytes, f.maxBytes)
 	}
-	f.wg.Add(1)
 	go f.route()
 	return f
 }
@@ -146,10 +152,13 @@ func (f *fetcher) open(p offsets.Partition, gen uint64, offset, maxHeld, maxHeld
 	return r
 }
 
-// close stops every fetch and waits for the fetcher's goroutines.
+// close stops every fetch. It does not wait for the fetcher's goroutines:
+// one may be inside a call to a broker that does not answer, which only
+// the network timeout ends, and quitting must not wait for that (DESIGN
+// §2.9). Each goroutine ends when its call returns, sending nothing more
+// and touching nothing the loop reads.
 func (f *fetcher) close() {
 	f.stopOnce.Do(func() { close(f.stop) })
-	f.wg.Wait()
 }
 
 // send hands chunks to the loop, which takes them all before it decides
@@ -178,27 +187,41 @@ func (f *fetcher) lose(r *reader) {
 	}
 }
 
-// failed counts a failed fetch of r and reports err once per streak of
-// failures; quiet errors (leadership moving) are reported only when they
-// persist. It then hands r to the router, which retries after a back-off.
-func (f *fetcher) failed(r *reader, err error, quiet bool) bool {
-	r.failures++
-	r.retryAt = time.Now().Add(min(50*time.Millisecond<<min(r.failures, 6), 2*time.Second))
-	if !r.errored && (!quiet || r.failures >= 3) && !r.isClosed() {
-		r.errored = true
-		if !f.send(chunk{p: r.p, gen: r.gen, next: r.pos, err: err}) {
-			return false
+// failedAll counts a failed fetch of readers that failed together (a
+// broker down), sends the loop their reports in one piece, so that it
+// records them in one store transaction, and hands them to the router,
+// which retries each after its back-off. False when stopping.
+func (f *fetcher) failedAll(rs []*reader, err error, quiet bool) bool {
+	var out []chunk
+	for _, r := range rs {
+		if c, report := r.fail(err, quiet); report {
+			out = append(out, c)
 		}
 	}
-	f.lose(r)
+	if !f.send(out...) {
+		return false
+	}
+	for _, r := range rs {
+		f.lose(r)
+	}
 	return true
 }
 
-// multi reports whether more than one broker loop runs.
-func (f *fetcher) multi() bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return len(f.brokers) > 1
+// share is the part of the budget broker loop bf may fill: the budget
+// split evenly among the loops whose partitions have records to read,
+// counting bf. Loops whose partitions are all at their high watermark
+// take none from the others; each of them gets a share as if it were one
+// more such loop, for the records a long poll brings. The shares add up
+// to the budget while the loops' backlogs stay; when a loop gets a
+// backlog the others' shares shrink, and they fetch again once they hold
+// less than their new share, so memory stays within twice the budget at
+// worst while the shares shift.
+func (f *fetcher) share(bf *brokerFetcher) int64 {
+	k := int64(f.backlogged.Load())
+	if !bf.backlog.Load() {
+		k++
+	}
+	return f.budget / max(k, 1)
 }
 
 // wakeAll tells every broker loop to look at its readers again.
@@ -214,7 +237,6 @@ func (f *fetcher) wakeAll() {
 // new readers at once, failed ones after their back-off, refreshing the
 // topic's metadata first.
 func (f *fetcher) route() {
-	defer f.wg.Done()
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	for {
@@ -224,6 +246,7 @@ func (f *fetcher) route() {
 		f.mu.Unlock()
 		now := time.Now()
 		var later []*reader
+		noLeader, lastErr := map[bool][]*reader{}, map[bool]error{}
 		refreshed := map[string]bool{}
 		for _, r := range lost {
 			if r.isClosed() {
@@ -239,12 +262,17 @@ func (f *fetcher) route() {
 			}
 			b, err := f.client.Leader(r.p.Topic, r.p.Partition)
 			if err != nil {
-				if !f.failed(r, fmt.Errorf("no leader: %w", err), errors.Is(err, sarama.ErrLeaderNotAvailable)) {
-					return
-				}
+				quiet := errors.Is(err, sarama.ErrLeaderNotAvailable)
+				noLeader[quiet] = append(noLeader[quiet], r)
+				lastErr[quiet] = err
 				continue
 			}
 			f.brokerFetcher(b.ID()).add(r)
+		}
+		for _, quiet := range []bool{false, true} {
+			if rs := noLeader[quiet]; len(rs) > 0 && !f.failedAll(rs, fmt.Errorf("no leader: %w", lastErr[quiet]), quiet) {
+				return
+			}
 		}
 		wait := time.Hour
 		if len(later) > 0 {
@@ -273,7 +301,6 @@ func (f *fetcher) brokerFetcher(id int32) *brokerFetcher {
 	if bf == nil {
 		bf = &brokerFetcher{f: f, id: id, wake: make(chan struct{}, 1)}
 		f.brokers[id] = bf
-		f.wg.Add(1)
 		go bf.run()
 	}
 	return bf

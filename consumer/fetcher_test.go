@@ -7,8 +7,12 @@ import "testing"
 // wire; the expansion is learnt at once and forgotten slowly.
 func TestAnswerSizeFollowsExpansion(t *testing.T) {
 	f := &fetcher{}
+	if got := f.answerSize(64 << 20); got != minAnswerBytes {
+		t.Fatalf("before any answer: %d, want the smallest answer %d", got, minAnswerBytes)
+	}
+	f.observe(1<<20, 1<<20) // the records take their size on the wire
 	if got := f.answerSize(64 << 20); got != maxAnswerBytes {
-		t.Fatalf("before any answer: %d, want the cap %d", got, maxAnswerBytes)
+		t.Fatalf("after a plain answer: %d, want the cap %d", got, maxAnswerBytes)
 	}
 	if got := f.answerSize(1 << 20); got != 1<<20 {
 		t.Fatalf("with 1 MiB of room: %d", got)
@@ -36,5 +40,23 @@ func TestAnswerSizeFollowsExpansion(t *testing.T) {
 	}
 	if got := f.answerSize(100); got != 100 {
 		t.Fatalf("room below the minimum: %d, want the room", got)
+	}
+}
+
+// Issue 15 point 4: the read-ahead counts what records take in memory,
+// not their bytes alone: 10,000 records of one byte take 1.6 MB once
+// decoded, and a reader whose read-ahead is 1 MiB is full with them.
+func TestReadAheadCountsRecordsInMemory(t *testing.T) {
+	f := &fetcher{}
+	r := &reader{f: f, maxHeld: 1 << 30, maxHeldBytes: 1 << 20}
+	if !r.hold(10000, 10000) {
+		t.Fatal("hold refused on an open reader")
+	}
+	if _, room, held, _ := r.state(); room || held != 10000+10000*recordOverhead {
+		t.Fatalf("after 10,000 one-byte records: room %v, held %d; want no room, %d", room, held, 10000+10000*recordOverhead)
+	}
+	r.release(10000, 10000)
+	if _, room, held, _ := r.state(); !room || held != 0 {
+		t.Fatalf("after their release: room %v, held %d; want room and nothing held", room, held)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/kbatch-dev/kbatch/offsets"
+	"github.com/kbatch-dev/kbatch/record"
 )
 
 // The DESIGN §4 headless output: one JSON object per line, each with a
@@ -120,6 +121,6 @@ func AppendEventJSON(buf []byte, e Event) ([]byte, error) {
 	if err != nil {
 		return buf, err
 	}
-	buf = append(buf, b...)
+	buf = append(buf, record.SafeJSON(b)...)
 	return append(buf, '\n'), nil
 }

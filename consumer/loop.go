@@ -53,6 +53,14 @@ type loop struct {
 	held int64
 
 	refresh chan refreshResult
+	// looked and probed bring back the broker calls the loop started on
+	// goroutines of their own: no call to a broker runs on the loop, which
+	// serves the commands (DESIGN §2.9).
+	looked chan lookupResult
+	probed chan probeResult
+	// events are the notices to write to the store, in one transaction
+	// at the end of the loop's turn.
+	events  []offsets.Event
 	batches int
 	records int64
 }
@@ -60,6 +68,24 @@ type loop struct {
 type refreshResult struct {
 	bounds map[offsets.Partition]offsets.Bounds
 	err    error
+}
+
+// lookupResult is the bounds of a partition whose position the broker
+// said is out of range, looked up for the reader of generation gen.
+type lookupResult struct {
+	p      offsets.Partition
+	gen    uint64
+	pos    int64
+	bounds map[offsets.Partition]offsets.Bounds
+	err    error
+}
+
+// probeResult is the answer of a NoRecordsBetween probe started at at.
+type probeResult struct {
+	p            offsets.Partition
+	at           time.Time
+	from, target int64
+	empty        bool
 }
 
 func newLoop(ctx context.Context, s *Stream, starts []offsets.Start, bounds map[offsets.Partition]offsets.Bounds, pending *offsets.Batch) (*loop, error) {
@@ -73,6 +99,8 @@ func newLoop(ctx context.Context, s *Stream, starts []offsets.Start, bounds map[
 		redeliver: pending,
 		seeks:     map[offsets.Partition]seekMark{},
 		refresh:   make(chan refreshResult, 1),
+		looked:    make(chan lookupResult),
+		probed:    make(chan probeResult),
 		jobs:      make(chan job, 1),
 		results:   make(chan jobResult, 1),
 		nextID:    1,
@@ -171,6 +199,7 @@ func (l *loop) run() {
 	for range l.results {
 	}
 	l.shutdown()
+	l.flushEvents()
 	end := &Ended{Batches: l.batches, Records: l.records, Err: err}
 	switch {
 	case err != nil:
@@ -225,12 +254,19 @@ func (l *loop) work(tick, progress <-chan time.Time) error {
 			if err := l.onResult(r); err != nil {
 				return err
 			}
+		case r := <-l.looked:
+			if err := l.onLookup(r); err != nil {
+				return err
+			}
+		case r := <-l.probed:
+			l.onProbe(r)
 		}
 		if err := l.maybeCut(time.Now()); err != nil {
 			return err
 		}
 		// A processed batch no new batch took along is acked on its own.
 		l.ackProcessed()
+		l.flushEvents()
 	}
 }
 
@@ -285,9 +321,6 @@ func (l *loop) onChunk(c chunk) error {
 	l.held += b
 	ps.rate.add(int64(len(c.msgs)), b)
 	ps.lastRecord = c.msgs[len(c.msgs)-1].Timestamp
-	if len(ps.recs) >= l.cfg.MaxPerPartition || l.held >= l.cfg.MaxBatchBytes {
-		l.cutNow = true
-	}
 	return nil
 }
 
@@ -307,11 +340,13 @@ func (l *loop) onReadError(ps *partState, err error) error {
 }
 
 // onOutOfRange handles the broker saying the position is no longer in the
-// log. Below the log start (retention deleted it) is data loss: reading
-// goes on at the log start, whatever --reset says (DESIGN §2.5). Above the
-// high watermark (truncation, a recreated topic) is offset-out-of-range and
-// goes on per --reset. Either is an event and marks the next range as a
-// jump; with --fail-on-data-loss the stream ends instead, after the event.
+// log (retention, truncation): the partition's bounds are looked up off
+// the loop, and onLookup goes on. Below the log start (retention deleted
+// it) is data loss: reading goes on at the log start, whatever --reset
+// says (DESIGN §2.5). Above the high watermark (truncation, a recreated
+// topic) is offset-out-of-range and goes on per --reset. Either is an
+// event and marks the next range as a jump; with --fail-on-data-loss the
+// stream ends instead, after the event.
 func (l *loop) onOutOfRange(ps *partState) error {
 	pos := ps.position()
 	if ps.reader != nil {
@@ -320,13 +355,36 @@ func (l *loop) onOutOfRange(ps *partState) error {
 	}
 	l.gen++
 	ps.gen = l.gen
-	bounds, err := ListBounds(l.cfg.Client, []offsets.Partition{ps.p})
-	if err != nil {
-		l.notice(offsets.NewEvent(time.Now(), offsets.CodeBrokerError, ps.p, fmt.Sprintf("%s: offset %d out of range, and reading the bounds failed: %v (retrying)", ps.p, pos, err)))
+	go l.lookup(ps.p, ps.gen, pos)
+	return nil
+}
+
+// lookup reads p's bounds for onLookup, on its own goroutine.
+func (l *loop) lookup(p offsets.Partition, gen uint64, pos int64) {
+	r := lookupResult{p: p, gen: gen, pos: pos}
+	r.bounds, r.err = ListBoundsContext(l.ctx, l.cfg.Client, []offsets.Partition{p})
+	select {
+	case l.looked <- r:
+	case <-l.ctx.Done():
+	case <-l.s.done:
+	}
+}
+
+// onLookup takes the bounds of a partition that was out of range: a
+// data-loss or offset-out-of-range event, then the --reset policy, or the
+// end with --fail-on-data-loss.
+func (l *loop) onLookup(r lookupResult) error {
+	ps := l.parts[r.p]
+	if ps == nil || ps.gen != r.gen || ps.reader != nil {
+		return nil // a seek or reset moved the partition meanwhile
+	}
+	pos := r.pos
+	if r.err != nil {
+		l.notice(offsets.NewEvent(time.Now(), offsets.CodeBrokerError, ps.p, fmt.Sprintf("%s: offset %d out of range, and reading the bounds failed: %v (retrying)", ps.p, pos, r.err)))
 		ps.needReader = true
 		return nil
 	}
-	b := bounds[ps.p]
+	b := r.bounds[ps.p]
 	ps.bounds = b
 	e := offsets.NewEvent(time.Now(), offsets.CodeOutOfRange, ps.p, "")
 	e.Expected, e.LogStart, e.HighWatermark, e.From = pos, b.LogStart, b.HighWatermark, pos
@@ -471,7 +529,7 @@ func (l *loop) refresher() {
 		} else if parts, err := TopicPartitions(l.cfg.Client, l.cfg.Topics); err != nil {
 			r.err = err
 		} else {
-			r.bounds, r.err = ListBounds(l.cfg.Client, parts)
+			r.bounds, r.err = ListBoundsContext(l.ctx, l.cfg.Client, parts)
 		}
 		select {
 		case l.refresh <- r:
@@ -483,12 +541,24 @@ func (l *loop) refresher() {
 	}
 }
 
-// notice records an event in the store and sends it.
+// notice sends an event and records it in the store at the end of the
+// loop's turn (flushEvents), with the others of the turn.
 func (l *loop) notice(e offsets.Event) {
 	if l.cfg.Store != nil {
-		_ = l.cfg.Store.AddEvent(l.cfg.Name, e)
+		l.events = append(l.events, e)
 	}
 	l.emit(&Notice{e})
+}
+
+// flushEvents writes the turn's notices in one store transaction: a
+// broker blip on 1,000 partitions is one write, not 1,000 fsyncs.
+func (l *loop) flushEvents() {
+	if len(l.events) == 0 {
+		return
+	}
+	_ = l.cfg.Store.AddEvents(l.cfg.Name, l.events)
+	clear(l.events)
+	l.events = l.events[:0]
 }
 
 // emit sends an event, giving up only when the stream is closed and the
@@ -545,25 +615,66 @@ func (l *loop) reached(ps *partState, target int64, now time.Time) bool {
 	if ps.probeFrom == pos && ps.probeTarget == target && (ps.probeEmpty || now.Sub(ps.probeAt) < l.cfg.IdleDone) {
 		return ps.probeEmpty
 	}
-	empty, err := NoRecordsBetween(l.cfg.Client, ps.p, pos, target, l.cfg.Client.Config().Consumer.IsolationLevel == sarama.ReadCommitted)
-	ps.probeAt, ps.probeFrom, ps.probeTarget, ps.probeEmpty = now, pos, target, empty && err == nil
-	return ps.probeEmpty
+	if !ps.probing {
+		// The answer comes back to onProbe; until then, not reached.
+		ps.probing = true
+		go l.probe(ps.p, now, pos, target)
+	}
+	return false
+}
+
+// probe asks the broker whether [from, target) of p holds a record, on its
+// own goroutine, for onProbe.
+func (l *loop) probe(p offsets.Partition, at time.Time, from, target int64) {
+	empty, err := NoRecordsBetween(l.cfg.Client, p, from, target, l.cfg.Client.Config().Consumer.IsolationLevel == sarama.ReadCommitted)
+	select {
+	case l.probed <- probeResult{p: p, at: at, from: from, target: target, empty: empty && err == nil}:
+	case <-l.ctx.Done():
+	case <-l.s.done:
+	}
+}
+
+// onProbe keeps a probe's answer for reached.
+func (l *loop) onProbe(r probeResult) {
+	ps := l.parts[r.p]
+	if ps == nil {
+		return
+	}
+	ps.probing = false
+	ps.probeAt, ps.probeFrom, ps.probeTarget, ps.probeEmpty = r.at, r.from, r.target, r.empty
 }
 
 // newReader starts reading p at offset with a bounded read-ahead: the
 // fetcher leaves the partition out of its fetches while the records it
 // forwarded and the loop has not yet put in a batch reach a batch's worth
-// (MaxPerPartition records, or its share of MaxBatchBytes), and fetches
-// nothing while all partitions together hold readAheadBytes. So a paused,
-// slow or unacked stream does not grow.
+// (MaxPerPartition records, or its share of MaxBatchBytes), and a broker
+// fetches nothing while its partitions hold its share of readAheadBytes.
+// So a paused, slow or unacked stream does not grow.
+//
+// A partition of the batch re-delivered at start is read up to the
+// batch's range whatever this run's flags say: the batch was planned, and
+// held in memory, by a run with other flags maybe. Its reader's
+// read-ahead makes room for the range's records and bytes until the
+// batch is cut, so memory stays within what that run held plus this
+// run's read-ahead.
 func (l *loop) newReader(p offsets.Partition, gen uint64, offset int64) *reader {
 	maxHeld := int64(max(l.cfg.MaxPerPartition, maxChunk))
 	maxHeldBytes := max(l.cfg.MaxBatchBytes/int64(max(len(l.order), 1)), 1<<20)
-	return l.fetch.open(p, gen, offset, maxHeld, maxHeldBytes)
+	r := l.fetch.open(p, gen, offset, maxHeld, maxHeldBytes)
+	if l.redeliver != nil {
+		for _, rg := range l.redeliver.Ranges {
+			if rg.Partition == p && offset < rg.Until {
+				r.setNeed(rg.Until-offset, rg.Bytes)
+			}
+		}
+	}
+	return r
 }
 
 // readAheadBytes bounds what the fetcher forwards that no batch holds yet,
-// over all partitions: a batch's worth, and as much again for the fetch
+// as the records take memory (decompressed, with their messages), plus the
+// answers asked for: a batch's worth, and as much again for the fetch
 // answers that cross it (they come in whole record batches, often of a
-// MiB or more). With less, reading stalls while a batch is processed.
+// MiB or more). With less, reading stalls while a batch is processed. It
+// is shared out among the brokers with records to read (fetcher.share).
 func readAheadBytes(maxBatchBytes int64) int64 { return 2 * maxBatchBytes }

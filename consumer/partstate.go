@@ -55,10 +55,11 @@ type partState struct {
 	marks abortMarks
 
 	// The last NoRecordsBetween probe: when, over which range, and its
-	// answer.
+	// answer; probing while one runs.
 	probeAt                time.Time
 	probeFrom, probeTarget int64
 	probeEmpty             bool
+	probing                bool
 }
 
 type restart struct {

@@ -60,14 +60,20 @@ type reader struct {
 	paused    atomic.Bool
 
 	// mu guards the read-ahead counts and closed, so a close and a chunk
-	// in flight never leave bytes counted in the fetcher's total.
+	// in flight never leave bytes counted in its broker's share.
 	mu sync.Mutex
 	// held and heldBytes count what the reader forwarded that the loop has
-	// not put in a batch yet; the reader is left out of fetches while they
-	// are at maxHeld or maxHeldBytes.
+	// not put in a batch yet, records and what they take in memory
+	// (inMemory); the reader is left out of fetches while they are at
+	// maxHeld or maxHeldBytes.
 	held, heldBytes       int64
 	maxHeld, maxHeldBytes int64
-	closed                bool
+	// needHeld and needBytes are what the batch re-delivered at start
+	// needs of the partition (its planned range's offsets and bytes): the
+	// reader reads that far whatever its read-ahead, and those bytes do
+	// not count against its broker's share (DESIGN §2.8).
+	needHeld, needBytes int64
+	closed              bool
 }
 
 // close stops the reader: it is left out of every later fetch, and what
@@ -78,7 +84,6 @@ func (r *reader) close() {
 	r.mu.Lock()
 	if !r.closed {
 		r.closed = true
-		r.f.held.Add(-r.heldBytes)
 		r.held, r.heldBytes = 0, 0
 	}
 	r.mu.Unlock()
@@ -95,46 +100,76 @@ func (r *reader) isClosed() bool {
 	return r.closed
 }
 
-// hasRoom reports whether the reader may be fetched: open and below its
-// read-ahead.
-func (r *reader) hasRoom() bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return !r.closed && r.held < r.maxHeld && r.heldBytes < r.maxHeldBytes
-}
+// inMemory is what n decoded records of bytes (RecordBytes) take in
+// memory: their bytes, decompressed, and recordOverhead each. The
+// read-ahead counts this, so its bound holds whatever the records'
+// compression ratio and size (DESIGN §2.6).
+func inMemory(n, bytes int64) int64 { return bytes + n*recordOverhead }
 
-// hold counts a chunk about to be forwarded; false when the reader was
-// closed meanwhile.
+// hold counts a chunk of n records of bytes about to be forwarded; false
+// when the reader was closed meanwhile.
 func (r *reader) hold(n, bytes int64) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
 		return false
 	}
+	mem := inMemory(n, bytes)
 	r.held += n
-	r.heldBytes += bytes
-	r.f.held.Add(bytes)
+	r.heldBytes += mem
 	return true
 }
 
-// release tells the reader the loop put n records (bytes) of it in a
-// batch; called by the loop only.
+// release tells the reader the loop put n records of bytes of it in a
+// batch; called by the loop only. The room goes back to its broker's
+// share.
 func (r *reader) release(n, bytes int64) {
-	// Every broker loop waits while the fetcher's read-ahead is spent.
-	spent := r.f.held.Load()+r.f.inflight.Load() >= r.f.budget
+	mem := inMemory(n, bytes)
 	r.mu.Lock()
 	if !r.closed {
-		n, bytes = min(n, r.held), min(bytes, r.heldBytes)
+		n, mem = min(n, r.held), min(mem, r.heldBytes)
 		r.held -= n
-		r.heldBytes -= bytes
-		r.f.held.Add(-bytes)
+		r.heldBytes -= mem
 	}
 	r.mu.Unlock()
-	if spent {
-		r.f.wakeAll()
-		return
-	}
 	r.wake()
+}
+
+// state reports whether the reader is open, whether it is below its
+// read-ahead, the bytes it holds that count against its broker's share,
+// and the bytes it still needs for the re-delivered batch.
+func (r *reader) state() (open, room bool, held, need int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	room = !r.closed && r.held < max(r.maxHeld, r.needHeld) && r.heldBytes < max(r.maxHeldBytes, r.needBytes)
+	return !r.closed, room, max(r.heldBytes-r.needBytes, 0), max(r.needBytes-r.heldBytes, 0)
+}
+
+// setNeed sets what the re-delivered batch needs of the reader, records
+// of bytes (RecordBytes); zeros once the batch is cut.
+func (r *reader) setNeed(records, bytes int64) {
+	r.mu.Lock()
+	r.needHeld, r.needBytes = records, inMemory(records, bytes)
+	r.mu.Unlock()
+	r.wake()
+}
+
+// behind reports whether the partition has records to read as far as the
+// last answer said, or has not been fetched yet. Called by the goroutine
+// that holds the reader.
+func (r *reader) behind() bool {
+	h := r.hwm.Load()
+	return h < 0 || r.pos < h
+}
+
+// starved reports whether the reader cannot read more for now for lack of
+// memory: it holds its read-ahead, or its broker's share is spent.
+func (r *reader) starved() bool {
+	if _, room, _, _ := r.state(); !room {
+		return true
+	}
+	bf := r.home.Load()
+	return bf != nil && bf.starved.Load()
 }
 
 // pause leaves the partition out of fetches until resume; records already
@@ -163,4 +198,19 @@ func (r *reader) idleFor(now time.Time) time.Duration {
 		return 0
 	}
 	return now.Sub(time.Unix(0, s))
+}
+
+// fail counts a failed fetch of r, held by the caller, and returns the
+// chunk that reports err when it must be reported: once per streak of
+// failures, quiet ones (leadership moving) only when they persist. The
+// caller sends the chunk, then hands r to the router (fetcher.lose),
+// which retries after the back-off set here.
+func (r *reader) fail(err error, quiet bool) (chunk, bool) {
+	r.failures++
+	r.retryAt = time.Now().Add(min(50*time.Millisecond<<min(r.failures, 6), 2*time.Second))
+	if r.errored || (quiet && r.failures < 3) || r.isClosed() {
+		return chunk{}, false
+	}
+	r.errored = true
+	return chunk{p: r.p, gen: r.gen, next: r.pos, err: err}, true
 }

@@ -10,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/IBM/sarama"
+
+	"github.com/kbatch-dev/kbatch/record"
 )
 
 // AppendRecordJSON appends one record as a DESIGN §4 JSON line (with the
@@ -19,9 +21,10 @@ import (
 // ones are null. The line is valid UTF-8 whatever the bytes (a topic name
 // that is not UTF-8, which no Kafka broker accepts, gets U+FFFD).
 //
-// Strings are escaped so the line is safe to print on a terminal: C0 and C1
-// controls, DEL, bidi overrides and line/paragraph separators become \uXXXX
-// escapes, which JSON readers decode back to the same bytes.
+// Strings are escaped so the line is safe to print on a terminal: every
+// rune record.UnsafeRune names (C0 and C1 controls, DEL, bidi overrides and
+// isolates, format characters, line/paragraph separators) becomes a \uXXXX
+// escape, which JSON readers decode back to the same bytes.
 //
 // It allocates nothing beyond growing buf; callers reuse buf across records.
 func AppendRecordJSON(buf []byte, m *sarama.ConsumerMessage) []byte {
@@ -262,9 +265,9 @@ func appendJSONText(buf []byte, b []byte) ([]byte, bool) {
 		if r == utf8.RuneError && size == 1 {
 			valid = false
 		}
-		if unsafeForTerminal(r) {
+		if record.UnsafeRune(r) {
 			buf = append(buf, b[start:i]...)
-			buf = append(buf, '\\', 'u', hexDigits[r>>12&0xf], hexDigits[r>>8&0xf], hexDigits[r>>4&0xf], hexDigits[r&0xf])
+			buf = record.AppendJSONRune(buf, r)
 			i += size
 			start = i
 			continue
@@ -273,21 +276,4 @@ func appendJSONText(buf []byte, b []byte) ([]byte, bool) {
 	}
 	buf = append(buf, b[start:]...)
 	return append(buf, '"'), valid
-}
-
-// unsafeForTerminal reports non-ASCII runes that must not reach a terminal
-// raw: C1 controls, bidi embeddings/overrides/isolates, marks that reorder
-// text, line and paragraph separators, and the BOM.
-func unsafeForTerminal(r rune) bool {
-	switch {
-	case r >= 0x80 && r <= 0x9f:
-		return true
-	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
-		return true
-	case r == 0x200e || r == 0x200f || r == 0x061c:
-		return true
-	case r == 0x2028 || r == 0x2029 || r == 0xfeff:
-		return true
-	}
-	return false
 }

@@ -9,6 +9,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/IBM/sarama"
+
+	"github.com/kbatch-dev/kbatch/record"
 )
 
 func TestAppendRecordJSON(t *testing.T) {
@@ -75,6 +77,7 @@ func FuzzAppendRecordJSON(f *testing.F) {
 	f.Add([]byte("user-7"), []byte(`{"seq":1}`), false, []byte("source"), []byte("web"))
 	f.Add([]byte{0xff}, []byte("\x1b]52;c;aGk=\x07\u202e"), true, []byte{0xff, 0xfe, 'a'}, []byte{0xc2, 0x9b})
 	f.Add([]byte{}, []byte{}, false, []byte{}, []byte(nil))
+	f.Add([]byte("tag\U000e0041"), []byte("zwj \u200d \ufe0f"), false, []byte("h"), []byte("v"))
 	f.Fuzz(func(t *testing.T, key, value []byte, nullKey bool, hkey, hvalue []byte) {
 		if nullKey {
 			key = nil
@@ -86,7 +89,7 @@ func FuzzAppendRecordJSON(f *testing.F) {
 			t.Fatalf("invalid UTF-8 %q", line)
 		}
 		for _, r := range string(line[:len(line)-1]) {
-			if r < 0x20 || (r >= 0x7f && r <= 0x9f) || unsafeForTerminal(r) {
+			if record.UnsafeRune(r) {
 				t.Fatalf("raw %U in %q", r, line)
 			}
 		}

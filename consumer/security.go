@@ -19,6 +19,8 @@ import (
 	"syscall"
 
 	"github.com/IBM/sarama"
+
+	"github.com/kbatch-dev/kbatch/record"
 )
 
 // SCRAMClientFor returns the SCRAM conversation generator for mechanism
@@ -95,7 +97,7 @@ func (c *scramClient) gs2Header() string {
 func (c *scramClient) clientFinal(serverFirst string) (string, error) {
 	attrs := scramAttrs(serverFirst)
 	if e, ok := attrs["e"]; ok {
-		return "", fmt.Errorf("scram: server refused: %s", e)
+		return "", fmt.Errorf("scram: server refused: %s", record.String(e))
 	}
 	nonce, salt64, iter := attrs["r"], attrs["s"], attrs["i"]
 	if !strings.HasPrefix(nonce, c.nonce) || len(nonce) == len(c.nonce) {
@@ -131,7 +133,7 @@ func (c *scramClient) clientFinal(serverFirst string) (string, error) {
 func (c *scramClient) checkServerFinal(serverFinal string) error {
 	attrs := scramAttrs(serverFinal)
 	if e, ok := attrs["e"]; ok {
-		return fmt.Errorf("scram: server refused: %s", e)
+		return fmt.Errorf("scram: server refused: %s", record.String(e))
 	}
 	v, err := base64.StdEncoding.DecodeString(attrs["v"])
 	if err != nil || subtle.ConstantTimeCompare(v, c.serverSignature) != 1 {

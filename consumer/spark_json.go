@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+
+	"github.com/kbatch-dev/kbatch/record"
 )
 
 // AppendEventJSON appends e as one DESIGN §4 JSON line, exactly as the
@@ -46,7 +48,7 @@ func appendJSONFields(buf []byte, start int, kv ...any) ([]byte, error) {
 		buf = append(buf, ',')
 		buf = append(buf, k...)
 		buf = append(buf, ':')
-		buf = append(buf, v...)
+		buf = append(buf, record.SafeJSON(v)...)
 	}
 	return append(buf, '}', '\n'), nil
 }

@@ -119,8 +119,11 @@ func TestStartsStoredWithAPendingBatch(t *testing.T) {
 	if bs := batches(evs); len(bs) != 1 || !bs[0].Redelivered {
 		t.Fatalf("batches %s, want the re-delivered one", describe(evs))
 	}
-	if info, _, _ := st.Stream("test"); info.Next[p1] != 50 || info.Next[p0] != 100 {
-		t.Fatalf("stored next offsets %v, want %s at 50 (where it started) and %s at 100", info.Next, p1, p0)
+	// p1 has no stored offset in a topic the stream read before: it is a
+	// new partition and starts at its log start, 0 (ResolveStarts).
+	info, _, _ := st.Stream("test")
+	if n1, ok := info.Next[p1]; !ok || n1 != 0 || info.Next[p0] != 100 {
+		t.Fatalf("stored next offsets %v, want %s at 0 (where it started) and %s at 100", info.Next, p1, p0)
 	}
 }
 
@@ -212,5 +215,45 @@ func TestOffsetsSetBeatsAKeptSeek(t *testing.T) {
 	}
 	if info, _, _ := st.Stream("test"); info.Next[p1] != 70 || info.Seeks != nil {
 		t.Fatalf("stored %s at %d, kept seeks %v; want 70 (offsets set) and none", p1, info.Next[p1], info.Seeks)
+	}
+}
+
+// A partition added while kbatch was stopped has no stored offset, but its
+// topic was read before: the restart reads it from its log start (source
+// new-partition), so the records written to it meanwhile are not skipped
+// by --reset latest.
+func TestPartitionAddedWhileStoppedIsReadFromItsStart(t *testing.T) {
+	h := newHarness(t)
+	topic := h.kc.Topic("events", 1)
+	h.kc.ProduceN(topic, 0, 10, 20)
+	p1 := offsets.Partition{Topic: topic, Partition: 1}
+	st := h.openStore()
+	defer st.Close()
+	cfg := h.config(st, topic)
+	cfg.Reset = offsets.ResetEarliest
+	cfg.MaxBatches = 1
+	runWithin(t, cfg, 30*time.Second)
+
+	h.kc.AddPartitions(topic, 2)
+	produceToNew(t, h, p1, 7)
+
+	cfg = h.config(st, topic)
+	cfg.Reset = offsets.ResetLatest
+	cfg.MaxBatches = 1
+	evs := runWithin(t, cfg, 30*time.Second)
+	var found bool
+	for _, s := range evs[0].(*Started).Starts {
+		if s.Partition == p1 {
+			found = true
+			if s.NextOffset != 0 || s.Source != offsets.SourceNewPartition {
+				t.Errorf("restart puts %s at %d (%s), want 0 (new-partition)", p1, s.NextOffset, s.Source)
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("no start for %s", p1)
+	}
+	if f, u, n := covered(t, batches(evs), p1); f != 0 || u != 7 || n != 7 {
+		t.Errorf("%s read [%d,%d) %d records after the restart, want [0,7) 7; events:%s", p1, f, u, n, describe(evs))
 	}
 }

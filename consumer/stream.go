@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"strings"
 	"sync"
 	"time"
 
@@ -14,7 +15,10 @@ import (
 // Stream is a running direct stream. Its methods may be called from any
 // goroutine; the work happens in one loop goroutine, which owns all state.
 type Stream struct {
-	cfg     Config
+	cfg Config
+	// ctx ends when the stream is closed; the broker calls made for a
+	// command (Seek) stop retrying then.
+	ctx     context.Context
 	events  chan Event
 	cmds    chan command
 	done    chan struct{}
@@ -78,10 +82,13 @@ func Start(ctx context.Context, cfg Config) (*Stream, *Started, error) {
 	}
 	var pending *offsets.Batch
 	var info offsets.StreamInfo
+	var notices []offsets.Event
 	if cfg.Store != nil {
-		if err := cfg.Store.EnsureStream(cfg.Name, cfg.Brokers, cfg.Topics); err != nil {
+		changed, err := takeStream(cfg)
+		if err != nil {
 			return nil, nil, err
 		}
+		notices = changed
 		if info, _, err = cfg.Store.Stream(cfg.Name); err != nil {
 			return nil, nil, err
 		}
@@ -92,6 +99,10 @@ func Start(ctx context.Context, cfg Config) (*Stream, *Started, error) {
 	}
 	if cfg.Imported != nil {
 		in.Stored, in.StoredSource = cfg.Imported, offsets.SourceImport
+	}
+	in.ReadTopics = make(map[string]bool)
+	for p := range in.Stored {
+		in.ReadTopics[p.Topic] = true
 	}
 	redeliver := usablePending(pending, cfg.Explicit, cfg.Imported != nil)
 	if redeliver != nil {
@@ -112,10 +123,11 @@ func Start(ctx context.Context, cfg Config) (*Stream, *Started, error) {
 			return nil, nil, fmt.Errorf("looking up offsets by time: %w", err)
 		}
 	}
-	starts, notices, err := offsets.ResolveStarts(in)
+	starts, resolved, err := offsets.ResolveStarts(in)
 	if err != nil {
 		return nil, nil, err
 	}
+	notices = append(notices, resolved...)
 	for _, n := range notices {
 		if cfg.FailOnDataLoss && (n.Code == offsets.CodeDataLoss || n.Code == offsets.CodeOutOfRange) {
 			n = stopping(n)
@@ -140,6 +152,7 @@ func Start(ctx context.Context, cfg Config) (*Stream, *Started, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	s := &Stream{
 		cfg:    cfg,
+		ctx:    ctx,
 		events: make(chan Event, cfg.Events),
 		cmds:   make(chan command),
 		done:   make(chan struct{}),
@@ -236,7 +249,7 @@ func (s *Stream) CutNow() error { return s.send(command{kind: cmdCut}) }
 // is marked as a jump; the move is recorded as a "seek" event and stored.
 // An offset outside [log start, high watermark] is refused.
 func (s *Stream) Seek(p offsets.Partition, spec offsets.Spec) (int64, error) {
-	bounds, err := ListBounds(s.cfg.Client, []offsets.Partition{p})
+	bounds, err := ListBoundsContext(s.ctx, s.cfg.Client, []offsets.Partition{p})
 	if err != nil {
 		return 0, err
 	}
@@ -257,4 +270,36 @@ func (s *Stream) Seek(p offsets.Partition, spec offsets.Spec) (int64, error) {
 		return 0, &offsets.UsageError{Msg: fmt.Sprintf("cannot seek %s to %d: the partition holds offsets %d to %d (log start to high watermark)", p, target, b.LogStart, b.HighWatermark)}
 	}
 	return target, s.send(command{kind: cmdSeek, p: p, offset: target})
+}
+
+// takeStream checks the stored stream against the cluster and topics of
+// this run, then records them. Another cluster or other topics under a
+// derived name is a usage error (the stored offsets belong elsewhere); an
+// explicit name takes the stream over, and the returned event says what
+// changed.
+func takeStream(cfg Config) ([]offsets.Event, error) {
+	clusterID, _ := ClusterID(cfg.Client, cfg.Topics) // "" when unknown: no check
+	prev, existed, err := cfg.Store.Stream(cfg.Name)
+	if err != nil {
+		return nil, err
+	}
+	var changed []string
+	if existed {
+		changed = offsets.StreamChanges(prev, clusterID, cfg.Topics)
+	}
+	if len(changed) > 0 && !cfg.NameExplicit {
+		return nil, &offsets.UsageError{Msg: fmt.Sprintf(
+			"stream %s in the store was made for another cluster or other topics (%s), and its offsets belong there; "+
+				"pass --name %s to take it over here, or --name NEW to start a new stream", cfg.Name, strings.Join(changed, "; "), cfg.Name)}
+	}
+	if err := cfg.Store.EnsureStreamOn(cfg.Name, clusterID, cfg.Brokers, cfg.Topics); err != nil {
+		return nil, err
+	}
+	if len(changed) == 0 {
+		return nil, nil
+	}
+	e := offsets.NewEvent(time.Now(), offsets.CodeStreamChanged, offsets.Partition{},
+		fmt.Sprintf("stream %s taken over (--name): %s", cfg.Name, strings.Join(changed, "; ")))
+	e.Partition = -1
+	return []offsets.Event{e}, nil
 }

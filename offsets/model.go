@@ -105,6 +105,9 @@ const (
 	CodeImport       = "import"
 	CodePause        = "pause"
 	CodeResume       = "resume"
+	// CodeStreamChanged: a stream was taken over (an explicit --name) on
+	// another cluster or with other topics than it was stored with.
+	CodeStreamChanged = "stream-changed"
 )
 
 // Event is something that moved or threatened a stream's position: a seek,

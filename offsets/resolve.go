@@ -18,6 +18,12 @@ type StartInput struct {
 	Explicit []Spec
 	// Stored are next offsets from the store, or imported ones.
 	Stored map[Partition]int64
+	// ReadTopics are the topics the stream has read before (those of its
+	// stored or imported offsets). A partition of one of them with no
+	// stored offset appeared since the stream last ran: it starts at its
+	// log start (source new-partition, with an event), as a partition
+	// found while running does, so its records written meanwhile are read.
+	ReadTopics map[string]bool
 	// StoredSource is the source reported for Stored offsets: SourceStored
 	// (the default when empty) or SourceImport.
 	StoredSource Source
@@ -55,7 +61,9 @@ func TimeLookups(parts map[Partition]Bounds, explicit []Spec) map[Partition]time
 // ResolveStarts decides, per partition, the next offset to start at and why
 // (DESIGN §2.1, §2.2, §2.5), sorted by Partition.Less. The order is: the
 // winning explicit spec (source explicit, or timestamp for @TIME), else a
-// stored offset (StoredSource), else Reset (reset-earliest at the log
+// stored offset (StoredSource), else, for a partition of one of ReadTopics
+// (it appeared since the stream last ran), its log start (source
+// new-partition, with an event), else Reset (reset-earliest at the log
 // start, reset-latest at the high watermark).
 //
 // An explicit or stored offset below the log start is data loss: reading
@@ -112,6 +120,12 @@ func ResolveStarts(in StartInput) ([]Start, []Event, error) {
 			st.NextOffset, st.Source = spec.Resolve(b, -1), SourceExplicit
 		case hasStored:
 			st.NextOffset, st.Source = stored, storedSource
+		case in.ReadTopics[p.Topic]:
+			st.NextOffset, st.Source, st.Jump = b.LogStart, SourceNewPartition, CodeNewPartition
+			e := NewEvent(in.Now, CodeNewPartition, p, fmt.Sprintf(
+				"%s: new partition since the stream last ran, reading from its earliest offset %d", p, b.LogStart))
+			e.To, e.LogStart, e.HighWatermark = b.LogStart, b.LogStart, b.HighWatermark
+			events = append(events, e)
 		default:
 			st.NextOffset, st.Source = resetOffset(in.Reset, b)
 		}

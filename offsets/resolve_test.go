@@ -57,6 +57,13 @@ func TestResolveStarts(t *testing.T) {
 			wantCode: []string{CodeDataLoss, CodeOutOfRange},
 		},
 		{
+			name: "a partition of a topic read before, with nothing stored, is new: read from its log start",
+			in: StartInput{Partitions: threeParts(), Stored: map[Partition]int64{ev(0): 10},
+				ReadTopics: map[string]bool{"events": true}, Reset: ResetLatest},
+			want:     "events[0]=10/stored events[1]=500/new-partition/new-partition events[2]=0/new-partition/new-partition",
+			wantCode: []string{CodeNewPartition, CodeNewPartition},
+		},
+		{
 			name: "no specs, nothing stored, reset defaults to latest",
 			in:   StartInput{Partitions: threeParts()},
 			want: "events[0]=1000/reset-latest events[1]=1200/reset-latest events[2]=80/reset-latest",

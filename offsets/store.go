@@ -68,7 +68,10 @@ type Store struct {
 // Open opens the store at path, creating it (mode 0600, missing parent
 // folders 0700) unless opt.ReadOnly. A new file is built under a temporary
 // name and linked into place, so a crash never leaves a half-made store.
-// An existing empty (0-byte) file is adopted, so `--store $(mktemp)` works.
+// An existing empty (0-byte) file is refused (ErrForeign): it is as often a
+// truncated store as a new one, and taking it as new would restart every
+// stream per --reset. A writable open reads the whole file first (verify)
+// and refuses a damaged one (ErrCorrupt) before writing anything.
 //
 // Any other existing file is first opened read-only and checked: a file that
 // is not bbolt or is damaged (ErrCorrupt), a bbolt file kbatch did not make
@@ -98,19 +101,9 @@ func Open(path string, opt OpenOptions) (*Store, error) {
 		return nil, &StoreError{Path: path, Msg: "cannot be read: " + err.Error(), Cause: err}
 	case info.IsDir():
 		return nil, &StoreError{Path: path, Kind: ErrForeign, Msg: "is a directory; pass --store with a file name"}
-	case info.Size() == 0 && opt.ReadOnly:
-		return nil, &StoreError{Path: path, Kind: ErrForeign, Msg: "is empty, not a kbatch store"}
 	case info.Size() == 0:
-		db, err := st.boltOpen(path, false, opt.Timeout)
-		if err != nil {
-			return nil, err
-		}
-		if err := st.initMeta(db); err != nil {
-			_ = db.Close()
-			return nil, err
-		}
-		st.db = db
-		return st, nil
+		return nil, &StoreError{Path: path, Kind: ErrForeign, Msg: "is empty (0 bytes): not a kbatch store, or one that was truncated; " +
+			"to start anew, remove it (kbatch creates the store) or pass --store with the name of a file that does not exist"}
 	}
 	db, err := st.openChecked(opt.Timeout)
 	if errors.Is(err, ErrLocked) && opt.ReadOnly && opt.Snapshot {
@@ -130,7 +123,12 @@ func Open(path string, opt OpenOptions) (*Store, error) {
 		return nil, err
 	}
 	// Check again: the file may have been replaced while it was unlocked.
+	// Then read all of it, under the writer's lock, before writing a byte.
 	if err := st.checkMeta(db); err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	if err := st.verify(db); err != nil {
 		_ = db.Close()
 		return nil, err
 	}

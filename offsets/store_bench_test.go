@@ -1,6 +1,7 @@
 package offsets
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
 )
@@ -50,5 +51,65 @@ func BenchmarkPlan1000Partitions(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.StartTimer()
+	}
+}
+
+// fullStore is a store at the caps of one stream of 1000 partitions: 200
+// batches of 1000 ranges (maxRanges) and 10,000 events, about the largest
+// a stream's logs grow.
+func fullStore(b *testing.B) string {
+	b.Helper()
+	path := filepath.Join(b.TempDir(), "offsets.db")
+	s, err := Open(path, OpenOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	mustEnsure(b, s, "events")
+	for id := uint64(1); id <= maxRanges/1000; id++ {
+		if err := s.Plan("events", testBatch(id, 1000, int64(id)*10)); err != nil {
+			b.Fatal(err)
+		}
+		if err := s.Ack("events", id, testNow); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for i := range maxEvents {
+		if err := s.AddEvent("events", Event{Time: testNow, Code: "seek", Topic: "events", Partition: int32(i % 1000), Message: "a seek of some length, as events have"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := s.Close(); err != nil {
+		b.Fatal(err)
+	}
+	return path
+}
+
+// BenchmarkOpenFullStore times opening the fullStore read-only (what
+// offsets show pays) and writable (what watch pays: the same plus verify,
+// which reads every page and value before writing).
+func BenchmarkOpenFullStore(b *testing.B) {
+	path := fullStore(b)
+	fi, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, ro := range []bool{true, false} {
+		name := "writable"
+		if ro {
+			name = "read-only"
+		}
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				s, err := Open(path, OpenOptions{ReadOnly: ro})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := s.Close(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(fi.Size())/(1<<20), "file-MiB")
+		})
 	}
 }

@@ -41,6 +41,9 @@ var (
 
 // streamMeta is the JSON value of streams/NAME/meta.
 type streamMeta struct {
+	// ClusterID is the id of the cluster the stream was last run against
+	// ("" when unknown: an older store, or a cluster too old to tell).
+	ClusterID string    `json:"cluster_id,omitempty"`
 	Brokers   []string  `json:"brokers"`
 	Topics    []string  `json:"topics"`
 	LastBatch uint64    `json:"last_batch"`
@@ -99,7 +102,7 @@ func (st *streamTx) putMeta() error {
 
 // info copies the stream out of the transaction.
 func (st *streamTx) info() (StreamInfo, error) {
-	info := StreamInfo{Name: st.name, Brokers: st.meta.Brokers, Topics: st.meta.Topics,
+	info := StreamInfo{Name: st.name, ClusterID: st.meta.ClusterID, Brokers: st.meta.Brokers, Topics: st.meta.Topics,
 		Next: make(map[Partition]int64), LastBatch: st.meta.LastBatch, Updated: st.meta.Updated}
 	for _, m := range st.meta.Seeks {
 		if info.Seeks == nil {

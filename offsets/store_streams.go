@@ -11,9 +11,12 @@ import (
 
 // StreamInfo is one stream as stored: where it reads from and where it is.
 type StreamInfo struct {
-	Name    string
-	Brokers []string
-	Topics  []string
+	Name string
+	// ClusterID is the cluster the stream was last run against; "" when
+	// unknown.
+	ClusterID string
+	Brokers   []string
+	Topics    []string
 	// Next is the next offset per partition, as of the last acked batch or
 	// SetNext; never nil.
 	Next map[Partition]int64
@@ -65,8 +68,15 @@ func (s *Store) Stream(name string) (info StreamInfo, ok bool, err error) {
 
 // EnsureStream creates the stream, or records new brokers and topics for an
 // existing one; its positions and logs are kept. Every other write needs the
-// stream to exist. A name is 1 to 1024 bytes.
-func (s *Store) EnsureStream(name string, brokers, topics []string) (err error) {
+// stream to exist. A name is 1 to 1024 bytes. A stored cluster id is kept.
+func (s *Store) EnsureStream(name string, brokers, topics []string) error {
+	return s.EnsureStreamOn(name, "", brokers, topics)
+}
+
+// EnsureStreamOn is EnsureStream that also records the cluster id the
+// stream runs against (kept as it is when clusterID is ""). Callers compare
+// it first with StreamChanges.
+func (s *Store) EnsureStreamOn(name, clusterID string, brokers, topics []string) (err error) {
 	if name == "" || len(name) > 1024 {
 		return fmt.Errorf("store %s: stream name must be 1 to 1024 bytes, got %d", s.path, len(name))
 	}
@@ -91,6 +101,9 @@ func (s *Store) EnsureStream(name string, brokers, topics []string) (err error) 
 			}
 		}
 		st.meta.Brokers, st.meta.Topics = slices.Clone(brokers), slices.Clone(topics)
+		if clusterID != "" {
+			st.meta.ClusterID = clusterID
+		}
 		st.meta.Updated = time.Now()
 		return st.putMeta()
 	})

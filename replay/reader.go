@@ -21,6 +21,9 @@ const (
 	fetchMaxWait = 100 * time.Millisecond
 	// maxFetchBytes caps how far a fetch grows to take one large batch.
 	maxFetchBytes = 256 << 20
+	// minFetchBytes is the smallest size asked when records expand much
+	// once decoded.
+	minFetchBytes = 64 << 10
 	// maxAttempts bounds consecutive failed fetches of one partition
 	// (about 30s of back-off) before the replay fails.
 	maxAttempts = 20
@@ -32,6 +35,7 @@ type chunk struct {
 	task    int
 	msgs    []sarama.ConsumerMessage
 	bytes   int64
+	mem     int64          // what msgs take in memory, counted in buffered
 	next    int64          // the position after this chunk
 	missing *offsets.Range // offsets deleted by retention during the read
 	done    bool           // last chunk of the task; err says how it ended
@@ -57,14 +61,17 @@ type reader struct {
 	// failures, the first back-off 2×backoff, doubling up to 2s.
 	attempts int
 	backoff  time.Duration
+	// buffer bounds the decoded records read ahead of the sink.
+	buffer *buffered
 
 	mu        sync.Mutex
 	compacted map[string]bool // topic → cleanup.policy includes compact
 }
 
-func newReader(client sarama.Client, fetchBytes int32) *reader {
+func newReader(client sarama.Client, fetchBytes int32, buffer *buffered) *reader {
 	conf := client.Config()
 	return &reader{
+		buffer:     buffer,
 		client:     client,
 		version:    consumer.FetchVersion(conf.Version),
 		isolation:  conf.Consumer.IsolationLevel,
@@ -94,10 +101,25 @@ func (r *reader) read(ctx context.Context, task int, t Task, emit func(chunk) er
 		}
 		return sleep(ctx, min(r.backoff<<min(attempts, 6), 2*time.Second))
 	}
+	// reserved is counted in r.buffer for the fetch under way; lastMem
+	// is what the last answer took in memory, expansion how many times
+	// the size asked (hundredths; 0 before an answer told).
+	var reserved, lastMem, expansion int64
+	defer func() { r.buffer.release(reserved) }()
 	for pos < until {
-		if err := ctx.Err(); err != nil {
+		r.buffer.release(reserved) // a fetch that failed
+		reserved = 0
+		// Records that compress well are asked for in smaller answers,
+		// so an answer takes about the size asked in memory (a broker
+		// still returns at least one whole record batch).
+		ask := size
+		if expansion > 100 {
+			ask = int32(max(int64(size)*100/expansion, min(int64(size), minFetchBytes)))
+		}
+		if err := r.buffer.reserve(ctx, max(lastMem, int64(ask))); err != nil {
 			return err
 		}
+		reserved = max(lastMem, int64(ask))
 		b, err := r.client.Leader(p.Topic, p.Partition)
 		if err != nil {
 			_ = r.client.RefreshMetadata(p.Topic)
@@ -106,7 +128,7 @@ func (r *reader) read(ctx context.Context, task int, t Task, emit func(chunk) er
 			}
 			continue
 		}
-		resp, err := b.Fetch(r.request(p, pos, size))
+		resp, err := b.Fetch(r.request(p, pos, ask))
 		if err != nil {
 			_ = b.Close()
 			_ = r.client.RefreshMetadata(p.Topic)
@@ -161,6 +183,10 @@ func (r *reader) read(ctx context.Context, task int, t Task, emit func(chunk) er
 		}
 		switch {
 		case d.Partial:
+			if ask < size {
+				expansion = 0 // the batch needs the whole size
+				continue
+			}
 			if size >= maxFetchBytes {
 				return fmt.Errorf("read %s at offset %d: a record batch is larger than %d bytes", p, pos, maxFetchBytes)
 			}
@@ -200,7 +226,13 @@ func (r *reader) read(ctx context.Context, task int, t Task, emit func(chunk) er
 			continue
 		}
 		pos, attempts = d.Next, 0
-		if err := emit(chunk{task: task, msgs: d.Msgs, bytes: d.Bytes, next: pos}); err != nil {
+		mem := d.Memory()
+		if mem > 0 {
+			lastMem, expansion = mem, max(mem*100/int64(ask), 100)
+		}
+		r.buffer.settle(reserved, mem)
+		reserved = 0
+		if err := emit(chunk{task: task, msgs: d.Msgs, bytes: d.Bytes, mem: mem, next: pos}); err != nil {
 			return err
 		}
 	}

@@ -58,12 +58,13 @@ func fetchAnswer(t *testing.T, hwm int64, offs ...int64) *sarama.MockFetchRespon
 
 func readAll(t *testing.T, c sarama.Client, from, until int64) ([]int64, []chunk, error) {
 	t.Helper()
-	rd := newReader(c, 1<<20)
+	rd := newReader(c, 1<<20, newBuffered(16<<20))
 	rd.attempts, rd.backoff = 5, time.Millisecond
 	var offs []int64
 	var chunks []chunk
 	task := Task{Read: offsets.Range{Partition: tp, From: from, Until: until}}
 	err := rd.read(context.Background(), 0, task, func(c chunk) error {
+		rd.buffer.release(c.mem)
 		for _, m := range c.msgs {
 			offs = append(offs, m.Offset)
 		}

@@ -20,6 +20,11 @@ type Options struct {
 	// FetchBytes is the size asked of each fetch; 0 means 2 MiB. A batch
 	// larger than that is still read: the fetch grows to take it.
 	FetchBytes int32
+	// BufferBytes bounds the records read and not yet written, as they
+	// take memory decoded (decompressed); readers wait while it is
+	// reached, so memory holds it plus one fetch answer per partition
+	// read at once. 0 means 16 MiB.
+	BufferBytes int64
 	// Progress, when set, gets a progress line redrawn in place ('\r') at
 	// most ten times a second and erased at the end. Give it a terminal
 	// only.
@@ -103,7 +108,11 @@ func Run(ctx context.Context, client sarama.Client, tasks []Task, sink Sink, opt
 	if fetchBytes <= 0 {
 		fetchBytes = 2 << 20
 	}
-	rd := newReader(client, fetchBytes)
+	bufferBytes := opts.BufferBytes
+	if bufferBytes <= 0 {
+		bufferBytes = 16 << 20
+	}
+	rd := newReader(client, fetchBytes, newBuffered(bufferBytes))
 	rep := &Report{Partitions: make([]PartitionReport, len(tasks)), Committed: rd.committed()}
 	var total int64
 	for i, t := range tasks {
@@ -153,10 +162,13 @@ func Run(ctx context.Context, client sarama.Client, tasks []Task, sink Sink, opt
 				continue
 			}
 			if firstErr != nil {
+				rd.buffer.release(c.mem)
 				continue // draining after a failure
 			}
 			if len(c.msgs) > 0 {
-				if err := sink.Write(c.msgs); err != nil {
+				err := sink.Write(c.msgs)
+				rd.buffer.release(c.mem)
+				if err != nil {
 					fail(err)
 					continue
 				}

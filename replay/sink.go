@@ -61,6 +61,8 @@ func (s *JSONSink) SetEncoder(enc consumer.RecordAppender) { s.enc = enc }
 // untouched: records go to a temporary file in the same folder, which
 // Close syncs and renames over path; Abort removes it. A path that exists
 // and is not a regular file (/dev/null, a named pipe) is written directly.
+// A new file is 0600 whatever the umask (records are production data, and
+// kbatch's other files are 0600 too); a file replaced keeps its mode.
 func CreateJSONFile(path string) (*JSONSink, error) {
 	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
 		if fi.IsDir() {

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -323,5 +324,31 @@ func TestJSONFileCompleteOrUntouched(t *testing.T) {
 	}
 	if _, err := CreateJSONFile(dir); err == nil {
 		t.Error("a folder was accepted as --out")
+	}
+}
+
+// TestJSONFileIsPrivate: a new --out file is 0600 whatever the umask, as
+// the store and --sink are (DESIGN §2.7); replayed records are production
+// data on a shared host.
+func TestJSONFileIsPrivate(t *testing.T) {
+	old := syscall.Umask(0o022)
+	defer syscall.Umask(old)
+	path := filepath.Join(t.TempDir(), "out.jsonl")
+	s, err := CreateJSONFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Write([]sarama.ConsumerMessage{{Topic: "t", Timestamp: time.UnixMilli(0), Value: []byte("v")}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := fi.Mode().Perm(); m != 0o600 {
+		t.Errorf("--out file mode %o, want 600", m)
 	}
 }

@@ -2,58 +2,21 @@ package tui
 
 import (
 	"strings"
-	"unicode"
-	"unicode/utf8"
+
+	krecord "github.com/kbatch-dev/kbatch/record"
 )
 
-// tabWidth is the tab stop distance used when tabs are expanded.
-const tabWidth = 8
-
 // EscapeLine renders untrusted bytes (a record key, value or header) as one
-// line that is safe to print on a terminal (DESIGN §2.7):
-//
-//   - ESC, the other C0 controls and DEL become \x1b, \x00 … \x7f, so no
-//     CSI, OSC, DCS or other sequence can start;
-//   - newlines and carriage returns become \n and \r;
-//   - tabs are expanded with spaces to the next multiple of 8 columns;
-//   - C1 controls, bidi embeddings, overrides and isolates, zero-width and
-//     other format characters, variation selectors, and line and paragraph
-//     separators become \uXXXX (or \UXXXXXXXX), so text cannot reorder
-//     itself or hide, and every rune has the width lipgloss measures;
-//   - each byte of invalid UTF-8 becomes \xNN.
-//
-// Backslashes are kept as they are. Work is proportional to the output:
-// escaping stops once the result is at least maxWidth columns wide
-// (maxWidth <= 0: no limit), so a value of several MiB costs what one line
-// on screen costs. The caller truncates to the exact width with ansi
-// functions; the result is plain text without escape sequences.
-func EscapeLine(b []byte, maxWidth int) string {
-	var e escaper
-	e.line = true
-	e.maxWidth = maxWidth
-	e.write(b)
-	return e.sb.String()
-}
+// line that is safe to print on a terminal: record.EscapeLine, the one rule
+// of DESIGN §2.7. It stops after about maxWidth columns (maxWidth <= 0: no
+// limit); the caller truncates to the exact width with ansi functions.
+func EscapeLine(b []byte, maxWidth int) string { return krecord.EscapeLine(b, maxWidth) }
 
-// EscapeText is EscapeLine for a multi-line view: "\n" and "\r\n" end a
-// line (the result holds "\n" there), a lone "\r" shows as \r, and tab
-// stops restart on every line. maxWidth <= 0 means no limit; otherwise
-// escaping stops after about maxWidth columns in total, which bounds the
-// work for huge values.
-func EscapeText(b []byte, maxWidth int) string {
-	var e escaper
-	e.maxWidth = maxWidth
-	e.write(b)
-	return e.sb.String()
-}
+// EscapeText is EscapeLine for a multi-line view (record.EscapeText).
+func EscapeText(b []byte, maxWidth int) string { return krecord.EscapeText(b, maxWidth) }
 
-// EscapeString is EscapeLine for a string, with no limit.
-func EscapeString(s string) string {
-	if isPlain(s) {
-		return s
-	}
-	return EscapeLine([]byte(s), 0)
-}
+// EscapeString is EscapeLine for a string, with no limit (record.String).
+func EscapeString(s string) string { return krecord.String(s) }
 
 // EscapeBinary renders bytes that are not text: printable ASCII stays,
 // every other byte becomes \xNN. Like EscapeLine it stops after about
@@ -75,124 +38,4 @@ func EscapeBinary(b []byte, maxWidth int) string {
 	return sb.String()
 }
 
-// isPlain reports whether s is printable ASCII only, the common case that
-// needs no work.
-func isPlain(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < 0x20 || s[i] >= 0x7f {
-			return false
-		}
-	}
-	return true
-}
-
-type escaper struct {
-	sb       strings.Builder
-	line     bool // one line: \n and \r are escaped
-	maxWidth int
-	col      int // column within the current line, for tab stops
-	width    int // columns written in total (an upper bound for wide runes)
-}
-
 const hexDigit = "0123456789abcdef"
-
-func (e *escaper) full() bool { return e.maxWidth > 0 && e.width >= e.maxWidth }
-
-func (e *escaper) write(b []byte) {
-	for i := 0; i < len(b) && !e.full(); {
-		c := b[i]
-		if c < utf8.RuneSelf {
-			i++
-			switch {
-			case c == '\t':
-				n := tabWidth - e.col%tabWidth
-				e.sb.WriteString("        "[:n])
-				e.advance(n)
-			case c == '\n' && !e.line:
-				e.sb.WriteByte('\n')
-				e.col = 0
-				e.width++
-			case c == '\r' && !e.line && i < len(b) && b[i] == '\n':
-				// CRLF ends a line like LF.
-			case c == '\n':
-				e.literal(`\n`)
-			case c == '\r':
-				e.literal(`\r`)
-			case c < 0x20 || c == 0x7f:
-				e.literal(`\x` + string(hexDigit[c>>4]) + string(hexDigit[c&0xf]))
-			default:
-				e.sb.WriteByte(c)
-				e.advance(1)
-			}
-			continue
-		}
-		r, size := utf8.DecodeRune(b[i:])
-		if r == utf8.RuneError && size == 1 {
-			e.literal(`\x` + string(hexDigit[c>>4]) + string(hexDigit[c&0xf]))
-			i++
-			continue
-		}
-		i += size
-		if unsafeRune(r) {
-			e.literal(runeEscape(r))
-			continue
-		}
-		e.sb.WriteRune(r)
-		// East Asian wide runes take two columns; counting two for every
-		// rune past U+1100 only makes the limit err on the short side.
-		if r >= 0x1100 {
-			e.advance(2)
-		} else {
-			e.advance(1)
-		}
-	}
-}
-
-func (e *escaper) literal(s string) {
-	e.sb.WriteString(s)
-	e.advance(len(s))
-}
-
-func (e *escaper) advance(n int) {
-	e.col += n
-	e.width += n
-}
-
-// runeEscape renders r as \uXXXX or \UXXXXXXXX.
-func runeEscape(r rune) string {
-	if r <= 0xffff {
-		return `\u` + hex(uint32(r), 4)
-	}
-	return `\U` + hex(uint32(r), 8)
-}
-
-func hex(v uint32, digits int) string {
-	buf := make([]byte, digits)
-	for i := digits - 1; i >= 0; i-- {
-		buf[i] = hexDigit[v&0xf]
-		v >>= 4
-	}
-	return string(buf)
-}
-
-// unsafeRune reports the non-ASCII runes that must not reach a terminal
-// raw: C1 controls (which some terminals take as CSI, OSC, DCS …), format
-// characters (bidi embeddings, overrides, isolates and marks, zero-width
-// joiners and spaces, the BOM, tag characters), line and paragraph
-// separators, variation selectors (terminals disagree on the width they
-// give), and the Hangul fillers that render with no width.
-func unsafeRune(r rune) bool {
-	switch {
-	case r >= 0x80 && r <= 0x9f:
-		return true
-	case r == 0x2028 || r == 0x2029:
-		return true
-	case r >= 0xfe00 && r <= 0xfe0f, r >= 0xe0100 && r <= 0xe01ef:
-		return true
-	case r == 0x115f || r == 0x1160 || r == 0x3164 || r == 0xffa0:
-		return true
-	case r == utf8.RuneError:
-		return false
-	}
-	return unicode.Is(unicode.Cf, r)
-}

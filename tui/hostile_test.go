@@ -11,6 +11,7 @@ import (
 
 	"github.com/kbatch-dev/kbatch/consumer"
 	"github.com/kbatch-dev/kbatch/offsets"
+	krecord "github.com/kbatch-dev/kbatch/record"
 )
 
 // hostile payloads: each carries a marker ("PWN…") right after bytes that
@@ -104,7 +105,7 @@ func checkOutput(t *testing.T, raw []byte) {
 		control := c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0)
 		if !control {
 			r, _ := utf8.DecodeRune(seq)
-			if r == utf8.RuneError || unsafeRune(r) {
+			if r == utf8.RuneError || krecord.UnsafeRune(r) {
 				t.Fatalf("unsafe text %q in output", seq)
 			}
 			continue

@@ -68,8 +68,12 @@ func (k *killable) write(f func() error) error {
 func (k *killable) Stream(name string) (offsets.StreamInfo, bool, error) { return k.st.Stream(name) }
 func (k *killable) Pending(stream string) (*offsets.Batch, error)        { return k.st.Pending(stream) }
 
-func (k *killable) EnsureStream(name string, brokers, topics []string) error {
-	return k.write(func() error { return k.st.EnsureStream(name, brokers, topics) })
+func (k *killable) EnsureStreamOn(name, clusterID string, brokers, topics []string) error {
+	return k.write(func() error { return k.st.EnsureStreamOn(name, clusterID, brokers, topics) })
+}
+
+func (k *killable) AddEvents(stream string, es []offsets.Event) error {
+	return k.write(func() error { return k.st.AddEvents(stream, es) })
 }
 
 func (k *killable) Plan(stream string, b offsets.Batch) error {

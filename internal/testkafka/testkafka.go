@@ -40,11 +40,18 @@ type Cluster struct {
 // New returns a cluster for t; a kfake cluster is closed at cleanup.
 func New(t testing.TB) *Cluster {
 	t.Helper()
+	return NewBrokers(t, 1)
+}
+
+// NewBrokers is New with a kfake cluster of n brokers (a real cluster is
+// what it is); tests move partitions' leaders with Fake.MoveTopicPartition.
+func NewBrokers(t testing.TB, n int) *Cluster {
+	t.Helper()
 	c := &Cluster{t: t}
 	if env := os.Getenv(EnvBrokers); env != "" {
 		c.Brokers = strings.Split(env, ",")
 	} else {
-		fake, err := kfake.NewCluster(kfake.NumBrokers(1))
+		fake, err := kfake.NewCluster(kfake.NumBrokers(n))
 		if err != nil {
 			t.Fatalf("kfake: %v", err)
 		}

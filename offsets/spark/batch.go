@@ -70,7 +70,7 @@ func (c *Checkpoint) batchStart(id int64, end SourceOffset) (Offsets, error) {
 		}
 		if s, ok := sameSource(prev, end); ok && !s.Void {
 			if s.Kafka == nil {
-				return nil, fmt.Errorf("spark checkpoint %s: source %s's offset is %s, not Kafka offset JSON", path, s.label(), excerpt(s.Raw))
+				return nil, fmt.Errorf("spark checkpoint %s: source %s's offset is not Kafka offset JSON (%d bytes)", path, s.label(), len(s.Raw))
 			}
 			return s.Kafka, nil
 		}

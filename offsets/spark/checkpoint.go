@@ -10,11 +10,14 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
+	"syscall"
 )
 
 // maxFileSize caps how much of one checkpoint file is read. Real offset logs
-// are kilobytes; anything this big is not a checkpoint file.
-const maxFileSize = 64 << 20
+// are kilobytes (a topic of 10 000 partitions is about 200 KiB); anything
+// this big is not a checkpoint file.
+const maxFileSize = 16 << 20
 
 // Checkpoint is a Spark Structured Streaming checkpoint directory as Open
 // found it: the query id and which offset and commit log files existed.
@@ -39,6 +42,10 @@ type Checkpoint struct {
 	// when nothing was committed yet (or the checkpoint predates the commit
 	// log, Spark 2.1).
 	Committed int64
+
+	// realDir is Dir with its symlinks resolved: files are read only when
+	// they resolve to a place under it.
+	realDir string
 }
 
 // Open reads the checkpoint directory dir: the query id from metadata and the
@@ -58,9 +65,12 @@ func Open(dir string) (*Checkpoint, error) {
 		return nil, fmt.Errorf("spark checkpoint %s: not a directory", dir)
 	}
 	c := &Checkpoint{Dir: dir, Committed: -1}
+	if c.realDir, err = filepath.EvalSymlinks(dir); err != nil {
+		return nil, fileError(dir, err)
+	}
 
 	metaPath := filepath.Join(dir, "metadata")
-	meta, err := readFile(metaPath)
+	meta, err := c.readFile(metaPath)
 	hasMeta := err == nil
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
@@ -84,7 +94,7 @@ func Open(dir string) (*Checkpoint, error) {
 	if n := len(c.Commits); n > 0 {
 		last := c.Commits[n-1]
 		path := c.path("commits", last)
-		b, err := readFile(path)
+		b, err := c.readFile(path)
 		if err != nil {
 			return nil, err
 		}
@@ -100,7 +110,7 @@ func Open(dir string) (*Checkpoint, error) {
 // not in Batches, so batches written after Open can be read.
 func (c *Checkpoint) OffsetLog(id int64) (OffsetLog, error) {
 	path := c.path("offsets", id)
-	b, err := readFile(path)
+	b, err := c.readFile(path)
 	if err != nil {
 		return OffsetLog{}, err
 	}
@@ -115,7 +125,7 @@ func (c *Checkpoint) OffsetLog(id int64) (OffsetLog, error) {
 // source.
 func (c *Checkpoint) initialOffsets(dir string) (Offsets, error) {
 	path := filepath.Join(c.Dir, "sources", dir, "0")
-	b, err := readFile(path)
+	b, err := c.readFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -146,7 +156,7 @@ func parseStreamMetadata(b []byte) (string, error) {
 // listBatchIDs lists the batch files of a log directory, ascending. exists is
 // false, with no error, when the directory does not exist.
 func listBatchIDs(dir string) (ids []int64, exists bool, err error) {
-	entries, err := os.ReadDir(dir)
+	entries, err := readDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, false, nil
 	}
@@ -165,6 +175,19 @@ func listBatchIDs(dir string) (ids []int64, exists bool, err error) {
 	return ids, true, nil
 }
 
+// readDir lists a folder of the checkpoint. Something else at its place (a
+// FIFO, whose open would block) is an error and is not opened.
+func readDir(dir string) ([]os.DirEntry, error) {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.IsDir() {
+		return nil, syscall.ENOTDIR
+	}
+	return os.ReadDir(dir)
+}
+
 // batchID parses a batch file name. Only the canonical decimal form counts,
 // since that is the only name Spark reads a batch from.
 func batchID(name string) (int64, bool) {
@@ -175,22 +198,70 @@ func batchID(name string) (int64, bool) {
 	return id, true
 }
 
-// readFile reads a checkpoint file of at most maxFileSize bytes. A missing
+// readFile reads a checkpoint file of at most maxFileSize bytes. It reads
+// only a regular file that is, once symlinks are resolved, inside the
+// checkpoint directory: a FIFO, a device or a socket is refused without
+// being opened for reading (the open is non-blocking, and the file is
+// checked again on the open descriptor), so nothing blocks. Errors name
+// the file and the problem and never quote what the file holds. A missing
 // file gives an error wrapping fs.ErrNotExist.
-func readFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
+func (c *Checkpoint) readFile(path string) ([]byte, error) {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return nil, fileError(path, err)
+	}
+	if rel, err := filepath.Rel(c.realDir, real); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return nil, fmt.Errorf("spark checkpoint %s: a symlink to a file outside the checkpoint; not read", path)
+	}
+	fi, err := os.Lstat(real)
+	if err != nil {
+		return nil, fileError(path, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, notRegular(path, fi)
+	}
+	f, err := os.OpenFile(real, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
 	if err != nil {
 		return nil, fileError(path, err)
 	}
 	defer f.Close()
+	if fi, err = f.Stat(); err != nil {
+		return nil, fileError(path, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, notRegular(path, fi)
+	}
+	if fi.Size() > maxFileSize {
+		return nil, tooLarge(path)
+	}
 	b, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
 	if err != nil {
 		return nil, fileError(path, err)
 	}
 	if len(b) > maxFileSize {
-		return nil, fmt.Errorf("spark checkpoint %s: larger than %d MiB, not a checkpoint file", path, maxFileSize>>20)
+		return nil, tooLarge(path)
 	}
 	return b, nil
+}
+
+func tooLarge(path string) error {
+	return fmt.Errorf("spark checkpoint %s: larger than %d MiB, not a checkpoint file", path, maxFileSize>>20)
+}
+
+// notRegular says what a file that is not a regular file is.
+func notRegular(path string, fi fs.FileInfo) error {
+	what := "a special file"
+	switch m := fi.Mode(); {
+	case m.IsDir():
+		what = "a folder"
+	case m&fs.ModeNamedPipe != 0:
+		what = "a named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		what = "a socket"
+	case m&fs.ModeDevice != 0:
+		what = "a device"
+	}
+	return fmt.Errorf("spark checkpoint %s: %s, not a regular file; not read", path, what)
 }
 
 // fileError renders an I/O error as "spark checkpoint <path>: <reason>",

@@ -37,10 +37,12 @@ func malformed(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrMalformed, fmt.Sprintf(format, args...))
 }
 
-// excerpt quotes at most 60 bytes of file content for an error message. The
-// quoting escapes control characters, so nothing from the file can drive the
-// terminal that shows the error.
-func excerpt(s string) string {
+// quoteName quotes at most 60 bytes of a name found in a checkpoint (a
+// topic, a source id) for an error message; the quoting escapes control
+// characters. File content other than such names is never quoted in an
+// error: a checkpoint file can be anything (a symlink to a secret, a
+// stranger's bytes), so errors name the file, the line and the problem.
+func quoteName(s string) string {
 	const max = 60
 	if len(s) > max {
 		return strconv.Quote(s[:max]) + "…"

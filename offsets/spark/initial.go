@@ -1,6 +1,9 @@
 package spark
 
-import "bytes"
+import (
+	"bytes"
+	"fmt"
+)
 
 // ParseInitialOffsets parses a Kafka source's sources/<i>/0 file: the offsets
 // batch 0 starts at.
@@ -18,12 +21,19 @@ func ParseInitialOffsets(b []byte) (Offsets, error) {
 	if len(rest) > 0 && rest[0] == 'v' {
 		nl := bytes.IndexByte(rest, '\n')
 		if nl < 0 {
-			return nil, malformed("failed to read log version: no newline after %s", excerpt(string(rest)))
+			return nil, malformed("failed to read log version: no newline after the first %d bytes", len(rest))
 		}
 		if _, err := parseVersion(string(rest[:nl]), maxInitialOffsetVersion); err != nil {
 			return nil, err
 		}
 		rest = rest[nl+1:]
 	}
-	return ParseOffsetJSON(rest)
+	o, err := ParseOffsetJSON(rest)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkResolved(o); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
+	}
+	return o, nil
 }

@@ -44,11 +44,11 @@ func splitLines(b []byte) []string {
 // integer, at most max.
 func parseVersion(line string, max int) (int, error) {
 	if len(line) < 2 || line[0] != 'v' {
-		return 0, malformed("failed to read log version from %s", excerpt(line))
+		return 0, malformed("failed to read log version from the first line (%d bytes, not v<number>)", len(line))
 	}
 	n, err := strconv.ParseInt(line[1:], 10, 32)
 	if err != nil || n <= 0 {
-		return 0, malformed("failed to read log version from %s", excerpt(line))
+		return 0, malformed("failed to read log version from the first line (%d bytes, not v<number>)", len(line))
 	}
 	if int(n) > max {
 		return 0, &UnsupportedVersionError{Version: int(n), Max: max}

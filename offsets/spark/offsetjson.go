@@ -17,6 +17,16 @@ import (
 // also be OffsetLatest or OffsetEarliest.
 type Offsets map[offsets.Partition]int64
 
+// MaxOffset is the largest offset kbatch accepts from a file, 2^62: far
+// beyond any Kafka log (a million records a second for 146 000 years), and
+// small enough that no difference of two offsets overflows an int64.
+const MaxOffset int64 = 1 << 62
+
+// ErrImpossibleOffset is wrapped (with ErrMalformed) when an offset is
+// below OffsetEarliest or above MaxOffset, or, in Spark's own logs, is
+// not a resolved offset (negative).
+var ErrImpossibleOffset = errors.New("impossible offset")
+
 // Partitions returns the partitions in o sorted by topic, then partition
 // number.
 func (o Offsets) Partitions() []offsets.Partition {
@@ -110,7 +120,11 @@ func parseTopicOffsets(dec *json.Decoder, topic string, out Offsets) error {
 		}
 		off, err := strconv.ParseInt(string(num), 10, 64)
 		if err != nil {
-			return badOffsetJSON("offset of %s is %s, not a 64-bit integer", tp, excerpt(string(num)))
+			return badOffsetJSON("offset of %s is not a 64-bit integer", tp)
+		}
+		if off < OffsetEarliest || off > MaxOffset {
+			return fmt.Errorf("%w Kafka offset JSON: %w: offset of %s is %d; an offset is 0 to 2^62, or -1 (latest) or -2 (earliest) in option JSON",
+				ErrMalformed, ErrImpossibleOffset, tp, off)
 		}
 		if _, dup := out[tp]; dup {
 			return badOffsetJSON("%s appears twice", tp)
@@ -157,9 +171,9 @@ func describeToken(tok json.Token) string {
 	case json.Delim:
 		return strconv.Quote(string(v))
 	case string:
-		return "the string " + excerpt(v)
+		return "a string"
 	case json.Number:
-		return "the number " + excerpt(string(v))
+		return "a number"
 	case bool:
 		return strconv.FormatBool(v)
 	case nil:
@@ -172,4 +186,16 @@ func describeToken(tok json.Token) string {
 // ErrMalformed.
 func badOffsetJSON(format string, args ...any) error {
 	return fmt.Errorf("%w Kafka offset JSON: %s", ErrMalformed, fmt.Sprintf(format, args...))
+}
+
+// checkResolved returns an error wrapping ErrImpossibleOffset for the first
+// negative offset of o, in partition order: Spark writes only resolved
+// offsets in its logs, so -1 and -2 there mean a damaged file.
+func checkResolved(o Offsets) error {
+	for _, p := range o.Partitions() {
+		if off := o[p]; off < 0 {
+			return fmt.Errorf("%w: offset of %s is %d; Spark writes only resolved offsets (0 or more) in its logs", ErrImpossibleOffset, p, off)
+		}
+	}
+	return nil
 }

@@ -2,6 +2,8 @@ package spark
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"strconv"
 	"time"
 )
@@ -82,7 +84,7 @@ func ParseOffsetLog(b []byte) (OffsetLog, error) {
 	log := OffsetLog{Version: version}
 	if md := javaTrim(lines[1]); md != "" {
 		if md[0] != '{' || !json.Valid([]byte(md)) {
-			return OffsetLog{}, malformed("metadata line is not a JSON object: %s", excerpt(md))
+			return OffsetLog{}, malformed("line 2, the metadata line, is not a JSON object (%d bytes)", len(md))
 		}
 		log.Metadata = json.RawMessage(md)
 	}
@@ -94,14 +96,19 @@ func ParseOffsetLog(b []byte) (OffsetLog, error) {
 				return OffsetLog{}, err
 			}
 			if ids[s.ID] {
-				return OffsetLog{}, malformed("source id %s appears twice", excerpt(s.ID))
+				return OffsetLog{}, malformed("line %d: its source id appears on an earlier line too", i+3)
 			}
 			ids[s.ID] = true
 		}
 		if s.Raw == "-" {
 			s.Void = true
 		} else if kafka, err := ParseOffsetJSON([]byte(s.Raw)); err == nil {
+			if err := checkResolved(kafka); err != nil {
+				return OffsetLog{}, fmt.Errorf("%w: line %d: %w", ErrMalformed, i+3, err)
+			}
 			s.Kafka = kafka
+		} else if errors.Is(err, ErrImpossibleOffset) {
+			return OffsetLog{}, fmt.Errorf("line %d: %w", i+3, err)
 		}
 		log.Sources = append(log.Sources, s)
 	}
@@ -119,7 +126,7 @@ func splitSourceID(line string, lineNo int) (SourceOffset, error) {
 			return s, nil
 		}
 	}
-	return SourceOffset{}, malformed("line %d is not sourceId:offset: %s", lineNo, excerpt(line))
+	return SourceOffset{}, malformed("line %d is not sourceId:offset (%d bytes, no ':')", lineNo, len(line))
 }
 
 // BatchTime returns the batch's batchTimestampMs from Metadata: when Spark

@@ -114,18 +114,18 @@ func TestParseOffsetLogVersions(t *testing.T) {
 		{"v99999\n{}", "unsupported log version v99999 (kbatch reads up to v2)"},
 		{"", "malformed: empty file"},
 		{"v1", "malformed: no metadata line after the version line"},
-		{"1\n{}", `malformed: failed to read log version from "1"`},
-		{"v\n{}", `malformed: failed to read log version from "v"`},
-		{"v0\n{}", `malformed: failed to read log version from "v0"`},
-		{"v-1\n{}", `malformed: failed to read log version from "v-1"`},
-		{"v1x\n{}", `malformed: failed to read log version from "v1x"`},
-		{" v1\n{}", `malformed: failed to read log version from " v1"`},
-		{"v2147483648\n{}", `malformed: failed to read log version from "v2147483648"`},
-		{"\x1b[31mv1\n{}", `malformed: failed to read log version from "\x1b[31mv1"`},
-		{"v1\nnot json\n0", `malformed: metadata line is not a JSON object: "not json"`},
-		{"v1\n[1]\n0", `malformed: metadata line is not a JSON object: "[1]"`},
-		{"v2\n{}\nno colon", `malformed: line 3 is not sourceId:offset: "no colon"`},
-		{"v2\n{}\n0:1\n0:2", `malformed: source id "0" appears twice`},
+		{"1\n{}", `malformed: failed to read log version from the first line (1 bytes, not v<number>)`},
+		{"v\n{}", `malformed: failed to read log version from the first line (1 bytes, not v<number>)`},
+		{"v0\n{}", `malformed: failed to read log version from the first line (2 bytes, not v<number>)`},
+		{"v-1\n{}", `malformed: failed to read log version from the first line (3 bytes, not v<number>)`},
+		{"v1x\n{}", `malformed: failed to read log version from the first line (3 bytes, not v<number>)`},
+		{" v1\n{}", `malformed: failed to read log version from the first line (3 bytes, not v<number>)`},
+		{"v2147483648\n{}", `malformed: failed to read log version from the first line (11 bytes, not v<number>)`},
+		{"\x1b[31mv1\n{}", `malformed: failed to read log version from the first line (7 bytes, not v<number>)`},
+		{"v1\nnot json\n0", `malformed: line 2, the metadata line, is not a JSON object (8 bytes)`},
+		{"v1\n[1]\n0", `malformed: line 2, the metadata line, is not a JSON object (3 bytes)`},
+		{"v2\n{}\nno colon", `malformed: line 3 is not sourceId:offset (8 bytes, no ':')`},
+		{"v2\n{}\n0:1\n0:2", `malformed: line 4: its source id appears on an earlier line too`},
 	} {
 		_, err := ParseOffsetLog([]byte(tc.in))
 		if err == nil || err.Error() != tc.want {
@@ -164,7 +164,7 @@ func TestParseCommitLog(t *testing.T) {
 		{"synthetic v2 with stateUniqueIds", `v2` + "\n" + `{"nextBatchWatermarkMs":0,"stateUniqueIds":{"0":[["a1b2"]]}}`, 2, ""},
 		{"synthetic v3 is refused", "v3\n{}", 0, "unsupported log version v3 (kbatch reads up to v2)"},
 		{"empty", "", 0, "malformed: empty file"},
-		{"no version", "{}", 0, `malformed: failed to read log version from "{}"`},
+		{"no version", "{}", 0, `malformed: failed to read log version from the first line (2 bytes, not v<number>)`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			v, err := ParseCommitLog([]byte(tc.in))
@@ -193,8 +193,8 @@ func TestParseInitialOffsetsSynthetic(t *testing.T) {
 		{"v2 is refused", "\x00v2\n{}", nil, "unsupported log version v2 (kbatch reads up to v1)"},
 		{"empty", "", nil, "malformed: empty file"},
 		{"only the first byte", "\x00", nil, "malformed Kafka offset JSON: unexpected end of input"},
-		{"version without newline", "\x00v1", nil, `malformed: failed to read log version: no newline after "v1"`},
-		{"not Kafka JSON", "\x00v1\n0", nil, `malformed Kafka offset JSON: want an object like {"topicA":{"0":23,"1":-1}}, got the number "0"`},
+		{"version without newline", "\x00v1", nil, `malformed: failed to read log version: no newline after the first 2 bytes`},
+		{"not Kafka JSON", "\x00v1\n0", nil, `malformed Kafka offset JSON: want an object like {"topicA":{"0":23,"1":-1}}, got a number`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := ParseInitialOffsets([]byte(tc.in))

@@ -113,7 +113,7 @@ func TestCheckpointSyntheticUnsupportedVersions(t *testing.T) {
 
 	writeTree(t, dir, map[string]string{"offsets/7": "x1\n{}"})
 	_, err = c.CommittedOffsets(-1)
-	want = "spark checkpoint " + filepath.Join(dir, "offsets", "7") + `: malformed: failed to read log version from "x1"`
+	want = "spark checkpoint " + filepath.Join(dir, "offsets", "7") + `: malformed: failed to read log version from the first line (2 bytes, not v<number>)`
 	if err == nil || err.Error() != want || !errors.Is(err, ErrMalformed) {
 		t.Errorf("error %v\nwant %s", err, want)
 	}

@@ -2,7 +2,6 @@ package spark
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -20,8 +19,8 @@ func pickSource(log OffsetLog, source int) (SourceOffset, error) {
 				continue
 			}
 			if !s.Void && s.Kafka == nil {
-				return SourceOffset{}, fmt.Errorf("%w: source %d's offset is %s, not Kafka offset JSON",
-					ErrNoKafkaSource, source, excerpt(s.Raw))
+				return SourceOffset{}, fmt.Errorf("%w: source %d's offset is not Kafka offset JSON (%d bytes)",
+					ErrNoKafkaSource, source, len(s.Raw))
 			}
 			return s, nil
 		}
@@ -75,7 +74,7 @@ func describeSources(sources []SourceOffset) string {
 func listSources(sources []SourceOffset) string {
 	parts := make([]string, len(sources))
 	for i, s := range sources {
-		what := excerpt(s.Raw)
+		what := fmt.Sprintf("not Kafka (a %d-byte offset)", len(s.Raw))
 		if s.Kafka != nil {
 			what = "Kafka " + topicList(s.Kafka)
 		}
@@ -99,7 +98,7 @@ func topicList(o Offsets) string {
 	}
 	slices.Sort(topics)
 	for i, t := range topics {
-		topics[i] = excerpt(t)
+		topics[i] = quoteName(t)
 	}
 	return strings.Join(topics, " ")
 }
@@ -108,7 +107,7 @@ func topicList(o Offsets) string {
 // offsets, for a query that has no offset log yet to say which source is
 // Kafka.
 func (c *Checkpoint) kafkaSourceDirs() []SourceOffset {
-	entries, err := os.ReadDir(c.sourcesDir())
+	entries, err := readDir(c.sourcesDir())
 	if err != nil {
 		return nil
 	}
