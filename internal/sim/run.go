@@ -439,10 +439,23 @@ func (r *runner) enoughFor(rec *runRec) bool {
 		need = (rec.flags.MaxBatches - 1) * rec.flags.MaxPerPartition
 	}
 	for _, st := range rec.started.Starts {
+		from := st.NextOffset
+		// A seek kept for the re-delivered batch moves the partition
+		// right after it.
+		if red := rec.started.Redelivering; red != nil {
+			for _, rg := range red.Ranges {
+				if rg.Partition == st.Partition {
+					from = rg.Until // the re-delivered batch is the first
+				}
+			}
+			if off, ok := rec.before.Seeks[st.Partition]; ok && hasRange(red, st.Partition.Partition) {
+				from = off
+			}
+		}
 		n := 0
 		for _, o := range r.c.sortedOffsets(st.Partition.Partition) {
 			rc := r.c.rec(st.Partition.Partition, o)
-			if o >= st.NextOffset && o >= st.LogStart && o < st.HighWatermark && (!rc.Aborted || rec.flags.Uncommitted) {
+			if o >= from && o >= st.LogStart && o < st.HighWatermark && (!rc.Aborted || rec.flags.Uncommitted) {
 				n++
 			}
 		}
