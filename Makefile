@@ -10,7 +10,7 @@ BIN     := bin/kbatch
 # debug.ReadBuildInfo instead.
 VERSION ?= $(shell git describe --tags --match 'v*' --dirty 2>/dev/null)
 COMMIT  ?= $(shell c=$$(git rev-parse --short=12 HEAD 2>/dev/null) && { git diff --quiet HEAD || c=$$c+dirty; } && echo $$c)
-LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
+LDFLAGS := -s -w -X github.com/kbatch-dev/kbatch/cli.version=$(VERSION) -X github.com/kbatch-dev/kbatch/cli.commit=$(COMMIT)
 
 .PHONY: all build demo test bench bench-kafka fuzz lint screenshots docs man release-snapshot release-snapshot-one clean
 
@@ -43,7 +43,7 @@ bench-kafka: build
 
 # A short pass over every fuzz target (go test -fuzz takes one target at a time).
 FUZZTIME ?= 10s
-FUZZ_TARGETS := record:FuzzEscape record:FuzzSafeJSON .:FuzzOffsetsParseJSON .:FuzzOneLine offsets:FuzzParseSpec offsets:FuzzShellQuote offsets/spark:FuzzParseOffsetLog offsets/spark:FuzzParseOffsetJSON offsets/spark:FuzzParseInitialOffsets offsets:FuzzPreflight config:FuzzLoadConfig replay:FuzzParseRange consumer:FuzzAppendRecordJSON
+FUZZ_TARGETS := record:FuzzEscape record:FuzzSafeJSON cli:FuzzOffsetsParseJSON cli:FuzzOneLine offsets:FuzzParseSpec offsets:FuzzShellQuote offsets/spark:FuzzParseOffsetLog offsets/spark:FuzzParseOffsetJSON offsets/spark:FuzzParseInitialOffsets offsets:FuzzPreflight config:FuzzLoadConfig replay:FuzzParseRange consumer:FuzzAppendRecordJSON
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 	  echo "fuzz $${t#*:} ($(FUZZTIME))"; \
@@ -98,3 +98,28 @@ clean:
 	rm -rf bin dist man
 
 include scripts/kafka.mk
+
+# A real schema registry for the schema/ package (Apicurio Registry from Maven Central,
+# Java 21+, in-memory storage, no Docker; scripts/registry-up.sh says how):
+#   make registry-up     start or reuse it; prints the URL for --registry (also .cache/registry/url)
+#   make registry-down   stop it
+#   make test-registry   write Avro, Protobuf and JSON Schema records with Confluent's own
+#                        Python serializers (a virtualenv in .cache/pyenv) through it to the
+#                        broker of `make kafka-up`, then decode them with schema/
+.PHONY: registry-up registry-down test-registry
+FUZZ_TARGETS += schema:FuzzDecode
+
+registry-up:
+	@./scripts/registry-up.sh
+
+registry-down:
+	@./scripts/registry-down.sh
+
+test-registry:
+	@test -s .cache/registry/url || { echo "test-registry: no .cache/registry/url; run 'make registry-up' first" >&2; exit 1; }
+	@test -s $(KAFKA_BOOTSTRAP_FILE) || { echo "test-registry: no $(KAFKA_BOOTSTRAP_FILE); run 'make kafka-up' first" >&2; exit 1; }
+	./scripts/schema-records.sh
+	KBATCH_TEST_REGISTRY=$$(cat .cache/registry/url) \
+	KBATCH_TEST_SCHEMA_RECORDS=$(CURDIR)/.cache/registry/records.jsonl \
+	KBATCH_TEST_BROKERS=$$(cat $(KAFKA_BOOTSTRAP_FILE)) \
+	$(GO) test -race -count=1 -run '^TestRealRegistry' -v ./schema/

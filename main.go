@@ -1,12 +1,13 @@
 // Command kbatch is a terminal UI for Apache Kafka that runs a direct
-// consumer and shows the stream batch by batch. This file only builds the
-// commands and maps errors to exit codes; the work is in the packages.
+// consumer and shows the stream batch by batch. The commands are in cli/;
+// this file only sets the process up and exits with cli.Main's code.
 package main
 
 import (
-	"fmt"
 	"os"
 	"runtime/debug"
+
+	"github.com/kbatch-dev/kbatch/cli"
 )
 
 // memoryLimit is the soft heap limit kbatch runs with unless GOMEMLIMIT is
@@ -19,10 +20,5 @@ func main() {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(memoryLimit)
 	}
-	root := newRootCommand()
-	err := root.Execute()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "kbatch: "+oneLine(err))
-	}
-	os.Exit(exitCode(err))
+	os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

@@ -1,0 +1,115 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kbatch-dev/kbatch/internal/testkafka"
+	"github.com/kbatch-dev/kbatch/offsets"
+)
+
+// TestBadInput drives the real binary with the bad inputs of issue 6 (the
+// README's "Bad input" table): each must give exactly one line on stderr
+// that names what was wrong, no Go runtime text, and the exit code of
+// DESIGN §3 (2 usage, 1 runtime). TLS and SASL rows are in
+// security_test.go. It runs against kfake, or KBATCH_TEST_BROKERS.
+func TestBadInput(t *testing.T) {
+	kc := testkafka.New(t)
+	topic := kc.Topic("badinput", 2)
+	kc.ProduceN(topic, 0, 5, 10)
+	kc.ProduceN(topic, 1, 5, 10)
+	b := strings.Join(kc.Brokers, ",")
+	dir := t.TempDir()
+
+	regular := writeFile(t, dir, "regular-file", "x", 0o644)
+	badTOML := writeFile(t, dir, "bad.toml", "[clusters.prod]\nbrokers = [\"h:1\"]\nkafka_version = 2.8\nx = [1,\n", 0o600)
+	unknownKey := writeFile(t, dir, "unknown.toml", "[clusters.prod]\nbrokers = [\"h:1\"]\n\n[clusters.prod.sasl]\nmechanism = \"PLAIN\"\npasswd = \"x\"\n", 0o600)
+	goodCfg := writeFile(t, dir, "good.toml", "[clusters.dev]\nbrokers = [\""+kc.Brokers[0]+"\"]\n", 0o600)
+	badWatch := writeFile(t, dir, "badwatch.toml", "[watch]\ninterval = \"soon\"\n", 0o600)
+
+	lockedStore := filepath.Join(dir, "locked.db")
+	held, err := offsets.Open(lockedStore, offsets.OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = held.Close() })
+
+	corrupt := filepath.Join(dir, "corrupt.db")
+	corruptBytes := bytes.Repeat([]byte("not a bbolt file \x00\xff"), 512)
+	if err := os.WriteFile(corrupt, corruptBytes, 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	watch := func(extra ...string) []string {
+		return append([]string{"watch", "--no-tui", "--until-end", "-b", b, "-t", topic, "--no-store"}, extra...)
+	}
+	withStore := func(store string, extra ...string) []string {
+		return append([]string{"watch", "--no-tui", "--until-end", "-b", b, "-t", topic, "--store", store}, extra...)
+	}
+	tests := []struct {
+		label string
+		args  []string
+		code  int
+		want  []string
+	}{
+		{"malformed --offset", watch("-o", topic+":x=5"), exitUsage, []string{"invalid offset spec", topic + ":x=5"}},
+		{"--offset without =", watch("-o", topic+":0"), exitUsage, []string{"invalid offset spec", `missing "="`}},
+		{"non-numeric offset", watch("-o", topic+":0=abc"), exitUsage, []string{`offset "abc" is not a number`}},
+		{"negative offset --5", watch("-o", topic+":0=--5"), exitUsage, []string{`"--5" is not a number`}},
+		{"offset -0", watch("-o", topic+":0=-0"), exitUsage, []string{"-N must be at least 1"}},
+		{"negative partition", watch("-o", topic+":-1=5"), exitUsage, []string{"invalid offset spec"}},
+		{"offset too large", watch("-o", topic+":0=99999999999999999999"), exitUsage, []string{"too large"}},
+		{"malformed --interval", watch("--interval", "5parsecs"), exitUsage, []string{"--interval", "5parsecs"}},
+		{"zero --interval", watch("--interval", "0s"), exitUsage, []string{"--interval", "must be positive"}},
+		{"bad --reset", watch("--reset", "middle"), exitUsage, []string{"middle"}},
+		{"--samples above the cap", watch("--samples", "100000"), exitUsage, []string{"--samples 100000", "0 to 1000"}},
+		{"unknown flag", watch("--frobnicate"), exitUsage, []string{"--frobnicate"}},
+		{"unknown topic", []string{"watch", "--no-tui", "--until-end", "--no-store", "-b", b, "-t", "no-such-topic-kb"}, exitUsage, []string{"no-such-topic-kb"}},
+		{"partition out of range", watch("-o", topic+":7=0"), exitUsage, []string{"unknown partition", topic + ":7", "2 partitions"}},
+		{"offset for an unwatched topic", watch("-o", "other:0=1"), exitUsage, []string{`"other"`}},
+		{"topics: unknown topic", []string{"topics", "-b", b, "no-such-topic-kb"}, exitUsage, []string{"no-such-topic-kb"}},
+		{"invalid TOML", append([]string{"--config", badTOML}, watch()...), exitUsage, []string{badTOML + ":4", "invalid TOML"}},
+		{"unknown config key", append([]string{"--config", unknownKey}, watch()...), exitUsage, []string{unknownKey + ":6", `unknown key "clusters.prod.sasl.passwd"`}},
+		{"bad [watch] value", append([]string{"--config", badWatch}, watch()...), exitUsage, []string{badWatch + ":2", "interval"}},
+		{"missing --config file", []string{"topics", "--config", filepath.Join(dir, "nope.toml")}, exitUsage, []string{"nope.toml", "does not exist"}},
+		{"unknown cluster", []string{"topics", "--config", goodCfg, "--cluster", "prod"}, exitUsage, []string{`unknown cluster "prod"`, "dev"}},
+		{"unknown cluster, no config file", []string{"topics", "--cluster", "prod"}, exitUsage, []string{`unknown cluster "prod"`, "no config file"}},
+		{"no brokers", []string{"topics"}, exitUsage, []string{"no brokers", "-b host:port"}},
+		{"broker without port", []string{"topics", "-b", "localhost"}, exitUsage, []string{`invalid broker address "localhost"`}},
+		{"unreachable broker", []string{"topics", "-b", "127.0.0.1:1", "--dial-timeout", "3s"}, exitFailure, []string{"cannot reach the Kafka cluster at 127.0.0.1:1"}},
+		{"unreachable broker (watch)", []string{"watch", "--no-tui", "--no-store", "-b", "127.0.0.1:1", "-t", topic, "--dial-timeout", "3s"}, exitFailure, []string{"cannot reach"}},
+		{"store locked by another kbatch", withStore(lockedStore), exitFailure, []string{lockedStore, "in use"}},
+		{"corrupt store file", withStore(corrupt), exitFailure, []string{corrupt}},
+		{"store under a regular file", withStore(filepath.Join(regular, "offsets.db")), exitFailure, []string{filepath.Join(regular, "offsets.db")}},
+		{"store is a folder", withStore(dir), exitFailure, []string{dir, "directory"}},
+		{"--sink under a regular file", watch("--sink", filepath.Join(regular, "out.jsonl")), exitFailure, []string{"--sink", filepath.Join(regular, "out.jsonl")}},
+		{"--sink in a missing folder", watch("--sink", filepath.Join(dir, "missing", "out.jsonl")), exitFailure, []string{"--sink", "does not exist"}},
+		{"--sink is a folder", watch("--sink", dir), exitFailure, []string{"--sink", dir}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.label, func(t *testing.T) {
+			r := execKbatch(t, nil, tc.args...)
+			checkOneLine(t, r, tc.code, tc.want)
+		})
+	}
+
+	after, err := os.ReadFile(corrupt)
+	if err != nil || !bytes.Equal(after, corruptBytes) {
+		t.Errorf("the corrupt store file was modified (%v)", err)
+	}
+
+	t.Run("store in a read-only folder", func(t *testing.T) {
+		if os.Geteuid() == 0 {
+			t.Skip("running as root: a read-only folder does not stop root (the regular-file row covers an unwritable store path)")
+		}
+		ro := filepath.Join(dir, "readonly")
+		if err := os.Mkdir(ro, 0o500); err != nil {
+			t.Fatal(err)
+		}
+		r := execKbatch(t, nil, withStore(filepath.Join(ro, "offsets.db"))...)
+		checkOneLine(t, r, exitFailure, []string{filepath.Join(ro, "offsets.db")})
+	})
+}

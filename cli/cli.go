@@ -1,0 +1,283 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/IBM/sarama"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/kbatch-dev/kbatch/config"
+	"github.com/kbatch-dev/kbatch/consumer"
+	"github.com/kbatch-dev/kbatch/offsets"
+	"github.com/kbatch-dev/kbatch/record"
+)
+
+// Exit codes of DESIGN §3.
+const (
+	exitOK      = 0
+	exitFailure = 1
+	exitUsage   = 2
+	exitPartial = 3
+)
+
+// usageError marks bad input given on the command line (exit code 2).
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+// exitCoder lets an error choose its own exit code (replay's partial ranges).
+type exitCoder interface{ ExitCode() int }
+
+func exitCode(err error) int {
+	if err == nil {
+		return exitOK
+	}
+	var ec exitCoder
+	if errors.As(err, &ec) {
+		return ec.ExitCode()
+	}
+	var ue usageError
+	var oe *offsets.UsageError
+	var ce *config.Error
+	if errors.As(err, &ue) || errors.As(err, &oe) || errors.As(err, &ce) || errors.Is(err, consumer.ErrUnknownTopic) {
+		return exitUsage
+	}
+	return exitFailure
+}
+
+// oneLine flattens an error to the single stderr line kbatch promises, and
+// makes it safe for a terminal (record.String, DESIGN §2.7): an error can
+// quote a broker's message, a host, topic or file name, and none of those
+// came from kbatch.
+func oneLine(err error) string {
+	s := strings.TrimSpace(err.Error())
+	s = strings.ReplaceAll(s, "\r\n", "; ")
+	s = strings.ReplaceAll(s, "\n", "; ")
+	return record.String(s)
+}
+
+// globalOptions are the flags every command shares, and what was resolved
+// from them: the configuration file (loaded once, on first use) and the
+// connection clientConfig built.
+type globalOptions struct {
+	brokers      []string
+	configFile   string
+	cluster      string
+	store        string
+	name         string
+	kafkaVersion string
+	dialTimeout  time.Duration
+	tls          tlsFlags
+	sasl         saslFlags
+
+	// flags are the root's persistent flags, for Changed.
+	flags *pflag.FlagSet
+	// stderr receives warnings (default os.Stderr).
+	stderr io.Writer
+	// getenv reads the environment (default os.Getenv).
+	getenv func(string) string
+	// prompt asks for a password on the terminal (default config.PromptPassword).
+	prompt func(label string) (config.Secret, error)
+
+	cfg    *config.File
+	cfgErr error
+	warned map[string]bool
+	// conn describes the connection of the last clientConfig call, without
+	// secrets, for the TUI header and messages.
+	conn connectionInfo
+}
+
+// tlsFlags are --tls and --tls-*.
+type tlsFlags struct {
+	enabled            bool
+	caFile             string
+	certFile           string
+	keyFile            string
+	serverName         string
+	insecureSkipVerify bool
+}
+
+// saslFlags are --sasl-*. There is deliberately no password flag: command
+// lines show up in ps and shell history.
+type saslFlags struct {
+	mechanism    string
+	user         string
+	passwordEnv  string
+	passwordFile string
+}
+
+func newRootCommand() *cobra.Command {
+	return newRootCommandFor(&globalOptions{stderr: os.Stderr, getenv: os.Getenv, prompt: config.PromptPassword})
+}
+
+// newRootCommandFor builds the command tree over g, which receives the
+// global flags.
+func newRootCommandFor(g *globalOptions) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "kbatch",
+		Short: "A direct Kafka consumer that shows the stream batch by batch",
+		Long: `kbatch runs a direct Kafka consumer (partitions assigned by hand, no consumer
+group), cuts the stream into batches and shows each batch's offset ranges
+[from, until) per partition. Offsets are stored locally only after a batch is
+acknowledged. Without a command, kbatch runs "watch".
+
+Connection settings come from flags, then KBATCH_* variables, then the
+config file's [clusters.NAME] profile (see config.example.toml).`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		// Only watch (and the root, which runs watch) take [watch] defaults;
+		// a subcommand that sets its own PersistentPreRunE must call this.
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			if cmd.Name() == "watch" || !cmd.HasParent() {
+				return g.applyWatchDefaults(cmd)
+			}
+			return nil
+		},
+	}
+	root.Version = currentVersionLine()
+	root.SetVersionTemplate("{{.Version}}\n")
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	pf := root.PersistentFlags()
+	g.flags = pf
+	pf.StringSliceVarP(&g.brokers, "brokers", "b", nil, "bootstrap brokers host:port,... (env KBATCH_BROKERS)")
+	pf.StringVar(&g.configFile, "config", "", "config file (env KBATCH_CONFIG, default $XDG_CONFIG_HOME/kbatch/config.toml)")
+	pf.StringVar(&g.cluster, "cluster", "", "use [clusters.NAME] of the config file (env KBATCH_CLUSTER)")
+	pf.StringVar(&g.store, "store", "", "offset store file (env KBATCH_STORE, default $XDG_STATE_HOME/kbatch/offsets.db)")
+	pf.StringVar(&g.name, "name", "", "stream name in the store (default: derived from the topics)")
+	pf.StringVar(&g.kafkaVersion, "kafka-version", "", "Kafka protocol version to speak (env KBATCH_KAFKA_VERSION, default 2.8.0)")
+	pf.DurationVar(&g.dialTimeout, "dial-timeout", 10*time.Second, "give up reaching the cluster after this long")
+	pf.BoolVar(&g.tls.enabled, "tls", false, "connect with TLS (implied by any --tls-* flag; --tls=false turns a profile's TLS off)")
+	pf.StringVar(&g.tls.caFile, "tls-ca", "", "PEM file of CA certificates to trust (default: the system's)")
+	pf.StringVar(&g.tls.certFile, "tls-cert", "", "PEM client certificate (with --tls-key)")
+	pf.StringVar(&g.tls.keyFile, "tls-key", "", "PEM key of the client certificate")
+	pf.StringVar(&g.tls.serverName, "tls-server-name", "", "host name to check in the broker certificate")
+	pf.BoolVar(&g.tls.insecureSkipVerify, "tls-insecure-skip-verify", false, "do not check the broker certificate (unsafe; kbatch warns)")
+	pf.StringVar(&g.sasl.mechanism, "sasl-mechanism", "", "SASL mechanism: PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512 (env KBATCH_SASL_MECHANISM)")
+	pf.StringVar(&g.sasl.user, "sasl-user", "", "SASL user name (env KBATCH_SASL_USER)")
+	pf.StringVar(&g.sasl.passwordEnv, "sasl-password-env", "", "name of the environment variable holding the SASL password")
+	pf.StringVar(&g.sasl.passwordFile, "sasl-password-file", "", "file whose first line is the SASL password")
+
+	watch := newWatchCommand(g)
+	root.AddCommand(watch, newDemoCommand(g), newVersionCommand())
+	root.AddCommand(newTopicsCommand(g))
+	root.AddCommand(newReplayCommand(g), newOffsetsCommand(g))
+	root.AddCommand(newSparkCommand(g))
+	// "kbatch [flags]" runs watch.
+	root.RunE = watch.RunE
+	root.Flags().AddFlagSet(watch.Flags())
+	root.Args = cobra.NoArgs // "kbatch frobnicate": an unknown command
+	argsAreUsage(root)
+	root.AddCommand(newGenDocsCommand(root))
+	addCompletions(root, g)
+	return root
+}
+
+// argsAreUsage makes the argument checks of c and its subcommands return
+// usage errors (exit 2): an unknown command or an extra argument is bad
+// input on the command line, as a bad flag is.
+func argsAreUsage(c *cobra.Command) {
+	if check := c.Args; check != nil {
+		c.Args = func(cmd *cobra.Command, args []string) error {
+			if err := check(cmd, args); err != nil {
+				return usageError{err}
+			}
+			return nil
+		}
+	}
+	for _, sub := range c.Commands() {
+		argsAreUsage(sub)
+	}
+}
+
+// errNoBrokers is wrapped by clientConfig's error when no brokers are
+// configured anywhere (flags, environment, profile); commands that can work
+// without a cluster test for it with errors.Is.
+var errNoBrokers = errors.New("no brokers: pass -b host:port, set KBATCH_BROKERS, or pick a config profile with --cluster NAME; to try kbatch without a cluster, run: kbatch demo")
+
+// clientConfig resolves the connection (flags, then environment, then the
+// config profile), checks it, builds TLS, finds the SASL password
+// (prompting on a terminal if it must) and warns about insecure settings
+// on stderr. It also records connectionInfo for the screen.
+func (g *globalOptions) clientConfig() (consumer.ClientConfig, error) {
+	cc := consumer.ClientConfig{DialTimeout: g.dialTimeout}
+	if g.changed("dial-timeout") && g.dialTimeout <= 0 {
+		return cc, usagef("--dial-timeout %s: want a positive duration like 10s", g.dialTimeout)
+	}
+	conn, err := g.connection()
+	if err != nil {
+		return cc, err
+	}
+	cc.Brokers = conn.Brokers
+	if !g.changed("dial-timeout") && conn.DialTimeout > 0 {
+		cc.DialTimeout = conn.DialTimeout
+	}
+	if v := conn.KafkaVersion; v != "" {
+		kv, err := sarama.ParseKafkaVersion(v)
+		if err != nil {
+			return cc, usagef("invalid Kafka version %q (--kafka-version, KBATCH_KAFKA_VERSION or kafka_version): want a version like 2.8.0", v)
+		}
+		cc.Version = kv
+	}
+	if cc.TLS, err = conn.TLS.TLSConfig(); err != nil {
+		return cc, usageError{err}
+	}
+	if conn.TLS.Insecure() {
+		g.warn("TLS certificate checks are off (insecure_skip_verify) for " + strings.Join(conn.Brokers, ",") +
+			": anyone on the network path can read and change this connection")
+	}
+	if conn.SASL.On() {
+		pw, err := g.password(conn)
+		if err != nil {
+			return cc, err
+		}
+		cc.SASL = &consumer.SASL{
+			Mechanism:   conn.SASL.Mechanism,
+			User:        conn.SASL.User,
+			Password:    string(pw),
+			SCRAMClient: consumer.SCRAMClientFor(conn.SASL.Mechanism),
+		}
+	}
+	g.conn = connectionInfo{
+		Cluster: conn.Name, Brokers: conn.Brokers,
+		TLS: conn.TLS.On(), InsecureSkipVerify: conn.TLS.Insecure(),
+		SASLMechanism: conn.SASL.Mechanism, SASLUser: conn.SASL.User,
+	}
+	return cc, nil
+}
+
+// storePath is --store, else $KBATCH_STORE, else the config's [store]
+// path, else the XDG state location.
+func (g *globalOptions) storePath() (string, error) {
+	if g.store != "" {
+		return g.store, nil
+	}
+	if env := g.env("KBATCH_STORE"); env != "" {
+		return env, nil
+	}
+	cfg, err := g.config()
+	if err != nil {
+		return "", err
+	}
+	if cfg.Store.Path != "" {
+		return cfg.Store.Path, nil
+	}
+	dir := g.env("XDG_STATE_HOME")
+	if dir == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("cannot find a home folder for the store; pass --store FILE")
+		}
+		dir = filepath.Join(home, ".local", "state")
+	}
+	return filepath.Join(dir, "kbatch", "offsets.db"), nil
+}

@@ -1,0 +1,190 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestCLIReferenceIsCurrent: docs/cli holds exactly what gen-docs writes
+// for today's command tree; a changed flag or help text without `make
+// docs` fails here.
+func TestCLIReferenceIsCurrent(t *testing.T) {
+	t.Chdir("..") // the repository root
+	dir := t.TempDir()
+	if err := genMarkdown(newRootCommandFor(&globalOptions{}), dir); err != nil {
+		t.Fatal(err)
+	}
+	want := readDir(t, dir)
+	have := readDir(t, filepath.Join("docs", "cli"))
+	for name, w := range want {
+		h, ok := have[name]
+		switch {
+		case !ok:
+			t.Errorf("docs/cli/%s is missing: run make docs", name)
+		case !bytes.Equal(h, w):
+			t.Errorf("docs/cli/%s is stale: run make docs", name)
+		}
+	}
+	for name := range have {
+		if _, ok := want[name]; !ok {
+			t.Errorf("docs/cli/%s documents no command: run make docs", name)
+		}
+	}
+}
+
+func readDir(t *testing.T, dir string) map[string][]byte {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]byte{}
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[e.Name()] = data
+	}
+	return out
+}
+
+// TestGenDocsWritesManPagesAndCompletions: make man and the release
+// archives get a page per command and the three completion scripts.
+func TestGenDocsWritesManPagesAndCompletions(t *testing.T) {
+	dir := t.TempDir()
+	_, errOut, code := runKbatch(t, "gen-docs", "--man", filepath.Join(dir, "man"), "--completions", filepath.Join(dir, "completions"))
+	if code != 0 {
+		t.Fatalf("gen-docs: exit %d: %s", code, errOut)
+	}
+	for _, name := range []string{"man/kbatch.1", "man/kbatch-watch.1", "man/kbatch-replay.1", "man/kbatch-offsets-set.1",
+		"completions/kbatch.bash", "completions/kbatch.zsh", "completions/kbatch.fish"} {
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil || len(data) == 0 {
+			t.Errorf("%s: %v (%d bytes)", name, err, len(data))
+		}
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, "man", "kbatch-replay.1")); !bytes.Contains(data, []byte("TOPIC:PARTITIONS:FROM-UNTIL")) {
+		t.Errorf("kbatch-replay.1 lacks replay's help")
+	}
+	if _, _, code := runKbatch(t, "gen-docs"); code != exitUsage {
+		t.Errorf("gen-docs without a folder: exit %d, want 2", code)
+	}
+}
+
+// mdLink matches inline markdown links and images: [text](target).
+var mdLink = regexp.MustCompile(`!?\[[^\]]*\]\(([^)\s]+)(?:\s+"[^"]*")?\)`)
+
+// TestDocLinksResolve: every relative link in README.md, the top-level
+// *.md files and docs/ (the generated reference included) names a file or
+// folder of the repository, and a #fragment of a markdown file names one
+// of its headings.
+func TestDocLinksResolve(t *testing.T) {
+	t.Chdir("..") // the repository root
+	files, _ := filepath.Glob("*.md")
+	more, _ := filepath.Glob(filepath.Join("docs", "*.md"))
+	cli, _ := filepath.Glob(filepath.Join("docs", "cli", "*.md"))
+	files = append(append(files, more...), cli...)
+	if !slices.Contains(files, "README.md") || len(more) == 0 {
+		t.Fatalf("found %v: run from the repository root", files)
+	}
+	checked := 0
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range mdLink.FindAllStringSubmatch(stripCode(string(data)), -1) {
+			target := m[1]
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			path, frag, _ := strings.Cut(target, "#")
+			resolved := f
+			if path != "" {
+				resolved = filepath.Join(filepath.Dir(f), filepath.FromSlash(path))
+				if _, err := os.Stat(resolved); err != nil {
+					t.Errorf("%s: link %s: %s does not exist", f, target, resolved)
+					continue
+				}
+			}
+			if frag != "" && strings.HasSuffix(resolved, ".md") {
+				if !slices.Contains(headingAnchors(t, resolved), frag) {
+					t.Errorf("%s: link %s: %s has no heading #%s", f, target, resolved, frag)
+				}
+			}
+			checked++
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no relative links found")
+	}
+}
+
+// stripCode drops fenced code blocks and inline code, where [x](y) is
+// not a link.
+func stripCode(s string) string {
+	return regexp.MustCompile("`[^`\n]*`").ReplaceAllString(stripFences(s), "")
+}
+
+// stripFences drops fenced code blocks.
+func stripFences(s string) string {
+	var b strings.Builder
+	fenced := false
+	for _, line := range strings.SplitAfter(s, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "```") {
+			fenced = !fenced
+			continue
+		}
+		if !fenced {
+			b.WriteString(line)
+		}
+	}
+	return b.String()
+}
+
+// headingAnchors lists the GitHub anchors of a markdown file's headings:
+// lower case, spaces to '-', punctuation other than '-' and '_' dropped.
+func headingAnchors(t *testing.T, path string) []string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, line := range strings.Split(stripFences(string(data)), "\n") {
+		if !strings.HasPrefix(line, "#") {
+			continue
+		}
+		h := strings.TrimSpace(strings.TrimLeft(line, "#"))
+		var a strings.Builder
+		for _, r := range strings.ToLower(h) {
+			switch {
+			case r == ' ':
+				a.WriteRune('-')
+			case r == '-' || r == '_' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r > 0x7f:
+				a.WriteRune(r)
+			}
+		}
+		out = append(out, a.String())
+	}
+	return out
+}
+
+// TestReadmeStaysShort: the README sells and orients; details live in
+// docs/. It stays under 15 KB.
+func TestReadmeStaysShort(t *testing.T) {
+	t.Chdir("..") // the repository root
+	fi, err := os.Stat("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Size() >= 15*1024 {
+		t.Errorf("README.md is %d bytes; keep it under 15 KB and move details to docs/", fi.Size())
+	}
+}

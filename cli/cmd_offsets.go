@@ -1,0 +1,234 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/IBM/sarama"
+	"github.com/spf13/cobra"
+
+	"github.com/kbatch-dev/kbatch/consumer"
+	"github.com/kbatch-dev/kbatch/offsets"
+	"github.com/kbatch-dev/kbatch/record"
+)
+
+// newOffsetsCommand builds `kbatch offsets show|set|export|import`: the
+// stored positions of streams, read and changed without running a stream.
+func newOffsetsCommand(g *globalOptions) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "offsets",
+		Short: "Show, set, export and import the stored offsets of streams",
+		Long: `offsets reads and changes the offset store (--store):
+
+  show     streams, their next offsets, recent batches and events
+  set      move partitions of a stream to offsets given as SPECs
+  export   print a stream's next offsets as JSON, Spark startingOffsets, or kcat lines
+  import   take next offsets from a JSON file, a consumer group or a Spark checkpoint
+
+A running watch holds the store file exclusively: show and export then read
+a consistent copy of it, while set and import fail with a message saying so.`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usagef("unknown command %q for kbatch offsets: want show, set, export or import", args[0])
+			}
+			return cmd.Help()
+		},
+	}
+	cmd.AddCommand(newOffsetsShowCommand(g), newOffsetsSetCommand(g),
+		newOffsetsExportCommand(g), newOffsetsImportCommand(g))
+	return cmd
+}
+
+// offsetsOpenStore opens the store for an offsets subcommand: read-only,
+// or read-write creating it only when create is set (import). A store held
+// by a running kbatch gets a message that says so; verb is what the command
+// would have done ("read", "change").
+func offsetsOpenStore(g *globalOptions, readOnly, create bool, verb string) (*offsets.Store, error) {
+	return offsetsOpen(g, offsets.OpenOptions{ReadOnly: readOnly}, create, verb)
+}
+
+// offsetsReadStore opens the store to read it (show, export). A store a
+// running kbatch holds is read from a consistent copy, and a note on
+// stderr says when the copy was taken.
+func offsetsReadStore(g *globalOptions, stderr io.Writer) (*offsets.Store, error) {
+	st, err := offsetsOpen(g, offsets.OpenOptions{ReadOnly: true, Snapshot: true}, false, "read")
+	if err != nil {
+		return nil, err
+	}
+	if at, ok := st.Snapshot(); ok {
+		offsetsNote(stderr, "the store is in use by a running kbatch: this is a copy taken at %s", at.Format("15:04:05.000"))
+	}
+	return st, nil
+}
+
+func offsetsOpen(g *globalOptions, opt offsets.OpenOptions, create bool, verb string) (*offsets.Store, error) {
+	path, err := g.storePath()
+	if err != nil {
+		return nil, err
+	}
+	if !create {
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("store %s does not exist: nothing was stored yet (kbatch watch or kbatch offsets import creates it); pass --store for another file", path)
+		}
+	}
+	st, err := offsets.Open(path, opt)
+	if errors.Is(err, offsets.ErrLocked) {
+		return nil, fmt.Errorf("store %s is in use by a running kbatch (a watch holds the file exclusively while it runs); "+
+			"stop it to %s offsets, or pass --store for another file", path, verb)
+	}
+	return st, err
+}
+
+// offsetsPickStream returns the stream named name, or the store's only
+// stream when name is empty. An unknown name is a usage error listing the
+// streams there are.
+func offsetsPickStream(st *offsets.Store, name string) (offsets.StreamInfo, error) {
+	streams, err := st.Streams()
+	if err != nil {
+		return offsets.StreamInfo{}, err
+	}
+	if name == "" && len(streams) == 1 {
+		return streams[0], nil
+	}
+	for _, s := range streams {
+		if s.Name == name {
+			return s, nil
+		}
+	}
+	names := make([]string, len(streams))
+	for i, s := range streams {
+		names[i] = offsetsSafe(s.Name)
+	}
+	have := "it has none yet"
+	if len(names) > 0 {
+		have = "it has " + strings.Join(names, ", ")
+	}
+	switch {
+	case len(streams) == 0:
+		return offsets.StreamInfo{}, usagef("store %s holds no streams yet (kbatch watch or kbatch offsets import creates one)", st.Path())
+	case name == "":
+		return offsets.StreamInfo{}, usagef("store %s holds %d streams: pass --name STREAM (%s)", st.Path(), len(streams), have)
+	}
+	return offsets.StreamInfo{}, usagef("unknown stream %s in store %s (%s)", offsetsSafe(name), st.Path(), have)
+}
+
+// offsetsStreamTopics are the topics a stream reads: those watch recorded,
+// and those it holds offsets for.
+func offsetsStreamTopics(info offsets.StreamInfo) []string {
+	topics := slices.Clone(info.Topics)
+	for p := range info.Next {
+		if !slices.Contains(topics, p.Topic) {
+			topics = append(topics, p.Topic)
+		}
+	}
+	slices.Sort(topics)
+	return topics
+}
+
+// offsetsCluster dials the cluster when brokers are configured (-b,
+// KBATCH_BROKERS, a config profile); client is nil, with no error, when none
+// are. The caller closes the client.
+func offsetsCluster(g *globalOptions) (sarama.Client, consumer.ClientConfig, error) {
+	cc, err := g.clientConfig()
+	if errors.Is(err, errNoBrokers) {
+		return nil, cc, nil
+	}
+	if err != nil {
+		return nil, cc, err
+	}
+	client, err := consumer.Dial(cc)
+	if err != nil {
+		return nil, cc, err
+	}
+	return client, cc, nil
+}
+
+// offsetsClusterPartitions returns topic → partition count from the cluster,
+// and every partition with its bounds.
+func offsetsClusterPartitions(client sarama.Client, topics []string) (map[string]int32, map[offsets.Partition]offsets.Bounds, error) {
+	parts, err := consumer.TopicPartitions(client, topics)
+	if err != nil {
+		return nil, nil, err
+	}
+	bounds, err := consumer.ListBounds(client, parts)
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading log starts and high watermarks: %w", err)
+	}
+	counts := map[string]int32{}
+	for _, p := range parts {
+		counts[p.Topic]++
+	}
+	return counts, bounds, nil
+}
+
+// offsetsCheckPending refuses to change partitions of a batch that is
+// planned but not acked: the next watch re-delivers that batch from its own
+// ranges and its ack moves those partitions again, so the change would not
+// stick. Partitions outside the batch are safe to change.
+func offsetsCheckPending(st *offsets.Store, stream string, next map[offsets.Partition]int64) error {
+	pending, err := st.Pending(stream)
+	if err != nil || pending == nil {
+		return err
+	}
+	var hit []string
+	for _, r := range pending.Ranges {
+		if _, ok := next[r.Partition]; ok {
+			hit = append(hit, r.Partition.String())
+		}
+	}
+	if len(hit) == 0 {
+		return nil
+	}
+	return fmt.Errorf("stream %s has batch %d planned but not acked (a watch stopped mid-batch) on %s: "+
+		"the next watch re-delivers it from its own ranges and its ack moves those partitions again, so this change would not stick; "+
+		"run kbatch watch --name %s until the batch is acked and try again, or give the offsets to watch as -o SPEC, which wins over the pending batch",
+		offsetsSafe(stream), pending.ID, offsetsList(hit, 5), offsetsSafe(stream))
+}
+
+// offsetsList joins at most max items, saying how many more there are.
+func offsetsList(items []string, max int) string {
+	if len(items) <= max {
+		return strings.Join(items, ", ")
+	}
+	return strings.Join(items[:max], ", ") + fmt.Sprintf(" and %d more", len(items)-max)
+}
+
+// offsetsSafe makes a name from the store or from a file safe to print
+// (record.String, DESIGN §2.7). A name that needed escapes is quoted, so
+// the reader sees it was escaped; an empty name shows as "".
+func offsetsSafe(s string) string {
+	if safe := record.String(s); safe != s || s == "" {
+		return `"` + safe + `"`
+	}
+	return s
+}
+
+// offsetsNote writes a "note: ..." line on stderr.
+func offsetsNote(w io.Writer, format string, args ...any) {
+	fmt.Fprintln(w, "note: "+record.String(fmt.Sprintf(format, args...)))
+}
+
+// offsetsTopicFilter keeps the offsets of topics in keep (all when keep is
+// empty) and returns the topics it dropped.
+func offsetsTopicFilter(next map[offsets.Partition]int64, keep []string) (map[offsets.Partition]int64, []string) {
+	if len(keep) == 0 {
+		return next, nil
+	}
+	out := map[offsets.Partition]int64{}
+	var dropped []string
+	for p, off := range next {
+		if slices.Contains(keep, p.Topic) {
+			out[p] = off
+		} else if !slices.Contains(dropped, p.Topic) {
+			dropped = append(dropped, p.Topic)
+		}
+	}
+	slices.Sort(dropped)
+	return out, dropped
+}

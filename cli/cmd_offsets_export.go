@@ -1,0 +1,163 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kbatch-dev/kbatch/offsets"
+	"github.com/kbatch-dev/kbatch/offsets/spark"
+	"github.com/kbatch-dev/kbatch/record"
+)
+
+type offsetsExportOptions struct {
+	format string
+	ending bool
+	topics []string
+}
+
+func newOffsetsExportCommand(g *globalOptions) *cobra.Command {
+	o := &offsetsExportOptions{}
+	cmd := &cobra.Command{
+		Use:   "export --format json|spark|kcat [--name STREAM]",
+		Short: "Print a stream's next offsets as JSON, Spark startingOffsets, or kcat commands",
+		Long: `export prints the stream's stored next offsets on stdout:
+
+  json   {"stream":"events","topics":["events"],"next":{"events":{"0":80,"1":120}}}
+         (kbatch offsets import --from-json reads it back)
+  spark  the value of Spark's startingOffsets option, {"events":{"0":80,"1":120}};
+         with --ending, of endingOffsets (batch queries). Spark requires every
+         partition of each subscribed topic: with the cluster (-b or
+         KBATCH_BROKERS) partitions without a stored offset are listed as -2
+         (earliest) in startingOffsets and -1 (latest) in endingOffsets; without
+         it only stored partitions are listed and a note on stderr says so.
+  kcat   one "kcat -C -b BROKERS -t TOPIC -p PARTITION -o OFFSET" line per stored
+         partition (brokers from -b, else the ones the stream last used)
+
+--name defaults to the store's only stream; --topic limits the output to some
+of its topics (a Spark query must list exactly the topics it subscribes to).`,
+		Example: `  kbatch offsets export --name events --format json > events.json
+  kbatch offsets export --name events --format spark -b localhost:9092
+  kbatch offsets export --name events --format kcat`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runOffsetsExport(cmd, g, o) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.format, "format", "json", "json, spark or kcat")
+	f.BoolVar(&o.ending, "ending", false, "with --format spark: print endingOffsets instead of startingOffsets")
+	f.StringArrayVarP(&o.topics, "topic", "t", nil, "only these topics of the stream (repeatable)")
+	return cmd
+}
+
+func runOffsetsExport(cmd *cobra.Command, g *globalOptions, o *offsetsExportOptions) error {
+	switch o.format {
+	case "json", "spark", "kcat":
+	default:
+		return usagef("invalid --format %q: want json, spark or kcat", o.format)
+	}
+	if o.ending && o.format != "spark" {
+		return usagef("--ending applies to --format spark (Spark's endingOffsets)")
+	}
+	st, err := offsetsReadStore(g, cmd.ErrOrStderr())
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	info, err := offsetsPickStream(st, g.name)
+	if err != nil {
+		return err
+	}
+	topics := offsetsStreamTopics(info)
+	if len(o.topics) > 0 {
+		for _, t := range o.topics {
+			if !slices.Contains(topics, t) {
+				return usagef("topic %s is not read by stream %s (%s)", offsetsSafe(t), offsetsSafe(info.Name), offsetsSafeJoin(topics, "it has no topics yet"))
+			}
+		}
+		topics = dedupe(o.topics)
+		slices.Sort(topics)
+	}
+	next, _ := offsetsTopicFilter(info.Next, topics)
+	out, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	switch o.format {
+	case "json":
+		return offsetsWriteExportJSON(out, info.Name, topics, next)
+	case "kcat":
+		// Only the broker list is needed: connection() resolves it from
+		// flags, env and config without asking for a SASL password.
+		conn, err := g.connection()
+		if err != nil && !errors.Is(err, errNoBrokers) {
+			return err
+		}
+		brokers := conn.Brokers
+		if len(brokers) == 0 {
+			brokers = info.Brokers
+		}
+		if len(brokers) == 0 {
+			return usagef("no brokers known for stream %s: pass -b host:port", offsetsSafe(info.Name))
+		}
+		if len(next) == 0 {
+			offsetsNote(stderr, "stream %s has no stored offsets: nothing to print", offsetsSafe(info.Name))
+		}
+		_, err = fmt.Fprint(out, offsetsLines(offsets.KcatCommands(brokers, next)))
+		return err
+	}
+	client, _, err := offsetsCluster(g)
+	if err != nil {
+		return err
+	}
+	var counts map[string]int32
+	if client == nil {
+		offsetsNote(stderr, "no -b/KBATCH_BROKERS: only the %d stored partitions are listed; Spark needs every partition of each topic, pass -b to add the missing ones", len(next))
+	} else {
+		defer client.Close()
+		if counts, _, err = offsetsClusterPartitions(client, topics); err != nil {
+			return err
+		}
+		for _, p := range offsets.SortedPartitions(next) {
+			if p.Partition >= counts[p.Topic] {
+				return usagef("stream %s has an offset for %s, but the topic has %d partitions on this cluster (is -b the right cluster?)",
+					offsetsSafe(info.Name), p, counts[p.Topic])
+			}
+		}
+	}
+	text := spark.StartingOffsetsJSON(next, counts)
+	if o.ending {
+		text = spark.EndingOffsetsJSON(next, counts)
+	}
+	_, err = fmt.Fprintln(out, string(record.SafeJSON([]byte(text))))
+	return err
+}
+
+// offsetsWriteExportJSON writes kbatch's offsets document, one line:
+// {"stream":"events","topics":["events"],"next":{"events":{"0":80}}}. The
+// "next" object has the shape of Spark's offset JSON, topics and
+// partitions in order.
+func offsetsWriteExportJSON(w io.Writer, stream string, topics []string, next map[offsets.Partition]int64) error {
+	name, err := json.Marshal(stream)
+	if err != nil {
+		return err
+	}
+	if topics == nil {
+		topics = []string{}
+	}
+	ts, err := json.Marshal(topics)
+	if err != nil {
+		return err
+	}
+	line := fmt.Sprintf(`{"stream":%s,"topics":%s,"next":%s}`, name, ts, spark.StartingOffsetsJSON(next, nil))
+	_, err = fmt.Fprintln(w, string(record.SafeJSON([]byte(line))))
+	return err
+}
+
+func offsetsLines(lines []string) string {
+	if len(lines) == 0 {
+		return ""
+	}
+	return strings.Join(lines, "\n") + "\n"
+}

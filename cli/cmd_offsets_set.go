@@ -1,0 +1,246 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kbatch-dev/kbatch/consumer"
+	"github.com/kbatch-dev/kbatch/offsets"
+)
+
+type offsetsSetOptions struct {
+	force  bool
+	dryRun bool
+}
+
+func newOffsetsSetCommand(g *globalOptions) *cobra.Command {
+	o := &offsetsSetOptions{}
+	cmd := &cobra.Command{
+		Use:   "set SPEC... [--name STREAM]",
+		Short: "Move partitions of a stream to new next offsets",
+		Long: `set stores new next offsets for partitions of a stream; the next watch of
+that stream starts there (source "stored"). It is recorded as a "set" event.
+
+SPEC is any offset SPEC: TOPIC:PARTITION=OFFSET, =earliest, =latest, =-N,
+=@TIME, or TOPIC=... for every partition of the topic. Forms other than
+TOPIC:PARTITION=OFFSET need the cluster (-b or KBATCH_BROKERS). With the
+cluster, every partition must exist and an offset outside [log start, high
+watermark] is refused unless --force; without it, TOPIC:PARTITION=OFFSET is
+stored as given (a note says it was not checked).
+
+--name defaults to the store's only stream. Partitions of a batch that is
+planned but not acked cannot be set: the next watch would re-deliver that
+batch and move them again.`,
+		Example: `  kbatch offsets set events:0=1200 --name events
+  kbatch offsets set events=earliest -b localhost:9092 --name events
+  kbatch offsets set 'events:1=@2026-11-29T10:00:00Z' events:2=-500 -b localhost:9092`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return runOffsetsSet(cmd, g, o, args) },
+	}
+	f := cmd.Flags()
+	f.BoolVar(&o.force, "force", false, "store offsets outside [log start, high watermark] as given")
+	f.BoolVar(&o.dryRun, "dry-run", false, "print what would change; write nothing")
+	return cmd
+}
+
+func runOffsetsSet(cmd *cobra.Command, g *globalOptions, o *offsetsSetOptions, args []string) error {
+	if len(args) == 0 {
+		return usagef("offsets set needs at least one SPEC, e.g. events:0=1200 or events=earliest")
+	}
+	now := time.Now()
+	specs := make([]offsets.Spec, 0, len(args))
+	needCluster := false
+	for _, a := range args {
+		sp, err := offsets.ParseSpec(a, now)
+		if err != nil {
+			return err
+		}
+		needCluster = needCluster || sp.AllPartitions || sp.Kind != offsets.SpecOffset
+		specs = append(specs, sp)
+	}
+	st, err := offsetsOpenStore(g, o.dryRun, false, "change")
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	info, err := offsetsPickStream(st, g.name)
+	if err != nil {
+		return err
+	}
+	topics := offsetsStreamTopics(info)
+	var specTopics []string
+	for _, sp := range specs {
+		if !slices.Contains(topics, sp.Topic) {
+			return usagef("offset spec %q: topic %s is not read by stream %s (%s)", sp.Text, sp.Topic,
+				offsetsSafe(info.Name), offsetsSafeJoin(topics, "it has no topics yet"))
+		}
+		if !slices.Contains(specTopics, sp.Topic) {
+			specTopics = append(specTopics, sp.Topic)
+		}
+	}
+	client, _, err := offsetsCluster(g)
+	if err != nil {
+		return err
+	}
+	var next map[offsets.Partition]int64
+	if client == nil {
+		if needCluster {
+			return usagef("offset spec %q needs the cluster to resolve (only TOPIC:PARTITION=OFFSET works without one): pass -b host:port or set KBATCH_BROKERS", offsetsFirstOnline(specs))
+		}
+		next = map[offsets.Partition]int64{}
+		for _, sp := range specs {
+			next[offsets.Partition{Topic: sp.Topic, Partition: sp.Partition}] = sp.Offset
+		}
+		offsetsNote(cmd.ErrOrStderr(), "no -b/KBATCH_BROKERS: the offsets were not checked against the cluster (partition exists, within log start and high watermark)")
+	} else {
+		defer client.Close()
+		_, bounds, err := offsetsClusterPartitions(client, specTopics)
+		if err != nil {
+			return err
+		}
+		var timeOffsets map[offsets.Partition]int64
+		if lookups := offsets.TimeLookups(bounds, specs); len(lookups) > 0 {
+			if timeOffsets, err = consumer.ListOffsetsForTimes(client, lookups); err != nil {
+				return fmt.Errorf("looking up offsets by time: %w", err)
+			}
+		}
+		if next, err = offsets.ResolveTargets(bounds, specs, timeOffsets); err != nil {
+			return err
+		}
+		if err := offsetsCheckBounds(next, bounds, o.force); err != nil {
+			return err
+		}
+	}
+	event := offsetsChangeEvent(now, offsets.CodeSet, info.Next, next, "offsets set "+strings.Join(args, " "))
+	return offsetsApply(cmd.OutOrStdout(), st, info, next, event, o.dryRun, false)
+}
+
+// offsetsFirstOnline is the first spec that cannot be resolved offline.
+func offsetsFirstOnline(specs []offsets.Spec) string {
+	for _, sp := range specs {
+		if sp.AllPartitions || sp.Kind != offsets.SpecOffset {
+			return sp.Text
+		}
+	}
+	return ""
+}
+
+// offsetsCheckBounds refuses next offsets outside [log start, high
+// watermark] unless force: watch would report them as data loss (and read
+// from the log start) or out of range (and reset them), which is seldom
+// what the user meant.
+func offsetsCheckBounds(next map[offsets.Partition]int64, bounds map[offsets.Partition]offsets.Bounds, force bool) error {
+	if force {
+		return nil
+	}
+	for _, p := range offsets.SortedPartitions(next) {
+		off, b := next[p], bounds[p]
+		var where string
+		switch {
+		case off < b.LogStart:
+			where = fmt.Sprintf("below the log start %d (offsets before it were deleted)", b.LogStart)
+		case off > b.HighWatermark:
+			where = fmt.Sprintf("above the high watermark %d", b.HighWatermark)
+		default:
+			continue
+		}
+		then := "watch then reports data loss and reads on at the log start"
+		if off > b.HighWatermark {
+			then = "watch then reports it and continues per --reset"
+		}
+		return usagef("%s: offset %d is %s; valid next offsets are %d..%d. Pass --force to store it anyway (%s)",
+			p, off, where, b.LogStart, b.HighWatermark, then)
+	}
+	return nil
+}
+
+// offsetsChangeEvent describes a set or import as one event: SetNext
+// records one event per change. It names the partition and the move when
+// there is one partition, the topic when there is one topic.
+func offsetsChangeEvent(now time.Time, code string, before, next map[offsets.Partition]int64, what string) offsets.Event {
+	parts := offsets.SortedPartitions(next)
+	moves := make([]string, 0, len(parts))
+	for _, p := range parts {
+		old := "-"
+		if off, ok := before[p]; ok {
+			old = fmt.Sprint(off)
+		}
+		moves = append(moves, fmt.Sprintf("%s %s→%d", p, old, next[p]))
+	}
+	var at offsets.Partition
+	at.Partition = -1
+	if len(parts) > 0 {
+		at.Topic = parts[0].Topic
+		if parts[len(parts)-1].Topic != at.Topic {
+			at.Topic = ""
+		}
+	}
+	if len(parts) == 1 {
+		at.Partition = parts[0].Partition
+	}
+	e := offsets.NewEvent(now, code, at, what+": "+offsetsList(moves, 20))
+	if len(parts) == 1 {
+		e.To = next[parts[0]]
+		if off, ok := before[parts[0]]; ok {
+			e.From = off
+		}
+	}
+	return e
+}
+
+// offsetsApply checks the pending-batch rule, writes next and the event in
+// one transaction (unless dryRun), and prints what changed. create makes
+// the stream first (import into a new stream). st may be nil for a dry run
+// against a store that does not exist yet.
+func offsetsApply(out io.Writer, st *offsets.Store, info offsets.StreamInfo, next map[offsets.Partition]int64, e offsets.Event, dryRun, create bool) error {
+	if st == nil && !dryRun {
+		return fmt.Errorf("internal error: no store to write to")
+	}
+	if !create && st != nil {
+		if err := offsetsCheckPending(st, info.Name, next); err != nil {
+			return err
+		}
+	}
+	verb := "set"
+	if e.Code == offsets.CodeImport {
+		verb = "imported"
+	}
+	head := fmt.Sprintf("stream %s: %s %s (recorded as a %q event)", offsetsSafe(info.Name), verb, offsetsPartitions(len(next)), e.Code)
+	if dryRun {
+		head = fmt.Sprintf("stream %s: would have %s %s (--dry-run: nothing written)", offsetsSafe(info.Name), verb, offsetsPartitions(len(next)))
+	} else {
+		if create {
+			if err := st.EnsureStream(info.Name, info.Brokers, info.Topics); err != nil {
+				return err
+			}
+			head += "; created the stream"
+		}
+		if err := st.SetNext(info.Name, next, e); err != nil {
+			return err
+		}
+	}
+	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, head)
+	fmt.Fprintln(w, "  PARTITION\tBEFORE\tAFTER")
+	for _, p := range offsets.SortedPartitions(next) {
+		old := "-"
+		if off, ok := info.Next[p]; ok {
+			old = fmt.Sprint(off)
+		}
+		fmt.Fprintf(w, "  %s\t%s\t%d\n", offsetsSafe(p.String()), old, next[p])
+	}
+	return w.Flush()
+}
+
+func offsetsPartitions(n int) string {
+	if n == 1 {
+		return "1 partition"
+	}
+	return fmt.Sprintf("%d partitions", n)
+}

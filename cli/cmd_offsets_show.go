@@ -1,0 +1,271 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kbatch-dev/kbatch/consumer"
+	"github.com/kbatch-dev/kbatch/offsets"
+)
+
+type offsetsShowOptions struct {
+	json    bool
+	format  string
+	batches int
+	events  int
+	batch   uint64
+	topics  []string
+}
+
+func newOffsetsShowCommand(g *globalOptions) *cobra.Command {
+	o := &offsetsShowOptions{}
+	cmd := &cobra.Command{
+		Use:   "show",
+		Short: "Show streams, their next offsets, recent batches and events",
+		Long: `show prints every stream in the store (or the one named by --name): its next
+offsets per partition, its last batches with their ranges [from, until) and
+states, and its recent events. The store is opened read-only.
+
+With --batch N it shows one batch of the stream in detail; --format spark then
+prints the startingOffsets and endingOffsets option values that make a Spark
+batch query read exactly that batch's ranges.`,
+		Example: `  kbatch offsets show
+  kbatch offsets show --name events --json
+  kbatch offsets show --name events --batch 12 --format spark`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runOffsetsShow(cmd, g, o) },
+	}
+	f := cmd.Flags()
+	f.BoolVar(&o.json, "json", false, "one JSON document on stdout (same as --format json)")
+	f.StringVar(&o.format, "format", "text", "text, json, or with --batch also spark")
+	f.IntVar(&o.batches, "batches", 10, "batches shown per stream, newest first (0: none, -1: all)")
+	f.IntVar(&o.events, "events", 10, "events shown per stream, newest first (0: none, -1: all)")
+	f.Uint64Var(&o.batch, "batch", 0, "show only batch N of the stream")
+	f.StringArrayVarP(&o.topics, "topic", "t", nil, "with --format spark: only these topics (the ones the Spark query subscribes to)")
+	return cmd
+}
+
+func runOffsetsShow(cmd *cobra.Command, g *globalOptions, o *offsetsShowOptions) error {
+	format := o.format
+	if o.json {
+		if cmd.Flags().Changed("format") && format != "json" {
+			return usagef("--json and --format %s contradict each other", format)
+		}
+		format = "json"
+	}
+	switch format {
+	case "text", "json":
+	case "spark":
+		if o.batch == 0 {
+			return usagef("--format spark shows one batch: add --batch N (or use kbatch offsets export --format spark for the next offsets)")
+		}
+	default:
+		return usagef("invalid --format %q: want text, json or spark", format)
+	}
+	if len(o.topics) > 0 && format != "spark" {
+		return usagef("--topic applies to --format spark")
+	}
+	if o.batches < -1 || o.events < -1 {
+		return usagef("--batches and --events take a count, 0 for none or -1 for all")
+	}
+	st, err := offsetsReadStore(g, cmd.ErrOrStderr())
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if o.batch > 0 {
+		info, err := offsetsPickStream(st, g.name)
+		if err != nil {
+			return err
+		}
+		return showOffsetsBatch(cmd, g, o, st, info, format)
+	}
+	var streams []offsets.StreamInfo
+	if g.name != "" {
+		info, err := offsetsPickStream(st, g.name)
+		if err != nil {
+			return err
+		}
+		streams = []offsets.StreamInfo{info}
+	} else if streams, err = st.Streams(); err != nil {
+		return err
+	}
+	views := make([]offsetsStreamView, 0, len(streams))
+	for _, info := range streams {
+		v, err := loadOffsetsStreamView(st, info, o.batches, o.events)
+		if err != nil {
+			return err
+		}
+		views = append(views, v)
+	}
+	out := cmd.OutOrStdout()
+	if format == "json" {
+		doc := struct {
+			Store   string              `json:"store"`
+			Streams []offsetsStreamJSON `json:"streams"`
+		}{st.Path(), make([]offsetsStreamJSON, len(views))}
+		for i, v := range views {
+			doc.Streams[i] = v.json()
+		}
+		return offsetsWriteJSON(out, doc)
+	}
+	if len(views) == 0 {
+		_, err := fmt.Fprintf(out, "store %s holds no streams yet (kbatch watch creates one)\n", st.Path())
+		return err
+	}
+	for i, v := range views {
+		if i > 0 {
+			fmt.Fprintln(out)
+		}
+		if err := v.writeText(out); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// offsetsStreamView is one stream as show prints it.
+type offsetsStreamView struct {
+	info    offsets.StreamInfo
+	pending *offsets.Batch
+	batches []offsets.Batch
+	events  []offsets.Event
+}
+
+func loadOffsetsStreamView(st *offsets.Store, info offsets.StreamInfo, nBatches, nEvents int) (offsetsStreamView, error) {
+	v := offsetsStreamView{info: info}
+	var err error
+	if v.pending, err = st.Pending(info.Name); err != nil {
+		return v, err
+	}
+	if nBatches != 0 {
+		if v.batches, err = st.Batches(info.Name, max(nBatches, 0)); err != nil {
+			return v, err
+		}
+	}
+	if nEvents != 0 {
+		if v.events, err = st.Events(info.Name, max(nEvents, 0)); err != nil {
+			return v, err
+		}
+	}
+	return v, nil
+}
+
+func (v offsetsStreamView) writeText(out io.Writer) error {
+	info := v.info
+	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(w, "stream %s\n", offsetsSafe(info.Name))
+	if info.ClusterID != "" {
+		fmt.Fprintf(w, "  cluster id\t%s\n", offsetsSafe(info.ClusterID))
+	}
+	fmt.Fprintf(w, "  brokers\t%s\n", offsetsSafeJoin(info.Brokers, "-"))
+	fmt.Fprintf(w, "  topics\t%s\n", offsetsSafeJoin(info.Topics, "-"))
+	fmt.Fprintf(w, "  last acked batch\t%d\n", info.LastBatch)
+	fmt.Fprintf(w, "  updated\t%s\n", offsetsTime(info.Updated))
+	if v.pending != nil {
+		fmt.Fprintf(w, "  pending\tbatch %d is planned, not acked: the next watch re-delivers it first\n", v.pending.ID)
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if len(info.Next) == 0 {
+		fmt.Fprintln(out, "\n  no next offsets stored")
+	} else {
+		rows := [][]string{{"PARTITION", "NEXT"}}
+		for _, p := range offsets.SortedPartitions(info.Next) {
+			rows = append(rows, []string{offsetsSafe(p.String()), strconv.FormatInt(info.Next[p], 10)})
+		}
+		if err := offsetsTable(out, rows); err != nil {
+			return err
+		}
+	}
+	if len(v.batches) > 0 {
+		rows := [][]string{{"BATCH", "TIME", "STATE", "RECORDS", "BYTES", "RANGES"}}
+		for _, b := range v.batches {
+			rows = append(rows, []string{strconv.FormatUint(b.ID, 10), offsetsTime(b.Time), offsetsBatchState(b),
+				strconv.FormatInt(b.Records, 10), strconv.FormatInt(b.Bytes, 10), offsetsRanges(b.Ranges, 4)})
+		}
+		if err := offsetsTable(out, rows); err != nil {
+			return err
+		}
+	}
+	if len(v.events) > 0 {
+		rows := [][]string{{"TIME", "EVENT", "PARTITION", "MESSAGE"}}
+		for _, e := range v.events {
+			rows = append(rows, []string{offsetsTime(e.Time), offsetsSafe(e.Code), offsetsEventPartition(e), offsetsSafe(e.Message)})
+		}
+		if err := offsetsTable(out, rows); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// offsetsTable writes an empty line, then rows as an aligned table indented
+// by two spaces.
+func offsetsTable(out io.Writer, rows [][]string) error {
+	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w)
+	for _, r := range rows {
+		fmt.Fprintln(w, "  "+strings.Join(r, "\t"))
+	}
+	return w.Flush()
+}
+
+func offsetsBatchState(b offsets.Batch) string {
+	s := string(b.State)
+	if b.Redelivered {
+		s += ", redelivered"
+	}
+	return s
+}
+
+// offsetsRanges renders at most max ranges, "events[0] 50→1000 (jump: seek)".
+func offsetsRanges(rs []offsets.BatchRange, max int) string {
+	parts := make([]string, 0, len(rs))
+	for _, r := range rs {
+		s := fmt.Sprintf("%s %d→%d", offsetsSafe(r.Partition.String()), r.From, r.Until)
+		if r.Jump != "" {
+			s += " (jump: " + offsetsSafe(r.Jump) + ")"
+		}
+		parts = append(parts, s)
+	}
+	if max > 0 {
+		return offsetsList(parts, max)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func offsetsEventPartition(e offsets.Event) string {
+	switch {
+	case e.Topic == "":
+		return "-"
+	case e.Partition < 0:
+		return offsetsSafe(e.Topic)
+	}
+	return offsetsSafe(offsets.Partition{Topic: e.Topic, Partition: e.Partition}.String())
+}
+
+func offsetsTime(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return consumer.FormatTimestamp(t)
+}
+
+func offsetsSafeJoin(ss []string, empty string) string {
+	if len(ss) == 0 {
+		return empty
+	}
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = offsetsSafe(s)
+	}
+	return strings.Join(out, ", ")
+}

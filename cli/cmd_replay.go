@@ -1,0 +1,196 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/kbatch-dev/kbatch/consumer"
+	"github.com/kbatch-dev/kbatch/offsets"
+	"github.com/kbatch-dev/kbatch/record"
+	"github.com/kbatch-dev/kbatch/replay"
+)
+
+// replayOptions are the flags of replay.
+type replayOptions struct {
+	out         string
+	toTopic     string
+	toPartition int32
+	isolation   string
+	format      string
+}
+
+func newReplayCommand(g *globalOptions) *cobra.Command {
+	o := &replayOptions{}
+	cmd := &cobra.Command{
+		Use:   "replay RANGE...",
+		Short: "Read exact offset ranges; write their records as JSON lines or to a topic",
+		Long: `replay reads exactly the offsets [FROM, UNTIL) of each RANGE and writes the
+records as JSON lines (stdout or --out FILE) or re-produces them into a topic
+(--to-topic). It never touches the offset store and joins no consumer group.
+
+RANGE is TOPIC:PARTITIONS:FROM-UNTIL:
+  PARTITIONS  N, N,M,... or * (every partition)
+  FROM        an offset, earliest (the log start) or @TIME
+  UNTIL       an offset (exclusive), latest (the end of the log) or @TIME
+  TIME        RFC 3339 (2026-11-29T10:00:00Z) or a duration ago (@-5m): the
+              first offset whose timestamp is at or after it
+
+A partition is read until its position reaches UNTIL, whatever offsets hold
+no record (compaction, transaction markers, aborted transactions). UNTIL
+beyond the end of the log is capped at the end seen at start. Offsets below
+the log start no longer exist: the rest is read, the summary names what is
+missing, and the exit code is 3. Several ranges and partitions are read
+concurrently; each partition's records come out in offset order.
+
+--out FILE is written to a temporary file renamed into place at the end, so
+FILE is complete or left as it was. A summary always ends on stderr, with a
+progress line before it when stderr is a terminal.
+
+Exit codes: 0 done, 1 failure, 2 bad RANGE or flag, unknown topic or
+partition, 3 some requested offsets were below the log start.`,
+		Example: `  kbatch replay events:3:1200-1350 --out incident.jsonl
+  kbatch replay 'events:*:earliest-latest' --out /dev/null
+  kbatch replay events:1:@2026-11-29T10:00:00Z-@-5m --isolation committed
+  kbatch replay events:0,2:100-200 --to-topic events-retry
+  kbatch replay events:0:100-200 events:1:5-latest --to-topic retry --to-partition 0`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usagef("replay needs at least one RANGE (TOPIC:PARTITIONS:FROM-UNTIL, e.g. events:0:100-200)")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+			defer stop()
+			return runReplay(ctx, g, o, args, cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.out, "out", "", "write JSON lines to FILE instead of stdout (- for stdout)")
+	f.StringVar(&o.toTopic, "to-topic", "", "re-produce keys, values, headers and timestamps into topic NAME")
+	f.Int32Var(&o.toPartition, "to-partition", -1, "with --to-topic: produce into partition N (default: the same partition number)")
+	f.StringVar(&o.format, "format", "json", "shape of the record lines: json (kbatch's) or kcat (kcat -J's)")
+	f.StringVar(&o.isolation, "isolation", "uncommitted", "committed: skip aborted transactions; uncommitted: read everything, like Kafka's default")
+	return cmd
+}
+
+// runReplay parses and checks everything it can before it reads anything:
+// RANGEs and flags, then topics, partitions and the --to-topic target.
+func runReplay(ctx context.Context, g *globalOptions, o *replayOptions, args []string, stdout, stderr io.Writer) error {
+	var committed bool
+	switch o.isolation {
+	case "committed":
+		committed = true
+	case "uncommitted":
+	default:
+		return usagef("invalid --isolation %q: want committed or uncommitted", o.isolation)
+	}
+	if o.toTopic != "" && o.out != "" {
+		return usagef("--out and --to-topic exclude each other: pick one output")
+	}
+	enc, err := recordFormat(o.format)
+	if err != nil {
+		return err
+	}
+	if o.toTopic != "" && o.format != "json" {
+		return usagef("--format shapes JSON lines; --to-topic produces records, not lines: drop one")
+	}
+	if o.toPartition < -1 || o.toPartition >= 0 && o.toTopic == "" {
+		if o.toTopic == "" {
+			return usagef("--to-partition needs --to-topic")
+		}
+		return usagef("invalid --to-partition %d: want a partition number", o.toPartition)
+	}
+	now := time.Now()
+	specs := make([]replay.RangeSpec, 0, len(args))
+	for _, a := range args {
+		s, err := replay.ParseRange(a, now)
+		if err != nil {
+			return err
+		}
+		specs = append(specs, s)
+	}
+
+	cc, err := g.clientConfig()
+	if err != nil {
+		return err
+	}
+	cc.ReadCommitted = committed
+	conf := cc.SaramaConfig()
+	conf.Consumer.MaxWaitTime = 100 * time.Millisecond
+	client, err := consumer.DialWith(cc, conf)
+	if err != nil {
+		return err
+	}
+	defer client.Close()
+	setLeaderLookup(enc, client)
+	tasks, err := replay.Plan(client, specs)
+	if err != nil {
+		return err
+	}
+
+	var sink replay.Sink
+	var incomplete string // what a failure leaves behind, for the message
+	switch {
+	case o.toTopic != "":
+		sources := make([]offsets.Partition, len(tasks))
+		for i, t := range tasks {
+			sources[i] = t.Read.Partition
+		}
+		s, err := replay.NewTopicSink(cc, o.toTopic, o.toPartition, sources)
+		if err != nil {
+			return err
+		}
+		sink, incomplete = s, fmt.Sprintf("records produced before the failure stay in %s", o.toTopic)
+	case o.out != "" && o.out != "-":
+		s, err := replay.CreateJSONFile(o.out)
+		if err != nil {
+			return err
+		}
+		s.SetEncoder(enc)
+		sink, incomplete = s, fmt.Sprintf("--out %s was left as it was", o.out)
+	default:
+		s := replay.NewJSONSink(stdout)
+		s.SetEncoder(enc)
+		sink, incomplete = s, "the output is incomplete"
+	}
+
+	var opts replay.Options
+	if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		opts.Progress = stderr
+		if w, _, err := term.GetSize(int(f.Fd())); err == nil {
+			opts.ProgressWidth = w
+		}
+	}
+	rep, err := replay.Run(ctx, client, tasks, sink, opts)
+	writeSafeLines(stderr, rep.WriteSummary)
+	var partial *replay.PartialError
+	if err != nil && !errors.As(err, &partial) {
+		return fmt.Errorf("%w; %s", err, incomplete)
+	}
+	return err
+}
+
+// writeSafeLines runs write into a buffer and copies its lines to w made
+// safe for a terminal (record.String): a summary names topics, and a
+// topic's name comes from the cluster.
+func writeSafeLines(w io.Writer, write func(io.Writer) error) {
+	var b strings.Builder
+	_ = write(&b)
+	if b.Len() == 0 {
+		return
+	}
+	for _, line := range strings.Split(strings.TrimRight(b.String(), "\n"), "\n") {
+		fmt.Fprintln(w, record.String(line))
+	}
+}

@@ -1,0 +1,370 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/IBM/sarama"
+	"github.com/spf13/cobra"
+
+	"github.com/kbatch-dev/kbatch/consumer"
+	"github.com/kbatch-dev/kbatch/offsets"
+	"github.com/kbatch-dev/kbatch/offsets/spark"
+	"github.com/kbatch-dev/kbatch/tui"
+)
+
+// watchOptions are the flags of watch (and of the root command).
+type watchOptions struct {
+	topics          []string
+	offsets         []string
+	reset           string
+	interval        time.Duration
+	maxPerPartition int
+	samples         int
+	ack             string
+	sink            string
+	format          string
+	noStore         bool
+	strict          bool
+	failOnDataLoss  bool
+	fromSpark       string
+	noTUI           bool
+	batches         int
+	untilEnd        bool
+	isolation       string
+	log             string
+}
+
+func newWatchCommand(g *globalOptions) *cobra.Command {
+	o := &watchOptions{}
+	cmd := &cobra.Command{
+		Use:   "watch",
+		Short: "Run the direct stream and show it batch by batch (the default command)",
+		Long: `watch reads the given topics with a direct consumer (no consumer group),
+cuts the stream into batches every --interval (or when a partition reaches
+--max-per-partition records), and shows each batch's ranges [from, until).
+A batch is written ahead to the store as planned, then processed (screen,
+--sink), then acked; only acked batches move the stored next offsets.
+
+With --no-tui it writes one JSON object per line on stdout: start, batch,
+event and end (docs/json-output.md). --sink - writes the records to stdout
+instead, and the event lines then go to stderr; --format kcat writes the
+records in kcat -J's shape.`,
+		Example: `  kbatch -b localhost:9092 -t events
+  kbatch watch -b localhost:9092 -t events -o events:0=50 -o events:1=-100
+  kbatch watch -t events --no-tui --until-end --sink records.jsonl
+  kbatch watch -t events --no-tui --until-end --sink - --format kcat | jq -r .payload`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runWatch(cmd.Context(), g, o, cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	}
+	addWatchFlags(cmd, o)
+	return cmd
+}
+
+// addWatchFlags declares watch's flags on cmd (watch, demo, the root).
+func addWatchFlags(cmd *cobra.Command, o *watchOptions) {
+	f := cmd.Flags()
+	f.StringArrayVarP(&o.topics, "topic", "t", nil, "topic to read (repeatable)")
+	f.StringArrayVarP(&o.offsets, "offset", "o", nil, "start offset SPEC, e.g. events:0=50, events=earliest, events:1=-100, events:0=@-15m (repeatable)")
+	f.StringVar(&o.reset, "reset", "latest", "where partitions with no explicit or stored offset, or one above the high watermark, start: earliest|latest (data loss always reads on at the log start)")
+	f.DurationVar(&o.interval, "interval", time.Second, "batch interval")
+	f.IntVar(&o.maxPerPartition, "max-per-partition", 10000, "records per partition per batch")
+	f.IntVar(&o.samples, "samples", 5, "sample records kept per partition per batch")
+	f.StringVar(&o.ack, "ack", "auto", "auto: ack after processing; manual: wait for a key press (TUI)")
+	f.StringVar(&o.sink, "sink", "", "append every batch's records as JSON lines to FILE, fsynced before the ack (- for stdout, with --no-tui)")
+	f.StringVar(&o.format, "format", "json", "shape of the --sink records: json (kbatch's) or kcat (kcat -J's)")
+	f.BoolVar(&o.noStore, "no-store", false, "read-only: write nothing to the offset store")
+	f.BoolVar(&o.strict, "strict-offsets", false, "every partition must have an explicit --offset")
+	f.BoolVar(&o.failOnDataLoss, "fail-on-data-loss", false, "exit 1 on data loss or an out-of-range offset, after reporting it")
+	f.StringVar(&o.fromSpark, "from-spark", "", "start from a Spark checkpoint's last committed offsets")
+	f.BoolVar(&o.noTUI, "no-tui", false, "headless: JSON lines on stdout")
+	f.IntVar(&o.batches, "batches", 0, "stop after N batches (headless)")
+	f.BoolVar(&o.untilEnd, "until-end", false, "stop when every partition reached the high watermark it had at start")
+	f.StringVar(&o.isolation, "isolation", "committed", "committed: skip aborted transactions, read up to the last stable offset; uncommitted: read everything, records of aborted transactions marked")
+	f.StringVar(&o.log, "log", "", "append a debug log for a bug report to FILE (connections, metadata, fetches, batches, store writes; never secrets nor record bytes)")
+}
+
+// streamName is --name, else the sorted topics joined with "+".
+func streamName(g *globalOptions, topics []string) string {
+	if g.name != "" {
+		return g.name
+	}
+	t := append([]string(nil), topics...)
+	sort.Strings(t)
+	return strings.Join(t, "+")
+}
+
+// watchConfig turns flags into a stream configuration (without client,
+// store and processor).
+func (o *watchOptions) streamConfig(g *globalOptions) (consumer.Config, error) {
+	cfg := consumer.Config{
+		Topics: dedupe(o.topics), Interval: o.interval, MaxPerPartition: o.maxPerPartition, Samples: o.samples,
+		Strict: o.strict, FailOnDataLoss: o.failOnDataLoss, UntilEnd: o.untilEnd, MaxBatches: o.batches,
+	}
+	if o.interval <= 0 {
+		return cfg, usagef("invalid --interval %s: must be positive", o.interval)
+	}
+	if o.maxPerPartition <= 0 {
+		return cfg, usagef("invalid --max-per-partition %d: must be positive", o.maxPerPartition)
+	}
+	if o.samples < 0 || o.samples > consumer.MaxSamples {
+		return cfg, usagef("invalid --samples %d: must be 0 to %d (samples are kept in memory for every partition of every batch shown)", o.samples, consumer.MaxSamples)
+	}
+	if o.batches < 0 {
+		return cfg, usagef("invalid --batches %d: must be 0 or more", o.batches)
+	}
+	if o.isolation != "committed" && o.isolation != "uncommitted" {
+		return cfg, usagef("invalid --isolation %q: want committed or uncommitted", o.isolation)
+	}
+	reset, err := offsets.ParseReset(o.reset)
+	if err != nil {
+		return cfg, usageError{err}
+	}
+	cfg.Reset = reset
+	switch o.ack {
+	case "auto":
+	case "manual":
+		cfg.ManualAck = true
+	default:
+		return cfg, usagef("invalid --ack %q: want auto or manual", o.ack)
+	}
+	now := time.Now()
+	for _, s := range o.offsets {
+		sp, err := offsets.ParseSpec(s, now)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.Explicit = append(cfg.Explicit, sp)
+	}
+	if len(cfg.Topics) == 0 {
+		return cfg, errNoTopic
+	}
+	cfg.Name, cfg.NameExplicit = streamName(g, cfg.Topics), g.name != ""
+	return cfg, nil
+}
+
+// errNoTopic is streamConfig's error when no topic was given; it comes
+// after every other flag check, so the TUI can open its topic picker
+// knowing the rest is valid.
+var errNoTopic = usagef("no topic: pass -t TOPIC (repeatable)")
+
+func dedupe(ss []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range ss {
+		for _, part := range strings.Split(s, ",") {
+			if part = strings.TrimSpace(part); part != "" && !seen[part] {
+				seen[part] = true
+				out = append(out, part)
+			}
+		}
+	}
+	return out
+}
+
+func runWatch(ctx context.Context, g *globalOptions, o *watchOptions, stdout, stderr io.Writer) (rerr error) {
+	cfg, err := o.streamConfig(g)
+	if errors.Is(err, errNoTopic) {
+		// With neither topics nor brokers, the brokers are what to ask
+		// for first: a first run learns how to reach a cluster (or that
+		// the demo exists) before it hears about topics.
+		if _, cerr := g.connection(); errors.Is(cerr, errNoBrokers) {
+			return cerr
+		}
+	}
+	pick := errors.Is(err, errNoTopic) && !o.noTUI // the TUI asks for the topics
+	if err != nil && !pick {
+		return err
+	}
+	if cfg.ManualAck && o.noTUI {
+		return usagef("--ack manual needs the TUI (a key press acks a batch); drop --no-tui")
+	}
+	if !o.noTUI && (o.batches > 0 || o.untilEnd) {
+		return usagef("--batches and --until-end are headless stop conditions; add --no-tui")
+	}
+	enc, err := recordFormat(o.format)
+	if err != nil {
+		return err
+	}
+	if o.sink == "-" && !o.noTUI {
+		return usagef("--sink - writes records to stdout, where the screen is drawn; add --no-tui (event lines then go to stderr) or name a file")
+	}
+	cc, err := g.clientConfig()
+	if err != nil {
+		return err
+	}
+	cc.ReadCommitted = o.isolation == "committed"
+	if o.log != "" {
+		log, closeLog, err := openDebugLog(o.log)
+		if err != nil {
+			return err
+		}
+		defer closeLog()
+		defer func() {
+			if rerr != nil {
+				log.Info("end", "error", rerr.Error())
+			} else {
+				log.Info("end")
+			}
+		}()
+		cfg.Log = log
+	}
+	var client sarama.Client
+	if pick {
+		if client, err = consumer.Dial(cc); err != nil {
+			return err
+		}
+		defer client.Close()
+		topics, err := tui.PickTopics(ctx, topicLister{client: client}, tui.PickerOptions{Cluster: g.conn.Cluster, Brokers: cc.Brokers})
+		if err != nil || topics == nil {
+			return err // quitting the picker is not an error
+		}
+		o.topics = topics
+		log := cfg.Log
+		if cfg, err = o.streamConfig(g); err != nil {
+			return err
+		}
+		cfg.Log = log
+	}
+	if o.fromSpark != "" {
+		if cfg.Imported, err = importSpark(o.fromSpark); err != nil {
+			return err
+		}
+	}
+	events := stdout
+	if o.sink != "" {
+		var sink *consumer.FileSink
+		if o.sink == "-" {
+			// Records own stdout, so `kbatch --no-tui --sink - | jq` sees
+			// nothing else; the event lines go to stderr.
+			sink, events = consumer.NewStdoutSink(stdout), stderr
+		} else if sink, err = consumer.OpenFileSink(o.sink); err != nil {
+			return err
+		}
+		defer sink.Close()
+		sink.SetEncoder(enc)
+		cfg.Processor = sink
+	}
+	if !o.noStore {
+		path, err := g.storePath()
+		if err != nil {
+			return err
+		}
+		st, err := offsets.Open(path, offsets.OpenOptions{})
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		cfg.Store = st
+	}
+	if client == nil {
+		if client, err = consumer.Dial(cc); err != nil {
+			return err
+		}
+		defer client.Close()
+	}
+	cfg.Client, cfg.Brokers = client, cc.Brokers
+	logCluster(cfg.Log, cc, client, cfg.Topics)
+	setLeaderLookup(enc, client)
+
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	stream, _, err := consumer.Start(ctx, cfg)
+	var lossErr *consumer.DataLossError
+	if errors.As(err, &lossErr) && o.noTUI {
+		// --fail-on-data-loss at start: the event line first, as while
+		// running, then the error.
+		if line, jerr := consumer.AppendEventJSON(nil, &consumer.Notice{Event: lossErr.Event}); jerr == nil {
+			_, _ = stdout.Write(line)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if !o.noTUI {
+		return runTUI(ctx, stream, cfg, g)
+	}
+	return writeJSONLines(stream, events)
+}
+
+// setLeaderLookup lets a kcat encoder name each partition's leader, as
+// kcat's "broker" does; other encoders need nothing.
+func setLeaderLookup(enc consumer.RecordAppender, client sarama.Client) {
+	if k, ok := enc.(*consumer.KcatEncoder); ok {
+		k.Leader = func(topic string, partition int32) int32 {
+			if b, err := client.Leader(topic, partition); err == nil {
+				return b.ID()
+			}
+			return -1
+		}
+	}
+}
+
+// sinkFormats are the values of --format (watch's --sink, replay).
+var sinkFormats = []string{"json", "kcat"}
+
+// recordFormat is the record encoder of --format.
+func recordFormat(format string) (consumer.RecordAppender, error) {
+	switch format {
+	case "json":
+		return &consumer.RecordEncoder{}, nil
+	case "kcat":
+		return &consumer.KcatEncoder{}, nil
+	}
+	return nil, usagef("invalid --format %q: want json (kbatch's record lines) or kcat (kcat -J's shape)", format)
+}
+
+// writeJSONLines prints the stream's events until it ends; the stream's
+// own error, if any, is returned after the end line.
+func writeJSONLines(stream *consumer.Stream, stdout io.Writer) error {
+	w := bufio.NewWriterSize(stdout, 64<<10)
+	var buf []byte
+	var end error
+	for ev := range stream.Events() {
+		var err error
+		if buf, err = consumer.AppendEventJSON(buf[:0], ev); err != nil {
+			return err
+		}
+		if _, err := w.Write(buf); err != nil {
+			_ = stream.Close()
+			return fmt.Errorf("writing to stdout: %w", err)
+		}
+		if _, ok := ev.(*consumer.Progress); !ok {
+			if err := w.Flush(); err != nil {
+				_ = stream.Close()
+				return fmt.Errorf("writing to stdout: %w", err)
+			}
+		}
+		if e, ok := ev.(*consumer.Ended); ok {
+			end = e.Err
+		}
+	}
+	if err := stream.Close(); err != nil && end == nil {
+		end = err
+	}
+	return end
+}
+
+// importSpark reads the offsets a Spark query last committed (--from-spark).
+func importSpark(dir string) (map[offsets.Partition]int64, error) {
+	cp, err := spark.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	pos, err := cp.CommittedOffsets(-1)
+	if err != nil {
+		return nil, err
+	}
+	return pos.Offsets, nil
+}

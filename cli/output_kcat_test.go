@@ -1,0 +1,149 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kbatch-dev/kbatch/internal/testkafka"
+)
+
+// TestFormatKcatMatchesKcat reads the same records with kcat -C -J and
+// with kbatch's --format kcat (replay to stdout, and watch --sink - under
+// --no-tui) and checks every line has kcat's fields with kcat's values;
+// only tstype differs ("unknown": kbatch does not keep the timestamp type).
+func TestFormatKcatMatchesKcat(t *testing.T) {
+	if _, err := exec.LookPath("kcat"); err != nil {
+		t.Skip("kcat is not installed (apt-get install kcat; .ci/run installs it)")
+	}
+	kc := testkafka.New(t)
+	topic := kc.Topic("kcatshape", 2)
+	var recs []*kgo.Record
+	for i := 0; i < 30; i++ {
+		r := &kgo.Record{Topic: topic, Partition: int32(i % 2), Value: []byte(`{"seq":` + strconv.Itoa(i) + `}`)}
+		if i%3 != 0 {
+			r.Key = []byte("user-" + strconv.Itoa(i))
+		}
+		if i%4 == 0 {
+			r.Headers = []kgo.RecordHeader{{Key: "source", Value: []byte("web")}, {Key: "trace", Value: []byte("t-" + strconv.Itoa(i))}}
+		}
+		recs = append(recs, r)
+	}
+	kc.Produce(recs...)
+	b := strings.Join(kc.Brokers, ",")
+
+	want := map[string]map[string]any{}
+	for p := 0; p < 2; p++ {
+		out, err := exec.Command("kcat", "-C", "-J", "-q", "-e", "-b", kc.Brokers[0], "-t", topic, "-p", strconv.Itoa(p), "-o", "beginning").Output()
+		if err != nil {
+			t.Fatalf("kcat: %v", err)
+		}
+		for id, line := range kcatLines(t, "kcat", out) {
+			if line["tstype"] != "create" {
+				t.Fatalf("kcat %s: tstype %v", id, line["tstype"])
+			}
+			line["tstype"] = "unknown"
+			want[id] = line
+		}
+	}
+	if len(want) != len(recs) {
+		t.Fatalf("kcat read %d records, want %d", len(want), len(recs))
+	}
+
+	replayOut, replayErr, code := runKbatch(t, "replay", topic+":*:earliest-latest", "-b", b, "--format", "kcat")
+	if code != 0 {
+		t.Fatalf("replay exit %d: %s", code, replayErr)
+	}
+	store := t.TempDir() + "/offsets.db"
+	sinkOut, sinkErr, code := runKbatch(t, "watch", "-t", topic, "-b", b, "--store", store, "--reset", "earliest",
+		"--no-tui", "--until-end", "--sink", "-", "--format", "kcat")
+	if code != 0 {
+		t.Fatalf("watch exit %d: %s", code, sinkErr)
+	}
+	// Under --sink -, stdout holds records only; the event lines are on stderr.
+	if ev := parseLines(t, []byte(sinkErr)); len(ev) < 2 || ev[0].Type != "start" || ev[len(ev)-1].Type != "end" {
+		t.Errorf("stderr of watch --sink -: want start ... end event lines, got:\n%s", sinkErr)
+	}
+	for name, out := range map[string]string{"replay --format kcat": replayOut, "watch --sink - --format kcat": sinkOut} {
+		got := kcatLines(t, name, []byte(out))
+		if len(got) != len(want) {
+			t.Errorf("%s: %d records, kcat %d", name, len(got), len(want))
+		}
+		for id, w := range want {
+			if g := got[id]; !reflect.DeepEqual(g, w) {
+				t.Errorf("%s %s:\n got %v\nkcat %v", name, id, g, w)
+			}
+		}
+	}
+}
+
+// kcatLines decodes kcat -J lines by topic/partition/offset. Every key
+// and value the test produces is text, so a JSON library reads kcat's
+// output exactly.
+func kcatLines(t *testing.T, who string, out []byte) map[string]map[string]any {
+	t.Helper()
+	lines := map[string]map[string]any{}
+	for _, l := range bytes.Split(bytes.TrimSpace(out), []byte("\n")) {
+		var m map[string]any
+		dec := json.NewDecoder(bytes.NewReader(l))
+		dec.UseNumber()
+		if err := dec.Decode(&m); err != nil {
+			t.Fatalf("%s line %q: %v", who, l, err)
+		}
+		if _, ok := m["type"]; ok {
+			t.Fatalf("%s: an event line among the records: %s", who, l)
+		}
+		lines[m["topic"].(string)+"/"+string(m["partition"].(json.Number))+"/"+string(m["offset"].(json.Number))] = m
+	}
+	return lines
+}
+
+// TestSinkStdoutNeedsNoTUI: --sink - with the screen on would write
+// records over the screen; it is refused with exit 2 before any dialling.
+func TestSinkStdoutNeedsNoTUI(t *testing.T) {
+	_, errOut, code := runKbatch(t, "watch", "-t", "events", "-b", "127.0.0.1:1", "--sink", "-")
+	if code != exitUsage || !strings.Contains(errOut, "--sink -") || !strings.Contains(errOut, "--no-tui") || strings.Count(errOut, "\n") != 1 {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+	_, errOut, code = runKbatch(t, "replay", "events:0:0-1", "-b", "127.0.0.1:1", "--format", "avro")
+	if code != exitUsage || !strings.Contains(errOut, `invalid --format "avro"`) {
+		t.Errorf("replay --format avro: exit %d, stderr %q", code, errOut)
+	}
+	_, errOut, code = runKbatch(t, "replay", "events:0:0-1", "-b", "127.0.0.1:1", "--format", "kcat", "--to-topic", "x")
+	if code != exitUsage || !strings.Contains(errOut, "--to-topic") {
+		t.Errorf("replay --format kcat --to-topic: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// TestReplayOutFileIsPrivate: a new --out file holds records, which may be
+// anyone's data, so it is created 0600 like every file kbatch writes
+// (DESIGN §2.7); a file that already exists keeps its mode. It used to be
+// created 0644.
+func TestReplayOutFileIsPrivate(t *testing.T) {
+	kc := testkafka.New(t)
+	topic := kc.Topic("private", 1)
+	kc.ProduceN(topic, 0, 3, 10)
+	dir := t.TempDir()
+	fresh := filepath.Join(dir, "fresh.jsonl")
+	kept := writeFile(t, dir, "kept.jsonl", "", 0o640)
+	for path, want := range map[string]os.FileMode{fresh: 0o600, kept: 0o640} {
+		if _, errOut, code := runKbatch(t, "replay", topic+":0:earliest-latest", "-b", strings.Join(kc.Brokers, ","), "--out", path); code != 0 {
+			t.Fatalf("replay exit %d: %s", code, errOut)
+		}
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode().Perm() != want || fi.Size() == 0 {
+			t.Errorf("%s: mode %04o, %d bytes; want mode %04o and the records", filepath.Base(path), fi.Mode().Perm(), fi.Size(), want)
+		}
+	}
+}

@@ -1,0 +1,107 @@
+package cli
+
+import (
+	"context"
+	"time"
+
+	"github.com/IBM/sarama"
+
+	"github.com/kbatch-dev/kbatch/consumer"
+	"github.com/kbatch-dev/kbatch/offsets"
+	"github.com/kbatch-dev/kbatch/replay"
+	"github.com/kbatch-dev/kbatch/tui"
+)
+
+// runTUI shows stream on the terminal until the user quits, then closes
+// the stream cleanly (tui.Run does both).
+func runTUI(ctx context.Context, stream *consumer.Stream, cfg consumer.Config, g *globalOptions) error {
+	store := ""
+	if cfg.Store != nil {
+		if p, err := g.storePath(); err == nil {
+			store = p
+		}
+	}
+	interval := cfg.Interval
+	if interval == 0 {
+		interval = time.Second
+	}
+	return tui.Run(ctx, stream, tui.Options{
+		Name:        cfg.Name,
+		Cluster:     g.conn.Cluster,
+		InsecureTLS: g.conn.InsecureSkipVerify,
+		Brokers:     cfg.Brokers,
+		Topics:      cfg.Topics,
+		Interval:    interval,
+		ManualAck:   cfg.ManualAck,
+		StorePath:   store,
+		Replayer:    replayer{client: cfg.Client},
+	})
+}
+
+// replayer adapts package replay to the TUI's replay view. It shares the
+// stream's client (sarama clients are safe for concurrent use) and never
+// touches the store.
+type replayer struct{ client sarama.Client }
+
+func (r replayer) Plan(_ context.Context, ranges []string) ([]tui.ReplayTask, error) {
+	now := time.Now()
+	specs := make([]replay.RangeSpec, 0, len(ranges))
+	for _, s := range ranges {
+		spec, err := replay.ParseRange(s, now)
+		if err != nil {
+			return nil, err
+		}
+		specs = append(specs, spec)
+	}
+	tasks, err := replay.Plan(r.client, specs)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]tui.ReplayTask, len(tasks))
+	for i, t := range tasks {
+		out[i] = tui.ReplayTask{Spec: t.Spec, Range: t.Read, Missing: t.Missing(), Capped: t.Capped}
+	}
+	return out, nil
+}
+
+func (r replayer) Read(ctx context.Context, tasks []tui.ReplayTask, emit func(tui.ReplayChunk) error) error {
+	rt := make([]replay.Task, len(tasks))
+	for i, t := range tasks {
+		// Missing parts were reported by Plan; Bounds cover Read so the
+		// run does not report them again.
+		rt[i] = replay.Task{Spec: t.Spec, Requested: t.Range, Read: t.Range,
+			Bounds: offsets.Bounds{LogStart: t.Range.From, HighWatermark: t.Range.Until}}
+	}
+	_, err := replay.Run(ctx, r.client, rt, &emitSink{tasks: tasks, emit: emit}, replay.Options{})
+	return err
+}
+
+// emitSink hands a replay's records to the TUI as chunks.
+type emitSink struct {
+	tasks []tui.ReplayTask
+	emit  func(tui.ReplayChunk) error
+}
+
+func (s *emitSink) Write(recs []sarama.ConsumerMessage) error {
+	if len(recs) == 0 {
+		return nil
+	}
+	// Write reuses recs; the byte slices inside stay valid.
+	msgs := make([]*sarama.ConsumerMessage, len(recs))
+	for i := range recs {
+		m := recs[i]
+		msgs[i] = &m
+	}
+	last := msgs[len(msgs)-1]
+	task := 0
+	for i, t := range s.tasks {
+		if t.Range.Topic == last.Topic && t.Range.Partition.Partition == last.Partition && last.Offset >= t.Range.From && last.Offset < t.Range.Until {
+			task = i
+			break
+		}
+	}
+	return s.emit(tui.ReplayChunk{Task: task, Records: msgs, Next: last.Offset + 1})
+}
+
+func (s *emitSink) Close() error { return nil }
+func (s *emitSink) Abort()       {}
