@@ -7,10 +7,9 @@ import (
 	"fmt"
 	"unicode/utf8"
 
-	"github.com/IBM/sarama"
-
 	"github.com/kbatch-dev/kbatch/consumer"
 	"github.com/kbatch-dev/kbatch/offsets"
+	"github.com/kbatch-dev/kbatch/record"
 )
 
 // recordLine is a DESIGN §4 record line as a reader decodes it.
@@ -48,8 +47,8 @@ func decodeField(text, b64 *string) ([]byte, error) {
 
 // checkRecordJSON encodes m as a JSON line and checks that it is valid
 // UTF-8 JSON that decodes back to exactly m's bytes.
-func checkRecordJSON(m *sarama.ConsumerMessage) error {
-	line := consumer.AppendRecordJSON(nil, m)
+func checkRecordJSON(m *record.Record) error {
+	line := record.AppendJSON(nil, m)
 	if !utf8.Valid(line) {
 		return fmt.Errorf("record %s[%d]@%d: JSON line is not valid UTF-8: %q", m.Topic, m.Partition, m.Offset, line)
 	}
@@ -139,8 +138,8 @@ func checkEventJSON(ev consumer.Event) error {
 
 // checkAbortedJSON checks the line of a record marked as of an aborted
 // transaction: valid UTF-8 JSON that says so.
-func checkAbortedJSON(m *sarama.ConsumerMessage) error {
-	var enc consumer.RecordEncoder
+func checkAbortedJSON(m *record.Record) error {
+	var enc record.JSONEncoder
 	line := enc.AppendAborted(nil, m)
 	var d struct {
 		Offset  int64 `json:"offset"`

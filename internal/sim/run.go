@@ -12,10 +12,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/IBM/sarama"
-
 	"github.com/kbatch-dev/kbatch/consumer"
+	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
+	"github.com/kbatch-dev/kbatch/record"
 )
 
 // StreamName is the stream's name in the store.
@@ -82,7 +82,7 @@ type delivery struct {
 	batch       offsets.Batch
 	at          time.Time
 	uncommitted bool
-	recs        []*sarama.ConsumerMessage
+	recs        []*record.Record
 }
 
 // runRec is one run of the stream (one process).
@@ -135,7 +135,7 @@ type active struct {
 	s      *consumer.Stream
 	store  *killable
 	bolt   *offsets.Store
-	client sarama.Client
+	client *kafka.Client
 	cancel context.CancelFunc
 	done   chan struct{} // the event collector ended
 	auto   bool          // ack manual batches at once
@@ -323,10 +323,10 @@ func (r *runner) start(f Flags) error {
 		}
 		r.mu.Unlock()
 	}
-	cc := consumer.ClientConfig{Brokers: r.c.addrs, ReadCommitted: !f.Uncommitted, DialTimeout: 10 * time.Second}
+	cc := kafka.ClientConfig{Brokers: r.c.addrs, ReadCommitted: !f.Uncommitted, DialTimeout: 10 * time.Second}
 	conf := cc.SaramaConfig()
 	conf.Consumer.MaxWaitTime = 50 * time.Millisecond
-	client, err := consumer.DialWith(cc, conf)
+	client, err := kafka.DialWith(cc, conf)
 	if err != nil {
 		_ = bolt.Close()
 		return err
@@ -680,7 +680,7 @@ type processor struct {
 	a *active
 }
 
-func (p *processor) Process(_ context.Context, b *consumer.Batch, recs []*sarama.ConsumerMessage) error {
+func (p *processor) Process(_ context.Context, b *consumer.Batch, recs []*record.Record) error {
 	a := p.a
 	if a.store.dead() {
 		return errKilled
@@ -708,9 +708,7 @@ func (p *processor) Process(_ context.Context, b *consumer.Batch, recs []*sarama
 		c.Key, c.Value = clone(m.Key), clone(m.Value)
 		c.Headers = nil
 		for _, h := range m.Headers {
-			if h != nil {
-				c.Headers = append(c.Headers, &sarama.RecordHeader{Key: clone(h.Key), Value: clone(h.Value)})
-			}
+			c.Headers = append(c.Headers, &record.Header{Key: clone(h.Key), Value: clone(h.Value)})
 		}
 		d.recs = append(d.recs, &c)
 	}
