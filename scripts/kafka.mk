@@ -1,17 +1,25 @@
-# Real Apache Kafka (KRaft, single node, no Docker) for integration tests.
+# Real Apache Kafka (single node, no Docker) for integration tests.
 # Include from the top-level Makefile:   include scripts/kafka.mk
 #   make kafka-up        start or reuse the broker; prints host:port (also in .cache/kafka/bootstrap)
 #   make test-kafka      go test -race against it (KBATCH_TEST_BROKERS=host:port), then the
 #                        broker-restart fault test alone ($KBATCH_TEST_KAFKA_RESTART restarts it)
 #   make kafka-restart   SIGKILL + restart on the same ports and data (fault tests)
 #   make kafka-down      stop it and remove its data
-# KAFKA_VERSION picks any org.apache.kafka:kafka_2.13 4.x release on Maven Central.
+#   make test-kafka-smoke  the smoke subset of test-kafka (stream, replay with transactions,
+#                        data loss, kbatch killed, broker killed): what CI runs on older releases
+#   make test-matrix     kafka-up + test-kafka on every release of KAFKA_MATRIX in turn
+#   make test-matrix-smoke  the same with test-kafka-smoke
+#   make test-codecs     Java and librdkafka producers x every codec (+ v0/v1 formats on 2.x):
+#                        kbatch replay and watch read what kcat and the Java consumer read
+#   make kafka3-up / kafka3-down / test-kafka3   a 3-broker KRaft cluster and its fault suite
+# KAFKA_VERSION picks an org.apache.kafka:kafka_2.13 release on Maven Central: 2.x runs with
+# ZooKeeper (2.8.2 is tested), 3.3+ in KRaft mode (3.6.2, 3.9.1, 4.x are tested).
 
 KAFKA_VERSION ?= 4.4.0
 KAFKA_SCRIPTS := $(patsubst %/,%,$(dir $(lastword $(MAKEFILE_LIST))))
 KAFKA_BOOTSTRAP_FILE := $(dir $(KAFKA_SCRIPTS)).cache/kafka/bootstrap
 
-.PHONY: kafka-up kafka-down kafka-restart test-kafka
+.PHONY: kafka-up kafka-down kafka-restart test-kafka test-kafka-smoke test-matrix test-matrix-smoke
 
 kafka-up:
 	@KAFKA_VERSION=$(KAFKA_VERSION) $(KAFKA_SCRIPTS)/kafka-up.sh
@@ -31,3 +39,17 @@ test-kafka:
 	KBATCH_TEST_KAFKA_RESTART=$(abspath $(KAFKA_SCRIPTS))/kafka-restart.sh \
 	go test -race -count=1 -run '^TestBrokerRestartMidStream$$' -v .
 	KBATCH_TEST_BROKERS=$$(cat $(KAFKA_BOOTSTRAP_FILE)) go test -race -count=1 ./...
+
+test-kafka-smoke:
+	@test -s $(KAFKA_BOOTSTRAP_FILE) || { echo "test-kafka-smoke: no $(KAFKA_BOOTSTRAP_FILE); run 'make kafka-up' first" >&2; exit 1; }
+	@$(KAFKA_SCRIPTS)/kafka-smoke.sh
+
+# Releases of the matrix: the last 2.x (ZooKeeper), a 3.x with a static KRaft quorum, the
+# last 3.x, and the newest.
+KAFKA_MATRIX ?= 2.8.2 3.6.2 3.9.1 4.4.0
+
+test-matrix:
+	@$(KAFKA_SCRIPTS)/kafka-matrix.sh full $(KAFKA_MATRIX)
+
+test-matrix-smoke:
+	@$(KAFKA_SCRIPTS)/kafka-matrix.sh smoke $(KAFKA_MATRIX)
