@@ -5,7 +5,8 @@
 # unless each named test ran and passed (a test that moved, was renamed or skipped is caught).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-boot=$(cat .cache/kafka/bootstrap 2>/dev/null) || { echo "kafka-smoke: no .cache/kafka/bootstrap; run 'make kafka-up' first" >&2; exit 1; }
+bootfile=${KAFKA_CACHE_DIR:-.cache/kafka}/bootstrap
+boot=$(cat "$bootfile" 2>/dev/null) || { echo "kafka-smoke: no $bootfile; run 'make kafka-up' first" >&2; exit 1; }
 tests=(
   # the stream (consumer): stored and explicit starts, redelivery of a planned batch
   TestExplicitOffsetsThenStored TestPlannedBatchIsRedelivered

@@ -19,7 +19,8 @@ KAFKA_VERSION ?= 4.4.0
 KAFKA_SCRIPTS := $(patsubst %/,%,$(dir $(lastword $(MAKEFILE_LIST))))
 KAFKA_BOOTSTRAP_FILE := $(dir $(KAFKA_SCRIPTS)).cache/kafka/bootstrap
 
-.PHONY: kafka-up kafka-down kafka-restart test-kafka test-kafka-smoke test-matrix test-matrix-smoke
+.PHONY: kafka-up kafka-down kafka-restart test-kafka test-kafka-smoke test-matrix test-matrix-smoke \
+	test-codecs kafka3-up kafka3-down test-kafka3
 
 kafka-up:
 	@KAFKA_VERSION=$(KAFKA_VERSION) $(KAFKA_SCRIPTS)/kafka-up.sh
@@ -48,8 +49,24 @@ test-kafka-smoke:
 # last 3.x, and the newest.
 KAFKA_MATRIX ?= 2.8.2 3.6.2 3.9.1 4.4.0
 
-test-matrix:
+test-matrix: build
 	@$(KAFKA_SCRIPTS)/kafka-matrix.sh full $(KAFKA_MATRIX)
 
-test-matrix-smoke:
+test-matrix-smoke: build
 	@$(KAFKA_SCRIPTS)/kafka-matrix.sh smoke $(KAFKA_MATRIX)
+
+# Every codec, every producer, against the broker of kafka-up (CODEC_RECORDS per case).
+test-codecs: build
+	@$(KAFKA_SCRIPTS)/kafka-codecs.sh
+
+# Three brokers on localhost (KRaft; KAFKA_VERSION 3.3 or later) and the fault suite on them:
+# reassignment, preferred leader election, rolling restart, a broker SIGKILLed for 30 s.
+kafka3-up:
+	@KAFKA_VERSION=$(KAFKA_VERSION) $(KAFKA_SCRIPTS)/kafka3-up.sh
+
+kafka3-down:
+	@$(KAFKA_SCRIPTS)/kafka3-down.sh
+
+test-kafka3: build
+	@KAFKA_VERSION=$(KAFKA_VERSION) $(KAFKA_SCRIPTS)/kafka3-up.sh >/dev/null
+	@$(KAFKA_SCRIPTS)/kafka3-faults.sh
