@@ -54,9 +54,10 @@ jtool "$topiccmd" --bootstrap-server "$boot" --create --topic "$topic" --partiti
 say "topic $topic ($partitions partitions, RF 2) on $boot (Kafka $version); work dir ${work#"$KBATCH_ROOT"/}"
 
 pids=()
+drainers=()
 cleanup() {
   local p
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${pids[@]}" "${drainers[@]}"; do kill "$p" 2>/dev/null || true; done
   for n in $K3_NODES; do k3_alive "$n" || node start "$n" >/dev/null 2>&1 || true; done
 }
 trap cleanup EXIT
@@ -77,9 +78,25 @@ trap cleanup EXIT
 producer=$!
 pids+=("$producer")
 
-# start_watch RUN: kbatch in the background, on the one store, a sink and output per run.
+# start_watch RUN [slow]: kbatch in the background, on the one store, a sink and output per
+# run. slow: the sink is a pipe drained at about 2000 lines/s, so a batch takes a while from
+# its plan to its ack and a kill is likely to land in between.
 start_watch() {
-  bin/kbatch watch --no-tui -b "$boot" -t "$topic" --store "$work/offsets.db" --sink "$work/sink$1.jsonl" \
+  local sink=$work/sink$1.jsonl
+  if [ "${2:-}" = slow ]; then
+    sink=$work/sink$1.fifo
+    mkfifo "$sink"
+    (
+      n=0
+      while IFS= read -r line; do
+        printf '%s\n' "$line"
+        n=$((n + 1))
+        [ $((n % 200)) != 0 ] || sleep 0.1
+      done <"$sink" >"$work/sink$1.jsonl"
+    ) &
+    drainers+=($!)
+  fi
+  bin/kbatch watch --no-tui -b "$boot" -t "$topic" --store "$work/offsets.db" --sink "$sink" \
     --reset earliest --interval 250ms >"$work/watch$1.jsonl" 2>"$work/watch$1.err" &
   watch=$!
   wrun=$1
@@ -146,7 +163,8 @@ victim=$(sed -n 's/.*Partition: *0.*Leader: *\([0-9]*\).*/\1/p' <(describe) | he
 say "fault 4: SIGKILL node $victim (leader of partition 0), down ${down}s"
 node kill "$victim"
 # While it is down, kbatch is SIGKILLed $kills times at random moments and started again on
-# the same store each time (a kill between a batch's plan and its ack redelivers the batch).
+# the same store each time (a kill between a batch's plan and its ack redelivers the batch);
+# those runs write their sink into a slow pipe, so kills often land in that window.
 t_kill=$SECONDS
 sleep 3
 for k in $(seq 1 "$kills"); do
@@ -154,7 +172,7 @@ for k in $(seq 1 "$kills"); do
   say "fault 5: SIGKILL kbatch ($k of $kills), start it again on the same store (node $victim still down)"
   kill -KILL "$watch"
   wait "$watch" 2>/dev/null || true
-  start_watch "2-$k"
+  start_watch "2-$k" slow
   sleep "$(( (RANDOM % 3000 + 1000) / 1000 )).$((RANDOM % 10))"
 done
 left=$((down - (SECONDS - t_kill)))
@@ -178,6 +196,8 @@ timeout 300 bin/kbatch watch --no-tui -b "$boot" -t "$topic" --store "$work/offs
   --until-end --interval 250ms >"$work/watch3.jsonl" 2>"$work/watch3.err" ||
   fail "final kbatch run failed: $(tail -n 3 "$work/watch3.err")"
 elapsed=$((SECONDS - t0))
+# The slow sinks' drainers end when their kbatch is gone and the pipe is empty.
+for d in "${drainers[@]}"; do wait "$d" || true; done
 
 # The log as kcat reads it: partition, offset, value.
 kcat -C -J -q -e -b "$boot" -t "$topic" -o beginning | jq -r '[.partition, .offset, .payload] | @tsv' |
