@@ -19,6 +19,11 @@
 #   FAULTS_RATE    records per second the producer aims at (default 400)
 #   FAULTS_DOWN    seconds the SIGKILLed broker stays down (default 30)
 #   FAULTS_KBATCH_KILLS  times kbatch is SIGKILLed meanwhile (default 5)
+#   FAULTS_FIRST_KILL    seconds after the broker's SIGKILL of the first kbatch kill (default 6).
+#                  Below ~3 s the restarted kbatch meets the dead node still named as leader,
+#                  and today exits at start-up ("reading log starts and high watermarks: list
+#                  offsets from broker ...: connection refused"): its ListOffsets retries last
+#                  about 2 s (consumer/client.go listOffsets), less than a leader failover.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=kafka-lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/kafka-lib.sh"
@@ -28,6 +33,7 @@ cd "$KBATCH_ROOT"
 rate=${FAULTS_RATE:-400}
 down=${FAULTS_DOWN:-30}
 kills=${FAULTS_KBATCH_KILLS:-5}
+first_kill=${FAULTS_FIRST_KILL:-6}
 fail() { echo "kafka3-faults: FAIL: $*" >&2; exit 1; }
 say() { echo "kafka3-faults: $(date -u +%T) $*" >&2; }
 for tool in kcat jq; do command -v "$tool" >/dev/null || fail "$tool is not installed"; done
@@ -79,8 +85,8 @@ producer=$!
 pids+=("$producer")
 
 # start_watch RUN [slow]: kbatch in the background, on the one store, a sink and output per
-# run. slow: the sink is a pipe drained at about 2000 lines/s, so a batch takes a while from
-# its plan to its ack and a kill is likely to land in between.
+# run. slow: the sink is a pipe drained at about 500 lines/s (slower than the producer), so
+# a batch takes a while from its plan to its ack and a kill is likely to land in between.
 start_watch() {
   local sink=$work/sink$1.jsonl
   if [ "${2:-}" = slow ]; then
@@ -91,7 +97,7 @@ start_watch() {
       while IFS= read -r line; do
         printf '%s\n' "$line"
         n=$((n + 1))
-        [ $((n % 200)) != 0 ] || sleep 0.1
+        [ $((n % 100)) != 0 ] || sleep 0.2
       done <"$sink" >"$work/sink$1.jsonl"
     ) &
     drainers+=($!)
@@ -165,22 +171,28 @@ node kill "$victim"
 # While it is down, kbatch is SIGKILLed $kills times at random moments and started again on
 # the same store each time (a kill between a batch's plan and its ack redelivers the batch);
 # those runs write their sink into a slow pipe, so kills often land in that window.
+# The first kill waits until the dead node is fenced (broker.session.timeout.ms=3000) and its
+# partitions have new leaders: kbatch started before that exits (see FAULTS_FIRST_KILL).
 t_kill=$SECONDS
-sleep 3
+sleep "$first_kill"
 for k in $(seq 1 "$kills"); do
   alive
   say "fault 5: SIGKILL kbatch ($k of $kills), start it again on the same store (node $victim still down)"
   kill -KILL "$watch"
   wait "$watch" 2>/dev/null || true
   start_watch "2-$k" slow
-  sleep "$(( (RANDOM % 3000 + 1000) / 1000 )).$((RANDOM % 10))"
+  sleep "$(( (RANDOM % 3000 + 2000) / 1000 )).$((RANDOM % 10))"
 done
+# One more kill, then a run with a plain sink file (a slow pipe falls behind the producer).
+kill -KILL "$watch"
+wait "$watch" 2>/dev/null || true
+start_watch 2-end
 left=$((down - (SECONDS - t_kill)))
 [ "$left" -le 0 ] || sleep "$left"
 alive
 node start "$victim"
 node healthy
-faults+=("SIGKILL of node $victim, down ${down}s" "SIGKILL of kbatch x$kills (restarted each time while node $victim was down)")
+faults+=("SIGKILL of node $victim, down ${down}s" "SIGKILL of kbatch x$((kills + 1)) (restarted each time while node $victim was down)")
 alive
 sleep 5
 
