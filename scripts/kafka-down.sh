@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Stop the broker started by kafka-up.sh (SIGTERM, up to 30s, then SIGKILL) and remove its
-# data dir, pid and bootstrap files. broker.log and the jar cache stay. Exits 0 if nothing runs.
+# data dir, pid and bootstrap files (and its ZooKeeper, for 2.x). broker.log and the jar cache stay. Exits 0 if nothing runs.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=kafka-lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/kafka-lib.sh"
@@ -10,5 +10,6 @@ if k_alive; then
   k_stop 30
   klog "stopped (pid $pid)"
 fi
+k_zk_stop
 rm -rf "$K_DATA"
 rm -f "$K_PIDFILE" "$K_BOOTFILE" "$K_VERFILE"

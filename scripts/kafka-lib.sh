@@ -3,8 +3,14 @@
 #
 # Layout (all git-ignored, under the repo root):
 #   .cache/kafka/<version>/libs/   broker + CLI jars resolved from Maven Central (reused)
-#   .cache/kafka/data/             KRaft log dir (wiped by kafka-up and kafka-down)
+#   .cache/kafka/data/             log dir (KRaft metadata too; wiped by kafka-up and kafka-down)
+#   .cache/kafka/zk/               ZooKeeper data, Kafka before 3.0 only (wiped likewise)
 #   .cache/kafka/server.properties, log4j2-*.properties, broker.log, pid, bootstrap, version
+#   .cache/kafka/zookeeper.properties, zookeeper.log, zk.pid   (ZooKeeper mode)
+#
+# Modes by version (k_mode): 2.x runs with ZooKeeper (the zookeeper jar that kafka_2.13
+# depends on, org.apache.zookeeper, started as QuorumPeerMain); 3.3-3.8 KRaft with a static
+# controller.quorum.voters; 3.9+ KRaft with controller.quorum.bootstrap.servers (--standalone).
 #
 # Environment knobs:
 #   KAFKA_VERSION      Kafka release from Maven Central (default below)
@@ -31,9 +37,46 @@ K_BOOTFILE=$KAFKA_CACHE_DIR/bootstrap
 K_VERFILE=$KAFKA_CACHE_DIR/version
 K_LOG4J_BROKER=$KAFKA_CACHE_DIR/log4j2-broker.properties
 K_LOG4J_TOOLS=$KAFKA_CACHE_DIR/log4j2-tools.properties
+K_ZK_DATA=$KAFKA_CACHE_DIR/zk
+K_ZK_PROPS=$KAFKA_CACHE_DIR/zookeeper.properties
+K_ZK_LOG=$KAFKA_CACHE_DIR/zookeeper.log
+K_ZK_PIDFILE=$KAFKA_CACHE_DIR/zk.pid
 
 klog() { echo "kafka: $*" >&2; }
 kdie() { echo "kafka: error: $*" >&2; exit 1; }
+
+# k_ver_ge A B: version A >= B (dotted numbers).
+k_ver_ge() { [ "$(printf '%s\n%s\n' "$1" "$2" | sort -V | head -n 1)" = "$2" ]; }
+
+# k_mode VERSION: zk | kraft-voters | kraft (see the header).
+k_mode() {
+  if ! k_ver_ge "$1" 3.3; then echo zk
+  elif ! k_ver_ge "$1" 3.9; then echo kraft-voters
+  else echo kraft
+  fi
+}
+
+# k_class LIBS NAME...: the first class NAME (dotted) found in the Kafka jars of LIBS.
+# CLI classes moved between releases (kafka.admin.TopicCommand -> org.apache.kafka.tools...).
+k_class() {
+  local libs=$1 c j listing
+  shift
+  listing=$libs/.classes
+  if [ ! -s "$listing" ]; then
+    for j in "$libs"/kafka_2.13-*.jar "$libs"/kafka-tools-*.jar; do
+      [ -f "$j" ] || continue
+      if command -v unzip >/dev/null; then unzip -Z1 "$j"; else jar tf "$j"; fi
+    done 2>/dev/null | grep '\.class$' >"$listing.tmp.$$" || true
+    mv "$listing.tmp.$$" "$listing"
+  fi
+  for c in "$@"; do
+    if grep -qxF "${c//.//}.class" "$listing"; then echo "$c"; return 0; fi
+  done
+  kdie "none of $* in the jars of ${libs#"$KBATCH_ROOT"/}"
+}
+
+# k_topic_class LIBS: TopicCommand of that release.
+k_topic_class() { k_class "$1" org.apache.kafka.tools.TopicCommand kafka.admin.TopicCommand; }
 
 # k_init: cache dir, git-ignore marker, lock (fd 9; never inherited by the broker).
 k_init() {
@@ -175,20 +218,23 @@ k_wait() {
   deadline=$((SECONDS + KAFKA_WAIT_SECONDS))
   while :; do
     k_alive || k_fail "broker process exited"
-    if tail -c +"$((off + 1))" "$K_LOG" | grep -q 'Kafka Server started' && k_port_open "$port"; then
+    # KRaft: "Kafka Server started"; ZooKeeper mode (2.x): "[KafkaServer id=1] started"
+    if tail -c +"$((off + 1))" "$K_LOG" | grep -qE 'Kafka Server started|\] started \(kafka\.server\.KafkaServer\)' &&
+      k_port_open "$port"; then
       break
     fi
     [ "$SECONDS" -lt "$deadline" ] || k_fail "broker not started after ${KAFKA_WAIT_SECONDS}s"
     sleep 0.2
   done
   # Metadata served and every partition has a leader (matters after a crash-restart).
-  local left out
+  local left out topiccmd
+  topiccmd=$(k_topic_class "$libs")
   while :; do
     left=$((deadline - SECONDS))
     [ "$left" -gt 5 ] || left=5
     if out=$(timeout "$left" "$JAVA" -Xmx256m -XX:TieredStopAtLevel=1 -cp "$libs/*" \
         -Dlog4j2.configurationFile="$K_LOG4J_TOOLS" \
-        org.apache.kafka.tools.TopicCommand --bootstrap-server "127.0.0.1:$port" \
+        "$topiccmd" --bootstrap-server "127.0.0.1:$port" \
         --describe --unavailable-partitions 2>"$KAFKA_CACHE_DIR/probe.err" 9>&-) && [ -z "$out" ]; then
       break
     fi
@@ -218,4 +264,67 @@ k_stop() {
   fi
   k_running "$pid" && kdie "broker pid $pid survived SIGKILL"
   rm -f "$K_PIDFILE"
+}
+
+# ---- ZooKeeper (Kafka 2.x) ----
+
+# k_zk_alive: the zk pid file names a live ZooKeeper server.
+k_zk_alive() {
+  local pid
+  [ -s "$K_ZK_PIDFILE" ] || return 1
+  pid=$(cat "$K_ZK_PIDFILE")
+  [ -n "$pid" ] && k_running "$pid" || return 1
+  tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q 'QuorumPeerMain'
+}
+
+# k_zk_start LIBS PORT: a standalone ZooKeeper on 127.0.0.1:PORT with fresh data; waits until
+# it answers. A short tickTime lets a SIGKILLed broker's session (and its /brokers/ids node)
+# expire within seconds, so kafka-restart.sh can register the same broker id again.
+k_zk_start() {
+  local libs=$1 port=$2 deadline
+  rm -rf "$K_ZK_DATA"
+  mkdir -p "$K_ZK_DATA"
+  cat >"$K_ZK_PROPS" <<PROPS
+# written by scripts/kafka-lib.sh
+dataDir=$K_ZK_DATA
+clientPortAddress=127.0.0.1
+clientPort=$port
+tickTime=500
+minSessionTimeout=1000
+maxClientCnxns=0
+admin.enableServer=false
+4lw.commands.whitelist=ruok,srvr
+PROPS
+  : >"$K_ZK_LOG"
+  rm -f "$K_ZK_PIDFILE"
+  # shellcheck disable=SC2016
+  setsid sh -c 'echo $$ >"$0"; exec "$@"' "$K_ZK_PIDFILE" \
+    "$JAVA" -Xmx128m -Xms32m -XX:+ExitOnOutOfMemoryError -Djava.awt.headless=true \
+    -Dlog4j2.configurationFile="$K_LOG4J_BROKER" -Dzookeeper.jmx.log4j.disable=true \
+    -cp "$libs/*" org.apache.zookeeper.server.quorum.QuorumPeerMain "$K_ZK_PROPS" \
+    >>"$K_ZK_LOG" 2>&1 </dev/null 9>&- &
+  deadline=$((SECONDS + 60))
+  while :; do
+    if k_zk_alive && [ "$(exec 3<>"/dev/tcp/127.0.0.1/$port" && printf ruok >&3 && timeout 2 cat <&3)" = imok ]; then
+      return 0
+    fi 2>/dev/null
+    if [ "$SECONDS" -ge "$deadline" ] || { [ -s "$K_ZK_PIDFILE" ] && ! k_zk_alive; }; then
+      tail -n 20 "$K_ZK_LOG" | cut -c1-400 >&2
+      kdie "zookeeper did not start on 127.0.0.1:$port"
+    fi
+    sleep 0.2
+  done
+}
+
+# k_zk_stop: SIGTERM (ZooKeeper stops at once), then SIGKILL; removes its data.
+k_zk_stop() {
+  local pid
+  if k_zk_alive; then
+    pid=$(cat "$K_ZK_PIDFILE")
+    kill -TERM "$pid" 2>/dev/null || true
+    for _ in $(seq 1 50); do k_running "$pid" || break; sleep 0.2; done
+    k_running "$pid" && kill -KILL "$pid" 2>/dev/null || true
+  fi
+  rm -f "$K_ZK_PIDFILE"
+  rm -rf "$K_ZK_DATA"
 }

@@ -17,6 +17,13 @@ libs=$KAFKA_CACHE_DIR/$version/libs
 t0=$SECONDS
 k_stop 0
 [ "$down" = 0 ] || sleep "$down"
+if [ "$(k_mode "$version")" = zk ]; then
+  k_zk_alive || kdie "ZooKeeper of ${KAFKA_CACHE_DIR#"$KBATCH_ROOT"/} is not running; run kafka-up.sh"
+  # The killed broker's /brokers/ids/1 stays until its ZooKeeper session expires
+  # (zookeeper.session.timeout.ms=3000); registering before that fails.
+  s=$(k_prop zookeeper.session.timeout.ms)
+  sleep "$(( (${s:-3000} + 999) / 1000 ))"
+fi
 off=$(stat -c %s "$K_LOG" 2>/dev/null || echo 0)
 echo "----- kafka-restart.sh: SIGKILL + restart at $(date -u +%FT%TZ) -----" >>"$K_LOG"
 k_start "$libs"
