@@ -63,6 +63,19 @@ type ClientConfig struct {
 	FailFast bool
 }
 
+// lookupRetry is how long offset lookups retry partitions whose leader
+// fails: longer than a leader failover, so a broker that died just before
+// kbatch starts is waited out instead of ending the run.
+const lookupRetry = 30 * time.Second
+
+// retryFor is lookupRetry, or nothing with FailFast (one attempt).
+func (cc ClientConfig) retryFor() time.Duration {
+	if cc.FailFast {
+		return 0
+	}
+	return lookupRetry
+}
+
 func (cc ClientConfig) dialTimeout() time.Duration {
 	if cc.DialTimeout <= 0 {
 		return 10 * time.Second
@@ -163,7 +176,7 @@ func DialWith(cc ClientConfig, conf *sarama.Config) (*Client, error) {
 		if r.err != nil {
 			return nil, fmt.Errorf("%w at %s: %s", ErrUnreachable, strings.Join(cc.Brokers, ","), diagnose(cc, conf, r.err))
 		}
-		return &Client{sc: r.c}, nil
+		return &Client{sc: r.c, retryFor: cc.retryFor()}, nil
 	case <-time.After(timeout + 2*time.Second):
 		go func() {
 			if r := <-done; r.c != nil {
@@ -281,7 +294,11 @@ func ListOffsetsForTimes(c *Client, at map[offsets.Partition]time.Time) (map[off
 }
 
 // listOffsets groups partitions by leader and sends one request per broker.
+// Partitions whose leader fails or is unknown are retried, with metadata
+// refreshed, for c.retryFor (waits from 200 ms up to 2 s, ending early when
+// ctx is done); then the last error is returned.
 func listOffsets(ctx context.Context, c *Client, parts []offsets.Partition, ts func(offsets.Partition) int64) (map[offsets.Partition]int64, error) {
+	start := time.Now()
 	out := make(map[offsets.Partition]int64, len(parts))
 	pending := parts
 	for attempt := 0; len(pending) > 0; attempt++ {
@@ -344,11 +361,11 @@ func listOffsets(ctx context.Context, c *Client, parts []offsets.Partition, ts f
 				retry = append(retry, p)
 			}
 		}
-		if len(retry) > 0 && attempt >= 4 {
+		if len(retry) > 0 && time.Since(start) >= c.retryFor {
 			return nil, lastErr
 		}
 		if len(retry) > 0 {
-			t := time.NewTimer(time.Duration(attempt+1) * 200 * time.Millisecond)
+			t := time.NewTimer(min(time.Duration(attempt+1)*200*time.Millisecond, 2*time.Second))
 			select {
 			case <-ctx.Done():
 				t.Stop()

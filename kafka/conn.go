@@ -1,6 +1,8 @@
 package kafka
 
 import (
+	"time"
+
 	"errors"
 	"fmt"
 	"strings"
@@ -16,6 +18,10 @@ import (
 // use.
 type Client struct {
 	sc sarama.Client
+	// retryFor is how long offset lookups go on retrying a partition
+	// whose leader fails or is unknown (a leader failover takes the
+	// broker session timeout, 9 s by default, or ZooKeeper's 18 s).
+	retryFor time.Duration
 }
 
 // Close closes every connection of the client.
