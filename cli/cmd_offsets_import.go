@@ -5,6 +5,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 
 	"github.com/kbatch-dev/kbatch/consumer"
 	"github.com/kbatch-dev/kbatch/offsets"
+	"github.com/kbatch-dev/kbatch/offsets/exchange"
 )
 
 type offsetsImportOptions struct {
@@ -67,12 +69,11 @@ batch that is planned but not acked cannot be imported into.`,
 	return cmd
 }
 
-// offsetsImported is what an import source yielded.
+// offsetsImported is what an import source yielded: the offsets, and a
+// kbatch document's stream name and topics.
 type offsetsImported struct {
-	next   map[offsets.Partition]int64
-	from   string   // for messages: `consumer group "billing"`
-	stream string   // a kbatch document's stream name
-	topics []string // a kbatch document's topics
+	exchange.Document
+	from string // for messages: `consumer group "billing"`
 }
 
 func runOffsetsImport(cmd *cobra.Command, g *globalOptions, o *offsetsImportOptions) error {
@@ -106,17 +107,17 @@ func runOffsetsImport(cmd *cobra.Command, g *globalOptions, o *offsetsImportOpti
 	if len(o.topics) > 0 {
 		keep := dedupe(o.topics)
 		var dropped []string
-		imp.next, dropped = offsetsTopicFilter(imp.next, keep)
+		imp.Next, dropped = offsets.FilterTopics(imp.Next, keep)
 		if len(dropped) > 0 {
 			offsetsNote(stderr, "skipped topics %s (not in --topic)", strings.Join(dropped, ", "))
 		}
 		for _, t := range keep {
-			if !offsetsHasTopic(imp.next, t) {
-				offsetsNote(stderr, "%s has no offsets for topic %s", imp.from, offsetsSafe(t))
+			if !slices.Contains(offsets.TopicsOf(imp.Next), t) {
+				offsetsNote(stderr, "%s has no offsets for topic %s", imp.from, offsets.SafeName(t))
 			}
 		}
 	}
-	if len(imp.next) == 0 {
+	if len(imp.Next) == 0 {
 		return usagef("nothing to import: %s has no offsets for the chosen topics", imp.from)
 	}
 	st, err := offsetsOpenImportStore(g, o.dryRun)
@@ -136,12 +137,12 @@ func runOffsetsImport(cmd *cobra.Command, g *globalOptions, o *offsetsImportOpti
 		info.Brokers = cc.Brokers
 	}
 	if client != nil {
-		if err := offsetsCheckImported(stderr, client, imp.next); err != nil {
+		if err := offsetsCheckImported(stderr, client, imp.Next); err != nil {
 			return err
 		}
 	}
-	event := offsetsChangeEvent(time.Now(), offsets.CodeImport, info.Next, imp.next, "imported from "+imp.from)
-	return offsetsApply(cmd.OutOrStdout(), st, info, imp.next, event, o.dryRun, !exists)
+	event := offsets.ChangeEvent(time.Now(), offsets.CodeImport, info.Next, imp.Next, "imported from "+imp.from)
+	return offsetsApply(cmd.OutOrStdout(), st, info, imp.Next, event, o.dryRun, !exists)
 }
 
 // offsetsReadImport reads the offsets of the one source the flags name.
@@ -157,16 +158,16 @@ func offsetsReadImport(cmd *cobra.Command, o *offsetsImportOptions, client saram
 	case client == nil:
 		return imp, usagef("--from-group needs the cluster: pass -b host:port or set KBATCH_BROKERS")
 	default:
-		imp = offsetsImported{from: "consumer group " + offsetsSafe(o.fromGroup)}
-		imp.next, err = consumer.GroupOffsets(client, o.fromGroup)
-		if err == nil && len(imp.next) == 0 {
-			err = usagef("consumer group %s has no committed offsets on this cluster (is the name right?)", offsetsSafe(o.fromGroup))
+		imp = offsetsImported{from: "consumer group " + offsets.SafeName(o.fromGroup)}
+		imp.Next, err = consumer.GroupOffsets(client, o.fromGroup)
+		if err == nil && len(imp.Next) == 0 {
+			err = usagef("consumer group %s has no committed offsets on this cluster (is the name right?)", offsets.SafeName(o.fromGroup))
 		}
 	}
 	if err != nil {
 		return imp, err
 	}
-	for p := range imp.next {
+	for p := range imp.Next {
 		if err := offsets.CheckTopic(p.Topic); err != nil {
 			return imp, usagef("%s names an invalid topic: %v", imp.from, err)
 		}
@@ -177,13 +178,13 @@ func offsetsReadImport(cmd *cobra.Command, o *offsetsImportOptions, client saram
 // offsetsImportStream finds the stream to import into: name, else the
 // document's stream, else the name watch derives from the topics. An
 // existing stream takes only offsets of its topics unless topicsGiven
-// (imp.next is filtered); a new one is described for creation.
+// (imp.Next is filtered); a new one is described for creation.
 func offsetsImportStream(stderr io.Writer, st *offsets.Store, name string, imp *offsetsImported, topicsGiven bool) (info offsets.StreamInfo, exists bool, err error) {
 	if name == "" {
-		name = imp.stream
+		name = imp.Stream
 	}
 	if name == "" {
-		name = strings.Join(offsetsTopicsOf(imp.next), "+")
+		name = strings.Join(offsets.TopicsOf(imp.Next), "+")
 	}
 	if st != nil {
 		if info, exists, err = st.Stream(name); err != nil {
@@ -191,25 +192,25 @@ func offsetsImportStream(stderr io.Writer, st *offsets.Store, name string, imp *
 		}
 	}
 	if !exists {
-		topics := imp.topics
+		topics := imp.Topics
 		if len(topics) == 0 {
-			topics = offsetsTopicsOf(imp.next)
+			topics = offsets.TopicsOf(imp.Next)
 		}
 		return offsets.StreamInfo{Name: name, Topics: topics, Next: map[offsets.Partition]int64{}}, false, nil
 	}
-	topics := offsetsStreamTopics(info)
+	topics := info.AllTopics()
 	if topicsGiven || len(topics) == 0 {
 		return info, true, nil
 	}
 	var dropped []string
-	imp.next, dropped = offsetsTopicFilter(imp.next, topics)
+	imp.Next, dropped = offsets.FilterTopics(imp.Next, topics)
 	if len(dropped) > 0 {
 		offsetsNote(stderr, "skipped topics %s: stream %s reads %s (pass --topic to import them anyway)",
-			strings.Join(dropped, ", "), offsetsSafe(name), offsetsSafeJoin(topics, ""))
+			strings.Join(dropped, ", "), offsets.SafeName(name), offsetsSafeJoin(topics, ""))
 	}
-	if len(imp.next) == 0 {
+	if len(imp.Next) == 0 {
 		return info, true, usagef("nothing to import: %s has no offsets for the topics of stream %s (%s)",
-			imp.from, offsetsSafe(name), offsetsSafeJoin(topics, ""))
+			imp.from, offsets.SafeName(name), offsetsSafeJoin(topics, ""))
 	}
 	return info, true, nil
 }
@@ -234,7 +235,7 @@ func offsetsOpenImportStore(g *globalOptions, dryRun bool) (*offsets.Store, erro
 // noted, since they are real positions some consumer had, and watch reports
 // them loudly (data-loss, offset-out-of-range) when it starts.
 func offsetsCheckImported(stderr io.Writer, client sarama.Client, next map[offsets.Partition]int64) error {
-	_, bounds, err := offsetsClusterPartitions(client, offsetsTopicsOf(next))
+	_, bounds, err := offsetsClusterPartitions(client, offsets.TopicsOf(next))
 	if err != nil {
 		return err
 	}

@@ -55,13 +55,11 @@ func runOffsetsSet(cmd *cobra.Command, g *globalOptions, o *offsetsSetOptions, a
 	}
 	now := time.Now()
 	specs := make([]offsets.Spec, 0, len(args))
-	needCluster := false
 	for _, a := range args {
 		sp, err := offsets.ParseSpec(a, now)
 		if err != nil {
 			return err
 		}
-		needCluster = needCluster || sp.AllPartitions || sp.Kind != offsets.SpecOffset
 		specs = append(specs, sp)
 	}
 	st, err := offsetsOpenStore(g, o.dryRun, false, "change")
@@ -73,12 +71,12 @@ func runOffsetsSet(cmd *cobra.Command, g *globalOptions, o *offsetsSetOptions, a
 	if err != nil {
 		return err
 	}
-	topics := offsetsStreamTopics(info)
+	topics := info.AllTopics()
 	var specTopics []string
 	for _, sp := range specs {
 		if !slices.Contains(topics, sp.Topic) {
 			return usagef("offset spec %q: topic %s is not read by stream %s (%s)", sp.Text, sp.Topic,
-				offsetsSafe(info.Name), offsetsSafeJoin(topics, "it has no topics yet"))
+				offsets.SafeName(info.Name), offsetsSafeJoin(topics, "it has no topics yet"))
 		}
 		if !slices.Contains(specTopics, sp.Topic) {
 			specTopics = append(specTopics, sp.Topic)
@@ -90,8 +88,8 @@ func runOffsetsSet(cmd *cobra.Command, g *globalOptions, o *offsetsSetOptions, a
 	}
 	var next map[offsets.Partition]int64
 	if client == nil {
-		if needCluster {
-			return usagef("offset spec %q needs the cluster to resolve (only TOPIC:PARTITION=OFFSET works without one): pass -b host:port or set KBATCH_BROKERS", offsetsFirstOnline(specs))
+		if i := slices.IndexFunc(specs, offsets.Spec.NeedsCluster); i >= 0 {
+			return usagef("offset spec %q needs the cluster to resolve (only TOPIC:PARTITION=OFFSET works without one): pass -b host:port or set KBATCH_BROKERS", specs[i].Text)
 		}
 		next = map[offsets.Partition]int64{}
 		for _, sp := range specs {
@@ -117,18 +115,8 @@ func runOffsetsSet(cmd *cobra.Command, g *globalOptions, o *offsetsSetOptions, a
 			return err
 		}
 	}
-	event := offsetsChangeEvent(now, offsets.CodeSet, info.Next, next, "offsets set "+strings.Join(args, " "))
+	event := offsets.ChangeEvent(now, offsets.CodeSet, info.Next, next, "offsets set "+strings.Join(args, " "))
 	return offsetsApply(cmd.OutOrStdout(), st, info, next, event, o.dryRun, false)
-}
-
-// offsetsFirstOnline is the first spec that cannot be resolved offline.
-func offsetsFirstOnline(specs []offsets.Spec) string {
-	for _, sp := range specs {
-		if sp.AllPartitions || sp.Kind != offsets.SpecOffset {
-			return sp.Text
-		}
-	}
-	return ""
 }
 
 // offsetsCheckBounds refuses next offsets outside [log start, high
@@ -160,40 +148,6 @@ func offsetsCheckBounds(next map[offsets.Partition]int64, bounds map[offsets.Par
 	return nil
 }
 
-// offsetsChangeEvent describes a set or import as one event: SetNext
-// records one event per change. It names the partition and the move when
-// there is one partition, the topic when there is one topic.
-func offsetsChangeEvent(now time.Time, code string, before, next map[offsets.Partition]int64, what string) offsets.Event {
-	parts := offsets.SortedPartitions(next)
-	moves := make([]string, 0, len(parts))
-	for _, p := range parts {
-		old := "-"
-		if off, ok := before[p]; ok {
-			old = fmt.Sprint(off)
-		}
-		moves = append(moves, fmt.Sprintf("%s %s→%d", p, old, next[p]))
-	}
-	var at offsets.Partition
-	at.Partition = -1
-	if len(parts) > 0 {
-		at.Topic = parts[0].Topic
-		if parts[len(parts)-1].Topic != at.Topic {
-			at.Topic = ""
-		}
-	}
-	if len(parts) == 1 {
-		at.Partition = parts[0].Partition
-	}
-	e := offsets.NewEvent(now, code, at, what+": "+offsetsList(moves, 20))
-	if len(parts) == 1 {
-		e.To = next[parts[0]]
-		if off, ok := before[parts[0]]; ok {
-			e.From = off
-		}
-	}
-	return e
-}
-
 // offsetsApply checks the pending-batch rule, writes next and the event in
 // one transaction (unless dryRun), and prints what changed. create makes
 // the stream first (import into a new stream). st may be nil for a dry run
@@ -211,9 +165,9 @@ func offsetsApply(out io.Writer, st *offsets.Store, info offsets.StreamInfo, nex
 	if e.Code == offsets.CodeImport {
 		verb = "imported"
 	}
-	head := fmt.Sprintf("stream %s: %s %s (recorded as a %q event)", offsetsSafe(info.Name), verb, offsetsPartitions(len(next)), e.Code)
+	head := fmt.Sprintf("stream %s: %s %s (recorded as a %q event)", offsets.SafeName(info.Name), verb, offsetsPartitions(len(next)), e.Code)
 	if dryRun {
-		head = fmt.Sprintf("stream %s: would have %s %s (--dry-run: nothing written)", offsetsSafe(info.Name), verb, offsetsPartitions(len(next)))
+		head = fmt.Sprintf("stream %s: would have %s %s (--dry-run: nothing written)", offsets.SafeName(info.Name), verb, offsetsPartitions(len(next)))
 	} else {
 		if create {
 			if err := st.EnsureStream(info.Name, info.Brokers, info.Topics); err != nil {
@@ -233,7 +187,7 @@ func offsetsApply(out io.Writer, st *offsets.Store, info offsets.StreamInfo, nex
 		if off, ok := info.Next[p]; ok {
 			old = fmt.Sprint(off)
 		}
-		fmt.Fprintf(w, "  %s\t%s\t%d\n", offsetsSafe(p.String()), old, next[p])
+		fmt.Fprintf(w, "  %s\t%s\t%d\n", offsets.SafeName(p.String()), old, next[p])
 	}
 	return w.Flush()
 }

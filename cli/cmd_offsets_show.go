@@ -160,9 +160,9 @@ func loadOffsetsStreamView(st *offsets.Store, info offsets.StreamInfo, nBatches,
 func (v offsetsStreamView) writeText(out io.Writer) error {
 	info := v.info
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(w, "stream %s\n", offsetsSafe(info.Name))
+	fmt.Fprintf(w, "stream %s\n", offsets.SafeName(info.Name))
 	if info.ClusterID != "" {
-		fmt.Fprintf(w, "  cluster id\t%s\n", offsetsSafe(info.ClusterID))
+		fmt.Fprintf(w, "  cluster id\t%s\n", offsets.SafeName(info.ClusterID))
 	}
 	fmt.Fprintf(w, "  brokers\t%s\n", offsetsSafeJoin(info.Brokers, "-"))
 	fmt.Fprintf(w, "  topics\t%s\n", offsetsSafeJoin(info.Topics, "-"))
@@ -179,7 +179,7 @@ func (v offsetsStreamView) writeText(out io.Writer) error {
 	} else {
 		rows := [][]string{{"PARTITION", "NEXT"}}
 		for _, p := range offsets.SortedPartitions(info.Next) {
-			rows = append(rows, []string{offsetsSafe(p.String()), strconv.FormatInt(info.Next[p], 10)})
+			rows = append(rows, []string{offsets.SafeName(p.String()), strconv.FormatInt(info.Next[p], 10)})
 		}
 		if err := offsetsTable(out, rows); err != nil {
 			return err
@@ -198,7 +198,7 @@ func (v offsetsStreamView) writeText(out io.Writer) error {
 	if len(v.events) > 0 {
 		rows := [][]string{{"TIME", "EVENT", "PARTITION", "MESSAGE"}}
 		for _, e := range v.events {
-			rows = append(rows, []string{offsetsTime(e.Time), offsetsSafe(e.Code), offsetsEventPartition(e), offsetsSafe(e.Message)})
+			rows = append(rows, []string{offsetsTime(e.Time), offsets.SafeName(e.Code), offsetsEventPartition(e), offsets.SafeName(e.Message)})
 		}
 		if err := offsetsTable(out, rows); err != nil {
 			return err
@@ -230,9 +230,9 @@ func offsetsBatchState(b offsets.Batch) string {
 func offsetsRanges(rs []offsets.BatchRange, max int) string {
 	parts := make([]string, 0, len(rs))
 	for _, r := range rs {
-		s := fmt.Sprintf("%s %d→%d", offsetsSafe(r.Partition.String()), r.From, r.Until)
+		s := fmt.Sprintf("%s %d→%d", offsets.SafeName(r.Partition.String()), r.From, r.Until)
 		if r.Jump != "" {
-			s += " (jump: " + offsetsSafe(r.Jump) + ")"
+			s += " (jump: " + offsets.SafeName(r.Jump) + ")"
 		}
 		parts = append(parts, s)
 	}
@@ -247,9 +247,9 @@ func offsetsEventPartition(e offsets.Event) string {
 	case e.Topic == "":
 		return "-"
 	case e.Partition < 0:
-		return offsetsSafe(e.Topic)
+		return offsets.SafeName(e.Topic)
 	}
-	return offsetsSafe(offsets.Partition{Topic: e.Topic, Partition: e.Partition}.String())
+	return offsets.SafeName(offsets.Partition{Topic: e.Topic, Partition: e.Partition}.String())
 }
 
 func offsetsTime(t time.Time) string {
@@ -265,7 +265,7 @@ func offsetsSafeJoin(ss []string, empty string) string {
 	}
 	out := make([]string, len(ss))
 	for i, s := range ss {
-		out[i] = offsetsSafe(s)
+		out[i] = offsets.SafeName(s)
 	}
 	return strings.Join(out, ", ")
 }
