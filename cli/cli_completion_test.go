@@ -128,14 +128,3 @@ brokers = ["kafka-s:9092"]
 		t.Errorf("--name with no store: %q", got)
 	}
 }
-
-func TestSafeTopicName(t *testing.T) {
-	for name, want := range map[string]bool{
-		"events": true, "orders.v2_eu-1": true, "": false, "a b": false, "x\x1b[2J": false,
-		"$(rm)": false, "é": false, strings.Repeat("a", 249): true, strings.Repeat("a", 250): false,
-	} {
-		if got := safeTopicName(name); got != want {
-			t.Errorf("safeTopicName(%q) = %v", name, got)
-		}
-	}
-}
