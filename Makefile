@@ -98,3 +98,28 @@ clean:
 	rm -rf bin dist man
 
 include scripts/kafka.mk
+
+# A real schema registry for the schema/ package (Apicurio Registry from Maven Central,
+# Java 21+, in-memory storage, no Docker; scripts/registry-up.sh says how):
+#   make registry-up     start or reuse it; prints the URL for --registry (also .cache/registry/url)
+#   make registry-down   stop it
+#   make test-registry   write Avro, Protobuf and JSON Schema records with Confluent's own
+#                        Python serializers (a virtualenv in .cache/pyenv) through it to the
+#                        broker of `make kafka-up`, then decode them with schema/
+.PHONY: registry-up registry-down test-registry
+FUZZ_TARGETS += schema:FuzzDecode
+
+registry-up:
+	@./scripts/registry-up.sh
+
+registry-down:
+	@./scripts/registry-down.sh
+
+test-registry:
+	@test -s .cache/registry/url || { echo "test-registry: no .cache/registry/url; run 'make registry-up' first" >&2; exit 1; }
+	@test -s $(KAFKA_BOOTSTRAP_FILE) || { echo "test-registry: no $(KAFKA_BOOTSTRAP_FILE); run 'make kafka-up' first" >&2; exit 1; }
+	./scripts/schema-records.sh
+	KBATCH_TEST_REGISTRY=$$(cat .cache/registry/url) \
+	KBATCH_TEST_SCHEMA_RECORDS=$(CURDIR)/.cache/registry/records.jsonl \
+	KBATCH_TEST_BROKERS=$$(cat $(KAFKA_BOOTSTRAP_FILE)) \
+	$(GO) test -race -count=1 -run '^TestRealRegistry' -v ./schema/

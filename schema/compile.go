@@ -1,0 +1,410 @@
+package schema
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/bufbuild/protocompile"
+	"github.com/hamba/avro/v2"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
+	"google.golang.org/protobuf/types/descriptorpb"
+	"google.golang.org/protobuf/types/dynamicpb"
+)
+
+// Format names the schema language of a decoded record.
+type Format string
+
+// The formats a Decoder reads.
+const (
+	Avro     Format = "avro"
+	Protobuf Format = "protobuf"
+	JSON     Format = "json"
+)
+
+// compiled is a schema ready to decode payloads.
+type compiled struct {
+	types  *dynamicpb.Types // Protobuf: resolves Any and extensions to the schema's messages
+	format Format
+	avro   avro.Schema
+	proto  protoreflect.FileDescriptor    // registry Protobuf: messages picked by index
+	msg    protoreflect.MessageDescriptor // local Protobuf: the one message
+	json   *jsonschema.Schema
+}
+
+func formatOf(schemaType string) (Format, error) {
+	switch strings.ToUpper(schemaType) {
+	case "", "AVRO":
+		return Avro, nil
+	case "PROTOBUF":
+		return Protobuf, nil
+	case "JSON":
+		return JSON, nil
+	}
+	return "", fmt.Errorf("schema type %q not supported", oneLine(schemaType, 40))
+}
+
+// compileFetched compiles a registry schema with its references.
+func compileFetched(ctx context.Context, f *fetched) (*compiled, error) {
+	format, err := formatOf(f.Type)
+	if err != nil {
+		return nil, err
+	}
+	switch format {
+	case Avro:
+		cache := &avro.SchemaCache{}
+		for _, r := range f.Refs {
+			if _, err := avro.ParseWithCache(r.Schema, "", cache); err != nil {
+				return nil, fmt.Errorf("Avro reference %q: %w", r.Name, err)
+			}
+		}
+		s, err := avro.ParseWithCache(f.Schema, "", cache)
+		if err != nil {
+			return nil, fmt.Errorf("Avro schema: %w", err)
+		}
+		return &compiled{format: Avro, avro: s}, nil
+	case Protobuf:
+		files := map[string]string{}
+		for _, r := range f.Refs {
+			files[r.Name] = r.Schema
+		}
+		main := "kbatch-schema-" + strconv.Itoa(f.ID) + ".proto"
+		for files[main] != "" {
+			main = "_" + main
+		}
+		files[main] = f.Schema
+		fd, err := compileProto(ctx, main, registryProtoResolver(files))
+		if err != nil {
+			return nil, err
+		}
+		return &compiled{format: Protobuf, proto: fd, types: typesFor(fd)}, nil
+	default:
+		// References are named as their $ref says, relative to the
+		// schema's location or to its $id when it has one.
+		loc := "https://schema-registry.invalid/schemas/ids/" + strconv.Itoa(f.ID)
+		bases := []string{loc}
+		var head struct {
+			ID string `json:"$id"`
+		}
+		if json.Unmarshal([]byte(f.Schema), &head) == nil && head.ID != "" {
+			bases = append(bases, head.ID)
+		}
+		c := newJSONCompiler()
+		added := map[string]bool{}
+		for _, r := range f.Refs {
+			doc, err := jsonschema.UnmarshalJSON(strings.NewReader(r.Schema))
+			if err != nil {
+				return nil, fmt.Errorf("JSON Schema reference %q: %w", r.Name, err)
+			}
+			for _, b := range bases {
+				u := resolveURL(b, r.Name)
+				if u == "" || added[u] {
+					continue
+				}
+				added[u] = true
+				if err := c.AddResource(u, doc); err != nil {
+					return nil, fmt.Errorf("JSON Schema reference %q: %w", r.Name, err)
+				}
+			}
+		}
+		s, err := compileJSONSchema(c, loc, f.Schema)
+		if err != nil {
+			return nil, err
+		}
+		return &compiled{format: JSON, json: s}, nil
+	}
+}
+
+func resolveURL(base, ref string) string {
+	b, err := url.Parse(base)
+	if err != nil || !b.IsAbs() {
+		return ""
+	}
+	r, err := url.Parse(ref)
+	if err != nil {
+		return ""
+	}
+	return b.ResolveReference(r).String()
+}
+
+// registryProtoResolver serves the schema texts of one id by import
+// path. Registries hold Protobuf schemas as .proto text or, as Confluent's
+// Python serializer registers them, as a base64 FileDescriptorProto.
+func registryProtoResolver(files map[string]string) protocompile.Resolver {
+	return protocompile.ResolverFunc(func(path string) (protocompile.SearchResult, error) {
+		text, ok := files[path]
+		if !ok {
+			return protocompile.SearchResult{}, fmt.Errorf("%s: not among the schema's references", path)
+		}
+		if fdp := binaryDescriptor(text); fdp != nil {
+			fdp.Name = proto.String(path)
+			return protocompile.SearchResult{Proto: fdp}, nil
+		}
+		return protocompile.SearchResult{Source: strings.NewReader(text)}, nil
+	})
+}
+
+// binaryDescriptor reads text as a base64 FileDescriptorProto, or nil.
+func binaryDescriptor(text string) *descriptorpb.FileDescriptorProto {
+	t := strings.TrimSpace(text)
+	if t == "" || strings.ContainsAny(t, " \n\t;{") {
+		return nil
+	}
+	b, err := base64.StdEncoding.DecodeString(t)
+	if err != nil {
+		return nil
+	}
+	var fdp descriptorpb.FileDescriptorProto
+	if proto.Unmarshal(b, &fdp) != nil {
+		return nil
+	}
+	fillJSONNames(fdp.MessageType, fdp.Extension)
+	return &fdp
+}
+
+// fillJSONNames gives every field without a json_name the one protoc
+// derives from its name. Descriptors from Python's serialized_pb carry
+// none, and protocompile reads a missing json_name as a custom "" that
+// then conflicts between fields.
+func fillJSONNames(msgs []*descriptorpb.DescriptorProto, exts []*descriptorpb.FieldDescriptorProto) {
+	for _, f := range exts {
+		if f.JsonName == nil {
+			f.JsonName = proto.String(jsonName(f.GetName()))
+		}
+	}
+	for _, m := range msgs {
+		for _, f := range m.Field {
+			if f.JsonName == nil {
+				f.JsonName = proto.String(jsonName(f.GetName()))
+			}
+		}
+		fillJSONNames(m.NestedType, m.Extension)
+	}
+}
+
+// jsonName is protoc's default JSON name: underscores dropped, the letter
+// after each one upper-cased.
+func jsonName(name string) string {
+	var b strings.Builder
+	up := false
+	for _, c := range name {
+		switch {
+		case c == '_':
+			up = true
+		case up && 'a' <= c && c <= 'z':
+			b.WriteRune(c - 'a' + 'A')
+			up = false
+		default:
+			b.WriteRune(c)
+			up = false
+		}
+	}
+	return b.String()
+}
+
+func compileProto(ctx context.Context, path string, r protocompile.Resolver) (protoreflect.FileDescriptor, error) {
+	c := protocompile.Compiler{Resolver: protocompile.WithStandardImports(r)}
+	files, err := c.Compile(ctx, path)
+	if err != nil {
+		return nil, fmt.Errorf("Protobuf schema: %w", err)
+	}
+	return files[0], nil
+}
+
+// refusingLoader keeps JSON Schema $refs to the schema's own references:
+// a schema from the registry must not make kbatch read files or URLs.
+type refusingLoader struct{}
+
+func (refusingLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("%s: not among the schema's references", url)
+}
+
+func newJSONCompiler() *jsonschema.Compiler {
+	c := jsonschema.NewCompiler()
+	c.UseLoader(refusingLoader{})
+	return c
+}
+
+func compileJSONSchema(c *jsonschema.Compiler, loc, text string) (*jsonschema.Schema, error) {
+	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(text))
+	if err != nil {
+		return nil, fmt.Errorf("JSON Schema: %w", err)
+	}
+	if err := c.AddResource(loc, doc); err != nil {
+		return nil, fmt.Errorf("JSON Schema: %w", err)
+	}
+	s, err := c.Compile(loc)
+	if err != nil {
+		return nil, fmt.Errorf("JSON Schema: %w", err)
+	}
+	return s, nil
+}
+
+// protoMessage picks the message that a Confluent index path names:
+// the first index among the file's top-level messages, each next one
+// among the nested messages of the one before.
+func protoMessage(fd protoreflect.FileDescriptor, path []int) (protoreflect.MessageDescriptor, error) {
+	var md protoreflect.MessageDescriptor
+	msgs := fd.Messages()
+	for _, i := range path {
+		if i >= msgs.Len() {
+			return nil, fmt.Errorf("message index %v not in the schema", path)
+		}
+		md = msgs.Get(i)
+		msgs = md.Messages()
+	}
+	if md == nil {
+		return nil, errIndexes
+	}
+	return md, nil
+}
+
+// typesFor is the message and extension types of fd and every file it
+// imports, so an Any holding one of them shows as JSON.
+func typesFor(fd protoreflect.FileDescriptor) *dynamicpb.Types {
+	files := &protoregistry.Files{}
+	var add func(f protoreflect.FileDescriptor)
+	add = func(f protoreflect.FileDescriptor) {
+		if _, err := files.FindFileByPath(f.Path()); err == nil {
+			return
+		}
+		if files.RegisterFile(f) != nil {
+			return
+		}
+		imps := f.Imports()
+		for i := range imps.Len() {
+			add(imps.Get(i).FileDescriptor)
+		}
+	}
+	add(fd)
+	return dynamicpb.NewTypes(files)
+}
+
+func protoToJSON(md protoreflect.MessageDescriptor, types *dynamicpb.Types, payload []byte) (string, error) {
+	m := dynamicpb.NewMessage(md)
+	// AllowPartial: a proto2 message missing a required field still shows.
+	if err := (proto.UnmarshalOptions{Resolver: types, AllowPartial: true}).Unmarshal(payload, m); err != nil {
+		return "", fmt.Errorf("Protobuf %s: %w", md.FullName(), err)
+	}
+	b, err := (protojson.MarshalOptions{UseProtoNames: true, Resolver: types, AllowPartial: true}).Marshal(m)
+	if err != nil {
+		return "", fmt.Errorf("Protobuf %s: %w", md.FullName(), err)
+	}
+	return safeJSON(b)
+}
+
+// decode turns a payload (after the wire-format header) into JSON. A JSON
+// Schema payload that does not validate still returns its JSON, with
+// invalid set to why.
+func (c *compiled) decode(payload []byte, framed bool) (text, invalid string, err error) {
+	switch c.format {
+	case Avro:
+		text, err = avroJSON(c.avro, payload)
+		if err != nil {
+			name := string(c.avro.Type())
+			if n, ok := c.avro.(avro.NamedSchema); ok {
+				name = n.FullName()
+			}
+			return "", "", fmt.Errorf("Avro %s: %w", name, err)
+		}
+		return text, "", nil
+	case Protobuf:
+		md := c.msg
+		if framed || md == nil {
+			path, rest, err := parseIndexes(payload)
+			if err != nil {
+				return "", "", err
+			}
+			payload = rest
+			if md == nil {
+				if md, err = protoMessage(c.proto, path); err != nil {
+					return "", "", err
+				}
+			}
+		}
+		text, err = protoToJSON(md, c.types, payload)
+		return text, "", err
+	default:
+		inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(payload))
+		if err != nil {
+			return "", "", fmt.Errorf("not JSON: %w", err)
+		}
+		text, err = safeJSON(payload)
+		if err != nil {
+			return "", "", err
+		}
+		if verr := c.json.Validate(inst); verr != nil {
+			var ve *jsonschema.ValidationError
+			msg := verr.Error()
+			if errors.As(verr, &ve) {
+				msg = firstLeaf(ve)
+			}
+			return text, "does not match its JSON Schema: " + oneLine(msg, 200), nil
+		}
+		return text, "", nil
+	}
+}
+
+// firstLeaf is the innermost cause of a validation error, the line that
+// says which field is wrong.
+func firstLeaf(ve *jsonschema.ValidationError) string {
+	for len(ve.Causes) > 0 {
+		ve = ve.Causes[0]
+	}
+	loc := "/" + strings.Join(ve.InstanceLocation, "/")
+	s := ve.Error()
+	if i := strings.LastIndex(s, "\n"); i >= 0 {
+		s = s[i+1:]
+	}
+	s = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(s), "-"))
+	if !strings.HasPrefix(s, "at ") {
+		s = "at " + strconv.Quote(loc) + ": " + s
+	}
+	return s
+}
+
+// safeJSON compacts valid JSON text and escapes what a terminal could
+// act on: DEL, C1 controls, U+2028/U+2029, and bytes that are not UTF-8
+// (only strings can hold them in valid JSON, so escaping keeps it valid).
+func safeJSON(b []byte) (string, error) {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, b); err != nil {
+		return "", fmt.Errorf("not JSON: %w", err)
+	}
+	c := buf.Bytes()
+	clean := true
+	for _, x := range c {
+		if x >= 0x7f {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return string(c), nil
+	}
+	var out strings.Builder
+	for i := 0; i < len(c); {
+		r, n := utf8.DecodeRune(c[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			out.WriteString(`\ufffd`)
+		case r == 0x7f, r >= 0x80 && r < 0xa0, r == 0x2028, r == 0x2029:
+			fmt.Fprintf(&out, `\u%04x`, r)
+		default:
+			out.Write(c[i : i+n])
+		}
+		i += n
+	}
+	return out.String(), nil
+}

@@ -1,0 +1,34 @@
+// Package schema decodes record keys and values that carry a schema:
+// registry-framed records (the Confluent wire format: a zero byte, a
+// 4-byte big-endian schema id, then the payload; Protobuf payloads start
+// with message indexes) through a Confluent-compatible schema registry,
+// and records written with a local schema (.proto with a message name,
+// a FileDescriptorSet, or .avsc) for topics without a registry.
+//
+// Contract:
+//
+//   - Formats: Avro (hamba/avro/v2), Protobuf (bufbuild/protocompile,
+//     the schema's references fetched too; message indexes pick nested
+//     messages; dynamic messages to JSON with protojson, proto field
+//     names), JSON Schema (santhosh-tekuri/jsonschema/v6: the JSON is
+//     shown, and Result.Reason says when it does not validate).
+//   - Output: compact JSON text, valid JSON for every input, with
+//     control, C1 and invalid UTF-8 characters escaped, so it can be shown
+//     on a terminal. The raw bytes are never changed: callers keep them.
+//   - One fetch per schema id: concurrent callers share it; the compiled
+//     schema stays in memory, and on disk under Options.CacheDir (0600
+//     files in 0700 folders, a folder per registry URL) so a new Decoder
+//     does not refetch. A failed fetch is remembered for
+//     Options.RetryAfter, then tried again; Options.Event hears of each
+//     schema id's problem once.
+//   - Decode waits for the registry (headless output); TryDecode never
+//     waits: it returns Pending and fetches in the background, then calls
+//     Options.Ready with the id.
+//   - Hostile bytes and hostile registry answers end in Status Failed
+//     with a one-line Reason, never in a panic, a hang or an allocation
+//     larger than the payload allows. A registry's JSON Schema cannot make
+//     kbatch load files or URLs.
+//
+// schema imports nothing of kbatch; packages above it (the screen, the
+// CLI, replay) wire it in.
+package schema
