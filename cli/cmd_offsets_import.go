@@ -77,20 +77,8 @@ type offsetsImported struct {
 }
 
 func runOffsetsImport(cmd *cobra.Command, g *globalOptions, o *offsetsImportOptions) error {
-	n := 0
-	for _, s := range []string{o.fromJSON, o.fromGroup, o.fromSpark} {
-		if s != "" {
-			n++
-		}
-	}
-	if n != 1 {
-		return usagef("offsets import needs exactly one of --from-json FILE, --from-group GROUP, --from-spark DIR")
-	}
-	if cmd.Flags().Changed("source") && o.fromSpark == "" {
-		return usagef("--source applies to --from-spark")
-	}
-	if o.source < -1 {
-		return usagef("invalid --source %d: want a source index, 0 or more", o.source)
+	if err := o.check(cmd.Flags().Changed("source")); err != nil {
+		return err
 	}
 	stderr := cmd.ErrOrStderr()
 	client, cc, err := offsetsCluster(g)
@@ -105,17 +93,7 @@ func runOffsetsImport(cmd *cobra.Command, g *globalOptions, o *offsetsImportOpti
 		return err
 	}
 	if len(o.topics) > 0 {
-		keep := dedupe(o.topics)
-		var dropped []string
-		imp.Next, dropped = offsets.FilterTopics(imp.Next, keep)
-		if len(dropped) > 0 {
-			offsetsNote(stderr, "skipped topics %s (not in --topic)", strings.Join(dropped, ", "))
-		}
-		for _, t := range keep {
-			if !slices.Contains(offsets.TopicsOf(imp.Next), t) {
-				offsetsNote(stderr, "%s has no offsets for topic %s", imp.from, offsets.SafeName(t))
-			}
-		}
+		imp.keepTopics(stderr, dedupe(o.topics))
 	}
 	if len(imp.Next) == 0 {
 		return usagef("nothing to import: %s has no offsets for the chosen topics", imp.from)
@@ -143,6 +121,43 @@ func runOffsetsImport(cmd *cobra.Command, g *globalOptions, o *offsetsImportOpti
 	}
 	event := offsets.ChangeEvent(time.Now(), offsets.CodeImport, info.Next, imp.Next, "imported from "+imp.from)
 	return offsetsApply(cmd.OutOrStdout(), st, info, imp.Next, event, o.dryRun, !exists)
+}
+
+// check checks import's flags against each other; sourceChanged says
+// whether --source was given.
+func (o *offsetsImportOptions) check(sourceChanged bool) error {
+	n := 0
+	for _, s := range []string{o.fromJSON, o.fromGroup, o.fromSpark} {
+		if s != "" {
+			n++
+		}
+	}
+	if n != 1 {
+		return usagef("offsets import needs exactly one of --from-json FILE, --from-group GROUP, --from-spark DIR")
+	}
+	if sourceChanged && o.fromSpark == "" {
+		return usagef("--source applies to --from-spark")
+	}
+	if o.source < -1 {
+		return usagef("invalid --source %d: want a source index, 0 or more", o.source)
+	}
+	return nil
+}
+
+// keepTopics keeps the imported offsets of the --topic topics, with a note
+// on stderr for the topics it dropped and for each kept topic the source
+// had no offsets for.
+func (imp *offsetsImported) keepTopics(stderr io.Writer, keep []string) {
+	var dropped []string
+	imp.Next, dropped = offsets.FilterTopics(imp.Next, keep)
+	if len(dropped) > 0 {
+		offsetsNote(stderr, "skipped topics %s (not in --topic)", strings.Join(dropped, ", "))
+	}
+	for _, t := range keep {
+		if !slices.Contains(offsets.TopicsOf(imp.Next), t) {
+			offsetsNote(stderr, "%s has no offsets for topic %s", imp.from, offsets.SafeName(t))
+		}
+	}
 }
 
 // offsetsReadImport reads the offsets of the one source the flags name.

@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/IBM/sarama"
 	"github.com/spf13/cobra"
 
 	"github.com/kbatch-dev/kbatch/consumer"
@@ -71,16 +72,9 @@ func runOffsetsSet(cmd *cobra.Command, g *globalOptions, o *offsetsSetOptions, a
 	if err != nil {
 		return err
 	}
-	topics := info.AllTopics()
-	var specTopics []string
-	for _, sp := range specs {
-		if !slices.Contains(topics, sp.Topic) {
-			return usagef("offset spec %q: topic %s is not read by stream %s (%s)", sp.Text, sp.Topic,
-				offsets.SafeName(info.Name), offsetsSafeJoin(topics, "it has no topics yet"))
-		}
-		if !slices.Contains(specTopics, sp.Topic) {
-			specTopics = append(specTopics, sp.Topic)
-		}
+	specTopics, err := setSpecTopics(info, specs)
+	if err != nil {
+		return err
 	}
 	client, _, err := offsetsCluster(g)
 	if err != nil {
@@ -88,35 +82,71 @@ func runOffsetsSet(cmd *cobra.Command, g *globalOptions, o *offsetsSetOptions, a
 	}
 	var next map[offsets.Partition]int64
 	if client == nil {
-		if i := slices.IndexFunc(specs, offsets.Spec.NeedsCluster); i >= 0 {
-			return usagef("offset spec %q needs the cluster to resolve (only TOPIC:PARTITION=OFFSET works without one): pass -b host:port or set KBATCH_BROKERS", specs[i].Text)
-		}
-		next = map[offsets.Partition]int64{}
-		for _, sp := range specs {
-			next[offsets.Partition{Topic: sp.Topic, Partition: sp.Partition}] = sp.Offset
+		if next, err = setOffline(specs); err != nil {
+			return err
 		}
 		offsetsNote(cmd.ErrOrStderr(), "no -b/KBATCH_BROKERS: the offsets were not checked against the cluster (partition exists, within log start and high watermark)")
 	} else {
 		defer client.Close()
-		_, bounds, err := offsetsClusterPartitions(client, specTopics)
-		if err != nil {
-			return err
-		}
-		var timeOffsets map[offsets.Partition]int64
-		if lookups := offsets.TimeLookups(bounds, specs); len(lookups) > 0 {
-			if timeOffsets, err = consumer.ListOffsetsForTimes(client, lookups); err != nil {
-				return fmt.Errorf("looking up offsets by time: %w", err)
-			}
-		}
-		if next, err = offsets.ResolveTargets(bounds, specs, timeOffsets); err != nil {
-			return err
-		}
-		if err := offsetsCheckBounds(next, bounds, o.force); err != nil {
+		if next, err = setOnline(client, specs, specTopics, o.force); err != nil {
 			return err
 		}
 	}
 	event := offsets.ChangeEvent(now, offsets.CodeSet, info.Next, next, "offsets set "+strings.Join(args, " "))
 	return offsetsApply(cmd.OutOrStdout(), st, info, next, event, o.dryRun, false)
+}
+
+// setSpecTopics checks that every spec names a topic the stream reads and
+// returns those topics, each once, in spec order.
+func setSpecTopics(info offsets.StreamInfo, specs []offsets.Spec) ([]string, error) {
+	topics := info.AllTopics()
+	var specTopics []string
+	for _, sp := range specs {
+		if !slices.Contains(topics, sp.Topic) {
+			return nil, usagef("offset spec %q: topic %s is not read by stream %s (%s)", sp.Text, sp.Topic,
+				offsets.SafeName(info.Name), offsetsSafeJoin(topics, "it has no topics yet"))
+		}
+		if !slices.Contains(specTopics, sp.Topic) {
+			specTopics = append(specTopics, sp.Topic)
+		}
+	}
+	return specTopics, nil
+}
+
+// setOffline is what specs set without the cluster: only
+// TOPIC:PARTITION=OFFSET specs can be resolved, as given.
+func setOffline(specs []offsets.Spec) (map[offsets.Partition]int64, error) {
+	if i := slices.IndexFunc(specs, offsets.Spec.NeedsCluster); i >= 0 {
+		return nil, usagef("offset spec %q needs the cluster to resolve (only TOPIC:PARTITION=OFFSET works without one): pass -b host:port or set KBATCH_BROKERS", specs[i].Text)
+	}
+	next := map[offsets.Partition]int64{}
+	for _, sp := range specs {
+		next[offsets.Partition{Topic: sp.Topic, Partition: sp.Partition}] = sp.Offset
+	}
+	return next, nil
+}
+
+// setOnline resolves specs against the cluster (partitions, bounds,
+// timestamp lookups) and refuses offsets outside the bounds unless force.
+func setOnline(client sarama.Client, specs []offsets.Spec, specTopics []string, force bool) (map[offsets.Partition]int64, error) {
+	_, bounds, err := offsetsClusterPartitions(client, specTopics)
+	if err != nil {
+		return nil, err
+	}
+	var timeOffsets map[offsets.Partition]int64
+	if lookups := offsets.TimeLookups(bounds, specs); len(lookups) > 0 {
+		if timeOffsets, err = consumer.ListOffsetsForTimes(client, lookups); err != nil {
+			return nil, fmt.Errorf("looking up offsets by time: %w", err)
+		}
+	}
+	next, err := offsets.ResolveTargets(bounds, specs, timeOffsets)
+	if err != nil {
+		return nil, err
+	}
+	if err := offsetsCheckBounds(next, bounds, force); err != nil {
+		return nil, err
+	}
+	return next, nil
 }
 
 // offsetsCheckBounds refuses next offsets outside [log start, high

@@ -52,27 +52,9 @@ batch query read exactly that batch's ranges.`,
 }
 
 func runOffsetsShow(cmd *cobra.Command, g *globalOptions, o *offsetsShowOptions) error {
-	format := o.format
-	if o.json {
-		if cmd.Flags().Changed("format") && format != "json" {
-			return usagef("--json and --format %s contradict each other", format)
-		}
-		format = "json"
-	}
-	switch format {
-	case "text", "json":
-	case "spark":
-		if o.batch == 0 {
-			return usagef("--format spark shows one batch: add --batch N (or use kbatch offsets export --format spark for the next offsets)")
-		}
-	default:
-		return usagef("invalid --format %q: want text, json or spark", format)
-	}
-	if len(o.topics) > 0 && format != "spark" {
-		return usagef("--topic applies to --format spark")
-	}
-	if o.batches < -1 || o.events < -1 {
-		return usagef("--batches and --events take a count, 0 for none or -1 for all")
+	format, err := o.outputFormat(cmd.Flags().Changed("format"))
+	if err != nil {
+		return err
 	}
 	st, err := offsetsReadStore(g, cmd.ErrOrStderr())
 	if err != nil {
@@ -104,19 +86,53 @@ func runOffsetsShow(cmd *cobra.Command, g *globalOptions, o *offsetsShowOptions)
 		}
 		views = append(views, v)
 	}
-	out := cmd.OutOrStdout()
+	return writeOffsetsShow(cmd.OutOrStdout(), st.Path(), views, format)
+}
+
+// outputFormat checks show's flags against each other and returns the
+// output format: text, json, or spark (of one batch). formatChanged says
+// whether --format was given (--json contradicts any other).
+func (o *offsetsShowOptions) outputFormat(formatChanged bool) (string, error) {
+	format := o.format
+	if o.json {
+		if formatChanged && format != "json" {
+			return "", usagef("--json and --format %s contradict each other", format)
+		}
+		format = "json"
+	}
+	switch format {
+	case "text", "json":
+	case "spark":
+		if o.batch == 0 {
+			return "", usagef("--format spark shows one batch: add --batch N (or use kbatch offsets export --format spark for the next offsets)")
+		}
+	default:
+		return "", usagef("invalid --format %q: want text, json or spark", format)
+	}
+	if len(o.topics) > 0 && format != "spark" {
+		return "", usagef("--topic applies to --format spark")
+	}
+	if o.batches < -1 || o.events < -1 {
+		return "", usagef("--batches and --events take a count, 0 for none or -1 for all")
+	}
+	return format, nil
+}
+
+// writeOffsetsShow prints the streams of the store at path, as one JSON
+// document or as text.
+func writeOffsetsShow(out io.Writer, path string, views []offsetsStreamView, format string) error {
 	if format == "json" {
 		doc := struct {
 			Store   string              `json:"store"`
 			Streams []offsetsStreamJSON `json:"streams"`
-		}{st.Path(), make([]offsetsStreamJSON, len(views))}
+		}{path, make([]offsetsStreamJSON, len(views))}
 		for i, v := range views {
 			doc.Streams[i] = v.json()
 		}
 		return offsetsWriteJSON(out, doc)
 	}
 	if len(views) == 0 {
-		_, err := fmt.Fprintf(out, "store %s holds no streams yet (kbatch watch creates one)\n", st.Path())
+		_, err := fmt.Fprintf(out, "store %s holds no streams yet (kbatch watch creates one)\n", path)
 		return err
 	}
 	for i, v := range views {
