@@ -138,19 +138,11 @@ func clusterTopics(client sarama.Client) []string {
 	return slices.DeleteFunc(topics, func(t string) bool { return offsets.CheckTopic(t) != nil })
 }
 
-// safeWord reports whether s can be offered to a shell as it is: no
-// spaces, quotes, control or non-ASCII characters.
-func safeWord(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, r := range s {
-		if r <= ' ' || r >= 0x7f || strings.ContainsRune(`"'\$`+"`", r) {
-			return false
-		}
-	}
-	return true
-}
+// safeWord reports whether s can be offered to a shell as it is: it is
+// what offsets.ShellQuote leaves unquoted (letters, digits and ._-:,/@%+=).
+// A completion is pasted into the command line, so a name with a space, a
+// quote or a character the shell acts on (; | & * $ …) is not offered.
+func safeWord(s string) bool { return offsets.ShellQuote(s) == s }
 
 // withPrefix keeps the candidates that start with prefix.
 func withPrefix(cands []string, prefix string) []cobra.Completion {
