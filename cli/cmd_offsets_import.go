@@ -256,13 +256,13 @@ func offsetsCheckImported(stderr io.Writer, client sarama.Client, next map[offse
 	}
 	for _, p := range offsets.SortedPartitions(next) {
 		b, ok := bounds[p]
-		off := next[p]
-		switch {
-		case !ok:
+		if !ok {
 			return usagef("unknown partition %s: the topic has no partition %d on this cluster", p, p.Partition)
-		case off < b.LogStart:
+		}
+		switch off := next[p]; b.Jump(off) {
+		case offsets.CodeDataLoss:
 			offsetsNote(stderr, "%s: offset %d is below the log start %d; watch will report data-loss and read on at the log start", p, off, b.LogStart)
-		case off > b.HighWatermark:
+		case offsets.CodeOutOfRange:
 			offsetsNote(stderr, "%s: offset %d is above the high watermark %d; watch will report offset-out-of-range and continue per --reset", p, off, b.HighWatermark)
 		}
 	}

@@ -159,18 +159,16 @@ func offsetsCheckBounds(next map[offsets.Partition]int64, bounds map[offsets.Par
 	}
 	for _, p := range offsets.SortedPartitions(next) {
 		off, b := next[p], bounds[p]
-		var where string
-		switch {
-		case off < b.LogStart:
+		var where, then string
+		switch b.Jump(off) {
+		case offsets.CodeDataLoss:
 			where = fmt.Sprintf("below the log start %d (offsets before it were deleted)", b.LogStart)
-		case off > b.HighWatermark:
+			then = "watch then reports data loss and reads on at the log start"
+		case offsets.CodeOutOfRange:
 			where = fmt.Sprintf("above the high watermark %d", b.HighWatermark)
+			then = "watch then reports it and continues per --reset"
 		default:
 			continue
-		}
-		then := "watch then reports data loss and reads on at the log start"
-		if off > b.HighWatermark {
-			then = "watch then reports it and continues per --reset"
 		}
 		return usagef("%s: offset %d is %s; valid next offsets are %d..%d. Pass --force to store it anyway (%s)",
 			p, off, where, b.LogStart, b.HighWatermark, then)

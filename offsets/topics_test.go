@@ -99,3 +99,15 @@ func TestPartitionCompare(t *testing.T) {
 		t.Errorf("SortedPartitions = %v, want %v", got, ordered)
 	}
 }
+
+func TestBoundsJump(t *testing.T) {
+	b := Bounds{LogStart: 10, HighWatermark: 20}
+	for off, want := range map[int64]string{9: CodeDataLoss, 10: "", 15: "", 20: "", 21: CodeOutOfRange, 0: CodeDataLoss} {
+		if got := b.Jump(off); got != want {
+			t.Errorf("Jump(%d) = %q, want %q", off, got, want)
+		}
+	}
+	if got := (Bounds{}).Jump(0); got != "" {
+		t.Errorf("an empty partition: Jump(0) = %q", got)
+	}
+}
