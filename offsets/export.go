@@ -9,13 +9,21 @@ import (
 	"github.com/kbatch-dev/kbatch/record"
 )
 
-// SortedPartitions returns the partitions of m ordered by Partition.Compare.
+// SortedPartitions returns the partitions of m ordered by Partition.Less.
 func SortedPartitions[V any](m map[Partition]V) []Partition {
 	ps := make([]Partition, 0, len(m))
 	for p := range m {
 		ps = append(ps, p)
 	}
-	slices.SortFunc(ps, Partition.Compare)
+	slices.SortFunc(ps, func(a, b Partition) int {
+		switch {
+		case a.Less(b):
+			return -1
+		case b.Less(a):
+			return 1
+		}
+		return 0
+	})
 	return ps
 }
 

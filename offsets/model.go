@@ -1,9 +1,7 @@
 package offsets
 
 import (
-	"cmp"
 	"fmt"
-	"strings"
 	"time"
 )
 
@@ -17,18 +15,13 @@ type Partition struct {
 // messages.
 func (p Partition) String() string { return fmt.Sprintf("%s[%d]", p.Topic, p.Partition) }
 
-// Compare orders partitions by topic, then partition number: -1 when p
-// comes before q, 1 when after, 0 when they are the same partition (for
-// slices.SortFunc).
-func (p Partition) Compare(q Partition) int {
-	if c := strings.Compare(p.Topic, q.Topic); c != 0 {
-		return c
+// Less orders partitions by topic, then partition number.
+func (p Partition) Less(q Partition) bool {
+	if p.Topic != q.Topic {
+		return p.Topic < q.Topic
 	}
-	return cmp.Compare(p.Partition, q.Partition)
+	return p.Partition < q.Partition
 }
-
-// Less reports whether p comes before q in Compare's order.
-func (p Partition) Less(q Partition) bool { return p.Compare(q) < 0 }
 
 // Range is the half-open offset range [From, Until) of one partition.
 // Until-From is the span; the records inside can be fewer (compaction,

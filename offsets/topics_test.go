@@ -73,33 +73,6 @@ func TestSafeName(t *testing.T) {
 	}
 }
 
-func TestPartitionCompare(t *testing.T) {
-	ordered := []Partition{{"a", 0}, {"a", 2}, {"a", 10}, {"ab", 0}, {"b", -1}, {"b", 1}}
-	for i, p := range ordered {
-		for j, q := range ordered {
-			want := 0
-			if i < j {
-				want = -1
-			} else if i > j {
-				want = 1
-			}
-			if got := p.Compare(q); got != want {
-				t.Errorf("%s.Compare(%s) = %d, want %d", p, q, got, want)
-			}
-			if got := p.Less(q); got != (want < 0) {
-				t.Errorf("%s.Less(%s) = %v", p, q, got)
-			}
-		}
-	}
-	m := map[Partition]int{}
-	for i := len(ordered) - 1; i >= 0; i-- {
-		m[ordered[i]] = i
-	}
-	if got := SortedPartitions(m); !slices.Equal(got, ordered) {
-		t.Errorf("SortedPartitions = %v, want %v", got, ordered)
-	}
-}
-
 func TestBoundsJump(t *testing.T) {
 	b := Bounds{LogStart: 10, HighWatermark: 20}
 	for off, want := range map[int64]string{9: CodeDataLoss, 10: "", 15: "", 20: "", 21: CodeOutOfRange, 0: CodeDataLoss} {

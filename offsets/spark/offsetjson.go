@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 
 	"github.com/kbatch-dev/kbatch/offsets"
@@ -28,7 +29,24 @@ var ErrImpossibleOffset = errors.New("impossible offset")
 
 // Partitions returns the partitions in o sorted by topic, then partition
 // number.
-func (o Offsets) Partitions() []offsets.Partition { return offsets.SortedPartitions(o) }
+func (o Offsets) Partitions() []offsets.Partition {
+	ps := make([]offsets.Partition, 0, len(o))
+	for p := range o {
+		ps = append(ps, p)
+	}
+	slices.SortFunc(ps, comparePartitions)
+	return ps
+}
+
+func comparePartitions(a, b offsets.Partition) int {
+	switch {
+	case a.Less(b):
+		return -1
+	case b.Less(a):
+		return 1
+	}
+	return 0
+}
 
 // ParseOffsetJSON parses Spark's Kafka offset JSON, the form Spark writes for
 // a Kafka source in offsets/<N> and sources/<i>/0 and accepts in its
