@@ -9,12 +9,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/IBM/sarama"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/kbatch-dev/kbatch/config"
-	"github.com/kbatch-dev/kbatch/consumer"
+	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
 	"github.com/kbatch-dev/kbatch/record"
 )
@@ -49,7 +48,7 @@ func exitCode(err error) int {
 	var ue usageError
 	var oe *offsets.UsageError
 	var ce *config.Error
-	if errors.As(err, &ue) || errors.As(err, &oe) || errors.As(err, &ce) || errors.Is(err, consumer.ErrUnknownTopic) {
+	if errors.As(err, &ue) || errors.As(err, &oe) || errors.As(err, &ce) || errors.Is(err, kafka.ErrUnknownTopic) {
 		return exitUsage
 	}
 	return exitFailure
@@ -208,8 +207,8 @@ var errNoBrokers = errors.New("no brokers: pass -b host:port, set KBATCH_BROKERS
 // config profile), checks it, builds TLS, finds the SASL password
 // (prompting on a terminal if it must) and warns about insecure settings
 // on stderr. It also records connectionInfo for the screen.
-func (g *globalOptions) clientConfig() (consumer.ClientConfig, error) {
-	cc := consumer.ClientConfig{DialTimeout: g.dialTimeout}
+func (g *globalOptions) clientConfig() (kafka.ClientConfig, error) {
+	cc := kafka.ClientConfig{DialTimeout: g.dialTimeout}
 	if g.changed("dial-timeout") && g.dialTimeout <= 0 {
 		return cc, usagef("--dial-timeout %s: want a positive duration like 10s", g.dialTimeout)
 	}
@@ -222,7 +221,7 @@ func (g *globalOptions) clientConfig() (consumer.ClientConfig, error) {
 		cc.DialTimeout = conn.DialTimeout
 	}
 	if v := conn.KafkaVersion; v != "" {
-		kv, err := sarama.ParseKafkaVersion(v)
+		kv, err := kafka.ParseVersion(v)
 		if err != nil {
 			return cc, usagef("invalid Kafka version %q (--kafka-version, KBATCH_KAFKA_VERSION or kafka_version): want a version like 2.8.0", v)
 		}
@@ -240,11 +239,11 @@ func (g *globalOptions) clientConfig() (consumer.ClientConfig, error) {
 		if err != nil {
 			return cc, err
 		}
-		cc.SASL = &consumer.SASL{
+		cc.SASL = &kafka.SASL{
 			Mechanism:   conn.SASL.Mechanism,
 			User:        conn.SASL.User,
 			Password:    string(pw),
-			SCRAMClient: consumer.SCRAMClientFor(conn.SASL.Mechanism),
+			SCRAMClient: kafka.SCRAMClientFor(conn.SASL.Mechanism),
 		}
 	}
 	g.conn = connectionInfo{

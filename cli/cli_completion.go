@@ -7,10 +7,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/IBM/sarama"
 	"github.com/spf13/cobra"
 
-	"github.com/kbatch-dev/kbatch/consumer"
+	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
 )
 
@@ -96,19 +95,16 @@ func (c completer) quiet() {
 // withCluster runs fn on a client of the configured cluster and returns
 // its answer, or nil when there is no cluster, it cannot be reached, or
 // the whole exchange takes longer than completionTimeout.
-func (c completer) withCluster(fn func(sarama.Client) []string) []string {
+func (c completer) withCluster(fn func(*kafka.Client) []string) []string {
 	c.quiet()
 	cc, err := c.g.clientConfig()
 	if err != nil {
 		return nil
 	}
-	cc.DialTimeout = completionTimeout
-	conf := cc.SaramaConfig()
-	conf.Metadata.Retry.Max = 0
-	conf.Net.ReadTimeout, conf.Net.WriteTimeout = completionTimeout, completionTimeout
+	cc.DialTimeout, cc.FailFast = completionTimeout, true
 	done := make(chan []string, 1)
 	go func() {
-		client, err := consumer.DialWith(cc, conf)
+		client, err := kafka.Dial(cc)
 		if err != nil {
 			done <- nil
 			return
@@ -130,7 +126,7 @@ func (c completer) withCluster(fn func(sarama.Client) []string) []string {
 // whose names are safe to hand to a shell: legal Kafka topic names
 // (offsets.CheckTopic). A broker is a stranger (DESIGN §2.7): anything else
 // it sends is not offered to the shell.
-func clusterTopics(client sarama.Client) []string {
+func clusterTopics(client *kafka.Client) []string {
 	topics, err := selectTopics(client, nil, false)
 	if err != nil {
 		return nil
@@ -161,7 +157,7 @@ func (c completer) topics(_ *cobra.Command, _ []string, toComplete string) ([]co
 }
 
 // partitionsOf lists topic's partition numbers, sorted.
-func partitionsOf(client sarama.Client, topic string) []int32 {
+func partitionsOf(client *kafka.Client, topic string) []int32 {
 	if offsets.CheckTopic(topic) != nil {
 		return nil
 	}
@@ -190,7 +186,7 @@ func (c completer) offsetSpecs(_ *cobra.Command, _ []string, toComplete string) 
 		return withPrefix([]string{head + "earliest", head + "latest"}, toComplete), cobra.ShellCompDirectiveNoFileComp
 	}
 	if topic, _, ok := strings.Cut(toComplete, ":"); ok {
-		cands := c.withCluster(func(client sarama.Client) []string {
+		cands := c.withCluster(func(client *kafka.Client) []string {
 			var out []string
 			for _, p := range partitionsOf(client, topic) {
 				out = append(out, topic+":"+strconv.Itoa(int(p))+"=")
@@ -223,7 +219,7 @@ func (c completer) replayRanges(_ *cobra.Command, _ []string, toComplete string)
 		return withPrefix(cands, toComplete), noSpace
 	case 2:
 		topic := parts[0]
-		cands := c.withCluster(func(client sarama.Client) []string {
+		cands := c.withCluster(func(client *kafka.Client) []string {
 			ps := partitionsOf(client, topic)
 			if len(ps) == 0 {
 				return nil
@@ -241,8 +237,8 @@ func (c completer) replayRanges(_ *cobra.Command, _ []string, toComplete string)
 	cands := []string{head + "earliest-latest"}
 	if p, err := strconv.ParseInt(sel, 10, 32); err == nil && offsets.CheckTopic(topic) == nil {
 		tp := offsets.Partition{Topic: topic, Partition: int32(p)}
-		cands = append(cands, c.withCluster(func(client sarama.Client) []string {
-			b, err := consumer.ListBounds(client, []offsets.Partition{tp})
+		cands = append(cands, c.withCluster(func(client *kafka.Client) []string {
+			b, err := kafka.ListBounds(client, []offsets.Partition{tp})
 			if err != nil {
 				return nil
 			}

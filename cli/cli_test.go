@@ -13,8 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/IBM/sarama"
-
 	"github.com/kbatch-dev/kbatch/config"
 	"github.com/kbatch-dev/kbatch/internal/testkafka"
 )
@@ -146,9 +144,7 @@ path = "state/offsets.db"
 				t.Fatal(err)
 			}
 			got := want{name: g.conn.Cluster, brokers: strings.Join(cc.Brokers, ","), tls: cc.TLS != nil, dial: cc.DialTimeout}
-			if cc.Version != (sarama.KafkaVersion{}) {
-				got.version = cc.Version.String()
-			}
+			got.version = cc.Version
 			if cc.SASL != nil {
 				got.mech, got.user = cc.SASL.Mechanism, cc.SASL.User
 				if cc.SASL.Password != "x" {

@@ -8,10 +8,9 @@ import (
 	"os"
 	"strings"
 
-	"github.com/IBM/sarama"
 	"github.com/spf13/cobra"
 
-	"github.com/kbatch-dev/kbatch/consumer"
+	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
 	"github.com/kbatch-dev/kbatch/record"
 )
@@ -120,7 +119,7 @@ func offsetsPickStream(st *offsets.Store, name string) (offsets.StreamInfo, erro
 // offsetsCluster dials the cluster when brokers are configured (-b,
 // KBATCH_BROKERS, a config profile); client is nil, with no error, when none
 // are. The caller closes the client.
-func offsetsCluster(g *globalOptions) (sarama.Client, consumer.ClientConfig, error) {
+func offsetsCluster(g *globalOptions) (*kafka.Client, kafka.ClientConfig, error) {
 	cc, err := g.clientConfig()
 	if errors.Is(err, errNoBrokers) {
 		return nil, cc, nil
@@ -128,7 +127,7 @@ func offsetsCluster(g *globalOptions) (sarama.Client, consumer.ClientConfig, err
 	if err != nil {
 		return nil, cc, err
 	}
-	client, err := consumer.Dial(cc)
+	client, err := kafka.Dial(cc)
 	if err != nil {
 		return nil, cc, err
 	}
@@ -137,12 +136,12 @@ func offsetsCluster(g *globalOptions) (sarama.Client, consumer.ClientConfig, err
 
 // offsetsClusterPartitions returns topic → partition count from the cluster,
 // and every partition with its bounds.
-func offsetsClusterPartitions(client sarama.Client, topics []string) (map[string]int32, map[offsets.Partition]offsets.Bounds, error) {
-	parts, err := consumer.TopicPartitions(client, topics)
+func offsetsClusterPartitions(client *kafka.Client, topics []string) (map[string]int32, map[offsets.Partition]offsets.Bounds, error) {
+	parts, err := kafka.TopicPartitions(client, topics)
 	if err != nil {
 		return nil, nil, err
 	}
-	bounds, err := consumer.ListBounds(client, parts)
+	bounds, err := kafka.ListBounds(client, parts)
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading log starts and high watermarks: %w", err)
 	}

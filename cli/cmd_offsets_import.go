@@ -9,10 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/IBM/sarama"
 	"github.com/spf13/cobra"
 
-	"github.com/kbatch-dev/kbatch/consumer"
+	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
 	"github.com/kbatch-dev/kbatch/offsets/exchange"
 )
@@ -162,7 +161,7 @@ func (imp *offsetsImported) keepTopics(stderr io.Writer, keep []string) {
 
 // offsetsReadImport reads the offsets of the one source the flags name.
 // Topic names are checked, as they come from files and other tools.
-func offsetsReadImport(cmd *cobra.Command, o *offsetsImportOptions, client sarama.Client) (offsetsImported, error) {
+func offsetsReadImport(cmd *cobra.Command, o *offsetsImportOptions, client *kafka.Client) (offsetsImported, error) {
 	var imp offsetsImported
 	var err error
 	switch {
@@ -174,7 +173,7 @@ func offsetsReadImport(cmd *cobra.Command, o *offsetsImportOptions, client saram
 		return imp, usagef("--from-group needs the cluster: pass -b host:port or set KBATCH_BROKERS")
 	default:
 		imp = offsetsImported{from: "consumer group " + offsets.SafeName(o.fromGroup)}
-		imp.Next, err = consumer.GroupOffsets(client, o.fromGroup)
+		imp.Next, err = kafka.GroupOffsets(client, o.fromGroup)
 		if err == nil && len(imp.Next) == 0 {
 			err = usagef("consumer group %s has no committed offsets on this cluster (is the name right?)", offsets.SafeName(o.fromGroup))
 		}
@@ -249,7 +248,7 @@ func offsetsOpenImportStore(g *globalOptions, dryRun bool) (*offsets.Store, erro
 // topics and partitions are usage errors; offsets outside the bounds are
 // noted, since they are real positions some consumer had, and watch reports
 // them loudly (data-loss, offset-out-of-range) when it starts.
-func offsetsCheckImported(stderr io.Writer, client sarama.Client, next map[offsets.Partition]int64) error {
+func offsetsCheckImported(stderr io.Writer, client *kafka.Client, next map[offsets.Partition]int64) error {
 	_, bounds, err := offsetsClusterPartitions(client, offsets.TopicsOf(next))
 	if err != nil {
 		return err

@@ -48,7 +48,7 @@ func (v offsetsStreamView) json() offsetsStreamJSON {
 		s.Topics = []string{}
 	}
 	if !info.Updated.IsZero() {
-		s.Updated = consumer.FormatTimestamp(info.Updated)
+		s.Updated = record.FormatTimestamp(info.Updated)
 	}
 	if v.pending != nil {
 		id := v.pending.ID
@@ -64,13 +64,13 @@ func (v offsetsStreamView) json() offsetsStreamJSON {
 }
 
 func offsetsBatchToJSON(b offsets.Batch) offsetsBatchJSON {
-	j := offsetsBatchJSON{Batch: b.ID, Time: consumer.FormatTimestamp(b.Time), State: b.State, Redelivered: b.Redelivered,
+	j := offsetsBatchJSON{Batch: b.ID, Time: record.FormatTimestamp(b.Time), State: b.State, Redelivered: b.Redelivered,
 		Records: b.Records, Bytes: b.Bytes, Ranges: b.Ranges}
 	if j.Ranges == nil {
 		j.Ranges = []offsets.BatchRange{}
 	}
 	if !b.AckedAt.IsZero() {
-		j.AckedAt = consumer.FormatTimestamp(b.AckedAt)
+		j.AckedAt = record.FormatTimestamp(b.AckedAt)
 	}
 	return j
 }

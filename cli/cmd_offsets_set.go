@@ -8,10 +8,9 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/IBM/sarama"
 	"github.com/spf13/cobra"
 
-	"github.com/kbatch-dev/kbatch/consumer"
+	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
 )
 
@@ -128,14 +127,14 @@ func setOffline(specs []offsets.Spec) (map[offsets.Partition]int64, error) {
 
 // setOnline resolves specs against the cluster (partitions, bounds,
 // timestamp lookups) and refuses offsets outside the bounds unless force.
-func setOnline(client sarama.Client, specs []offsets.Spec, specTopics []string, force bool) (map[offsets.Partition]int64, error) {
+func setOnline(client *kafka.Client, specs []offsets.Spec, specTopics []string, force bool) (map[offsets.Partition]int64, error) {
 	_, bounds, err := offsetsClusterPartitions(client, specTopics)
 	if err != nil {
 		return nil, err
 	}
 	var timeOffsets map[offsets.Partition]int64
 	if lookups := offsets.TimeLookups(bounds, specs); len(lookups) > 0 {
-		if timeOffsets, err = consumer.ListOffsetsForTimes(client, lookups); err != nil {
+		if timeOffsets, err = kafka.ListOffsetsForTimes(client, lookups); err != nil {
 			return nil, fmt.Errorf("looking up offsets by time: %w", err)
 		}
 	}

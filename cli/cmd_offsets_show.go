@@ -10,8 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/kbatch-dev/kbatch/consumer"
 	"github.com/kbatch-dev/kbatch/offsets"
+	"github.com/kbatch-dev/kbatch/record"
 )
 
 type offsetsShowOptions struct {
@@ -272,7 +272,7 @@ func offsetsTime(t time.Time) string {
 	if t.IsZero() {
 		return "-"
 	}
-	return consumer.FormatTimestamp(t)
+	return record.FormatTimestamp(t)
 }
 
 func offsetsSafeJoin(ss []string, empty string) string {

@@ -14,7 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/kbatch-dev/kbatch/consumer"
+	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
 	"github.com/kbatch-dev/kbatch/record"
 	"github.com/kbatch-dev/kbatch/replay"
@@ -88,7 +88,7 @@ partition, 3 some requested offsets were below the log start.`,
 // opened.
 type replayPlan struct {
 	committed bool
-	enc       consumer.RecordAppender
+	enc       record.Appender
 	specs     []replay.RangeSpec
 }
 
@@ -142,9 +142,7 @@ func runReplay(ctx context.Context, g *globalOptions, o *replayOptions, args []s
 		return err
 	}
 	cc.ReadCommitted = p.committed
-	conf := cc.SaramaConfig()
-	conf.Consumer.MaxWaitTime = 100 * time.Millisecond
-	client, err := consumer.DialWith(cc, conf)
+	client, err := kafka.Dial(cc) // replay's fetches long-poll 100ms (replay.Run)
 	if err != nil {
 		return err
 	}
@@ -170,7 +168,7 @@ func runReplay(ctx context.Context, g *globalOptions, o *replayOptions, args []s
 // openSink opens replay's output for tasks: the --to-topic producer, the
 // --out file, or stdout. incomplete says what a failure leaves behind, for
 // the error message.
-func (o *replayOptions) openSink(cc consumer.ClientConfig, tasks []replay.Task, enc consumer.RecordAppender, stdout io.Writer) (sink replay.Sink, incomplete string, err error) {
+func (o *replayOptions) openSink(cc kafka.ClientConfig, tasks []replay.Task, enc record.Appender, stdout io.Writer) (sink replay.Sink, incomplete string, err error) {
 	switch {
 	case o.toTopic != "":
 		sources := make([]offsets.Partition, len(tasks))

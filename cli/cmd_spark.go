@@ -11,13 +11,11 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/IBM/sarama"
 	"github.com/spf13/cobra"
 
 	"github.com/kbatch-dev/kbatch/consumer"
-	"github.com/kbatch-dev/kbatch/offsets"
 	"github.com/kbatch-dev/kbatch/offsets/spark"
-	"github.com/kbatch-dev/kbatch/replay"
+	"github.com/kbatch-dev/kbatch/sparkwatch"
 	"github.com/kbatch-dev/kbatch/tui"
 )
 
@@ -93,7 +91,7 @@ func runSpark(ctx context.Context, g *globalOptions, o *sparkOptions, dir string
 	if _, err := spark.Open(dir); err != nil {
 		return err
 	}
-	cfg := consumer.SparkConfig{Dir: dir, Source: o.source, Interval: o.interval, Last: o.last,
+	cfg := sparkwatch.Config{Dir: dir, Source: o.source, Interval: o.interval, Last: o.last,
 		Once: o.once, MaxBatches: o.batches}
 	client, cc, err := offsetsCluster(g)
 	if err != nil {
@@ -103,13 +101,13 @@ func runSpark(ctx context.Context, g *globalOptions, o *sparkOptions, dir string
 		defer client.Close()
 		cfg.Client, cfg.Brokers = client, cc.Brokers
 		if !o.noTUI {
-			cfg.Samples, cfg.Sampler = o.samples, sampler{client: client}
+			cfg.Samples = o.samples // read with replay (sparkwatch.ReplaySampler)
 		}
 	}
 
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
-	w, err := consumer.StartSpark(ctx, cfg)
+	w, err := sparkwatch.Start(ctx, cfg)
 	if errors.Is(err, spark.ErrNoKafkaSource) || errors.Is(err, spark.ErrSeveralKafkaSources) {
 		return usageError{err}
 	}
@@ -126,11 +124,11 @@ func runSpark(ctx context.Context, g *globalOptions, o *sparkOptions, dir string
 	if client != nil {
 		opts.Replayer = replayer{client: client}
 	}
-	return tui.Run(ctx, w, opts)
+	return tui.Run(ctx, w, nil, opts) // read-only: no controls
 }
 
 // writeSparkJSONLines prints the watch's events until it ends.
-func writeSparkJSONLines(w *consumer.SparkWatch, stdout io.Writer) error {
+func writeSparkJSONLines(w *sparkwatch.Watch, stdout io.Writer) error {
 	out := bufio.NewWriterSize(stdout, 64<<10)
 	var buf []byte
 	var werr error
@@ -157,43 +155,3 @@ func writeSparkJSONLines(w *consumer.SparkWatch, stdout io.Writer) error {
 	}
 	return werr
 }
-
-// sampler reads the sample records of kbatch spark's batches with package
-// replay: exact ranges, planned against the cluster (raised to the log
-// start, capped at the end), never touching a store or a group.
-type sampler struct{ client sarama.Client }
-
-func (s sampler) Sample(ctx context.Context, ranges []offsets.Range) ([]*sarama.ConsumerMessage, error) {
-	specs := make([]replay.RangeSpec, len(ranges))
-	for i, r := range ranges {
-		specs[i] = replay.RangeSpec{Topic: r.Topic, Partitions: []int32{r.Partition.Partition},
-			From: replay.Bound{Kind: replay.BoundOffset, Offset: r.From}, Until: replay.Bound{Kind: replay.BoundOffset, Offset: r.Until}}
-		specs[i].Text = specs[i].String()
-	}
-	tasks, err := replay.Plan(s.client, specs)
-	if err != nil {
-		return nil, err
-	}
-	sink := &collectSink{}
-	_, err = replay.Run(ctx, s.client, tasks, sink, replay.Options{FetchBytes: 64 << 10})
-	var partial *replay.PartialError
-	if errors.As(err, &partial) {
-		err = nil // offsets below the log start are gone; samples are what is left
-	}
-	return sink.recs, err
-}
-
-// collectSink keeps a replay's records in memory; only for the few
-// records of samples.
-type collectSink struct{ recs []*sarama.ConsumerMessage }
-
-func (s *collectSink) Write(recs []sarama.ConsumerMessage) error {
-	for i := range recs {
-		m := recs[i] // Write reuses recs; the byte slices inside stay valid
-		s.recs = append(s.recs, &m)
-	}
-	return nil
-}
-
-func (s *collectSink) Close() error { return nil }
-func (s *collectSink) Abort()       {}

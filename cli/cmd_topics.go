@@ -9,10 +9,9 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/IBM/sarama"
 	"github.com/spf13/cobra"
 
-	"github.com/kbatch-dev/kbatch/consumer"
+	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
 	"github.com/kbatch-dev/kbatch/record"
 )
@@ -63,7 +62,7 @@ func runTopics(g *globalOptions, names []string, all, asJSON bool, stdout io.Wri
 	if err != nil {
 		return err
 	}
-	client, err := consumer.Dial(cc)
+	client, err := kafka.Dial(cc)
 	if err != nil {
 		return err
 	}
@@ -72,11 +71,11 @@ func runTopics(g *globalOptions, names []string, all, asJSON bool, stdout io.Wri
 	if err != nil {
 		return err
 	}
-	parts, err := consumer.TopicPartitions(client, topics)
+	parts, err := kafka.TopicPartitions(client, topics)
 	if err != nil {
 		return err
 	}
-	bounds, err := consumer.ListBounds(client, parts)
+	bounds, err := kafka.ListBounds(client, parts)
 	if err != nil {
 		return err
 	}
@@ -104,7 +103,7 @@ func writeErr(err error) error {
 
 // selectTopics returns the named topics (each must exist), or every topic
 // of the cluster, internal ones only with all; sorted.
-func selectTopics(client sarama.Client, names []string, all bool) ([]string, error) {
+func selectTopics(client *kafka.Client, names []string, all bool) ([]string, error) {
 	have, err := client.Topics()
 	if err != nil {
 		return nil, fmt.Errorf("listing topics: %w", err)
@@ -122,7 +121,7 @@ func selectTopics(client sarama.Client, names []string, all bool) ([]string, err
 	out := dedupe(names)
 	for _, t := range out {
 		if !slices.Contains(have, t) {
-			return nil, fmt.Errorf("%w: %q does not exist on this cluster (kbatch topics lists them)", consumer.ErrUnknownTopic, t)
+			return nil, fmt.Errorf("%w: %q does not exist on this cluster (kbatch topics lists them)", kafka.ErrUnknownTopic, t)
 		}
 	}
 	slices.Sort(out)
@@ -130,7 +129,7 @@ func selectTopics(client sarama.Client, names []string, all bool) ([]string, err
 }
 
 // collectTopics groups partitions by topic, with bounds and leaders.
-func collectTopics(client sarama.Client, parts []offsets.Partition, bounds map[offsets.Partition]offsets.Bounds) []topicInfo {
+func collectTopics(client *kafka.Client, parts []offsets.Partition, bounds map[offsets.Partition]offsets.Bounds) []topicInfo {
 	var out []topicInfo
 	for _, p := range parts { // sorted by topic, then partition
 		if len(out) == 0 || out[len(out)-1].Topic != p.Topic {
@@ -138,8 +137,8 @@ func collectTopics(client sarama.Client, parts []offsets.Partition, bounds map[o
 		}
 		b := bounds[p]
 		pi := partitionInfo{Partition: p.Partition, LogStart: b.LogStart, HighWatermark: b.HighWatermark, Leader: -1}
-		if leader, err := client.Leader(p.Topic, p.Partition); err == nil && leader != nil {
-			pi.Leader, pi.LeaderAddr = leader.ID(), leader.Addr()
+		if leader, err := client.Leader(p); err == nil {
+			pi.Leader, pi.LeaderAddr = leader.ID, leader.Addr
 		}
 		t := &out[len(out)-1]
 		t.Partitions = append(t.Partitions, pi)

@@ -4,15 +4,13 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/IBM/sarama"
-
-	"github.com/kbatch-dev/kbatch/consumer"
+	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/tui"
 )
 
 // topicLister lists the cluster's topics for the TUI's topic picker, the
 // way kbatch topics does (internal "__" topics left out).
-type topicLister struct{ client sarama.Client }
+type topicLister struct{ client *kafka.Client }
 
 // ListTopics refreshes the metadata (so "list again" sees new topics),
 // then asks for every partition's bounds; a topic's records are the sum
@@ -28,11 +26,11 @@ func (l topicLister) ListTopics(ctx context.Context) ([]tui.TopicInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	parts, err := consumer.TopicPartitions(l.client, topics)
+	parts, err := kafka.TopicPartitions(l.client, topics)
 	if err != nil {
 		return nil, err
 	}
-	bounds, err := consumer.ListBounds(l.client, parts)
+	bounds, err := kafka.ListBounds(l.client, parts)
 	if err != nil {
 		return nil, err
 	}

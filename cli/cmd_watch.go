@@ -13,12 +13,13 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/IBM/sarama"
 	"github.com/spf13/cobra"
 
 	"github.com/kbatch-dev/kbatch/consumer"
+	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
 	"github.com/kbatch-dev/kbatch/offsets/spark"
+	"github.com/kbatch-dev/kbatch/record"
 	"github.com/kbatch-dev/kbatch/tui"
 )
 
@@ -176,7 +177,7 @@ func dedupe(ss []string) []string {
 // watchPlan is what watch's flags decide before anything is opened.
 type watchPlan struct {
 	cfg consumer.Config
-	enc consumer.RecordAppender
+	enc record.Appender
 	// pick: no -t was given and the TUI's topic picker asks for the topics.
 	pick bool
 }
@@ -282,12 +283,12 @@ func runWatch(ctx context.Context, g *globalOptions, o *watchOptions, stdout, st
 // on done. It returns the complete configuration and where event lines go
 // (stdout, or stderr when --sink - takes stdout); a nil configuration when
 // the picker was quit.
-func (o *watchOptions) open(ctx context.Context, g *globalOptions, p watchPlan, cc consumer.ClientConfig, stdout, stderr io.Writer, done *cleanups) (*consumer.Config, io.Writer, error) {
+func (o *watchOptions) open(ctx context.Context, g *globalOptions, p watchPlan, cc kafka.ClientConfig, stdout, stderr io.Writer, done *cleanups) (*consumer.Config, io.Writer, error) {
 	cfg := p.cfg
-	var client sarama.Client
+	var client *kafka.Client
 	var err error
 	if p.pick {
-		if client, err = consumer.Dial(cc); err != nil {
+		if client, err = kafka.Dial(cc); err != nil {
 			return nil, nil, err
 		}
 		done.add(func() { _ = client.Close() })
@@ -328,7 +329,7 @@ func (o *watchOptions) open(ctx context.Context, g *globalOptions, p watchPlan, 
 		cfg.Store = st
 	}
 	if client == nil {
-		if client, err = consumer.Dial(cc); err != nil {
+		if client, err = kafka.Dial(cc); err != nil {
 			return nil, nil, err
 		}
 		done.add(func() { _ = client.Close() })
@@ -343,7 +344,7 @@ func (o *watchOptions) open(ctx context.Context, g *globalOptions, p watchPlan, 
 // stdout, and then event lines go to stderr, so `kbatch --no-tui --sink - |
 // jq` sees nothing but records. Without --sink it returns no sink, and
 // stdout for the event lines.
-func (o *watchOptions) openSink(enc consumer.RecordAppender, stdout, stderr io.Writer) (*consumer.FileSink, io.Writer, error) {
+func (o *watchOptions) openSink(enc record.Appender, stdout, stderr io.Writer) (*consumer.FileSink, io.Writer, error) {
 	switch o.sink {
 	case "":
 		return nil, stdout, nil
@@ -362,11 +363,11 @@ func (o *watchOptions) openSink(enc consumer.RecordAppender, stdout, stderr io.W
 
 // setLeaderLookup lets a kcat encoder name each partition's leader, as
 // kcat's "broker" does; other encoders need nothing.
-func setLeaderLookup(enc consumer.RecordAppender, client sarama.Client) {
-	if k, ok := enc.(*consumer.KcatEncoder); ok {
+func setLeaderLookup(enc record.Appender, client *kafka.Client) {
+	if k, ok := enc.(*record.KcatEncoder); ok {
 		k.Leader = func(topic string, partition int32) int32 {
-			if b, err := client.Leader(topic, partition); err == nil {
-				return b.ID()
+			if b, err := client.Leader(offsets.Partition{Topic: topic, Partition: partition}); err == nil {
+				return b.ID
 			}
 			return -1
 		}
@@ -377,12 +378,12 @@ func setLeaderLookup(enc consumer.RecordAppender, client sarama.Client) {
 var sinkFormats = []string{"json", "kcat"}
 
 // recordFormat is the record encoder of --format.
-func recordFormat(format string) (consumer.RecordAppender, error) {
+func recordFormat(format string) (record.Appender, error) {
 	switch format {
 	case "json":
-		return &consumer.RecordEncoder{}, nil
+		return &record.JSONEncoder{}, nil
 	case "kcat":
-		return &consumer.KcatEncoder{}, nil
+		return &record.KcatEncoder{}, nil
 	}
 	return nil, usagef("invalid --format %q: want json (kbatch's record lines) or kcat (kcat -J's shape)", format)
 }

@@ -4,10 +4,10 @@ import (
 	"context"
 	"time"
 
-	"github.com/IBM/sarama"
-
 	"github.com/kbatch-dev/kbatch/consumer"
+	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
+	"github.com/kbatch-dev/kbatch/record"
 	"github.com/kbatch-dev/kbatch/replay"
 	"github.com/kbatch-dev/kbatch/tui"
 )
@@ -25,7 +25,7 @@ func runTUI(ctx context.Context, stream *consumer.Stream, cfg consumer.Config, g
 	if interval == 0 {
 		interval = time.Second
 	}
-	return tui.Run(ctx, stream, tui.Options{
+	return tui.Run(ctx, stream, stream, tui.Options{
 		Name:        cfg.Name,
 		Cluster:     g.conn.Cluster,
 		InsecureTLS: g.conn.InsecureSkipVerify,
@@ -41,7 +41,7 @@ func runTUI(ctx context.Context, stream *consumer.Stream, cfg consumer.Config, g
 // replayer adapts package replay to the TUI's replay view. It shares the
 // stream's client (sarama clients are safe for concurrent use) and never
 // touches the store.
-type replayer struct{ client sarama.Client }
+type replayer struct{ client *kafka.Client }
 
 func (r replayer) Plan(_ context.Context, ranges []string) ([]tui.ReplayTask, error) {
 	now := time.Now()
@@ -82,12 +82,12 @@ type emitSink struct {
 	emit  func(tui.ReplayChunk) error
 }
 
-func (s *emitSink) Write(recs []sarama.ConsumerMessage) error {
+func (s *emitSink) Write(recs []record.Record) error {
 	if len(recs) == 0 {
 		return nil
 	}
 	// Write reuses recs; the byte slices inside stay valid.
-	msgs := make([]*sarama.ConsumerMessage, len(recs))
+	msgs := make([]*record.Record, len(recs))
 	for i := range recs {
 		m := recs[i]
 		msgs[i] = &m
@@ -100,7 +100,7 @@ func (s *emitSink) Write(recs []sarama.ConsumerMessage) error {
 			break
 		}
 	}
-	return s.emit(tui.ReplayChunk{Task: task, Records: msgs, Next: last.Offset + 1})
+	return s.emit(tui.ReplayChunk{Task: task, Records: msgs, Next: offsets.Next(last.Offset)})
 }
 
 func (s *emitSink) Close() error { return nil }

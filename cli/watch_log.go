@@ -7,28 +7,25 @@ import (
 	"os"
 	"strings"
 
-	"github.com/IBM/sarama"
-
-	"github.com/kbatch-dev/kbatch/consumer"
+	"github.com/kbatch-dev/kbatch/kafka"
+	"github.com/kbatch-dev/kbatch/offsets"
 	"github.com/kbatch-dev/kbatch/tui"
 )
 
 // openDebugLog opens watch --log FILE (appended to, created 0600) and
 // returns its logger and a function that closes it. While it is open,
-// sarama's own log (connections, metadata requests, SASL outcomes; never
-// credentials) goes to it too: sarama.Logger is sarama's package variable,
-// the only way sarama logs, so kbatch sets it here, for the run, and puts
-// the old one back when the log closes.
+// the Kafka client library's own log (connections, metadata requests,
+// SASL outcomes; never credentials) goes to it too (kafka.LogLibrary), and
+// the library's previous logger is put back when the log closes.
 func openDebugLog(path string) (*slog.Logger, func(), error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, nil, fmt.Errorf("cannot open --log %s: %v", path, cause(err))
 	}
 	log := slog.New(escapeHandler{slog.NewTextHandler(f, &slog.HandlerOptions{Level: slog.LevelDebug})})
-	old := sarama.Logger
-	sarama.Logger = saramaLog{log}
+	restore := kafka.LogLibrary(log)
 	return log, func() {
-		sarama.Logger = old
+		restore()
 		_ = f.Close()
 	}, nil
 }
@@ -44,7 +41,7 @@ func cause(err error) error {
 // logCluster logs how the cluster was reached and what its metadata
 // says: the brokers and each partition's leader. Of the security settings
 // it names only whether TLS is on and the SASL mechanism.
-func logCluster(log *slog.Logger, cc consumer.ClientConfig, client sarama.Client, topics []string) {
+func logCluster(log *slog.Logger, cc kafka.ClientConfig, client *kafka.Client, topics []string) {
 	if log == nil {
 		return
 	}
@@ -54,10 +51,10 @@ func logCluster(log *slog.Logger, cc consumer.ClientConfig, client sarama.Client
 	}
 	var brokers []string
 	for _, b := range client.Brokers() {
-		brokers = append(brokers, fmt.Sprintf("#%d %s", b.ID(), b.Addr()))
+		brokers = append(brokers, fmt.Sprintf("#%d %s", b.ID, b.Addr))
 	}
 	log.Info("connected", "bootstrap", strings.Join(cc.Brokers, ","), "tls", cc.TLS != nil, "sasl", sasl,
-		"kafka_version", client.Config().Version.String(), "read_committed", cc.ReadCommitted, "brokers", strings.Join(brokers, ", "))
+		"kafka_version", client.Version(), "read_committed", cc.ReadCommitted, "brokers", strings.Join(brokers, ", "))
 	for _, t := range topics {
 		parts, err := client.Partitions(t)
 		if err != nil {
@@ -67,25 +64,13 @@ func logCluster(log *slog.Logger, cc consumer.ClientConfig, client sarama.Client
 		var leaders []string
 		for _, p := range parts {
 			id := int32(-1)
-			if b, err := client.Leader(t, p); err == nil {
-				id = b.ID()
+			if b, err := client.Leader(offsets.Partition{Topic: t, Partition: p}); err == nil {
+				id = b.ID
 			}
 			leaders = append(leaders, fmt.Sprintf("%d:#%d", p, id))
 		}
 		log.Info("metadata", "topic", t, "partitions", len(parts), "leaders", strings.Join(leaders, " "))
 	}
-}
-
-// saramaLog is sarama's StdLogger over the debug log.
-type saramaLog struct{ l *slog.Logger }
-
-func (s saramaLog) Print(v ...any) { s.log(fmt.Sprint(v...)) }
-func (s saramaLog) Printf(format string, v ...any) {
-	s.log(fmt.Sprintf(format, v...))
-}
-func (s saramaLog) Println(v ...any) { s.log(fmt.Sprintln(v...)) }
-func (s saramaLog) log(msg string) {
-	s.l.Debug(strings.TrimRight(msg, "\n"), "from", "sarama")
 }
 
 // escapeHandler makes every string of a log record safe for a terminal

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
 )
 
@@ -46,7 +47,7 @@ type span struct{ from, until int64 }
 // add takes the transaction marks of one chunk read by reader gen. A new
 // reader (a seek, a reset) starts with no open transactions: the ones it
 // had were read at other offsets. Known aborted offsets stay known.
-func (a *abortMarks) add(gen uint64, marks []TxnMark) {
+func (a *abortMarks) add(gen uint64, marks []kafka.TxnMark) {
 	if gen != a.gen {
 		a.gen, a.open = gen, nil
 	}
@@ -133,11 +134,8 @@ func (b *Batch) addAborted(rs []offsets.Range) {
 	b.Aborted = append(b.Aborted, rs...)
 	if n > 0 && rs[0].Partition.Less(b.Aborted[n-1].Partition) {
 		slices.SortStableFunc(b.Aborted, func(x, y offsets.Range) int {
-			if x.Partition != y.Partition {
-				if x.Partition.Less(y.Partition) {
-					return -1
-				}
-				return 1
+			if c := offsets.ComparePartitions(x.Partition, y.Partition); c != 0 {
+				return c
 			}
 			return cmp.Compare(x.From, y.From)
 		})

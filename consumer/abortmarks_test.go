@@ -9,42 +9,46 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/IBM/sarama"
-
 	"github.com/kbatch-dev/kbatch/internal/testkafka"
+	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
+	"github.com/kbatch-dev/kbatch/record"
 )
 
 func TestAbortMarks(t *testing.T) {
 	p := offsets.Partition{Topic: "t", Partition: 0}
-	data := func(pid, from, until int64) TxnMark { return TxnMark{ProducerID: pid, From: from, Until: until} }
-	abort := func(pid, at int64) TxnMark {
-		return TxnMark{ProducerID: pid, From: at, Until: at + 1, Marker: true, Abort: true}
+	data := func(pid, from, until int64) kafka.TxnMark {
+		return kafka.TxnMark{ProducerID: pid, From: from, Until: until}
 	}
-	commit := func(pid, at int64) TxnMark { return TxnMark{ProducerID: pid, From: at, Until: at + 1, Marker: true} }
+	abort := func(pid, at int64) kafka.TxnMark {
+		return kafka.TxnMark{ProducerID: pid, From: at, Until: at + 1, Marker: true, Abort: true}
+	}
+	commit := func(pid, at int64) kafka.TxnMark {
+		return kafka.TxnMark{ProducerID: pid, From: at, Until: at + 1, Marker: true}
+	}
 	rng := func(from, until int64) offsets.Range { return offsets.Range{Partition: p, From: from, Until: until} }
 	type cut struct{ from, until int64 }
 	tests := []struct {
 		name   string
-		chunks [][]TxnMark // one add each, all before the first cut
+		chunks [][]kafka.TxnMark // one add each, all before the first cut
 		cuts   []cut
 		want   [][]offsets.Range // per cut
 	}{
-		{"the doc comment's example", [][]TxnMark{{data(7, 10, 12), data(9, 12, 13), abort(7, 13)}},
+		{"the doc comment's example", [][]kafka.TxnMark{{data(7, 10, 12), data(9, 12, 13), abort(7, 13)}},
 			[]cut{{10, 14}}, [][]offsets.Range{{rng(10, 12)}}},
-		{"committed is never marked", [][]TxnMark{{data(7, 0, 3), commit(7, 3)}},
+		{"committed is never marked", [][]kafka.TxnMark{{data(7, 0, 3), commit(7, 3)}},
 			[]cut{{0, 4}}, [][]offsets.Range{nil}},
-		{"the marker ends the transaction: the next one of the producer commits", [][]TxnMark{{data(7, 0, 2), abort(7, 2), data(7, 3, 5)}, {commit(7, 5)}},
+		{"the marker ends the transaction: the next one of the producer commits", [][]kafka.TxnMark{{data(7, 0, 2), abort(7, 2), data(7, 3, 5)}, {commit(7, 5)}},
 			[]cut{{0, 6}}, [][]offsets.Range{{rng(0, 2)}}},
-		{"batches of one transaction across chunks", [][]TxnMark{{data(7, 0, 2)}, {data(7, 2, 4), data(8, 4, 5)}, {data(7, 5, 6), abort(7, 6)}},
+		{"batches of one transaction across chunks", [][]kafka.TxnMark{{data(7, 0, 2)}, {data(7, 2, 4), data(8, 4, 5)}, {data(7, 5, 6), abort(7, 6)}},
 			[]cut{{0, 7}}, [][]offsets.Range{{rng(0, 4), rng(5, 6)}}},
-		{"aborts out of order are sorted, touching ones merged", [][]TxnMark{{data(7, 0, 2), data(8, 3, 5), data(9, 2, 3), abort(8, 5), abort(7, 6), commit(9, 7)}},
+		{"aborts out of order are sorted, touching ones merged", [][]kafka.TxnMark{{data(7, 0, 2), data(8, 3, 5), data(9, 2, 3), abort(8, 5), abort(7, 6), commit(9, 7)}},
 			[]cut{{0, 8}}, [][]offsets.Range{{rng(0, 2), rng(3, 5)}}},
-		{"offsets read twice (a seek back) are marked once", [][]TxnMark{{data(7, 0, 2), abort(7, 2)}, {data(7, 0, 2), abort(7, 2)}},
+		{"offsets read twice (a seek back) are marked once", [][]kafka.TxnMark{{data(7, 0, 2), abort(7, 2)}, {data(7, 0, 2), abort(7, 2)}},
 			[]cut{{0, 3}}, [][]offsets.Range{{rng(0, 2)}}},
-		{"a cut through an aborted transaction", [][]TxnMark{{data(7, 0, 10), abort(7, 10)}},
+		{"a cut through an aborted transaction", [][]kafka.TxnMark{{data(7, 0, 10), abort(7, 10)}},
 			[]cut{{0, 4}, {4, 11}}, [][]offsets.Range{{rng(0, 4)}, {rng(4, 10)}}},
-		{"a range starting past marks (a jump) leaves them out", [][]TxnMark{{data(7, 0, 10), abort(7, 10)}},
+		{"a range starting past marks (a jump) leaves them out", [][]kafka.TxnMark{{data(7, 0, 10), abort(7, 10)}},
 			[]cut{{6, 11}}, [][]offsets.Range{{rng(6, 10)}}},
 	}
 	for _, tc := range tests {
@@ -71,16 +75,16 @@ func TestAbortMarks(t *testing.T) {
 func TestAbortMarksAfterTheCut(t *testing.T) {
 	p := offsets.Partition{Topic: "t", Partition: 0}
 	var a abortMarks
-	a.add(1, []TxnMark{{ProducerID: 7, From: 0, Until: 3}})
+	a.add(1, []kafka.TxnMark{{ProducerID: 7, From: 0, Until: 3}})
 	if got := a.take(p, 0, 3); got != nil {
 		t.Fatalf("cut before the marker: %v", got)
 	}
-	a.add(1, []TxnMark{{ProducerID: 7, From: 3, Until: 5}, {ProducerID: 7, From: 5, Until: 6, Marker: true, Abort: true}})
+	a.add(1, []kafka.TxnMark{{ProducerID: 7, From: 3, Until: 5}, {ProducerID: 7, From: 5, Until: 6, Marker: true, Abort: true}})
 	if got := a.take(p, 3, 6); !reflect.DeepEqual(got, []offsets.Range{{Partition: p, From: 3, Until: 5}}) {
 		t.Fatalf("second cut: %v, want [3, 5)", got)
 	}
-	a.add(1, []TxnMark{{ProducerID: 8, From: 6, Until: 8}})
-	a.add(2, []TxnMark{{ProducerID: 8, From: 20, Until: 21, Marker: true, Abort: true}})
+	a.add(1, []kafka.TxnMark{{ProducerID: 8, From: 6, Until: 8}})
+	a.add(2, []kafka.TxnMark{{ProducerID: 8, From: 20, Until: 21, Marker: true, Abort: true}})
 	if got := a.take(p, 6, 30); got != nil {
 		t.Fatalf("a marker read by a new reader marked %v", got)
 	}
@@ -107,7 +111,7 @@ func TestBatchIsAborted(t *testing.T) {
 // the batch marks aborted.
 type offsetsSink struct{ got, aborted []int64 }
 
-func (s *offsetsSink) Process(_ context.Context, b *Batch, recs []*sarama.ConsumerMessage) error {
+func (s *offsetsSink) Process(_ context.Context, b *Batch, recs []*record.Record) error {
 	for _, m := range recs {
 		s.got = append(s.got, m.Offset)
 		if b.IsAborted(offsets.Partition{Topic: m.Topic, Partition: m.Partition}, m.Offset) {
@@ -141,8 +145,8 @@ func TestStreamIsolation(t *testing.T) {
 		{false, []int64{0, 1, 2, 3, 4, 6, 7, 9}, []int64{3, 4}},
 	} {
 		t.Run(map[bool]string{true: "committed", false: "uncommitted"}[tc.committed], func(t *testing.T) {
-			cc := ClientConfig{Brokers: h.kc.Brokers, ReadCommitted: tc.committed}
-			c, err := Dial(cc)
+			cc := kafka.ClientConfig{Brokers: h.kc.Brokers, ReadCommitted: tc.committed}
+			c, err := kafka.Dial(cc)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -164,7 +168,7 @@ func TestStreamIsolation(t *testing.T) {
 		})
 	}
 	t.Run("sink", func(t *testing.T) {
-		c, err := Dial(ClientConfig{Brokers: h.kc.Brokers})
+		c, err := kafka.Dial(kafka.ClientConfig{Brokers: h.kc.Brokers})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,9 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/IBM/sarama"
-
 	"github.com/kbatch-dev/kbatch/offsets"
+	"github.com/kbatch-dev/kbatch/record"
 )
 
 // countingStore counts the store's batch transactions.
@@ -118,7 +117,7 @@ type gate struct {
 	release chan struct{}
 }
 
-func (g *gate) Process(_ context.Context, b *Batch, _ []*sarama.ConsumerMessage) error {
+func (g *gate) Process(_ context.Context, b *Batch, _ []*record.Record) error {
 	if b.ID == g.id {
 		close(g.entered)
 		<-g.release

@@ -7,9 +7,9 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/IBM/sarama"
-
+	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
+	"github.com/kbatch-dev/kbatch/record"
 )
 
 // Processor handles a batch's records before the batch is acked: the
@@ -17,7 +17,7 @@ import (
 // planned and the stream ends with that error; the next start re-delivers
 // it. records are only valid during the call.
 type Processor interface {
-	Process(ctx context.Context, b *Batch, records []*sarama.ConsumerMessage) error
+	Process(ctx context.Context, b *Batch, records []*record.Record) error
 }
 
 // Store is what the stream needs of the offsets store; *offsets.Store
@@ -41,7 +41,7 @@ type Store interface {
 // Config is a stream's configuration. Client is owned by the caller and
 // must outlive the stream.
 type Config struct {
-	Client  sarama.Client
+	Client  *kafka.Client
 	Brokers []string
 	Topics  []string
 	// Name is the stream's name in the store.

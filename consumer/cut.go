@@ -5,9 +5,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/IBM/sarama"
-
 	"github.com/kbatch-dev/kbatch/offsets"
+	"github.com/kbatch-dev/kbatch/record"
 )
 
 // maybeCut cuts a batch when one is due: the interval passed, a catch-up
@@ -72,16 +71,16 @@ func (l *loop) catchUpReady() bool {
 }
 
 // cut takes every record held into a new batch; nil when none is held.
-func (l *loop) cut(now time.Time) (*Batch, []*sarama.ConsumerMessage) {
+func (l *loop) cut(now time.Time) (*Batch, []*record.Record) {
 	b := &Batch{Batch: offsets.Batch{ID: l.nextID, Time: now, State: offsets.StatePlanned}}
-	var recs []*sarama.ConsumerMessage
+	var recs []*record.Record
 	for _, p := range l.order {
 		ps := l.parts[p]
 		if len(ps.recs) == 0 {
 			continue
 		}
 		n := min(len(ps.recs), l.cfg.MaxPerPartition)
-		until := ps.recs[n-1].Offset + 1
+		until := offsets.Next(ps.recs[n-1].Offset)
 		recs = l.take(b, ps, recs, n, until)
 	}
 	if len(b.Ranges) == 0 {
@@ -91,11 +90,11 @@ func (l *loop) cut(now time.Time) (*Batch, []*sarama.ConsumerMessage) {
 }
 
 // take moves ps's first n records into b as the range [ps.from, until).
-func (l *loop) take(b *Batch, ps *partState, recs []*sarama.ConsumerMessage, n int, until int64) []*sarama.ConsumerMessage {
+func (l *loop) take(b *Batch, ps *partState, recs []*record.Record, n int, until int64) []*record.Record {
 	taken := ps.recs[:n]
 	var bytes int64
 	for _, m := range taken {
-		bytes += RecordBytes(m)
+		bytes += m.Bytes()
 	}
 	b.Ranges = append(b.Ranges, offsets.BatchRange{
 		Range:   offsets.Range{Partition: ps.p, From: ps.from, Until: until},
@@ -109,7 +108,7 @@ func (l *loop) take(b *Batch, ps *partState, recs []*sarama.ConsumerMessage, n i
 	}
 	recs = append(recs, taken...)
 	rest := ps.recs[n:]
-	ps.recs = make([]*sarama.ConsumerMessage, len(rest), max(len(rest), 64))
+	ps.recs = make([]*record.Record, len(rest), max(len(rest), 64))
 	copy(ps.recs, rest)
 	ps.bytes -= bytes
 	l.held -= bytes
@@ -143,7 +142,7 @@ func (l *loop) maybeRedeliver(now time.Time) error {
 		}
 	}
 	b := &Batch{Batch: offsets.Batch{ID: pend.ID, Time: now, State: offsets.StatePlanned, Redelivered: true}}
-	var recs []*sarama.ConsumerMessage
+	var recs []*record.Record
 	for _, r := range pend.Ranges {
 		ps := l.parts[r.Partition]
 		if ps == nil {
@@ -187,7 +186,7 @@ func (l *loop) maybeRedeliver(now time.Time) error {
 // waits for Ack. A batch processed and not yet acked is acked in the same
 // transaction that writes b ahead: one store transaction per batch while
 // batches come back to back. The loop keeps reading meanwhile.
-func (l *loop) process(b *Batch, recs []*sarama.ConsumerMessage) error {
+func (l *loop) process(b *Batch, recs []*record.Record) error {
 	logCut(l.cfg.Log, b, l.held)
 	l.nextID = b.ID + 1
 	l.cutCount++
@@ -219,7 +218,7 @@ type job struct {
 	ack      *Batch    // a processed batch to ack (with b: in b's plan transaction)
 	ackStart time.Time // when ack's write-ahead (or its manual ack) began
 	b        *Batch
-	recs     []*sarama.ConsumerMessage
+	recs     []*record.Record
 	plan     bool // write b ahead as planned
 	process  bool // process b; it is acked later
 }
@@ -238,7 +237,7 @@ const (
 type jobResult struct {
 	kind    resultKind
 	b       *Batch
-	recs    []*sarama.ConsumerMessage
+	recs    []*record.Record
 	err     error
 	start   time.Time // resProcessed: when b's write-ahead (or manual ack) began
 	ackedAt time.Time
@@ -348,26 +347,4 @@ func (l *loop) onResult(r jobResult) error {
 // its memory with every record of the same fetch answer (one slab of
 // messages, one buffer of bytes), so a sample kept by a screen's batch
 // history would otherwise pin a whole answer for as long as it is shown.
-func detach(m *sarama.ConsumerMessage) *sarama.ConsumerMessage {
-	c := *m
-	c.Key = cloneBytes(m.Key)
-	c.Value = cloneBytes(m.Value)
-	if m.Headers != nil {
-		c.Headers = make([]*sarama.RecordHeader, len(m.Headers))
-		for i, h := range m.Headers {
-			if h != nil {
-				c.Headers[i] = &sarama.RecordHeader{Key: cloneBytes(h.Key), Value: cloneBytes(h.Value)}
-			}
-		}
-	}
-	return &c
-}
-
-// cloneBytes copies b, keeping nil apart from empty (a null key is not an
-// empty one).
-func cloneBytes(b []byte) []byte {
-	if b == nil {
-		return nil
-	}
-	return append(make([]byte, 0, len(b)), b...)
-}
+func detach(m *record.Record) *record.Record { return m.Clone() }

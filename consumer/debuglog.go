@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/IBM/sarama"
-
+	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
+	"github.com/kbatch-dev/kbatch/record"
 )
 
 // The debug log (Config.Log, watch --log) is for a bug report: it says
@@ -53,7 +53,7 @@ func logCut(l *slog.Logger, b *Batch, held int64) {
 // logFetch logs one fetch of broker: what was asked (partition @ offset
 // / fetch size) and, per partition, the answer: error, high watermark,
 // last stable offset, record batches, records and their bytes.
-func logFetch(l *slog.Logger, broker int32, in []*reader, maxBytes int64, resp *sarama.FetchResponse, err error, took time.Duration) {
+func logFetch(l *slog.Logger, broker int32, in []*reader, maxBytes int64, resp *kafka.FetchResponse, err error, took time.Duration) {
 	var ask strings.Builder
 	for i, r := range in {
 		if i > 0 {
@@ -69,7 +69,7 @@ func logFetch(l *slog.Logger, broker int32, in []*reader, maxBytes int64, resp *
 	var ans strings.Builder
 	total := int64(0)
 	for _, r := range in {
-		blk := resp.GetBlock(r.p.Topic, r.p.Partition)
+		blk := resp.Partition(r.p)
 		if ans.Len() > 0 {
 			ans.WriteString("; ")
 		}
@@ -77,51 +77,24 @@ func logFetch(l *slog.Logger, broker int32, in []*reader, maxBytes int64, resp *
 			fmt.Fprintf(&ans, "%s: left out", r.p)
 			continue
 		}
-		batches, records, bytes := blockSize(blk)
+		batches, records, bytes, partial, aborted := blk.Summary()
 		total += bytes
-		fmt.Fprintf(&ans, "%s: %s hwm %d lso %d, %d batches, %d records, %d B", r.p, kafkaErrText(blk.Err), blk.HighWaterMarkOffset, blk.LastStableOffset, batches, records, bytes)
-		if blk.Partial {
+		fmt.Fprintf(&ans, "%s: %s hwm %d lso %d, %d batches, %d records, %d B", r.p, kafkaErrText(blk.Err), blk.HighWatermark, blk.LastStable, batches, records, bytes)
+		if partial {
 			ans.WriteString(", partial")
 		}
-		if len(blk.AbortedTransactions) > 0 {
-			fmt.Fprintf(&ans, ", %d aborted transactions", len(blk.AbortedTransactions))
+		if aborted > 0 {
+			fmt.Fprintf(&ans, ", %d aborted transactions", aborted)
 		}
 	}
 	l.Info("fetch", append(attrs, "answer_bytes", total, "answer", ans.String())...)
 }
 
-func kafkaErrText(err sarama.KError) string {
-	if err == sarama.ErrNoError {
+func kafkaErrText(err error) string {
+	if err == nil {
 		return "ok"
 	}
 	return strconv.Quote(err.Error())
-}
-
-// blockSize counts a partition's answer: record batches (or legacy
-// messages), records, and the bytes of their keys, values and headers.
-func blockSize(blk *sarama.FetchResponseBlock) (batches, records int, bytes int64) {
-	for _, rs := range blk.RecordsSet {
-		switch {
-		case rs.RecordBatch != nil:
-			batches++
-			for _, r := range rs.RecordBatch.Records {
-				records++
-				bytes += int64(len(r.Key) + len(r.Value))
-				for _, h := range r.Headers {
-					bytes += int64(len(h.Key) + len(h.Value))
-				}
-			}
-		case rs.MsgSet != nil:
-			for _, m := range rs.MsgSet.Messages {
-				batches++
-				if m.Msg != nil {
-					records++
-					bytes += int64(len(m.Msg.Key) + len(m.Msg.Value))
-				}
-			}
-		}
-	}
-	return batches, records, bytes
 }
 
 func rangesText(rs []offsets.BatchRange) string {
@@ -184,7 +157,7 @@ type loggedProcessor struct {
 	l *slog.Logger
 }
 
-func (p loggedProcessor) Process(ctx context.Context, b *Batch, records []*sarama.ConsumerMessage) error {
+func (p loggedProcessor) Process(ctx context.Context, b *Batch, records []*record.Record) error {
 	start := time.Now()
 	var err error
 	if p.p != nil {

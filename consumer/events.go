@@ -3,9 +3,8 @@ package consumer
 import (
 	"time"
 
-	"github.com/IBM/sarama"
-
 	"github.com/kbatch-dev/kbatch/offsets"
+	"github.com/kbatch-dev/kbatch/record"
 )
 
 // Event is what the stream reports on its channel: *Started, *BatchEvent,
@@ -31,7 +30,7 @@ type Batch struct {
 	offsets.Batch
 	// Samples holds up to Config.Samples records per partition, in offset
 	// order per partition, partitions in range order.
-	Samples []*sarama.ConsumerMessage
+	Samples []*record.Record
 	// Duration is how long processing (sink, ack) took.
 	Duration time.Duration
 	// Aborted holds the offsets of the batch's records that belong to

@@ -7,7 +7,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/IBM/sarama"
+	"github.com/kbatch-dev/kbatch/kafka"
+	"github.com/kbatch-dev/kbatch/record"
 )
 
 // brokerFetcher is the fetch loop of one broker.
@@ -153,12 +154,8 @@ func (bf *brokerFetcher) run() {
 		if !backlog {
 			ask = min(ask, minAnswerBytes)
 		}
-		b, err := f.client.Broker(bf.id)
-		var resp *sarama.FetchResponse
 		start := time.Now()
-		if err == nil {
-			resp, err = b.Fetch(bf.request(in, ask))
-		}
+		resp, err := f.client.Fetch(bf.id, bf.request(in, ask))
 		if f.log != nil {
 			logFetch(f.log, bf.id, in, ask, resp, err, time.Since(start))
 		}
@@ -168,9 +165,6 @@ func (bf *brokerFetcher) run() {
 		default:
 		}
 		if err != nil {
-			if b != nil {
-				_ = b.Close()
-			}
 			if !bf.evict(fmt.Errorf("fetch from broker %d: %w", bf.id, err)) {
 				return
 			}
@@ -182,30 +176,19 @@ func (bf *brokerFetcher) run() {
 	}
 }
 
-// request builds one fetch of every reader in in. sarama keeps a request's
-// partitions in a map, so their order (which decides who gets the room of
-// a full answer) changes from one request to the next.
-func (bf *brokerFetcher) request(in []*reader, maxBytes int64) *sarama.FetchRequest {
-	f := bf.f
-	req := &sarama.FetchRequest{Version: f.version, MinBytes: f.minBytes, MaxWaitTime: f.maxWait}
-	if f.version >= 3 {
-		req.MaxBytes = int32(maxBytes)
-	}
-	if f.version >= 4 {
-		req.Isolation = f.isolation
-	}
-	if f.version >= 7 {
-		req.SessionID, req.SessionEpoch = 0, -1 // no fetch session
-	}
+// request builds one fetch of every reader in in (in no fixed order: see
+// kafka.NewFetchRequest).
+func (bf *brokerFetcher) request(in []*reader, maxBytes int64) *kafka.FetchRequest {
+	req := kafka.NewFetchRequest(bf.f.fetch, int32(maxBytes))
 	for _, r := range in {
-		req.AddBlock(r.p.Topic, r.p.Partition, r.pos, r.size, -1)
+		req.Add(r.p, r.pos, r.size)
 	}
 	return req
 }
 
 // handle takes one answer: records and positions to the loop, errors to
 // the loop (out of range) or the router (retry). False when stopping.
-func (bf *brokerFetcher) handle(resp *sarama.FetchResponse, in []*reader, ask int64) bool {
+func (bf *brokerFetcher) handle(resp *kafka.FetchResponse, in []*reader, ask int64) bool {
 	f := bf.f
 	var out []chunk
 	var lost []*reader // failed: to the router once their reports are sent
@@ -224,95 +207,25 @@ func (bf *brokerFetcher) handle(resp *sarama.FetchResponse, in []*reader, ask in
 		f.observe(wire, decoded)
 	}()
 	for _, r := range in {
-		blk := resp.GetBlock(r.p.Topic, r.p.Partition)
+		blk := resp.Partition(r.p)
 		if blk == nil {
 			continue // left out of a throttled answer: fetched again next round
 		}
-		switch {
-		case errors.Is(blk.Err, sarama.ErrNoError):
-		case errors.Is(blk.Err, sarama.ErrOffsetOutOfRange):
-			// The loop decides where to go on (data loss, --reset) and
-			// opens a new reader; this one is done.
-			bf.remove(r)
-			r.home.Store(nil)
-			out = append(out, chunk{p: r.p, gen: r.gen, next: r.pos, err: sarama.ErrOffsetOutOfRange})
-			continue
-		default:
-			bf.remove(r)
-			lost = append(lost, r)
-			if c, report := r.fail(blk.Err, leaderMoved(blk.Err)); report {
-				out = append(out, c)
-			}
-			continue
-		}
-		if blk.HighWaterMarkOffset >= 0 {
-			r.hwm.Store(blk.HighWaterMarkOffset)
-		}
 		asked := int64(r.size)
-		d, err := DecodeBlock(blk, r.p, r.pos, NoEnd, f.committed())
-		if err != nil {
-			bf.remove(r)
+		t := bf.take(r, blk)
+		if t.lost {
 			lost = append(lost, r)
-			if c, report := r.fail(err, false); report {
-				out = append(out, c)
-			}
-			continue
 		}
-		if d.Partial {
-			if r.size >= f.maxBytes {
-				bf.remove(r)
-				lost = append(lost, r)
-				if c, report := r.fail(fmt.Errorf("a record batch at offset %d is larger than %d bytes: %w", r.pos, f.maxBytes, sarama.ErrMessageTooLarge), false); report {
-					out = append(out, c)
-				}
-				continue
-			}
-			r.size = int32(min(2*int64(r.size), int64(f.maxBytes)))
-			continue
+		if t.report != nil {
+			out = append(out, *t.report)
 		}
-		end := blk.HighWaterMarkOffset
-		if f.committed() && blk.LastStableOffset >= 0 {
-			end = blk.LastStableOffset // an open transaction is not "more to read"
+		if t.report == nil || t.report.err != nil {
+			continue // no records: nothing learnt of their size in memory
 		}
-		if len(d.Msgs) == 0 && d.Next == r.pos && end > r.pos {
-			// Nothing came back from below the end of the log: the
-			// answer was full, or the partition's next batch is larger
-			// than its fetch size (some brokers then return nothing
-			// rather than part of it, unless the partition is the first
-			// of the answer). Ask for more next time, within reason: the
-			// answer's size still bounds the total.
-			r.size = int32(min(2*int64(r.size), int64(f.growBytes)))
+		decoded += t.mem
+		if t.report.next < blk.HighWatermark && (partWire == 0 || t.mem*partWire > partDecoded*asked) {
+			partWire, partDecoded = asked, t.mem
 		}
-		// A size grown for a large batch is kept: such batches come
-		// again. A partition whose records take at most twice their
-		// fetch size in memory gets the larger fast size, until they
-		// turn out to compress well.
-		switch {
-		case len(d.Msgs) > 0 && r.size < f.fastBytes && d.Bytes <= 2*int64(r.size):
-			r.size = f.fastBytes
-		case r.size == f.fastBytes && r.size > f.partBytes && d.Bytes > 8*int64(r.size):
-			r.size = f.partBytes // they compress well after all
-		}
-		recovered := r.errored
-		r.failures, r.errored = 0, false
-		if len(d.Msgs) == 0 {
-			r.idleSince.CompareAndSwap(0, time.Now().UnixNano())
-			if d.Next == r.pos && !recovered {
-				continue
-			}
-		} else {
-			r.idleSince.Store(0)
-		}
-		r.pos = d.Next
-		if !r.hold(int64(len(d.Msgs)), d.Bytes) {
-			continue // closed meanwhile
-		}
-		mem := inMemory(int64(len(d.Msgs)), d.Bytes)
-		decoded += mem
-		if d.Next < blk.HighWaterMarkOffset && (partWire == 0 || mem*partWire > partDecoded*asked) {
-			partWire, partDecoded = asked, mem
-		}
-		out = append(out, chunk{p: r.p, gen: r.gen, msgs: pointers(d.Msgs), bytes: d.Bytes, next: d.Next, txn: d.Txn})
 	}
 	if !f.send(out...) {
 		return false
@@ -323,57 +236,114 @@ func (bf *brokerFetcher) handle(resp *sarama.FetchResponse, in []*reader, ask in
 	return true
 }
 
-// leaderMoved reports partition errors that mean "ask someone else": the
-// router refreshes the metadata and tries the new leader.
-func leaderMoved(err error) bool {
-	for _, e := range []error{
-		sarama.ErrNotLeaderForPartition, sarama.ErrLeaderNotAvailable,
-		sarama.ErrUnknownTopicOrPartition, sarama.ErrReplicaNotAvailable,
-		sarama.ErrFencedLeaderEpoch, sarama.ErrUnknownLeaderEpoch,
-		sarama.ErrNotEnoughReplicas, sarama.ErrKafkaStorageError,
-	} {
-		if errors.Is(err, e) {
-			return true
-		}
-	}
-	return false
+// taken is what one partition's part of an answer comes to: a chunk to
+// send to the loop (records and the new position, or an error), whether
+// the reader lost its broker (to the router), and what its records take
+// in memory.
+type taken struct {
+	report *chunk
+	lost   bool
+	mem    int64
 }
 
-// FetchVersion picks the highest Fetch version the protocol version
-// allows, as sarama's consumer does. Replay's fetch loop uses it too.
-func FetchVersion(v sarama.KafkaVersion) int16 {
+// take applies one partition's part of an answer to its reader r: an
+// error ends the reader here (out of range: the loop decides where to go
+// on; others: the router retries), a partial batch grows the fetch size,
+// records move the position and are held until the loop cuts them.
+func (bf *brokerFetcher) take(r *reader, blk *kafka.PartitionAnswer) taken {
+	f := bf.f
 	switch {
-	case v.IsAtLeast(sarama.V2_7_0_0):
-		return 12
-	case v.IsAtLeast(sarama.V2_3_0_0):
-		return 11
-	case v.IsAtLeast(sarama.V2_1_0_0):
-		return 10
-	case v.IsAtLeast(sarama.V2_0_0_0):
-		return 8
-	case v.IsAtLeast(sarama.V1_1_0_0):
-		return 7
-	case v.IsAtLeast(sarama.V1_0_0_0):
-		return 6
-	case v.IsAtLeast(sarama.V0_11_0_0):
-		return 5
-	case v.IsAtLeast(sarama.V0_10_1_0):
-		return 3
-	case v.IsAtLeast(sarama.V0_10_0_0):
-		return 2
-	case v.IsAtLeast(sarama.V0_9_0_0):
-		return 1
+	case blk.Err == nil:
+	case errors.Is(blk.Err, kafka.ErrOffsetOutOfRange):
+		// The loop decides where to go on (data loss, --reset) and
+		// opens a new reader; this one is done.
+		bf.remove(r)
+		r.home.Store(nil)
+		return taken{report: &chunk{p: r.p, gen: r.gen, next: r.pos, err: kafka.ErrOffsetOutOfRange}}
+	default:
+		return bf.failed(r, blk.Err, kafka.Retriable(blk.Err))
 	}
-	return 0
+	if blk.HighWatermark >= 0 {
+		r.hwm.Store(blk.HighWatermark)
+	}
+	d, err := blk.Decode(r.p, r.pos, kafka.NoEnd, f.committed())
+	if err != nil {
+		return bf.failed(r, err, false)
+	}
+	if d.Partial {
+		if r.size >= f.maxBytes {
+			return bf.failed(r, fmt.Errorf("a record batch at offset %d is larger than %d bytes: %w", r.pos, f.maxBytes, kafka.ErrMessageTooLarge), false)
+		}
+		r.size = int32(min(2*int64(r.size), int64(f.maxBytes)))
+		return taken{}
+	}
+	end := blk.HighWatermark
+	if f.committed() && blk.LastStable >= 0 {
+		end = blk.LastStable // an open transaction is not "more to read"
+	}
+	r.size = f.nextFetchSize(r.size, d, r.pos, end)
+	recovered := r.errored
+	r.failures, r.errored = 0, false
+	if len(d.Msgs) == 0 {
+		r.idleSince.CompareAndSwap(0, time.Now().UnixNano())
+		if d.Next == r.pos && !recovered {
+			return taken{}
+		}
+	} else {
+		r.idleSince.Store(0)
+	}
+	r.pos = d.Next
+	if !r.hold(int64(len(d.Msgs)), d.Bytes) {
+		return taken{} // closed meanwhile
+	}
+	return taken{report: &chunk{p: r.p, gen: r.gen, msgs: pointers(d.Msgs), bytes: d.Bytes, next: d.Next, txn: d.Txn},
+		mem: kafka.InMemory(int64(len(d.Msgs)), d.Bytes)}
+}
+
+// failed takes r off this broker after err; the router retries it. The
+// loop hears of it (report) unless it already did, or the error is quiet
+// (retriable) and has not persisted.
+func (bf *brokerFetcher) failed(r *reader, err error, quiet bool) taken {
+	bf.remove(r)
+	t := taken{lost: true}
+	if c, report := r.fail(err, quiet); report {
+		t.report = &c
+	}
+	return t
+}
+
+// nextFetchSize is the decision of a partition's next fetch size after an
+// answer d read from pos, with the log's end (high watermark, or last
+// stable offset under read_committed) at end. It is pure.
+//
+// An empty answer from below the end of the log means the answer was
+// full, or the partition's next batch is larger than its fetch size (some
+// brokers then return nothing rather than part of it, unless the
+// partition is the first of the answer): the size doubles, up to
+// growBytes (the answer's size still bounds the total). A size grown for
+// a large batch is kept: such batches come again. A partition whose
+// records take at most twice their fetch size in memory gets the larger
+// fast size, until they turn out to compress well.
+func (f *fetcher) nextFetchSize(size int32, d kafka.Block, pos, end int64) int32 {
+	if len(d.Msgs) == 0 && d.Next == pos && end > pos {
+		size = int32(min(2*int64(size), int64(f.growBytes)))
+	}
+	switch {
+	case len(d.Msgs) > 0 && size < f.fastBytes && d.Bytes <= 2*int64(size):
+		size = f.fastBytes
+	case size == f.fastBytes && size > f.partBytes && d.Bytes > 8*int64(size):
+		size = f.partBytes // they compress well after all
+	}
+	return size
 }
 
 // pointers is the stream's view of a block's slab: batches hold records
 // by pointer.
-func pointers(msgs []sarama.ConsumerMessage) []*sarama.ConsumerMessage {
+func pointers(msgs []record.Record) []*record.Record {
 	if len(msgs) == 0 {
 		return nil
 	}
-	out := make([]*sarama.ConsumerMessage, len(msgs))
+	out := make([]*record.Record, len(msgs))
 	for i := range msgs {
 		out[i] = &msgs[i]
 	}

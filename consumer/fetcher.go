@@ -8,8 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/IBM/sarama"
-
+	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
 )
 
@@ -25,14 +24,11 @@ import (
 // each partition it started, and a partition waiting for the loop held up
 // every other partition of its broker.
 type fetcher struct {
-	client    sarama.Client
+	client    *kafka.Client
 	out       chan<- []chunk
 	stop      chan struct{}
 	stopOnce  sync.Once
-	version   int16
-	isolation sarama.IsolationLevel
-	minBytes  int32
-	maxWait   int32 // milliseconds
+	fetch     kafka.FetchOptions
 	partBytes int32 // a partition's first fetch size
 	fastBytes int32 // the size it is raised to when its records do not compress much
 	growBytes int32 // the largest an empty answer grows it to
@@ -64,10 +60,6 @@ const maxAnswerBytes = 16 << 20
 // minAnswerBytes is the smallest answer size asked for, however much the
 // records expand (a broker returns at least one record batch anyway).
 const minAnswerBytes = 256 << 10
-
-// recordOverhead is what a record takes in memory beside its bytes: its
-// sarama.ConsumerMessage and the pointer to it.
-const recordOverhead = 160
 
 // answerSize is the answer size to ask for with room bytes of read-ahead
 // left: room shrunk by how much answers have expanded once decoded, so
@@ -108,38 +100,30 @@ func (f *fetcher) observe(ask, decoded int64) {
 // take little more memory than their bytes on the wire: then bigger
 // fetches mean fewer round trips for about the same memory. Compressible
 // records (a fetch of 1 MiB can hold 20 MiB of them) keep the default.
-func newFetcher(client sarama.Client, out chan<- []chunk, budget int64, partitions int) *fetcher {
-	conf := client.Config()
-	def := max(conf.Consumer.Fetch.Default, 1<<10)
+func newFetcher(client *kafka.Client, out chan<- []chunk, budget int64, partitions int) *fetcher {
+	def, largest := client.FetchSizes()
 	part := int32(min(max(budget/int64(2*max(partitions, 1)), int64(def)), 4*int64(def)))
 	f := &fetcher{
 		client:     client,
 		out:        out,
 		stop:       make(chan struct{}),
-		version:    FetchVersion(conf.Version),
-		isolation:  conf.Consumer.IsolationLevel,
-		minBytes:   max(conf.Consumer.Fetch.Min, 1),
-		maxWait:    int32(conf.Consumer.MaxWaitTime / time.Millisecond),
+		fetch:      client.FetchOptions(),
 		partBytes:  def,
 		fastBytes:  part,
 		growBytes:  4 * def,
-		maxBytes:   sarama.MaxResponseSize,
+		maxBytes:   largest,
 		budget:     max(budget, 1),
 		brokers:    map[int32]*brokerFetcher{},
 		wakeRouter: make(chan struct{}, 1),
 	}
-	if conf.Consumer.Fetch.Max > 0 {
-		f.maxBytes = max(conf.Consumer.Fetch.Max, def)
-		f.partBytes = min(f.partBytes, f.maxBytes)
-		f.fastBytes = min(f.fastBytes, f.maxBytes)
-		f.growBytes = min(f.growBytes, f.maxBytes)
-	}
+	f.fastBytes = min(f.fastBytes, f.maxBytes)
+	f.growBytes = min(f.growBytes, f.maxBytes)
 	go f.route()
 	return f
 }
 
 func (f *fetcher) committed() bool {
-	return f.isolation == sarama.ReadCommitted && f.version >= 4
+	return f.fetch.Committed()
 }
 
 // open starts reading p at offset. Records come to the loop as chunks
@@ -260,14 +244,14 @@ func (f *fetcher) route() {
 				refreshed[r.p.Topic] = true
 				_ = f.client.RefreshMetadata(r.p.Topic)
 			}
-			b, err := f.client.Leader(r.p.Topic, r.p.Partition)
+			leader, err := f.client.Leader(r.p)
 			if err != nil {
-				quiet := errors.Is(err, sarama.ErrLeaderNotAvailable)
+				quiet := errors.Is(err, kafka.ErrLeaderNotAvailable)
 				noLeader[quiet] = append(noLeader[quiet], r)
 				lastErr[quiet] = err
 				continue
 			}
-			f.brokerFetcher(b.ID()).add(r)
+			f.brokerFetcher(leader.ID).add(r)
 		}
 		for _, quiet := range []bool{false, true} {
 			if rs := noLeader[quiet]; len(rs) > 0 && !f.failedAll(rs, fmt.Errorf("no leader: %w", lastErr[quiet]), quiet) {

@@ -1,6 +1,10 @@
 package consumer
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/kbatch-dev/kbatch/kafka"
+)
 
 // Answers that expand in memory (compressible records) shrink the answer
 // size asked for, so the read-ahead bounds memory, not only bytes on the
@@ -52,8 +56,8 @@ func TestReadAheadCountsRecordsInMemory(t *testing.T) {
 	if !r.hold(10000, 10000) {
 		t.Fatal("hold refused on an open reader")
 	}
-	if _, room, held, _ := r.state(); room || held != 10000+10000*recordOverhead {
-		t.Fatalf("after 10,000 one-byte records: room %v, held %d; want no room, %d", room, held, 10000+10000*recordOverhead)
+	if _, room, held, _ := r.state(); room || held != 10000+10000*kafka.RecordOverhead {
+		t.Fatalf("after 10,000 one-byte records: room %v, held %d; want no room, %d", room, held, 10000+10000*kafka.RecordOverhead)
 	}
 	r.release(10000, 10000)
 	if _, room, held, _ := r.state(); !room || held != 0 {

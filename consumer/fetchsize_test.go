@@ -5,6 +5,7 @@ import (
 
 	"github.com/IBM/sarama"
 
+	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
 )
 
@@ -19,14 +20,14 @@ func TestOpenTransactionDoesNotGrowTheFetchSize(t *testing.T) {
 		isolation sarama.IsolationLevel
 		want      int32
 	}{{sarama.ReadCommitted, 1 << 20}, {sarama.ReadUncommitted, 2 << 20}} {
-		f := &fetcher{out: make(chan []chunk, 1), stop: make(chan struct{}), version: 11, isolation: tc.isolation,
+		f := &fetcher{out: make(chan []chunk, 1), stop: make(chan struct{}), fetch: kafka.FetchOptions{Version: 11, ReadCommitted: tc.isolation == sarama.ReadCommitted},
 			partBytes: 1 << 20, fastBytes: 1 << 20, growBytes: 4 << 20, maxBytes: 100 << 20, budget: 1 << 30}
 		bf := &brokerFetcher{f: f, wake: make(chan struct{}, 1)}
 		r := &reader{p: p, f: f, pos: 10, size: 1 << 20, maxHeld: 100, maxHeldBytes: 1 << 30}
 		bf.readers = []*reader{r}
 		resp := &sarama.FetchResponse{Version: 11, Blocks: map[string]map[int32]*sarama.FetchResponseBlock{
 			"t": {0: {Err: sarama.ErrNoError, HighWaterMarkOffset: 20, LastStableOffset: 10}}}}
-		if !bf.handle(resp, []*reader{r}, 1<<20) {
+		if !bf.handle(kafka.NewFetchResponse(resp), []*reader{r}, 1<<20) {
 			t.Fatal("handle stopped")
 		}
 		if r.size != tc.want {

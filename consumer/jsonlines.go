@@ -82,7 +82,7 @@ type endLine struct {
 	Error   string `json:"error,omitempty"`
 }
 
-func jsonTime(t time.Time) string { return FormatTimestamp(t) }
+func jsonTime(t time.Time) string { return record.FormatTimestamp(t) }
 
 func setOffset(v int64) *int64 {
 	if v < 0 {

@@ -7,9 +7,9 @@ import (
 	"sort"
 	"time"
 
-	"github.com/IBM/sarama"
-
+	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
+	"github.com/kbatch-dev/kbatch/record"
 )
 
 // loop owns a stream's state. Everything below runs on its goroutine.
@@ -36,7 +36,7 @@ type loop struct {
 	jobs           chan job
 	results        chan jobResult
 	waiting        *Batch
-	waitingRecs    []*sarama.ConsumerMessage
+	waitingRecs    []*record.Record
 	processed      *Batch
 	processedStart time.Time
 	// cutCount counts the batches cut: --batches stops cutting at N, and
@@ -80,7 +80,7 @@ type lookupResult struct {
 	err    error
 }
 
-// probeResult is the answer of a NoRecordsBetween probe started at at.
+// probeResult is the answer of a kafka.NoRecordsBetween probe started at at.
 type probeResult struct {
 	p            offsets.Partition
 	at           time.Time
@@ -329,7 +329,7 @@ func (l *loop) canCut() bool {
 }
 
 func (l *loop) onReadError(ps *partState, err error) error {
-	if errors.Is(err, sarama.ErrOffsetOutOfRange) {
+	if errors.Is(err, kafka.ErrOffsetOutOfRange) {
 		return l.onOutOfRange(ps)
 	}
 	if !ps.errored {
@@ -362,7 +362,7 @@ func (l *loop) onOutOfRange(ps *partState) error {
 // lookup reads p's bounds for onLookup, on its own goroutine.
 func (l *loop) lookup(p offsets.Partition, gen uint64, pos int64) {
 	r := lookupResult{p: p, gen: gen, pos: pos}
-	r.bounds, r.err = ListBoundsContext(l.ctx, l.cfg.Client, []offsets.Partition{p})
+	r.bounds, r.err = kafka.ListBoundsContext(l.ctx, l.cfg.Client, []offsets.Partition{p})
 	select {
 	case l.looked <- r:
 	case <-l.ctx.Done():
@@ -526,10 +526,10 @@ func (l *loop) refresher() {
 		var r refreshResult
 		if err := l.cfg.Client.RefreshMetadata(l.cfg.Topics...); err != nil {
 			r.err = err
-		} else if parts, err := TopicPartitions(l.cfg.Client, l.cfg.Topics); err != nil {
+		} else if parts, err := kafka.TopicPartitions(l.cfg.Client, l.cfg.Topics); err != nil {
 			r.err = err
 		} else {
-			r.bounds, r.err = ListBoundsContext(l.ctx, l.cfg.Client, parts)
+			r.bounds, r.err = kafka.ListBoundsContext(l.ctx, l.cfg.Client, parts)
 		}
 		select {
 		case l.refresh <- r:
@@ -626,7 +626,7 @@ func (l *loop) reached(ps *partState, target int64, now time.Time) bool {
 // probe asks the broker whether [from, target) of p holds a record, on its
 // own goroutine, for onProbe.
 func (l *loop) probe(p offsets.Partition, at time.Time, from, target int64) {
-	empty, err := NoRecordsBetween(l.cfg.Client, p, from, target, l.cfg.Client.Config().Consumer.IsolationLevel == sarama.ReadCommitted)
+	empty, err := kafka.NoRecordsBetween(l.cfg.Client, p, from, target, l.cfg.Client.ReadCommitted())
 	select {
 	case l.probed <- probeResult{p: p, at: at, from: from, target: target, empty: empty && err == nil}:
 	case <-l.ctx.Done():

@@ -14,6 +14,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kbatch-dev/kbatch/internal/testkafka"
+	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
 )
 
@@ -249,7 +250,7 @@ func TestListBoundsStopsRetryingOnCancel(t *testing.T) {
 	h.kc.Fake.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.ListOffsets}, Topic: topic, Err: kerr.NotLeaderForPartition, Count: -1})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := ListBoundsContext(ctx, c, []offsets.Partition{{Topic: topic, Partition: 0}})
+	_, err := kafka.ListBoundsContext(ctx, c, []offsets.Partition{{Topic: topic, Partition: 0}})
 	if !errors.Is(err, context.Canceled) || !errors.Is(err, sarama.ErrNotLeaderForPartition) {
 		t.Fatalf("err %v, want the broker's error and context.Canceled", err)
 	}

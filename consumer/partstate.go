@@ -3,9 +3,8 @@ package consumer
 import (
 	"time"
 
-	"github.com/IBM/sarama"
-
 	"github.com/kbatch-dev/kbatch/offsets"
+	"github.com/kbatch-dev/kbatch/record"
 )
 
 // partState is the loop's view of one partition. Only the loop goroutine
@@ -22,7 +21,7 @@ type partState struct {
 	// from is where the partition's next range starts: the previous
 	// range's Until, or where a seek, reset or data loss moved it.
 	from  int64
-	recs  []*sarama.ConsumerMessage
+	recs  []*record.Record
 	bytes int64
 	// fetched is the current reader's position: every record below it
 	// is in recs or in a batch. It can be past position() when the last
@@ -54,7 +53,7 @@ type partState struct {
 	// (read_uncommitted only).
 	marks abortMarks
 
-	// The last NoRecordsBetween probe: when, over which range, and its
+	// The last kafka.NoRecordsBetween probe: when, over which range, and its
 	// answer; probing while one runs.
 	probeAt                time.Time
 	probeFrom, probeTarget int64
@@ -70,7 +69,7 @@ type restart struct {
 // position is the offset after the last record held, or from.
 func (ps *partState) position() int64 {
 	if n := len(ps.recs); n > 0 {
-		return ps.recs[n-1].Offset + 1
+		return offsets.Next(ps.recs[n-1].Offset)
 	}
 	return ps.from
 }
@@ -124,16 +123,4 @@ func (w *rateWindow) roll() (float64, float64) {
 	w.i = (w.i + 1) % len(w.counts)
 	w.counts[w.i], w.bytes[w.i] = 0, 0
 	return float64(n) / float64(w.filled), float64(b) / float64(w.filled)
-}
-
-// RecordBytes is what a record's key, value and headers take: a batch's
-// and a range's bytes count it.
-func RecordBytes(m *sarama.ConsumerMessage) int64 {
-	n := int64(len(m.Key) + len(m.Value))
-	for _, h := range m.Headers {
-		if h != nil {
-			n += int64(len(h.Key) + len(h.Value))
-		}
-	}
-	return n
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/kbatch-dev/kbatch/internal/testkafka"
+	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
 )
 
@@ -40,9 +41,9 @@ func TestProbeSeesCommittedAfterAbortedOfSameProducer(t *testing.T) {
 		{3, 6, false, false}, // uncommitted: so are the committed ones
 		{2, 3, false, true},  // a marker is never a record
 	} {
-		got, err := NoRecordsBetween(c, p, tc.from, tc.until, tc.committed)
+		got, err := kafka.NoRecordsBetween(c, p, tc.from, tc.until, tc.committed)
 		if err != nil || got != tc.wantNoRecords {
-			t.Errorf("NoRecordsBetween(%d, %d, committed %v) = %v, %v; want %v", tc.from, tc.until, tc.committed, got, err, tc.wantNoRecords)
+			t.Errorf("kafka.NoRecordsBetween(%d, %d, committed %v) = %v, %v; want %v", tc.from, tc.until, tc.committed, got, err, tc.wantNoRecords)
 		}
 	}
 }

@@ -5,9 +5,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/IBM/sarama"
-
+	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
+	"github.com/kbatch-dev/kbatch/record"
 )
 
 // chunk is what the fetcher hands the loop for one partition: the records
@@ -17,8 +17,8 @@ import (
 type chunk struct {
 	p    offsets.Partition
 	gen  uint64
-	msgs []*sarama.ConsumerMessage
-	// bytes is the RecordBytes of msgs.
+	msgs []*record.Record
+	// bytes is the record.Record.Bytes of msgs.
 	bytes int64
 	// next is the reader's position after this chunk: every record below
 	// it is in msgs or was in an earlier chunk. It moves past transaction
@@ -26,7 +26,7 @@ type chunk struct {
 	// may carry no records at all.
 	next int64
 	// txn is the chunk's transaction marks (read_uncommitted only).
-	txn []TxnMark
+	txn []kafka.TxnMark
 	err error
 }
 
@@ -64,7 +64,7 @@ type reader struct {
 	mu sync.Mutex
 	// held and heldBytes count what the reader forwarded that the loop has
 	// not put in a batch yet, records and what they take in memory
-	// (inMemory); the reader is left out of fetches while they are at
+	// (kafka.InMemory); the reader is left out of fetches while they are at
 	// maxHeld or maxHeldBytes.
 	held, heldBytes       int64
 	maxHeld, maxHeldBytes int64
@@ -100,12 +100,6 @@ func (r *reader) isClosed() bool {
 	return r.closed
 }
 
-// inMemory is what n decoded records of bytes (RecordBytes) take in
-// memory: their bytes, decompressed, and recordOverhead each. The
-// read-ahead counts this, so its bound holds whatever the records'
-// compression ratio and size (DESIGN §2.6).
-func inMemory(n, bytes int64) int64 { return bytes + n*recordOverhead }
-
 // hold counts a chunk of n records of bytes about to be forwarded; false
 // when the reader was closed meanwhile.
 func (r *reader) hold(n, bytes int64) bool {
@@ -114,7 +108,7 @@ func (r *reader) hold(n, bytes int64) bool {
 	if r.closed {
 		return false
 	}
-	mem := inMemory(n, bytes)
+	mem := kafka.InMemory(n, bytes)
 	r.held += n
 	r.heldBytes += mem
 	return true
@@ -124,7 +118,7 @@ func (r *reader) hold(n, bytes int64) bool {
 // batch; called by the loop only. The room goes back to its broker's
 // share.
 func (r *reader) release(n, bytes int64) {
-	mem := inMemory(n, bytes)
+	mem := kafka.InMemory(n, bytes)
 	r.mu.Lock()
 	if !r.closed {
 		n, mem = min(n, r.held), min(mem, r.heldBytes)
@@ -146,10 +140,10 @@ func (r *reader) state() (open, room bool, held, need int64) {
 }
 
 // setNeed sets what the re-delivered batch needs of the reader, records
-// of bytes (RecordBytes); zeros once the batch is cut.
+// of bytes (record.Record.Bytes); zeros once the batch is cut.
 func (r *reader) setNeed(records, bytes int64) {
 	r.mu.Lock()
-	r.needHeld, r.needBytes = records, inMemory(records, bytes)
+	r.needHeld, r.needBytes = records, kafka.InMemory(records, bytes)
 	r.mu.Unlock()
 	r.wake()
 }

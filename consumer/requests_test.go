@@ -10,6 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
 )
 
@@ -40,8 +41,8 @@ func TestStartLooksUpOffsetsOncePerBroker(t *testing.T) {
 		return nil, nil, false
 	})
 
-	cc := ClientConfig{Brokers: fake.ListenAddrs()}
-	client, err := DialWith(cc, cc.SaramaConfig())
+	cc := kafka.ClientConfig{Brokers: fake.ListenAddrs()}
+	client, err := kafka.DialWith(cc, cc.SaramaConfig())
 	if err != nil {
 		t.Fatal(err)
 	}

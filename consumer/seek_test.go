@@ -6,14 +6,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/IBM/sarama"
-
 	"github.com/kbatch-dev/kbatch/offsets"
+	"github.com/kbatch-dev/kbatch/record"
 )
 
-type procFunc func(b *Batch, recs []*sarama.ConsumerMessage)
+type procFunc func(b *Batch, recs []*record.Record)
 
-func (f procFunc) Process(_ context.Context, b *Batch, recs []*sarama.ConsumerMessage) error {
+func (f procFunc) Process(_ context.Context, b *Batch, recs []*record.Record) error {
 	f(b, recs)
 	return nil
 }
@@ -93,7 +92,7 @@ func TestSeekBeforeTheRedeliveredBatchIsCut(t *testing.T) {
 	cfg.Reset, cfg.MaxPerPartition = offsets.ResetEarliest, 100
 	var mu sync.Mutex
 	seen := map[uint64][]int64{}
-	cfg.Processor = procFunc(func(b *Batch, recs []*sarama.ConsumerMessage) {
+	cfg.Processor = procFunc(func(b *Batch, recs []*record.Record) {
 		mu.Lock()
 		defer mu.Unlock()
 		for _, m := range recs {

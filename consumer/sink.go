@@ -9,13 +9,12 @@ import (
 	"path/filepath"
 	"syscall"
 
-	"github.com/IBM/sarama"
-
 	"github.com/kbatch-dev/kbatch/offsets"
+	"github.com/kbatch-dev/kbatch/record"
 )
 
 // FileSink appends each batch's records to a file as JSON lines (DESIGN
-// §4, or another RecordAppender's shape) and fsyncs before the batch is
+// §4, or another record.Appender's shape) and fsyncs before the batch is
 // acked. It is the --sink of watch. A record the batch marks as aborted
 // (Batch.IsAborted) gets "aborted":true.
 type FileSink struct {
@@ -23,7 +22,7 @@ type FileSink struct {
 	f    *os.File // w when it is a file (to sync and close); nil otherwise
 	name string
 	buf  []byte
-	enc  RecordAppender
+	enc  record.Appender
 	// keepOpen is set for standard output: Close leaves it open.
 	keepOpen bool
 }
@@ -37,7 +36,7 @@ func OpenFileSink(path string) (*FileSink, error) {
 		}
 		return nil, fmt.Errorf("cannot open --sink %s: %w", path, err)
 	}
-	return &FileSink{w: f, f: f, name: path, buf: make([]byte, 0, 1<<20), enc: &RecordEncoder{}}, nil
+	return &FileSink{w: f, f: f, name: path, buf: make([]byte, 0, 1<<20), enc: &record.JSONEncoder{}}, nil
 }
 
 // NewStdoutSink is --sink -: the records go to w (standard output),
@@ -45,15 +44,15 @@ func OpenFileSink(path string) (*FileSink, error) {
 // close w.
 func NewStdoutSink(w io.Writer) *FileSink {
 	f, _ := w.(*os.File)
-	return &FileSink{w: w, f: f, name: "-", buf: make([]byte, 0, 1<<20), enc: &RecordEncoder{}, keepOpen: true}
+	return &FileSink{w: w, f: f, name: "-", buf: make([]byte, 0, 1<<20), enc: &record.JSONEncoder{}, keepOpen: true}
 }
 
 // SetEncoder makes the sink write records in enc's shape (KcatEncoder for
 // --format kcat) instead of DESIGN §4's. Call it before the first Process.
-func (s *FileSink) SetEncoder(enc RecordAppender) { s.enc = enc }
+func (s *FileSink) SetEncoder(enc record.Appender) { s.enc = enc }
 
 // Process writes the records and syncs the file.
-func (s *FileSink) Process(_ context.Context, b *Batch, records []*sarama.ConsumerMessage) error {
+func (s *FileSink) Process(_ context.Context, b *Batch, records []*record.Record) error {
 	for _, m := range records {
 		if len(b.Aborted) > 0 && b.IsAborted(offsets.Partition{Topic: m.Topic, Partition: m.Partition}, m.Offset) {
 			s.buf = s.enc.AppendAborted(s.buf, m)

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
 )
 
@@ -64,13 +65,73 @@ func Start(ctx context.Context, cfg Config) (*Stream, *Started, error) {
 		}
 		cfg.Processor = loggedProcessor{p: cfg.Processor, l: cfg.Log}
 	}
-	parts, err := TopicPartitions(cfg.Client, cfg.Topics)
+	plan, err := planStart(cfg)
 	if err != nil {
 		return nil, nil, err
 	}
-	bounds, err := ListBounds(cfg.Client, parts)
+	starts, pending := plan.starts, plan.pending
+	logStarts(cfg.Log, starts, pending)
+	ctx, cancel := context.WithCancel(ctx)
+	s := &Stream{
+		cfg:    cfg,
+		ctx:    ctx,
+		events: make(chan Event, cfg.Events),
+		cmds:   make(chan command),
+		done:   make(chan struct{}),
+		cancel: cancel,
+	}
+	s.started = &Started{Stream: cfg.Name, Brokers: cfg.Brokers, Topics: cfg.Topics, Starts: starts, Redelivering: pending}
+	l, err := newLoop(ctx, s, starts, plan.bounds, pending)
 	if err != nil {
-		return nil, nil, fmt.Errorf("reading log starts and high watermarks: %w", err)
+		cancel()
+		return nil, nil, err
+	}
+	if cfg.Store != nil {
+		if err := persistStarts(cfg, starts, pending); err != nil {
+			l.shutdown()
+			cancel()
+			return nil, nil, err
+		}
+	}
+	s.events <- s.started
+	for _, n := range plan.notices {
+		if cfg.Store != nil && n.Code != offsets.CodeDropped { // DropPending recorded it
+			_ = cfg.Store.AddEvent(cfg.Name, n)
+		}
+		s.events <- &Notice{n}
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		l.run()
+	}()
+	return s, s.started, nil
+}
+
+// startPlan is where a stream starts, decided before anything is read.
+type startPlan struct {
+	bounds map[offsets.Partition]offsets.Bounds
+	starts []offsets.Start
+	// pending is the planned batch re-delivered first; nil when none.
+	pending *offsets.Batch
+	// notices are the events of the start (data loss, a stream taken
+	// over, a planned batch dropped), in the order they are reported.
+	notices []offsets.Event
+}
+
+// planStart asks the cluster for the partitions and their bounds, reads
+// the stored positions and planned batch, and resolves where each
+// partition starts (offsets.ResolveStarts). A planned batch that cannot
+// be re-delivered as it was is dropped here (recorded in the store);
+// with FailOnDataLoss, data loss at the start is a *DataLossError.
+func planStart(cfg Config) (startPlan, error) {
+	parts, err := kafka.TopicPartitions(cfg.Client, cfg.Topics)
+	if err != nil {
+		return startPlan{}, err
+	}
+	bounds, err := kafka.ListBounds(cfg.Client, parts)
+	if err != nil {
+		return startPlan{}, fmt.Errorf("reading log starts and high watermarks: %w", err)
 	}
 	in := offsets.StartInput{
 		Partitions:   bounds,
@@ -86,15 +147,15 @@ func Start(ctx context.Context, cfg Config) (*Stream, *Started, error) {
 	if cfg.Store != nil {
 		changed, err := takeStream(cfg)
 		if err != nil {
-			return nil, nil, err
+			return startPlan{}, err
 		}
 		notices = changed
 		if info, _, err = cfg.Store.Stream(cfg.Name); err != nil {
-			return nil, nil, err
+			return startPlan{}, err
 		}
 		in.Stored = info.Next
 		if pending, err = cfg.Store.Pending(cfg.Name); err != nil {
-			return nil, nil, err
+			return startPlan{}, err
 		}
 	}
 	if cfg.Imported != nil {
@@ -119,71 +180,49 @@ func Start(ctx context.Context, cfg Config) (*Stream, *Started, error) {
 		in.Stored = stored
 	}
 	if lookups := offsets.TimeLookups(bounds, cfg.Explicit); len(lookups) > 0 {
-		if in.TimeOffsets, err = ListOffsetsForTimes(cfg.Client, lookups); err != nil {
-			return nil, nil, fmt.Errorf("looking up offsets by time: %w", err)
+		if in.TimeOffsets, err = kafka.ListOffsetsForTimes(cfg.Client, lookups); err != nil {
+			return startPlan{}, fmt.Errorf("looking up offsets by time: %w", err)
 		}
 	}
 	starts, resolved, err := offsets.ResolveStarts(in)
 	if err != nil {
-		return nil, nil, err
+		return startPlan{}, err
 	}
 	notices = append(notices, resolved...)
-	for _, n := range notices {
-		if cfg.FailOnDataLoss && (n.Code == offsets.CodeDataLoss || n.Code == offsets.CodeOutOfRange) {
-			n = stopping(n)
-			if cfg.Store != nil {
-				if err := cfg.Store.AddEvent(cfg.Name, n); err != nil {
-					return nil, nil, err
-				}
-			}
-			return nil, nil, &DataLossError{Event: n}
-		}
+	if err := failOnDataLoss(cfg, notices); err != nil {
+		return startPlan{}, err
 	}
 	if pending != nil && redeliver == nil {
 		n := droppedEvent(pending, cfg)
 		if err := cfg.Store.DropPending(cfg.Name, pending.ID, n); err != nil {
-			return nil, nil, err
+			return startPlan{}, err
 		}
 		notices = append([]offsets.Event{n}, notices...)
 	}
-	pending = redeliver
-	markMoved(starts, info, pending)
-	logStarts(cfg.Log, starts, pending)
-	ctx, cancel := context.WithCancel(ctx)
-	s := &Stream{
-		cfg:    cfg,
-		ctx:    ctx,
-		events: make(chan Event, cfg.Events),
-		cmds:   make(chan command),
-		done:   make(chan struct{}),
-		cancel: cancel,
+	markMoved(starts, info, redeliver)
+	return startPlan{bounds: bounds, starts: starts, pending: redeliver, notices: notices}, nil
+}
+
+// failOnDataLoss is --fail-on-data-loss at the start: the first data loss
+// or out-of-range start among notices, recorded as stopping the stream,
+// becomes a *DataLossError; nil without the flag or without such a
+// notice.
+func failOnDataLoss(cfg Config, notices []offsets.Event) error {
+	if !cfg.FailOnDataLoss {
+		return nil
 	}
-	s.started = &Started{Stream: cfg.Name, Brokers: cfg.Brokers, Topics: cfg.Topics, Starts: starts, Redelivering: pending}
-	l, err := newLoop(ctx, s, starts, bounds, pending)
-	if err != nil {
-		cancel()
-		return nil, nil, err
-	}
-	if cfg.Store != nil {
-		if err := persistStarts(cfg, starts, pending); err != nil {
-			l.shutdown()
-			cancel()
-			return nil, nil, err
-		}
-	}
-	s.events <- s.started
 	for _, n := range notices {
-		if cfg.Store != nil && n.Code != offsets.CodeDropped { // DropPending recorded it
-			_ = cfg.Store.AddEvent(cfg.Name, n)
+		if n.Code == offsets.CodeDataLoss || n.Code == offsets.CodeOutOfRange {
+			n = stopping(n)
+			if cfg.Store != nil {
+				if err := cfg.Store.AddEvent(cfg.Name, n); err != nil {
+					return err
+				}
+			}
+			return &DataLossError{Event: n}
 		}
-		s.events <- &Notice{n}
 	}
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		l.run()
-	}()
-	return s, s.started, nil
+	return nil
 }
 
 // Events is the stream's event channel. It is closed after *Ended.
@@ -249,7 +288,7 @@ func (s *Stream) CutNow() error { return s.send(command{kind: cmdCut}) }
 // is marked as a jump; the move is recorded as a "seek" event and stored.
 // An offset outside [log start, high watermark] is refused.
 func (s *Stream) Seek(p offsets.Partition, spec offsets.Spec) (int64, error) {
-	bounds, err := ListBoundsContext(s.ctx, s.cfg.Client, []offsets.Partition{p})
+	bounds, err := kafka.ListBoundsContext(s.ctx, s.cfg.Client, []offsets.Partition{p})
 	if err != nil {
 		return 0, err
 	}
@@ -259,7 +298,7 @@ func (s *Stream) Seek(p offsets.Partition, spec offsets.Spec) (int64, error) {
 	}
 	tOff := int64(-1)
 	if spec.Kind == offsets.SpecTime {
-		m, err := ListOffsetsForTimes(s.cfg.Client, map[offsets.Partition]time.Time{p: spec.Time})
+		m, err := kafka.ListOffsetsForTimes(s.cfg.Client, map[offsets.Partition]time.Time{p: spec.Time})
 		if err != nil {
 			return 0, err
 		}
@@ -278,7 +317,7 @@ func (s *Stream) Seek(p offsets.Partition, spec offsets.Spec) (int64, error) {
 // explicit name takes the stream over, and the returned event says what
 // changed.
 func takeStream(cfg Config) ([]offsets.Event, error) {
-	clusterID, _ := ClusterID(cfg.Client, cfg.Topics) // "" when unknown: no check
+	clusterID, _ := kafka.ClusterID(cfg.Client, cfg.Topics) // "" when unknown: no check
 	prev, existed, err := cfg.Store.Stream(cfg.Name)
 	if err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kbatch-dev/kbatch/internal/testkafka"
+	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
 )
 
@@ -20,10 +21,10 @@ func BenchmarkStreamCatchUp(b *testing.B) {
 	for p := int32(0); p < 3; p++ {
 		kc.ProduceN(topic, p, perPartition, 200)
 	}
-	cc := ClientConfig{Brokers: kc.Brokers}
+	cc := kafka.ClientConfig{Brokers: kc.Brokers}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		client, err := Dial(cc)
+		client, err := kafka.Dial(cc)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/IBM/sarama"
-
 	"github.com/kbatch-dev/kbatch/internal/testkafka"
+	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
+	"github.com/kbatch-dev/kbatch/record"
 )
 
 // harness is one test's cluster, client and store file.
@@ -26,12 +26,12 @@ func newHarness(t *testing.T) *harness {
 	return &harness{t: t, kc: testkafka.New(t), store: filepath.Join(t.TempDir(), "offsets.db")}
 }
 
-func (h *harness) client() sarama.Client {
+func (h *harness) client() *kafka.Client {
 	h.t.Helper()
-	cc := ClientConfig{Brokers: h.kc.Brokers}
+	cc := kafka.ClientConfig{Brokers: h.kc.Brokers}
 	conf := cc.SaramaConfig()
 	conf.Consumer.MaxWaitTime = 50 * time.Millisecond
-	c, err := DialWith(cc, conf)
+	c, err := kafka.DialWith(cc, conf)
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -229,7 +229,7 @@ type failOnce struct {
 	seen   []*Batch
 }
 
-func (f *failOnce) Process(_ context.Context, b *Batch, _ []*sarama.ConsumerMessage) error {
+func (f *failOnce) Process(_ context.Context, b *Batch, _ []*record.Record) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.seen = append(f.seen, b)

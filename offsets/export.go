@@ -15,15 +15,7 @@ func SortedPartitions[V any](m map[Partition]V) []Partition {
 	for p := range m {
 		ps = append(ps, p)
 	}
-	slices.SortFunc(ps, func(a, b Partition) int {
-		switch {
-		case a.Less(b):
-			return -1
-		case b.Less(a):
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(ps, ComparePartitions)
 	return ps
 }
 

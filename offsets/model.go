@@ -1,7 +1,9 @@
 package offsets
 
 import (
+	"cmp"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -16,12 +18,21 @@ type Partition struct {
 func (p Partition) String() string { return fmt.Sprintf("%s[%d]", p.Topic, p.Partition) }
 
 // Less orders partitions by topic, then partition number.
-func (p Partition) Less(q Partition) bool {
-	if p.Topic != q.Topic {
-		return p.Topic < q.Topic
+func (p Partition) Less(q Partition) bool { return ComparePartitions(p, q) < 0 }
+
+// ComparePartitions is kbatch's one order of partitions, by topic, then
+// partition number, as slices.SortFunc takes it: -1, 0 or +1.
+func ComparePartitions(p, q Partition) int {
+	if c := strings.Compare(p.Topic, q.Topic); c != 0 {
+		return c
 	}
-	return p.Partition < q.Partition
+	return cmp.Compare(p.Partition, q.Partition)
 }
+
+// Next is the offset after a record at offset: Kafka's "+1", written
+// once. A stored position is the next offset to read, and a range that
+// ends with the record at offset ends at Until = Next(offset) (STYLE 7).
+func Next(offset int64) int64 { return offset + 1 }
 
 // Range is the half-open offset range [From, Until) of one partition.
 // Until-From is the span; the records inside can be fewer (compaction,

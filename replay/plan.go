@@ -6,9 +6,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/IBM/sarama"
-
-	"github.com/kbatch-dev/kbatch/consumer"
+	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
 )
 
@@ -42,47 +40,14 @@ func (t Task) Missing() offsets.Range {
 // bounds (one ListOffsets request per broker and kind) and, for @TIME
 // bounds, offsets by timestamp. The end used for latest and for capping
 // depends on the client's Consumer.IsolationLevel: the high watermark, or
-// the last stable offset for sarama.ReadCommitted.
+// the last stable offset for read_committed (kafka.ClientConfig.ReadCommitted).
 //
 // An unknown topic or partition, and a range whose FROM resolves after its
 // UNTIL, are *offsets.UsageError values naming the RANGE.
-func Plan(client sarama.Client, specs []RangeSpec) ([]Task, error) {
-	type pair struct {
-		spec RangeSpec
-		part offsets.Partition
-	}
-	var pairs []pair
-	topicParts := map[string][]offsets.Partition{}
-	for _, s := range specs {
-		parts, ok := topicParts[s.Topic]
-		if !ok {
-			var err error
-			parts, err = consumer.TopicPartitions(client, []string{s.Topic})
-			if errors.Is(err, consumer.ErrUnknownTopic) {
-				return nil, &offsets.UsageError{Msg: fmt.Sprintf("range %q: topic %q does not exist on this cluster", s.Text, s.Topic)}
-			}
-			if err != nil {
-				return nil, fmt.Errorf("range %q: %w", s.Text, err)
-			}
-			topicParts[s.Topic] = parts
-		}
-		if s.Partitions == nil {
-			for _, p := range parts {
-				pairs = append(pairs, pair{s, p})
-			}
-			continue
-		}
-		for _, n := range s.Partitions {
-			p := offsets.Partition{Topic: s.Topic, Partition: n}
-			if !slices.Contains(parts, p) {
-				return nil, &offsets.UsageError{Msg: fmt.Sprintf("range %q: topic %q has no partition %d (it has %s)",
-					s.Text, s.Topic, n, describePartitions(parts))}
-			}
-			pairs = append(pairs, pair{s, p})
-		}
-	}
-	if len(pairs) == 0 {
-		return nil, nil
+func Plan(client *kafka.Client, specs []RangeSpec) ([]Task, error) {
+	pairs, err := expandSpecs(client, specs)
+	if err != nil || len(pairs) == 0 {
+		return nil, err
 	}
 	var used []offsets.Partition
 	seen := map[offsets.Partition]bool{}
@@ -92,13 +57,73 @@ func Plan(client sarama.Client, specs []RangeSpec) ([]Task, error) {
 			used = append(used, pr.part)
 		}
 	}
-	bounds, err := consumer.ListBounds(client, used)
+	bounds, err := kafka.ListBounds(client, used)
 	if err != nil {
 		return nil, fmt.Errorf("log bounds: %w", err)
 	}
+	timeOffset, err := lookupTimes(client, pairs)
+	if err != nil {
+		return nil, err
+	}
+	tasks := make([]Task, 0, len(pairs))
+	for _, pr := range pairs {
+		t, err := planTask(pr.spec, pr.part, bounds[pr.part], timeOffset(pr.part, pr.spec.From), timeOffset(pr.part, pr.spec.Until))
+		if err != nil {
+			return nil, err
+		}
+		tasks = append(tasks, t)
+	}
+	return tasks, nil
+}
 
-	// Offsets by timestamp: one lookup per distinct (partition, time),
-	// in rounds since a request holds one time per partition.
+// specPart is one partition a RANGE names.
+type specPart struct {
+	spec RangeSpec
+	part offsets.Partition
+}
+
+// expandSpecs lists the partitions each spec names, in spec order, each
+// topic's partitions asked once. An unknown topic or partition is an
+// *offsets.UsageError naming the range.
+func expandSpecs(client *kafka.Client, specs []RangeSpec) ([]specPart, error) {
+	var pairs []specPart
+	topicParts := map[string][]offsets.Partition{}
+	for _, s := range specs {
+		parts, ok := topicParts[s.Topic]
+		if !ok {
+			var err error
+			parts, err = kafka.TopicPartitions(client, []string{s.Topic})
+			if errors.Is(err, kafka.ErrUnknownTopic) {
+				return nil, &offsets.UsageError{Msg: fmt.Sprintf("range %q: topic %q does not exist on this cluster", s.Text, s.Topic)}
+			}
+			if err != nil {
+				return nil, fmt.Errorf("range %q: %w", s.Text, err)
+			}
+			topicParts[s.Topic] = parts
+		}
+		if s.Partitions == nil {
+			for _, p := range parts {
+				pairs = append(pairs, specPart{s, p})
+			}
+			continue
+		}
+		for _, n := range s.Partitions {
+			p := offsets.Partition{Topic: s.Topic, Partition: n}
+			if !slices.Contains(parts, p) {
+				return nil, &offsets.UsageError{Msg: fmt.Sprintf("range %q: topic %q has no partition %d (it has %s)",
+					s.Text, s.Topic, n, describePartitions(parts))}
+			}
+			pairs = append(pairs, specPart{s, p})
+		}
+	}
+	return pairs, nil
+}
+
+// lookupTimes resolves the time bounds of pairs to offsets, one lookup
+// per distinct (partition, time), in rounds since a request holds one
+// time per partition. The function it returns gives a bound's offset: -1
+// for a bound that is not a time, or a time after every record.
+func lookupTimes(client *kafka.Client, pairs []specPart) (func(offsets.Partition, Bound) int64, error) {
 	type lookup struct {
 		p offsets.Partition
 		t int64 // Unix ms
@@ -127,7 +152,7 @@ func Plan(client sarama.Client, specs []RangeSpec) ([]Task, error) {
 		need(pr.part, pr.spec.Until)
 	}
 	for _, r := range rounds {
-		res, err := consumer.ListOffsetsForTimes(client, r)
+		res, err := kafka.ListOffsetsForTimes(client, r)
 		if err != nil {
 			return nil, fmt.Errorf("offsets by time: %w", err)
 		}
@@ -135,22 +160,12 @@ func Plan(client sarama.Client, specs []RangeSpec) ([]Task, error) {
 			found[lookup{p, tm.UnixMilli()}] = res[p]
 		}
 	}
-	timeOffset := func(p offsets.Partition, b Bound) int64 {
+	return func(p offsets.Partition, b Bound) int64 {
 		if b.Kind != BoundTime {
 			return -1
 		}
 		return found[lookup{p, b.Time.UnixMilli()}]
-	}
-
-	tasks := make([]Task, 0, len(pairs))
-	for _, pr := range pairs {
-		t, err := planTask(pr.spec, pr.part, bounds[pr.part], timeOffset(pr.part, pr.spec.From), timeOffset(pr.part, pr.spec.Until))
-		if err != nil {
-			return nil, err
-		}
-		tasks = append(tasks, t)
-	}
-	return tasks, nil
+	}, nil
 }
 
 // planTask resolves one spec on one partition with bounds b. fromTime and

@@ -4,14 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
-	"github.com/IBM/sarama"
-
-	"github.com/kbatch-dev/kbatch/consumer"
+	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
+	"github.com/kbatch-dev/kbatch/record"
 )
 
 const (
@@ -33,7 +31,7 @@ const (
 // answer, or news about the position.
 type chunk struct {
 	task    int
-	msgs    []sarama.ConsumerMessage
+	msgs    []record.Record
 	bytes   int64
 	mem     int64          // what msgs take in memory, counted in buffered
 	next    int64          // the position after this chunk
@@ -53,9 +51,8 @@ type chunk struct {
 // a request a later partition can come back empty because the response
 // filled up, which would prove nothing.
 type reader struct {
-	client     sarama.Client
-	version    int16
-	isolation  sarama.IsolationLevel
+	client     *kafka.Client
+	fetch      kafka.FetchOptions
 	fetchBytes int32
 	// attempts and backoff bound retries: maxAttempts consecutive
 	// failures, the first back-off 2×backoff, doubling up to 2s.
@@ -68,13 +65,11 @@ type reader struct {
 	compacted map[string]bool // topic → cleanup.policy includes compact
 }
 
-func newReader(client sarama.Client, fetchBytes int32, buffer *buffered) *reader {
-	conf := client.Config()
+func newReader(client *kafka.Client, fetchBytes int32, buffer *buffered) *reader {
 	return &reader{
 		buffer:     buffer,
 		client:     client,
-		version:    consumer.FetchVersion(conf.Version),
-		isolation:  conf.Consumer.IsolationLevel,
+		fetch:      fetchOptions(client),
 		fetchBytes: fetchBytes,
 		compacted:  map[string]bool{},
 		attempts:   maxAttempts,
@@ -82,7 +77,15 @@ func newReader(client sarama.Client, fetchBytes int32, buffer *buffered) *reader
 	}
 }
 
-func (r *reader) committed() bool { return r.isolation == sarama.ReadCommitted && r.version >= 4 }
+// fetchOptions are the client's, with replay's own long poll: any
+// byte, at most fetchMaxWait.
+func fetchOptions(client *kafka.Client) kafka.FetchOptions {
+	o := client.FetchOptions()
+	o.MinBytes, o.MaxWait = 1, fetchMaxWait
+	return o
+}
+
+func (r *reader) committed() bool { return r.fetch.Committed() }
 
 // read reads t.Read and hands each answer that moved the position to emit
 // (nothing is emitted for an empty Read). It returns nil once the position
@@ -120,111 +123,55 @@ func (r *reader) read(ctx context.Context, task int, t Task, emit func(chunk) er
 			return err
 		}
 		reserved = max(lastMem, int64(ask))
-		b, err := r.client.Leader(p.Topic, p.Partition)
+		resp, err := r.client.FetchLeader(p, r.request(p, pos, ask))
 		if err != nil {
+			// No leader known, or a fetch that failed ("fetch from
+			// broker ADDR: ..."): the leader may have moved.
 			_ = r.client.RefreshMetadata(p.Topic)
-			if err := retry(fmt.Errorf("no leader: %w", err)); err != nil {
+			if err := retry(err); err != nil {
 				return err
 			}
 			continue
 		}
-		resp, err := b.Fetch(r.request(p, pos, ask))
-		if err != nil {
-			_ = b.Close()
-			_ = r.client.RefreshMetadata(p.Topic)
-			if err := retry(fmt.Errorf("fetch from broker %s: %w", b.Addr(), err)); err != nil {
-				return err
-			}
-			continue
-		}
-		blk := resp.GetBlock(p.Topic, p.Partition)
+		blk := resp.Partition(p)
 		if blk == nil {
-			if resp.ThrottleTime > 0 { // a throttled answer is empty
-				if err := sleep(ctx, resp.ThrottleTime); err != nil {
+			if t := resp.Throttle(); t > 0 { // a throttled answer is empty
+				if err := sleep(ctx, t); err != nil {
 					return err
 				}
 				continue
 			}
-			if err := retry(sarama.ErrIncompleteResponse); err != nil {
+			if err := retry(kafka.ErrIncompleteResponse); err != nil {
 				return err
 			}
 			continue
 		}
+		st := r.decide(p, pos, until, ask, size, blk)
 		switch {
-		case errors.Is(blk.Err, sarama.ErrNoError):
-		case errors.Is(blk.Err, sarama.ErrOffsetOutOfRange):
-			// Retention moved the log start past pos while reading.
-			start, err := r.client.GetOffset(p.Topic, p.Partition, sarama.OffsetOldest)
-			if err == nil && start > pos {
-				gone := offsets.Range{Partition: p, From: pos, Until: min(start, until)}
-				pos, attempts = gone.Until, 0
-				if err := emit(chunk{task: task, next: pos, missing: &gone}); err != nil {
-					return err
-				}
-				continue
+		case st.fail != nil:
+			return st.fail
+		case st.retry != nil:
+			if st.refresh {
+				_ = r.client.RefreshMetadata(p.Topic)
 			}
-			if err := retry(blk.Err); err != nil {
+			if err := retry(st.retry); err != nil {
 				return err
 			}
 			continue
-		case retriable(blk.Err):
-			_ = r.client.RefreshMetadata(p.Topic)
-			if err := retry(blk.Err); err != nil {
+		case st.gone != nil:
+			pos, attempts = st.gone.Until, 0
+			if err := emit(chunk{task: task, next: pos, missing: st.gone}); err != nil {
 				return err
 			}
 			continue
-		default:
-			return fmt.Errorf("read %s at offset %d: %w", p, pos, blk.Err)
-		}
-
-		d, err := consumer.DecodeBlock(blk, p, pos, until, r.committed())
-		if err != nil {
-			return err
-		}
-		switch {
-		case d.Partial:
-			if ask < size {
-				expansion = 0 // the batch needs the whole size
-				continue
-			}
-			if size >= maxFetchBytes {
-				return fmt.Errorf("read %s at offset %d: a record batch is larger than %d bytes", p, pos, maxFetchBytes)
-			}
-			size = min(2*size, maxFetchBytes)
+		case st.whole:
+			expansion = 0 // the batch needs the whole size
 			continue
-		case d.Batches == 0 && d.Next <= pos:
-			// No batch at all. On a compacted topic this proves that
-			// nothing visible lies in [pos, end): those offsets were
-			// compacted away (kafkactl #67). Elsewhere it is not proof:
-			// a broker with tiered storage answers empty when a remote
-			// read outlasts its wait, so fetch again.
-			end := blk.HighWaterMarkOffset
-			if r.committed() && blk.LastStableOffset >= 0 {
-				end = blk.LastStableOffset
-			}
-			if end <= pos {
-				// The leader's end is behind the range (a new leader
-				// still catching up its high watermark): wait for it.
-				if err := retry(fmt.Errorf("the partition ends at %d, before the range's end %d", end, until)); err != nil {
-					return err
-				}
-				continue
-			}
-			if !r.mayHaveGaps(p.Topic) {
-				if err := retry(fmt.Errorf("the broker returned no record batch for offsets %d → %d, below its end, "+
-					"on a topic that is not compacted", pos, end)); err != nil {
-					return err
-				}
-				continue
-			}
-			d.Next = min(end, until)
-		}
-		if d.Next <= pos {
-			if err := retry(fmt.Errorf("the broker's answer did not move past offset %d", pos)); err != nil {
-				return err
-			}
+		case st.grow > 0:
+			size = st.grow
 			continue
 		}
+		d := st.d
 		pos, attempts = d.Next, 0
 		mem := d.Memory()
 		if mem > 0 {
@@ -239,6 +186,83 @@ func (r *reader) read(ctx context.Context, task int, t Task, emit func(chunk) er
 	return nil
 }
 
+// step is what one answer means for a read at pos: the decision of
+// read's loop. Exactly one of its fields is set, or none but d.
+type step struct {
+	// fail ends the read with its error.
+	fail error
+	// retry backs off and fetches again; refresh first asks the metadata
+	// again (the leader may have moved).
+	retry   error
+	refresh bool
+	// gone is the part of the range that retention deleted while reading:
+	// reported as missing, and the read goes on after it.
+	gone *offsets.Range
+	// whole asks again with the whole fetch size (the answer held only
+	// part of a batch, and a smaller size had been asked for).
+	whole bool
+	// grow is the new fetch size for a batch larger than the last one.
+	grow int32
+	// d is the answer's records, with d.Next > pos.
+	d kafka.Block
+}
+
+// decide reads one partition's answer to a fetch of ask bytes (size
+// being the current full size) at pos, for a range ending at until.
+func (r *reader) decide(p offsets.Partition, pos, until int64, ask, size int32, blk *kafka.PartitionAnswer) step {
+	switch {
+	case blk.Err == nil:
+	case errors.Is(blk.Err, kafka.ErrOffsetOutOfRange):
+		// Retention moved the log start past pos while reading.
+		if start, err := r.client.LogStart(p); err == nil && start > pos {
+			return step{gone: &offsets.Range{Partition: p, From: pos, Until: min(start, until)}}
+		}
+		return step{retry: blk.Err}
+	case kafka.Retriable(blk.Err):
+		return step{retry: blk.Err, refresh: true}
+	default:
+		return step{fail: fmt.Errorf("read %s at offset %d: %w", p, pos, blk.Err)}
+	}
+	d, err := blk.Decode(p, pos, until, r.committed())
+	if err != nil {
+		return step{fail: err}
+	}
+	switch {
+	case d.Partial:
+		if ask < size {
+			return step{whole: true}
+		}
+		if size >= maxFetchBytes {
+			return step{fail: fmt.Errorf("read %s at offset %d: a record batch is larger than %d bytes", p, pos, maxFetchBytes)}
+		}
+		return step{grow: min(2*size, maxFetchBytes)}
+	case d.Batches == 0 && d.Next <= pos:
+		// No batch at all. On a compacted topic this proves that
+		// nothing visible lies in [pos, end): those offsets were
+		// compacted away (kafkactl #67). Elsewhere it is not proof: a
+		// broker with tiered storage answers empty when a remote read
+		// outlasts its wait, so fetch again.
+		end := blk.HighWatermark
+		if r.committed() && blk.LastStable >= 0 {
+			end = blk.LastStable
+		}
+		if end <= pos {
+			// The leader's end is behind the range (a new leader still
+			// catching up its high watermark): wait for it.
+			return step{retry: fmt.Errorf("the partition ends at %d, before the range's end %d", end, until)}
+		}
+		if !r.mayHaveGaps(p.Topic) {
+			return step{retry: fmt.Errorf("the broker returned no record batch for offsets %d → %d, below its end, "+
+				"on a topic that is not compacted", pos, end)}
+		}
+		d.Next = min(end, until)
+	}
+	if d.Next <= pos {
+		return step{retry: fmt.Errorf("the broker's answer did not move past offset %d", pos)}
+	}
+	return step{d: d}
+}
+
 // mayHaveGaps reports whether offsets below the end of topic's partitions
 // can hold no batch at all: when its cleanup.policy includes compact, or
 // when that cannot be found out (no DescribeConfigs permission, say), as
@@ -251,7 +275,7 @@ func (r *reader) mayHaveGaps(topic string) bool {
 	if c, ok := r.compacted[topic]; ok {
 		return c
 	}
-	c, err := r.describeCompacted(topic)
+	c, err := r.client.Compacted(topic)
 	if err != nil {
 		return true
 	}
@@ -259,73 +283,11 @@ func (r *reader) mayHaveGaps(topic string) bool {
 	return c
 }
 
-func (r *reader) describeCompacted(topic string) (bool, error) {
-	b := r.client.LeastLoadedBroker()
-	if b == nil {
-		return false, sarama.ErrOutOfBrokers
-	}
-	req := &sarama.DescribeConfigsRequest{Resources: []*sarama.ConfigResource{
-		{Type: sarama.TopicResource, Name: topic, ConfigNames: []string{"cleanup.policy"}}}}
-	if r.client.Config().Version.IsAtLeast(sarama.V1_1_0_0) {
-		req.Version = 1
-	}
-	resp, err := b.DescribeConfigs(req)
-	if err != nil {
-		return false, err
-	}
-	for _, res := range resp.Resources {
-		if res.Name != topic {
-			continue
-		}
-		if res.ErrorCode != 0 {
-			return false, sarama.KError(res.ErrorCode)
-		}
-		for _, c := range res.Configs {
-			if c.Name == "cleanup.policy" {
-				return strings.Contains(c.Value, "compact"), nil
-			}
-		}
-		return false, nil // not listed: the default, delete
-	}
-	return false, errors.New("no answer for the topic")
-}
-
 // request builds a fetch of one partition from pos.
-func (r *reader) request(p offsets.Partition, pos int64, size int32) *sarama.FetchRequest {
-	req := &sarama.FetchRequest{
-		Version:     r.version,
-		MinBytes:    1,
-		MaxWaitTime: int32(fetchMaxWait / time.Millisecond),
-	}
-	if r.version >= 3 {
-		req.MaxBytes = size
-	}
-	if r.version >= 4 {
-		req.Isolation = r.isolation
-	}
-	if r.version >= 7 {
-		req.SessionID, req.SessionEpoch = 0, -1 // no fetch session
-	}
-	req.AddBlock(p.Topic, p.Partition, pos, size, -1)
+func (r *reader) request(p offsets.Partition, pos int64, size int32) *kafka.FetchRequest {
+	req := kafka.NewFetchRequest(r.fetch, size)
+	req.Add(p, pos, size)
 	return req
-}
-
-// retriable reports partition errors that a metadata refresh and another
-// try can cure (leadership moves, brokers restarting).
-func retriable(err error) bool {
-	for _, e := range []error{
-		sarama.ErrNotLeaderForPartition, sarama.ErrLeaderNotAvailable,
-		sarama.ErrUnknownTopicOrPartition, sarama.ErrReplicaNotAvailable,
-		sarama.ErrFencedLeaderEpoch, sarama.ErrUnknownLeaderEpoch,
-		sarama.ErrOffsetNotAvailable, sarama.ErrKafkaStorageError,
-		sarama.ErrRequestTimedOut, sarama.ErrNetworkException,
-		sarama.ErrNotEnoughReplicas, sarama.ErrBrokerNotAvailable,
-	} {
-		if errors.Is(err, e) {
-			return true
-		}
-	}
-	return false
 }
 
 // sleep waits d or until ctx ends.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/IBM/sarama"
 
+	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
 )
 
@@ -18,7 +19,7 @@ import (
 // repeats). Broker behaviour that kfake and a real cluster do not show on
 // demand (compacted gaps, a lagging high watermark, retention moving the
 // log start mid-read, empty answers from tiered storage) is scripted so.
-func mockClient(t *testing.T, policy string, fetches ...any) sarama.Client {
+func mockClient(t *testing.T, policy string, fetches ...any) *kafka.Client {
 	t.Helper()
 	mb := sarama.NewMockBroker(t, 1)
 	t.Cleanup(mb.Close)
@@ -38,7 +39,7 @@ func mockClient(t *testing.T, policy string, fetches ...any) sarama.Client {
 	conf.Version = sarama.V1_1_0_0 // fetch v7: the mock's legacy message sets decode as such
 	conf.ApiVersionsRequest = false
 	conf.Metadata.Retry.Max = 0
-	c, err := sarama.NewClient([]string{mb.Addr()}, conf)
+	c, err := kafka.DialWith(kafka.ClientConfig{Brokers: []string{mb.Addr()}}, conf)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +57,7 @@ func fetchAnswer(t *testing.T, hwm int64, offs ...int64) *sarama.MockFetchRespon
 	return r
 }
 
-func readAll(t *testing.T, c sarama.Client, from, until int64) ([]int64, []chunk, error) {
+func readAll(t *testing.T, c *kafka.Client, from, until int64) ([]int64, []chunk, error) {
 	t.Helper()
 	rd := newReader(c, 1<<20, newBuffered(16<<20))
 	rd.attempts, rd.backoff = 5, time.Millisecond

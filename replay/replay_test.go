@@ -9,19 +9,19 @@ import (
 	"testing"
 	"time"
 
-	"github.com/IBM/sarama"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/kbatch-dev/kbatch/consumer"
 	"github.com/kbatch-dev/kbatch/internal/testkafka"
+	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
+	"github.com/kbatch-dev/kbatch/record"
 )
 
 // These tests run against kfake, or the cluster in KBATCH_TEST_BROKERS.
 
-func dialTest(t testing.TB, tc *testkafka.Cluster, committed bool) sarama.Client {
+func dialTest(t testing.TB, tc *testkafka.Cluster, committed bool) *kafka.Client {
 	t.Helper()
-	c, err := consumer.Dial(consumer.ClientConfig{Brokers: tc.Brokers, ReadCommitted: committed})
+	c, err := kafka.Dial(kafka.ClientConfig{Brokers: tc.Brokers, ReadCommitted: committed})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,11 +31,11 @@ func dialTest(t testing.TB, tc *testkafka.Cluster, committed bool) sarama.Client
 
 // memSink keeps what it is given.
 type memSink struct {
-	recs            []sarama.ConsumerMessage
+	recs            []record.Record
 	closed, aborted int
 }
 
-func (m *memSink) Write(recs []sarama.ConsumerMessage) error {
+func (m *memSink) Write(recs []record.Record) error {
 	m.recs = append(m.recs, recs...)
 	return nil
 }
@@ -51,7 +51,7 @@ func (m *memSink) byPartition() map[int32][]int64 {
 	return out
 }
 
-func replayRanges(t *testing.T, client sarama.Client, ranges ...string) (*memSink, *Report, error) {
+func replayRanges(t *testing.T, client *kafka.Client, ranges ...string) (*memSink, *Report, error) {
 	t.Helper()
 	var specs []RangeSpec
 	for _, r := range ranges {

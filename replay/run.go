@@ -8,8 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/IBM/sarama"
-
+	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
 )
 
@@ -98,54 +97,25 @@ func (r *Report) MissingOffsets() int64 {
 // The error is the first failure (reading, writing, closing, ctx's), else a
 // *PartialError when requested offsets no longer existed, else nil. The
 // report is filled in either case.
-func Run(ctx context.Context, client sarama.Client, tasks []Task, sink Sink, opts Options) (*Report, error) {
+func Run(ctx context.Context, client *kafka.Client, tasks []Task, sink Sink, opts Options) (*Report, error) {
 	start := time.Now()
-	conc := opts.Concurrency
-	if conc <= 0 {
-		conc = 8
-	}
-	fetchBytes := opts.FetchBytes
-	if fetchBytes <= 0 {
-		fetchBytes = 2 << 20
-	}
-	bufferBytes := opts.BufferBytes
-	if bufferBytes <= 0 {
-		bufferBytes = 16 << 20
-	}
-	rd := newReader(client, fetchBytes, newBuffered(bufferBytes))
-	rep := &Report{Partitions: make([]PartitionReport, len(tasks)), Committed: rd.committed()}
-	var total int64
-	for i, t := range tasks {
-		pr := PartitionReport{Task: t, Position: t.Read.From}
-		if m := t.Missing(); m.Span() > 0 {
-			pr.Missing = append(pr.Missing, m)
-		}
-		rep.Partitions[i] = pr
-		total += t.Read.Span()
-	}
+	opts = opts.withDefaults()
+	rd := newReader(client, opts.FetchBytes, newBuffered(opts.BufferBytes))
+	rep, total := newReport(tasks, rd.committed())
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	chunks := startReaders(ctx, rd, tasks, conc)
+	chunks := startReaders(ctx, rd, tasks, opts.Concurrency)
 
 	var bar *progressBar
 	var tick <-chan time.Time
 	if opts.Progress != nil {
 		bar = &progressBar{w: opts.Progress, width: opts.ProgressWidth, total: total, start: start}
-		if bar.width <= 0 {
-			bar.width = 80
-		}
 		t := time.NewTicker(100 * time.Millisecond)
 		defer t.Stop()
 		tick = t.C
 	}
 	var firstErr error
-	fail := func(err error) {
-		if firstErr == nil {
-			firstErr = err
-			cancel()
-		}
-	}
 	var covered int64
 	for open := true; open; {
 		select {
@@ -154,34 +124,12 @@ func Run(ctx context.Context, client sarama.Client, tasks []Task, sink Sink, opt
 				open = false
 				break
 			}
-			pr := &rep.Partitions[c.task]
-			if c.done {
-				if c.err != nil && !errors.Is(c.err, context.Canceled) {
-					fail(c.err)
-				}
-				continue
+			n, err := rep.take(c, rd.buffer, sink, firstErr != nil)
+			covered += n
+			if err != nil && firstErr == nil {
+				firstErr = err
+				cancel()
 			}
-			if firstErr != nil {
-				rd.buffer.release(c.mem)
-				continue // draining after a failure
-			}
-			if len(c.msgs) > 0 {
-				err := sink.Write(c.msgs)
-				rd.buffer.release(c.mem)
-				if err != nil {
-					fail(err)
-					continue
-				}
-			}
-			if c.missing != nil {
-				pr.Missing = append(pr.Missing, *c.missing)
-			}
-			covered += c.next - pr.Position
-			pr.Position = c.next
-			pr.Records += int64(len(c.msgs))
-			pr.Bytes += c.bytes
-			rep.Records += int64(len(c.msgs))
-			rep.Bytes += c.bytes
 		case now := <-tick:
 			bar.draw(now, rep.Records, covered)
 		}
@@ -192,30 +140,105 @@ func Run(ctx context.Context, client sarama.Client, tasks []Task, sink Sink, opt
 	if bar != nil {
 		bar.clear()
 	}
-	if firstErr != nil {
-		sink.Abort()
-		rep.Elapsed = time.Since(start)
-		if errors.Is(firstErr, context.Canceled) {
-			firstErr = errors.New("replay interrupted")
+	err := rep.finish(sink, firstErr)
+	rep.Elapsed = time.Since(start)
+	return rep, err
+}
+
+// withDefaults fills in the zero values of o.
+func (o Options) withDefaults() Options {
+	if o.Concurrency <= 0 {
+		o.Concurrency = 8
+	}
+	if o.FetchBytes <= 0 {
+		o.FetchBytes = 2 << 20
+	}
+	if o.BufferBytes <= 0 {
+		o.BufferBytes = 16 << 20
+	}
+	if o.ProgressWidth <= 0 {
+		o.ProgressWidth = 80
+	}
+	return o
+}
+
+// newReport is the report of tasks before anything is read, and the
+// offsets they span.
+func newReport(tasks []Task, committed bool) (*Report, int64) {
+	rep := &Report{Partitions: make([]PartitionReport, len(tasks)), Committed: committed}
+	var total int64
+	for i, t := range tasks {
+		pr := PartitionReport{Task: t, Position: t.Read.From}
+		if m := t.Missing(); m.Span() > 0 {
+			pr.Missing = append(pr.Missing, m)
 		}
-		return rep, firstErr
+		rep.Partitions[i] = pr
+		total += t.Read.Span()
+	}
+	return rep, total
+}
+
+// take applies one chunk of a reader to the report, writing its records
+// to sink, and returns how many offsets it covered and the error that
+// ends the run, if any: a reader's (not a cancel's), or the sink's. While
+// draining after an error, records are dropped and their memory given
+// back.
+func (rep *Report) take(c chunk, buf *buffered, sink Sink, draining bool) (int64, error) {
+	if c.done {
+		if c.err != nil && !errors.Is(c.err, context.Canceled) {
+			return 0, c.err
+		}
+		return 0, nil
+	}
+	if draining {
+		buf.release(c.mem)
+		return 0, nil
+	}
+	if len(c.msgs) > 0 {
+		err := sink.Write(c.msgs)
+		buf.release(c.mem)
+		if err != nil {
+			return 0, err
+		}
+	}
+	pr := &rep.Partitions[c.task]
+	if c.missing != nil {
+		pr.Missing = append(pr.Missing, *c.missing)
+	}
+	covered := c.next - pr.Position
+	pr.Position = c.next
+	pr.Records += int64(len(c.msgs))
+	pr.Bytes += c.bytes
+	rep.Records += int64(len(c.msgs))
+	rep.Bytes += c.bytes
+	return covered, nil
+}
+
+// finish ends the sink after the readers stopped: Abort after an error
+// (a cancel reads "replay interrupted") or a partition short of its end,
+// else Close, whose error is the run's; a complete run that found
+// offsets deleted returns a *PartialError.
+func (rep *Report) finish(sink Sink, err error) error {
+	if err != nil {
+		sink.Abort()
+		if errors.Is(err, context.Canceled) {
+			return errors.New("replay interrupted")
+		}
+		return err
 	}
 	for _, p := range rep.Partitions {
 		if !p.Complete() { // cannot happen without an error; refuse to close
 			sink.Abort()
-			rep.Elapsed = time.Since(start)
-			return rep, fmt.Errorf("%s stopped at offset %d, before %d", p.Read.Partition, p.Position, p.Read.Until)
+			return fmt.Errorf("%s stopped at offset %d, before %d", p.Read.Partition, p.Position, p.Read.Until)
 		}
 	}
 	if err := sink.Close(); err != nil {
-		rep.Elapsed = time.Since(start)
-		return rep, err
+		return err
 	}
-	rep.Elapsed = time.Since(start)
 	if rep.MissingOffsets() > 0 {
-		return rep, newPartialError(rep)
+		return newPartialError(rep)
 	}
-	return rep, nil
+	return nil
 }
 
 // startReaders reads tasks on up to conc goroutines and returns the

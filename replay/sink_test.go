@@ -14,12 +14,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/IBM/sarama"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/kbatch-dev/kbatch/consumer"
 	"github.com/kbatch-dev/kbatch/internal/testkafka"
+	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
+	"github.com/kbatch-dev/kbatch/record"
 )
 
 // oddRecords are records whose bytes are easy to get wrong: absent and
@@ -191,7 +191,7 @@ func TestRoundTripTopic(t *testing.T) {
 	for _, tk := range tasks {
 		sources = append(sources, tk.Read.Partition)
 	}
-	sink, err := NewTopicSink(consumer.ClientConfig{Brokers: tc.Brokers}, dst, -1, sources)
+	sink, err := NewTopicSink(kafka.ClientConfig{Brokers: tc.Brokers}, dst, -1, sources)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,7 +236,7 @@ func consumeAll(t *testing.T, tc *testkafka.Cluster, topic string, p int32, n in
 func TestTopicSinkTargets(t *testing.T) {
 	tc := testkafka.New(t)
 	dst := tc.Topic("replay-dst", 2)
-	cc := consumer.ClientConfig{Brokers: tc.Brokers}
+	cc := kafka.ClientConfig{Brokers: tc.Brokers}
 	src := func(ps ...int32) []offsets.Partition {
 		var out []offsets.Partition
 		for _, p := range ps {
@@ -273,7 +273,7 @@ func TestJSONFileCompleteOrUntouched(t *testing.T) {
 	if err := os.WriteFile(path, []byte("old\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	rec := []sarama.ConsumerMessage{{Topic: "t", Offset: 1, Timestamp: time.UnixMilli(0), Value: []byte("v")}}
+	rec := []record.Record{{Topic: "t", Offset: 1, Timestamp: time.UnixMilli(0), Value: []byte("v")}}
 
 	s, err := CreateJSONFile(path)
 	if err != nil {
@@ -338,7 +338,7 @@ func TestJSONFileIsPrivate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Write([]sarama.ConsumerMessage{{Topic: "t", Timestamp: time.UnixMilli(0), Value: []byte("v")}}); err != nil {
+	if err := s.Write([]record.Record{{Topic: "t", Timestamp: time.UnixMilli(0), Value: []byte("v")}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Close(); err != nil {

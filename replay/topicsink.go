@@ -6,10 +6,9 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/IBM/sarama"
-
-	"github.com/kbatch-dev/kbatch/consumer"
+	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
+	"github.com/kbatch-dev/kbatch/record"
 )
 
 // TopicSink re-produces records into a topic: key, value, headers and
@@ -20,10 +19,9 @@ import (
 type TopicSink struct {
 	topic     string
 	partition int32 // -1: the source's partition number
-	client    sarama.Client
-	producer  sarama.AsyncProducer
+	client    *kafka.Client
+	producer  *kafka.Producer
 
-	drained chan struct{} // closed when the producer's answers are drained
 	mu      sync.Mutex
 	settled *sync.Cond // signalled as answers come in
 	sent    int        // records handed to the producer
@@ -36,19 +34,8 @@ type TopicSink struct {
 // checks that topic exists and has every partition the records of sources
 // will go to: partition when it is ≥ 0, else each source's number. These
 // are *offsets.UsageError values (exit 2), found before anything is read.
-func NewTopicSink(cc consumer.ClientConfig, topic string, partition int32, sources []offsets.Partition) (*TopicSink, error) {
-	conf := cc.SaramaConfig()
-	conf.Producer.Partitioner = sarama.NewManualPartitioner
-	conf.Producer.Idempotent = true
-	conf.Producer.RequiredAcks = sarama.WaitForAll
-	conf.Producer.Retry.Max = 10
-	conf.Producer.Return.Errors = true
-	conf.Producer.Return.Successes = true // Close waits for every answer
-	conf.Net.MaxOpenRequests = 1
-	if !conf.Version.IsAtLeast(sarama.V0_11_0_0) {
-		return nil, &offsets.UsageError{Msg: "--to-topic needs --kafka-version 0.11.0 or later (idempotent producer, headers)"}
-	}
-	client, err := consumer.DialWith(cc, conf)
+func NewTopicSink(cc kafka.ClientConfig, topic string, partition int32, sources []offsets.Partition) (*TopicSink, error) {
+	client, err := kafka.DialProducer(cc)
 	if err != nil {
 		return nil, err
 	}
@@ -56,20 +43,19 @@ func NewTopicSink(cc consumer.ClientConfig, topic string, partition int32, sourc
 		_ = client.Close()
 		return nil, err
 	}
-	producer, err := sarama.NewAsyncProducerFromClient(client)
+	s := &TopicSink{topic: topic, partition: partition, client: client}
+	s.settled = sync.NewCond(&s.mu)
+	s.producer, err = client.NewProducer(s.ack, s.fail)
 	if err != nil {
 		_ = client.Close()
 		return nil, fmt.Errorf("producer for --to-topic %s: %w", topic, err)
 	}
-	s := &TopicSink{topic: topic, partition: partition, client: client, producer: producer, drained: make(chan struct{})}
-	s.settled = sync.NewCond(&s.mu)
-	go s.drain()
 	return s, nil
 }
 
-func checkTargets(client sarama.Client, topic string, partition int32, sources []offsets.Partition) error {
-	parts, err := consumer.TopicPartitions(client, []string{topic})
-	if errors.Is(err, consumer.ErrUnknownTopic) {
+func checkTargets(client *kafka.Client, topic string, partition int32, sources []offsets.Partition) error {
+	parts, err := kafka.TopicPartitions(client, []string{topic})
+	if errors.Is(err, kafka.ErrUnknownTopic) {
 		return &offsets.UsageError{Msg: fmt.Sprintf("--to-topic %q does not exist on this cluster; create it first", topic)}
 	}
 	if err != nil {
@@ -97,35 +83,23 @@ func checkTargets(client sarama.Client, topic string, partition int32, sources [
 	return nil
 }
 
-// drain counts the producer's answers until both its channels close.
-func (s *TopicSink) drain() {
-	defer close(s.drained)
-	successes, errs := s.producer.Successes(), s.producer.Errors()
-	for successes != nil || errs != nil {
-		select {
-		case _, ok := <-successes:
-			if !ok {
-				successes = nil
-				continue
-			}
-			s.mu.Lock()
-			s.acked++
-			s.settled.Broadcast()
-			s.mu.Unlock()
-		case pe, ok := <-errs:
-			if !ok {
-				errs = nil
-				continue
-			}
-			s.mu.Lock()
-			if s.failed == nil {
-				s.failed = pe
-			}
-			s.nfailed++
-			s.settled.Broadcast()
-			s.mu.Unlock()
-		}
+// ack counts a record the cluster acknowledged.
+func (s *TopicSink) ack() {
+	s.mu.Lock()
+	s.acked++
+	s.settled.Broadcast()
+	s.mu.Unlock()
+}
+
+// fail counts a record that could not be produced.
+func (s *TopicSink) fail(err error) {
+	s.mu.Lock()
+	if s.failed == nil {
+		s.failed = err
 	}
+	s.nfailed++
+	s.settled.Broadcast()
+	s.mu.Unlock()
 }
 
 func (s *TopicSink) err() error {
@@ -139,32 +113,20 @@ func (s *TopicSink) err() error {
 
 // Write queues recs for producing; it fails once any earlier record
 // could not be produced.
-func (s *TopicSink) Write(recs []sarama.ConsumerMessage) error {
+func (s *TopicSink) Write(recs []record.Record) error {
 	if err := s.err(); err != nil {
 		return err
 	}
 	for i := range recs {
 		r := &recs[i]
-		m := &sarama.ProducerMessage{Topic: s.topic, Partition: s.partition, Timestamp: r.Timestamp}
-		if s.partition < 0 {
-			m.Partition = r.Partition
-		}
-		if r.Key != nil {
-			m.Key = sarama.ByteEncoder(r.Key)
-		}
-		if r.Value != nil {
-			m.Value = sarama.ByteEncoder(r.Value)
-		}
-		if len(r.Headers) > 0 {
-			m.Headers = make([]sarama.RecordHeader, len(r.Headers))
-			for j, h := range r.Headers {
-				m.Headers[j] = *h
-			}
+		partition := s.partition
+		if partition < 0 {
+			partition = r.Partition
 		}
 		s.mu.Lock()
 		s.sent++
 		s.mu.Unlock()
-		s.producer.Input() <- m
+		s.producer.Send(s.topic, partition, r)
 	}
 	return nil
 }
@@ -178,8 +140,7 @@ func (s *TopicSink) Close() error {
 		s.settled.Wait()
 	}
 	s.mu.Unlock()
-	s.producer.AsyncClose()
-	<-s.drained
+	s.producer.Close()
 	cerr := s.client.Close()
 	if err := s.err(); err != nil {
 		return err
@@ -189,7 +150,6 @@ func (s *TopicSink) Close() error {
 
 // Abort stops the producer; records already sent stay in the topic.
 func (s *TopicSink) Abort() {
-	s.producer.AsyncClose()
-	<-s.drained
+	s.producer.Close()
 	_ = s.client.Close()
 }

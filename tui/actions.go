@@ -33,10 +33,18 @@ type controlDoneMsg struct {
 	err  error
 }
 
+// errReadOnly answers the keys of a view without controls (Run's ctl
+// nil): kbatch spark shows a Spark query's batches, which kbatch can
+// neither pause, seek nor ack.
+var errReadOnly = errors.New("read-only: kbatch spark watches a Spark query; pause, seek and ack are not available (r replays a batch)")
+
 // control runs a stream command off the update loop: the stream may be
 // waiting for the UI to take an event before it reads commands.
 func (m *Model) control(kind controlKind, part offsets.Partition, id uint64) tea.Cmd {
 	ctl := m.controls
+	if ctl == nil {
+		return func() tea.Msg { return controlDoneMsg{kind: kind, part: part, id: id, err: errReadOnly} }
+	}
 	return func() tea.Msg {
 		var err error
 		switch kind {
@@ -175,6 +183,9 @@ func (m *Model) openSeek() {
 
 func (m *Model) seek(req seekRequestMsg) tea.Cmd {
 	ctl := m.controls
+	if ctl == nil {
+		return func() tea.Msg { return seekDoneMsg{id: req.id, part: req.part, err: errReadOnly} }
+	}
 	return func() tea.Msg {
 		off, err := ctl.Seek(req.part, req.spec)
 		return seekDoneMsg{id: req.id, part: req.part, offset: off, err: err}

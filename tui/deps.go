@@ -3,15 +3,16 @@ package tui
 import (
 	"context"
 
-	"github.com/IBM/sarama"
-
 	"github.com/kbatch-dev/kbatch/consumer"
 	"github.com/kbatch-dev/kbatch/offsets"
+	krecord "github.com/kbatch-dev/kbatch/record"
 )
 
 // Controls is what the keys do to the running stream; *consumer.Stream
 // implements it. Calls may block until the stream's loop answers, so the
-// UI makes them from tea.Cmds, never from Update.
+// UI makes them from tea.Cmds, never from Update. A source without
+// controls (kbatch spark: the batches are Spark's) passes nil, and the
+// keys that would use them say the view is read-only.
 type Controls interface {
 	PauseAll() error
 	ResumeAll() error
@@ -30,11 +31,10 @@ type EventSource interface {
 	Events() <-chan consumer.Event
 }
 
-// Stream is everything Run needs of a running stream; *consumer.Stream
-// implements it.
+// Stream is what Run needs of a running source of events:
+// *consumer.Stream and *sparkwatch.Watch implement it.
 type Stream interface {
 	EventSource
-	Controls
 	// Close stops the stream cleanly (the batch being processed is acked,
 	// a batch waiting for a manual ack stays planned).
 	Close() error
@@ -58,7 +58,7 @@ type ReplayTask struct {
 // offset order and that task's position (next offset) after them.
 type ReplayChunk struct {
 	Task    int
-	Records []*sarama.ConsumerMessage
+	Records []*krecord.Record
 	Next    int64
 }
 

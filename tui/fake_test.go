@@ -9,11 +9,11 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/IBM/sarama"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/kbatch-dev/kbatch/consumer"
 	"github.com/kbatch-dev/kbatch/offsets"
+	krecord "github.com/kbatch-dev/kbatch/record"
 )
 
 // fakeStream records the commands the UI sends and serves events from a
@@ -93,7 +93,7 @@ func (r *fakeReplayer) Plan(_ context.Context, ranges []string) ([]ReplayTask, e
 
 func (r *fakeReplayer) Read(ctx context.Context, tasks []ReplayTask, emit func(ReplayChunk) error) error {
 	for i, t := range tasks {
-		var recs []*sarama.ConsumerMessage
+		var recs []*krecord.Record
 		for o := t.Range.From; o < t.Range.Until; o++ {
 			recs = append(recs, msg(t.Range.Topic, t.Range.Partition.Partition, o, "k", fmt.Sprintf("v%d", o)))
 		}
@@ -106,9 +106,9 @@ func (r *fakeReplayer) Read(ctx context.Context, tasks []ReplayTask, emit func(R
 
 var t0 = time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
 
-func msg(topic string, p int32, off int64, key, value string) *sarama.ConsumerMessage {
-	m := &sarama.ConsumerMessage{Topic: topic, Partition: p, Offset: off, Timestamp: t0.Add(time.Duration(off) * time.Millisecond),
-		Headers: []*sarama.RecordHeader{{Key: []byte("source"), Value: []byte("web")}}}
+func msg(topic string, p int32, off int64, key, value string) *krecord.Record {
+	m := &krecord.Record{Topic: topic, Partition: p, Offset: off, Timestamp: t0.Add(time.Duration(off) * time.Millisecond),
+		Headers: []*krecord.Header{{Key: []byte("source"), Value: []byte("web")}}}
 	if key != "" {
 		m.Key = []byte(key)
 	}

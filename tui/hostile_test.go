@@ -6,7 +6,6 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/IBM/sarama"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/kbatch-dev/kbatch/consumer"
@@ -41,7 +40,7 @@ func hostileEvents() []consumer.Event {
 	b.Ranges = []offsets.BatchRange{{Range: offsets.Range{Partition: part("events", 0), From: 0, Until: int64(len(hostile))}, Records: int64(len(hostile))}}
 	for i, h := range hostile {
 		m := msg("events", 0, int64(i), h, h)
-		m.Headers = []*sarama.RecordHeader{{Key: []byte(h), Value: []byte(h)}}
+		m.Headers = []*krecord.Header{{Key: []byte(h), Value: []byte(h)}}
 		b.Samples = append(b.Samples, m)
 	}
 	n := offsets.NewEvent(t0, offsets.CodeBrokerError, part("events", 0), "broker said \x1b]0;PWN-notice\x07 \u202ePWN-notice")

@@ -147,7 +147,7 @@ type statusLine struct {
 }
 
 // New returns the root model over src (the stream's events) and ctl (its
-// commands). Call Close when the program has ended, to stop replays and
+// commands; nil for a read-only view). Call Close when the program has ended, to stop replays and
 // writes in flight and wait for them.
 func New(src EventSource, ctl Controls, opts Options) *Model {
 	if opts.Location == nil {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -109,6 +110,35 @@ func TestPauseAll(t *testing.T) {
 	fs.err = consumer.ErrEnded
 	run(m, press(m, "space"))
 	mustContain(t, screen(m), "the stream has ended")
+}
+
+// TestNoControlsIsReadOnly: a source without controls (kbatch spark passes
+// nil) keeps the view up and answers pause, seek, ack and cut with the
+// read-only message, instead of a stub that returns an error.
+func TestNoControlsIsReadOnly(t *testing.T) {
+	fs := newFakeStream()
+	fresh := func() *Model {
+		m := New(fs, nil, Options{Name: "spark:q", Interval: time.Second, Location: time.UTC, Now: func() time.Time { return t0 }})
+		t.Cleanup(m.Close)
+		m.Update(tea.WindowSizeMsg{Width: 140, Height: 40})
+		feed(m, started(2))
+		if strings.Contains(screen(m), "are not available") {
+			t.Fatal("the read-only message shown before any key")
+		}
+		return m
+	}
+	for _, key := range []string{"space", "P"} {
+		m := fresh()
+		run(m, press(m, key))
+		mustContain(t, screen(m), "are not available")
+		mustContain(t, screen(m), "LIVE")
+	}
+	m := fresh()
+	run(m, m.seek(seekRequestMsg{id: 1, part: offsets.Partition{Topic: "events", Partition: 0}}))
+	mustContain(t, screen(m), "are not available")
+	if got := fs.Calls(); len(got) != 0 {
+		t.Fatalf("a view without controls called the source: %v", got)
+	}
 }
 
 func TestBatchesFollowAndReplacePlanned(t *testing.T) {

@@ -3,9 +3,8 @@ package tui
 import (
 	"time"
 
-	"github.com/IBM/sarama"
-
 	"github.com/kbatch-dev/kbatch/offsets"
+	krecord "github.com/kbatch-dev/kbatch/record"
 )
 
 // maxKeptBytes caps how much of one key, value or header value the screen
@@ -53,16 +52,13 @@ func newField(b []byte) field {
 }
 
 // newRecord copies m; batch is the id of the batch it came in.
-func newRecord(m *sarama.ConsumerMessage, batch uint64) *record {
+func newRecord(m *krecord.Record, batch uint64) *record {
 	r := &record{
 		Partition: offsets.Partition{Topic: m.Topic, Partition: m.Partition},
 		Offset:    m.Offset, Timestamp: m.Timestamp, Batch: batch,
 		Key: newField(m.Key), Value: newField(m.Value),
 	}
 	for _, h := range m.Headers {
-		if h == nil {
-			continue
-		}
 		r.Headers = append(r.Headers, header{Key: append([]byte(nil), h.Key[:min(len(h.Key), maxKeptBytes)]...), Value: newField(h.Value)})
 	}
 	return r
@@ -81,9 +77,9 @@ func (r *record) complete() bool {
 	return true
 }
 
-// message rebuilds the record as a sarama message for JSON output.
-func (r *record) message() *sarama.ConsumerMessage {
-	m := &sarama.ConsumerMessage{Topic: r.Topic, Partition: r.Partition.Partition, Offset: r.Offset, Timestamp: r.Timestamp}
+// message rebuilds the record for JSON output.
+func (r *record) message() *krecord.Record {
+	m := &krecord.Record{Topic: r.Topic, Partition: r.Partition.Partition, Offset: r.Offset, Timestamp: r.Timestamp}
 	if !r.Key.null() {
 		m.Key = r.Key.Data
 	}
@@ -95,7 +91,7 @@ func (r *record) message() *sarama.ConsumerMessage {
 		if !h.Value.null() {
 			v = h.Value.Data
 		}
-		m.Headers = append(m.Headers, &sarama.RecordHeader{Key: h.Key, Value: v})
+		m.Headers = append(m.Headers, &krecord.Header{Key: h.Key, Value: v})
 	}
 	return m
 }

@@ -11,8 +11,6 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
-
-	"github.com/kbatch-dev/kbatch/consumer"
 )
 
 // Replay memory bounds: records past them are counted, not kept, and `w`
@@ -123,7 +121,7 @@ func (v *replayView) add(items []replayItem, now time.Time) {
 		var add []*record
 		for _, m := range c.Records {
 			v.total++
-			v.bytes += consumer.RecordBytes(m) // as a batch's bytes count
+			v.bytes += m.Bytes() // as a batch's bytes count
 
 			if len(v.recs)+len(add) >= maxReplayRecords || v.kept >= maxReplayBytes {
 				v.dropped++

@@ -20,8 +20,10 @@ import (
 //
 // NO_COLOR set to any non-empty value turns colours off; extra options
 // (output, input, window size, colour profile) are for tests and demos.
-func Run(ctx context.Context, s Stream, opts Options, extra ...tea.ProgramOption) error {
-	m := New(s, s, opts)
+//
+// ctl is nil for a source without controls (a read-only view).
+func Run(ctx context.Context, s Stream, ctl Controls, opts Options, extra ...tea.ProgramOption) error {
+	m := New(s, ctl, opts)
 	popts := []tea.ProgramOption{tea.WithContext(ctx)}
 	if os.Getenv("NO_COLOR") != "" {
 		popts = append(popts, tea.WithColorProfile(colorprofile.Ascii))

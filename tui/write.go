@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -11,9 +10,8 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/IBM/sarama"
 
-	"github.com/kbatch-dev/kbatch/consumer"
+	krecord "github.com/kbatch-dev/kbatch/record"
 )
 
 // write saves the replay's records as JSON lines: from memory when every
@@ -31,7 +29,7 @@ func (m *Model) write(req writeRequestMsg) tea.Cmd {
 	m.bg.Add(1)
 	return func() tea.Msg {
 		defer m.bg.Done()
-		n, err := writeJSONLines(ctx, req.path, func(put func(*sarama.ConsumerMessage) error) error {
+		n, err := writeJSONLines(ctx, req.path, func(put func(*krecord.Record) error) error {
 			if recs != nil {
 				for _, rec := range recs {
 					if err := put(rec.message()); err != nil {
@@ -66,54 +64,29 @@ func (m *Model) writeDone(msg writeDoneMsg) tea.Cmd {
 }
 
 // writeJSONLines writes the records fill puts to path as DESIGN §4 JSON
-// lines. It writes a temporary file beside path, syncs it and renames it
-// into place, so path is either complete or absent: a failure or a
-// cancelled ctx (quit) removes the temporary file. An existing path is
-// refused rather than overwritten.
-func writeJSONLines(ctx context.Context, path string, fill func(put func(*sarama.ConsumerMessage) error) error) (n int, err error) {
+// lines, through krecord.WriteFile: path is either complete or absent, a
+// failure or a cancelled ctx (quit) removes the temporary file, and an
+// existing path is refused rather than overwritten.
+func writeJSONLines(ctx context.Context, path string, fill func(put func(*krecord.Record) error) error) (int, error) {
 	if err := checkWritable(path); err != nil {
 		return 0, err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return 0, fmt.Errorf("cannot create a file in %s: %v", filepath.Dir(path), cause(err))
-	}
-	defer func() {
-		if err != nil {
-			_ = tmp.Close()
-			_ = os.Remove(tmp.Name())
-			if !errors.Is(err, context.Canceled) {
-				err = fmt.Errorf("cannot write %s: %v", path, cause(err))
+	n, err := krecord.WriteFile(path, false, func(put func(*krecord.Record) error) error {
+		return fill(func(m *krecord.Record) error {
+			if err := ctx.Err(); err != nil {
+				return err
 			}
-		}
-	}()
-	w := bufio.NewWriterSize(tmp, 256<<10)
-	var buf []byte
-	err = fill(func(m *sarama.ConsumerMessage) error {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		buf = consumer.AppendRecordJSON(buf[:0], m)
-		n++
-		_, err := w.Write(buf)
-		return err
+			return put(m)
+		})
 	})
-	if err != nil {
-		return 0, err
+	switch {
+	case err == nil || errors.Is(err, context.Canceled):
+	case errors.Is(err, krecord.ErrExists):
+		err = fmt.Errorf("%s exists; choose another name", path)
+	default:
+		err = fmt.Errorf("cannot write %s: %v", path, cause(err))
 	}
-	if err = w.Flush(); err != nil {
-		return 0, err
-	}
-	if err = tmp.Sync(); err != nil {
-		return 0, err
-	}
-	if err = tmp.Close(); err != nil {
-		return 0, err
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return 0, err
-	}
-	return n, nil
+	return n, err
 }
 
 // checkWritable refuses a path that exists (nothing is overwritten) or

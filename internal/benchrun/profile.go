@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kbatch-dev/kbatch/consumer"
+	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
 )
 
@@ -83,8 +84,8 @@ func profileStream(brokers []string, topic string) (int64, error) {
 		return 0, err
 	}
 	defer sink.Close()
-	cc := consumer.ClientConfig{Brokers: brokers}
-	client, err := consumer.Dial(cc)
+	cc := kafka.ClientConfig{Brokers: brokers}
+	client, err := kafka.Dial(cc)
 	if err != nil {
 		return 0, err
 	}

@@ -34,18 +34,8 @@ func (o Offsets) Partitions() []offsets.Partition {
 	for p := range o {
 		ps = append(ps, p)
 	}
-	slices.SortFunc(ps, comparePartitions)
+	slices.SortFunc(ps, offsets.ComparePartitions)
 	return ps
-}
-
-func comparePartitions(a, b offsets.Partition) int {
-	switch {
-	case a.Less(b):
-		return -1
-	case b.Less(a):
-		return 1
-	}
-	return 0
 }
 
 // ParseOffsetJSON parses Spark's Kafka offset JSON, the form Spark writes for

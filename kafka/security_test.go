@@ -1,4 +1,4 @@
-package consumer
+package kafka
 
 import (
 	"crypto/tls"
@@ -93,6 +93,49 @@ func TestSCRAMNameEscapingAndMechanisms(t *testing.T) {
 	}
 	if SCRAMClientFor("PLAIN") != nil {
 		t.Error("PLAIN has no SCRAM client")
+	}
+}
+
+// TestSCRAMAdapterOnTheLibrary: what the adapter around xdg-go/scram
+// promises beyond the RFC vector. The password is SASLprepped (U+00A0,
+// a non-ASCII space, is mapped to a space, so two spellings give one
+// proof); a server message extension (m=) is refused; a server error is
+// escaped before it can reach a terminal; and Done stays false after a
+// signature that does not match.
+func TestSCRAMAdapterOnTheLibrary(t *testing.T) {
+	const first = "r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096"
+	start := func(password string) *scramClient {
+		c := SCRAMClientFor("SCRAM-SHA-256")().(*scramClient)
+		if err := c.Begin("user", password, ""); err != nil {
+			t.Fatal(err)
+		}
+		c.nonce = "rOprNGfwEbeRWgbNEkqO"
+		if _, err := c.Step(""); err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	a, err := start("pen cil").Step(first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := start("pen\u00a0cil").Step(first)
+	if err != nil || a != b {
+		t.Fatalf("SASLprep: proofs differ (%q vs %q, %v)", a, b, err)
+	}
+	if _, err := start("pencil").Step("m=ext," + first); err == nil {
+		t.Fatal("a mandatory extension was accepted")
+	}
+	_, err = start("pencil").Step("e=\x1b]0;owned\x07")
+	if err == nil || strings.ContainsAny(err.Error(), "\x1b\x07") {
+		t.Fatalf("server error not escaped: %q", err)
+	}
+	c := start("pencil")
+	if _, err := c.Step(first); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Step("v=AAAA"); err == nil || c.Done() {
+		t.Fatalf("bad signature: err %v, done %v", err, c.Done())
 	}
 }
 

@@ -1,4 +1,4 @@
-package consumer
+package record
 
 import (
 	"encoding/json"
@@ -6,39 +6,37 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
-
-	"github.com/IBM/sarama"
 )
 
 func TestKcatEncoder(t *testing.T) {
 	ts := time.UnixMilli(1796153121380)
-	hdr := func(kv ...[]byte) []*sarama.RecordHeader {
-		var hs []*sarama.RecordHeader
+	hdr := func(kv ...[]byte) []*Header {
+		var hs []*Header
 		for i := 0; i < len(kv); i += 2 {
-			hs = append(hs, &sarama.RecordHeader{Key: kv[i], Value: kv[i+1]})
+			hs = append(hs, &Header{Key: kv[i], Value: kv[i+1]})
 		}
 		return hs
 	}
 	cases := []struct {
 		name   string
-		m      sarama.ConsumerMessage
+		m      Record
 		leader func(string, int32) int32
 		want   string
 	}{
-		{"text, headers, a leader", sarama.ConsumerMessage{Topic: "events", Partition: 1, Offset: 1506, Timestamp: ts,
+		{"text, headers, a leader", Record{Topic: "events", Partition: 1, Offset: 1506, Timestamp: ts,
 			Key: []byte("kk"), Value: []byte(`{"seq":1}`), Headers: hdr([]byte("a"), []byte("b"), []byte("c"), nil)},
 			func(string, int32) int32 { return 3 },
 			`{"topic":"events","partition":1,"offset":1506,"tstype":"unknown","ts":1796153121380,"broker":3,"headers":["a","b","c",null],"key":"kk","payload":"{\"seq\":1}"}`},
-		{"null key and payload, no headers, no leader", sarama.ConsumerMessage{Topic: "t", Offset: 7, Timestamp: ts}, nil,
+		{"null key and payload, no headers, no leader", Record{Topic: "t", Offset: 7, Timestamp: ts}, nil,
 			`{"topic":"t","partition":0,"offset":7,"tstype":"unknown","ts":1796153121380,"broker":-1,"key":null,"payload":null}`},
-		{"no timestamp (message format v0): no tstype, no ts", sarama.ConsumerMessage{Topic: "t", Key: []byte{}, Value: []byte{}}, nil,
+		{"no timestamp (message format v0): no tstype, no ts", Record{Topic: "t", Key: []byte{}, Value: []byte{}}, nil,
 			`{"topic":"t","partition":0,"offset":0,"broker":-1,"key":"","payload":""}`},
-		{"binary key and payload become _b64", sarama.ConsumerMessage{Topic: "t", Timestamp: ts, Key: []byte{0xc3, 0x28}, Value: []byte{0xff, 0xfe, 0, 1}}, nil,
+		{"binary key and payload become _b64", Record{Topic: "t", Timestamp: ts, Key: []byte{0xc3, 0x28}, Value: []byte{0xff, 0xfe, 0, 1}}, nil,
 			`{"topic":"t","partition":0,"offset":0,"tstype":"unknown","ts":1796153121380,"broker":-1,"key_b64":"wyg=","payload_b64":"//4AAQ=="}`},
-		{"a binary header makes every header base64", sarama.ConsumerMessage{Topic: "t", Timestamp: ts, Value: []byte("v"),
+		{"a binary header makes every header base64", Record{Topic: "t", Timestamp: ts, Value: []byte("v"),
 			Headers: hdr([]byte("ok"), []byte("x"), []byte{0xff}, nil)}, nil,
 			`{"topic":"t","partition":0,"offset":0,"tstype":"unknown","ts":1796153121380,"broker":-1,"headers_b64":["b2s=","eA==","/w==",null],"key":null,"payload":"v"}`},
-		{"terminal controls are escaped everywhere", sarama.ConsumerMessage{Topic: "t\x1b", Timestamp: ts, Key: []byte("\x1b[2J"), Value: []byte("a\u202eb"),
+		{"terminal controls are escaped everywhere", Record{Topic: "t\x1b", Timestamp: ts, Key: []byte("\x1b[2J"), Value: []byte("a\u202eb"),
 			Headers: hdr([]byte("\x07h"), []byte("\u009bv"))}, nil,
 			`{"topic":"t\u001b","partition":0,"offset":0,"tstype":"unknown","ts":1796153121380,"broker":-1,"headers":["\u0007h","\u009bv"],"key":"\u001b[2J","payload":"a\u202eb"}`},
 	}
@@ -61,7 +59,7 @@ func TestKcatEncoderAsksLeaderPerPartitionRun(t *testing.T) {
 	e := &KcatEncoder{Leader: func(_ string, p int32) int32 { asked = append(asked, p); return p + 10 }}
 	var buf []byte
 	for _, p := range []int32{0, 0, 0, 1, 1, 0} {
-		buf = e.Append(buf, &sarama.ConsumerMessage{Topic: "t", Partition: p})
+		buf = e.Append(buf, &Record{Topic: "t", Partition: p})
 	}
 	if len(asked) != 3 || asked[0] != 0 || asked[1] != 1 || asked[2] != 0 {
 		t.Errorf("asked %v, want [0 1 0]", asked)

@@ -1,27 +1,28 @@
-package consumer
+package sparkwatch
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
 
+	"github.com/kbatch-dev/kbatch/consumer"
 	"github.com/kbatch-dev/kbatch/record"
 )
 
 // AppendEventJSON appends e as one DESIGN §4 JSON line, exactly as the
-// package-level AppendEventJSON writes it for watch, plus what says it is
+// package-level consumer.AppendEventJSON writes it for watch, plus what says it is
 // Spark's: "checkpoint", "query_id" and "source" on the start line, and
 // "spark_batch" (the Spark batch id, which is also "batch") on batch lines.
-func (w *SparkWatch) AppendEventJSON(buf []byte, e Event) ([]byte, error) {
+func (w *Watch) AppendEventJSON(buf []byte, e consumer.Event) ([]byte, error) {
 	start := len(buf)
-	buf, err := AppendEventJSON(buf, e)
+	buf, err := consumer.AppendEventJSON(buf, e)
 	if err != nil || len(buf) == start {
 		return buf, err
 	}
 	switch e := e.(type) {
-	case *Started:
+	case *consumer.Started:
 		return appendJSONFields(buf, start, "checkpoint", w.Checkpoint(), "query_id", w.queryID, "source", w.source)
-	case *BatchEvent:
+	case *consumer.BatchEvent:
 		return appendJSONFields(buf, start, "spark_batch", e.Batch.ID)
 	}
 	return buf, nil

@@ -1,4 +1,4 @@
-package consumer
+package kafka
 
 import (
 	"errors"
@@ -22,7 +22,7 @@ import (
 // are told apart exactly as DecodeBlock does (one tracker, aborts): a
 // producer's transaction is aborted from its first offset to its abort
 // marker, and its later transactions are not.
-func NoRecordsBetween(c sarama.Client, p offsets.Partition, from, until int64, readCommitted bool) (bool, error) {
+func NoRecordsBetween(c *Client, p offsets.Partition, from, until int64, readCommitted bool) (bool, error) {
 	if from >= until {
 		return true, nil
 	}
@@ -42,7 +42,7 @@ func NoRecordsBetween(c sarama.Client, p offsets.Partition, from, until int64, r
 			if rb.PartialTrailingRecord {
 				break
 			}
-			covered = max(covered, rb.LastOffset()+1)
+			covered = max(covered, offsets.Next(rb.LastOffset()))
 			if ab.skip(rb) {
 				continue
 			}
@@ -60,26 +60,16 @@ func NoRecordsBetween(c sarama.Client, p offsets.Partition, from, until int64, r
 	return pos >= until, nil
 }
 
-func fetchOnce(c sarama.Client, p offsets.Partition, offset int64, readCommitted bool) (*sarama.FetchResponseBlock, error) {
-	b, err := c.Leader(p.Topic, p.Partition)
+func fetchOnce(c *Client, p offsets.Partition, offset int64, readCommitted bool) (*sarama.FetchResponseBlock, error) {
+	b, err := c.sc.Leader(p.Topic, p.Partition)
 	if err != nil {
 		return nil, fmt.Errorf("leader of %s: %w", p, err)
 	}
-	v := c.Config().Version
-	req := &sarama.FetchRequest{MaxWaitTime: 0, MinBytes: 1, MaxBytes: 4 << 20}
-	switch {
-	case v.IsAtLeast(sarama.V2_1_0_0):
-		req.Version = 10
-	case v.IsAtLeast(sarama.V0_11_0_0):
-		req.Version = 5
-	default:
-		req.Version = 3
-	}
-	if readCommitted {
-		req.Isolation = sarama.ReadCommitted
-	}
-	req.AddBlock(p.Topic, p.Partition, offset, 1<<20, -1)
-	resp, err := b.Fetch(req)
+	o := FetchOptionsFor(c.sc.Config())
+	o.ReadCommitted, o.MinBytes, o.MaxWait = readCommitted, 1, 0
+	req := NewFetchRequest(o, 4<<20)
+	req.Add(p, offset, 1<<20)
+	resp, err := b.Fetch(req.r)
 	if err != nil {
 		_ = b.Close()
 		return nil, fmt.Errorf("fetch %s at %d: %w", p, offset, err)

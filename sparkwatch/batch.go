@@ -1,10 +1,11 @@
-package consumer
+package sparkwatch
 
 import (
 	"fmt"
 	"slices"
 	"time"
 
+	"github.com/kbatch-dev/kbatch/consumer"
 	"github.com/kbatch-dev/kbatch/offsets"
 	"github.com/kbatch-dev/kbatch/offsets/spark"
 )
@@ -39,8 +40,8 @@ const (
 // Worked example: Start {e[0]:5, e[1]:3}, End {e[0]:12, e[1]:3, e[2]:4},
 // bounds of e[2] [2, 9): ranges e[0] 5 → 12 (7 records) and e[2] 2 → 4
 // (jump new-partition), Records 9, and one new-partition notice.
-func sparkBatch(br spark.BatchRanges, at time.Time, bounds map[offsets.Partition]offsets.Bounds) (*Batch, []offsets.Event) {
-	b := &Batch{Batch: offsets.Batch{ID: uint64(br.ID), Time: at, State: offsets.StatePlanned}}
+func sparkBatch(br spark.BatchRanges, at time.Time, bounds map[offsets.Partition]offsets.Bounds) (*consumer.Batch, []offsets.Event) {
+	b := &consumer.Batch{Batch: offsets.Batch{ID: uint64(br.ID), Time: at, State: offsets.StatePlanned}}
 	if br.Committed {
 		b.State = offsets.StateAcked
 	}
@@ -78,7 +79,7 @@ func sparkBatch(br spark.BatchRanges, at time.Time, bounds map[offsets.Partition
 	return b, notices
 }
 
-// sparkStatuses is every partition's status for a Progress: next is where
+// sparkStatuses is every partition's status for a consumer.Progress: next is where
 // the newest Spark batch ends (what Spark reads next), stored what the
 // last committed batch ends at (where a restart resumes), bounds the last
 // known log starts and high watermarks. A partition without bounds shows
@@ -86,10 +87,10 @@ func sparkBatch(br spark.BatchRanges, at time.Time, bounds map[offsets.Partition
 //
 // Worked example: next 120, stored 100, high watermark 150 → Lag 30.
 func sparkStatuses(parts []offsets.Partition, next, stored map[offsets.Partition]int64,
-	bounds map[offsets.Partition]offsets.Bounds, rates map[offsets.Partition]float64) []PartitionStatus {
-	out := make([]PartitionStatus, 0, len(parts))
+	bounds map[offsets.Partition]offsets.Bounds, rates map[offsets.Partition]float64) []consumer.PartitionStatus {
+	out := make([]consumer.PartitionStatus, 0, len(parts))
 	for _, p := range parts {
-		st := PartitionStatus{Partition: p, Source: offsets.SourceImport, NextOffset: next[p], Stored: -1,
+		st := consumer.PartitionStatus{Partition: p, Source: offsets.SourceImport, NextOffset: next[p], Stored: -1,
 			Bounds: offsets.Bounds{LogStart: -1, HighWatermark: -1}, Rate: rates[p]}
 		if s, ok := stored[p]; ok {
 			st.Stored = s
@@ -111,15 +112,15 @@ const sparkRateWindow = time.Minute
 // per second per partition over the last window.
 type sparkRates struct {
 	window  time.Duration
-	batches []*Batch // by time, oldest first
+	batches []*consumer.Batch // by time, oldest first
 }
 
 // add remembers b if it is recent enough to count.
-func (r *sparkRates) add(b *Batch, now time.Time) {
+func (r *sparkRates) add(b *consumer.Batch, now time.Time) {
 	if now.Sub(b.Time) > r.window {
 		return
 	}
-	i, _ := slices.BinarySearchFunc(r.batches, b.Time, func(x *Batch, t time.Time) int { return x.Time.Compare(t) })
+	i, _ := slices.BinarySearchFunc(r.batches, b.Time, func(x *consumer.Batch, t time.Time) int { return x.Time.Compare(t) })
 	r.batches = slices.Insert(r.batches, i, b)
 }
 
@@ -180,15 +181,7 @@ func sortedPartitions(ms ...map[offsets.Partition]int64) []offsets.Partition {
 			}
 		}
 	}
-	slices.SortFunc(out, func(a, b offsets.Partition) int {
-		switch {
-		case a.Less(b):
-			return -1
-		case b.Less(a):
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(out, offsets.ComparePartitions)
 	return out
 }
 

@@ -1,4 +1,4 @@
-package consumer
+package sparkwatch
 
 import (
 	"encoding/json"
@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbatch-dev/kbatch/consumer"
 	"github.com/kbatch-dev/kbatch/offsets"
 	"github.com/kbatch-dev/kbatch/offsets/spark"
 )
@@ -85,7 +86,7 @@ func TestSparkStatuses(t *testing.T) {
 	stored := map[offsets.Partition]int64{sparkTP("e", 0): 100, sparkTP("e", 1): 40}
 	bounds := map[offsets.Partition]offsets.Bounds{sparkTP("e", 0): {LogStart: 0, HighWatermark: 150}, sparkTP("e", 1): {LogStart: 0, HighWatermark: 30}}
 	got := sparkStatuses(parts, next, stored, bounds, map[offsets.Partition]float64{sparkTP("e", 0): 2.5})
-	want := []PartitionStatus{
+	want := []consumer.PartitionStatus{
 		{Partition: sparkTP("e", 0), Source: offsets.SourceImport, NextOffset: 120, Stored: 100, Bounds: offsets.Bounds{LogStart: 0, HighWatermark: 150}, Lag: 30, Rate: 2.5},
 		// A stale high watermark below the next offset is no negative lag.
 		{Partition: sparkTP("e", 1), Source: offsets.SourceImport, NextOffset: 40, Stored: 40, Bounds: offsets.Bounds{LogStart: 0, HighWatermark: 30}},
@@ -100,8 +101,8 @@ func TestSparkStatuses(t *testing.T) {
 func TestSparkRates(t *testing.T) {
 	now := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
 	r := sparkRates{window: time.Minute}
-	batch := func(ago time.Duration, span int64) *Batch {
-		return &Batch{Batch: offsets.Batch{Time: now.Add(-ago), Ranges: []offsets.BatchRange{{Range: offsets.Range{Partition: sparkTP("e", 0), From: 0, Until: span}}}}}
+	batch := func(ago time.Duration, span int64) *consumer.Batch {
+		return &consumer.Batch{Batch: offsets.Batch{Time: now.Add(-ago), Ranges: []offsets.BatchRange{{Range: offsets.Range{Partition: sparkTP("e", 0), From: 0, Until: span}}}}}
 	}
 	r.add(batch(10*time.Second, 1200), now)
 	r.add(batch(50*time.Second, 600), now)
@@ -118,17 +119,17 @@ func TestSparkRates(t *testing.T) {
 }
 
 func TestSparkJSONLines(t *testing.T) {
-	w := &SparkWatch{cfg: SparkConfig{Dir: "/data/cp/./q1"}, queryID: "fc415a71", source: 1}
-	b := &Batch{Batch: offsets.Batch{ID: 7, State: offsets.StatePlanned,
+	w := &Watch{cfg: Config{Dir: "/data/cp/./q1"}, queryID: "fc415a71", source: 1}
+	b := &consumer.Batch{Batch: offsets.Batch{ID: 7, State: offsets.StatePlanned,
 		Ranges: []offsets.BatchRange{{Range: offsets.Range{Partition: sparkTP("e", 0), From: 5, Until: 12}, Records: 7}}, Records: 7}}
 	cases := []struct {
-		ev   Event
+		ev   consumer.Event
 		want map[string]any
 	}{
-		{&Started{Stream: "spark:q1", Brokers: []string{}, Topics: []string{"e"}},
+		{&consumer.Started{Stream: "spark:q1", Brokers: []string{}, Topics: []string{"e"}},
 			map[string]any{"type": "start", "stream": "spark:q1", "checkpoint": "/data/cp/q1", "query_id": "fc415a71", "source": 1.0}},
-		{&BatchEvent{Batch: b}, map[string]any{"type": "batch", "batch": 7.0, "spark_batch": 7.0, "state": "planned", "records": 7.0}},
-		{&Ended{Reason: "once", Batches: 1}, map[string]any{"type": "end", "reason": "once"}},
+		{&consumer.BatchEvent{Batch: b}, map[string]any{"type": "batch", "batch": 7.0, "spark_batch": 7.0, "state": "planned", "records": 7.0}},
+		{&consumer.Ended{Reason: "once", Batches: 1}, map[string]any{"type": "end", "reason": "once"}},
 	}
 	for _, tc := range cases {
 		buf, err := w.AppendEventJSON([]byte("previous line\n"), tc.ev)
@@ -140,7 +141,7 @@ func TestSparkJSONLines(t *testing.T) {
 			t.Fatalf("not one appended line: %q", buf)
 		}
 		// A Spark line is a watch line with more fields.
-		plain, _ := AppendEventJSON(nil, tc.ev)
+		plain, _ := consumer.AppendEventJSON(nil, tc.ev)
 		if !strings.HasPrefix(line, strings.TrimSuffix(string(plain), "}\n")) {
 			t.Errorf("line %q does not extend the watch line %q", line, plain)
 		}
@@ -154,7 +155,7 @@ func TestSparkJSONLines(t *testing.T) {
 			}
 		}
 	}
-	if buf, _ := w.AppendEventJSON(nil, &Progress{}); len(buf) != 0 {
+	if buf, _ := w.AppendEventJSON(nil, &consumer.Progress{}); len(buf) != 0 {
 		t.Errorf("progress wrote %q", buf)
 	}
 }

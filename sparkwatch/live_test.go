@@ -1,8 +1,7 @@
-package consumer
+package sparkwatch
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,10 +12,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/IBM/sarama"
-
+	"github.com/kbatch-dev/kbatch/consumer"
 	"github.com/kbatch-dev/kbatch/internal/testkafka"
+	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
+	"github.com/kbatch-dev/kbatch/record"
 )
 
 // sparkFakeSampler records the ranges asked for and returns one record per
@@ -26,14 +26,14 @@ type sparkFakeSampler struct {
 	asked [][]offsets.Range
 }
 
-func (f *sparkFakeSampler) Sample(_ context.Context, ranges []offsets.Range) ([]*sarama.ConsumerMessage, error) {
+func (f *sparkFakeSampler) Sample(_ context.Context, ranges []offsets.Range) ([]*record.Record, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.asked = append(f.asked, ranges)
-	var out []*sarama.ConsumerMessage
+	var out []*record.Record
 	for i := len(ranges) - 1; i >= 0; i-- { // out of order on purpose
 		r := ranges[i]
-		out = append(out, &sarama.ConsumerMessage{Topic: r.Topic, Partition: r.Partition.Partition, Offset: r.From})
+		out = append(out, &record.Record{Topic: r.Topic, Partition: r.Partition.Partition, Offset: r.From})
 	}
 	return out, nil
 }
@@ -46,8 +46,8 @@ func TestSparkWatchLive(t *testing.T) {
 	topic := kc.Topic("orders", 2)
 	kc.ProduceN(topic, 0, 30, 20)
 	kc.ProduceN(topic, 1, 10, 20)
-	cc := ClientConfig{Brokers: kc.Brokers}
-	client, err := Dial(cc)
+	cc := kafka.ClientConfig{Brokers: kc.Brokers}
+	client, err := kafka.Dial(cc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,18 +59,18 @@ func TestSparkWatchLive(t *testing.T) {
 	c.commit(0)
 
 	sampler := &sparkFakeSampler{}
-	w, err := StartSpark(context.Background(), SparkConfig{Dir: c.dir, Source: -1, Client: client, Brokers: kc.Brokers,
+	w, err := Start(context.Background(), Config{Dir: c.dir, Source: -1, Client: client, Brokers: kc.Brokers,
 		Interval: 20 * time.Millisecond, BoundsInterval: 50 * time.Millisecond, Last: 100, Samples: 2, Sampler: sampler, MaxBatches: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer w.Close()
 
-	st := (<-w.Events()).(*Started)
+	st := (<-w.Events()).(*consumer.Started)
 	if st.Starts[0].NextOffset != 5 || st.Starts[0].HighWatermark != 30 || st.Starts[1].NextOffset != 3 || st.Starts[1].HighWatermark != 10 {
 		t.Fatalf("started %+v", st.Starts)
 	}
-	next := func(want func(Event) bool, what string) Event {
+	next := func(want func(consumer.Event) bool, what string) consumer.Event {
 		t.Helper()
 		timeout := time.After(15 * time.Second)
 		for {
@@ -87,13 +87,13 @@ func TestSparkWatchLive(t *testing.T) {
 			}
 		}
 	}
-	batch := func(id uint64, state offsets.BatchState) *Batch {
+	batch := func(id uint64, state offsets.BatchState) *consumer.Batch {
 		t.Helper()
-		ev := next(func(ev Event) bool {
-			b, ok := ev.(*BatchEvent)
+		ev := next(func(ev consumer.Event) bool {
+			b, ok := ev.(*consumer.BatchEvent)
 			return ok && b.Batch.ID == id && b.Batch.State == state
 		}, fmt.Sprintf("batch %d %s", id, state))
-		return ev.(*BatchEvent).Batch
+		return ev.(*consumer.BatchEvent).Batch
 	}
 	rng := func(p int32, from, until int64) offsets.BatchRange {
 		return offsets.BatchRange{Range: offsets.Range{Partition: sparkTP(topic, p), From: from, Until: until}, Records: until - from}
@@ -109,8 +109,8 @@ func TestSparkWatchLive(t *testing.T) {
 	}
 	lag := func(want map[int32]int64) {
 		t.Helper()
-		next(func(ev Event) bool {
-			pr, ok := ev.(*Progress)
+		next(func(ev consumer.Event) bool {
+			pr, ok := ev.(*consumer.Progress)
 			if !ok || len(pr.Partitions) != 2 {
 				return false
 			}
@@ -147,7 +147,7 @@ func TestSparkWatchLive(t *testing.T) {
 	if !reflect.DeepEqual(b2.Ranges, []offsets.BatchRange{rng(0, 12, 30), rng(1, 3, 15)}) {
 		t.Fatalf("batch 2 ranges %+v", b2.Ranges)
 	}
-	end := next(func(ev Event) bool { _, ok := ev.(*Ended); return ok }, "end").(*Ended)
+	end := next(func(ev consumer.Event) bool { _, ok := ev.(*consumer.Ended); return ok }, "end").(*consumer.Ended)
 	if end.Reason != "batches" || end.Batches != 3 || end.Records != 8+7+30 {
 		t.Errorf("end %+v", end)
 	}
@@ -169,27 +169,34 @@ func TestSparkWatchLive(t *testing.T) {
 	}
 }
 
+func hasMethod[I any](v any) bool { _, ok := v.(I); return ok }
+
 func TestSparkWatchIsReadOnly(t *testing.T) {
 	c := newSparkCheckpoint(t)
 	c.initial("e", 0)
 	c.offsets(0, time.Now(), "e", 5)
 	before := sparkListTree(t, c.dir)
-	w, err := StartSpark(context.Background(), SparkConfig{Dir: c.dir, Source: -1, Last: 100, Interval: 10 * time.Millisecond})
+	w, err := Start(context.Background(), Config{Dir: c.dir, Source: -1, Last: 100, Interval: 10 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, err := range map[string]error{"PauseAll": w.PauseAll(), "ResumeAll": w.ResumeAll(), "Pause": w.Pause(sparkTP("e", 0)),
-		"Resume": w.Resume(sparkTP("e", 0)), "Ack": w.Ack(0), "CutNow": w.CutNow()} {
-		if !errors.Is(err, ErrReadOnly) {
-			t.Errorf("%s: %v", name, err)
+	// No controls: the batches are Spark's (the screen shows the view
+	// read-only when given none).
+	for name, has := range map[string]bool{
+		"PauseAll": hasMethod[interface{ PauseAll() error }](w),
+		"Seek": hasMethod[interface {
+			Seek(offsets.Partition, offsets.Spec) (int64, error)
+		}](w),
+		"Ack":    hasMethod[interface{ Ack(uint64) error }](w),
+		"CutNow": hasMethod[interface{ CutNow() error }](w),
+	} {
+		if has {
+			t.Errorf("a Watch has %s", name)
 		}
-	}
-	if _, err := w.Seek(sparkTP("e", 0), offsets.Spec{}); !errors.Is(err, ErrReadOnly) {
-		t.Errorf("Seek: %v", err)
 	}
 	// Let it poll a few times (a progress per poll), then close it.
 	for polls := 0; polls < 3; {
-		if _, ok := (<-w.Events()).(*Progress); ok {
+		if _, ok := (<-w.Events()).(*consumer.Progress); ok {
 			polls++
 		}
 	}
@@ -199,7 +206,7 @@ func TestSparkWatchIsReadOnly(t *testing.T) {
 	if err := <-closed; err != nil {
 		t.Fatal(err)
 	}
-	if end := evs[len(evs)-1].(*Ended); end.Reason != "closed" {
+	if end := evs[len(evs)-1].(*consumer.Ended); end.Reason != "closed" {
 		t.Errorf("end %+v", end)
 	}
 	if after := sparkListTree(t, c.dir); !reflect.DeepEqual(before, after) {
@@ -233,13 +240,13 @@ func TestSparkWatchMalformedBatch(t *testing.T) {
 	c.initial("e", 0)
 	c.offsets(0, time.Now(), "e", 5)
 	c.commit(0)
-	w, err := StartSpark(context.Background(), SparkConfig{Dir: c.dir, Source: -1, Last: 100, Interval: 100 * time.Millisecond, MaxBatches: 2})
+	w, err := Start(context.Background(), Config{Dir: c.dir, Source: -1, Last: 100, Interval: 100 * time.Millisecond, MaxBatches: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	var evs []Event
-	wait := func(what string, want func(Event) bool) {
+	var evs []consumer.Event
+	wait := func(what string, want func(consumer.Event) bool) {
 		t.Helper()
 		timeout := time.After(15 * time.Second)
 		for {
@@ -257,11 +264,11 @@ func TestSparkWatchMalformedBatch(t *testing.T) {
 			}
 		}
 	}
-	isNotice := func(code string) func(Event) bool {
-		return func(ev Event) bool { n, ok := ev.(*Notice); return ok && n.Code == code }
+	isNotice := func(code string) func(consumer.Event) bool {
+		return func(ev consumer.Event) bool { n, ok := ev.(*consumer.Notice); return ok && n.Code == code }
 	}
-	isBatch := func(id uint64) func(Event) bool {
-		return func(ev Event) bool { b, ok := ev.(*BatchEvent); return ok && b.Batch.ID == id }
+	isBatch := func(id uint64) func(consumer.Event) bool {
+		return func(ev consumer.Event) bool { b, ok := ev.(*consumer.BatchEvent); return ok && b.Batch.ID == id }
 	}
 
 	// Half a file, as a copy in progress leaves it, then the whole file.
@@ -278,7 +285,7 @@ func TestSparkWatchMalformedBatch(t *testing.T) {
 	c.offsets(4, time.Now(), "e", 20)
 	c.commit(4)
 	wait("batch 4", isBatch(4))
-	wait("end", func(ev Event) bool { _, ok := ev.(*Ended); return ok })
+	wait("end", func(ev consumer.Event) bool { _, ok := ev.(*consumer.Ended); return ok })
 
 	var ids []uint64
 	for _, b := range sparkBatchesOf(evs) {

@@ -1,39 +1,36 @@
-package consumer
+package record
 
 import (
 	"encoding/base64"
 	"encoding/json"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
-
-	"github.com/IBM/sarama"
-
-	"github.com/kbatch-dev/kbatch/record"
 )
 
-func TestAppendRecordJSON(t *testing.T) {
+func TestAppendJSON(t *testing.T) {
 	ts := time.Date(2026, 11, 29, 10, 0, 0, 123e6, time.UTC)
 	cases := []struct {
 		name string
-		msg  sarama.ConsumerMessage
+		msg  Record
 		want string
 	}{
-		{"text", sarama.ConsumerMessage{Topic: "events", Partition: 0, Offset: 51, Timestamp: ts, Key: []byte("user-7"), Value: []byte(`{"seq":51}`),
-			Headers: []*sarama.RecordHeader{{Key: []byte("source"), Value: []byte("web")}}},
+		{"text", Record{Topic: "events", Partition: 0, Offset: 51, Timestamp: ts, Key: []byte("user-7"), Value: []byte(`{"seq":51}`),
+			Headers: []*Header{{Key: []byte("source"), Value: []byte("web")}}},
 			`{"topic":"events","partition":0,"offset":51,"timestamp":"2026-11-29T10:00:00.123Z","key":"user-7","value":"{\"seq\":51}","headers":[{"key":"source","value":"web"}]}` + "\n"},
-		{"null key, binary value, null header", sarama.ConsumerMessage{Topic: "t", Partition: 2, Offset: 0, Timestamp: ts, Value: []byte{0xff, 0x00, 0x01},
-			Headers: []*sarama.RecordHeader{{Key: []byte("h"), Value: nil}}},
+		{"null key, binary value, null header", Record{Topic: "t", Partition: 2, Offset: 0, Timestamp: ts, Value: []byte{0xff, 0x00, 0x01},
+			Headers: []*Header{{Key: []byte("h"), Value: nil}}},
 			`{"topic":"t","partition":2,"offset":0,"timestamp":"2026-11-29T10:00:00.123Z","key":null,"value_b64":"/wAB","headers":[{"key":"h","value":null}]}` + "\n"},
-		{"empty is not null", sarama.ConsumerMessage{Topic: "t", Timestamp: ts, Key: []byte{}, Value: []byte{}},
+		{"empty is not null", Record{Topic: "t", Timestamp: ts, Key: []byte{}, Value: []byte{}},
 			`{"topic":"t","partition":0,"offset":0,"timestamp":"2026-11-29T10:00:00.123Z","key":"","value":"","headers":[]}` + "\n"},
-		{"hostile text escaped", sarama.ConsumerMessage{Topic: "t", Timestamp: ts, Value: []byte("a\x1b[2J\x07\u202e\u0085\x7fb")},
+		{"hostile text escaped", Record{Topic: "t", Timestamp: ts, Value: []byte("a\x1b[2J\x07\u202e\u0085\x7fb")},
 			`{"topic":"t","partition":0,"offset":0,"timestamp":"2026-11-29T10:00:00.123Z","key":null,"value":"a\u001b[2J\u0007\u202e\u0085\u007fb","headers":[]}` + "\n"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got := string(AppendRecordJSON(nil, &c.msg))
+			got := string(AppendJSON(nil, &c.msg))
 			if got != c.want {
 				t.Fatalf("got  %s\nwant %s", got, c.want)
 			}
@@ -45,12 +42,12 @@ func TestAppendRecordJSON(t *testing.T) {
 // not UTF-8 was written raw, making the line invalid UTF-8 and letting a
 // raw C1 byte through. It follows the key/value rule of DESIGN §4.
 func TestBinaryHeaderKeyIsBase64(t *testing.T) {
-	m := &sarama.ConsumerMessage{Topic: "t", Timestamp: time.UnixMilli(0), Value: []byte("v"),
-		Headers: []*sarama.RecordHeader{{Key: []byte{0xff, 0xfe, 'a'}, Value: []byte("x")}, {Key: []byte("\x1b]0;\u0085"), Value: nil}, {Key: []byte{0x9b}, Value: []byte{0x9b}}}}
+	m := &Record{Topic: "t", Timestamp: time.UnixMilli(0), Value: []byte("v"),
+		Headers: []*Header{{Key: []byte{0xff, 0xfe, 'a'}, Value: []byte("x")}, {Key: []byte("\x1b]0;\u0085"), Value: nil}, {Key: []byte{0x9b}, Value: []byte{0x9b}}}}
 	want := `{"topic":"t","partition":0,"offset":0,"timestamp":"1970-01-01T00:00:00.000Z","key":null,"value":"v","headers":[` +
 		`{"key_b64":"//5h","value":"x"},{"key":"\u001b]0;\u0085","value":null},{"key_b64":"mw==","value_b64":"mw=="}]}` + "\n"
-	var enc RecordEncoder
-	for name, got := range map[string][]byte{"AppendRecordJSON": AppendRecordJSON(nil, m), "RecordEncoder": enc.Append(nil, m)} {
+	var enc JSONEncoder
+	for name, got := range map[string][]byte{"AppendJSON": AppendJSON(nil, m), "JSONEncoder": enc.Append(nil, m)} {
 		if string(got) != want {
 			t.Errorf("%s:\ngot  %s\nwant %s", name, got, want)
 		}
@@ -63,17 +60,17 @@ func TestBinaryHeaderKeyIsBase64(t *testing.T) {
 // A topic name that is not UTF-8 (no broker accepts one, but a hostile
 // one could send it) still makes a valid line.
 func TestTopicNotUTF8StillValidJSON(t *testing.T) {
-	m := &sarama.ConsumerMessage{Topic: "t\xff\xc2", Timestamp: time.UnixMilli(0)}
-	got := AppendRecordJSON(nil, m)
+	m := &Record{Topic: "t\xff\xc2", Timestamp: time.UnixMilli(0)}
+	got := AppendJSON(nil, m)
 	var dec struct{ Topic string }
 	if !utf8.Valid(got) || json.Unmarshal(got, &dec) != nil || dec.Topic != "t\ufffd" {
 		t.Fatalf("got %q", got)
 	}
 }
 
-// FuzzAppendRecordJSON checks the line is valid JSON that decodes back to
+// FuzzAppendJSON checks the line is valid JSON that decodes back to
 // the same bytes and never carries a raw control or bidi character.
-func FuzzAppendRecordJSON(f *testing.F) {
+func FuzzAppendJSON(f *testing.F) {
 	f.Add([]byte("user-7"), []byte(`{"seq":1}`), false, []byte("source"), []byte("web"))
 	f.Add([]byte{0xff}, []byte("\x1b]52;c;aGk=\x07\u202e"), true, []byte{0xff, 0xfe, 'a'}, []byte{0xc2, 0x9b})
 	f.Add([]byte{}, []byte{}, false, []byte{}, []byte(nil))
@@ -82,14 +79,14 @@ func FuzzAppendRecordJSON(f *testing.F) {
 		if nullKey {
 			key = nil
 		}
-		m := &sarama.ConsumerMessage{Topic: "t", Key: key, Value: value, Timestamp: time.UnixMilli(0),
-			Headers: []*sarama.RecordHeader{{Key: hkey, Value: hvalue}, {Key: value, Value: key}}}
-		line := AppendRecordJSON(nil, m)
+		m := &Record{Topic: "t", Key: key, Value: value, Timestamp: time.UnixMilli(0),
+			Headers: []*Header{{Key: hkey, Value: hvalue}, {Key: value, Value: key}}}
+		line := AppendJSON(nil, m)
 		if !utf8.Valid(line) {
 			t.Fatalf("invalid UTF-8 %q", line)
 		}
 		for _, r := range string(line[:len(line)-1]) {
-			if record.UnsafeRune(r) {
+			if UnsafeRune(r) {
 				t.Fatalf("raw %U in %q", r, line)
 			}
 		}
@@ -134,9 +131,9 @@ func FuzzAppendRecordJSON(f *testing.F) {
 		check("header value", got.Headers[0].Value, got.Headers[0].ValueB64, hvalue)
 		check("header key", got.Headers[1].Key, got.Headers[1].KeyB64, value)
 		check("header value", got.Headers[1].Value, got.Headers[1].ValueB64, key)
-		var enc RecordEncoder
+		var enc JSONEncoder
 		if again := enc.Append(nil, m); string(again) != string(line) {
-			t.Fatalf("RecordEncoder %q, AppendRecordJSON %q", again, line)
+			t.Fatalf("JSONEncoder %q, AppendJSON %q", again, line)
 		}
 	})
 }
@@ -149,32 +146,32 @@ func TestAppendTimestampMatchesFormat(t *testing.T) {
 	}
 }
 
-func BenchmarkAppendRecordJSON(b *testing.B) {
+func BenchmarkAppendJSON(b *testing.B) {
 	v := make([]byte, 200)
 	for i := range v {
 		v[i] = 'a' + byte(i%26)
 	}
-	m := &sarama.ConsumerMessage{Topic: "events", Partition: 1, Offset: 123456, Timestamp: time.Now(), Key: []byte("user-42"), Value: v,
-		Headers: []*sarama.RecordHeader{{Key: []byte("source"), Value: []byte("web")}}}
+	m := &Record{Topic: "events", Partition: 1, Offset: 123456, Timestamp: time.Now(), Key: []byte("user-42"), Value: v,
+		Headers: []*Header{{Key: []byte("source"), Value: []byte("web")}}}
 	var buf []byte
 	for i := 0; i < b.N; i++ {
-		buf = AppendRecordJSON(buf[:0], m)
+		buf = AppendJSON(buf[:0], m)
 	}
 }
 
-// BenchmarkAppendRecordJSONJSONValue is a record whose value is JSON text,
+// BenchmarkAppendJSONJSONValue is a record whose value is JSON text,
 // as most are: quotes to escape between long plain runs.
-func BenchmarkAppendRecordJSONJSONValue(b *testing.B) {
+func BenchmarkAppendJSONJSONValue(b *testing.B) {
 	v := []byte(`{"seq":123456,"user":"u-42","payload":"`)
 	for len(v) < 198 {
 		v = append(v, "0123456789abcdef"[len(v)%16])
 	}
 	v = append(v, `"}`...)
-	m := &sarama.ConsumerMessage{Topic: "events", Partition: 1, Offset: 123456, Timestamp: time.Now(), Key: []byte("user-42"), Value: v}
+	m := &Record{Topic: "events", Partition: 1, Offset: 123456, Timestamp: time.Now(), Key: []byte("user-42"), Value: v}
 	b.SetBytes(int64(len(v)))
 	var buf []byte
 	for i := 0; i < b.N; i++ {
-		buf = AppendRecordJSON(buf[:0], m)
+		buf = AppendJSON(buf[:0], m)
 	}
 }
 
@@ -196,11 +193,11 @@ func TestPlainPrefixMatchesTable(t *testing.T) {
 	}
 }
 
-// TestRecordEncoderMatchesAppendRecordJSON checks the sink's encoder,
+// TestJSONEncoderMatchesAppendJSON checks the sink's encoder,
 // which remembers the last topic and timestamp second, against the
 // stateless one over topic and second changes.
-func TestRecordEncoderMatchesAppendRecordJSON(t *testing.T) {
-	var a RecordEncoder
+func TestJSONEncoderMatchesAppendJSON(t *testing.T) {
+	var a JSONEncoder
 	base := time.Date(2026, 11, 29, 10, 0, 59, 998e6, time.UTC)
 	var got, want []byte
 	for i, topic := range []string{"events", "events", "other\x1b", "events", "events"} {
@@ -209,28 +206,79 @@ func TestRecordEncoderMatchesAppendRecordJSON(t *testing.T) {
 			if j == 3 {
 				ts = time.UnixMilli(-1500) // before 1970, and a negative second
 			}
-			m := &sarama.ConsumerMessage{Topic: topic, Partition: int32(i), Offset: int64(j), Timestamp: ts, Key: []byte("k"), Value: []byte(`{"v":1}`)}
+			m := &Record{Topic: topic, Partition: int32(i), Offset: int64(j), Timestamp: ts, Key: []byte("k"), Value: []byte(`{"v":1}`)}
 			got = a.Append(got, m)
-			want = AppendRecordJSON(want, m)
+			want = AppendJSON(want, m)
 		}
 	}
 	if string(got) != string(want) {
-		t.Fatalf("appender:\n%s\nAppendRecordJSON:\n%s", got, want)
+		t.Fatalf("appender:\n%s\nAppendJSON:\n%s", got, want)
 	}
 }
 
-// BenchmarkRecordEncoder is the sink's encoder on the JSON-valued record.
-func BenchmarkRecordEncoder(b *testing.B) {
+// BenchmarkJSONEncoder is the sink's encoder on the JSON-valued record.
+func BenchmarkJSONEncoder(b *testing.B) {
 	v := []byte(`{"seq":123456,"user":"u-42","payload":"`)
 	for len(v) < 198 {
 		v = append(v, "0123456789abcdef"[len(v)%16])
 	}
 	v = append(v, `"}`...)
-	m := &sarama.ConsumerMessage{Topic: "events", Partition: 1, Offset: 123456, Timestamp: time.Now(), Key: []byte("user-42"), Value: v}
+	m := &Record{Topic: "events", Partition: 1, Offset: 123456, Timestamp: time.Now(), Key: []byte("user-42"), Value: v}
 	b.SetBytes(int64(len(v)))
-	var a RecordEncoder
+	var a JSONEncoder
 	var buf []byte
 	for i := 0; i < b.N; i++ {
 		buf = a.Append(buf[:0], m)
+	}
+}
+
+// BenchmarkJSONEncoderValues compares the encoder on 200-byte text values
+// and on 200-byte random binary values (issue 17: compressed blobs,
+// Avro, Protobuf), which are written as base64: a binary value is known
+// to be binary at its first invalid byte, not after escaping all of it.
+func BenchmarkJSONEncoderValues(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	const n = 1024
+	text := make([][]byte, n)
+	binary := make([][]byte, n)
+	for i := range n {
+		t := make([]byte, 200)
+		for j := range t {
+			t[j] = 'a' + byte(rng.IntN(26))
+		}
+		text[i] = t
+		bin := make([]byte, 200)
+		for j := range bin {
+			bin[j] = byte(rng.Uint32())
+		}
+		binary[i] = bin
+	}
+	for _, c := range []struct {
+		name   string
+		values [][]byte
+	}{{"text", text}, {"binary", binary}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(200)
+			var e JSONEncoder
+			var buf []byte
+			m := Record{Topic: "events", Partition: 1, Timestamp: time.UnixMilli(1764410400123), Key: []byte("user-42")}
+			for i := 0; i < b.N; i++ {
+				m.Offset, m.Value = int64(i), c.values[i%n]
+				buf = e.Append(buf[:0], &m)
+			}
+		})
+	}
+}
+
+// TestBinaryValueWithEscapesFirstIsBase64: a value whose bytes before the
+// first invalid one needed escapes is still written whole as base64 (the
+// early bail-out of appendJSONText drops what it escaped).
+func TestBinaryValueWithEscapesFirstIsBase64(t *testing.T) {
+	v := []byte("a\"\x01\u202e\xff tail")
+	got := AppendJSON(nil, &Record{Topic: "t", Timestamp: time.UnixMilli(0), Value: v})
+	want := `{"topic":"t","partition":0,"offset":0,"timestamp":"1970-01-01T00:00:00.000Z","key":null,"value_b64":"` +
+		base64.StdEncoding.EncodeToString(v) + `","headers":[]}` + "\n"
+	if string(got) != want {
+		t.Fatalf("got  %s\nwant %s", got, want)
 	}
 }

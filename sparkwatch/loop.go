@@ -1,4 +1,4 @@
-package consumer
+package sparkwatch
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/kbatch-dev/kbatch/consumer"
 	"github.com/kbatch-dev/kbatch/offsets"
 	"github.com/kbatch-dev/kbatch/offsets/spark"
 )
@@ -28,12 +29,12 @@ type boundsResult struct {
 	err    error
 }
 
-// sparkLoop owns a SparkWatch's state; everything below runs on its one
+// sparkLoop owns a Watch's state; everything below runs on its one
 // goroutine, except the bounds fetch, which reports on boundsDone.
 type sparkLoop struct {
-	w   *SparkWatch
+	w   *Watch
 	ctx context.Context
-	cfg SparkConfig
+	cfg Config
 
 	parts  []offsets.Partition
 	next   spark.Offsets // where the newest batch seen ends
@@ -44,7 +45,7 @@ type sparkLoop struct {
 	// lastSeen is the newest batch reported (or skipped for good).
 	lastSeen int64
 	// running are batches reported as planned, waiting for commits/N.
-	running map[int64]*Batch
+	running map[int64]*consumer.Batch
 	rates   sparkRates
 
 	fetching   bool
@@ -67,7 +68,7 @@ func (l *sparkLoop) run() {
 	reason := "closed"
 	defer func() {
 		// The reader drains Events until it closes (see Events).
-		l.w.events <- &Ended{Reason: reason, Batches: l.acked, Records: l.records}
+		l.w.events <- &consumer.Ended{Reason: reason, Batches: l.acked, Records: l.records}
 		close(l.w.events)
 	}()
 	if !l.emit(l.w.started) {
@@ -108,7 +109,7 @@ func (l *sparkLoop) run() {
 }
 
 // emit sends e unless the watch is closing.
-func (l *sparkLoop) emit(e Event) bool {
+func (l *sparkLoop) emit(e consumer.Event) bool {
 	select {
 	case l.w.events <- e:
 		return true
@@ -117,7 +118,7 @@ func (l *sparkLoop) emit(e Event) bool {
 	}
 }
 
-func (l *sparkLoop) notice(e offsets.Event) { l.emit(&Notice{e}) }
+func (l *sparkLoop) notice(e offsets.Event) { l.emit(&consumer.Notice{Event: e}) }
 
 // trouble reports a checkpoint problem once while it lasts.
 func (l *sparkLoop) trouble(err error) {
@@ -228,7 +229,7 @@ func (l *sparkLoop) readBatch(cp *spark.Checkpoint, id int64, initial, sample bo
 	for _, n := range notices {
 		l.notice(n)
 	}
-	if !l.emit(&BatchEvent{Batch: b}) {
+	if !l.emit(&consumer.BatchEvent{Batch: b}) {
 		return false
 	}
 	l.rates.add(b, time.Now())
@@ -253,7 +254,7 @@ func (l *sparkLoop) commit(cp *spark.Checkpoint, id int64) {
 	delete(l.running, id)
 	b.State = offsets.StateAcked
 	b.Duration, b.AckedAt = took(cp, id)
-	if l.emit(&BatchEvent{Batch: &b}) {
+	if l.emit(&consumer.BatchEvent{Batch: &b}) {
 		l.acked++
 		l.records += b.Records
 		l.fresh++

@@ -1,4 +1,4 @@
-package consumer
+package kafka
 
 import (
 	"reflect"
@@ -178,7 +178,7 @@ func TestDecodeBlockWithoutEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []int64
-	for _, m := range pointers(d.Msgs) {
+	for _, m := range d.Msgs {
 		got = append(got, m.Offset)
 	}
 	if !reflect.DeepEqual(got, []int64{1, 2, 6}) || d.Next != 7 || d.Batches != 4 {

@@ -1,4 +1,4 @@
-package consumer
+package sparkwatch
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbatch-dev/kbatch/consumer"
 	"github.com/kbatch-dev/kbatch/offsets"
 	"github.com/kbatch-dev/kbatch/offsets/spark"
 )
@@ -94,9 +95,9 @@ func (c *sparkCheckpointWriter) commit(id int64) {
 }
 
 // collect reads every event of w until it ends.
-func sparkCollect(t *testing.T, w *SparkWatch) []Event {
+func sparkCollect(t *testing.T, w *Watch) []consumer.Event {
 	t.Helper()
-	var evs []Event
+	var evs []consumer.Event
 	timeout := time.After(20 * time.Second)
 	for {
 		select {
@@ -111,20 +112,20 @@ func sparkCollect(t *testing.T, w *SparkWatch) []Event {
 	}
 }
 
-func sparkBatchesOf(evs []Event) []*Batch {
-	var out []*Batch
+func sparkBatchesOf(evs []consumer.Event) []*consumer.Batch {
+	var out []*consumer.Batch
 	for _, ev := range evs {
-		if b, ok := ev.(*BatchEvent); ok {
+		if b, ok := ev.(*consumer.BatchEvent); ok {
 			out = append(out, b.Batch)
 		}
 	}
 	return out
 }
 
-func sparkNoticesOf(evs []Event) []offsets.Event {
+func sparkNoticesOf(evs []consumer.Event) []offsets.Event {
 	var out []offsets.Event
 	for _, ev := range evs {
-		if n, ok := ev.(*Notice); ok {
+		if n, ok := ev.(*consumer.Notice); ok {
 			out = append(out, n.Event)
 		}
 	}
@@ -135,13 +136,13 @@ func TestSparkWatchFixtures(t *testing.T) {
 	fx := sparkFixtures(t)
 	const topic243 = "spark-test-topic-2b8619f5-d3c4-4c2d-b5d1-8d9d9458aa62"
 	t.Run("2.4.3 Kafka checkpoint: batch 0 read [0, 3) of five partitions", func(t *testing.T) {
-		w, err := StartSpark(context.Background(), SparkConfig{Dir: filepath.Join(fx, "kafka-0-10-sql", "structured-streaming",
+		w, err := Start(context.Background(), Config{Dir: filepath.Join(fx, "kafka-0-10-sql", "structured-streaming",
 			"checkpoint-version-2.4.3-kafka-include-headers-default"), Source: -1, Last: 100, Once: true})
 		if err != nil {
 			t.Fatal(err)
 		}
 		evs := sparkCollect(t, w)
-		st := evs[0].(*Started)
+		st := evs[0].(*consumer.Started)
 		if len(st.Starts) != 5 || !reflect.DeepEqual(st.Topics, []string{topic243}) {
 			t.Fatalf("started %+v", st)
 		}
@@ -162,7 +163,7 @@ func TestSparkWatchFixtures(t *testing.T) {
 		if want := time.UnixMilli(1568508285207).UTC(); !bs[0].Time.Equal(want) {
 			t.Errorf("batch time %s, want %s", bs[0].Time, want)
 		}
-		if end := evs[len(evs)-1].(*Ended); end.Reason != "once" || end.Batches != 1 || end.Records != 15 {
+		if end := evs[len(evs)-1].(*consumer.Ended); end.Reason != "once" || end.Batches != 1 || end.Records != 15 {
 			t.Errorf("end %+v", end)
 		}
 		if n := sparkNoticesOf(evs); len(n) != 0 {
@@ -174,12 +175,12 @@ func TestSparkWatchFixtures(t *testing.T) {
 		dir := t.TempDir()
 		sparkCopyFile(t, filepath.Join(fx, "sql-core", "history", "PR-16128-49e940b", "offset-log-version-2.1.0", "15"), filepath.Join(dir, "offsets", "15"))
 		sparkWriteFile(t, filepath.Join(dir, "commits", "15"), "v1\n{}") // synthetic: the fixture has no commit log
-		w, err := StartSpark(context.Background(), SparkConfig{Dir: dir, Source: -1, Last: 100, Once: true})
+		w, err := Start(context.Background(), Config{Dir: dir, Source: -1, Last: 100, Once: true})
 		if err != nil {
 			t.Fatal(err)
 		}
 		evs := sparkCollect(t, w)
-		st := evs[0].(*Started)
+		st := evs[0].(*consumer.Started)
 		var sum int64
 		for _, s := range st.Starts {
 			sum += s.NextOffset
@@ -200,7 +201,7 @@ func TestSparkWatchFixtures(t *testing.T) {
 		dir := t.TempDir()
 		sparkCopyFile(t, filepath.Join(fx, "sql-core", "structured-streaming", "offset-log-version-2.1.0", "0"), filepath.Join(dir, "offsets", "0"))
 		sparkWriteFile(t, filepath.Join(dir, "sources", "1", "0"), "\x00v1\n"+`{"topic-0":{"0":0}}`) // synthetic initial offsets
-		w, err := StartSpark(context.Background(), SparkConfig{Dir: dir, Source: -1, Last: 100, Once: true})
+		w, err := Start(context.Background(), Config{Dir: dir, Source: -1, Last: 100, Once: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -217,7 +218,7 @@ func TestSparkWatchFixtures(t *testing.T) {
 
 	for _, name := range []string{"checkpoint-version-2.1.0", "checkpoint-version-2.3.1-for-multi-watermark-policy"} {
 		t.Run(name+" has no Kafka source", func(t *testing.T) {
-			_, err := StartSpark(context.Background(), SparkConfig{Dir: filepath.Join(fx, "sql-core", "structured-streaming", name), Source: -1, Once: true})
+			_, err := Start(context.Background(), Config{Dir: filepath.Join(fx, "sql-core", "structured-streaming", name), Source: -1, Once: true})
 			if !errors.Is(err, spark.ErrNoKafkaSource) {
 				t.Fatalf("err %v, want ErrNoKafkaSource", err)
 			}
@@ -228,7 +229,7 @@ func TestSparkWatchFixtures(t *testing.T) {
 		c := newSparkCheckpoint(t)
 		c.write("sources/0/0", "\x00v1\n"+`{"evil\u001b]52;c;AAAA\u0007":{"0":0}}`)
 		c.write("offsets/0", "v1\n{}\n"+`{"evil\u001b]52;c;AAAA\u0007":{"0":5}}`)
-		_, err := StartSpark(context.Background(), SparkConfig{Dir: c.dir, Source: -1, Once: true})
+		_, err := Start(context.Background(), Config{Dir: c.dir, Source: -1, Once: true})
 		if !errors.Is(err, spark.ErrMalformed) || strings.ContainsAny(err.Error(), "\x1b\x07") || !strings.Contains(err.Error(), `evil\x1b]52`) {
 			t.Fatalf("err %q", err)
 		}
@@ -239,7 +240,7 @@ func TestSparkWatchFixtures(t *testing.T) {
 		c.initial("e", 0)
 		c.offsets(0, time.Now(), "e", 5)
 		c.write("commits/0", "v99999\n{}")
-		_, err := StartSpark(context.Background(), SparkConfig{Dir: c.dir, Source: -1, Once: true})
+		_, err := Start(context.Background(), Config{Dir: c.dir, Source: -1, Once: true})
 		var uv *spark.UnsupportedVersionError
 		if !errors.As(err, &uv) || !strings.Contains(err.Error(), filepath.Join("commits", "0")) || !strings.Contains(err.Error(), "v99999") {
 			t.Fatalf("err %v", err)

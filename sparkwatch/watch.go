@@ -1,30 +1,30 @@
-package consumer
+package sparkwatch
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"sync"
 	"time"
 
-	"github.com/IBM/sarama"
-
+	"github.com/kbatch-dev/kbatch/consumer"
+	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
 	"github.com/kbatch-dev/kbatch/offsets/spark"
+	"github.com/kbatch-dev/kbatch/record"
 )
 
 // SampleReader reads a few records of exact ranges for kbatch spark's
 // records pane: the records of each range in offset order, nothing outside
 // the ranges. Ranges may lie partly below the log start or beyond the end;
-// what exists is read. main implements it with package replay.
+// what exists is read. ReplaySampler is the one kbatch uses.
 type SampleReader interface {
-	Sample(ctx context.Context, ranges []offsets.Range) ([]*sarama.ConsumerMessage, error)
+	Sample(ctx context.Context, ranges []offsets.Range) ([]*record.Record, error)
 }
 
-// SparkConfig configures a watch of a Spark Structured Streaming
+// Config configures a watch of a Spark Structured Streaming
 // checkpoint (kbatch spark).
-type SparkConfig struct {
+type Config struct {
 	// Dir is the query's checkpointLocation. It is only ever read.
 	Dir string
 	// Source is the ordinal of the Kafka source, or -1 for the query's
@@ -33,7 +33,7 @@ type SparkConfig struct {
 	// Client reaches the cluster for log bounds (lag) and samples; nil
 	// shows the batches from the files alone. The caller owns it; it must
 	// outlive the watch.
-	Client  sarama.Client
+	Client  *kafka.Client
 	Brokers []string
 	// Interval is how often the folder is polled; default 1s.
 	Interval time.Duration
@@ -44,11 +44,12 @@ type SparkConfig struct {
 	// at start, newest last; 0 shows none. Negative is invalid.
 	Last int
 	// Samples is how many records per partition are read for each new
-	// batch (and the newest at start) through Sampler; 0 reads none.
+	// batch (and the newest at start); 0 reads none. Sampler reads them;
+	// nil reads them from Client with package replay (ReplaySampler).
 	Samples int
 	Sampler SampleReader
 	// Once ends the watch after the batches present at start
-	// (Ended.Reason "once"). MaxBatches ends it after that many batches
+	// (consumer.Ended.Reason "once"). MaxBatches ends it after that many batches
 	// were seen committed while watching (reason "batches"); batches
 	// committed before the start do not count. 0: no limit.
 	Once       bool
@@ -57,7 +58,7 @@ type SparkConfig struct {
 	Events int
 }
 
-func (c *SparkConfig) defaults() error {
+func (c *Config) defaults() error {
 	if c.Interval == 0 {
 		c.Interval = time.Second
 	}
@@ -79,42 +80,41 @@ func (c *SparkConfig) defaults() error {
 	case c.MaxBatches < 0:
 		return &offsets.UsageError{Msg: fmt.Sprintf("invalid --batches %d: must be 0 or more", c.MaxBatches)}
 	}
+	if c.Sampler == nil && c.Client != nil {
+		c.Sampler = ReplaySampler{Client: c.Client}
+	}
 	return nil
 }
 
-// ErrReadOnly is what every control of a SparkWatch returns: the batches
-// are Spark's, so kbatch can neither pause, seek nor ack them.
-var ErrReadOnly = errors.New("read-only: kbatch spark watches a Spark query; pause, seek and ack are not available (r replays a batch)")
-
-// SparkWatch follows a Spark Structured Streaming query through its
+// Watch follows a Spark Structured Streaming query through its
 // checkpoint folder and reports its Kafka batches with the stream's event
-// types: *Started (every partition the query reads, at the newest batch's
-// end), a *BatchEvent per Spark batch (planned while Spark runs it, acked
-// once commits/N exists; the batch id is the Spark batch id), *Progress
-// with lag to the high watermark, *Notice for files it cannot read and
-// batches it cannot show, and *Ended. The folder is only read.
+// types: *consumer.Started (every partition the query reads, at the newest batch's
+// end), a *consumer.BatchEvent per Spark batch (planned while Spark runs it, acked
+// once commits/N exists; the batch id is the Spark batch id), *consumer.Progress
+// with lag to the high watermark, *consumer.Notice for files it cannot read and
+// batches it cannot show, and *consumer.Ended. The folder is only read.
 //
-// Its methods may be called from any goroutine. The controls (pause, seek,
-// ack, cut) all return ErrReadOnly, so a screen built for a Stream shows it
-// unchanged.
-type SparkWatch struct {
-	cfg     SparkConfig
+// Its methods may be called from any goroutine. It has no controls: the
+// batches are Spark's, so kbatch can neither pause, seek nor ack them (a
+// screen shows it read-only).
+type Watch struct {
+	cfg     Config
 	queryID string
 	source  int
-	events  chan Event
+	events  chan consumer.Event
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
-	started *Started
+	started *consumer.Started
 }
 
-// StartSpark reads the checkpoint, checks that its topics exist on the
+// Start reads the checkpoint, checks that its topics exist on the
 // cluster (when there is one), and starts polling. Errors here are about
 // the checkpoint (unreadable, from a newer Spark: its file and version are
 // named; no Kafka source, or several without Source: wrapping
 // spark.ErrNoKafkaSource / spark.ErrSeveralKafkaSources), the cluster, or
-// a checkpoint topic the cluster lacks (wrapping ErrUnknownTopic). After
-// StartSpark, problems arrive as *Notice events and the watch keeps going.
-func StartSpark(ctx context.Context, cfg SparkConfig) (*SparkWatch, error) {
+// a checkpoint topic the cluster lacks (wrapping kafka.ErrUnknownTopic). After
+// Start, problems arrive as *consumer.Notice events and the watch keeps going.
+func Start(ctx context.Context, cfg Config) (*Watch, error) {
 	if err := cfg.defaults(); err != nil {
 		return nil, err
 	}
@@ -126,7 +126,7 @@ func StartSpark(ctx context.Context, cfg SparkConfig) (*SparkWatch, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &SparkWatch{cfg: cfg, queryID: cp.ID, source: pos.Source}
+	w := &Watch{cfg: cfg, queryID: cp.ID, source: pos.Source}
 	if w.source < 0 {
 		w.source = cfg.Source // a named v2 source: found again by content
 	}
@@ -145,10 +145,10 @@ func StartSpark(ctx context.Context, cfg SparkConfig) (*SparkWatch, error) {
 	topics := topicsOf(parts)
 	bounds := map[offsets.Partition]offsets.Bounds{}
 	if cfg.Client != nil {
-		if _, err := TopicPartitions(cfg.Client, topics); err != nil {
+		if _, err := kafka.TopicPartitions(cfg.Client, topics); err != nil {
 			return nil, fmt.Errorf("the checkpoint's topics: %w (is this the query's cluster?)", err)
 		}
-		if bounds, err = ListBounds(cfg.Client, parts); err != nil {
+		if bounds, err = kafka.ListBounds(cfg.Client, parts); err != nil {
 			return nil, fmt.Errorf("reading log starts and high watermarks: %w", err)
 		}
 	}
@@ -156,15 +156,15 @@ func StartSpark(ctx context.Context, cfg SparkConfig) (*SparkWatch, error) {
 	if brokers == nil {
 		brokers = []string{}
 	}
-	st := &Started{Stream: "spark:" + filepath.Base(cp.Dir), Brokers: brokers, Topics: topics}
+	st := &consumer.Started{Stream: "spark:" + filepath.Base(cp.Dir), Brokers: brokers, Topics: topics}
 	for _, s := range sparkStatuses(parts, next, pos.Offsets, bounds, nil) {
 		st.Starts = append(st.Starts, offsets.Start{Partition: s.Partition, NextOffset: s.NextOffset, Source: s.Source, Bounds: s.Bounds})
 	}
 	w.started = st
-	w.events = make(chan Event, cfg.Events)
+	w.events = make(chan consumer.Event, cfg.Events)
 	ctx, w.cancel = context.WithCancel(ctx)
 	l := &sparkLoop{w: w, ctx: ctx, cfg: cfg, parts: parts, next: next, stored: pos.Offsets, committed: cp.Committed,
-		bounds: bounds, lastSeen: -1, stuck: -1, running: map[int64]*Batch{}, rates: sparkRates{window: sparkRateWindow},
+		bounds: bounds, lastSeen: -1, stuck: -1, running: map[int64]*consumer.Batch{}, rates: sparkRates{window: sparkRateWindow},
 		boundsDone: make(chan boundsResult, 1)}
 	w.wg.Add(1)
 	go func() {
@@ -176,7 +176,7 @@ func StartSpark(ctx context.Context, cfg SparkConfig) (*SparkWatch, error) {
 
 // endOffsets reads the watched source's line of offsets/<id>: where batch
 // id ends.
-func (w *SparkWatch) endOffsets(cp *spark.Checkpoint, id int64) (spark.Offsets, error) {
+func (w *Watch) endOffsets(cp *spark.Checkpoint, id int64) (spark.Offsets, error) {
 	log, err := cp.OffsetLog(id)
 	if err != nil {
 		return nil, err
@@ -199,41 +199,20 @@ func (w *SparkWatch) endOffsets(cp *spark.Checkpoint, id int64) (spark.Offsets, 
 	return found[0].Kafka, nil
 }
 
-// Events is the watch's event channel, closed after *Ended. Its reader
+// Events is the watch's event channel, closed after *consumer.Ended. Its reader
 // must keep reading until then, also after Close.
-func (w *SparkWatch) Events() <-chan Event { return w.events }
+func (w *Watch) Events() <-chan consumer.Event { return w.events }
 
 // Started returns the start event, which is also the first on Events.
-func (w *SparkWatch) Started() *Started { return w.started }
+func (w *Watch) Started() *consumer.Started { return w.started }
 
 // Checkpoint is the checkpoint folder watched, cleaned.
-func (w *SparkWatch) Checkpoint() string { return filepath.Clean(w.cfg.Dir) }
+func (w *Watch) Checkpoint() string { return filepath.Clean(w.cfg.Dir) }
 
 // Close stops polling and waits for the watch to end; the reader of
-// Events gets *Ended (reason "closed") and the channel closes.
-func (w *SparkWatch) Close() error {
+// Events gets *consumer.Ended (reason "closed") and the channel closes.
+func (w *Watch) Close() error {
 	w.cancel()
 	w.wg.Wait()
 	return nil
 }
-
-// PauseAll returns ErrReadOnly.
-func (w *SparkWatch) PauseAll() error { return ErrReadOnly }
-
-// ResumeAll returns ErrReadOnly.
-func (w *SparkWatch) ResumeAll() error { return ErrReadOnly }
-
-// Pause returns ErrReadOnly.
-func (w *SparkWatch) Pause(offsets.Partition) error { return ErrReadOnly }
-
-// Resume returns ErrReadOnly.
-func (w *SparkWatch) Resume(offsets.Partition) error { return ErrReadOnly }
-
-// Seek returns ErrReadOnly.
-func (w *SparkWatch) Seek(offsets.Partition, offsets.Spec) (int64, error) { return 0, ErrReadOnly }
-
-// Ack returns ErrReadOnly.
-func (w *SparkWatch) Ack(uint64) error { return ErrReadOnly }
-
-// CutNow returns ErrReadOnly.
-func (w *SparkWatch) CutNow() error { return ErrReadOnly }

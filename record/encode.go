@@ -1,4 +1,4 @@
-package consumer
+package record
 
 import (
 	"encoding/base64"
@@ -8,13 +8,9 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
-
-	"github.com/IBM/sarama"
-
-	"github.com/kbatch-dev/kbatch/record"
 )
 
-// AppendRecordJSON appends one record as a DESIGN §4 JSON line (with the
+// AppendJSON appends one record as a DESIGN §4 JSON line (with the
 // trailing newline) to buf and returns the extended buffer. It is lossless:
 // keys, values, header keys and header values that are valid UTF-8 are
 // JSON strings, others are base64 in a field suffixed _b64, and absent
@@ -22,12 +18,12 @@ import (
 // that is not UTF-8, which no Kafka broker accepts, gets U+FFFD).
 //
 // Strings are escaped so the line is safe to print on a terminal: every
-// rune record.UnsafeRune names (C0 and C1 controls, DEL, bidi overrides and
+// rune UnsafeRune names (C0 and C1 controls, DEL, bidi overrides and
 // isolates, format characters, line/paragraph separators) becomes a \uXXXX
 // escape, which JSON readers decode back to the same bytes.
 //
 // It allocates nothing beyond growing buf; callers reuse buf across records.
-func AppendRecordJSON(buf []byte, m *sarama.ConsumerMessage) []byte {
+func AppendJSON(buf []byte, m *Record) []byte {
 	buf = append(buf, `{"topic":`...)
 	buf = AppendJSONString(buf, m.Topic)
 	buf = append(buf, `,"partition":`...)
@@ -39,30 +35,30 @@ func AppendRecordJSON(buf []byte, m *sarama.ConsumerMessage) []byte {
 	return appendRecordRest(buf, m, false)
 }
 
-// RecordEncoder is AppendRecordJSON for a run of records, with memory: the
+// JSONEncoder is AppendJSON for a run of records, with memory: the
 // JSON of the last topic and the text of the last timestamp second, which
 // consecutive records nearly always share. The zero value is ready; it is
 // not safe for concurrent use.
-type RecordEncoder struct {
+type JSONEncoder struct {
 	topic     string
 	topicJSON []byte
 	sec       int64
 	secText   []byte // "2006-01-02T15:04:05." of sec; nil when none
 }
 
-// Append appends m exactly as AppendRecordJSON does.
-func (a *RecordEncoder) Append(buf []byte, m *sarama.ConsumerMessage) []byte {
+// Append appends m exactly as AppendJSON does.
+func (a *JSONEncoder) Append(buf []byte, m *Record) []byte {
 	return a.append(buf, m, false)
 }
 
 // AppendAborted appends m, a record of an aborted transaction that a
 // read_uncommitted reader delivered, as Append does with "aborted":true
 // after its headers.
-func (a *RecordEncoder) AppendAborted(buf []byte, m *sarama.ConsumerMessage) []byte {
+func (a *JSONEncoder) AppendAborted(buf []byte, m *Record) []byte {
 	return a.append(buf, m, true)
 }
 
-func (a *RecordEncoder) append(buf []byte, m *sarama.ConsumerMessage, aborted bool) []byte {
+func (a *JSONEncoder) append(buf []byte, m *Record, aborted bool) []byte {
 	if a.topicJSON == nil || m.Topic != a.topic {
 		a.topic = m.Topic
 		a.topicJSON = AppendJSONString(append(a.topicJSON[:0], `{"topic":`...), m.Topic)
@@ -91,21 +87,16 @@ func (a *RecordEncoder) append(buf []byte, m *sarama.ConsumerMessage, aborted bo
 
 // appendRecordRest appends what follows the timestamp's text: its closing
 // quote, key, value, headers, the aborted mark and the end of the line.
-func appendRecordRest(buf []byte, m *sarama.ConsumerMessage, aborted bool) []byte {
+func appendRecordRest(buf []byte, m *Record, aborted bool) []byte {
 	buf = append(buf, '"', ',')
 	buf = appendBytesField(buf, "key", m.Key)
 	buf = append(buf, ',')
 	buf = appendBytesField(buf, "value", m.Value)
 	buf = append(buf, `,"headers":[`...)
-	first := true
-	for _, h := range m.Headers {
-		if h == nil {
-			continue
-		}
-		if !first {
+	for i, h := range m.Headers {
+		if i > 0 {
 			buf = append(buf, ',')
 		}
-		first = false
 		buf = append(buf, '{')
 		buf = appendBytesField(buf, "key", h.Key)
 		buf = append(buf, ',')
@@ -159,8 +150,6 @@ func AppendJSONString(buf []byte, s string) []byte {
 	}
 	return appendJSONBytes(buf, []byte(s))
 }
-
-const hexDigits = "0123456789abcdef"
 
 // plainASCII[c] is true for ASCII bytes copied as they are.
 var plainASCII = func() (t [256]bool) {
@@ -228,9 +217,10 @@ func appendJSONBytes(buf []byte, b []byte) []byte {
 }
 
 // appendJSONText appends b as a quoted JSON string and reports whether b
-// is valid UTF-8 (if not, what it appended is not valid JSON text).
+// is valid UTF-8. It stops at the first byte that is not (what it appended
+// is then not valid JSON text, and the caller truncates it): binary values
+// are found out in their first bytes, not escaped in full first.
 func appendJSONText(buf []byte, b []byte) ([]byte, bool) {
-	valid := true
 	buf = append(buf, '"')
 	start := 0
 	for i := 0; i < len(b); {
@@ -255,7 +245,7 @@ func appendJSONText(buf []byte, b []byte) ([]byte, bool) {
 			case '\t':
 				buf = append(buf, '\\', 't')
 			default:
-				buf = append(buf, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+				buf = append(buf, '\\', 'u', '0', '0', hexDigit[c>>4], hexDigit[c&0xf])
 			}
 			i++
 			start = i
@@ -263,11 +253,11 @@ func appendJSONText(buf []byte, b []byte) ([]byte, bool) {
 		}
 		r, size := utf8.DecodeRune(b[i:])
 		if r == utf8.RuneError && size == 1 {
-			valid = false
+			return buf, false
 		}
-		if record.UnsafeRune(r) {
+		if UnsafeRune(r) {
 			buf = append(buf, b[start:i]...)
-			buf = record.AppendJSONRune(buf, r)
+			buf = AppendJSONRune(buf, r)
 			i += size
 			start = i
 			continue
@@ -275,5 +265,5 @@ func appendJSONText(buf []byte, b []byte) ([]byte, bool) {
 		i += size
 	}
 	buf = append(buf, b[start:]...)
-	return append(buf, '"'), valid
+	return append(buf, '"'), true
 }

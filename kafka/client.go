@@ -1,4 +1,4 @@
-package consumer
+package kafka
 
 import (
 	"context"
@@ -21,6 +21,16 @@ import (
 // ListOffsets by timestamp, headers and transactions.
 var DefaultKafkaVersion = sarama.V2_8_0_0
 
+// ParseVersion checks a Kafka protocol version given as text ("2.8.0",
+// "3.7") and returns it as ClientConfig.Version takes it.
+func ParseVersion(v string) (string, error) {
+	kv, err := sarama.ParseKafkaVersion(v)
+	if err != nil {
+		return "", err
+	}
+	return kv.String(), nil
+}
+
 // SASL holds SASL/PLAIN or SCRAM credentials. Password is a secret: it is
 // never printed or stored.
 type SASL struct {
@@ -35,8 +45,10 @@ type SASL struct {
 // kbatch's sarama configuration is built from.
 type ClientConfig struct {
 	Brokers []string
-	// Version is the Kafka protocol version; zero means DefaultKafkaVersion.
-	Version sarama.KafkaVersion
+	// Version is the Kafka protocol version, as ParseVersion returns it;
+	// "" means DefaultKafkaVersion. Dial refuses one ParseVersion does not
+	// take.
+	Version string
 	// DialTimeout bounds how long reaching the cluster may take before Dial
 	// gives up with a clear error; zero means 10s.
 	DialTimeout time.Duration
@@ -45,6 +57,10 @@ type ClientConfig struct {
 	ClientID    string
 	// Isolation is used by fetches and ListOffsets.
 	ReadCommitted bool
+	// FailFast makes one attempt at each metadata request and bounds
+	// every request by DialTimeout, for answers that are worth less than
+	// a wait (shell completion).
+	FailFast bool
 }
 
 func (cc ClientConfig) dialTimeout() time.Duration {
@@ -58,9 +74,9 @@ func (cc ClientConfig) dialTimeout() time.Duration {
 // consumer or producer sections before use.
 func (cc ClientConfig) SaramaConfig() *sarama.Config {
 	c := sarama.NewConfig()
-	c.Version = cc.Version
-	if c.Version == (sarama.KafkaVersion{}) {
-		c.Version = DefaultKafkaVersion
+	c.Version = DefaultKafkaVersion
+	if v, err := sarama.ParseKafkaVersion(cc.Version); cc.Version != "" && err == nil {
+		c.Version = v
 	}
 	c.ClientID = "kbatch"
 	if cc.ClientID != "" {
@@ -83,6 +99,10 @@ func (cc ClientConfig) SaramaConfig() *sarama.Config {
 	c.ChannelBufferSize = 256
 	if cc.ReadCommitted {
 		c.Consumer.IsolationLevel = sarama.ReadCommitted
+	}
+	if cc.FailFast {
+		c.Metadata.Retry.Max = 0
+		c.Net.ReadTimeout, c.Net.WriteTimeout = d, d
 	}
 	if cc.TLS != nil {
 		c.Net.TLS.Enable = true
@@ -113,14 +133,20 @@ var ErrUnreachable = errors.New("cannot reach the Kafka cluster")
 // Dial connects to the cluster and fetches its metadata, failing with an
 // error wrapping ErrUnreachable within about DialTimeout when no broker
 // answers.
-func Dial(cc ClientConfig) (sarama.Client, error) {
+func Dial(cc ClientConfig) (*Client, error) {
 	return DialWith(cc, cc.SaramaConfig())
 }
 
-// DialWith is Dial with a caller-adjusted sarama configuration.
-func DialWith(cc ClientConfig, conf *sarama.Config) (sarama.Client, error) {
+// DialWith is Dial with a caller-adjusted sarama configuration (tests,
+// and the producer of DialProducer).
+func DialWith(cc ClientConfig, conf *sarama.Config) (*Client, error) {
 	if len(cc.Brokers) == 0 {
 		return nil, fmt.Errorf("%w: no brokers given (use -b host:port or KBATCH_BROKERS)", ErrUnreachable)
+	}
+	if cc.Version != "" {
+		if _, err := ParseVersion(cc.Version); err != nil {
+			return nil, fmt.Errorf("invalid Kafka version %q: %w", cc.Version, err)
+		}
 	}
 	type result struct {
 		c   sarama.Client
@@ -137,7 +163,7 @@ func DialWith(cc ClientConfig, conf *sarama.Config) (sarama.Client, error) {
 		if r.err != nil {
 			return nil, fmt.Errorf("%w at %s: %s", ErrUnreachable, strings.Join(cc.Brokers, ","), diagnose(cc, conf, r.err))
 		}
-		return r.c, nil
+		return &Client{sc: r.c}, nil
 	case <-time.After(timeout + 2*time.Second):
 		go func() {
 			if r := <-done; r.c != nil {
@@ -197,10 +223,10 @@ func diagnose(cc ClientConfig, conf *sarama.Config, err error) string {
 
 // TopicPartitions returns every partition of topics. An unknown topic is an
 // error wrapping ErrUnknownTopic that names it.
-func TopicPartitions(c sarama.Client, topics []string) ([]offsets.Partition, error) {
+func TopicPartitions(c *Client, topics []string) ([]offsets.Partition, error) {
 	var out []offsets.Partition
 	for _, t := range topics {
-		ps, err := c.Partitions(t)
+		ps, err := c.sc.Partitions(t)
 		if errors.Is(err, sarama.ErrUnknownTopicOrPartition) || (err == nil && len(ps) == 0) {
 			return nil, fmt.Errorf("%w: %q does not exist on this cluster", ErrUnknownTopic, t)
 		}
@@ -221,14 +247,14 @@ var ErrUnknownTopic = errors.New("unknown topic")
 // ListBounds fetches the log start offset and high watermark of every
 // partition, with one ListOffsets request per leader broker and kind
 // (earliest, latest), not one per partition.
-func ListBounds(c sarama.Client, parts []offsets.Partition) (map[offsets.Partition]offsets.Bounds, error) {
+func ListBounds(c *Client, parts []offsets.Partition) (map[offsets.Partition]offsets.Bounds, error) {
 	return ListBoundsContext(context.Background(), c, parts)
 }
 
 // ListBoundsContext is ListBounds whose waits between retries end when
 // ctx is done (a request already sent still runs to its answer or the
 // network timeout).
-func ListBoundsContext(ctx context.Context, c sarama.Client, parts []offsets.Partition) (map[offsets.Partition]offsets.Bounds, error) {
+func ListBoundsContext(ctx context.Context, c *Client, parts []offsets.Partition) (map[offsets.Partition]offsets.Bounds, error) {
 	starts, err := listOffsets(ctx, c, parts, func(offsets.Partition) int64 { return sarama.OffsetOldest })
 	if err != nil {
 		return nil, err
@@ -246,7 +272,7 @@ func ListBoundsContext(ctx context.Context, c sarama.Client, parts []offsets.Par
 
 // ListOffsetsForTimes asks, per partition, for the first offset whose
 // timestamp is at or after the given time; -1 means no such record.
-func ListOffsetsForTimes(c sarama.Client, at map[offsets.Partition]time.Time) (map[offsets.Partition]int64, error) {
+func ListOffsetsForTimes(c *Client, at map[offsets.Partition]time.Time) (map[offsets.Partition]int64, error) {
 	parts := make([]offsets.Partition, 0, len(at))
 	for p := range at {
 		parts = append(parts, p)
@@ -255,7 +281,7 @@ func ListOffsetsForTimes(c sarama.Client, at map[offsets.Partition]time.Time) (m
 }
 
 // listOffsets groups partitions by leader and sends one request per broker.
-func listOffsets(ctx context.Context, c sarama.Client, parts []offsets.Partition, ts func(offsets.Partition) int64) (map[offsets.Partition]int64, error) {
+func listOffsets(ctx context.Context, c *Client, parts []offsets.Partition, ts func(offsets.Partition) int64) (map[offsets.Partition]int64, error) {
 	out := make(map[offsets.Partition]int64, len(parts))
 	pending := parts
 	for attempt := 0; len(pending) > 0; attempt++ {
@@ -268,12 +294,12 @@ func listOffsets(ctx context.Context, c sarama.Client, parts []offsets.Partition
 			for t := range topics {
 				names = append(names, t)
 			}
-			_ = c.RefreshMetadata(names...)
+			_ = c.sc.RefreshMetadata(names...)
 		}
 		byBroker := map[*sarama.Broker][]offsets.Partition{}
 		var lastErr error
 		for _, p := range pending {
-			b, err := c.Leader(p.Topic, p.Partition)
+			b, err := c.sc.Leader(p.Topic, p.Partition)
 			if err != nil {
 				lastErr = fmt.Errorf("leader of %s: %w", p, err)
 				continue
@@ -282,8 +308,8 @@ func listOffsets(ctx context.Context, c sarama.Client, parts []offsets.Partition
 		}
 		var retry []offsets.Partition
 		for b, ps := range byBroker {
-			req := sarama.NewOffsetRequest(c.Config().Version)
-			req.IsolationLevel = c.Config().Consumer.IsolationLevel
+			req := sarama.NewOffsetRequest(c.sc.Config().Version)
+			req.IsolationLevel = c.sc.Config().Consumer.IsolationLevel
 			for _, p := range ps {
 				req.AddBlock(p.Topic, p.Partition, ts(p), 1)
 			}
@@ -348,11 +374,11 @@ func contains(ps []offsets.Partition, p offsets.Partition) bool {
 // later) in a metadata request for topics only. It returns "" without
 // asking when the protocol version set is older, and "" when the cluster
 // has none.
-func ClusterID(c sarama.Client, topics []string) (string, error) {
-	if !c.Config().Version.IsAtLeast(sarama.V0_10_1_0) || len(topics) == 0 {
+func ClusterID(c *Client, topics []string) (string, error) {
+	if !c.sc.Config().Version.IsAtLeast(sarama.V0_10_1_0) || len(topics) == 0 {
 		return "", nil
 	}
-	b, err := c.Controller()
+	b, err := c.sc.Controller()
 	if err != nil {
 		return "", err
 	}

@@ -1,20 +1,18 @@
-package consumer
+package record
 
 import (
 	"encoding/base64"
 	"strconv"
 	"unicode/utf8"
-
-	"github.com/IBM/sarama"
 )
 
-// RecordAppender appends one record, with its trailing newline, to buf.
-// RecordEncoder (DESIGN §4, the default) and KcatEncoder implement it.
+// Appender appends one record, with its trailing newline, to buf.
+// JSONEncoder (DESIGN §4, the default) and KcatEncoder implement it.
 // AppendAborted does the same for a record of an aborted transaction
 // (read with --isolation uncommitted), adding "aborted":true.
-type RecordAppender interface {
-	Append(buf []byte, m *sarama.ConsumerMessage) []byte
-	AppendAborted(buf []byte, m *sarama.ConsumerMessage) []byte
+type Appender interface {
+	Append(buf []byte, m *Record) []byte
+	AppendAborted(buf []byte, m *Record) []byte
 }
 
 // KcatEncoder writes records in the shape of kcat -J (kcat 1.7), so kcat
@@ -33,7 +31,7 @@ type RecordAppender interface {
 // absent value.
 //
 // Unlike kcat, every line is valid UTF-8 JSON and safe on a terminal
-// (the escaping of AppendRecordJSON): a key or payload that is not valid
+// (the escaping of AppendJSON): a key or payload that is not valid
 // UTF-8 is written as key_b64/payload_b64 (base64) instead, and headers
 // with any such name or value as headers_b64, every name and value base64.
 //
@@ -52,18 +50,18 @@ type partitionKey struct {
 	partition int32
 }
 
-// Append implements RecordAppender.
-func (e *KcatEncoder) Append(buf []byte, m *sarama.ConsumerMessage) []byte {
+// Append implements Appender.
+func (e *KcatEncoder) Append(buf []byte, m *Record) []byte {
 	return e.append(buf, m, false)
 }
 
-// AppendAborted implements RecordAppender: kcat has no such field, so
+// AppendAborted implements Appender: kcat has no such field, so
 // "aborted":true is kbatch's one addition to its shape.
-func (e *KcatEncoder) AppendAborted(buf []byte, m *sarama.ConsumerMessage) []byte {
+func (e *KcatEncoder) AppendAborted(buf []byte, m *Record) []byte {
 	return e.append(buf, m, true)
 }
 
-func (e *KcatEncoder) append(buf []byte, m *sarama.ConsumerMessage, aborted bool) []byte {
+func (e *KcatEncoder) append(buf []byte, m *Record, aborted bool) []byte {
 	buf = append(buf, `{"topic":`...)
 	buf = AppendJSONString(buf, m.Topic)
 	buf = append(buf, `,"partition":`...)
@@ -101,7 +99,7 @@ func (e *KcatEncoder) broker(topic string, partition int32) int32 {
 	return e.leader
 }
 
-func appendKcatHeaders(buf []byte, hs []*sarama.RecordHeader) []byte {
+func appendKcatHeaders(buf []byte, hs []*Header) []byte {
 	text := true
 	for _, h := range hs {
 		if !utf8.Valid(h.Key) || !utf8.Valid(h.Value) {

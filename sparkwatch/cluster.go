@@ -1,4 +1,4 @@
-package consumer
+package sparkwatch
 
 import (
 	"cmp"
@@ -7,15 +7,16 @@ import (
 	"slices"
 	"time"
 
-	"github.com/IBM/sarama"
-
+	"github.com/kbatch-dev/kbatch/consumer"
+	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
+	"github.com/kbatch-dev/kbatch/record"
 )
 
-// The cluster side of a SparkWatch: samples, log bounds and progress.
+// The cluster side of a Watch: samples, log bounds and progress.
 
 // sample reads the first cfg.Samples offsets of each range of b.
-func (l *sparkLoop) sample(b *Batch) []*sarama.ConsumerMessage {
+func (l *sparkLoop) sample(b *consumer.Batch) []*record.Record {
 	if l.cfg.Sampler == nil || l.cfg.Samples <= 0 || len(b.Ranges) == 0 {
 		return nil
 	}
@@ -41,7 +42,7 @@ func (l *sparkLoop) sample(b *Batch) []*sarama.ConsumerMessage {
 	for i, r := range ranges {
 		order[r.Partition] = i
 	}
-	slices.SortStableFunc(recs, func(a, b *sarama.ConsumerMessage) int {
+	slices.SortStableFunc(recs, func(a, b *record.Record) int {
 		pa := order[offsets.Partition{Topic: a.Topic, Partition: a.Partition}]
 		pb := order[offsets.Partition{Topic: b.Topic, Partition: b.Partition}]
 		if pa != pb {
@@ -57,7 +58,7 @@ func (l *sparkLoop) sample(b *Batch) []*sarama.ConsumerMessage {
 func (l *sparkLoop) progress() {
 	now := time.Now()
 	per, total := l.rates.rates(now)
-	pr := &Progress{Time: now, Partitions: sparkStatuses(l.parts, l.next, l.stored, l.bounds, per), Rate: total}
+	pr := &consumer.Progress{Time: now, Partitions: sparkStatuses(l.parts, l.next, l.stored, l.bounds, per), Rate: total}
 	select {
 	case l.w.events <- pr:
 	default:
@@ -65,7 +66,7 @@ func (l *sparkLoop) progress() {
 }
 
 // fetchBounds fetches log starts and high watermarks off the loop, since
-// ListBounds retries for seconds when the cluster is in trouble.
+// kafka.ListBounds retries for seconds when the cluster is in trouble.
 func (l *sparkLoop) fetchBounds() {
 	if l.fetching || l.cfg.Client == nil {
 		return
@@ -75,7 +76,7 @@ func (l *sparkLoop) fetchBounds() {
 	l.w.wg.Add(1)
 	go func() {
 		defer l.w.wg.Done()
-		b, err := ListBounds(client, parts)
+		b, err := kafka.ListBounds(client, parts)
 		done <- boundsResult{b, err} // buffered: one fetch at a time
 	}()
 }

@@ -1,4 +1,4 @@
-package consumer
+package kafka
 
 import (
 	"errors"
@@ -22,17 +22,17 @@ import (
 // OffsetFetch with a null topic list (all topics) needs Kafka 0.10.2 or
 // newer, which the default protocol version is. Coordinator moves and loads
 // in progress are retried a few times.
-func GroupOffsets(c sarama.Client, group string) (map[offsets.Partition]int64, error) {
+func GroupOffsets(c *Client, group string) (map[offsets.Partition]int64, error) {
 	if group == "" {
 		return nil, &offsets.UsageError{Msg: "empty consumer group name"}
 	}
-	if !c.Config().Version.IsAtLeast(sarama.V0_10_2_0) {
+	if !c.sc.Config().Version.IsAtLeast(sarama.V0_10_2_0) {
 		return nil, fmt.Errorf("reading the offsets of every topic of group %q needs --kafka-version 0.10.2 or newer", group)
 	}
 	var lastErr error
 	for attempt := 0; attempt < 5; attempt++ {
 		if attempt > 0 {
-			_ = c.RefreshCoordinator(group)
+			_ = c.sc.RefreshCoordinator(group)
 			time.Sleep(time.Duration(attempt) * 200 * time.Millisecond)
 		}
 		out, err := fetchGroupOffsets(c, group)
@@ -47,12 +47,12 @@ func GroupOffsets(c sarama.Client, group string) (map[offsets.Partition]int64, e
 	return nil, lastErr
 }
 
-func fetchGroupOffsets(c sarama.Client, group string) (map[offsets.Partition]int64, error) {
-	coord, err := c.Coordinator(group)
+func fetchGroupOffsets(c *Client, group string) (map[offsets.Partition]int64, error) {
+	coord, err := c.sc.Coordinator(group)
 	if err != nil {
 		return nil, fmt.Errorf("coordinator of consumer group %q: %w", group, err)
 	}
-	req := sarama.NewOffsetFetchRequest(c.Config().Version, group, nil)
+	req := sarama.NewOffsetFetchRequest(c.sc.Config().Version, group, nil)
 	resp, err := coord.FetchOffset(req)
 	if err != nil {
 		_ = coord.Close()

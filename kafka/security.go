@@ -1,24 +1,19 @@
-package consumer
+package kafka
 
 import (
-	"crypto/hmac"
-	"crypto/pbkdf2"
 	"crypto/rand"
-	"crypto/sha256"
-	"crypto/sha512"
-	"crypto/subtle"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
 	"strconv"
 	"strings"
 	"syscall"
 
 	"github.com/IBM/sarama"
+	"github.com/xdg-go/scram"
 
 	"github.com/kbatch-dev/kbatch/record"
 )
@@ -29,9 +24,9 @@ import (
 func SCRAMClientFor(mechanism string) func() sarama.SCRAMClient {
 	switch strings.ToUpper(mechanism) {
 	case "SCRAM-SHA-256":
-		return func() sarama.SCRAMClient { return &scramClient{newHash: sha256.New} }
+		return func() sarama.SCRAMClient { return &scramClient{hash: scram.SHA256} }
 	case "SCRAM-SHA-512":
-		return func() sarama.SCRAMClient { return &scramClient{newHash: sha512.New} }
+		return func() sarama.SCRAMClient { return &scramClient{hash: scram.SHA512} }
 	}
 	return nil
 }
@@ -43,114 +38,93 @@ const scramMaxIterations = 1 << 20
 // scramClient is one SCRAM conversation (RFC 5802, without channel
 // binding), as sarama drives it: Begin, then Step("") for the client-first
 // message, Step(server-first) for the client-final message, and
-// Step(server-final), which checks the server's signature. It is used by
-// one goroutine and never reused. The password is kept only until the
-// salted password is derived, and never appears in an error.
+// Step(server-final), which checks the server's signature. The protocol
+// (SASLprep of the user name and password, proof, signature) is
+// github.com/xdg-go/scram's; this adapter adds what a client facing an
+// untrusted broker needs around it: a bound on the iterations asked for,
+// a server nonce that must really extend the client's, server error
+// messages (e=) escaped before they can reach a terminal, and Done only
+// once the server's signature checked out. It is used by one goroutine
+// and never reused; the password never appears in an error.
 type scramClient struct {
-	newHash func() hash.Hash
-
-	user, password, authzID string
-	nonce                   string
-	clientFirstBare         string
-	serverSignature         []byte
-	step                    int
-	done                    bool
+	hash  scram.HashGeneratorFcn
+	conv  *scram.ClientConversation
+	nonce string // the client nonce; drawn by Begin, set by tests
+	step  int
+	done  bool
 }
 
-// Begin stores the credentials and draws the client nonce.
+// Begin prepares the conversation (SASLprep of the credentials) and draws
+// the client nonce.
 func (c *scramClient) Begin(user, password, authzID string) error {
 	var b [24]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		return fmt.Errorf("scram: drawing a nonce: %w", err)
 	}
-	c.user, c.password, c.authzID = user, password, authzID
 	c.nonce = base64.RawStdEncoding.EncodeToString(b[:])
+	cl, err := c.hash.NewClient(user, password, authzID)
+	if err != nil {
+		// The library's message names the user name, never the password.
+		return fmt.Errorf("scram: %s", record.String(err.Error()))
+	}
+	c.conv = cl.WithNonceGenerator(func() string { return c.nonce }).NewConversation()
 	return nil
 }
 
 // Step answers the server's challenge; see the type comment for the order.
 func (c *scramClient) Step(challenge string) (string, error) {
+	if c.conv == nil {
+		return "", errors.New("scram: Step before Begin")
+	}
 	c.step++
 	switch c.step {
 	case 1:
-		c.clientFirstBare = "n=" + scramName(c.user) + ",r=" + c.nonce
-		return c.gs2Header() + c.clientFirstBare, nil
+		return c.conv.Step("")
 	case 2:
-		return c.clientFinal(challenge)
+		if err := c.checkServerFirst(challenge); err != nil {
+			return "", err
+		}
+		out, err := c.conv.Step(challenge)
+		if err != nil {
+			return "", fmt.Errorf("scram: %s", record.String(err.Error()))
+		}
+		return out, nil
 	case 3:
+		if e, ok := scramAttrs(challenge)["e"]; ok {
+			return "", fmt.Errorf("scram: server refused: %s", record.String(e))
+		}
+		if _, err := c.conv.Step(challenge); err != nil || !c.conv.Valid() {
+			return "", errors.New("scram: the server's signature does not match (is it the real broker?)")
+		}
 		c.done = true
-		return "", c.checkServerFinal(challenge)
+		return "", nil
 	}
 	return "", errors.New("scram: conversation already finished")
 }
 
-// Done reports whether the server's final message was checked.
+// Done reports whether the server's final message was checked and its
+// signature matched.
 func (c *scramClient) Done() bool { return c.done }
 
-func (c *scramClient) gs2Header() string {
-	if c.authzID == "" {
-		return "n,,"
-	}
-	return "n,a=" + scramName(c.authzID) + ","
-}
-
-func (c *scramClient) clientFinal(serverFirst string) (string, error) {
+// checkServerFirst refuses a server-first message before any key is
+// derived from it: a server error, a nonce that does not extend the
+// client's, a salt that is not base64, an iteration count out of bounds.
+func (c *scramClient) checkServerFirst(serverFirst string) error {
 	attrs := scramAttrs(serverFirst)
-	if e, ok := attrs["e"]; ok {
-		return "", fmt.Errorf("scram: server refused: %s", record.String(e))
-	}
-	nonce, salt64, iter := attrs["r"], attrs["s"], attrs["i"]
-	if !strings.HasPrefix(nonce, c.nonce) || len(nonce) == len(c.nonce) {
-		return "", errors.New("scram: server nonce does not extend the client nonce")
-	}
-	salt, err := base64.StdEncoding.DecodeString(salt64)
-	if err != nil || len(salt) == 0 {
-		return "", errors.New("scram: server sent an invalid salt")
-	}
-	n, err := strconv.Atoi(iter)
-	if err != nil || n < 1 || n > scramMaxIterations {
-		return "", fmt.Errorf("scram: server asked for an invalid iteration count %q", iter)
-	}
-	salted, err := pbkdf2.Key(c.newHash, c.password, salt, n, c.newHash().Size())
-	c.password = ""
-	if err != nil {
-		return "", fmt.Errorf("scram: deriving the key: %w", err)
-	}
-	clientKey := c.hmac(salted, []byte("Client Key"))
-	h := c.newHash()
-	h.Write(clientKey)
-	storedKey := h.Sum(nil)
-	withoutProof := "c=" + base64.StdEncoding.EncodeToString([]byte(c.gs2Header())) + ",r=" + nonce
-	authMessage := []byte(c.clientFirstBare + "," + serverFirst + "," + withoutProof)
-	proof := c.hmac(storedKey, authMessage)
-	for i := range proof {
-		proof[i] ^= clientKey[i]
-	}
-	c.serverSignature = c.hmac(c.hmac(salted, []byte("Server Key")), authMessage)
-	return withoutProof + ",p=" + base64.StdEncoding.EncodeToString(proof), nil
-}
-
-func (c *scramClient) checkServerFinal(serverFinal string) error {
-	attrs := scramAttrs(serverFinal)
 	if e, ok := attrs["e"]; ok {
 		return fmt.Errorf("scram: server refused: %s", record.String(e))
 	}
-	v, err := base64.StdEncoding.DecodeString(attrs["v"])
-	if err != nil || subtle.ConstantTimeCompare(v, c.serverSignature) != 1 {
-		return errors.New("scram: the server's signature does not match (is it the real broker?)")
+	nonce, salt64, iter := attrs["r"], attrs["s"], attrs["i"]
+	if !strings.HasPrefix(nonce, c.nonce) || len(nonce) == len(c.nonce) {
+		return errors.New("scram: server nonce does not extend the client nonce")
+	}
+	if salt, err := base64.StdEncoding.DecodeString(salt64); err != nil || len(salt) == 0 {
+		return errors.New("scram: server sent an invalid salt")
+	}
+	if n, err := strconv.Atoi(iter); err != nil || n < 1 || n > scramMaxIterations {
+		return fmt.Errorf("scram: server asked for an invalid iteration count %s", strconv.Quote(record.String(iter)))
 	}
 	return nil
-}
-
-func (c *scramClient) hmac(key, msg []byte) []byte {
-	m := hmac.New(c.newHash, key)
-	m.Write(msg)
-	return m.Sum(nil)
-}
-
-// scramName escapes a user name for a SCRAM message (RFC 5802 §5.1).
-func scramName(s string) string {
-	return strings.NewReplacer("=", "=3D", ",", "=2C").Replace(s)
 }
 
 // scramAttrs splits "k=v,k=v" (values may contain '=').

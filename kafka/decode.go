@@ -1,4 +1,4 @@
-package consumer
+package kafka
 
 import (
 	"encoding/binary"
@@ -9,6 +9,7 @@ import (
 	"github.com/IBM/sarama"
 
 	"github.com/kbatch-dev/kbatch/offsets"
+	"github.com/kbatch-dev/kbatch/record"
 )
 
 // NoEnd is the until of DecodeBlock for a reader without an end (the
@@ -22,7 +23,7 @@ type Block struct {
 	// no control records and, under read_committed, none of aborted
 	// transactions. They are one slab per answer, and their byte slices
 	// point into the answer, which is never reused.
-	Msgs []sarama.ConsumerMessage
+	Msgs []record.Record
 	// Bytes is the size of their keys, values and headers.
 	Bytes int64
 	// Next is the position after the answer: one past the last offset of
@@ -57,7 +58,17 @@ type TxnMark struct {
 // Memory is what the block's records take in memory once decoded: their
 // bytes, decompressed, and the message each is held in. Read-aheads count
 // it, so that their bounds hold whatever the compression ratio.
-func (d Block) Memory() int64 { return inMemory(int64(len(d.Msgs)), d.Bytes) }
+func (d Block) Memory() int64 { return InMemory(int64(len(d.Msgs)), d.Bytes) }
+
+// RecordOverhead is what a decoded record takes in memory beside its
+// bytes: its record.Record and the pointer to it.
+const RecordOverhead = 160
+
+// InMemory is what n decoded records of bytes (record.Record.Bytes) take
+// in memory: their bytes, decompressed, and RecordOverhead each. The
+// stream's and replay's read-aheads count this, so their bounds hold
+// whatever the records' compression ratio and size (DESIGN §2.6).
+func InMemory(n, bytes int64) int64 { return bytes + n*RecordOverhead }
 
 // DecodeBlock decodes one partition's fetch answer read from offset pos,
 // keeping the records in [pos, until). Positions advance by whole
@@ -72,11 +83,14 @@ func DecodeBlock(blk *sarama.FetchResponseBlock, p offsets.Partition, pos, until
 		d.Partial = true
 		return d, nil
 	}
-	n := 0
+	n, h := 0, 0
 	for _, rs := range blk.RecordsSet {
 		switch {
 		case rs.RecordBatch != nil:
 			n += len(rs.RecordBatch.Records)
+			for _, r := range rs.RecordBatch.Records {
+				h += len(r.Headers)
+			}
 		case rs.MsgSet != nil:
 			for _, m := range rs.MsgSet.Messages {
 				if m.Msg != nil && m.Msg.Set != nil {
@@ -88,14 +102,18 @@ func DecodeBlock(blk *sarama.FetchResponseBlock, p offsets.Partition, pos, until
 		}
 	}
 	if n > 0 {
-		d.Msgs = make([]sarama.ConsumerMessage, 0, n) // one slab per answer
+		d.Msgs = make([]record.Record, 0, n) // one slab per answer
 	}
-	err := d.decode(blk, p, pos, until, committed)
+	var headers []*record.Header
+	if h > 0 {
+		headers = make([]*record.Header, 0, h) // and one for their headers
+	}
+	err := d.decode(blk, p, pos, until, committed, headers)
 	d.Next = min(d.Next, until) // a batch can run past the range
 	return d, err
 }
 
-func (d *Block) decode(blk *sarama.FetchResponseBlock, p offsets.Partition, pos, until int64, committed bool) error {
+func (d *Block) decode(blk *sarama.FetchResponseBlock, p offsets.Partition, pos, until int64, committed bool, headers []*record.Header) error {
 	ab := newAborts(blk, committed)
 	for _, rs := range blk.RecordsSet {
 		switch {
@@ -112,9 +130,9 @@ func (d *Block) decode(blk *sarama.FetchResponseBlock, p offsets.Partition, pos,
 				return nil
 			}
 			d.Batches++
-			d.Next = max(d.Next, b.LastOffset()+1)
+			d.Next = max(d.Next, offsets.Next(b.LastOffset()))
 			if !committed && b.IsTransactional {
-				d.Txn = append(d.Txn, TxnMark{ProducerID: b.ProducerID, From: b.FirstOffset, Until: b.LastOffset() + 1,
+				d.Txn = append(d.Txn, TxnMark{ProducerID: b.ProducerID, From: b.FirstOffset, Until: offsets.Next(b.LastOffset()),
 					Marker: b.Control, Abort: b.Control && IsAbortMarker(b)})
 			}
 			if ab.skip(b) {
@@ -134,8 +152,17 @@ func (d *Block) decode(blk *sarama.FetchResponseBlock, p offsets.Partition, pos,
 				}
 				m := d.grow()
 				m.Topic, m.Partition, m.Offset, m.Timestamp = p.Topic, p.Partition, o, ts
-				m.Key, m.Value, m.Headers = r.Key, r.Value, r.Headers
-				d.Bytes += RecordBytes(m)
+				m.Key, m.Value = r.Key, r.Value
+				if len(r.Headers) > 0 {
+					start := len(headers)
+					for _, h := range r.Headers {
+						if h != nil {
+							headers = append(headers, (*record.Header)(h)) // same layout: no copy
+						}
+					}
+					m.Headers = headers[start:len(headers):len(headers)]
+				}
+				d.Bytes += m.Bytes()
 			}
 		case rs.MsgSet != nil:
 			if done, err := d.decodeLegacy(rs.MsgSet, p, pos, until); err != nil || done {
@@ -146,9 +173,9 @@ func (d *Block) decode(blk *sarama.FetchResponseBlock, p offsets.Partition, pos,
 	return nil
 }
 
-// grow appends a zero message to the slab and returns it.
-func (d *Block) grow() *sarama.ConsumerMessage {
-	d.Msgs = append(d.Msgs, sarama.ConsumerMessage{})
+// grow appends a zero record to the slab and returns it.
+func (d *Block) grow() *record.Record {
+	d.Msgs = append(d.Msgs, record.Record{})
 	return &d.Msgs[len(d.Msgs)-1]
 }
 
@@ -182,7 +209,7 @@ func (d *Block) decodeLegacy(ms *sarama.MessageSet, p offsets.Partition, pos, un
 			if im.Msg.Version >= 1 {
 				o += base
 			}
-			d.Next = max(d.Next, o+1)
+			d.Next = max(d.Next, offsets.Next(o))
 			if o < pos {
 				continue
 			}
@@ -195,8 +222,8 @@ func (d *Block) decodeLegacy(ms *sarama.MessageSet, p offsets.Partition, pos, un
 			}
 			m := d.grow()
 			m.Topic, m.Partition, m.Offset, m.Timestamp = p.Topic, p.Partition, o, ts
-			m.Key, m.Value, m.BlockTimestamp = im.Msg.Key, im.Msg.Value, blk.Msg.Timestamp
-			d.Bytes += RecordBytes(m)
+			m.Key, m.Value = im.Msg.Key, im.Msg.Value
+			d.Bytes += m.Bytes()
 		}
 	}
 	return false, nil

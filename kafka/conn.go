@@ -1,0 +1,173 @@
+package kafka
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/IBM/sarama"
+
+	"github.com/kbatch-dev/kbatch/offsets"
+)
+
+// Client is a connection to one cluster: its metadata (brokers, topics,
+// partitions, leaders) and one connection per broker, shared by every
+// request. Dial makes one; Close releases it. It is safe for concurrent
+// use.
+type Client struct {
+	sc sarama.Client
+}
+
+// Close closes every connection of the client.
+func (c *Client) Close() error { return c.sc.Close() }
+
+// Topics lists the topics of the cluster's metadata.
+func (c *Client) Topics() ([]string, error) { return c.sc.Topics() }
+
+// Partitions lists the partition numbers of topic.
+func (c *Client) Partitions(topic string) ([]int32, error) { return c.sc.Partitions(topic) }
+
+// Leader returns p's leader broker, from the metadata as last refreshed.
+func (c *Client) Leader(p offsets.Partition) (Broker, error) {
+	b, err := c.sc.Leader(p.Topic, p.Partition)
+	if err != nil {
+		return Broker{ID: -1}, err
+	}
+	return Broker{ID: b.ID(), Addr: b.Addr()}, nil
+}
+
+// RefreshMetadata asks the cluster's metadata again, for topics (all
+// topics when none is named).
+func (c *Client) RefreshMetadata(topics ...string) error { return c.sc.RefreshMetadata(topics...) }
+
+// Broker is a broker as the metadata names it.
+type Broker struct {
+	ID   int32
+	Addr string
+}
+
+// Brokers lists the brokers the metadata names.
+func (c *Client) Brokers() []Broker {
+	var out []Broker
+	for _, b := range c.sc.Brokers() {
+		out = append(out, Broker{ID: b.ID(), Addr: b.Addr()})
+	}
+	return out
+}
+
+// Version is the Kafka protocol version the client speaks, as text
+// ("2.8.0").
+func (c *Client) Version() string { return c.sc.Config().Version.String() }
+
+// ReadCommitted reports whether the client reads with read_committed
+// isolation (ClientConfig.ReadCommitted).
+func (c *Client) ReadCommitted() bool {
+	return c.sc.Config().Consumer.IsolationLevel == sarama.ReadCommitted
+}
+
+// FetchOptions are the options of every Fetch of this client: the
+// highest version its protocol version allows, its isolation, and the
+// minimum bytes and maximum wait of a long poll.
+func (c *Client) FetchOptions() FetchOptions { return FetchOptionsFor(c.sc.Config()) }
+
+// FetchSizes are the client's partition fetch size (at least 1 KiB) and
+// the largest a partition's fetch may grow to for a record batch larger
+// than that: the configured maximum, or the largest answer the client
+// accepts.
+func (c *Client) FetchSizes() (partition, largest int32) {
+	conf := c.sc.Config()
+	partition = max(conf.Consumer.Fetch.Default, 1<<10)
+	largest = sarama.MaxResponseSize
+	if conf.Consumer.Fetch.Max > 0 {
+		largest = max(conf.Consumer.Fetch.Max, partition)
+	}
+	return partition, largest
+}
+
+// Fetch sends req to the broker with id broker and returns its answer.
+// After a failure the broker's connection is closed, so the next Fetch
+// to it connects again.
+func (c *Client) Fetch(broker int32, req *FetchRequest) (*FetchResponse, error) {
+	b, err := c.sc.Broker(broker)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := b.Fetch(req.r)
+	if err != nil {
+		_ = b.Close()
+		return nil, err
+	}
+	return &FetchResponse{r: resp}, nil
+}
+
+// FetchLeader is Fetch to p's leader; the error says when there is none.
+func (c *Client) FetchLeader(p offsets.Partition, req *FetchRequest) (*FetchResponse, error) {
+	b, err := c.sc.Leader(p.Topic, p.Partition)
+	if err != nil {
+		return nil, &NoLeaderError{Partition: p, Err: err}
+	}
+	resp, err := b.Fetch(req.r)
+	if err != nil {
+		_ = b.Close()
+		return nil, fmt.Errorf("fetch from broker %s: %w", b.Addr(), err)
+	}
+	return &FetchResponse{r: resp}, nil
+}
+
+// NoLeaderError is a partition whose leader the metadata does not know.
+type NoLeaderError struct {
+	Partition offsets.Partition
+	Err       error
+}
+
+func (e *NoLeaderError) Error() string { return "no leader: " + e.Err.Error() }
+func (e *NoLeaderError) Unwrap() error { return e.Err }
+
+// LogStart asks p's leader for the partition's log start offset.
+func (c *Client) LogStart(p offsets.Partition) (int64, error) {
+	return c.sc.GetOffset(p.Topic, p.Partition, sarama.OffsetOldest)
+}
+
+// Compacted reports whether topic's cleanup.policy includes compact, from
+// a DescribeConfigs request to the least loaded broker.
+func (c *Client) Compacted(topic string) (bool, error) {
+	b := c.sc.LeastLoadedBroker()
+	if b == nil {
+		return false, sarama.ErrOutOfBrokers
+	}
+	req := &sarama.DescribeConfigsRequest{Resources: []*sarama.ConfigResource{
+		{Type: sarama.TopicResource, Name: topic, ConfigNames: []string{"cleanup.policy"}}}}
+	if c.sc.Config().Version.IsAtLeast(sarama.V1_1_0_0) {
+		req.Version = 1
+	}
+	resp, err := b.DescribeConfigs(req)
+	if err != nil {
+		return false, err
+	}
+	for _, res := range resp.Resources {
+		if res.Name != topic {
+			continue
+		}
+		if res.ErrorCode != 0 {
+			return false, sarama.KError(res.ErrorCode)
+		}
+		for _, cfg := range res.Configs {
+			if cfg.Name == "cleanup.policy" {
+				return strings.Contains(cfg.Value, "compact"), nil
+			}
+		}
+		return false, nil // not listed: the default, delete
+	}
+	return false, errors.New("no answer for the topic")
+}
+
+// Partition errors a caller tells apart (errors.Is); Retriable names the
+// ones worth another try.
+var (
+	ErrOffsetOutOfRange         error = sarama.ErrOffsetOutOfRange
+	ErrMessageTooLarge          error = sarama.ErrMessageTooLarge
+	ErrLeaderNotAvailable       error = sarama.ErrLeaderNotAvailable
+	ErrIncompleteResponse       error = sarama.ErrIncompleteResponse
+	ErrTopicAuthorizationFailed error = sarama.ErrTopicAuthorizationFailed
+	ErrUnknownTopicOrPartition  error = sarama.ErrUnknownTopicOrPartition
+)

@@ -1,0 +1,194 @@
+package kafka
+
+import (
+	"errors"
+	"time"
+
+	"github.com/IBM/sarama"
+
+	"github.com/kbatch-dev/kbatch/offsets"
+)
+
+// FetchOptions are the settings every Fetch request of one reader shares.
+type FetchOptions struct {
+	// Version is the Fetch request version (FetchVersion).
+	Version int16
+	// ReadCommitted asks for read_committed isolation (Fetch v4 and
+	// later; older versions have only read_uncommitted).
+	ReadCommitted bool
+	// MinBytes and MaxWait: the broker answers once it has MinBytes or
+	// MaxWait passed (a long poll); MinBytes below 1 means 1.
+	MinBytes int32
+	MaxWait  time.Duration
+}
+
+// FetchOptionsFor returns the options of conf: the highest Fetch version
+// its protocol version allows, its isolation, and its consumer's minimum
+// bytes and maximum wait.
+func FetchOptionsFor(conf *sarama.Config) FetchOptions {
+	return FetchOptions{
+		Version:       FetchVersion(conf.Version),
+		ReadCommitted: conf.Consumer.IsolationLevel == sarama.ReadCommitted,
+		MinBytes:      max(conf.Consumer.Fetch.Min, 1),
+		MaxWait:       conf.Consumer.MaxWaitTime,
+	}
+}
+
+// Committed reports whether answers to these options hold only committed
+// records (and list the aborted transactions to skip): read_committed on a
+// version that has it.
+func (o FetchOptions) Committed() bool { return o.ReadCommitted && o.Version >= 4 }
+
+// FetchRequest is a Fetch request under construction: NewFetchRequest,
+// then Add for each partition.
+type FetchRequest struct{ r *sarama.FetchRequest }
+
+// NewFetchRequest is the one place kbatch builds a Fetch request: the
+// stream, replay and the probe (NoRecordsBetween) all send what it builds.
+// maxBytes bounds the whole answer (Fetch v3 and later). No fetch session
+// is used (SessionID 0, SessionEpoch -1, Fetch v7 and later): every
+// request names all its partitions. The library keeps a request's
+// partitions in a map, so their order in the request (which decides who
+// gets the room of a full answer) changes from one request to the next.
+func NewFetchRequest(o FetchOptions, maxBytes int32) *FetchRequest {
+	req := &sarama.FetchRequest{Version: o.Version, MinBytes: max(o.MinBytes, 1), MaxWaitTime: int32(o.MaxWait / time.Millisecond)}
+	if o.Version >= 3 {
+		req.MaxBytes = maxBytes
+	}
+	if o.Version >= 4 && o.ReadCommitted {
+		req.Isolation = sarama.ReadCommitted
+	}
+	if o.Version >= 7 {
+		req.SessionID, req.SessionEpoch = 0, -1 // no fetch session
+	}
+	return &FetchRequest{r: req}
+}
+
+// Add asks for p, read from pos with at most size bytes (no leader
+// epoch: -1).
+func (f *FetchRequest) Add(p offsets.Partition, pos int64, size int32) {
+	f.r.AddBlock(p.Topic, p.Partition, pos, size, -1)
+}
+
+// FetchResponse is a broker's answer to a FetchRequest.
+type FetchResponse struct{ r *sarama.FetchResponse }
+
+// NewFetchResponse wraps an answer built by hand (tests of what the
+// stream makes of an answer).
+func NewFetchResponse(r *sarama.FetchResponse) *FetchResponse { return &FetchResponse{r: r} }
+
+// Throttle is how long the broker asked the client to wait (a throttled
+// answer leaves partitions out).
+func (f *FetchResponse) Throttle() time.Duration { return f.r.ThrottleTime }
+
+// Partition returns the answer's part for p; nil when the answer left p
+// out (throttled, or a broker that answered only some partitions).
+func (f *FetchResponse) Partition(p offsets.Partition) *PartitionAnswer {
+	blk := f.r.GetBlock(p.Topic, p.Partition)
+	if blk == nil {
+		return nil
+	}
+	a := &PartitionAnswer{HighWatermark: blk.HighWaterMarkOffset, LastStable: blk.LastStableOffset, blk: blk}
+	if !errors.Is(blk.Err, sarama.ErrNoError) {
+		a.Err = blk.Err
+	}
+	return a
+}
+
+// PartitionAnswer is one partition's part of a fetch answer.
+type PartitionAnswer struct {
+	// Err is the partition's error; nil when none.
+	Err error
+	// HighWatermark and LastStable are the partition's high watermark
+	// and last stable offset as the answer reports them (-1: not told).
+	HighWatermark, LastStable int64
+	blk                       *sarama.FetchResponseBlock
+}
+
+// Decode decodes the records in [pos, until) (see DecodeBlock).
+func (a *PartitionAnswer) Decode(p offsets.Partition, pos, until int64, committed bool) (Block, error) {
+	return DecodeBlock(a.blk, p, pos, until, committed)
+}
+
+// Summary counts the answer for a log: record batches (or legacy
+// messages), records, the bytes of their keys, values and headers,
+// whether it ends in a partial batch, and the aborted transactions it
+// lists.
+func (a *PartitionAnswer) Summary() (batches, records int, bytes int64, partial bool, aborted int) {
+	for _, rs := range a.blk.RecordsSet {
+		switch {
+		case rs.RecordBatch != nil:
+			batches++
+			for _, r := range rs.RecordBatch.Records {
+				records++
+				bytes += int64(len(r.Key) + len(r.Value))
+				for _, h := range r.Headers {
+					bytes += int64(len(h.Key) + len(h.Value))
+				}
+			}
+		case rs.MsgSet != nil:
+			for _, m := range rs.MsgSet.Messages {
+				batches++
+				if m.Msg != nil {
+					records++
+					bytes += int64(len(m.Msg.Key) + len(m.Msg.Value))
+				}
+			}
+		}
+	}
+	return batches, records, bytes, a.blk.Partial, len(a.blk.AbortedTransactions)
+}
+
+// FetchVersion picks the highest Fetch version the protocol version
+// allows, as sarama's consumer does. It is kbatch's one version table.
+func FetchVersion(v sarama.KafkaVersion) int16 {
+	switch {
+	case v.IsAtLeast(sarama.V2_7_0_0):
+		return 12
+	case v.IsAtLeast(sarama.V2_3_0_0):
+		return 11
+	case v.IsAtLeast(sarama.V2_1_0_0):
+		return 10
+	case v.IsAtLeast(sarama.V2_0_0_0):
+		return 8
+	case v.IsAtLeast(sarama.V1_1_0_0):
+		return 7
+	case v.IsAtLeast(sarama.V1_0_0_0):
+		return 6
+	case v.IsAtLeast(sarama.V0_11_0_0):
+		return 5
+	case v.IsAtLeast(sarama.V0_10_1_0):
+		return 3
+	case v.IsAtLeast(sarama.V0_10_0_0):
+		return 2
+	case v.IsAtLeast(sarama.V0_9_0_0):
+		return 1
+	}
+	return 0
+}
+
+// retriable is kbatch's one list of partition errors that a metadata
+// refresh and another try can cure: leadership moving, a broker
+// restarting or briefly overloaded. It is the union of the stream's and
+// replay's former lists.
+var retriable = []error{
+	sarama.ErrNotLeaderForPartition, sarama.ErrLeaderNotAvailable,
+	sarama.ErrUnknownTopicOrPartition, sarama.ErrReplicaNotAvailable,
+	sarama.ErrFencedLeaderEpoch, sarama.ErrUnknownLeaderEpoch,
+	sarama.ErrOffsetNotAvailable, sarama.ErrKafkaStorageError,
+	sarama.ErrRequestTimedOut, sarama.ErrNetworkException,
+	sarama.ErrNotEnoughReplicas, sarama.ErrBrokerNotAvailable,
+}
+
+// Retriable reports whether err, a partition's error in an answer, is
+// one that a metadata refresh and another try can cure (see retriable).
+// Replay retries such errors and fails on others; the stream retries every
+// error but reports these only when they persist.
+func Retriable(err error) bool {
+	for _, e := range retriable {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}

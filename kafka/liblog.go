@@ -1,0 +1,30 @@
+package kafka
+
+import (
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/IBM/sarama"
+)
+
+// LogLibrary sends the client library's own log (connections, metadata
+// requests, SASL outcomes; never credentials) to l at debug level, until
+// the returned function puts the previous logger back. The library has
+// one logger for the whole process (a package variable), so one run sets
+// it, for the run: watch --log.
+func LogLibrary(l *slog.Logger) (restore func()) {
+	old := sarama.Logger
+	sarama.Logger = libraryLog{l}
+	return func() { sarama.Logger = old }
+}
+
+// libraryLog is sarama's StdLogger over a slog logger.
+type libraryLog struct{ l *slog.Logger }
+
+func (s libraryLog) Print(v ...any)                 { s.log(fmt.Sprint(v...)) }
+func (s libraryLog) Printf(format string, v ...any) { s.log(fmt.Sprintf(format, v...)) }
+func (s libraryLog) Println(v ...any)               { s.log(fmt.Sprintln(v...)) }
+func (s libraryLog) log(msg string) {
+	s.l.Debug(strings.TrimRight(msg, "\n"), "from", "sarama")
+}
