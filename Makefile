@@ -43,7 +43,7 @@ bench-kafka: build
 
 # A short pass over every fuzz target (go test -fuzz takes one target at a time).
 FUZZTIME ?= 10s
-FUZZ_TARGETS := record:FuzzEscape record:FuzzSafeJSON cli:FuzzOffsetsParseJSON cli:FuzzOneLine offsets:FuzzParseSpec offsets:FuzzShellQuote offsets/spark:FuzzParseOffsetLog offsets/spark:FuzzParseOffsetJSON offsets/spark:FuzzParseInitialOffsets offsets:FuzzPreflight config:FuzzLoadConfig replay:FuzzParseRange record:FuzzAppendJSON
+FUZZ_TARGETS := record:FuzzEscape record:FuzzSafeJSON offsets/exchange:FuzzParse cli:FuzzOneLine offsets:FuzzParseSpec offsets:FuzzShellQuote offsets/spark:FuzzParseOffsetLog offsets/spark:FuzzParseOffsetJSON offsets/spark:FuzzParseInitialOffsets offsets:FuzzPreflight config:FuzzLoadConfig replay:FuzzParseRange record:FuzzAppendJSON
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 	  echo "fuzz $${t#*:} ($(FUZZTIME))"; \

@@ -123,43 +123,22 @@ func (c completer) withCluster(fn func(*kafka.Client) []string) []string {
 }
 
 // clusterTopics lists the cluster's topics (internal "__" ones left out)
-// whose names are safe to hand to a shell.
+// whose names are safe to hand to a shell: legal Kafka topic names
+// (offsets.CheckTopic). A broker is a stranger (DESIGN §2.7): anything else
+// it sends is not offered to the shell.
 func clusterTopics(client *kafka.Client) []string {
 	topics, err := selectTopics(client, nil, false)
 	if err != nil {
 		return nil
 	}
-	return slices.DeleteFunc(topics, func(t string) bool { return !safeTopicName(t) })
+	return slices.DeleteFunc(topics, func(t string) bool { return offsets.CheckTopic(t) != nil })
 }
 
-// safeTopicName reports whether t is a legal Kafka topic name (letters,
-// digits, '.', '_', '-'). A broker is a stranger (DESIGN §2.7): anything
-// else it sends is not offered to the shell.
-func safeTopicName(t string) bool {
-	if t == "" || len(t) > 249 {
-		return false
-	}
-	for _, r := range t {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-') {
-			return false
-		}
-	}
-	return true
-}
-
-// safeWord reports whether s can be offered to a shell as it is: no
-// spaces, quotes, control or non-ASCII characters.
-func safeWord(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, r := range s {
-		if r <= ' ' || r >= 0x7f || strings.ContainsRune(`"'\$`+"`", r) {
-			return false
-		}
-	}
-	return true
-}
+// safeWord reports whether s can be offered to a shell as it is: it is
+// what offsets.ShellQuote leaves unquoted (letters, digits and ._-:,/@%+=).
+// A completion is pasted into the command line, so a name with a space, a
+// quote or a character the shell acts on (; | & * $ …) is not offered.
+func safeWord(s string) bool { return offsets.ShellQuote(s) == s }
 
 // withPrefix keeps the candidates that start with prefix.
 func withPrefix(cands []string, prefix string) []cobra.Completion {
@@ -179,7 +158,7 @@ func (c completer) topics(_ *cobra.Command, _ []string, toComplete string) ([]co
 
 // partitionsOf lists topic's partition numbers, sorted.
 func partitionsOf(client *kafka.Client, topic string) []int32 {
-	if !safeTopicName(topic) {
+	if offsets.CheckTopic(topic) != nil {
 		return nil
 	}
 	ps, err := client.Partitions(topic)
@@ -256,7 +235,7 @@ func (c completer) replayRanges(_ *cobra.Command, _ []string, toComplete string)
 	topic, sel := parts[0], parts[1]
 	head := topic + ":" + sel + ":"
 	cands := []string{head + "earliest-latest"}
-	if p, err := strconv.ParseInt(sel, 10, 32); err == nil && safeTopicName(topic) {
+	if p, err := strconv.ParseInt(sel, 10, 32); err == nil && offsets.CheckTopic(topic) == nil {
 		tp := offsets.Partition{Topic: topic, Partition: int32(p)}
 		cands = append(cands, c.withCluster(func(client *kafka.Client) []string {
 			b, err := kafka.ListBounds(client, []offsets.Partition{tp})

@@ -129,13 +129,24 @@ brokers = ["kafka-s:9092"]
 	}
 }
 
-func TestSafeTopicName(t *testing.T) {
-	for name, want := range map[string]bool{
-		"events": true, "orders.v2_eu-1": true, "": false, "a b": false, "x\x1b[2J": false,
-		"$(rm)": false, "é": false, strings.Repeat("a", 249): true, strings.Repeat("a", 250): false,
-	} {
-		if got := safeTopicName(name); got != want {
-			t.Errorf("safeTopicName(%q) = %v", name, got)
-		}
+// TestCompletionSkipsShellMetacharacters: a completion is pasted into the
+// command line as it is, so a stream or profile name a shell would act on
+// (; | & * ( ) space, quotes, controls) is not offered. Before, only
+// spaces, quotes, $, backslash and controls were kept out, and a stream
+// named "a;rm" was offered.
+func TestCompletionSkipsShellMetacharacters(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "offsets.db")
+	st := offsetsOpenTestStore(t, path)
+	defer st.close()
+	for _, name := range []string{"events", "a;rm", "x|y", "sp ace", "b&", "(c)", "glob*", "$(x)", "e\x1b[2J", "t+u"} {
+		st.stream(name, "events")
+	}
+	if got, _ := complete(t, "--store", path, "--name", ""); !slices.Equal(got, []string{"events", "t+u"}) {
+		t.Errorf("--name: %q, want only the names a shell takes as they are", got)
+	}
+	cfg := writeFile(t, dir, "config.toml", "[clusters.prod-eu]\nbrokers = [\"k:1\"]\n[clusters.\"a;b\"]\nbrokers = [\"k:1\"]\n", 0o600)
+	if got, _ := complete(t, "--config", cfg, "--cluster", ""); !slices.Equal(got, []string{"prod-eu"}) {
+		t.Errorf("--cluster: %q, want [prod-eu]", got)
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -17,33 +16,6 @@ import (
 	"github.com/kbatch-dev/kbatch/config"
 	"github.com/kbatch-dev/kbatch/internal/testkafka"
 )
-
-var (
-	cliBinOnce sync.Once
-	cliBinPath string
-	cliBinErr  error
-)
-
-// cliBinary builds kbatch once per test run, into a temporary folder.
-func cliBinary(t *testing.T) string {
-	t.Helper()
-	cliBinOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "kbatch-cfgtest-")
-		if err != nil {
-			cliBinErr = err
-			return
-		}
-		cliBinPath = filepath.Join(dir, "kbatch")
-		out, err := exec.Command("go", "build", "-o", cliBinPath, "..").CombinedOutput()
-		if err != nil {
-			cliBinErr = errors.New("go build: " + err.Error() + "\n" + string(out))
-		}
-	})
-	if cliBinErr != nil {
-		t.Fatal(cliBinErr)
-	}
-	return cliBinPath
-}
 
 // cliRun is one run of the binary.
 type cliRun struct {
@@ -60,7 +32,7 @@ func execKbatch(t *testing.T, env []string, args ...string) cliRun {
 	home := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, cliBinary(t), args...)
+	cmd := exec.CommandContext(ctx, kbatchBinary(t), args...)
 	cmd.Env = append([]string{
 		"PATH=" + os.Getenv("PATH"),
 		"HOME=" + home,

@@ -6,7 +6,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -102,7 +101,7 @@ func offsetsPickStream(st *offsets.Store, name string) (offsets.StreamInfo, erro
 	}
 	names := make([]string, len(streams))
 	for i, s := range streams {
-		names[i] = offsetsSafe(s.Name)
+		names[i] = offsets.SafeName(s.Name)
 	}
 	have := "it has none yet"
 	if len(names) > 0 {
@@ -114,20 +113,7 @@ func offsetsPickStream(st *offsets.Store, name string) (offsets.StreamInfo, erro
 	case name == "":
 		return offsets.StreamInfo{}, usagef("store %s holds %d streams: pass --name STREAM (%s)", st.Path(), len(streams), have)
 	}
-	return offsets.StreamInfo{}, usagef("unknown stream %s in store %s (%s)", offsetsSafe(name), st.Path(), have)
-}
-
-// offsetsStreamTopics are the topics a stream reads: those watch recorded,
-// and those it holds offsets for.
-func offsetsStreamTopics(info offsets.StreamInfo) []string {
-	topics := slices.Clone(info.Topics)
-	for p := range info.Next {
-		if !slices.Contains(topics, p.Topic) {
-			topics = append(topics, p.Topic)
-		}
-	}
-	slices.Sort(topics)
-	return topics
+	return offsets.StreamInfo{}, usagef("unknown stream %s in store %s (%s)", offsets.SafeName(name), st.Path(), have)
 }
 
 // offsetsCluster dials the cluster when brokers are configured (-b,
@@ -187,7 +173,7 @@ func offsetsCheckPending(st *offsets.Store, stream string, next map[offsets.Part
 	return fmt.Errorf("stream %s has batch %d planned but not acked (a watch stopped mid-batch) on %s: "+
 		"the next watch re-delivers it from its own ranges and its ack moves those partitions again, so this change would not stick; "+
 		"run kbatch watch --name %s until the batch is acked and try again, or give the offsets to watch as -o SPEC, which wins over the pending batch",
-		offsetsSafe(stream), pending.ID, offsetsList(hit, 5), offsetsSafe(stream))
+		offsets.SafeName(stream), pending.ID, offsetsList(hit, 5), offsets.SafeName(stream))
 }
 
 // offsetsList joins at most max items, saying how many more there are.
@@ -198,36 +184,7 @@ func offsetsList(items []string, max int) string {
 	return strings.Join(items[:max], ", ") + fmt.Sprintf(" and %d more", len(items)-max)
 }
 
-// offsetsSafe makes a name from the store or from a file safe to print
-// (record.String, DESIGN §2.7). A name that needed escapes is quoted, so
-// the reader sees it was escaped; an empty name shows as "".
-func offsetsSafe(s string) string {
-	if safe := record.String(s); safe != s || s == "" {
-		return `"` + safe + `"`
-	}
-	return s
-}
-
 // offsetsNote writes a "note: ..." line on stderr.
 func offsetsNote(w io.Writer, format string, args ...any) {
 	fmt.Fprintln(w, "note: "+record.String(fmt.Sprintf(format, args...)))
-}
-
-// offsetsTopicFilter keeps the offsets of topics in keep (all when keep is
-// empty) and returns the topics it dropped.
-func offsetsTopicFilter(next map[offsets.Partition]int64, keep []string) (map[offsets.Partition]int64, []string) {
-	if len(keep) == 0 {
-		return next, nil
-	}
-	out := map[offsets.Partition]int64{}
-	var dropped []string
-	for p, off := range next {
-		if slices.Contains(keep, p.Topic) {
-			out[p] = off
-		} else if !slices.Contains(dropped, p.Topic) {
-			dropped = append(dropped, p.Topic)
-		}
-	}
-	slices.Sort(dropped)
-	return out, dropped
 }

@@ -20,7 +20,7 @@ func showOffsetsBatch(cmd *cobra.Command, g *globalOptions, o *offsetsShowOption
 		return err
 	}
 	if !ok {
-		return usagef("stream %s has no batch %d in its log%s", offsetsSafe(info.Name), o.batch, offsetsBatchSpan(st, info.Name))
+		return usagef("stream %s has no batch %d in its log%s", offsets.SafeName(info.Name), o.batch, offsetsBatchSpan(st, info.Name))
 	}
 	out := cmd.OutOrStdout()
 	switch format {
@@ -32,7 +32,7 @@ func showOffsetsBatch(cmd *cobra.Command, g *globalOptions, o *offsetsShowOption
 		return showOffsetsBatchSpark(cmd, g, o, st, info, b)
 	}
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(w, "stream %s batch %d: %s, %s, %d records, %d bytes\n", offsetsSafe(info.Name), b.ID,
+	fmt.Fprintf(w, "stream %s batch %d: %s, %s, %d records, %d bytes\n", offsets.SafeName(info.Name), b.ID,
 		offsetsBatchState(b), offsetsTime(b.Time), b.Records, b.Bytes)
 	fmt.Fprintln(w, "  PARTITION\tFROM\tUNTIL\tSPAN\tRECORDS\tBYTES\tJUMP")
 	for _, r := range b.Ranges {
@@ -40,7 +40,7 @@ func showOffsetsBatch(cmd *cobra.Command, g *globalOptions, o *offsetsShowOption
 		if jump == "" {
 			jump = "-"
 		}
-		fmt.Fprintf(w, "  %s\t%d\t%d\t%d\t%d\t%d\t%s\n", offsetsSafe(r.Partition.String()), r.From, r.Until, r.Span(), r.Records, r.Bytes, offsetsSafe(jump))
+		fmt.Fprintf(w, "  %s\t%d\t%d\t%d\t%d\t%d\t%s\n", offsets.SafeName(r.Partition.String()), r.From, r.Until, r.Span(), r.Records, r.Bytes, offsets.SafeName(jump))
 	}
 	return w.Flush()
 }
@@ -71,7 +71,7 @@ func showOffsetsBatchSpark(cmd *cobra.Command, g *globalOptions, o *offsetsShowO
 		return err
 	}
 	start, end, _ := offsets.BatchSpan(log, b.ID, info.Next)
-	topics := offsetsStreamTopics(info)
+	topics := info.AllTopics()
 	for _, r := range b.Ranges {
 		if !slices.Contains(topics, r.Topic) {
 			topics = append(topics, r.Topic)
@@ -80,12 +80,12 @@ func showOffsetsBatchSpark(cmd *cobra.Command, g *globalOptions, o *offsetsShowO
 	if len(o.topics) > 0 {
 		for _, t := range o.topics {
 			if !slices.Contains(topics, t) {
-				return usagef("topic %s is not read by stream %s (%s)", offsetsSafe(t), offsetsSafe(info.Name), offsetsSafeJoin(topics, "no topics"))
+				return usagef("topic %s is not read by stream %s (%s)", offsets.SafeName(t), offsets.SafeName(info.Name), offsetsSafeJoin(topics, "no topics"))
 			}
 		}
 		topics = o.topics
-		start, _ = offsetsTopicFilter(start, topics)
-		end, _ = offsetsTopicFilter(end, topics)
+		start, _ = offsets.FilterTopics(start, topics)
+		end, _ = offsets.FilterTopics(end, topics)
 	}
 	client, _, err := offsetsCluster(g)
 	if err != nil {
@@ -106,7 +106,7 @@ func showOffsetsBatchSpark(cmd *cobra.Command, g *globalOptions, o *offsetsShowO
 		}
 		for p := range start {
 			if _, ok := bounds[p]; !ok {
-				return usagef("stream %s has an offset for %s, which the cluster does not have (is -b the right cluster?)", offsetsSafe(info.Name), p)
+				return usagef("stream %s has an offset for %s, which the cluster does not have (is -b the right cluster?)", offsets.SafeName(info.Name), p)
 			}
 		}
 	}

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kbatch-dev/kbatch/offsets"
+	"github.com/kbatch-dev/kbatch/offsets/exchange"
 	"github.com/kbatch-dev/kbatch/offsets/spark"
 	"github.com/kbatch-dev/kbatch/record"
 )
@@ -72,41 +72,63 @@ func runOffsetsExport(cmd *cobra.Command, g *globalOptions, o *offsetsExportOpti
 	if err != nil {
 		return err
 	}
-	topics := offsetsStreamTopics(info)
-	if len(o.topics) > 0 {
-		for _, t := range o.topics {
-			if !slices.Contains(topics, t) {
-				return usagef("topic %s is not read by stream %s (%s)", offsetsSafe(t), offsetsSafe(info.Name), offsetsSafeJoin(topics, "it has no topics yet"))
-			}
-		}
-		topics = dedupe(o.topics)
-		slices.Sort(topics)
+	topics, err := exportTopics(info, o.topics)
+	if err != nil {
+		return err
 	}
-	next, _ := offsetsTopicFilter(info.Next, topics)
+	next, _ := offsets.FilterTopics(info.Next, topics)
 	out, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	switch o.format {
 	case "json":
-		return offsetsWriteExportJSON(out, info.Name, topics, next)
+		return exchange.Write(out, exchange.Document{Stream: info.Name, Topics: topics, Next: next})
 	case "kcat":
-		// Only the broker list is needed: connection() resolves it from
-		// flags, env and config without asking for a SASL password.
-		conn, err := g.connection()
-		if err != nil && !errors.Is(err, errNoBrokers) {
-			return err
+		return exportKcat(g, info, next, out, stderr)
+	}
+	return exportSpark(g, info, topics, next, o.ending, out, stderr)
+}
+
+// exportTopics are the topics export covers: the stream's, or those of
+// --topic (each one the stream reads), sorted.
+func exportTopics(info offsets.StreamInfo, only []string) ([]string, error) {
+	topics := info.AllTopics()
+	if len(only) == 0 {
+		return topics, nil
+	}
+	for _, t := range only {
+		if !slices.Contains(topics, t) {
+			return nil, usagef("topic %s is not read by stream %s (%s)", offsets.SafeName(t), offsets.SafeName(info.Name), offsetsSafeJoin(topics, "it has no topics yet"))
 		}
-		brokers := conn.Brokers
-		if len(brokers) == 0 {
-			brokers = info.Brokers
-		}
-		if len(brokers) == 0 {
-			return usagef("no brokers known for stream %s: pass -b host:port", offsetsSafe(info.Name))
-		}
-		if len(next) == 0 {
-			offsetsNote(stderr, "stream %s has no stored offsets: nothing to print", offsetsSafe(info.Name))
-		}
-		_, err = fmt.Fprint(out, offsetsLines(offsets.KcatCommands(brokers, next)))
+	}
+	topics = dedupe(only)
+	slices.Sort(topics)
+	return topics, nil
+}
+
+// exportKcat prints one kcat command per partition of next.
+func exportKcat(g *globalOptions, info offsets.StreamInfo, next map[offsets.Partition]int64, out, stderr io.Writer) error {
+	// Only the broker list is needed: connection() resolves it from
+	// flags, env and config without asking for a SASL password.
+	conn, err := g.connection()
+	if err != nil && !errors.Is(err, errNoBrokers) {
 		return err
 	}
+	brokers := conn.Brokers
+	if len(brokers) == 0 {
+		brokers = info.Brokers
+	}
+	if len(brokers) == 0 {
+		return usagef("no brokers known for stream %s: pass -b host:port", offsets.SafeName(info.Name))
+	}
+	if len(next) == 0 {
+		offsetsNote(stderr, "stream %s has no stored offsets: nothing to print", offsets.SafeName(info.Name))
+	}
+	_, err = fmt.Fprint(out, offsetsLines(offsets.KcatCommands(brokers, next)))
+	return err
+}
+
+// exportSpark prints Spark's startingOffsets (endingOffsets when ending)
+// for next; with the cluster, every partition of topics is listed.
+func exportSpark(g *globalOptions, info offsets.StreamInfo, topics []string, next map[offsets.Partition]int64, ending bool, out, stderr io.Writer) error {
 	client, _, err := offsetsCluster(g)
 	if err != nil {
 		return err
@@ -122,36 +144,15 @@ func runOffsetsExport(cmd *cobra.Command, g *globalOptions, o *offsetsExportOpti
 		for _, p := range offsets.SortedPartitions(next) {
 			if p.Partition >= counts[p.Topic] {
 				return usagef("stream %s has an offset for %s, but the topic has %d partitions on this cluster (is -b the right cluster?)",
-					offsetsSafe(info.Name), p, counts[p.Topic])
+					offsets.SafeName(info.Name), p, counts[p.Topic])
 			}
 		}
 	}
 	text := spark.StartingOffsetsJSON(next, counts)
-	if o.ending {
+	if ending {
 		text = spark.EndingOffsetsJSON(next, counts)
 	}
 	_, err = fmt.Fprintln(out, string(record.SafeJSON([]byte(text))))
-	return err
-}
-
-// offsetsWriteExportJSON writes kbatch's offsets document, one line:
-// {"stream":"events","topics":["events"],"next":{"events":{"0":80}}}. The
-// "next" object has the shape of Spark's offset JSON, topics and
-// partitions in order.
-func offsetsWriteExportJSON(w io.Writer, stream string, topics []string, next map[offsets.Partition]int64) error {
-	name, err := json.Marshal(stream)
-	if err != nil {
-		return err
-	}
-	if topics == nil {
-		topics = []string{}
-	}
-	ts, err := json.Marshal(topics)
-	if err != nil {
-		return err
-	}
-	line := fmt.Sprintf(`{"stream":%s,"topics":%s,"next":%s}`, name, ts, spark.StartingOffsetsJSON(next, nil))
-	_, err = fmt.Fprintln(w, string(record.SafeJSON([]byte(line))))
 	return err
 }
 

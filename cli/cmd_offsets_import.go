@@ -5,6 +5,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 
 	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
+	"github.com/kbatch-dev/kbatch/offsets/exchange"
 )
 
 type offsetsImportOptions struct {
@@ -66,29 +68,16 @@ batch that is planned but not acked cannot be imported into.`,
 	return cmd
 }
 
-// offsetsImported is what an import source yielded.
+// offsetsImported is what an import source yielded: the offsets, and a
+// kbatch document's stream name and topics.
 type offsetsImported struct {
-	next   map[offsets.Partition]int64
-	from   string   // for messages: `consumer group "billing"`
-	stream string   // a kbatch document's stream name
-	topics []string // a kbatch document's topics
+	exchange.Document
+	from string // for messages: `consumer group "billing"`
 }
 
 func runOffsetsImport(cmd *cobra.Command, g *globalOptions, o *offsetsImportOptions) error {
-	n := 0
-	for _, s := range []string{o.fromJSON, o.fromGroup, o.fromSpark} {
-		if s != "" {
-			n++
-		}
-	}
-	if n != 1 {
-		return usagef("offsets import needs exactly one of --from-json FILE, --from-group GROUP, --from-spark DIR")
-	}
-	if cmd.Flags().Changed("source") && o.fromSpark == "" {
-		return usagef("--source applies to --from-spark")
-	}
-	if o.source < -1 {
-		return usagef("invalid --source %d: want a source index, 0 or more", o.source)
+	if err := o.check(cmd.Flags().Changed("source")); err != nil {
+		return err
 	}
 	stderr := cmd.ErrOrStderr()
 	client, cc, err := offsetsCluster(g)
@@ -103,19 +92,9 @@ func runOffsetsImport(cmd *cobra.Command, g *globalOptions, o *offsetsImportOpti
 		return err
 	}
 	if len(o.topics) > 0 {
-		keep := dedupe(o.topics)
-		var dropped []string
-		imp.next, dropped = offsetsTopicFilter(imp.next, keep)
-		if len(dropped) > 0 {
-			offsetsNote(stderr, "skipped topics %s (not in --topic)", strings.Join(dropped, ", "))
-		}
-		for _, t := range keep {
-			if !offsetsHasTopic(imp.next, t) {
-				offsetsNote(stderr, "%s has no offsets for topic %s", imp.from, offsetsSafe(t))
-			}
-		}
+		imp.keepTopics(stderr, dedupe(o.topics))
 	}
-	if len(imp.next) == 0 {
+	if len(imp.Next) == 0 {
 		return usagef("nothing to import: %s has no offsets for the chosen topics", imp.from)
 	}
 	st, err := offsetsOpenImportStore(g, o.dryRun)
@@ -135,12 +114,49 @@ func runOffsetsImport(cmd *cobra.Command, g *globalOptions, o *offsetsImportOpti
 		info.Brokers = cc.Brokers
 	}
 	if client != nil {
-		if err := offsetsCheckImported(stderr, client, imp.next); err != nil {
+		if err := offsetsCheckImported(stderr, client, imp.Next); err != nil {
 			return err
 		}
 	}
-	event := offsetsChangeEvent(time.Now(), offsets.CodeImport, info.Next, imp.next, "imported from "+imp.from)
-	return offsetsApply(cmd.OutOrStdout(), st, info, imp.next, event, o.dryRun, !exists)
+	event := offsets.ChangeEvent(time.Now(), offsets.CodeImport, info.Next, imp.Next, "imported from "+imp.from)
+	return offsetsApply(cmd.OutOrStdout(), st, info, imp.Next, event, o.dryRun, !exists)
+}
+
+// check checks import's flags against each other; sourceChanged says
+// whether --source was given.
+func (o *offsetsImportOptions) check(sourceChanged bool) error {
+	n := 0
+	for _, s := range []string{o.fromJSON, o.fromGroup, o.fromSpark} {
+		if s != "" {
+			n++
+		}
+	}
+	if n != 1 {
+		return usagef("offsets import needs exactly one of --from-json FILE, --from-group GROUP, --from-spark DIR")
+	}
+	if sourceChanged && o.fromSpark == "" {
+		return usagef("--source applies to --from-spark")
+	}
+	if o.source < -1 {
+		return usagef("invalid --source %d: want a source index, 0 or more", o.source)
+	}
+	return nil
+}
+
+// keepTopics keeps the imported offsets of the --topic topics, with a note
+// on stderr for the topics it dropped and for each kept topic the source
+// had no offsets for.
+func (imp *offsetsImported) keepTopics(stderr io.Writer, keep []string) {
+	var dropped []string
+	imp.Next, dropped = offsets.FilterTopics(imp.Next, keep)
+	if len(dropped) > 0 {
+		offsetsNote(stderr, "skipped topics %s (not in --topic)", strings.Join(dropped, ", "))
+	}
+	for _, t := range keep {
+		if !slices.Contains(offsets.TopicsOf(imp.Next), t) {
+			offsetsNote(stderr, "%s has no offsets for topic %s", imp.from, offsets.SafeName(t))
+		}
+	}
 }
 
 // offsetsReadImport reads the offsets of the one source the flags name.
@@ -156,16 +172,16 @@ func offsetsReadImport(cmd *cobra.Command, o *offsetsImportOptions, client *kafk
 	case client == nil:
 		return imp, usagef("--from-group needs the cluster: pass -b host:port or set KBATCH_BROKERS")
 	default:
-		imp = offsetsImported{from: "consumer group " + offsetsSafe(o.fromGroup)}
-		imp.next, err = kafka.GroupOffsets(client, o.fromGroup)
-		if err == nil && len(imp.next) == 0 {
-			err = usagef("consumer group %s has no committed offsets on this cluster (is the name right?)", offsetsSafe(o.fromGroup))
+		imp = offsetsImported{from: "consumer group " + offsets.SafeName(o.fromGroup)}
+		imp.Next, err = kafka.GroupOffsets(client, o.fromGroup)
+		if err == nil && len(imp.Next) == 0 {
+			err = usagef("consumer group %s has no committed offsets on this cluster (is the name right?)", offsets.SafeName(o.fromGroup))
 		}
 	}
 	if err != nil {
 		return imp, err
 	}
-	for p := range imp.next {
+	for p := range imp.Next {
 		if err := offsets.CheckTopic(p.Topic); err != nil {
 			return imp, usagef("%s names an invalid topic: %v", imp.from, err)
 		}
@@ -176,13 +192,13 @@ func offsetsReadImport(cmd *cobra.Command, o *offsetsImportOptions, client *kafk
 // offsetsImportStream finds the stream to import into: name, else the
 // document's stream, else the name watch derives from the topics. An
 // existing stream takes only offsets of its topics unless topicsGiven
-// (imp.next is filtered); a new one is described for creation.
+// (imp.Next is filtered); a new one is described for creation.
 func offsetsImportStream(stderr io.Writer, st *offsets.Store, name string, imp *offsetsImported, topicsGiven bool) (info offsets.StreamInfo, exists bool, err error) {
 	if name == "" {
-		name = imp.stream
+		name = imp.Stream
 	}
 	if name == "" {
-		name = strings.Join(offsetsTopicsOf(imp.next), "+")
+		name = strings.Join(offsets.TopicsOf(imp.Next), "+")
 	}
 	if st != nil {
 		if info, exists, err = st.Stream(name); err != nil {
@@ -190,25 +206,25 @@ func offsetsImportStream(stderr io.Writer, st *offsets.Store, name string, imp *
 		}
 	}
 	if !exists {
-		topics := imp.topics
+		topics := imp.Topics
 		if len(topics) == 0 {
-			topics = offsetsTopicsOf(imp.next)
+			topics = offsets.TopicsOf(imp.Next)
 		}
 		return offsets.StreamInfo{Name: name, Topics: topics, Next: map[offsets.Partition]int64{}}, false, nil
 	}
-	topics := offsetsStreamTopics(info)
+	topics := info.AllTopics()
 	if topicsGiven || len(topics) == 0 {
 		return info, true, nil
 	}
 	var dropped []string
-	imp.next, dropped = offsetsTopicFilter(imp.next, topics)
+	imp.Next, dropped = offsets.FilterTopics(imp.Next, topics)
 	if len(dropped) > 0 {
 		offsetsNote(stderr, "skipped topics %s: stream %s reads %s (pass --topic to import them anyway)",
-			strings.Join(dropped, ", "), offsetsSafe(name), offsetsSafeJoin(topics, ""))
+			strings.Join(dropped, ", "), offsets.SafeName(name), offsetsSafeJoin(topics, ""))
 	}
-	if len(imp.next) == 0 {
+	if len(imp.Next) == 0 {
 		return info, true, usagef("nothing to import: %s has no offsets for the topics of stream %s (%s)",
-			imp.from, offsetsSafe(name), offsetsSafeJoin(topics, ""))
+			imp.from, offsets.SafeName(name), offsetsSafeJoin(topics, ""))
 	}
 	return info, true, nil
 }
@@ -233,19 +249,19 @@ func offsetsOpenImportStore(g *globalOptions, dryRun bool) (*offsets.Store, erro
 // noted, since they are real positions some consumer had, and watch reports
 // them loudly (data-loss, offset-out-of-range) when it starts.
 func offsetsCheckImported(stderr io.Writer, client *kafka.Client, next map[offsets.Partition]int64) error {
-	_, bounds, err := offsetsClusterPartitions(client, offsetsTopicsOf(next))
+	_, bounds, err := offsetsClusterPartitions(client, offsets.TopicsOf(next))
 	if err != nil {
 		return err
 	}
 	for _, p := range offsets.SortedPartitions(next) {
 		b, ok := bounds[p]
-		off := next[p]
-		switch {
-		case !ok:
+		if !ok {
 			return usagef("unknown partition %s: the topic has no partition %d on this cluster", p, p.Partition)
-		case off < b.LogStart:
+		}
+		switch off := next[p]; b.Jump(off) {
+		case offsets.CodeDataLoss:
 			offsetsNote(stderr, "%s: offset %d is below the log start %d; watch will report data-loss and read on at the log start", p, off, b.LogStart)
-		case off > b.HighWatermark:
+		case offsets.CodeOutOfRange:
 			offsetsNote(stderr, "%s: offset %d is above the high watermark %d; watch will report offset-out-of-range and continue per --reset", p, off, b.HighWatermark)
 		}
 	}

@@ -55,13 +55,11 @@ func runOffsetsSet(cmd *cobra.Command, g *globalOptions, o *offsetsSetOptions, a
 	}
 	now := time.Now()
 	specs := make([]offsets.Spec, 0, len(args))
-	needCluster := false
 	for _, a := range args {
 		sp, err := offsets.ParseSpec(a, now)
 		if err != nil {
 			return err
 		}
-		needCluster = needCluster || sp.AllPartitions || sp.Kind != offsets.SpecOffset
 		specs = append(specs, sp)
 	}
 	st, err := offsetsOpenStore(g, o.dryRun, false, "change")
@@ -73,16 +71,9 @@ func runOffsetsSet(cmd *cobra.Command, g *globalOptions, o *offsetsSetOptions, a
 	if err != nil {
 		return err
 	}
-	topics := offsetsStreamTopics(info)
-	var specTopics []string
-	for _, sp := range specs {
-		if !slices.Contains(topics, sp.Topic) {
-			return usagef("offset spec %q: topic %s is not read by stream %s (%s)", sp.Text, sp.Topic,
-				offsetsSafe(info.Name), offsetsSafeJoin(topics, "it has no topics yet"))
-		}
-		if !slices.Contains(specTopics, sp.Topic) {
-			specTopics = append(specTopics, sp.Topic)
-		}
+	specTopics, err := setSpecTopics(info, specs)
+	if err != nil {
+		return err
 	}
 	client, _, err := offsetsCluster(g)
 	if err != nil {
@@ -90,45 +81,71 @@ func runOffsetsSet(cmd *cobra.Command, g *globalOptions, o *offsetsSetOptions, a
 	}
 	var next map[offsets.Partition]int64
 	if client == nil {
-		if needCluster {
-			return usagef("offset spec %q needs the cluster to resolve (only TOPIC:PARTITION=OFFSET works without one): pass -b host:port or set KBATCH_BROKERS", offsetsFirstOnline(specs))
-		}
-		next = map[offsets.Partition]int64{}
-		for _, sp := range specs {
-			next[offsets.Partition{Topic: sp.Topic, Partition: sp.Partition}] = sp.Offset
+		if next, err = setOffline(specs); err != nil {
+			return err
 		}
 		offsetsNote(cmd.ErrOrStderr(), "no -b/KBATCH_BROKERS: the offsets were not checked against the cluster (partition exists, within log start and high watermark)")
 	} else {
 		defer client.Close()
-		_, bounds, err := offsetsClusterPartitions(client, specTopics)
-		if err != nil {
-			return err
-		}
-		var timeOffsets map[offsets.Partition]int64
-		if lookups := offsets.TimeLookups(bounds, specs); len(lookups) > 0 {
-			if timeOffsets, err = kafka.ListOffsetsForTimes(client, lookups); err != nil {
-				return fmt.Errorf("looking up offsets by time: %w", err)
-			}
-		}
-		if next, err = offsets.ResolveTargets(bounds, specs, timeOffsets); err != nil {
-			return err
-		}
-		if err := offsetsCheckBounds(next, bounds, o.force); err != nil {
+		if next, err = setOnline(client, specs, specTopics, o.force); err != nil {
 			return err
 		}
 	}
-	event := offsetsChangeEvent(now, offsets.CodeSet, info.Next, next, "offsets set "+strings.Join(args, " "))
+	event := offsets.ChangeEvent(now, offsets.CodeSet, info.Next, next, "offsets set "+strings.Join(args, " "))
 	return offsetsApply(cmd.OutOrStdout(), st, info, next, event, o.dryRun, false)
 }
 
-// offsetsFirstOnline is the first spec that cannot be resolved offline.
-func offsetsFirstOnline(specs []offsets.Spec) string {
+// setSpecTopics checks that every spec names a topic the stream reads and
+// returns those topics, each once, in spec order.
+func setSpecTopics(info offsets.StreamInfo, specs []offsets.Spec) ([]string, error) {
+	topics := info.AllTopics()
+	var specTopics []string
 	for _, sp := range specs {
-		if sp.AllPartitions || sp.Kind != offsets.SpecOffset {
-			return sp.Text
+		if !slices.Contains(topics, sp.Topic) {
+			return nil, usagef("offset spec %q: topic %s is not read by stream %s (%s)", sp.Text, sp.Topic,
+				offsets.SafeName(info.Name), offsetsSafeJoin(topics, "it has no topics yet"))
+		}
+		if !slices.Contains(specTopics, sp.Topic) {
+			specTopics = append(specTopics, sp.Topic)
 		}
 	}
-	return ""
+	return specTopics, nil
+}
+
+// setOffline is what specs set without the cluster: only
+// TOPIC:PARTITION=OFFSET specs can be resolved, as given.
+func setOffline(specs []offsets.Spec) (map[offsets.Partition]int64, error) {
+	if i := slices.IndexFunc(specs, offsets.Spec.NeedsCluster); i >= 0 {
+		return nil, usagef("offset spec %q needs the cluster to resolve (only TOPIC:PARTITION=OFFSET works without one): pass -b host:port or set KBATCH_BROKERS", specs[i].Text)
+	}
+	next := map[offsets.Partition]int64{}
+	for _, sp := range specs {
+		next[offsets.Partition{Topic: sp.Topic, Partition: sp.Partition}] = sp.Offset
+	}
+	return next, nil
+}
+
+// setOnline resolves specs against the cluster (partitions, bounds,
+// timestamp lookups) and refuses offsets outside the bounds unless force.
+func setOnline(client *kafka.Client, specs []offsets.Spec, specTopics []string, force bool) (map[offsets.Partition]int64, error) {
+	_, bounds, err := offsetsClusterPartitions(client, specTopics)
+	if err != nil {
+		return nil, err
+	}
+	var timeOffsets map[offsets.Partition]int64
+	if lookups := offsets.TimeLookups(bounds, specs); len(lookups) > 0 {
+		if timeOffsets, err = kafka.ListOffsetsForTimes(client, lookups); err != nil {
+			return nil, fmt.Errorf("looking up offsets by time: %w", err)
+		}
+	}
+	next, err := offsets.ResolveTargets(bounds, specs, timeOffsets)
+	if err != nil {
+		return nil, err
+	}
+	if err := offsetsCheckBounds(next, bounds, force); err != nil {
+		return nil, err
+	}
+	return next, nil
 }
 
 // offsetsCheckBounds refuses next offsets outside [log start, high
@@ -141,57 +158,21 @@ func offsetsCheckBounds(next map[offsets.Partition]int64, bounds map[offsets.Par
 	}
 	for _, p := range offsets.SortedPartitions(next) {
 		off, b := next[p], bounds[p]
-		var where string
-		switch {
-		case off < b.LogStart:
+		var where, then string
+		switch b.Jump(off) {
+		case offsets.CodeDataLoss:
 			where = fmt.Sprintf("below the log start %d (offsets before it were deleted)", b.LogStart)
-		case off > b.HighWatermark:
+			then = "watch then reports data loss and reads on at the log start"
+		case offsets.CodeOutOfRange:
 			where = fmt.Sprintf("above the high watermark %d", b.HighWatermark)
+			then = "watch then reports it and continues per --reset"
 		default:
 			continue
-		}
-		then := "watch then reports data loss and reads on at the log start"
-		if off > b.HighWatermark {
-			then = "watch then reports it and continues per --reset"
 		}
 		return usagef("%s: offset %d is %s; valid next offsets are %d..%d. Pass --force to store it anyway (%s)",
 			p, off, where, b.LogStart, b.HighWatermark, then)
 	}
 	return nil
-}
-
-// offsetsChangeEvent describes a set or import as one event: SetNext
-// records one event per change. It names the partition and the move when
-// there is one partition, the topic when there is one topic.
-func offsetsChangeEvent(now time.Time, code string, before, next map[offsets.Partition]int64, what string) offsets.Event {
-	parts := offsets.SortedPartitions(next)
-	moves := make([]string, 0, len(parts))
-	for _, p := range parts {
-		old := "-"
-		if off, ok := before[p]; ok {
-			old = fmt.Sprint(off)
-		}
-		moves = append(moves, fmt.Sprintf("%s %s→%d", p, old, next[p]))
-	}
-	var at offsets.Partition
-	at.Partition = -1
-	if len(parts) > 0 {
-		at.Topic = parts[0].Topic
-		if parts[len(parts)-1].Topic != at.Topic {
-			at.Topic = ""
-		}
-	}
-	if len(parts) == 1 {
-		at.Partition = parts[0].Partition
-	}
-	e := offsets.NewEvent(now, code, at, what+": "+offsetsList(moves, 20))
-	if len(parts) == 1 {
-		e.To = next[parts[0]]
-		if off, ok := before[parts[0]]; ok {
-			e.From = off
-		}
-	}
-	return e
 }
 
 // offsetsApply checks the pending-batch rule, writes next and the event in
@@ -211,9 +192,9 @@ func offsetsApply(out io.Writer, st *offsets.Store, info offsets.StreamInfo, nex
 	if e.Code == offsets.CodeImport {
 		verb = "imported"
 	}
-	head := fmt.Sprintf("stream %s: %s %s (recorded as a %q event)", offsetsSafe(info.Name), verb, offsetsPartitions(len(next)), e.Code)
+	head := fmt.Sprintf("stream %s: %s %s (recorded as a %q event)", offsets.SafeName(info.Name), verb, offsetsPartitions(len(next)), e.Code)
 	if dryRun {
-		head = fmt.Sprintf("stream %s: would have %s %s (--dry-run: nothing written)", offsetsSafe(info.Name), verb, offsetsPartitions(len(next)))
+		head = fmt.Sprintf("stream %s: would have %s %s (--dry-run: nothing written)", offsets.SafeName(info.Name), verb, offsetsPartitions(len(next)))
 	} else {
 		if create {
 			if err := st.EnsureStream(info.Name, info.Brokers, info.Topics); err != nil {
@@ -233,7 +214,7 @@ func offsetsApply(out io.Writer, st *offsets.Store, info offsets.StreamInfo, nex
 		if off, ok := info.Next[p]; ok {
 			old = fmt.Sprint(off)
 		}
-		fmt.Fprintf(w, "  %s\t%s\t%d\n", offsetsSafe(p.String()), old, next[p])
+		fmt.Fprintf(w, "  %s\t%s\t%d\n", offsets.SafeName(p.String()), old, next[p])
 	}
 	return w.Flush()
 }

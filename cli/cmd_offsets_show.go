@@ -52,27 +52,9 @@ batch query read exactly that batch's ranges.`,
 }
 
 func runOffsetsShow(cmd *cobra.Command, g *globalOptions, o *offsetsShowOptions) error {
-	format := o.format
-	if o.json {
-		if cmd.Flags().Changed("format") && format != "json" {
-			return usagef("--json and --format %s contradict each other", format)
-		}
-		format = "json"
-	}
-	switch format {
-	case "text", "json":
-	case "spark":
-		if o.batch == 0 {
-			return usagef("--format spark shows one batch: add --batch N (or use kbatch offsets export --format spark for the next offsets)")
-		}
-	default:
-		return usagef("invalid --format %q: want text, json or spark", format)
-	}
-	if len(o.topics) > 0 && format != "spark" {
-		return usagef("--topic applies to --format spark")
-	}
-	if o.batches < -1 || o.events < -1 {
-		return usagef("--batches and --events take a count, 0 for none or -1 for all")
+	format, err := o.outputFormat(cmd.Flags().Changed("format"))
+	if err != nil {
+		return err
 	}
 	st, err := offsetsReadStore(g, cmd.ErrOrStderr())
 	if err != nil {
@@ -104,19 +86,53 @@ func runOffsetsShow(cmd *cobra.Command, g *globalOptions, o *offsetsShowOptions)
 		}
 		views = append(views, v)
 	}
-	out := cmd.OutOrStdout()
+	return writeOffsetsShow(cmd.OutOrStdout(), st.Path(), views, format)
+}
+
+// outputFormat checks show's flags against each other and returns the
+// output format: text, json, or spark (of one batch). formatChanged says
+// whether --format was given (--json contradicts any other).
+func (o *offsetsShowOptions) outputFormat(formatChanged bool) (string, error) {
+	format := o.format
+	if o.json {
+		if formatChanged && format != "json" {
+			return "", usagef("--json and --format %s contradict each other", format)
+		}
+		format = "json"
+	}
+	switch format {
+	case "text", "json":
+	case "spark":
+		if o.batch == 0 {
+			return "", usagef("--format spark shows one batch: add --batch N (or use kbatch offsets export --format spark for the next offsets)")
+		}
+	default:
+		return "", usagef("invalid --format %q: want text, json or spark", format)
+	}
+	if len(o.topics) > 0 && format != "spark" {
+		return "", usagef("--topic applies to --format spark")
+	}
+	if o.batches < -1 || o.events < -1 {
+		return "", usagef("--batches and --events take a count, 0 for none or -1 for all")
+	}
+	return format, nil
+}
+
+// writeOffsetsShow prints the streams of the store at path, as one JSON
+// document or as text.
+func writeOffsetsShow(out io.Writer, path string, views []offsetsStreamView, format string) error {
 	if format == "json" {
 		doc := struct {
 			Store   string              `json:"store"`
 			Streams []offsetsStreamJSON `json:"streams"`
-		}{st.Path(), make([]offsetsStreamJSON, len(views))}
+		}{path, make([]offsetsStreamJSON, len(views))}
 		for i, v := range views {
 			doc.Streams[i] = v.json()
 		}
 		return offsetsWriteJSON(out, doc)
 	}
 	if len(views) == 0 {
-		_, err := fmt.Fprintf(out, "store %s holds no streams yet (kbatch watch creates one)\n", st.Path())
+		_, err := fmt.Fprintf(out, "store %s holds no streams yet (kbatch watch creates one)\n", path)
 		return err
 	}
 	for i, v := range views {
@@ -160,9 +176,9 @@ func loadOffsetsStreamView(st *offsets.Store, info offsets.StreamInfo, nBatches,
 func (v offsetsStreamView) writeText(out io.Writer) error {
 	info := v.info
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(w, "stream %s\n", offsetsSafe(info.Name))
+	fmt.Fprintf(w, "stream %s\n", offsets.SafeName(info.Name))
 	if info.ClusterID != "" {
-		fmt.Fprintf(w, "  cluster id\t%s\n", offsetsSafe(info.ClusterID))
+		fmt.Fprintf(w, "  cluster id\t%s\n", offsets.SafeName(info.ClusterID))
 	}
 	fmt.Fprintf(w, "  brokers\t%s\n", offsetsSafeJoin(info.Brokers, "-"))
 	fmt.Fprintf(w, "  topics\t%s\n", offsetsSafeJoin(info.Topics, "-"))
@@ -179,7 +195,7 @@ func (v offsetsStreamView) writeText(out io.Writer) error {
 	} else {
 		rows := [][]string{{"PARTITION", "NEXT"}}
 		for _, p := range offsets.SortedPartitions(info.Next) {
-			rows = append(rows, []string{offsetsSafe(p.String()), strconv.FormatInt(info.Next[p], 10)})
+			rows = append(rows, []string{offsets.SafeName(p.String()), strconv.FormatInt(info.Next[p], 10)})
 		}
 		if err := offsetsTable(out, rows); err != nil {
 			return err
@@ -198,7 +214,7 @@ func (v offsetsStreamView) writeText(out io.Writer) error {
 	if len(v.events) > 0 {
 		rows := [][]string{{"TIME", "EVENT", "PARTITION", "MESSAGE"}}
 		for _, e := range v.events {
-			rows = append(rows, []string{offsetsTime(e.Time), offsetsSafe(e.Code), offsetsEventPartition(e), offsetsSafe(e.Message)})
+			rows = append(rows, []string{offsetsTime(e.Time), offsets.SafeName(e.Code), offsetsEventPartition(e), offsets.SafeName(e.Message)})
 		}
 		if err := offsetsTable(out, rows); err != nil {
 			return err
@@ -230,9 +246,9 @@ func offsetsBatchState(b offsets.Batch) string {
 func offsetsRanges(rs []offsets.BatchRange, max int) string {
 	parts := make([]string, 0, len(rs))
 	for _, r := range rs {
-		s := fmt.Sprintf("%s %d→%d", offsetsSafe(r.Partition.String()), r.From, r.Until)
+		s := fmt.Sprintf("%s %d→%d", offsets.SafeName(r.Partition.String()), r.From, r.Until)
 		if r.Jump != "" {
-			s += " (jump: " + offsetsSafe(r.Jump) + ")"
+			s += " (jump: " + offsets.SafeName(r.Jump) + ")"
 		}
 		parts = append(parts, s)
 	}
@@ -247,9 +263,9 @@ func offsetsEventPartition(e offsets.Event) string {
 	case e.Topic == "":
 		return "-"
 	case e.Partition < 0:
-		return offsetsSafe(e.Topic)
+		return offsets.SafeName(e.Topic)
 	}
-	return offsetsSafe(offsets.Partition{Topic: e.Topic, Partition: e.Partition}.String())
+	return offsets.SafeName(offsets.Partition{Topic: e.Topic, Partition: e.Partition}.String())
 }
 
 func offsetsTime(t time.Time) string {
@@ -265,7 +281,7 @@ func offsetsSafeJoin(ss []string, empty string) string {
 	}
 	out := make([]string, len(ss))
 	for i, s := range ss {
-		out[i] = offsetsSafe(s)
+		out[i] = offsets.SafeName(s)
 	}
 	return strings.Join(out, ", ")
 }

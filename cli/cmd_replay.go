@@ -84,61 +84,91 @@ partition, 3 some requested offsets were below the log start.`,
 	return cmd
 }
 
-// runReplay parses and checks everything it can before it reads anything:
-// RANGEs and flags, then topics, partitions and the --to-topic target.
-func runReplay(ctx context.Context, g *globalOptions, o *replayOptions, args []string, stdout, stderr io.Writer) error {
-	var committed bool
+// replayPlan is what replay's flags and RANGEs decide before anything is
+// opened.
+type replayPlan struct {
+	committed bool
+	enc       record.Appender
+	specs     []replay.RangeSpec
+}
+
+// plan checks replay's flags, alone and against each other, and parses the
+// RANGEs (relative times against now); it opens nothing.
+func (o *replayOptions) plan(args []string, now time.Time) (replayPlan, error) {
+	var p replayPlan
 	switch o.isolation {
 	case "committed":
-		committed = true
+		p.committed = true
 	case "uncommitted":
 	default:
-		return usagef("invalid --isolation %q: want committed or uncommitted", o.isolation)
+		return p, usagef("invalid --isolation %q: want committed or uncommitted", o.isolation)
 	}
 	if o.toTopic != "" && o.out != "" {
-		return usagef("--out and --to-topic exclude each other: pick one output")
+		return p, usagef("--out and --to-topic exclude each other: pick one output")
 	}
-	enc, err := recordFormat(o.format)
-	if err != nil {
-		return err
+	var err error
+	if p.enc, err = recordFormat(o.format); err != nil {
+		return p, err
 	}
 	if o.toTopic != "" && o.format != "json" {
-		return usagef("--format shapes JSON lines; --to-topic produces records, not lines: drop one")
+		return p, usagef("--format shapes JSON lines; --to-topic produces records, not lines: drop one")
 	}
 	if o.toPartition < -1 || o.toPartition >= 0 && o.toTopic == "" {
 		if o.toTopic == "" {
-			return usagef("--to-partition needs --to-topic")
+			return p, usagef("--to-partition needs --to-topic")
 		}
-		return usagef("invalid --to-partition %d: want a partition number", o.toPartition)
+		return p, usagef("invalid --to-partition %d: want a partition number", o.toPartition)
 	}
-	now := time.Now()
-	specs := make([]replay.RangeSpec, 0, len(args))
+	p.specs = make([]replay.RangeSpec, 0, len(args))
 	for _, a := range args {
 		s, err := replay.ParseRange(a, now)
 		if err != nil {
-			return err
+			return p, err
 		}
-		specs = append(specs, s)
+		p.specs = append(p.specs, s)
 	}
+	return p, nil
+}
 
+// runReplay parses and checks everything it can before it reads anything:
+// RANGEs and flags, then topics, partitions and the --to-topic target.
+func runReplay(ctx context.Context, g *globalOptions, o *replayOptions, args []string, stdout, stderr io.Writer) error {
+	p, err := o.plan(args, time.Now())
+	if err != nil {
+		return err
+	}
 	cc, err := g.clientConfig()
 	if err != nil {
 		return err
 	}
-	cc.ReadCommitted = committed
+	cc.ReadCommitted = p.committed
 	client, err := kafka.Dial(cc) // replay's fetches long-poll 100ms (replay.Run)
 	if err != nil {
 		return err
 	}
 	defer client.Close()
-	setLeaderLookup(enc, client)
-	tasks, err := replay.Plan(client, specs)
+	setLeaderLookup(p.enc, client)
+	tasks, err := replay.Plan(client, p.specs)
 	if err != nil {
 		return err
 	}
+	sink, incomplete, err := o.openSink(cc, tasks, p.enc, stdout)
+	if err != nil {
+		return err
+	}
+	rep, err := replay.Run(ctx, client, tasks, sink, progressOptions(stderr))
+	writeSafeLines(stderr, rep.WriteSummary)
+	var partial *replay.PartialError
+	if err != nil && !errors.As(err, &partial) {
+		return fmt.Errorf("%w; %s", err, incomplete)
+	}
+	return err
+}
 
-	var sink replay.Sink
-	var incomplete string // what a failure leaves behind, for the message
+// openSink opens replay's output for tasks: the --to-topic producer, the
+// --out file, or stdout. incomplete says what a failure leaves behind, for
+// the error message.
+func (o *replayOptions) openSink(cc kafka.ClientConfig, tasks []replay.Task, enc record.Appender, stdout io.Writer) (sink replay.Sink, incomplete string, err error) {
 	switch {
 	case o.toTopic != "":
 		sources := make([]offsets.Partition, len(tasks))
@@ -147,22 +177,25 @@ func runReplay(ctx context.Context, g *globalOptions, o *replayOptions, args []s
 		}
 		s, err := replay.NewTopicSink(cc, o.toTopic, o.toPartition, sources)
 		if err != nil {
-			return err
+			return nil, "", err
 		}
-		sink, incomplete = s, fmt.Sprintf("records produced before the failure stay in %s", o.toTopic)
+		return s, fmt.Sprintf("records produced before the failure stay in %s", o.toTopic), nil
 	case o.out != "" && o.out != "-":
 		s, err := replay.CreateJSONFile(o.out)
 		if err != nil {
-			return err
+			return nil, "", err
 		}
 		s.SetEncoder(enc)
-		sink, incomplete = s, fmt.Sprintf("--out %s was left as it was", o.out)
-	default:
-		s := replay.NewJSONSink(stdout)
-		s.SetEncoder(enc)
-		sink, incomplete = s, "the output is incomplete"
+		return s, fmt.Sprintf("--out %s was left as it was", o.out), nil
 	}
+	s := replay.NewJSONSink(stdout)
+	s.SetEncoder(enc)
+	return s, "the output is incomplete", nil
+}
 
+// progressOptions shows replay's progress line on stderr when stderr is a
+// terminal, as wide as the terminal.
+func progressOptions(stderr io.Writer) replay.Options {
 	var opts replay.Options
 	if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		opts.Progress = stderr
@@ -170,13 +203,7 @@ func runReplay(ctx context.Context, g *globalOptions, o *replayOptions, args []s
 			opts.ProgressWidth = w
 		}
 	}
-	rep, err := replay.Run(ctx, client, tasks, sink, opts)
-	writeSafeLines(stderr, rep.WriteSummary)
-	var partial *replay.PartialError
-	if err != nil && !errors.As(err, &partial) {
-		return fmt.Errorf("%w; %s", err, incomplete)
-	}
-	return err
+	return opts
 }
 
 // writeSafeLines runs write into a buffer and copies its lines to w made

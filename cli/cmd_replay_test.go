@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -222,5 +223,53 @@ func TestReplayCommandPartial(t *testing.T) {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr %q does not contain %q", stderr, want)
 		}
+	}
+}
+
+// TestReplayPlan: replay's decisions from flags and RANGEs alone, and the
+// order its usage errors come in.
+func TestReplayPlan(t *testing.T) {
+	now := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+	flags := func(change func(o *replayOptions)) replayOptions {
+		o := replayOptions{isolation: "uncommitted", format: "json", toPartition: -1} // the flag defaults
+		if change != nil {
+			change(&o)
+		}
+		return o
+	}
+	ok := []string{"e:0:1-5"}
+	for _, tc := range []struct {
+		label     string
+		o         replayOptions
+		ranges    []string
+		want      string
+		committed bool
+	}{
+		{label: "defaults", o: flags(nil), ranges: []string{"e:0:1-5", "e:*:earliest-latest"}},
+		{label: "committed", o: flags(func(o *replayOptions) { o.isolation = "committed" }), ranges: ok, committed: true},
+		{label: "bad isolation", o: flags(func(o *replayOptions) { o.isolation = "read_committed" }), ranges: ok, want: "invalid --isolation"},
+		{label: "out and to-topic", o: flags(func(o *replayOptions) { o.out, o.toTopic = "f", "t" }), ranges: ok, want: "exclude each other"},
+		{label: "bad format", o: flags(func(o *replayOptions) { o.format = "xml" }), ranges: ok, want: `invalid --format "xml"`},
+		{label: "format with to-topic", o: flags(func(o *replayOptions) { o.toTopic, o.format = "t", "kcat" }), ranges: ok, want: "--to-topic produces records"},
+		{label: "to-partition alone", o: flags(func(o *replayOptions) { o.toPartition = 2 }), ranges: ok, want: "--to-partition needs --to-topic"},
+		{label: "negative to-partition", o: flags(func(o *replayOptions) { o.toTopic, o.toPartition = "t", -3 }), ranges: ok, want: "invalid --to-partition -3"},
+		{label: "bad range", o: flags(nil), ranges: []string{"e:0:1-5", "nonsense"}, want: "nonsense"},
+		{label: "flags before ranges", o: flags(func(o *replayOptions) { o.isolation = "x" }), ranges: []string{"nonsense"}, want: "invalid --isolation"},
+	} {
+		t.Run(tc.label, func(t *testing.T) {
+			p, err := tc.o.plan(tc.ranges, now)
+			if tc.want != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.want) || exitCode(err) != exitUsage {
+					t.Fatalf("err = %v (exit %d), want a usage error containing %q", err, exitCode(err), tc.want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.committed != tc.committed || p.enc == nil || len(p.specs) != len(tc.ranges) {
+				t.Errorf("plan = %+v", p)
+			}
+		})
 	}
 }

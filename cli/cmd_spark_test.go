@@ -145,7 +145,7 @@ func TestSparkCLIWatchesACheckpoint(t *testing.T) {
 	c.offsets(0, topic, 10, 4)
 	c.commit(0)
 
-	cmd := exec.Command(watchBinary(t), "spark", c.dir, "-b", strings.Join(kc.Brokers, ","), "--no-tui",
+	cmd := exec.Command(kbatchBinary(t), "spark", c.dir, "-b", strings.Join(kc.Brokers, ","), "--no-tui",
 		"--interval", "20ms", "--batches", "2")
 	cmd.Env = append(os.Environ(), "KBATCH_CONFIG=", "XDG_CONFIG_HOME="+t.TempDir())
 	var stderr bytes.Buffer

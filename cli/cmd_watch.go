@@ -174,114 +174,92 @@ func dedupe(ss []string) []string {
 	return out
 }
 
-func runWatch(ctx context.Context, g *globalOptions, o *watchOptions, stdout, stderr io.Writer) (rerr error) {
+// watchPlan is what watch's flags decide before anything is opened.
+type watchPlan struct {
+	cfg consumer.Config
+	enc record.Appender
+	// pick: no -t was given and the TUI's topic picker asks for the topics.
+	pick bool
+}
+
+// plan checks watch's flags, alone and against each other, and builds the
+// stream's configuration; it opens nothing. With neither topics nor
+// brokers, the brokers are what to ask for first: a first run learns how
+// to reach a cluster (or that the demo exists) before it hears about
+// topics.
+func (o *watchOptions) plan(g *globalOptions) (watchPlan, error) {
 	cfg, err := o.streamConfig(g)
 	if errors.Is(err, errNoTopic) {
-		// With neither topics nor brokers, the brokers are what to ask
-		// for first: a first run learns how to reach a cluster (or that
-		// the demo exists) before it hears about topics.
 		if _, cerr := g.connection(); errors.Is(cerr, errNoBrokers) {
-			return cerr
+			return watchPlan{}, cerr
 		}
 	}
 	pick := errors.Is(err, errNoTopic) && !o.noTUI // the TUI asks for the topics
 	if err != nil && !pick {
-		return err
+		return watchPlan{}, err
 	}
 	if cfg.ManualAck && o.noTUI {
-		return usagef("--ack manual needs the TUI (a key press acks a batch); drop --no-tui")
+		return watchPlan{}, usagef("--ack manual needs the TUI (a key press acks a batch); drop --no-tui")
 	}
 	if !o.noTUI && (o.batches > 0 || o.untilEnd) {
-		return usagef("--batches and --until-end are headless stop conditions; add --no-tui")
+		return watchPlan{}, usagef("--batches and --until-end are headless stop conditions; add --no-tui")
 	}
 	enc, err := recordFormat(o.format)
 	if err != nil {
-		return err
+		return watchPlan{}, err
 	}
 	if o.sink == "-" && !o.noTUI {
-		return usagef("--sink - writes records to stdout, where the screen is drawn; add --no-tui (event lines then go to stderr) or name a file")
+		return watchPlan{}, usagef("--sink - writes records to stdout, where the screen is drawn; add --no-tui (event lines then go to stderr) or name a file")
+	}
+	return watchPlan{cfg: cfg, enc: enc, pick: pick}, nil
+}
+
+// cleanups are Close calls run in reverse order, as defers would run: a
+// function that opens several things hands them to its caller's one defer.
+type cleanups []func()
+
+func (c *cleanups) add(f func()) { *c = append(*c, f) }
+
+func (c *cleanups) run() {
+	for i := len(*c) - 1; i >= 0; i-- {
+		(*c)[i]()
+	}
+}
+
+func runWatch(ctx context.Context, g *globalOptions, o *watchOptions, stdout, stderr io.Writer) (rerr error) {
+	p, err := o.plan(g)
+	if err != nil {
+		return err
 	}
 	cc, err := g.clientConfig()
 	if err != nil {
 		return err
 	}
 	cc.ReadCommitted = o.isolation == "committed"
+	var done cleanups
+	defer done.run()
 	if o.log != "" {
 		log, closeLog, err := openDebugLog(o.log)
 		if err != nil {
 			return err
 		}
-		defer closeLog()
-		defer func() {
+		done.add(closeLog)
+		done.add(func() {
 			if rerr != nil {
 				log.Info("end", "error", rerr.Error())
 			} else {
 				log.Info("end")
 			}
-		}()
-		cfg.Log = log
+		})
+		p.cfg.Log = log
 	}
-	var client *kafka.Client
-	if pick {
-		if client, err = kafka.Dial(cc); err != nil {
-			return err
-		}
-		defer client.Close()
-		topics, err := tui.PickTopics(ctx, topicLister{client: client}, tui.PickerOptions{Cluster: g.conn.Cluster, Brokers: cc.Brokers})
-		if err != nil || topics == nil {
-			return err // quitting the picker is not an error
-		}
-		o.topics = topics
-		log := cfg.Log
-		if cfg, err = o.streamConfig(g); err != nil {
-			return err
-		}
-		cfg.Log = log
+	cfg, events, err := o.open(ctx, g, p, cc, stdout, stderr, &done)
+	if err != nil || cfg == nil {
+		return err // a nil config: the topic picker was quit, which is not an error
 	}
-	if o.fromSpark != "" {
-		if cfg.Imported, err = importSpark(o.fromSpark); err != nil {
-			return err
-		}
-	}
-	events := stdout
-	if o.sink != "" {
-		var sink *consumer.FileSink
-		if o.sink == "-" {
-			// Records own stdout, so `kbatch --no-tui --sink - | jq` sees
-			// nothing else; the event lines go to stderr.
-			sink, events = consumer.NewStdoutSink(stdout), stderr
-		} else if sink, err = consumer.OpenFileSink(o.sink); err != nil {
-			return err
-		}
-		defer sink.Close()
-		sink.SetEncoder(enc)
-		cfg.Processor = sink
-	}
-	if !o.noStore {
-		path, err := g.storePath()
-		if err != nil {
-			return err
-		}
-		st, err := offsets.Open(path, offsets.OpenOptions{})
-		if err != nil {
-			return err
-		}
-		defer st.Close()
-		cfg.Store = st
-	}
-	if client == nil {
-		if client, err = kafka.Dial(cc); err != nil {
-			return err
-		}
-		defer client.Close()
-	}
-	cfg.Client, cfg.Brokers = client, cc.Brokers
-	logCluster(cfg.Log, cc, client, cfg.Topics)
-	setLeaderLookup(enc, client)
-
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
-	stream, _, err := consumer.Start(ctx, cfg)
+	stream, _, err := consumer.Start(ctx, *cfg)
 	var lossErr *consumer.DataLossError
 	if errors.As(err, &lossErr) && o.noTUI {
 		// --fail-on-data-loss at start: the event line first, as while
@@ -294,9 +272,93 @@ func runWatch(ctx context.Context, g *globalOptions, o *watchOptions, stdout, st
 		return err
 	}
 	if !o.noTUI {
-		return runTUI(ctx, stream, cfg, g)
+		return runTUI(ctx, stream, *cfg, g)
 	}
 	return writeJSONLines(stream, events)
+}
+
+// open opens what the stream of plan p reads from and writes to, in this
+// order: the cluster when the topic picker must ask for topics first, the
+// --from-spark offsets, the --sink, the store, the cluster. Each Close goes
+// on done. It returns the complete configuration and where event lines go
+// (stdout, or stderr when --sink - takes stdout); a nil configuration when
+// the picker was quit.
+func (o *watchOptions) open(ctx context.Context, g *globalOptions, p watchPlan, cc kafka.ClientConfig, stdout, stderr io.Writer, done *cleanups) (*consumer.Config, io.Writer, error) {
+	cfg := p.cfg
+	var client *kafka.Client
+	var err error
+	if p.pick {
+		if client, err = kafka.Dial(cc); err != nil {
+			return nil, nil, err
+		}
+		done.add(func() { _ = client.Close() })
+		topics, err := tui.PickTopics(ctx, topicLister{client: client}, tui.PickerOptions{Cluster: g.conn.Cluster, Brokers: cc.Brokers})
+		if err != nil || topics == nil {
+			return nil, nil, err
+		}
+		o.topics = topics
+		log := cfg.Log
+		if cfg, err = o.streamConfig(g); err != nil {
+			return nil, nil, err
+		}
+		cfg.Log = log
+	}
+	if o.fromSpark != "" {
+		if cfg.Imported, err = importSpark(o.fromSpark); err != nil {
+			return nil, nil, err
+		}
+	}
+	sink, events, err := o.openSink(p.enc, stdout, stderr)
+	if err != nil {
+		return nil, nil, err
+	}
+	if sink != nil {
+		done.add(func() { _ = sink.Close() })
+		cfg.Processor = sink
+	}
+	if !o.noStore {
+		path, err := g.storePath()
+		if err != nil {
+			return nil, nil, err
+		}
+		st, err := offsets.Open(path, offsets.OpenOptions{})
+		if err != nil {
+			return nil, nil, err
+		}
+		done.add(func() { _ = st.Close() })
+		cfg.Store = st
+	}
+	if client == nil {
+		if client, err = kafka.Dial(cc); err != nil {
+			return nil, nil, err
+		}
+		done.add(func() { _ = client.Close() })
+	}
+	cfg.Client, cfg.Brokers = client, cc.Brokers
+	logCluster(cfg.Log, cc, client, cfg.Topics)
+	setLeaderLookup(p.enc, client)
+	return &cfg, events, nil
+}
+
+// openSink opens --sink with the record encoder enc: the file, or for "-"
+// stdout, and then event lines go to stderr, so `kbatch --no-tui --sink - |
+// jq` sees nothing but records. Without --sink it returns no sink, and
+// stdout for the event lines.
+func (o *watchOptions) openSink(enc record.Appender, stdout, stderr io.Writer) (*consumer.FileSink, io.Writer, error) {
+	switch o.sink {
+	case "":
+		return nil, stdout, nil
+	case "-":
+		sink := consumer.NewStdoutSink(stdout)
+		sink.SetEncoder(enc)
+		return sink, stderr, nil
+	}
+	sink, err := consumer.OpenFileSink(o.sink)
+	if err != nil {
+		return nil, nil, err
+	}
+	sink.SetEncoder(enc)
+	return sink, stdout, nil
 }
 
 // setLeaderLookup lets a kcat encoder name each partition's leader, as

@@ -14,7 +14,7 @@ import (
 )
 
 func TestDemoBrokerOnlyServesTheDemoTopics(t *testing.T) {
-	cmd := exec.Command(watchBinary(t), "demo", "--broker-only")
+	cmd := exec.Command(kbatchBinary(t), "demo", "--broker-only")
 	cmd.Env = isolatedEnv(t)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

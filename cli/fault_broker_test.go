@@ -29,7 +29,7 @@ func TestBrokerRestartMidStream(t *testing.T) {
 	topic := kc.Topic("restart", 3)
 	dir := t.TempDir()
 	sink := filepath.Join(dir, "sink.jsonl")
-	cmd := exec.Command(watchBinary(t), "watch", "--no-tui", "-b", strings.Join(kc.Brokers, ","), "-t", topic,
+	cmd := exec.Command(kbatchBinary(t), "watch", "--no-tui", "-b", strings.Join(kc.Brokers, ","), "-t", topic,
 		"--store", filepath.Join(dir, "o.db"), "--sink", sink, "--reset", "earliest", "--interval", "100ms")
 	cmd.Env = isolatedEnv(t)
 	stdout, err := cmd.StdoutPipe()

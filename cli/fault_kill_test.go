@@ -35,7 +35,7 @@ func TestKilledKbatchLosesNothing(t *testing.T) {
 	}
 	kc := testkafka.New(t)
 	topic := kc.Topic("seq", 3)
-	bin := watchBinary(t)
+	bin := kbatchBinary(t)
 	dir := t.TempDir()
 	store := filepath.Join(dir, "offsets.db")
 	brokers := strings.Join(kc.Brokers, ",")

@@ -95,7 +95,7 @@ func TestSparkWatchFIFOAndSIGTERM(t *testing.T) {
 	c.offsets(0, "e", 5)
 	c.commit(0)
 	home := t.TempDir()
-	cmd := exec.Command(cliBinary(t), "spark", c.dir, "--no-tui", "--interval", "100ms")
+	cmd := exec.Command(kbatchBinary(t), "spark", c.dir, "--no-tui", "--interval", "100ms")
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home,
 		"XDG_CONFIG_HOME=" + filepath.Join(home, "config"), "XDG_STATE_HOME=" + filepath.Join(home, "state")}
 	var out syncBuffer

@@ -20,10 +20,7 @@ func TestTUIEndToEndInTmux(t *testing.T) {
 		t.Skip("tmux is not installed: the end-to-end TUI test needs it (.ci/run installs it with apt)")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "kbatch")
-	if out, err := exec.Command("go", "build", "-o", bin, "..").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := kbatchBinary(t)
 	tm := startTmux(t, dir, 140, 40, bin+" demo --store "+filepath.Join(dir, "offsets.db")+`; echo "kbatch exited with status $?"`)
 
 	// The first batch: the batches pane counts it, the records pane shows

@@ -4,43 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/kbatch-dev/kbatch/internal/testkafka"
 )
-
-var (
-	watchBinOnce sync.Once
-	watchBinPath string
-	watchBinErr  error
-)
-
-// watchBinary builds kbatch once for the CLI tests of this file.
-func watchBinary(t *testing.T) string {
-	t.Helper()
-	watchBinOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "kbatch-cli-")
-		if err != nil {
-			watchBinErr = err
-			return
-		}
-		watchBinPath = filepath.Join(dir, "kbatch")
-		out, err := exec.Command("go", "build", "-o", watchBinPath, "..").CombinedOutput()
-		if err != nil {
-			watchBinErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if watchBinErr != nil {
-		t.Fatal(watchBinErr)
-	}
-	return watchBinPath
-}
 
 // jsonLine is any DESIGN §4 headless line.
 type jsonLine struct {
@@ -90,7 +61,7 @@ func parseLines(t *testing.T, out []byte) []jsonLine {
 
 func runKbatch(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	cmd := exec.Command(watchBinary(t), args...)
+	cmd := exec.Command(kbatchBinary(t), args...)
 	cmd.Env = isolatedEnv(t)
 	var o, e bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &e

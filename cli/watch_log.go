@@ -9,7 +9,7 @@ import (
 
 	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
-	"github.com/kbatch-dev/kbatch/tui"
+	"github.com/kbatch-dev/kbatch/record"
 )
 
 // openDebugLog opens watch --log FILE (appended to, created 0600) and
@@ -74,7 +74,7 @@ func logCluster(log *slog.Logger, cc kafka.ClientConfig, client *kafka.Client, t
 }
 
 // escapeHandler makes every string of a log record safe for a terminal
-// (DESIGN §2.7), by the screen's rule (tui.EscapeString): messages and
+// (DESIGN §2.7), by the one rule (record.String): messages and
 // attribute values, which can hold broker error messages, host and topic
 // names. Values of other kinds that print as text (errors, Stringers) are
 // turned into escaped strings first. The text handler then writes logfmt:
@@ -85,7 +85,7 @@ type escapeHandler struct{ h slog.Handler }
 func (e escapeHandler) Enabled(ctx context.Context, l slog.Level) bool { return e.h.Enabled(ctx, l) }
 
 func (e escapeHandler) Handle(ctx context.Context, r slog.Record) error {
-	out := slog.NewRecord(r.Time, r.Level, tui.EscapeString(r.Message), r.PC)
+	out := slog.NewRecord(r.Time, r.Level, record.String(r.Message), r.PC)
 	r.Attrs(func(a slog.Attr) bool {
 		out.AddAttrs(escapeAttr(a))
 		return true
@@ -102,17 +102,17 @@ func (e escapeHandler) WithAttrs(as []slog.Attr) slog.Handler {
 }
 
 func (e escapeHandler) WithGroup(name string) slog.Handler {
-	return escapeHandler{e.h.WithGroup(tui.EscapeString(name))}
+	return escapeHandler{e.h.WithGroup(record.String(name))}
 }
 
 func escapeAttr(a slog.Attr) slog.Attr {
-	a.Key = tui.EscapeString(a.Key)
+	a.Key = record.String(a.Key)
 	v := a.Value.Resolve()
 	switch v.Kind() {
 	case slog.KindString:
-		a.Value = slog.StringValue(tui.EscapeString(v.String()))
+		a.Value = slog.StringValue(record.String(v.String()))
 	case slog.KindAny:
-		a.Value = slog.StringValue(tui.EscapeString(fmt.Sprint(v.Any())))
+		a.Value = slog.StringValue(record.String(fmt.Sprint(v.Any())))
 	case slog.KindGroup:
 		gs := v.Group()
 		esc := make([]slog.Attr, len(gs))

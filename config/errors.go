@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/BurntSushi/toml"
+	"github.com/pelletier/go-toml/v2"
 )
 
 // Error is a problem with the configuration file: it cannot be read, is
@@ -37,22 +37,16 @@ func (e *Error) Unwrap() error { return e.Err }
 
 // syntaxError turns a toml error into an *Error with the line. A message
 // about a line holding a password is replaced, because the toml messages
-// quote pieces of the offending value.
+// can quote pieces of the offending value.
 func syntaxError(path string, data []byte, err error) *Error {
-	var pe toml.ParseError
-	if !errors.As(err, &pe) {
+	var de *toml.DecodeError
+	if !errors.As(err, &de) {
 		return &Error{Path: path, Msg: "invalid TOML: " + firstLine(err.Error())}
 	}
-	line := pe.Position.Line
-	if line == 0 {
-		line = pe.Line
-	}
-	msg := pe.Message
-	last := pe.LastKey
-	if i := strings.LastIndexByte(last, '.'); i >= 0 {
-		last = last[i+1:]
-	}
-	if last == "password" || strings.Contains(strings.ToLower(sourceLine(data, line)), "password") {
+	line, _ := de.Position()
+	msg := strings.TrimPrefix(de.Error(), "toml: ")
+	key := de.Key()
+	if (len(key) > 0 && key[len(key)-1] == "password") || strings.Contains(strings.ToLower(sourceLine(data, line)), "password") {
 		msg = "not valid TOML near a password (the text is not shown)"
 	}
 	return &Error{Path: path, Line: line, Msg: "invalid TOML: " + firstLine(msg)}

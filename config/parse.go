@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/BurntSushi/toml"
+	"github.com/pelletier/go-toml/v2"
 )
 
 // Parse reads a configuration document. path names it in errors and is
@@ -18,7 +18,7 @@ import (
 // never panics, whatever data holds.
 func Parse(data []byte, path string) (*File, error) {
 	var raw map[string]any
-	if _, err := toml.Decode(string(data), &raw); err != nil {
+	if err := toml.Unmarshal(data, &raw); err != nil {
 		return nil, syntaxError(path, data, err)
 	}
 	d := &decoder{path: path, lines: keyLines(data), f: &File{Path: path, Clusters: map[string]Connection{}}}
@@ -97,6 +97,10 @@ func dotted(path []string) string {
 		parts[i] = p
 	}
 	return strings.Join(parts, ".")
+}
+
+func isBare(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
 }
 
 // maxSamples is consumer.MaxSamples (--samples has a cap); config does not
@@ -358,16 +362,32 @@ func tomlType(v any) string {
 		return "a float"
 	case bool:
 		return "a boolean"
-	case time.Time:
+	case time.Time, toml.LocalDate, toml.LocalTime, toml.LocalDateTime:
 		return "a date"
 	case []any:
+		if arrayOfTables(v) {
+			return "an array of tables"
+		}
 		return "an array"
-	case []map[string]any:
-		return "an array of tables"
 	case map[string]any:
 		return "a table"
 	}
 	return fmt.Sprintf("%T", v)
+}
+
+// arrayOfTables reports whether v is a non-empty array whose elements are
+// all tables ([[name]] sections, or inline tables).
+func arrayOfTables(v any) bool {
+	a, ok := v.([]any)
+	if !ok || len(a) == 0 {
+		return false
+	}
+	for _, e := range a {
+		if _, ok := e.(map[string]any); !ok {
+			return false
+		}
+	}
+	return true
 }
 
 func (d *decoder) table(v any, path []string) (map[string]any, error) {

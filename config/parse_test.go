@@ -108,7 +108,7 @@ func TestParseErrors(t *testing.T) {
 		want  string
 	}{
 		{"syntax", "a = 1\nb = \n", 2, "invalid TOML"},
-		{"duplicate key", "[store]\npath = \"a\"\npath = \"b\"\n", 3, "already been defined"},
+		{"duplicate key", "[store]\npath = \"a\"\npath = \"b\"\n", 3, "key path is already defined"},
 		{"unknown top key", "\n\nverbose = true\n", 3, `unknown key "verbose"`},
 		{"unknown cluster key with suggestion", "[clusters.prod]\nbrokers = [\"h:1\"]\n\nbroker_list = 1\n", 4, `unknown key "clusters.prod.broker_list"`},
 		{"typo suggestion", "[clusters.prod]\nbrokerz = [\"h:1\"]\n", 2, `did you mean "brokers"?`},

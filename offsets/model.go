@@ -89,6 +89,20 @@ type Bounds struct {
 	HighWatermark int64 `json:"high_watermark"`
 }
 
+// Jump is the code of the event a stream starting at next offset off
+// reports: CodeDataLoss below the log start (the offsets before it were
+// deleted; it reads on at the log start), CodeOutOfRange above the high
+// watermark (it starts per its Reset), "" within [LogStart, HighWatermark].
+func (b Bounds) Jump(off int64) string {
+	switch {
+	case off < b.LogStart:
+		return CodeDataLoss
+	case off > b.HighWatermark:
+		return CodeOutOfRange
+	}
+	return ""
+}
+
 // Start is where one partition begins and why.
 type Start struct {
 	Partition

@@ -142,12 +142,13 @@ func ResolveStarts(in StartInput) ([]Start, []Event, error) {
 // it returns the event saying so and marks st.Jump with its code.
 func checkRange(st *Start, reset Reset, now time.Time) (Event, bool) {
 	off, b := st.NextOffset, st.Bounds
-	if off >= b.LogStart && off <= b.HighWatermark {
+	jump := b.Jump(off)
+	if jump == "" {
 		return Event{}, false
 	}
 	was := st.Source
 	var e Event
-	if off < b.LogStart {
+	if jump == CodeDataLoss {
 		st.NextOffset = b.LogStart
 		e = NewEvent(now, CodeDataLoss, st.Partition, fmt.Sprintf(
 			"%s: %s offset %d is below the log start %d: %d offsets (%d..%d) were deleted before they were read; reading on at %d",

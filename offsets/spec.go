@@ -226,6 +226,11 @@ func checkTopic(name string) string {
 	return ""
 }
 
+// NeedsCluster reports whether resolving the spec needs the cluster: every
+// form but TOPIC:PARTITION=OFFSET does (a topic's partitions, its log start
+// or high watermark, a timestamp lookup).
+func (s Spec) NeedsCluster() bool { return s.AllPartitions || s.Kind != SpecOffset }
+
 // Matches reports whether the spec applies to p.
 func (s Spec) Matches(p Partition) bool {
 	return s.Topic != "" && s.Topic == p.Topic && (s.AllPartitions || s.Partition == p.Partition)

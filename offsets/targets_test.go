@@ -56,7 +56,10 @@ func TestResolveTargets(t *testing.T) {
 }
 
 func TestCheckTopic(t *testing.T) {
-	for name, ok := range map[string]bool{"events": true, "a.b_c-1": true, "": false, "..": false, "bad topic": false, "x\x1b[2J": false} {
+	for name, ok := range map[string]bool{
+		"events": true, "a.b_c-1": true, "orders.v2_eu-1": true, "": false, ".": false, "..": false, "bad topic": false, "x\x1b[2J": false,
+		"$(rm)": false, "é": false, strings.Repeat("a", 249): true, strings.Repeat("a", 250): false,
+	} {
 		err := offsets.CheckTopic(name)
 		var ue *offsets.UsageError
 		if (err == nil) != ok || (err != nil && !errors.As(err, &ue)) {

@@ -151,18 +151,13 @@ func (r *sparkRates) rates(now time.Time) (map[offsets.Partition]float64, float6
 }
 
 // checkSparkTopics refuses offsets naming a topic Kafka cannot have
-// ([a-zA-Z0-9._-], 1 to 249 characters, not "." or ".."): such a line is
-// not from a Kafka source, and its bytes must not reach a terminal or a
-// JSON line unescaped. The error quotes the name.
+// (offsets.CheckTopic: [a-zA-Z0-9._-], 1 to 249 characters, not "." or
+// ".."): such a line is not from a Kafka source, and its bytes must not
+// reach a terminal or a JSON line unescaped. The error quotes the name.
 func checkSparkTopics(o spark.Offsets) error {
 	for p := range o {
-		name, ok := p.Topic, p.Topic != "" && len(p.Topic) <= 249 && p.Topic != "." && p.Topic != ".."
-		for i := 0; ok && i < len(name); i++ {
-			c := name[i]
-			ok = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '_' || c == '-'
-		}
-		if !ok {
-			return fmt.Errorf("%w: topic %q is not a legal Kafka topic name (only [a-zA-Z0-9._-])", spark.ErrMalformed, name)
+		if offsets.CheckTopic(p.Topic) != nil {
+			return fmt.Errorf("%w: topic %q is not a legal Kafka topic name (only [a-zA-Z0-9._-])", spark.ErrMalformed, p.Topic)
 		}
 	}
 	return nil

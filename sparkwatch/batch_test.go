@@ -2,6 +2,7 @@ package sparkwatch
 
 import (
 	"encoding/json"
+	"errors"
 	"math"
 	"reflect"
 	"strings"
@@ -157,5 +158,25 @@ func TestSparkJSONLines(t *testing.T) {
 	}
 	if buf, _ := w.AppendEventJSON(nil, &consumer.Progress{}); len(buf) != 0 {
 		t.Errorf("progress wrote %q", buf)
+	}
+}
+
+// TestCheckSparkTopics: a checkpoint's topic names pass only when Kafka
+// could have them (offsets.CheckTopic), and the error wraps
+// spark.ErrMalformed and quotes the name.
+func TestCheckSparkTopics(t *testing.T) {
+	for topic, ok := range map[string]bool{
+		"events": true, "a.b_c-1": true, strings.Repeat("a", 249): true,
+		"": false, ".": false, "..": false, "a b": false, "x\x1b[2J": false, strings.Repeat("a", 250): false,
+	} {
+		err := checkSparkTopics(spark.Offsets{sparkTP(topic, 0): 1})
+		switch {
+		case ok && err != nil:
+			t.Errorf("%q: %v", topic, err)
+		case !ok && !errors.Is(err, spark.ErrMalformed):
+			t.Errorf("%q: err = %v, want one wrapping spark.ErrMalformed", topic, err)
+		case !ok && strings.ContainsRune(err.Error(), 0x1b):
+			t.Errorf("%q: the error holds the raw name: %q", topic, err)
+		}
 	}
 }

@@ -25,15 +25,18 @@ var rank = map[string]int{
 	"schema":        0,
 	"offsets":       1,
 	"offsets/spark": 2,
-	"config":        2,
-	"kafka":         3,
-	"consumer":      4,
-	"replay":        5,
-	"sparkwatch":    6,
-	"tui":           7,
-	"demo":          7,
-	"cli":           8,
-	"":              9, // main
+	// offsets/exchange is kbatch's offsets document; its "next" is Spark's
+	// offset JSON, so it sits above offsets/spark.
+	"offsets/exchange": 3,
+	"config":           2,
+	"kafka":            3,
+	"consumer":         4,
+	"replay":           5,
+	"sparkwatch":       6,
+	"tui":              7,
+	"demo":             7,
+	"cli":              8,
+	"":                 9, // main
 }
 
 // owners names, for a library that owns a resource, the only packages

@@ -3,6 +3,7 @@ package spark
 import (
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/kbatch-dev/kbatch/offsets"
@@ -91,5 +92,35 @@ func TestOffsetsPartitionsSorted(t *testing.T) {
 	want := []offsets.Partition{{Topic: "a", Partition: 1}, {Topic: "b", Partition: 2}, {Topic: "b", Partition: 10}}
 	if got := o.Partitions(); !slices.Equal(got, want) {
 		t.Errorf("Partitions() = %v, want %v", got, want)
+	}
+}
+
+// TestParseOffsetJSONErrorsQuoteTopics: a partition named in an error
+// about its offset is made safe and quoted when it needed escapes
+// (offsets.SafeName), so a hostile topic's control bytes never reach an
+// error string raw.
+// Before, "offset of <raw topic>[0] ..." carried them as they were.
+func TestParseOffsetJSONErrorsQuoteTopics(t *testing.T) {
+	evil := `e\u001b]0;PWNED\u0007\u009b2J`
+	for _, in := range []string{
+		`{"` + evil + `":{"0":"5"}}`,
+		`{"` + evil + `":{"0":1.5}}`,
+		`{"` + evil + `":{"0":-3}}`,
+		`{"` + evil + `":{"1":1,"01":2}}`,
+	} {
+		_, err := ParseOffsetJSON([]byte(in))
+		if err == nil {
+			t.Fatalf("ParseOffsetJSON(%s) accepted it", in)
+		}
+		if strings.ContainsAny(err.Error(), "\x1b\x07\u009b") {
+			t.Errorf("ParseOffsetJSON(%s): error holds raw control bytes: %q", in, err)
+		}
+		if !strings.Contains(err.Error(), `"e\x1b]0;PWNED`) {
+			t.Errorf("ParseOffsetJSON(%s): error %q does not quote the topic", in, err)
+		}
+	}
+	err := checkResolved(Offsets{{Topic: "e\x1b[2J", Partition: 0}: -1})
+	if err == nil || strings.ContainsRune(err.Error(), 0x1b) {
+		t.Errorf("checkResolved: %q", err)
 	}
 }
