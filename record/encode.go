@@ -15,7 +15,8 @@ import (
 // keys, values, header keys and header values that are valid UTF-8 are
 // JSON strings, others are base64 in a field suffixed _b64, and absent
 // ones are null. The line is valid UTF-8 whatever the bytes (a topic name
-// that is not UTF-8, which no Kafka broker accepts, gets U+FFFD).
+// that is not UTF-8, which no Kafka broker accepts, gets U+FFFD). A record
+// without a timestamp (message format v0) has "timestamp":null.
 //
 // Strings are escaped so the line is safe to print on a terminal: every
 // rune UnsafeRune names (C0 and C1 controls, DEL, bidi overrides and
@@ -30,9 +31,12 @@ func AppendJSON(buf []byte, m *Record) []byte {
 	buf = strconv.AppendInt(buf, int64(m.Partition), 10)
 	buf = append(buf, `,"offset":`...)
 	buf = strconv.AppendInt(buf, m.Offset, 10)
+	if m.Timestamp.IsZero() {
+		return appendRecordRest(append(buf, `,"timestamp":null`...), m, false)
+	}
 	buf = append(buf, `,"timestamp":"`...)
 	buf = appendTimestamp(buf, m.Timestamp)
-	return appendRecordRest(buf, m, false)
+	return appendRecordRest(append(buf, '"'), m, false)
 }
 
 // JSONEncoder is AppendJSON for a run of records, with memory: the
@@ -68,8 +72,11 @@ func (a *JSONEncoder) append(buf []byte, m *Record, aborted bool) []byte {
 	buf = strconv.AppendInt(buf, int64(m.Partition), 10)
 	buf = append(buf, `,"offset":`...)
 	buf = strconv.AppendInt(buf, m.Offset, 10)
-	buf = append(buf, `,"timestamp":"`...)
 	t := m.Timestamp
+	if t.IsZero() {
+		return appendRecordRest(append(buf, `,"timestamp":null`...), m, aborted)
+	}
+	buf = append(buf, `,"timestamp":"`...)
 	if sec := t.Unix(); a.secText == nil || sec != a.sec {
 		full := appendTimestamp(a.secText[:0], t)
 		for i := len(full) - 1; i >= 0; i-- {
@@ -81,14 +88,14 @@ func (a *JSONEncoder) append(buf []byte, m *Record, aborted bool) []byte {
 	}
 	ms := t.Nanosecond() / 1e6
 	buf = append(buf, a.secText...)
-	buf = append(buf, byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10), 'Z')
+	buf = append(buf, byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10), 'Z', '"')
 	return appendRecordRest(buf, m, aborted)
 }
 
-// appendRecordRest appends what follows the timestamp's text: its closing
-// quote, key, value, headers, the aborted mark and the end of the line.
+// appendRecordRest appends what follows the timestamp: key, value,
+// headers, the aborted mark and the end of the line.
 func appendRecordRest(buf []byte, m *Record, aborted bool) []byte {
-	buf = append(buf, '"', ',')
+	buf = append(buf, ',')
 	buf = appendBytesField(buf, "key", m.Key)
 	buf = append(buf, ',')
 	buf = appendBytesField(buf, "value", m.Value)

@@ -282,3 +282,22 @@ func TestBinaryValueWithEscapesFirstIsBase64(t *testing.T) {
 		t.Fatalf("got  %s\nwant %s", got, want)
 	}
 }
+
+// A record of message format v0 has no timestamp: its line says null, as
+// kcat leaves ts out and Java prints NO_TIMESTAMP, not Go's zero time
+// (found by the codec cross-check on Kafka 2.8, issue 16).
+func TestNoTimestampIsNull(t *testing.T) {
+	m := &Record{Topic: "t", Partition: 0, Offset: 3, Value: []byte("v")}
+	want := `{"topic":"t","partition":0,"offset":3,"timestamp":null,"key":null,"value":"v","headers":[]}` + "\n"
+	if got := string(AppendJSON(nil, m)); got != want {
+		t.Errorf("AppendJSON\n got %s\nwant %s", got, want)
+	}
+	var enc JSONEncoder
+	if got := string(enc.Append(nil, m)); got != want {
+		t.Errorf("JSONEncoder.Append\n got %s\nwant %s", got, want)
+	}
+	aborted := strings.Replace(want, `]}`, `],"aborted":true}`, 1)
+	if got := string(enc.AppendAborted(nil, m)); got != aborted {
+		t.Errorf("JSONEncoder.AppendAborted\n got %s\nwant %s", got, aborted)
+	}
+}
