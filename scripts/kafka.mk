@@ -36,9 +36,13 @@ test-kafka:
 	@# The broker-restart fault test runs first and alone: it takes the broker
 	@# down, which would fail whatever other package is testing against it at
 	@# that moment, and a broker with few partitions restarts fast.
+	@# It must have run and passed: a test moved or renamed fails here.
+	@log=$$(mktemp); \
 	KBATCH_TEST_BROKERS=$$(cat $(KAFKA_BOOTSTRAP_FILE)) \
 	KBATCH_TEST_KAFKA_RESTART=$(abspath $(KAFKA_SCRIPTS))/kafka-restart.sh \
-	go test -race -count=1 -run '^TestBrokerRestartMidStream$$' -v .
+	go test -race -count=1 -run '^TestBrokerRestartMidStream$$' -v ./cli/ >$$log 2>&1; rc=$$?; cat $$log; \
+	grep -q '^--- PASS: TestBrokerRestartMidStream ' $$log || { echo "test-kafka: TestBrokerRestartMidStream did not run and pass" >&2; rc=1; }; \
+	rm -f $$log; exit $$rc
 	KBATCH_TEST_BROKERS=$$(cat $(KAFKA_BOOTSTRAP_FILE)) go test -race -count=1 ./...
 
 test-kafka-smoke:
