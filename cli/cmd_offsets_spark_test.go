@@ -6,21 +6,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kbatch-dev/kbatch/internal/fixtures"
 	"github.com/kbatch-dev/kbatch/offsets"
 )
 
-// offsetsSparkFixtures is testdata/spark-checkpoint in the repository root.
-func offsetsSparkFixtures(t *testing.T) string {
-	t.Helper()
-	dir, err := filepath.Abs(filepath.Join("..", "testdata", "spark-checkpoint"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		t.Fatalf("Spark checkpoint fixtures missing at %s: %v", dir, err)
-	}
-	return dir
-}
+// offsetsSparkFixtures is testdata/spark-checkpoint in the repository.
+func offsetsSparkFixtures(t *testing.T) string { return fixtures.SparkCheckpoint(t) }
 
 // offsetsSparkCheckpoint lays real fixture files out as a checkpoint folder:
 // files maps a path in the new folder to a fixture path, or to literal

@@ -13,33 +13,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbatch-dev/kbatch/internal/fixtures"
 	"github.com/kbatch-dev/kbatch/internal/testkafka"
 )
 
-// sparkTestFixtures is testdata/spark-checkpoint in the repository root,
-// found by walking up to go.mod.
-func sparkTestFixtures(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		if parent := filepath.Dir(dir); parent != dir {
-			dir = parent
-			continue
-		}
-		t.Fatal("no go.mod above the test's folder")
-	}
-	fx := filepath.Join(dir, "testdata", "spark-checkpoint")
-	if fi, err := os.Stat(fx); err != nil || !fi.IsDir() {
-		t.Fatalf("Spark checkpoint fixtures missing at %s: %v", fx, err)
-	}
-	return fx
-}
+// sparkTestFixtures is testdata/spark-checkpoint in the repository root.
+func sparkTestFixtures(t *testing.T) string { return fixtures.SparkCheckpoint(t) }
 
 // sparkCheckpoint writes checkpoint files exactly as Spark does (FORMAT.md
 // §7.1): no final newline, a temporary file renamed into place.

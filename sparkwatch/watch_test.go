@@ -12,34 +12,13 @@ import (
 	"time"
 
 	"github.com/kbatch-dev/kbatch/consumer"
+	"github.com/kbatch-dev/kbatch/internal/fixtures"
 	"github.com/kbatch-dev/kbatch/offsets"
 	"github.com/kbatch-dev/kbatch/offsets/spark"
 )
 
-// sparkFixtures is testdata/spark-checkpoint in the repository root (the
-// folder holding go.mod).
-func sparkFixtures(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test's folder")
-		}
-		dir = parent
-	}
-	fx := filepath.Join(dir, "testdata", "spark-checkpoint")
-	if fi, err := os.Stat(fx); err != nil || !fi.IsDir() {
-		t.Fatalf("Spark checkpoint fixtures missing at %s: %v", fx, err)
-	}
-	return fx
-}
+// sparkFixtures is testdata/spark-checkpoint in the repository root.
+func sparkFixtures(t *testing.T) string { return fixtures.SparkCheckpoint(t) }
 
 // sparkCheckpointWriter writes checkpoint files the way Spark does (FORMAT.md
 // §7.1): "v1\n" + metadata + "\n" + one line per source, no final newline,

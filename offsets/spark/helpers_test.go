@@ -11,37 +11,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbatch-dev/kbatch/internal/fixtures"
 	"github.com/kbatch-dev/kbatch/offsets"
 )
 
-// fixtureDir finds testdata/spark-checkpoint: it walks up from the
-// package directory to the one holding go.mod (the repo root) and takes
-// testdata/spark-checkpoint from there. A missing fixtures
-// directory fails the test: the fixtures are the proof that real Spark files
-// parse.
-func fixtureDir(t testing.TB) string {
-	t.Helper()
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	root := wd
-	for {
-		if _, err := os.Stat(filepath.Join(root, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(root)
-		if parent == root {
-			t.Fatalf("no go.mod in %s or above it: cannot locate the repo root and the Spark fixtures", wd)
-		}
-		root = parent
-	}
-	dir := filepath.Join(root, "testdata", "spark-checkpoint")
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		t.Fatalf("Spark checkpoint fixtures missing: want a directory at %s (testdata/spark-checkpoint in the repo root %s): %v", dir, root, err)
-	}
-	return dir
-}
+// fixtureDir is testdata/spark-checkpoint in the repository root; a
+// missing folder fails the test.
+func fixtureDir(t testing.TB) string { return fixtures.SparkCheckpoint(t) }
 
 // fixture reads one fixture file by its path under the fixtures directory.
 func fixture(t testing.TB, rel string) []byte {
