@@ -27,6 +27,7 @@ type replayOptions struct {
 	toPartition int32
 	isolation   string
 	format      string
+	dec         decodeFlags
 }
 
 func newReplayCommand(g *globalOptions) *cobra.Command {
@@ -80,6 +81,7 @@ partition, 3 some requested offsets were below the log start.`,
 	f.StringVar(&o.toTopic, "to-topic", "", "re-produce keys, values, headers and timestamps into topic NAME")
 	f.Int32Var(&o.toPartition, "to-partition", -1, "with --to-topic: produce into partition N (default: the same partition number)")
 	f.StringVar(&o.format, "format", "json", "shape of the record lines: json (kbatch's) or kcat (kcat -J's)")
+	addDecodeFlags(f, &o.dec)
 	f.StringVar(&o.isolation, "isolation", "uncommitted", "committed: skip aborted transactions; uncommitted: read everything, like Kafka's default")
 	return cmd
 }
@@ -110,6 +112,9 @@ func (o *replayOptions) plan(args []string, now time.Time) (replayPlan, error) {
 	if p.enc, err = recordFormat(o.format); err != nil {
 		return p, err
 	}
+	if o.toTopic != "" && o.dec.decode {
+		return p, usagef("--decode adds decoded records to JSON lines; --to-topic copies the raw bytes: drop one")
+	}
 	if o.toTopic != "" && o.format != "json" {
 		return p, usagef("--format shapes JSON lines; --to-topic produces records, not lines: drop one")
 	}
@@ -136,6 +141,14 @@ func runReplay(ctx context.Context, g *globalOptions, o *replayOptions, args []s
 	p, err := o.plan(args, time.Now())
 	if err != nil {
 		return err
+	}
+	dec, err := g.openDecoder(&o.dec, o.format, stderr)
+	if err != nil {
+		return err
+	}
+	if dec != nil {
+		defer dec.Close()
+		p.enc = &decodingAppender{inner: p.enc, dec: dec}
 	}
 	cc, err := g.clientConfig()
 	if err != nil {

@@ -43,6 +43,7 @@ type watchOptions struct {
 	untilEnd        bool
 	isolation       string
 	log             string
+	dec             decodeFlags
 }
 
 func newWatchCommand(g *globalOptions) *cobra.Command {
@@ -93,6 +94,7 @@ func addWatchFlags(cmd *cobra.Command, o *watchOptions) {
 	f.IntVar(&o.batches, "batches", 0, "stop after N batches (headless)")
 	f.BoolVar(&o.untilEnd, "until-end", false, "stop when every partition reached the high watermark it had at start")
 	f.StringVar(&o.isolation, "isolation", "committed", "committed: skip aborted transactions, read up to the last stable offset; uncommitted: read everything, records of aborted transactions marked")
+	addDecodeFlags(f, &o.dec)
 	f.StringVar(&o.log, "log", "", "append a debug log for a bug report to FILE (connections, metadata, fetches, batches, store writes; never secrets nor record bytes)")
 }
 
@@ -211,6 +213,9 @@ func (o *watchOptions) plan(g *globalOptions) (watchPlan, error) {
 	if o.sink == "-" && !o.noTUI {
 		return watchPlan{}, usagef("--sink - writes records to stdout, where the screen is drawn; add --no-tui (event lines then go to stderr) or name a file")
 	}
+	if o.dec.decode && o.sink == "" {
+		return watchPlan{}, usagef("--decode adds the decoded records to the --sink lines: add --sink FILE")
+	}
 	return watchPlan{cfg: cfg, enc: enc, pick: pick}, nil
 }
 
@@ -308,7 +313,20 @@ func (o *watchOptions) open(ctx context.Context, g *globalOptions, p watchPlan, 
 			return nil, nil, err
 		}
 	}
-	sink, events, err := o.openSink(p.enc, stdout, stderr)
+	var warnings io.Writer // a warning per schema problem; the screen would be drawn over
+	if o.noTUI {
+		warnings = stderr
+	}
+	dec, err := g.openDecoder(&o.dec, o.format, warnings)
+	if err != nil {
+		return nil, nil, err
+	}
+	enc := p.enc
+	if dec != nil {
+		done.add(dec.Close)
+		enc = &decodingAppender{inner: enc, dec: dec}
+	}
+	sink, events, err := o.openSink(enc, stdout, stderr)
 	if err != nil {
 		return nil, nil, err
 	}

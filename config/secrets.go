@@ -152,3 +152,29 @@ func looksLikeVariableName(name string) bool {
 	}
 	return true
 }
+
+// ReadSecretFile reads a secret (a password, a token) from the first line
+// of the file at path; what names it in messages ("registry password").
+// Warnings name a file other users can read. Errors never quote the
+// content, nor the path when it does not exist (a secret put where its
+// file name belongs).
+func ReadSecretFile(path, what string) (Secret, []string, error) {
+	if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
+		return "", nil, fmt.Errorf("%s: the file named for it does not exist; the name is not shown, in case a secret was put there by mistake", what)
+	}
+	var warnings []string
+	if info, err := os.Stat(path); err == nil && info.Mode().Perm()&0o077 != 0 {
+		warnings = append(warnings, fmt.Sprintf("%s file %s can be read by other users (mode %04o); run chmod 600 %s",
+			what, path, info.Mode().Perm(), path))
+	}
+	data, err := readSmallFile(path, what+" file")
+	if err != nil {
+		return "", warnings, err
+	}
+	line, _, _ := strings.Cut(string(data), "\n")
+	line = strings.TrimSuffix(line, "\r")
+	if line == "" {
+		return "", warnings, fmt.Errorf("%s file %s is empty", what, path)
+	}
+	return Secret(line), warnings, nil
+}

@@ -1,0 +1,195 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"sync"
+
+	"github.com/spf13/pflag"
+
+	"github.com/kbatch-dev/kbatch/config"
+	"github.com/kbatch-dev/kbatch/record"
+	"github.com/kbatch-dev/kbatch/schema"
+)
+
+// decodeFlags are --decode and the schema registry flags of watch and
+// replay. There is deliberately no password or token flag: command lines
+// show up in ps and shell history.
+type decodeFlags struct {
+	decode               bool
+	registry             string
+	registryUser         string
+	registryPasswordEnv  string
+	registryPasswordFile string
+}
+
+func addDecodeFlags(f *pflag.FlagSet, d *decodeFlags) {
+	f.BoolVar(&d.decode, "decode", false, "add the decoded keys and values (Avro, Protobuf, JSON Schema through --registry) to the record lines of --sink/--out")
+	f.StringVar(&d.registry, "registry", "", "schema registry URL for --decode, e.g. http://host:8081 (env KBATCH_REGISTRY)")
+	f.StringVar(&d.registryUser, "registry-user", "", "schema registry basic-auth user (env KBATCH_REGISTRY_USER)")
+	f.StringVar(&d.registryPasswordEnv, "registry-password-env", "", "read the registry password from environment variable VAR (default KBATCH_REGISTRY_PASSWORD)")
+	f.StringVar(&d.registryPasswordFile, "registry-password-file", "", "read the registry password from the first line of FILE")
+}
+
+// registryOptions resolves the registry settings: flags, then KBATCH_*
+// variables. The password and bearer token never come from a flag.
+func (g *globalOptions) registryOptions(d *decodeFlags) (schema.Options, error) {
+	var opts schema.Options
+	opts.RegistryURL = d.registry
+	if opts.RegistryURL == "" {
+		opts.RegistryURL = g.env("KBATCH_REGISTRY")
+	}
+	opts.Username = d.registryUser
+	if opts.Username == "" {
+		opts.Username = g.env("KBATCH_REGISTRY_USER")
+	}
+	if d.registryPasswordEnv != "" && d.registryPasswordFile != "" {
+		return opts, usagef("--registry-password-env and --registry-password-file exclude each other: give one")
+	}
+	var pw config.Secret
+	switch {
+	case d.registryPasswordFile != "":
+		var warnings []string
+		var err error
+		pw, warnings, err = config.ReadSecretFile(d.registryPasswordFile, "registry password")
+		for _, w := range warnings {
+			g.warn(w)
+		}
+		if err != nil {
+			return opts, usageError{err}
+		}
+	case d.registryPasswordEnv != "":
+		if pw = config.Secret(g.env(d.registryPasswordEnv)); pw == "" {
+			return opts, usagef("--registry-password-env: the variable it names is not set or empty")
+		}
+	default:
+		pw = config.Secret(g.env("KBATCH_REGISTRY_PASSWORD"))
+	}
+	if opts.Username == "" && pw != "" {
+		return opts, usagef("a registry password was given without a user: pass --registry-user or set KBATCH_REGISTRY_USER")
+	}
+	if opts.Username != "" && pw == "" {
+		return opts, usagef("registry user %s needs a password: set KBATCH_REGISTRY_PASSWORD, or pass --registry-password-env VAR or --registry-password-file FILE", record.String(opts.Username))
+	}
+	opts.Password = string(pw)
+	opts.BearerToken = g.env("KBATCH_REGISTRY_TOKEN")
+	if opts.RegistryURL != "" {
+		if path, err := g.storePath(); err == nil {
+			opts.CacheDir = filepath.Join(filepath.Dir(path), "schemas")
+		}
+	}
+	return opts, nil
+}
+
+// openDecoder builds the decoder of --decode, or nil without --decode.
+// events, when not nil, hears each schema id's problem once, as a warning
+// line. format is the --format of the record lines.
+func (g *globalOptions) openDecoder(d *decodeFlags, format string, events io.Writer) (*schema.Decoder, error) {
+	if !d.decode {
+		if d.registry != "" {
+			return nil, usagef("--registry is for --decode: add --decode")
+		}
+		return nil, nil
+	}
+	if format != "json" {
+		return nil, usagef("--decode adds fields to kbatch's JSON lines; it does not go with --format %s", format)
+	}
+	opts, err := g.registryOptions(d)
+	if err != nil {
+		return nil, err
+	}
+	if opts.RegistryURL == "" && len(opts.Local) == 0 {
+		return nil, usagef("--decode needs a schema registry: pass --registry URL or set KBATCH_REGISTRY")
+	}
+	if events != nil {
+		var mu sync.Mutex
+		opts.Event = func(ev schema.Event) {
+			mu.Lock()
+			defer mu.Unlock()
+			fmt.Fprintln(events, "kbatch: warning: "+record.String(ev.Message))
+		}
+	}
+	dec, err := schema.New(opts)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	return dec, nil
+}
+
+// decodingAppender adds the decoded key and value of each record to the
+// lines of a JSON encoder (docs/json-output.md): key_decoded and
+// value_decoded (the JSON itself), key_schema_id and value_schema_id,
+// value_decode_error (a one-line reason) when a framed value does not
+// decode, and value_schema_invalid when a JSON Schema value does not
+// match its schema. Records that are not in the wire format get nothing.
+type decodingAppender struct {
+	inner record.Appender
+	dec   *schema.Decoder
+}
+
+func (a *decodingAppender) Append(buf []byte, m *record.Record) []byte {
+	return a.add(buf, len(buf), a.inner.Append(buf, m), m)
+}
+
+func (a *decodingAppender) AppendAborted(buf []byte, m *record.Record) []byte {
+	return a.add(buf, len(buf), a.inner.AppendAborted(buf, m), m)
+}
+
+// add appends the decoded fields to the line that starts at start in buf
+// and ends with "}\n".
+func (a *decodingAppender) add(_ []byte, start int, buf []byte, m *record.Record) []byte {
+	var kr, vr schema.Result
+	if m.Key != nil {
+		kr = a.dec.Decode(m.Topic, true, m.Key)
+	}
+	if m.Value != nil {
+		vr = a.dec.Decode(m.Topic, false, m.Value)
+	}
+	if kr.Status == schema.NotFramed && vr.Status == schema.NotFramed {
+		return buf
+	}
+	if len(buf)-start < 2 || string(buf[len(buf)-2:]) != "}\n" {
+		return buf // not a line this appender knows how to extend
+	}
+	buf = buf[:len(buf)-2]
+	buf = appendDecoded(buf, "key", kr)
+	buf = appendDecoded(buf, "value", vr)
+	return append(buf, "}\n"...)
+}
+
+func appendDecoded(buf []byte, name string, r schema.Result) []byte {
+	if r.Status == schema.NotFramed {
+		return buf
+	}
+	if r.SchemaID != 0 {
+		buf = append(buf, `,"`...)
+		buf = append(buf, name...)
+		buf = append(buf, `_schema_id":`...)
+		buf = strconv.AppendInt(buf, int64(r.SchemaID), 10)
+	}
+	switch r.Status {
+	case schema.Decoded:
+		buf = append(buf, `,"`...)
+		buf = append(buf, name...)
+		buf = append(buf, `_decoded":`...)
+		buf = append(buf, r.JSON...)
+		if r.Reason != "" {
+			buf = append(buf, `,"`...)
+			buf = append(buf, name...)
+			buf = append(buf, `_schema_invalid":`...)
+			buf = record.AppendJSONString(buf, r.Reason)
+		}
+	default:
+		reason := r.Reason
+		if reason == "" {
+			reason = "not decoded: " + r.Status.String()
+		}
+		buf = append(buf, `,"`...)
+		buf = append(buf, name...)
+		buf = append(buf, `_decode_error":`...)
+		buf = record.AppendJSONString(buf, reason)
+	}
+	return buf
+}

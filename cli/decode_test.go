@@ -1,0 +1,338 @@
+package cli
+
+import (
+	"bufio"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hamba/avro/v2"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/sr"
+	"github.com/twmb/franz-go/pkg/sr/srfake"
+
+	"github.com/kbatch-dev/kbatch/internal/testkafka"
+)
+
+const decodeTestSchema = `{"type":"record","name":"Order","namespace":"shop","fields":[
+ {"name":"id","type":"long"},{"name":"customer","type":"string"},{"name":"note","type":["null","string"],"default":null}]}`
+
+// framed is the Confluent wire format: a zero byte, the schema id, payload.
+func framed(id int, payload []byte) []byte {
+	b := []byte{0, 0, 0, 0, 0}
+	binary.BigEndian.PutUint32(b[1:], uint32(id))
+	return append(b, payload...)
+}
+
+// decodeTopic produces, into a new topic: 0 an Avro-framed value with a
+// plain key, 1 a plain value, 2 a value framed with an id the registry
+// does not know, 3 a framed value whose bytes are not an Order. It
+// returns the topic and the registered schema id.
+func decodeTopic(t *testing.T, tc *testkafka.Cluster, reg *srfake.Registry) (string, int) {
+	t.Helper()
+	id, _, err := reg.RegisterSchema("orders-value", sr.Schema{Schema: decodeTestSchema})
+	if err != nil {
+		t.Fatal(err)
+	}
+	payload := orderPayload(t)
+	topic := tc.Topic("decode", 1)
+	tc.Produce(
+		&kgo.Record{Topic: topic, Partition: 0, Key: []byte("k1"), Value: framed(id, payload)},
+		&kgo.Record{Topic: topic, Partition: 0, Key: []byte("k2"), Value: []byte(`{"plain":true}`)},
+		&kgo.Record{Topic: topic, Partition: 0, Value: framed(999, payload)},
+		&kgo.Record{Topic: topic, Partition: 0, Value: framed(id, []byte{0xff, 0xff, 0xff})},
+	)
+	return topic, id
+}
+
+// orderPayload is the Avro payload of the test order.
+func orderPayload(t *testing.T) []byte {
+	t.Helper()
+	payload, err := avro.Marshal(avro.MustParse(decodeTestSchema), map[string]any{"id": int64(42), "customer": "Ada \x1b[31m", "note": map[string]any{"string": "door"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return payload
+}
+
+// rawValueOf is the lossless raw value of a record line (value or
+// value_b64), nil when it has neither.
+func rawValueOf(t *testing.T, l map[string]json.RawMessage) []byte {
+	t.Helper()
+	if v, ok := l["value_b64"]; ok {
+		b, err := base64.StdEncoding.DecodeString(str(t, v))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	if v, ok := l["value"]; ok && string(v) != "null" {
+		return []byte(str(t, v))
+	}
+	return nil
+}
+
+func jsonLines(t *testing.T, text string) []map[string]json.RawMessage {
+	t.Helper()
+	var out []map[string]json.RawMessage
+	sc := bufio.NewScanner(strings.NewReader(text))
+	for sc.Scan() {
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatalf("line %q: %v", sc.Text(), err)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func str(t *testing.T, raw json.RawMessage) string {
+	t.Helper()
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		t.Fatalf("%s is not a string: %v", raw, err)
+	}
+	return s
+}
+
+// checkDecodedLines checks the four records of decodeTopic as --decode
+// writes them with a working registry.
+func checkDecodedLines(t *testing.T, lines []map[string]json.RawMessage, id int, rawValue []byte) {
+	t.Helper()
+	if len(lines) != 4 {
+		t.Fatalf("%d record lines, want 4: %v", len(lines), lines)
+	}
+	l := lines[0]
+	if got, want := string(l["value_decoded"]), `{"id":42,"customer":"Ada \u001b[31m","note":"door"}`; got != want {
+		t.Errorf("value_decoded = %s, want %s", got, want)
+	}
+	if got := string(l["value_schema_id"]); got != jsonInt(id) {
+		t.Errorf("value_schema_id = %s, want %d", got, id)
+	}
+	if raw := rawValueOf(t, l); string(raw) != string(rawValue) {
+		t.Errorf("the line's raw value %x is not the record's %x", raw, rawValue)
+	}
+	for _, k := range []string{"key_decoded", "key_schema_id", "value_decode_error"} {
+		if _, ok := l[k]; ok {
+			t.Errorf("record 0 has %s: %v", k, l)
+		}
+	}
+	for k := range lines[1] {
+		if strings.Contains(k, "decode") || strings.Contains(k, "schema") {
+			t.Errorf("plain record 1 has %s", k)
+		}
+	}
+	if got, want := str(t, lines[2]["value_decode_error"]), "schema id 999: not in the registry"; got != want {
+		t.Errorf("record 2 value_decode_error = %q, want %q", got, want)
+	}
+	if got := string(lines[2]["value_schema_id"]); got != "999" {
+		t.Errorf("record 2 value_schema_id = %s, want 999", got)
+	}
+	if got := str(t, lines[3]["value_decode_error"]); !strings.HasPrefix(got, jsonIntPrefix(id)+"bytes do not decode") {
+		t.Errorf("record 3 value_decode_error = %q", got)
+	}
+	for i := 2; i < 4; i++ {
+		if _, ok := lines[i]["value_decoded"]; ok {
+			t.Errorf("record %d has value_decoded next to its error", i)
+		}
+		if rawValueOf(t, lines[i]) == nil {
+			t.Errorf("record %d lost its raw value", i)
+		}
+	}
+}
+
+func jsonInt(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+func jsonIntPrefix(id int) string { return "schema id " + jsonInt(id) + ": " }
+
+// TestReplayDecodeAvro: replay --decode adds the decoded Avro value and
+// its schema id next to the raw bytes; plain records are unchanged, an
+// unknown id and bytes that do not decode get a one-line error field.
+func TestReplayDecodeAvro(t *testing.T) {
+	tc := testkafka.New(t)
+	reg := srfake.New()
+	t.Cleanup(reg.Close)
+	topic, id := decodeTopic(t, tc, reg)
+	dir := t.TempDir()
+	store := filepath.Join(dir, "offsets.db")
+	out := filepath.Join(dir, "out.jsonl")
+	stdout, stderr, code := runReplayCLI(t, tc, topic+":0:earliest-latest", "--out", out, "--decode", "--registry", reg.URL(), "--store", store)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	if stdout != "" {
+		t.Errorf("stdout %q with --out", stdout)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := jsonLines(t, string(data))
+	checkDecodedLines(t, lines, id, framed(id, orderPayload(t)))
+	if n := strings.Count(stderr, "schema id 999: not in the registry"); n != 1 {
+		t.Errorf("stderr says the unknown id %d times, want once: %q", n, stderr)
+	}
+	// The schema was kept on disk next to the store.
+	entries, err := os.ReadDir(filepath.Join(dir, "schemas"))
+	if err != nil || len(entries) == 0 {
+		t.Errorf("no schema cache next to the store: %v %v", entries, err)
+	}
+}
+
+// TestWatchSinkDecode: watch --sink --decode writes the same fields.
+func TestWatchSinkDecode(t *testing.T) {
+	tc := testkafka.New(t)
+	reg := srfake.New()
+	t.Cleanup(reg.Close)
+	topic, id := decodeTopic(t, tc, reg)
+	dir := t.TempDir()
+	sink := filepath.Join(dir, "sink.jsonl")
+	_, stderr, code := runKbatch(t, "watch", "--no-tui", "-b", strings.Join(tc.Brokers, ","), "-t", topic, "--reset", "earliest",
+		"--store", filepath.Join(dir, "offsets.db"), "--sink", sink, "--until-end", "--decode", "--registry", reg.URL())
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	data, err := os.ReadFile(sink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := jsonLines(t, string(data))
+	checkDecodedLines(t, lines, id, framed(id, orderPayload(t)))
+}
+
+// TestDecodeRegistryDown: with the registry unreachable every record is
+// still written raw, framed ones with the reason; the exit is 0.
+func TestDecodeRegistryDown(t *testing.T) {
+	tc := testkafka.New(t)
+	reg := srfake.New()
+	topic, _ := decodeTopic(t, tc, reg)
+	url := reg.URL()
+	reg.Close()
+	dir := t.TempDir()
+	sink := filepath.Join(dir, "sink.jsonl")
+	_, stderr, code := runKbatch(t, "watch", "--no-tui", "-b", strings.Join(tc.Brokers, ","), "-t", topic, "--reset", "earliest",
+		"--store", filepath.Join(dir, "offsets.db"), "--sink", sink, "--until-end", "--decode", "--registry", url)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	data, err := os.ReadFile(sink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := jsonLines(t, string(data))
+	if len(lines) != 4 {
+		t.Fatalf("%d lines, want 4", len(lines))
+	}
+	for i, l := range lines {
+		_, hasErr := l["value_decode_error"]
+		if i == 1 {
+			if hasErr {
+				t.Errorf("plain record has an error field: %v", l)
+			}
+			continue
+		}
+		if !hasErr || !strings.Contains(str(t, l["value_decode_error"]), "registry unreachable") {
+			t.Errorf("record %d: value_decode_error %s, want registry unreachable", i, l["value_decode_error"])
+		}
+		if rawValueOf(t, l) == nil {
+			t.Errorf("record %d lost its raw value", i)
+		}
+	}
+	if n := strings.Count(stderr, "registry unreachable"); n != 1 {
+		t.Errorf("stderr says the outage %d times, want once: %q", n, stderr)
+	}
+}
+
+// TestDecodeBasicAuth: the registry password comes from
+// KBATCH_REGISTRY_PASSWORD or a file, and is never printed.
+func TestDecodeBasicAuth(t *testing.T) {
+	const user, pass = "reader", "s3cret-Registry-pw"
+	tc := testkafka.New(t)
+	reg := srfake.New(srfake.WithAuth("Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+pass))))
+	t.Cleanup(reg.Close)
+	topic, id := decodeTopic(t, tc, reg)
+	dir := t.TempDir()
+	pwFile := filepath.Join(dir, "pw")
+	if err := os.WriteFile(pwFile, []byte(pass+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name string
+		env  string
+		args []string
+	}{
+		{"env", pass, nil},
+		{"file", "", []string{"--registry-password-file", pwFile}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("KBATCH_REGISTRY_PASSWORD", tt.env)
+			t.Setenv("KBATCH_REGISTRY_USER", user)
+			args := append([]string{topic + ":0:earliest-latest", "--decode", "--registry", reg.URL(), "--store", filepath.Join(t.TempDir(), "o.db")}, tt.args...)
+			stdout, stderr, code := runReplayCLI(t, tc, args...)
+			if code != 0 {
+				t.Fatalf("exit %d, stderr %q", code, stderr)
+			}
+			if strings.Contains(stdout+stderr, pass) {
+				t.Fatal("the registry password was printed")
+			}
+			lines := jsonLines(t, stdout)
+			checkDecodedLines(t, lines, id, framed(id, orderPayload(t)))
+		})
+	}
+	t.Run("wrong password", func(t *testing.T) {
+		t.Setenv("KBATCH_REGISTRY_PASSWORD", "wrong")
+		t.Setenv("KBATCH_REGISTRY_USER", user)
+		stdout, stderr, code := runReplayCLI(t, tc, topic+":0:0-1", "--decode", "--registry", reg.URL(), "--store", filepath.Join(t.TempDir(), "o.db"))
+		if code != 0 {
+			t.Fatalf("exit %d, stderr %q", code, stderr)
+		}
+		lines := jsonLines(t, stdout)
+		if len(lines) != 1 || !strings.Contains(str(t, lines[0]["value_decode_error"]), "403") {
+			t.Errorf("lines %v, want a 403 value_decode_error", lines)
+		}
+	})
+}
+
+// TestDecodeUsage: --decode's flag mistakes are exit 2 with one line,
+// before anything is read.
+func TestDecodeUsage(t *testing.T) {
+	tc := testkafka.New(t)
+	topic := tc.Topic("decode-usage", 1)
+	tc.ProduceN(topic, 0, 1, 10)
+	t.Setenv("KBATCH_REGISTRY", "")
+	t.Setenv("KBATCH_REGISTRY_USER", "")
+	t.Setenv("KBATCH_REGISTRY_PASSWORD", "")
+	for _, tt := range []struct {
+		name string
+		env  map[string]string
+		args []string
+		want string
+	}{
+		{"no registry", nil, []string{"--decode"}, "--decode needs a schema registry"},
+		{"kcat", nil, []string{"--decode", "--registry", "http://127.0.0.1:1", "--format", "kcat"}, "does not go with --format kcat"},
+		{"to-topic", nil, []string{"--decode", "--registry", "http://127.0.0.1:1", "--to-topic", "x"}, "--to-topic copies the raw bytes"},
+		{"registry without decode", nil, []string{"--registry", "http://127.0.0.1:1"}, "add --decode"},
+		{"bad url", nil, []string{"--decode", "--registry", "ftp://x"}, "want http:// or https://"},
+		{"user without password", map[string]string{"KBATCH_REGISTRY_USER": "u"}, []string{"--decode", "--registry", "http://127.0.0.1:1"}, "registry user u needs a password"},
+		{"password without user", map[string]string{"KBATCH_REGISTRY_PASSWORD": "p"}, []string{"--decode", "--registry", "http://127.0.0.1:1"}, "without a user"},
+		{"password env unset", map[string]string{"KBATCH_REGISTRY_USER": "u"}, []string{"--decode", "--registry", "http://127.0.0.1:1", "--registry-password-env", "NOPE_UNSET_VAR"}, "not set or empty"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			for k, v := range tt.env {
+				t.Setenv(k, v)
+			}
+			stdout, stderr, code := runReplayCLI(t, tc, append([]string{topic + ":0:0-1"}, tt.args...)...)
+			if code != 2 || !strings.Contains(stderr, tt.want) || strings.Count(stderr, "\n") != 1 || stdout != "" {
+				t.Errorf("exit %d, stdout %q, stderr %q; want exit 2 and one line with %q", code, stdout, stderr, tt.want)
+			}
+		})
+	}
+	_, stderr, code := runKbatch(t, "watch", "--no-tui", "-b", strings.Join(tc.Brokers, ","), "-t", topic, "--decode", "--registry", "http://127.0.0.1:1", "--until-end")
+	if code != 2 || !strings.Contains(stderr, "add --sink FILE") {
+		t.Errorf("watch --decode without --sink: exit %d, stderr %q", code, stderr)
+	}
+}
