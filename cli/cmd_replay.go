@@ -142,6 +142,11 @@ func runReplay(ctx context.Context, g *globalOptions, o *replayOptions, args []s
 	if err != nil {
 		return err
 	}
+	cc, err := g.clientConfig()
+	if err != nil {
+		return err
+	}
+	cc.ReadCommitted = p.committed
 	dec, err := g.openDecoder(&o.dec, o.format, stderr)
 	if err != nil {
 		return err
@@ -150,11 +155,6 @@ func runReplay(ctx context.Context, g *globalOptions, o *replayOptions, args []s
 		defer dec.Close()
 		p.enc = &decodingAppender{inner: p.enc, dec: dec}
 	}
-	cc, err := g.clientConfig()
-	if err != nil {
-		return err
-	}
-	cc.ReadCommitted = p.committed
 	client, err := kafka.Dial(cc) // replay's fetches long-poll 100ms (replay.Run)
 	if err != nil {
 		return err

@@ -34,16 +34,27 @@ func addDecodeFlags(f *pflag.FlagSet, d *decodeFlags) {
 }
 
 // registryOptions resolves the registry settings: flags, then KBATCH_*
-// variables. The password and bearer token never come from a flag.
+// variables, then the cluster profile's [clusters.NAME.registry]. The
+// password and bearer token never come from a flag.
+func firstOf(vs ...string) string {
+	for _, v := range vs {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
 func (g *globalOptions) registryOptions(d *decodeFlags) (schema.Options, error) {
 	var opts schema.Options
-	opts.RegistryURL = d.registry
-	if opts.RegistryURL == "" {
-		opts.RegistryURL = g.env("KBATCH_REGISTRY")
+	var profile config.Registry
+	if conn, err := g.connection(); err == nil {
+		profile = conn.Registry
 	}
-	opts.Username = d.registryUser
-	if opts.Username == "" {
-		opts.Username = g.env("KBATCH_REGISTRY_USER")
+	opts.RegistryURL = firstOf(d.registry, g.env("KBATCH_REGISTRY"), profile.URL)
+	opts.Username = firstOf(d.registryUser, g.env("KBATCH_REGISTRY_USER"), profile.Username)
+	if d.registryPasswordEnv == "" && d.registryPasswordFile == "" && g.env("KBATCH_REGISTRY_PASSWORD") == "" {
+		d.registryPasswordEnv, d.registryPasswordFile = profile.PasswordEnv, profile.PasswordFile
 	}
 	if d.registryPasswordEnv != "" && d.registryPasswordFile != "" {
 		return opts, usagef("--registry-password-env and --registry-password-file exclude each other: give one")
@@ -62,7 +73,7 @@ func (g *globalOptions) registryOptions(d *decodeFlags) (schema.Options, error) 
 		}
 	case d.registryPasswordEnv != "":
 		if pw = config.Secret(g.env(d.registryPasswordEnv)); pw == "" {
-			return opts, usagef("--registry-password-env: the variable it names is not set or empty")
+			return opts, usagef("the registry password variable (--registry-password-env, password_env) is not set or empty")
 		}
 	default:
 		pw = config.Secret(g.env("KBATCH_REGISTRY_PASSWORD"))
@@ -101,7 +112,7 @@ func (g *globalOptions) openDecoder(d *decodeFlags, format string, events io.Wri
 		return nil, err
 	}
 	if opts.RegistryURL == "" && len(opts.Local) == 0 {
-		return nil, usagef("--decode needs a schema registry: pass --registry URL or set KBATCH_REGISTRY")
+		return nil, usagef("--decode needs a schema registry: pass --registry URL, set KBATCH_REGISTRY, or add [clusters.NAME.registry] to the profile")
 	}
 	if events != nil {
 		var mu sync.Mutex

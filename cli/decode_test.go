@@ -336,3 +336,29 @@ func TestDecodeUsage(t *testing.T) {
 		t.Errorf("watch --decode without --sink: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// TestDecodeRegistryFromProfile: a profile's [clusters.NAME.registry]
+// gives the URL, the user and the variable holding the password.
+func TestDecodeRegistryFromProfile(t *testing.T) {
+	const user, pass = "reader", "profile-Registry-pw"
+	tc := testkafka.New(t)
+	reg := srfake.New(srfake.WithAuth("Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+pass))))
+	t.Cleanup(reg.Close)
+	topic, id := decodeTopic(t, tc, reg)
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "config.toml")
+	doc := "[clusters.dev]\nbrokers = \"" + strings.Join(tc.Brokers, ",") + "\"\n[clusters.dev.registry]\nurl = \"" + reg.URL() +
+		"\"\nusername = \"" + user + "\"\npassword_env = \"TEST_REGISTRY_PW\"\n"
+	if err := os.WriteFile(cfg, []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("KBATCH_REGISTRY", "")
+	t.Setenv("KBATCH_REGISTRY_USER", "")
+	t.Setenv("KBATCH_REGISTRY_PASSWORD", "")
+	t.Setenv("TEST_REGISTRY_PW", pass)
+	stdout, stderr, code := runReplayCLI(t, tc, topic+":0:earliest-latest", "--config", cfg, "--cluster", "dev", "--decode", "--store", filepath.Join(dir, "o.db"))
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	checkDecodedLines(t, jsonLines(t, stdout), id, framed(id, orderPayload(t)))
+}

@@ -41,6 +41,18 @@ type Connection struct {
 	DialTimeout  time.Duration
 	TLS          TLS
 	SASL         SASL
+	// Registry is the profile's schema registry for --decode.
+	Registry Registry
+}
+
+// Registry is a [clusters.NAME.registry] table: the schema registry of a
+// cluster. The password comes from the variable PasswordEnv names or the
+// first line of PasswordFile; there is no inline password.
+type Registry struct {
+	URL          string
+	Username     string
+	PasswordEnv  string
+	PasswordFile string
 }
 
 // TLS configures TLS to the brokers. It is on when Enabled says so, or,

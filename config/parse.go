@@ -108,12 +108,13 @@ func isBare(c byte) bool {
 const maxSamples = 1000
 
 var (
-	topKeys     = []string{"default_cluster", "clusters", "watch", "store"}
-	clusterKeys = []string{"brokers", "kafka_version", "dial_timeout", "tls", "sasl"}
-	tlsKeys     = []string{"enabled", "ca_file", "cert_file", "key_file", "server_name", "insecure_skip_verify"}
-	saslKeys    = []string{"mechanism", "username", "password", "password_env", "password_file"}
-	watchKeys   = []string{"interval", "reset", "max_per_partition", "samples", "ack", "fail_on_data_loss", "strict_offsets", "isolation"}
-	storeKeys   = []string{"path"}
+	topKeys      = []string{"default_cluster", "clusters", "watch", "store"}
+	clusterKeys  = []string{"brokers", "kafka_version", "dial_timeout", "tls", "sasl", "registry"}
+	registryKeys = []string{"url", "username", "password_env", "password_file"}
+	tlsKeys      = []string{"enabled", "ca_file", "cert_file", "key_file", "server_name", "insecure_skip_verify"}
+	saslKeys     = []string{"mechanism", "username", "password", "password_env", "password_file"}
+	watchKeys    = []string{"interval", "reset", "max_per_partition", "samples", "ack", "fail_on_data_loss", "strict_offsets", "isolation"}
+	storeKeys    = []string{"path"}
 )
 
 func (d *decoder) top(raw map[string]any) error {
@@ -189,6 +190,8 @@ func (d *decoder) cluster(name string, v any, path []string) (Connection, error)
 			c.TLS, err = d.tls(v, p)
 		case "sasl":
 			c.SASL, err = d.sasl(v, p)
+		case "registry":
+			c.Registry, err = d.registry(v, p)
 		default:
 			return false, nil
 		}
@@ -286,6 +289,42 @@ func (d *decoder) sasl(v any, path []string) (SASL, error) {
 		return s, d.errAt(path, "%s: mechanism is missing (one of %s)", dotted(path), strings.Join(Mechanisms, ", "))
 	}
 	return s, nil
+}
+
+func (d *decoder) registry(v any, path []string) (Registry, error) {
+	var r Registry
+	m, err := d.table(v, path)
+	if err != nil {
+		return r, err
+	}
+	err = d.fields(m, path, registryKeys, func(k string, v any, p []string) (bool, error) {
+		var err error
+		switch k {
+		case "url":
+			if r.URL, err = d.str(v, p); err == nil && !strings.HasPrefix(r.URL, "http://") && !strings.HasPrefix(r.URL, "https://") {
+				err = d.errAt(p, "%s: want an http:// or https:// URL (the value is not shown: it may hold a password)", dotted(p))
+			}
+		case "username":
+			r.Username, err = d.str(v, p)
+		case "password_env":
+			r.PasswordEnv, err = d.str(v, p)
+		case "password_file":
+			r.PasswordFile, err = d.file(v, p)
+		default:
+			return false, nil
+		}
+		return true, err
+	})
+	if err != nil {
+		return r, err
+	}
+	if r.PasswordEnv != "" && r.PasswordFile != "" {
+		return r, d.errAt(path, "%s: give only one of password_env and password_file", dotted(path))
+	}
+	if r.URL == "" {
+		return r, d.errAt(path, "%s: url is missing", dotted(path))
+	}
+	return r, nil
 }
 
 func (d *decoder) watch(v any, path []string) error {

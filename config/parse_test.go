@@ -87,6 +87,24 @@ path = "/var/lib/kbatch/offsets.db"
 	}
 }
 
+// TestParseRegistry: [clusters.NAME.registry] reaches the profile, a
+// relative password_file taken from the config file's folder, and Merge
+// takes it whole from the first layer with a URL.
+func TestParseRegistry(t *testing.T) {
+	doc := "[clusters.p]\nbrokers=[\"h:1\"]\n[clusters.p.registry]\nurl=\"http://r:8081\"\nusername=\"u\"\npassword_file=\"reg.pw\"\n"
+	f, err := Parse([]byte(doc), "/etc/kbatch/config.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Registry{URL: "http://r:8081", Username: "u", PasswordFile: "/etc/kbatch/reg.pw"}
+	if got := f.Clusters["p"].Registry; got != want {
+		t.Errorf("registry %+v, want %+v", got, want)
+	}
+	if got := Merge(Connection{}, Connection{Registry: Registry{Username: "x"}}, f.Clusters["p"]).Registry; got != want {
+		t.Errorf("merged registry %+v, want %+v", got, want)
+	}
+}
+
 func TestParseEmptyTLSTableTurnsTLSOn(t *testing.T) {
 	f, err := Parse([]byte("[clusters.a]\nbrokers=[\"h:1\"]\n[clusters.a.tls]\n"), "c.toml")
 	if err != nil {
@@ -127,6 +145,10 @@ func TestParseErrors(t *testing.T) {
 		{"no brokers", "[clusters.p]\nbrokers = []\n", 2, "no broker address"},
 		{"bad mechanism", "[clusters.p]\nbrokers=[\"h:1\"]\n[clusters.p.sasl]\nmechanism = \"GSSAPI\"\n", 4, `SASL mechanism GSSAPI is not supported`},
 		{"two password sources", "[clusters.p]\nbrokers=[\"h:1\"]\n[clusters.p.sasl]\nmechanism=\"PLAIN\"\npassword_env=\"A\"\npassword_file=\"b\"\n", 3, "only one of password"},
+		{"registry without url", "[clusters.p]\nbrokers=[\"h:1\"]\n[clusters.p.registry]\nusername=\"u\"\n", 3, "clusters.p.registry: url is missing"},
+		{"registry two password sources", "[clusters.p]\nbrokers=[\"h:1\"]\nregistry = { url = \"http://r:8081\", password_env=\"A\", password_file=\"b\" }\n", 3, "only one of password_env and password_file"},
+		{"registry inline password", "[clusters.p]\nbrokers=[\"h:1\"]\n[clusters.p.registry]\nurl=\"http://r:8081\"\npassword=\"x\"\n", 5, `unknown key "clusters.p.registry.password"`},
+		{"registry url scheme", "[clusters.p]\nbrokers=[\"h:1\"]\n[clusters.p.registry]\nurl=\"ftp://u:hunter2@r\"\n", 4, "clusters.p.registry.url: want an http:// or https:// URL"},
 		{"sasl without mechanism", "[clusters.p]\nbrokers=[\"h:1\"]\n[clusters.p.sasl]\nusername=\"u\"\n", 3, "mechanism is missing"},
 		{"cert without key", "[clusters.p]\nbrokers=[\"h:1\"]\n[clusters.p.tls]\ncert_file=\"c.pem\"\n", 3, "cert_file and key_file go together"},
 		{"bool wrong type", "[clusters.p]\nbrokers=[\"h:1\"]\n[clusters.p.tls]\ninsecure_skip_verify = \"yes\"\n", 4, "must be true or false, not a string"},
@@ -342,7 +364,7 @@ func TestExampleFile(t *testing.T) {
 	if f.DefaultCluster == "" || len(f.Clusters) < 2 || !f.Clusters["prod"].TLS.On() || !f.Clusters["prod"].SASL.On() {
 		t.Errorf("example profiles %+v", f.Clusters)
 	}
-	for _, keys := range [][]string{topKeys, clusterKeys, tlsKeys, saslKeys, watchKeys, storeKeys} {
+	for _, keys := range [][]string{topKeys, clusterKeys, tlsKeys, saslKeys, registryKeys, watchKeys, storeKeys} {
 		for _, k := range keys {
 			if !strings.Contains(string(data), k) {
 				t.Errorf("config.example.toml does not document %q", k)
