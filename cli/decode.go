@@ -23,6 +23,14 @@ type decodeFlags struct {
 	registryUser         string
 	registryPasswordEnv  string
 	registryPasswordFile string
+	key, value           localSchemaFlags
+	protoPaths           []string
+}
+
+// localSchemaFlags are --key-* or --value-*: a schema file for topics
+// without a registry.
+type localSchemaFlags struct {
+	avro, proto, descriptorSet, message string
 }
 
 func addDecodeFlags(f *pflag.FlagSet, d *decodeFlags) {
@@ -31,6 +39,16 @@ func addDecodeFlags(f *pflag.FlagSet, d *decodeFlags) {
 	f.StringVar(&d.registryUser, "registry-user", "", "schema registry basic-auth user (env KBATCH_REGISTRY_USER)")
 	f.StringVar(&d.registryPasswordEnv, "registry-password-env", "", "read the registry password from environment variable VAR (default KBATCH_REGISTRY_PASSWORD)")
 	f.StringVar(&d.registryPasswordFile, "registry-password-file", "", "read the registry password from the first line of FILE")
+	for _, l := range []struct {
+		name string
+		fl   *localSchemaFlags
+	}{{"key", &d.key}, {"value", &d.value}} {
+		f.StringVar(&l.fl.avro, l.name+"-avro", "", "with --decode: read the "+l.name+"s with the Avro schema FILE.avsc (no registry needed)")
+		f.StringVar(&l.fl.proto, l.name+"-proto", "", "with --decode: read the "+l.name+"s with the Protobuf message --"+l.name+"-message of FILE.proto")
+		f.StringVar(&l.fl.descriptorSet, l.name+"-descriptor-set", "", "with --decode: read the "+l.name+"s with the message --"+l.name+"-message of the FileDescriptorSet FILE")
+		f.StringVar(&l.fl.message, l.name+"-message", "", "the full Protobuf message name of the "+l.name+"s, e.g. shop.v1.Order")
+	}
+	f.StringArrayVar(&d.protoPaths, "proto-path", nil, "folder where --key-proto/--value-proto and their imports are found (repeatable)")
 }
 
 // registryOptions resolves the registry settings: flags, then KBATCH_*
@@ -102,6 +120,9 @@ func (g *globalOptions) openDecoder(d *decodeFlags, format string, events io.Wri
 		if d.registry != "" {
 			return nil, usagef("--registry is for --decode: add --decode")
 		}
+		if d.key != (localSchemaFlags{}) || d.value != (localSchemaFlags{}) || len(d.protoPaths) > 0 {
+			return nil, usagef("the --key-*/--value-* schema flags and --proto-path are for --decode: add --decode")
+		}
 		return nil, nil
 	}
 	if format != "json" {
@@ -111,8 +132,11 @@ func (g *globalOptions) openDecoder(d *decodeFlags, format string, events io.Wri
 	if err != nil {
 		return nil, err
 	}
+	if opts.Local, err = d.locals(); err != nil {
+		return nil, err
+	}
 	if opts.RegistryURL == "" && len(opts.Local) == 0 {
-		return nil, usagef("--decode needs a schema registry: pass --registry URL, set KBATCH_REGISTRY, or add [clusters.NAME.registry] to the profile")
+		return nil, usagef("--decode needs a schema registry or a local schema: pass --registry URL, set KBATCH_REGISTRY, add [clusters.NAME.registry] to the profile, or pass --value-avro/--value-proto/--value-descriptor-set FILE")
 	}
 	if events != nil {
 		var mu sync.Mutex
@@ -127,6 +151,41 @@ func (g *globalOptions) openDecoder(d *decodeFlags, format string, events io.Wri
 		return nil, usageError{err}
 	}
 	return dec, nil
+}
+
+// locals are the local schemas of --key-* and --value-*, for every topic.
+func (d *decodeFlags) locals() ([]schema.Local, error) {
+	var out []schema.Local
+	for _, l := range []struct {
+		name string
+		key  bool
+		fl   localSchemaFlags
+	}{{"key", true, d.key}, {"value", false, d.value}} {
+		n := 0
+		for _, f := range []string{l.fl.avro, l.fl.proto, l.fl.descriptorSet} {
+			if f != "" {
+				n++
+			}
+		}
+		switch {
+		case n > 1:
+			return nil, usagef("--%[1]s-avro, --%[1]s-proto and --%[1]s-descriptor-set exclude each other: give one", l.name)
+		case n == 0 && l.fl.message != "":
+			return nil, usagef("--%[1]s-message names a message of --%[1]s-proto or --%[1]s-descriptor-set: add one", l.name)
+		case n == 0:
+			continue
+		case l.fl.avro != "" && l.fl.message != "":
+			return nil, usagef("--%[1]s-message is for Protobuf; --%[1]s-avro needs none", l.name)
+		case l.fl.avro == "" && l.fl.message == "":
+			return nil, usagef("--%[1]s-proto and --%[1]s-descriptor-set need --%[1]s-message NAME (e.g. shop.v1.Order)", l.name)
+		}
+		out = append(out, schema.Local{Key: l.key, AvroFile: l.fl.avro, ProtoFile: l.fl.proto, ProtoPaths: d.protoPaths,
+			DescriptorSet: l.fl.descriptorSet, Message: l.fl.message})
+	}
+	if len(d.protoPaths) > 0 && d.key.proto == "" && d.value.proto == "" {
+		return nil, usagef("--proto-path is where --key-proto/--value-proto files are found: add one")
+	}
+	return out, nil
 }
 
 // decodingAppender adds the decoded key and value of each record to the
