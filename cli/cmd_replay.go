@@ -147,7 +147,8 @@ func runReplay(ctx context.Context, g *globalOptions, o *replayOptions, args []s
 		return err
 	}
 	cc.ReadCommitted = p.committed
-	dec, err := g.openDecoder(&o.dec, o.format, stderr)
+	var warnings decodeWarnings
+	dec, err := g.openDecoder(&o.dec, o.format, &warnings)
 	if err != nil {
 		return err
 	}
@@ -170,6 +171,7 @@ func runReplay(ctx context.Context, g *globalOptions, o *replayOptions, args []s
 		return err
 	}
 	rep, err := replay.Run(ctx, client, tasks, sink, progressOptions(stderr))
+	warnings.flush(stderr)
 	writeSafeLines(stderr, rep.WriteSummary)
 	var partial *replay.PartialError
 	if err != nil && !errors.As(err, &partial) {

@@ -313,9 +313,9 @@ func (o *watchOptions) open(ctx context.Context, g *globalOptions, p watchPlan, 
 			return nil, nil, err
 		}
 	}
-	var warnings io.Writer // a warning per schema problem; the screen would be drawn over
+	var warnings *decodeWarnings // printed when the stream is over; the screen would be drawn over
 	if o.noTUI {
-		warnings = stderr
+		warnings = &decodeWarnings{}
 	}
 	dec, err := g.openDecoder(&o.dec, o.format, warnings)
 	if err != nil {
@@ -323,6 +323,9 @@ func (o *watchOptions) open(ctx context.Context, g *globalOptions, p watchPlan, 
 	}
 	enc := p.enc
 	if dec != nil {
+		if warnings != nil {
+			done.add(func() { warnings.flush(stderr) })
+		}
 		done.add(dec.Close)
 		enc = &decodingAppender{inner: enc, dec: dec}
 	}

@@ -112,10 +112,36 @@ func (g *globalOptions) registryOptions(d *decodeFlags) (schema.Options, error) 
 	return opts, nil
 }
 
+// decodeWarnings keeps the decoder's events (one per schema id and
+// problem) until the run's other writers to stderr are done: the decoder
+// meets them on the sink's goroutine, while the stream's or replay's own
+// lines go to the same stderr from theirs.
+type decodeWarnings struct {
+	mu   sync.Mutex
+	msgs []string
+}
+
+func (w *decodeWarnings) add(ev schema.Event) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.msgs = append(w.msgs, ev.Message)
+}
+
+// flush writes the kept warnings to out, one escaped line each.
+func (w *decodeWarnings) flush(out io.Writer) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, m := range w.msgs {
+		fmt.Fprintln(out, "kbatch: warning: "+record.String(m))
+	}
+	w.msgs = nil
+}
+
 // openDecoder builds the decoder of --decode, or nil without --decode.
-// events, when not nil, hears each schema id's problem once, as a warning
-// line. format is the --format of the record lines.
-func (g *globalOptions) openDecoder(d *decodeFlags, format string, events io.Writer) (*schema.Decoder, error) {
+// warnings, when not nil, keeps each schema id's problem once, for the
+// caller to print when the run is over. format is the --format of the
+// record lines.
+func (g *globalOptions) openDecoder(d *decodeFlags, format string, warnings *decodeWarnings) (*schema.Decoder, error) {
 	if !d.decode {
 		if d.registry != "" {
 			return nil, usagef("--registry is for --decode: add --decode")
@@ -138,13 +164,8 @@ func (g *globalOptions) openDecoder(d *decodeFlags, format string, events io.Wri
 	if opts.RegistryURL == "" && len(opts.Local) == 0 {
 		return nil, usagef("--decode needs a schema registry or a local schema: pass --registry URL, set KBATCH_REGISTRY, add [clusters.NAME.registry] to the profile, or pass --value-avro/--value-proto/--value-descriptor-set FILE")
 	}
-	if events != nil {
-		var mu sync.Mutex
-		opts.Event = func(ev schema.Event) {
-			mu.Lock()
-			defer mu.Unlock()
-			fmt.Fprintln(events, "kbatch: warning: "+record.String(ev.Message))
-		}
+	if warnings != nil {
+		opts.Event = warnings.add
 	}
 	dec, err := schema.New(opts)
 	if err != nil {
