@@ -181,7 +181,7 @@ func (bf *brokerFetcher) run() {
 func (bf *brokerFetcher) request(in []*reader, maxBytes int64) *kafka.FetchRequest {
 	req := kafka.NewFetchRequest(bf.f.fetch, int32(maxBytes))
 	for _, r := range in {
-		req.Add(r.p, r.pos, r.size)
+		req.AddEpoch(r.p, r.pos, r.size, r.epoch)
 	}
 	return req
 }

@@ -244,13 +244,14 @@ func (f *fetcher) route() {
 				refreshed[r.p.Topic] = true
 				_ = f.client.RefreshMetadata(r.p.Topic)
 			}
-			leader, err := f.client.Leader(r.p)
+			leader, epoch, err := f.client.LeaderEpoch(r.p)
 			if err != nil {
 				quiet := errors.Is(err, kafka.ErrLeaderNotAvailable)
 				noLeader[quiet] = append(noLeader[quiet], r)
 				lastErr[quiet] = err
 				continue
 			}
+			r.epoch = epoch
 			f.brokerFetcher(leader.ID).add(r)
 		}
 		for _, quiet := range []bool{false, true} {

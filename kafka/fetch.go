@@ -64,10 +64,20 @@ func NewFetchRequest(o FetchOptions, maxBytes int32) *FetchRequest {
 	return &FetchRequest{r: req}
 }
 
-// Add asks for p, read from pos with at most size bytes (no leader
-// epoch: -1).
+// Add asks for p, read from pos with at most size bytes, without a
+// leader epoch (-1: the broker does not check it).
 func (f *FetchRequest) Add(p offsets.Partition, pos int64, size int32) {
-	f.r.AddBlock(p.Topic, p.Partition, pos, size, -1)
+	f.AddEpoch(p, pos, size, -1)
+}
+
+// AddEpoch is Add with p's current leader epoch as the metadata knows it
+// (KIP-320, Fetch v9 and later; earlier versions do not carry it). A
+// broker whose epoch is newer answers FENCED_LEADER_EPOCH, one whose
+// epoch is older UNKNOWN_LEADER_EPOCH: both are Retriable (refresh the
+// metadata, ask again), so a fetch is never served by a leader the client
+// does not know is current. -1 asks without the check.
+func (f *FetchRequest) AddEpoch(p offsets.Partition, pos int64, size, epoch int32) {
+	f.r.AddBlock(p.Topic, p.Partition, pos, size, epoch)
 }
 
 // FetchResponse is a broker's answer to a FetchRequest.

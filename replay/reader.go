@@ -283,10 +283,17 @@ func (r *reader) mayHaveGaps(topic string) bool {
 	return c
 }
 
-// request builds a fetch of one partition from pos.
+// request builds a fetch of one partition from pos, with its leader
+// epoch as the metadata knows it (KIP-320: a fenced or unknown epoch is
+// retried after a metadata refresh; -1 when the leader is unknown, which
+// FetchLeader then reports).
 func (r *reader) request(p offsets.Partition, pos int64, size int32) *kafka.FetchRequest {
 	req := kafka.NewFetchRequest(r.fetch, size)
-	req.Add(p, pos, size)
+	epoch := int32(-1)
+	if _, e, err := r.client.LeaderEpoch(p); err == nil {
+		epoch = e
+	}
+	req.AddEpoch(p, pos, size, epoch)
 	return req
 }
 
