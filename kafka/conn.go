@@ -53,6 +53,12 @@ func (c *Client) LeaderEpoch(p offsets.Partition) (Broker, int32, error) {
 	return Broker{ID: b.ID(), Addr: b.Addr()}, epoch, nil
 }
 
+// KnowsBroker reports whether the metadata names broker id.
+func (c *Client) KnowsBroker(id int32) bool {
+	_, err := c.sc.Broker(id)
+	return err == nil
+}
+
 // RefreshMetadata asks the cluster's metadata again, for topics (all
 // topics when none is named).
 func (c *Client) RefreshMetadata(topics ...string) error { return c.sc.RefreshMetadata(topics...) }

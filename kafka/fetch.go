@@ -20,6 +20,8 @@ type FetchOptions struct {
 	// MaxWait passed (a long poll); MinBytes below 1 means 1.
 	MinBytes int32
 	MaxWait  time.Duration
+	// Rack is the client's rack, sent on Fetch v11 and later (KIP-392).
+	Rack string
 }
 
 // FetchOptionsFor returns the options of conf: the highest Fetch version
@@ -31,6 +33,7 @@ func FetchOptionsFor(conf *sarama.Config) FetchOptions {
 		ReadCommitted: conf.Consumer.IsolationLevel == sarama.ReadCommitted,
 		MinBytes:      max(conf.Consumer.Fetch.Min, 1),
 		MaxWait:       conf.Consumer.MaxWaitTime,
+		Rack:          conf.RackID,
 	}
 }
 
@@ -60,6 +63,9 @@ func NewFetchRequest(o FetchOptions, maxBytes int32) *FetchRequest {
 	}
 	if o.Version >= 7 {
 		req.SessionID, req.SessionEpoch = 0, -1 // no fetch session
+	}
+	if o.Version >= 11 {
+		req.RackID = o.Rack
 	}
 	return &FetchRequest{r: req}
 }
@@ -98,7 +104,10 @@ func (f *FetchResponse) Partition(p offsets.Partition) *PartitionAnswer {
 	if blk == nil {
 		return nil
 	}
-	a := &PartitionAnswer{HighWatermark: blk.HighWaterMarkOffset, LastStable: blk.LastStableOffset, blk: blk}
+	a := &PartitionAnswer{HighWatermark: blk.HighWaterMarkOffset, LastStable: blk.LastStableOffset, PreferredReplica: -1, blk: blk}
+	if f.r.Version >= 11 {
+		a.PreferredReplica = blk.PreferredReadReplica
+	}
 	if !errors.Is(blk.Err, sarama.ErrNoError) {
 		a.Err = blk.Err
 	}
@@ -112,7 +121,11 @@ type PartitionAnswer struct {
 	// HighWatermark and LastStable are the partition's high watermark
 	// and last stable offset as the answer reports them (-1: not told).
 	HighWatermark, LastStable int64
-	blk                       *sarama.FetchResponseBlock
+	// PreferredReplica is the broker the leader wants the partition
+	// fetched from (KIP-392: a replica in the client's rack), -1 when
+	// none; such an answer holds no records.
+	PreferredReplica int32
+	blk              *sarama.FetchResponseBlock
 }
 
 // Decode decodes the records in [pos, until) (see DecodeBlock).

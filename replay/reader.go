@@ -78,10 +78,12 @@ func newReader(client *kafka.Client, fetchBytes int32, buffer *buffered) *reader
 }
 
 // fetchOptions are the client's, with replay's own long poll: any
-// byte, at most fetchMaxWait.
+// byte, at most fetchMaxWait. Replay reads from leaders only, so it sends
+// no rack: a leader that names a preferred read replica answers without
+// records.
 func fetchOptions(client *kafka.Client) kafka.FetchOptions {
 	o := client.FetchOptions()
-	o.MinBytes, o.MaxWait = 1, fetchMaxWait
+	o.MinBytes, o.MaxWait, o.Rack = 1, fetchMaxWait, ""
 	return o
 }
 
