@@ -75,6 +75,7 @@ type globalOptions struct {
 	store        string
 	name         string
 	kafkaVersion string
+	rack         string
 	dialTimeout  time.Duration
 	tls          tlsFlags
 	sasl         saslFlags
@@ -154,6 +155,7 @@ config file's [clusters.NAME] profile (see config.example.toml).`,
 	pf.StringVar(&g.store, "store", "", "offset store file (env KBATCH_STORE, default $XDG_STATE_HOME/kbatch/offsets.db)")
 	pf.StringVar(&g.name, "name", "", "stream name in the store (default: derived from the topics)")
 	pf.StringVar(&g.kafkaVersion, "kafka-version", "", "Kafka protocol version to speak (env KBATCH_KAFKA_VERSION, default 2.8.0)")
+	pf.StringVar(&g.rack, "rack", "", "this client's rack: fetch from a replica in it where the brokers allow (KIP-392; env KBATCH_RACK)")
 	pf.DurationVar(&g.dialTimeout, "dial-timeout", 10*time.Second, "give up reaching the cluster after this long")
 	pf.BoolVar(&g.tls.enabled, "tls", false, "connect with TLS (implied by any --tls-* flag; --tls=false turns a profile's TLS off)")
 	pf.StringVar(&g.tls.caFile, "tls-ca", "", "PEM file of CA certificates to trust (default: the system's)")
@@ -217,6 +219,7 @@ func (g *globalOptions) clientConfig() (kafka.ClientConfig, error) {
 		return cc, err
 	}
 	cc.Brokers = conn.Brokers
+	cc.Rack = conn.Rack
 	if !g.changed("dial-timeout") && conn.DialTimeout > 0 {
 		cc.DialTimeout = conn.DialTimeout
 	}

@@ -128,7 +128,7 @@ func (g *globalOptions) connection() (config.Connection, error) {
 }
 
 func (g *globalOptions) flagLayer() config.Connection {
-	c := config.Connection{Brokers: g.brokers, KafkaVersion: g.kafkaVersion}
+	c := config.Connection{Brokers: g.brokers, KafkaVersion: g.kafkaVersion, Rack: g.rack}
 	t := &c.TLS
 	if g.changed("tls") {
 		t.Enabled = &g.tls.enabled
@@ -143,7 +143,7 @@ func (g *globalOptions) flagLayer() config.Connection {
 }
 
 func (g *globalOptions) envLayer() (config.Connection, error) {
-	c := config.Connection{KafkaVersion: g.env("KBATCH_KAFKA_VERSION")}
+	c := config.Connection{KafkaVersion: g.env("KBATCH_KAFKA_VERSION"), Rack: g.env("KBATCH_RACK")}
 	if b := g.env("KBATCH_BROKERS"); b != "" {
 		brokers, err := config.ParseBrokers(strings.Split(b, ","))
 		if err != nil {

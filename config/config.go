@@ -38,9 +38,12 @@ type Connection struct {
 	Name         string
 	Brokers      []string
 	KafkaVersion string
-	DialTimeout  time.Duration
-	TLS          TLS
-	SASL         SASL
+	// Rack is the client's rack (KIP-392): brokers with a replica selector
+	// may answer that a replica in the same rack serves its fetches.
+	Rack        string
+	DialTimeout time.Duration
+	TLS         TLS
+	SASL        SASL
 	// Registry is the profile's schema registry for --decode.
 	Registry Registry
 }

@@ -28,6 +28,7 @@ func Merge(layers ...Connection) Connection {
 		if out.DialTimeout == 0 {
 			out.DialTimeout = l.DialTimeout
 		}
+		first(&out.Rack, l.Rack)
 		t := &out.TLS
 		if t.Enabled == nil {
 			t.Enabled = l.TLS.Enabled

@@ -109,7 +109,7 @@ const maxSamples = 1000
 
 var (
 	topKeys      = []string{"default_cluster", "clusters", "watch", "store"}
-	clusterKeys  = []string{"brokers", "kafka_version", "dial_timeout", "tls", "sasl", "registry"}
+	clusterKeys  = []string{"brokers", "kafka_version", "dial_timeout", "rack", "tls", "sasl", "registry"}
 	registryKeys = []string{"url", "username", "password_env", "password_file"}
 	tlsKeys      = []string{"enabled", "ca_file", "cert_file", "key_file", "server_name", "insecure_skip_verify"}
 	saslKeys     = []string{"mechanism", "username", "password", "password_env", "password_file"}
@@ -186,6 +186,8 @@ func (d *decoder) cluster(name string, v any, path []string) (Connection, error)
 			c.KafkaVersion, err = d.str(v, p)
 		case "dial_timeout":
 			c.DialTimeout, err = d.duration(v, p)
+		case "rack":
+			c.Rack, err = d.str(v, p)
 		case "tls":
 			c.TLS, err = d.tls(v, p)
 		case "sasl":

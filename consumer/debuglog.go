@@ -171,3 +171,12 @@ func (p loggedProcessor) Process(ctx context.Context, b *Batch, records []*recor
 	p.l.Info("process", attrs...)
 	return err
 }
+
+// logReplica logs a partition moving to or from a preferred read replica
+// (KIP-392); leader is -1 when not known at that point.
+func logReplica(l *slog.Logger, p offsets.Partition, leader, replica int32, what string) {
+	if l == nil {
+		return
+	}
+	l.Info("fetch "+what, "partition", p.String(), "leader", leader, "replica", replica)
+}

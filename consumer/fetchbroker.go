@@ -181,7 +181,7 @@ func (bf *brokerFetcher) run() {
 func (bf *brokerFetcher) request(in []*reader, maxBytes int64) *kafka.FetchRequest {
 	req := kafka.NewFetchRequest(bf.f.fetch, int32(maxBytes))
 	for _, r := range in {
-		req.Add(r.p, r.pos, r.size)
+		req.AddEpoch(r.p, r.pos, r.size, r.epoch)
 	}
 	return req
 }
@@ -253,6 +253,26 @@ type taken struct {
 func (bf *brokerFetcher) take(r *reader, blk *kafka.PartitionAnswer) taken {
 	f := bf.f
 	switch {
+	case r.replica == bf.id && blk.Err != nil:
+		// A follower that cannot serve the position (behind: out of
+		// range, or not a replica any more) sends the partition back
+		// to its leader (KIP-392); the leader's answer decides.
+		logReplica(f.log, r.p, -1, r.replica, "back to the leader: "+blk.Err.Error())
+		r.replica = -1
+		bf.remove(r)
+		return taken{lost: true}
+	case blk.Err == nil && blk.PreferredReplica >= 0 && blk.PreferredReplica != bf.id:
+		// The leader names a replica to fetch from (the client's rack).
+		// One the metadata does not name yet: refresh it and ask
+		// again (after the router's back-off), rather than ask the
+		// leader again at once.
+		if !f.client.KnowsBroker(blk.PreferredReplica) {
+			return bf.failed(r, fmt.Errorf("preferred read replica %d: not in the metadata", blk.PreferredReplica), true)
+		}
+		logReplica(f.log, r.p, bf.id, blk.PreferredReplica, "preferred read replica")
+		r.replica = blk.PreferredReplica
+		bf.remove(r)
+		return taken{lost: true}
 	case blk.Err == nil:
 	case errors.Is(blk.Err, kafka.ErrOffsetOutOfRange):
 		// The loop decides where to go on (data loss, --reset) and

@@ -130,7 +130,7 @@ func (f *fetcher) committed() bool {
 // carrying gen. maxHeld and maxHeldBytes bound what the reader forwards
 // before the loop puts it in a batch.
 func (f *fetcher) open(p offsets.Partition, gen uint64, offset, maxHeld, maxHeldBytes int64) *reader {
-	r := &reader{p: p, gen: gen, f: f, pos: offset, size: f.partBytes, maxHeld: maxHeld, maxHeldBytes: maxHeldBytes}
+	r := &reader{p: p, gen: gen, f: f, pos: offset, size: f.partBytes, replica: -1, maxHeld: maxHeld, maxHeldBytes: maxHeldBytes}
 	r.hwm.Store(-1)
 	f.lose(r)
 	return r
@@ -244,11 +244,23 @@ func (f *fetcher) route() {
 				refreshed[r.p.Topic] = true
 				_ = f.client.RefreshMetadata(r.p.Topic)
 			}
-			leader, err := f.client.Leader(r.p)
+			leader, epoch, err := f.client.LeaderEpoch(r.p)
 			if err != nil {
 				quiet := errors.Is(err, kafka.ErrLeaderNotAvailable)
 				noLeader[quiet] = append(noLeader[quiet], r)
 				lastErr[quiet] = err
+				continue
+			}
+			r.epoch = epoch
+			// A preferred read replica (KIP-392) serves the partition
+			// until a fetch from it fails; then, or when the metadata no
+			// longer names it, the leader does again.
+			if r.replica >= 0 && (r.failures > 0 || r.replica == leader.ID || !f.client.KnowsBroker(r.replica)) {
+				logReplica(f.log, r.p, leader.ID, r.replica, "back to the leader")
+				r.replica = -1
+			}
+			if r.replica >= 0 {
+				f.brokerFetcher(r.replica).add(r)
 				continue
 			}
 			f.brokerFetcher(leader.ID).add(r)

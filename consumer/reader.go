@@ -46,6 +46,8 @@ type reader struct {
 	// or one broker's fetch loop; they hand it over under fetcher.mu).
 	pos      int64 // next offset to fetch
 	size     int32 // partition bytes asked per fetch
+	epoch    int32 // the leader epoch of the leader it is fetched from (-1: unknown)
+	replica  int32 // the preferred read replica to fetch from (KIP-392), -1: the leader
 	failures int   // consecutive failed fetches
 	errored  bool  // an error was reported and nothing read since
 	retryAt  time.Time

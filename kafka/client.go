@@ -55,6 +55,9 @@ type ClientConfig struct {
 	TLS         *tls.Config
 	SASL        *SASL
 	ClientID    string
+	// Rack is the client's rack (KIP-392), sent with every Fetch (v11 and
+	// later); "" sends none.
+	Rack string
 	// Isolation is used by fetches and ListOffsets.
 	ReadCommitted bool
 	// FailFast makes one attempt at each metadata request and bounds
@@ -95,6 +98,7 @@ func (cc ClientConfig) SaramaConfig() *sarama.Config {
 	if cc.ClientID != "" {
 		c.ClientID = cc.ClientID
 	}
+	c.RackID = cc.Rack
 	d := cc.dialTimeout()
 	c.Net.DialTimeout = d / 2
 	c.Net.ReadTimeout = 30 * time.Second

@@ -42,6 +42,23 @@ func (c *Client) Leader(p offsets.Partition) (Broker, error) {
 	return Broker{ID: b.ID(), Addr: b.Addr()}, nil
 }
 
+// LeaderEpoch returns p's leader broker and its leader epoch (KIP-320),
+// from the metadata as last refreshed; the epoch is -1 when the cluster
+// does not tell it (metadata before v7, Kafka 2.1).
+func (c *Client) LeaderEpoch(p offsets.Partition) (Broker, int32, error) {
+	b, epoch, err := c.sc.LeaderAndEpoch(p.Topic, p.Partition)
+	if err != nil {
+		return Broker{ID: -1}, -1, err
+	}
+	return Broker{ID: b.ID(), Addr: b.Addr()}, epoch, nil
+}
+
+// KnowsBroker reports whether the metadata names broker id.
+func (c *Client) KnowsBroker(id int32) bool {
+	_, err := c.sc.Broker(id)
+	return err == nil
+}
+
 // RefreshMetadata asks the cluster's metadata again, for topics (all
 // topics when none is named).
 func (c *Client) RefreshMetadata(topics ...string) error { return c.sc.RefreshMetadata(topics...) }

@@ -20,6 +20,8 @@ type FetchOptions struct {
 	// MaxWait passed (a long poll); MinBytes below 1 means 1.
 	MinBytes int32
 	MaxWait  time.Duration
+	// Rack is the client's rack, sent on Fetch v11 and later (KIP-392).
+	Rack string
 }
 
 // FetchOptionsFor returns the options of conf: the highest Fetch version
@@ -31,6 +33,7 @@ func FetchOptionsFor(conf *sarama.Config) FetchOptions {
 		ReadCommitted: conf.Consumer.IsolationLevel == sarama.ReadCommitted,
 		MinBytes:      max(conf.Consumer.Fetch.Min, 1),
 		MaxWait:       conf.Consumer.MaxWaitTime,
+		Rack:          conf.RackID,
 	}
 }
 
@@ -61,13 +64,26 @@ func NewFetchRequest(o FetchOptions, maxBytes int32) *FetchRequest {
 	if o.Version >= 7 {
 		req.SessionID, req.SessionEpoch = 0, -1 // no fetch session
 	}
+	if o.Version >= 11 {
+		req.RackID = o.Rack
+	}
 	return &FetchRequest{r: req}
 }
 
-// Add asks for p, read from pos with at most size bytes (no leader
-// epoch: -1).
+// Add asks for p, read from pos with at most size bytes, without a
+// leader epoch (-1: the broker does not check it).
 func (f *FetchRequest) Add(p offsets.Partition, pos int64, size int32) {
-	f.r.AddBlock(p.Topic, p.Partition, pos, size, -1)
+	f.AddEpoch(p, pos, size, -1)
+}
+
+// AddEpoch is Add with p's current leader epoch as the metadata knows it
+// (KIP-320, Fetch v9 and later; earlier versions do not carry it). A
+// broker whose epoch is newer answers FENCED_LEADER_EPOCH, one whose
+// epoch is older UNKNOWN_LEADER_EPOCH: both are Retriable (refresh the
+// metadata, ask again), so a fetch is never served by a leader the client
+// does not know is current. -1 asks without the check.
+func (f *FetchRequest) AddEpoch(p offsets.Partition, pos int64, size, epoch int32) {
+	f.r.AddBlock(p.Topic, p.Partition, pos, size, epoch)
 }
 
 // FetchResponse is a broker's answer to a FetchRequest.
@@ -88,7 +104,10 @@ func (f *FetchResponse) Partition(p offsets.Partition) *PartitionAnswer {
 	if blk == nil {
 		return nil
 	}
-	a := &PartitionAnswer{HighWatermark: blk.HighWaterMarkOffset, LastStable: blk.LastStableOffset, blk: blk}
+	a := &PartitionAnswer{HighWatermark: blk.HighWaterMarkOffset, LastStable: blk.LastStableOffset, PreferredReplica: -1, blk: blk}
+	if f.r.Version >= 11 {
+		a.PreferredReplica = blk.PreferredReadReplica
+	}
 	if !errors.Is(blk.Err, sarama.ErrNoError) {
 		a.Err = blk.Err
 	}
@@ -102,7 +121,11 @@ type PartitionAnswer struct {
 	// HighWatermark and LastStable are the partition's high watermark
 	// and last stable offset as the answer reports them (-1: not told).
 	HighWatermark, LastStable int64
-	blk                       *sarama.FetchResponseBlock
+	// PreferredReplica is the broker the leader wants the partition
+	// fetched from (KIP-392: a replica in the client's rack), -1 when
+	// none; such an answer holds no records.
+	PreferredReplica int32
+	blk              *sarama.FetchResponseBlock
 }
 
 // Decode decodes the records in [pos, until) (see DecodeBlock).

@@ -67,6 +67,7 @@ func fetchOnce(c *Client, p offsets.Partition, offset int64, readCommitted bool)
 	}
 	o := FetchOptionsFor(c.sc.Config())
 	o.ReadCommitted, o.MinBytes, o.MaxWait = readCommitted, 1, 0
+	o.Rack = "" // the leader answers: no preferred read replica
 	req := NewFetchRequest(o, 4<<20)
 	req.Add(p, offset, 1<<20)
 	resp, err := b.Fetch(req.r)

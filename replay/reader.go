@@ -78,10 +78,12 @@ func newReader(client *kafka.Client, fetchBytes int32, buffer *buffered) *reader
 }
 
 // fetchOptions are the client's, with replay's own long poll: any
-// byte, at most fetchMaxWait.
+// byte, at most fetchMaxWait. Replay reads from leaders only, so it sends
+// no rack: a leader that names a preferred read replica answers without
+// records.
 func fetchOptions(client *kafka.Client) kafka.FetchOptions {
 	o := client.FetchOptions()
-	o.MinBytes, o.MaxWait = 1, fetchMaxWait
+	o.MinBytes, o.MaxWait, o.Rack = 1, fetchMaxWait, ""
 	return o
 }
 
@@ -283,10 +285,17 @@ func (r *reader) mayHaveGaps(topic string) bool {
 	return c
 }
 
-// request builds a fetch of one partition from pos.
+// request builds a fetch of one partition from pos, with its leader
+// epoch as the metadata knows it (KIP-320: a fenced or unknown epoch is
+// retried after a metadata refresh; -1 when the leader is unknown, which
+// FetchLeader then reports).
 func (r *reader) request(p offsets.Partition, pos int64, size int32) *kafka.FetchRequest {
 	req := kafka.NewFetchRequest(r.fetch, size)
-	req.Add(p, pos, size)
+	epoch := int32(-1)
+	if _, e, err := r.client.LeaderEpoch(p); err == nil {
+		epoch = e
+	}
+	req.AddEpoch(p, pos, size, epoch)
 	return req
 }
 

@@ -47,11 +47,18 @@ func New(t testing.TB) *Cluster {
 // what it is); tests move partitions' leaders with Fake.MoveTopicPartition.
 func NewBrokers(t testing.TB, n int) *Cluster {
 	t.Helper()
+	return NewWith(t, kfake.NumBrokers(n))
+}
+
+// NewWith is New with a kfake cluster made with opts (e.g. kfake.ListenFn
+// to put faults on its connections); a real cluster is what it is.
+func NewWith(t testing.TB, opts ...kfake.Opt) *Cluster {
+	t.Helper()
 	c := &Cluster{t: t}
 	if env := os.Getenv(EnvBrokers); env != "" {
 		c.Brokers = strings.Split(env, ",")
 	} else {
-		fake, err := kfake.NewCluster(kfake.NumBrokers(n))
+		fake, err := kfake.NewCluster(opts...)
 		if err != nil {
 			t.Fatalf("kfake: %v", err)
 		}

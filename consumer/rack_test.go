@@ -1,0 +1,153 @@
+package consumer
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kbatch-dev/kbatch/internal/testkafka"
+	"github.com/kbatch-dev/kbatch/kafka"
+	"github.com/kbatch-dev/kbatch/offsets"
+)
+
+// syncBuffer is a log destination the stream's goroutines share.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// Issue 16 point 5 (KIP-392): the client's rack goes with every fetch;
+// when the leader names a preferred read replica, the partition is
+// fetched from that broker, and a fetch the replica cannot serve (behind:
+// OFFSET_OUT_OF_RANGE) sends it back to the leader, without data loss or
+// an out-of-range event. kfake ignores the rack, so broker 0 (the leader)
+// answers a fetch that names rack "b" with broker 1 as the preferred
+// replica, as a broker with replica.selector.class would; broker 1 serves
+// fetches as a follower.
+func TestRackFetchesFromThePreferredReplica(t *testing.T) {
+	if testkafka.Real() {
+		t.Skip("answers with a preferred read replica: kfake only")
+	}
+	h := newBrokersHarness(t, 2)
+	topic := h.kc.Topic("racks", 1)
+	h.lead(topic, 0, 0)
+	h.kc.Fake.SetFollowers(topic, 0, []int32{1})
+	p := offsets.Partition{Topic: topic, Partition: 0}
+	h.kc.ProduceN(topic, 0, 100, 20)
+
+	var redirected, fromReplica atomic.Int64
+	h.kc.Fake.ControlKey(int16(kmsg.Fetch), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
+		h.kc.Fake.KeepControl()
+		req := kreq.(*kmsg.FetchRequest)
+		if h.kc.Fake.CurrentNode() == 1 {
+			fromReplica.Add(1)
+			return nil, nil, false
+		}
+		if req.Rack != "b" {
+			return nil, nil, false
+		}
+		resp := req.ResponseKind().(*kmsg.FetchResponse)
+		for _, rt := range req.Topics {
+			st := kmsg.NewFetchResponseTopic()
+			st.Topic, st.TopicID = rt.Topic, rt.TopicID
+			for _, rp := range rt.Partitions {
+				sp := kmsg.NewFetchResponseTopicPartition()
+				sp.Partition = rp.Partition
+				sp.HighWatermark, sp.LastStableOffset, sp.LogStartOffset = -1, -1, -1
+				sp.PreferredReadReplica = 1
+				st.Partitions = append(st.Partitions, sp)
+			}
+			resp.Topics = append(resp.Topics, st)
+		}
+		redirected.Add(1)
+		return resp, nil, true
+	})
+
+	cc := kafka.ClientConfig{Brokers: h.kc.Brokers, Rack: "b"}
+	conf := cc.SaramaConfig()
+	conf.Consumer.MaxWaitTime = 50 * time.Millisecond
+	client, err := kafka.DialWith(cc, conf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	cfg := h.config(nil, topic)
+	cfg.Client = client
+	cfg.Explicit = []offsets.Spec{spec(t, topic+":0=0")}
+	var logBuf syncBuffer
+	cfg.Log = slog.New(slog.NewTextHandler(&logBuf, nil))
+	s, _, err := Start(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var bs []*Batch
+	var evs []Event
+	faulted := false
+	deadline := time.After(30 * time.Second)
+	for {
+		if _, until, _ := covered(t, bs, p); until == 200 {
+			break
+		}
+		select {
+		case ev := <-s.Events():
+			evs = append(evs, ev)
+			switch ev := ev.(type) {
+			case *BatchEvent:
+				bs = append(bs, ev.Batch)
+			case *Ended:
+				t.Fatalf("ended: %+v", ev)
+			}
+		case <-deadline:
+			from, until, n := covered(t, bs, p)
+			t.Fatalf("after 30s: [%d,%d) with %d records delivered, want [0,200); %d answers named the replica, %d fetches reached it", from, until, n, redirected.Load(), fromReplica.Load())
+		}
+		if _, until, _ := covered(t, bs, p); until >= 100 && !faulted {
+			faulted = true
+			// The replica falls behind: it answers out of range once.
+			h.kc.Fake.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Fetch}, Nodes: []int32{1}, Topic: topic, Err: kerr.OffsetOutOfRange, Count: 1})
+			h.kc.ProduceN(topic, 0, 100, 20)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	from, until, n := covered(t, bs, p)
+	if from != 0 || until != 200 || n != 200 {
+		t.Fatalf("covered [%d,%d) with %d records, want [0,200) with 200", from, until, n)
+	}
+	log := logBuf.String()
+	t.Logf("%d answers named the preferred replica, %d fetches reached it", redirected.Load(), fromReplica.Load())
+	if redirected.Load() < 2 || fromReplica.Load() == 0 {
+		t.Errorf("%d answers named the replica and %d fetches reached it: want the partition read from the replica, and back to it after the leader", redirected.Load(), fromReplica.Load())
+	}
+	if !strings.Contains(log, "preferred read replica") || !strings.Contains(log, "back to the leader") {
+		t.Errorf("the debug log does not show the replica and the way back to the leader:\n%s", log)
+	}
+	for _, code := range []string{offsets.CodeOutOfRange, offsets.CodeDataLoss} {
+		if ns := notices(evs, code); len(ns) > 0 {
+			t.Errorf("a replica behind gave %s events: %+v", code, ns)
+		}
+	}
+}

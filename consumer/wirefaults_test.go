@@ -1,0 +1,164 @@
+package consumer
+
+import (
+	"context"
+	"net"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kfake"
+
+	"github.com/kbatch-dev/kbatch/internal/faultproxy"
+	"github.com/kbatch-dev/kbatch/internal/testkafka"
+	"github.com/kbatch-dev/kbatch/kafka"
+	"github.com/kbatch-dev/kbatch/offsets"
+)
+
+// Issue 16 point 6: faults on the wire between kbatch and the broker
+// (latency, a bandwidth cap, a black hole). In each,
+// the stream recovers by itself, keys answer (acks, pause and resume
+// return), the events say what is wrong where the fetches fail (broker
+// error, then reconnected), and no offset is lost: every partition's
+// batches cover [0, produced) contiguously.
+func TestStreamRecoversFromWireFaults(t *testing.T) {
+	if testkafka.Real() {
+		t.Skip("wraps kfake's listeners: kfake only")
+	}
+	var mu sync.Mutex
+	var wires []*faultproxy.Listener
+	kc := testkafka.NewWith(t, kfake.NumBrokers(1), kfake.ListenFn(func(network, addr string) (net.Listener, error) {
+		l, err := net.Listen(network, addr)
+		if err != nil {
+			return nil, err
+		}
+		w := faultproxy.Wrap(l)
+		mu.Lock()
+		wires = append(wires, w)
+		mu.Unlock()
+		return w, nil
+	}))
+	set := func(f faultproxy.Faults) {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, w := range wires {
+			w.Set(f)
+		}
+	}
+	h := &harness{t: t, kc: kc, store: filepath.Join(t.TempDir(), "offsets.db")}
+	const parts = 2
+	topic := kc.Topic("wire", parts)
+
+	cc := kafka.ClientConfig{Brokers: kc.Brokers}
+	conf := cc.SaramaConfig()
+	conf.Consumer.MaxWaitTime = 50 * time.Millisecond
+	// A black hole ends only in the network timeout; a short one keeps
+	// the test short.
+	conf.Net.ReadTimeout, conf.Net.WriteTimeout = 2*time.Second, 2*time.Second
+	client, err := kafka.DialWith(cc, conf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	st := h.openStore()
+	defer st.Close()
+	cfg := h.config(st, topic)
+	cfg.Client = client
+	cfg.ManualAck = true
+	cfg.Explicit = []offsets.Spec{spec(t, topic+":0=0"), spec(t, topic+":1=0")}
+	s, _, err := Start(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+
+	var bs []*Batch
+	seen := map[uint64]bool{}
+	produced := int64(0)
+	// take reads events until every partition's batches reach produced,
+	// acking each batch (a key that must answer); clear is called once
+	// when a broker error is seen (nil: not waited for).
+	take := func(what string, wantError bool, clear func()) {
+		t.Helper()
+		errors, reconnected := 0, 0
+		start := time.Now()
+		deadline := time.After(60 * time.Second)
+		for {
+			done := true
+			for p := int32(0); p < parts; p++ {
+				if _, until, _ := covered(t, bs, offsets.Partition{Topic: topic, Partition: p}); until != produced {
+					done = false
+				}
+			}
+			if done && (!wantError || (errors > 0 && reconnected > 0)) {
+				t.Logf("%s: delivered up to %d on each partition in %s; %d broker errors, %d reconnected", what, produced, time.Since(start).Round(time.Millisecond), errors, reconnected)
+				return
+			}
+			select {
+			case ev := <-s.Events():
+				switch ev := ev.(type) {
+				case *BatchEvent:
+					if seen[ev.Batch.ID] {
+						continue // the same batch again (its state changed)
+					}
+					seen[ev.Batch.ID] = true
+					bs = append(bs, ev.Batch)
+					answers(t, what+": ack", func() error { return s.Ack(ev.Batch.ID) })
+				case *Notice:
+					switch ev.Code {
+					case offsets.CodeBrokerError:
+						errors++
+						t.Logf("%s: event %s: %s", what, ev.Code, ev.Message)
+						if clear != nil {
+							answers(t, what+": pause", s.PauseAll)
+							answers(t, what+": resume", s.ResumeAll)
+							clear()
+							clear = nil
+						}
+					case offsets.CodeReconnected:
+						reconnected++
+					case offsets.CodeDataLoss, offsets.CodeOutOfRange:
+						t.Fatalf("%s: %s: %s", what, ev.Code, ev.Message)
+					}
+				case *Ended:
+					t.Fatalf("%s: ended: %+v", what, ev)
+				}
+			case <-deadline:
+				t.Fatalf("%s: after 60s not every partition delivered up to %d (%d broker errors, %d reconnected)", what, produced, errors, reconnected)
+			}
+		}
+	}
+	produce := func() {
+		for p := int32(0); p < parts; p++ {
+			kc.ProduceN(topic, p, 50, 200)
+		}
+		produced += 50
+	}
+
+	produce()
+	set(faultproxy.Faults{Latency: 100 * time.Millisecond})
+	take("latency 100ms", false, nil)
+	set(faultproxy.Faults{})
+
+	set(faultproxy.Faults{BytesPerSecond: 20 << 10})
+	produce()
+	take("bandwidth 20 KiB/s", false, nil)
+	set(faultproxy.Faults{})
+
+	produce()
+	set(faultproxy.Faults{BlackHole: true})
+	take("black hole", true, func() { set(faultproxy.Faults{}) })
+
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for p := int32(0); p < parts; p++ {
+		part := offsets.Partition{Topic: topic, Partition: p}
+		from, until, n := covered(t, bs, part)
+		t.Logf("%s: [%d,%d) with %d records, produced %d, lost %d", part, from, until, n, produced, produced-n)
+		if from != 0 || until != produced || n != produced {
+			t.Errorf("%s covered [%d,%d) with %d records, want [0,%d) with %d", part, from, until, n, produced, produced)
+		}
+	}
+}
