@@ -18,7 +18,11 @@ var unfixed = map[string]bool{}
 
 // fixedSeeds run in `make test`: histories that pass, chosen to cover every
 // operation (see TestGenerateCoversEveryOperation).
-var fixedSeeds = []uint64{1, 3, 5, 11, 13, 15, 20, 21, 22, 23, 24, 25, 27, 28, 29, 30}
+var fixedSeeds = []uint64{1, 3, 5, 11, 13, 15, 20, 21, 22, 23, 24, 25, 27, 28, 29, 30,
+	// A seek kept for a pending batch that the final run re-delivers after
+	// retention passed it: the checker once took the seek's skip for
+	// records never delivered.
+	590910222}
 
 // runSeed runs one history and fails t with its report; a history whose
 // every violation looks like a problem not fixed on this branch yet is
