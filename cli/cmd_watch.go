@@ -52,8 +52,9 @@ func newWatchCommand(g *globalOptions) *cobra.Command {
 		Use:   "watch",
 		Short: "Run the direct stream and show it batch by batch (the default command)",
 		Long: `watch reads the given topics with a direct consumer (no consumer group),
-cuts the stream into batches every --interval (or when a partition reaches
---max-per-partition records), and shows each batch's ranges [from, until).
+cuts the stream into batches every --interval (or sooner in a catch-up, once
+every partition with a backlog holds --max-per-partition records or all the
+broker had for it), and shows each batch's ranges [from, until).
 A batch is written ahead to the store as planned, then processed (screen,
 --sink), then acked; only acked batches move the stored next offsets.
 
