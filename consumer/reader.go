@@ -28,6 +28,10 @@ type chunk struct {
 	// txn is the chunk's transaction marks (read_uncommitted only).
 	txn []kafka.TxnMark
 	err error
+	// epoch is, with an out-of-range or kafka.ErrDiverged err, the
+	// leader epoch of the record before next as the reader read it (-1:
+	// not known): the loop looks for where the log diverged.
+	epoch int32
 }
 
 // maxChunk is the smallest read-ahead, in records, a reader is given.
@@ -44,14 +48,22 @@ type reader struct {
 
 	// Owned by the goroutine that holds the reader (the fetcher's router
 	// or one broker's fetch loop; they hand it over under fetcher.mu).
-	pos      int64 // next offset to fetch
-	size     int32 // partition bytes asked per fetch
-	epoch    int32 // the leader epoch of the leader it is fetched from (-1: unknown)
-	replica  int32 // the preferred read replica to fetch from (KIP-392), -1: the leader
-	failures int   // consecutive failed fetches
-	errored  bool  // an error was reported and nothing read since
-	retryAt  time.Time
-	served   uint64 // the fetch round that last gave records, for fairness
+	pos     int64 // next offset to fetch
+	size    int32 // partition bytes asked per fetch
+	epoch   int32 // the leader epoch of the leader it is fetched from (-1: unknown)
+	replica int32 // the preferred read replica to fetch from (KIP-392), -1: the leader
+	// lastEpoch is the leader epoch of the record batch that held the
+	// offset before pos, as read (-1: not known, nothing read yet or no
+	// epochs in the log). verify is set when the partition's leader
+	// changed or a fetch failed since: the next fetch then reads from
+	// pos-1 to check that the log still holds that batch (KIP-320, see
+	// kafka.Diverged).
+	lastEpoch int32
+	verify    bool
+	failures  int  // consecutive failed fetches
+	errored   bool // an error was reported and nothing read since
+	retryAt   time.Time
+	served    uint64 // the fetch round that last gave records, for fairness
 
 	home atomic.Pointer[brokerFetcher]
 	hwm  atomic.Int64
