@@ -59,6 +59,11 @@ func logFetch(l *slog.Logger, broker int32, in []*reader, maxBytes int64, resp *
 		if i > 0 {
 			ask.WriteString(" ")
 		}
+		if r.verify {
+			// From the record before: the check of its leader epoch.
+			fmt.Fprintf(&ask, "%s@%d/%d(epoch-check)", r.p, r.pos-1, r.size)
+			continue
+		}
 		fmt.Fprintf(&ask, "%s@%d/%d", r.p, r.pos, r.size)
 	}
 	attrs := []any{"broker", broker, "max_bytes", maxBytes, "took", took.Round(time.Microsecond), "asked", ask.String()}

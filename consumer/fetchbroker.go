@@ -275,6 +275,12 @@ func (bf *brokerFetcher) take(r *reader, blk *kafka.PartitionAnswer) taken {
 		}
 		logReplica(f.log, r.p, bf.id, blk.PreferredReplica, "preferred read replica")
 		r.replica = blk.PreferredReplica
+		// The leader answered: a failure before (of the replica, say)
+		// is over, or the router would send the partition straight
+		// back to the leader, which names the replica again, and the
+		// partition would never be read (r.errored stays: the next
+		// records report the reconnection).
+		r.failures, r.retryAt = 0, time.Time{}
 		bf.remove(r)
 		return taken{lost: true}
 	case blk.Err == nil:
