@@ -338,8 +338,8 @@ func (l *loop) onReadError(ps *partState, c chunk) error {
 	if errors.Is(err, kafka.ErrOffsetOutOfRange) || errors.Is(err, kafka.ErrDiverged) {
 		return l.onOutOfRange(ps, c)
 	}
-	if !ps.errored {
-		ps.errored = true
+	if kind := errorKind(err); !ps.errored || ps.errKind != kind {
+		ps.errored, ps.errKind = true, kind
 		l.notice(offsets.NewEvent(time.Now(), offsets.CodeBrokerError, ps.p, fmt.Sprintf("%s: %v (retrying)", ps.p, err)))
 	}
 	return nil

@@ -1,8 +1,12 @@
 package consumer
 
 import (
+	"errors"
+	"io"
+	"net"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/kbatch-dev/kbatch/kafka"
@@ -62,8 +66,11 @@ type reader struct {
 	verify    bool
 	failures  int  // consecutive failed fetches
 	errored   bool // an error was reported and nothing read since
-	retryAt   time.Time
-	served    uint64 // the fetch round that last gave records, for fairness
+	// reported is the kind (errorKind) of the error last reported in
+	// this streak of failures.
+	reported string
+	retryAt  time.Time
+	served   uint64 // the fetch round that last gave records, for fairness
 
 	home atomic.Pointer[brokerFetcher]
 	hwm  atomic.Int64
@@ -210,15 +217,44 @@ func (r *reader) idleFor(now time.Time) time.Duration {
 
 // fail counts a failed fetch of r, held by the caller, and returns the
 // chunk that reports err when it must be reported: once per streak of
-// failures, quiet ones (leadership moving) only when they persist. The
+// failures and kind of error (a reset, then timeouts, are two reports: the
+// events say what is wrong now), quiet ones (leadership moving) only when
+// they persist. The
 // caller sends the chunk, then hands r to the router (fetcher.lose),
 // which retries after the back-off set here.
 func (r *reader) fail(err error, quiet bool) (chunk, bool) {
 	r.failures++
 	r.retryAt = time.Now().Add(min(50*time.Millisecond<<min(r.failures, 6), 2*time.Second))
-	if r.errored || (quiet && r.failures < 3) || r.isClosed() {
+	kind := errorKind(err)
+	if (r.errored && r.reported == kind) || (quiet && r.failures < 3) || r.isClosed() {
 		return chunk{}, false
 	}
-	r.errored = true
+	r.errored, r.reported = true, kind
 	return chunk{p: r.p, gen: r.gen, next: r.pos, err: err}, true
+}
+
+// errorKind names the kind of a failed fetch's error, for reporting a
+// streak of failures once per kind: a timeout, a reset, a refused or
+// closed connection, or else the innermost error's text (a broker's error
+// code; never the addresses and ports around it, which change with each
+// connection).
+func errorKind(err error) string {
+	var ne net.Error
+	switch {
+	case errors.As(err, &ne) && ne.Timeout():
+		return "timeout"
+	case errors.Is(err, syscall.ECONNRESET):
+		return "reset"
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "refused"
+	case errors.Is(err, syscall.EPIPE), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, net.ErrClosed):
+		return "closed"
+	}
+	for {
+		inner := errors.Unwrap(err)
+		if inner == nil {
+			return err.Error()
+		}
+		err = inner
+	}
 }
