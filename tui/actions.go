@@ -143,67 +143,6 @@ func (m *Model) step() tea.Cmd {
 	return m.control(ctlCut, offsets.Partition{}, 0)
 }
 
-// openSeek opens the seek form for the selected partition (partitions
-// pane), the selected record's partition at its offset (records pane), or
-// the selected batch's first range at its start (batches pane).
-func (m *Model) openSeek() {
-	var part offsets.Partition
-	prefill := ""
-	switch m.focus {
-	case focusPartitions:
-		p, ok := m.parts.selected()
-		if !ok {
-			return
-		}
-		part = p.Partition
-	case focusRecords:
-		r := m.records.list.selected()
-		if r == nil {
-			return
-		}
-		part, prefill = r.Partition, fmt.Sprint(r.Offset)
-	case focusBatches:
-		e := m.batches.selected()
-		if e == nil || len(e.Ranges) == 0 {
-			return
-		}
-		part, prefill = e.Ranges[0].Partition, fmt.Sprint(e.Ranges[0].From)
-	default:
-		m.setStatus("s seeks the partition selected in the partitions pane", m.c.theme.dim)
-		return
-	}
-	st, ok := m.parts.status(part)
-	if !ok {
-		st = consumer.PartitionStatus{Partition: part, Stored: -1}
-	}
-	form := newSeekForm(m.c, st, prefill, &m.nextID, m.now)
-	form.live = m.parts.status
-	m.pushView(form)
-}
-
-func (m *Model) seek(req seekRequestMsg) tea.Cmd {
-	ctl := m.controls
-	if ctl == nil {
-		return func() tea.Msg { return seekDoneMsg{id: req.id, part: req.part, err: errReadOnly} }
-	}
-	return func() tea.Msg {
-		off, err := ctl.Seek(req.part, req.spec)
-		return seekDoneMsg{id: req.id, part: req.part, offset: off, err: err}
-	}
-}
-
-func (m *Model) seekDone(msg seekDoneMsg) tea.Cmd {
-	if msg.err == nil {
-		m.setStatus(fmt.Sprintf("seek: %s moves to %d; its next range is marked as a jump", EscapeString(msg.part.String()), msg.offset), m.c.theme.ok)
-	} else if f, ok := m.top().(*seekForm); !ok || f.pending != msg.id {
-		m.setStatus("seek "+EscapeString(msg.part.String())+" failed: "+EscapeString(msg.err.Error()), m.c.theme.bad)
-	}
-	if f, ok := m.top().(*seekForm); ok {
-		return f.Update(msg)
-	}
-	return nil
-}
-
 // openReplay opens the replay form prefilled with the ranges of the batch
 // in the detail on top or selected (batches and records panes), or the
 // last records of the selected partition.

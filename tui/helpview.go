@@ -42,6 +42,8 @@ func newHelpView(m *Model) *helpView {
 			{"space", "pause or resume every partition (header: PAUSED)"},
 			{"P", "pause or resume the selected partition (STATE: paused)"},
 			{"s", "seek the selected partition: an offset, earliest, latest, -N (before the high watermark) or @TIME"},
+			{"S", "seek every partition of the stream at once, as -o: a target for all, TOPIC=TARGET for one topic, TOPIC:P=TARGET for one; " +
+				"a seek lands between the log start and the high watermark (outside: the nearest end, said in the status line)"},
 			{"r", "replay the selected batch's ranges, or the selected partition's last 100 records" + replay},
 			{"w", "in the replay view: write the records to a file as JSON lines"},
 			{"e", "the selected batch as Spark startingOffsets/endingOffsets options, copied with OSC 52"},

@@ -280,7 +280,7 @@ func (p *partitionsPane) ShortHelp() []key.Binding {
 	if r, ok := p.selected(); ok && r.Paused {
 		pause = withHelp(pause, "resume partition")
 	}
-	return []key.Binding{p.keys.Seek, p.keys.Replay, pause}
+	return []key.Binding{p.keys.Seek, p.keys.SeekAll, p.keys.Replay, pause}
 }
 
 func (p *partitionsPane) FullHelp() [][]key.Binding {
@@ -344,4 +344,35 @@ func (p *partitionsPane) status(part offsets.Partition) (consumer.PartitionStatu
 		return p.rows[i], true
 	}
 	return consumer.PartitionStatus{}, false
+}
+
+// setBounds takes bounds listed now (a seek form opened): the log start
+// as listed, the high watermark never lower than known.
+func (p *partitionsPane) setBounds(bs map[offsets.Partition]offsets.Bounds) {
+	for part, b := range bs {
+		if i, ok := p.index[part]; ok {
+			row := &p.rows[i]
+			row.LogStart = b.LogStart
+			row.HighWatermark = max(row.HighWatermark, b.HighWatermark)
+			row.Lag = max(0, row.HighWatermark-row.NextOffset)
+		}
+	}
+}
+
+// moved shows a seek at once, before the next progress confirms it: NEXT
+// at the target, the bounds it was resolved with (so NEXT never shows
+// above HWM), SOURCE explicit.
+func (p *partitionsPane) moved(t consumer.SeekTarget) {
+	i, ok := p.index[t.Partition]
+	if !ok {
+		return
+	}
+	row := &p.rows[i]
+	row.NextOffset, row.Source = t.Offset, offsets.SourceExplicit
+	if t.Bounds.HighWatermark >= 0 {
+		row.LogStart = max(row.LogStart, t.Bounds.LogStart)
+		row.HighWatermark = max(row.HighWatermark, t.Bounds.HighWatermark)
+	}
+	row.HighWatermark = max(row.HighWatermark, row.NextOffset)
+	row.Lag = max(0, row.HighWatermark-row.NextOffset)
 }
