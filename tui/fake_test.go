@@ -24,8 +24,12 @@ type fakeStream struct {
 	calls  []string
 	seekTo int64
 	bounds map[offsets.Partition]offsets.Bounds
-	err    error
-	closed bool
+	// boundsGate, when set, holds Bounds until it is closed: the real
+	// program's goldens then show a form whose listing is under way,
+	// whenever the answer would have come.
+	boundsGate chan struct{}
+	err        error
+	closed     bool
 }
 
 func newFakeStream() *fakeStream { return &fakeStream{ch: make(chan consumer.Event, 256)} }
@@ -255,6 +259,9 @@ func (f *fakeStream) boundsOf(p offsets.Partition) offsets.Bounds {
 }
 
 func (f *fakeStream) Bounds(parts []offsets.Partition) (map[offsets.Partition]offsets.Bounds, error) {
+	if f.boundsGate != nil {
+		<-f.boundsGate
+	}
 	out := map[offsets.Partition]offsets.Bounds{}
 	for _, p := range parts {
 		out[p] = f.boundsOf(p)
