@@ -104,16 +104,19 @@ type Model struct {
 
 // streamState is what the header shows about the stream.
 type streamState struct {
-	name, store      string
-	brokers, topics  []string
-	paused, waiting  bool
-	waitingID        uint64
-	rate, byteRate   float64
-	batches          int
-	records          int64
-	ended            *consumer.Ended
-	closed           bool
-	manual           bool
+	name, store     string
+	brokers, topics []string
+	paused, waiting bool
+	waitingID       uint64
+	rate, byteRate  float64
+	batches         int
+	records         int64
+	ended           *consumer.Ended
+	closed          bool
+	manual          bool
+	// cutQueued is n pressed while a batch waited: the next batch is
+	// cut as soon as that one is acked.
+	cutQueued        bool
 	interval         time.Duration
 	redeliveringID   uint64
 	startedReceived  bool
@@ -163,6 +166,7 @@ func New(src EventSource, ctl Controls, opts Options) *Model {
 	m := &Model{c: c, opts: opts, controls: ctl, bridge: newBridge(src.Events()), now: opts.Now, hist: newHistory()}
 	m.bridge.now = opts.Now
 	m.parts = newPartitionsPane(c)
+	m.parts.manual = opts.ManualAck
 	m.batches = newBatchesPane(c, m.hist)
 	m.records = newRecordsPane(c)
 	m.events = newEventsPane(c)
@@ -222,8 +226,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.popView()
 		return m, nil
 	case controlDoneMsg:
-		m.controlDone(msg)
-		return m, nil
+		return m, m.controlDone(msg)
 	case seekRequestMsg:
 		return m, m.seek(msg)
 	case seekDoneMsg:

@@ -293,13 +293,17 @@ func TestManualAck(t *testing.T) {
 	m, fs := newTestModel(t, 140, 40, Options{ManualAck: true})
 	feed(m, started(2), batchEv(1, 2, 0, offsets.StatePlanned))
 	mustContain(t, screen(m), "MANUAL-ACK batch 1 waits", "planned")
+	// n while a batch waits is queued, and says why it waits.
 	press(m, "n")
-	mustContain(t, screen(m), "batch 1 waits for its ack")
+	mustContain(t, screen(m), "n queued: batch 2 is cut when a acks batch 1")
+	if len(fs.Calls()) != 0 {
+		t.Fatalf("n while a batch waits called the stream: %v", fs.Calls())
+	}
 	run(m, press(m, "a"))
-	mustContain(t, screen(m), "acked batch 1")
+	mustContain(t, screen(m), "cutting the next batch now")
 	mustNotContain(t, screen(m), "batch 1 waits")
 	run(m, press(m, "n"))
-	if got := fs.Calls(); !slices.Equal(got, []string{"ack 1", "cut"}) {
+	if got := fs.Calls(); !slices.Equal(got, []string{"ack 1", "cut", "cut"}) {
 		t.Fatalf("calls %v", got)
 	}
 	run(m, press(m, "a"))
