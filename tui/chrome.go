@@ -80,13 +80,13 @@ func (m *Model) headerLead() string {
 // does not fit there goes to the tab bar.
 func (m *Model) headerFigures() []segment {
 	s := &m.stream
-	rate, mb := formatCount(s.rate), formatMB(s.byteRate)
+	rate, bytes := formatCount(s.rate), formatRate(s.byteRate)
 	if s.lastProgressTime.IsZero() {
-		rate, mb = "–", "–" // measured over the first second
+		rate, bytes = "–", "– B/s" // measured over the first second
 	}
 	return []segment{
 		{rate + " rec/s", 1},
-		{mb + " MB/s", 3},
+		{bytes, 3},
 		{"interval " + s.interval.String(), 4},
 		{"acked " + plural(int64(s.batches), "batch", "batches") + ", " + plural(s.records, "record", "records"), 2},
 	}
