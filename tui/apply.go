@@ -52,6 +52,7 @@ func (m *Model) started(e *consumer.Started) {
 	if len(e.Topics) > 0 {
 		s.topics = e.Topics
 	}
+	m.records.list.topics = len(s.topics) > 1
 	if e.Redelivering != nil {
 		s.redeliveringID = e.Redelivering.ID
 	}
@@ -108,7 +109,7 @@ func (m *Model) progress(p *consumer.Progress) {
 
 func (m *Model) ended(e *consumer.Ended) {
 	m.stream.ended = e
-	text := fmt.Sprintf("the stream ended (%s) after %d batches", e.Reason, e.Batches)
+	text := fmt.Sprintf("the stream ended (%s) after %s", e.Reason, plural(int64(e.Batches), "batch", "batches"))
 	if e.Err != nil {
 		text += ": " + EscapeString(e.Err.Error())
 		m.setStatus(text+"; q quits", m.c.theme.bad)

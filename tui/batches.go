@@ -43,7 +43,7 @@ var batchColumns = []column{
 	{title: "BATCH", width: 6, right: true, priority: 0},
 	{title: "TIME", width: 8, priority: 1},
 	{title: "RECORDS", width: 7, right: true, priority: 2},
-	{title: "BYTES", width: 7, right: true, priority: 5},
+	{title: "BYTES", width: 8, right: true, priority: 5},
 	{title: "TOOK", width: 6, right: true, priority: 6},
 	{title: "PARTS", width: 5, right: true, priority: 4},
 	{title: "STATE", width: 11, priority: 3},
@@ -245,7 +245,7 @@ func (b *batchesPane) rangeLines(n int) []string {
 }
 
 func (b *batchesPane) rangeLine(r offsets.BatchRange) string {
-	s := fmt.Sprintf("  %s %d → %d (%d records)", EscapeString(r.Partition.String()), r.From, r.Until, r.Records)
+	s := fmt.Sprintf("  %s %d → %d (%s)", EscapeString(r.Partition.String()), r.From, r.Until, plural(r.Records, "record", "records"))
 	if r.Jump != "" {
 		s += b.theme.warn.Render("  * jump: " + EscapeString(r.Jump))
 	}

@@ -252,16 +252,16 @@ func (v *textView) capturing() bool { return false }
 // within width.
 func batchDetail(m *Model, e *batchEntry, width int) string {
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "batch %d · %s · %s · %d records · %s · took %s\n", e.ID, e.State,
-		e.Time.In(m.c.loc).Format("2006-01-02 15:04:05.000 MST"), e.Records, formatBytes(e.Bytes), formatDuration(e.Duration))
+	fmt.Fprintf(&sb, "batch %d · %s · %s · %s · %s · took %s\n", e.ID, e.State,
+		e.Time.In(m.c.loc).Format("2006-01-02 15:04:05.000 MST"), plural(e.Records, "record", "records"), formatBytes(e.Bytes), formatDuration(e.Duration))
 	if note := batchNote(e); note != "" {
 		sb.WriteString(m.c.theme.warn.Render(note) + "\n")
 	}
-	fmt.Fprintf(&sb, "\n%d ranges [from, until):\n", len(e.Ranges))
+	fmt.Fprintf(&sb, "\n%s [from, until):\n", plural(int64(len(e.Ranges)), "range", "ranges"))
 	for _, r := range e.Ranges {
 		sb.WriteString(m.batches.rangeLine(r) + "\n")
 	}
-	fmt.Fprintf(&sb, "\n%d sample records", len(e.samples))
+	fmt.Fprintf(&sb, "\n%s", sampleCount(e))
 	if e.samplesDropped {
 		sb.WriteString("; dropped to bound memory")
 	}

@@ -37,11 +37,11 @@ func TestHeaderAndPanes(t *testing.T) {
 	m, _ := newTestModel(t, 140, 40, Options{StorePath: "/state/offsets.db"})
 	feed(m, started(3), progressEv(3, 25), batchEv(1, 3, 10, offsets.StateAcked))
 	s := screen(m)
-	mustContain(t, s, "kbatch events", "LIVE", "75 rec/s", "0.01 MB/s", "interval 1s", "store /state/offsets.db",
+	mustContain(t, s, "kbatch events", "LIVE", "75 rec/s", "7.3 KiB/s", "interval 1s", "store /state/offsets.db",
 		"brokers 127.0.0.1:9092", "topics events", "acked 1 batch, 6 records",
 		"Partitions 3", "events[2]", "stored", "Batches 1", "acked",
 		"batch 1 ranges [from, until)", "events[1] 110 → 112 (2 records)",
-		"Records · batch 1 · 6 samples", `{"seq":10}`, "user-0", "Events 0")
+		"Records · batch 1 · 6 of 6 samples", `{"seq":10}`, "user-0", "Events 0")
 }
 
 func TestTooSmall(t *testing.T) {
@@ -164,7 +164,7 @@ func TestBatchesFollowAndReplacePlanned(t *testing.T) {
 		t.Fatalf("planned batch not replaced: %d batches", m.hist.len())
 	}
 	press(m, "enter")
-	mustContain(t, screen(m), "Batch 4", "2 ranges [from, until)", "4 sample records")
+	mustContain(t, screen(m), "Batch 4", "2 ranges [from, until)", "4 of 4 samples")
 	press(m, "esc")
 	mustContain(t, screen(m), "Partitions 2")
 }
@@ -210,7 +210,7 @@ func TestRecordsFilterDetailCopy(t *testing.T) {
 	}
 	mustContain(t, screen(m), "copied the value of events[1] @ 100")
 	press(m, "esc", "esc")
-	mustContain(t, screen(m), "Records · batch 1 · 4 samples")
+	mustContain(t, screen(m), "Records · batch 1 · 4 of 4 samples")
 	mustNotContain(t, screen(m), `filter "`)
 }
 
@@ -520,7 +520,7 @@ func TestBatchDetailShowsSamples(t *testing.T) {
 	m, _ := newTestModel(t, 140, 40, Options{})
 	feed(m, started(2), batchEv(1, 2, 0, offsets.StateAcked))
 	press(m, "2", "enter")
-	mustContain(t, screen(m), "Batch 1", "2 ranges [from, until)", "4 sample records:",
+	mustContain(t, screen(m), "Batch 1", "2 ranges [from, until)", "4 of 4 samples:",
 		"events[0] @ 0", "user-0", `{"seq":0}`, "events[1] @ 101", "plain value")
 }
 
@@ -529,7 +529,7 @@ func TestBatchDetailShowsSamples(t *testing.T) {
 func TestHeaderRatesBeforeTheFirstProgress(t *testing.T) {
 	m, _ := newTestModel(t, 140, 40, Options{})
 	feed(m, started(2), batchEv(1, 2, 0, offsets.StateAcked))
-	mustContain(t, screen(m), "– rec/s · – MB/s", "acked 1 batch, 4 records")
+	mustContain(t, screen(m), "– rec/s · – B/s", "acked 1 batch, 4 records")
 	feed(m, progressEv(2, 10))
 	mustContain(t, screen(m), "20 rec/s")
 	mustNotContain(t, screen(m), "– rec/s")

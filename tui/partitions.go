@@ -274,7 +274,7 @@ func (p *partitionsPane) View() string {
 			}
 		}
 		if sel {
-			lines = append(lines, markRow(&p.theme, renderRow(p.cols, cells), true, p.focused))
+			lines = append(lines, p.selectedRow(cells))
 		} else {
 			lines = append(lines, markRow(&p.theme, renderRow(p.cols, cells, styles...), false, p.focused))
 		}
@@ -406,4 +406,16 @@ func (p *partitionsPane) moved(t consumer.SeekTarget) {
 	}
 	row.HighWatermark = max(row.HighWatermark, row.NextOffset)
 	row.Lag = max(0, row.HighWatermark-row.NextOffset)
+}
+
+// selectedRow renders the selected row on the selection bar, except the
+// trend: block glyphs in reverse video turn into dark blocks on the light
+// bar, so the trend keeps its own colour on the plain background.
+func (p *partitionsPane) selectedRow(cells []string) string {
+	last := len(p.cols) - 1
+	if last < 1 || p.cols[last].title != "TREND" {
+		return markRow(&p.theme, renderRow(p.cols, cells), true, p.focused)
+	}
+	head := renderRow(p.cols[:last], cells[:last]) + "  "[:min(2, max(1, p.cols[last].gap))]
+	return markRow(&p.theme, head, true, p.focused) + p.theme.spark.Render(fit(cells[last], p.cols[last].width))
 }

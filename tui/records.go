@@ -37,7 +37,7 @@ func (p *recordsPane) title() string {
 	if p.batch == nil {
 		return "Records"
 	}
-	s := fmt.Sprintf("Records · batch %d · %d samples", p.batch.ID, len(p.batch.samples))
+	s := fmt.Sprintf("Records · batch %d · %s", p.batch.ID, sampleCount(p.batch))
 	if p.batch.samplesDropped {
 		s += " (dropped to bound memory)"
 	}
