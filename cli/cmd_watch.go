@@ -217,6 +217,11 @@ func (o *watchOptions) plan(g *globalOptions) (watchPlan, error) {
 	if o.dec.decode && o.sink == "" {
 		return watchPlan{}, usagef("--decode adds the decoded records to the --sink lines: add --sink FILE")
 	}
+	if !o.noTUI {
+		if err := checkTerminal(g); err != nil {
+			return watchPlan{}, err
+		}
+	}
 	return watchPlan{cfg: cfg, enc: enc, pick: pick}, nil
 }
 

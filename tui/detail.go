@@ -282,4 +282,22 @@ func batchDetail(m *Model, e *batchEntry, width int) string {
 	return strings.TrimSuffix(sb.String(), "\n")
 }
 
-func (v *textView) title() string { return v.name }
+// title is the name, and when the text is longer than the view a mark
+// of where it is and which way there is more: "↓ more · lines 1-20 of 45".
+func (v *textView) title() string {
+	total, shown := v.vp.TotalLineCount(), v.vp.VisibleLineCount()
+	if total <= shown || shown == 0 {
+		return v.name
+	}
+	var mark string
+	switch {
+	case v.vp.AtTop():
+		mark = "↓ more"
+	case v.vp.AtBottom():
+		mark = "↑ more"
+	default:
+		mark = "↑↓ more"
+	}
+	from := v.vp.YOffset() + 1
+	return fmt.Sprintf("%s · %s · lines %d-%d of %d", v.name, mark, from, from+shown-1, total)
+}

@@ -73,3 +73,19 @@ func TestSelectedSparklineIsNotReversed(t *testing.T) {
 		t.Fatalf("the trend is drawn reversed: %q", sel)
 	}
 }
+
+// Help at 80×24 is longer than the screen: its title says there is more
+// and which way, and follows the scrolling.
+func TestHelpScrollsWithAMoreMark(t *testing.T) {
+	m, _ := newTestModel(t, 80, 24, Options{})
+	feed(m, started(1))
+	press(m, "?")
+	mustContain(t, screen(m), "Help · every key · ↓ more · lines 1-")
+	press(m, "j")
+	mustContain(t, screen(m), "↑↓ more · lines 2-")
+	press(m, "G")
+	mustContain(t, screen(m), "↑ more · lines ")
+	m2, _ := newTestModel(t, 140, 80, Options{})
+	press(m2, "?")
+	mustNotContain(t, screen(m2), "more ·")
+}
