@@ -270,6 +270,10 @@ func runWatch(ctx context.Context, g *globalOptions, o *watchOptions, stdout, st
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
+	var resume *tui.Resume
+	if !o.noTUI {
+		resume = resumeInfo(cfg.Store, cfg.Name) // before the start writes the stream
+	}
 	stream, _, err := consumer.Start(ctx, *cfg)
 	var lossErr *consumer.DataLossError
 	if errors.As(err, &lossErr) && o.noTUI {
@@ -283,7 +287,10 @@ func runWatch(ctx context.Context, g *globalOptions, o *watchOptions, stdout, st
 		return err
 	}
 	if !o.noTUI {
-		return runTUI(ctx, stream, *cfg, g)
+		err := runTUI(ctx, stream, *cfg, g, resume)
+		path, _ := g.storePath()
+		printStored(stderr, *cfg, path)
+		return err
 	}
 	return writeJSONLines(stream, events)
 }

@@ -57,6 +57,10 @@ func (m *Model) started(e *consumer.Started) {
 		s.redeliveringID = e.Redelivering.ID
 	}
 	m.parts.start(e.Starts)
+	if !m.resumeShown {
+		m.resumeShown = true
+		m.resumed(m.opts.Resume)
+	}
 }
 
 func (m *Model) batch(b *consumer.Batch) {

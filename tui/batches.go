@@ -211,6 +211,9 @@ func (b *batchesPane) stateStyle(e *batchEntry) *lipgloss.Style {
 // batchNote says what is special about a batch: re-delivered, jumped.
 func batchNote(e *batchEntry) string {
 	var notes []string
+	if e.logged {
+		notes = append(notes, "earlier run")
+	}
 	if e.Redelivered {
 		notes = append(notes, "redelivered")
 	}

@@ -38,6 +38,9 @@ type Options struct {
 	Location *time.Location
 	// Now is the clock (default time.Now).
 	Now func() time.Time
+	// Resume, when set, is the stored stream this run resumes (shown
+	// when the stream starts).
+	Resume *Resume
 }
 
 // pane is one of the four panes of the main screen.
@@ -100,6 +103,8 @@ type Model struct {
 	cancel    context.CancelFunc
 	bg        sync.WaitGroup // replays and writes in flight
 	replayEnd context.CancelFunc
+	// resumeShown is set once the resume notice was shown.
+	resumeShown bool
 }
 
 // streamState is what the header shows about the stream.

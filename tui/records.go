@@ -30,6 +30,10 @@ func (p *recordsPane) show(e *batchEntry) {
 		p.list.set(nil, false)
 		return
 	}
+	p.list.empty = "no sample records in this batch"
+	if e.logged {
+		p.list.empty = "a batch of an earlier run: the store keeps its ranges, not its records (r replays them)"
+	}
 	p.list.set(e.samples, false)
 }
 
@@ -38,6 +42,9 @@ func (p *recordsPane) title() string {
 		return "Records"
 	}
 	s := fmt.Sprintf("Records · batch %d · %s", p.batch.ID, sampleCount(p.batch))
+	if p.batch.logged {
+		s = fmt.Sprintf("Records · batch %d · earlier run, records not kept", p.batch.ID)
+	}
 	if p.batch.samplesDropped {
 		s += " (dropped to bound memory)"
 	}
