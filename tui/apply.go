@@ -42,6 +42,9 @@ func (m *Model) apply(evs []consumer.Event) {
 
 func (m *Model) started(e *consumer.Started) {
 	s := &m.stream
+	if !s.startedReceived {
+		s.startedAt = m.now()
+	}
 	s.startedReceived = true
 	if e.Stream != "" {
 		s.name = e.Stream

@@ -32,7 +32,9 @@ type batchesPane struct {
 	focused bool
 	// maxRanges is the most ranges a batch has had, for the split.
 	maxRanges int
-	cols      []column
+	// idle says why there is no batch yet (nil: "no batch yet").
+	idle func() []string
+	cols []column
 }
 
 func newBatchesPane(c *common, h *history) *batchesPane {
@@ -141,7 +143,15 @@ func (b *batchesPane) View() string {
 	lines := make([]string, 0, b.height)
 	lines = append(lines, "  "+headerRow(&b.theme, b.cols))
 	if b.hist.len() == 0 {
-		lines = append(lines, b.theme.dim.Render("  no batch yet"))
+		why := []string{"no batch yet"}
+		if b.idle != nil {
+			why = b.idle()
+		}
+		for _, w := range why {
+			for _, l := range strings.Split(wrap(w, max(10, b.width-4)), "\n") {
+				lines = append(lines, b.theme.dim.Render("  "+l))
+			}
+		}
 	}
 	from, until := b.cur.visible()
 	cells := make([]string, len(b.cols))

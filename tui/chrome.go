@@ -153,6 +153,11 @@ func brokerList(brokers []string, w int) string {
 
 func (m *Model) statusView() string {
 	if m.status.text == "" {
+		if m.hist.len() == 0 && len(m.parts.rows) > 0 {
+			// Until the first batch, why there is none (the batches
+			// pane says it in full).
+			return fit(m.c.theme.dim.Render(m.idleReason()[0]), m.width)
+		}
 		return fit(m.c.theme.dim.Render("ready · ? shows every key"), m.width)
 	}
 	ts := m.status.at.In(m.c.loc).Format("15:04:05")

@@ -125,6 +125,7 @@ type streamState struct {
 	interval         time.Duration
 	redeliveringID   uint64
 	startedReceived  bool
+	startedAt        time.Time // when the Started event came
 	lastProgressTime time.Time
 	// loss is the data loss not yet dismissed (x): the header and the
 	// partitions pane warn until then.
@@ -173,6 +174,7 @@ func New(src EventSource, ctl Controls, opts Options) *Model {
 	m.parts = newPartitionsPane(c)
 	m.parts.manual = opts.ManualAck
 	m.batches = newBatchesPane(c, m.hist)
+	m.batches.idle = m.idleReason
 	m.records = newRecordsPane(c)
 	m.events = newEventsPane(c)
 	m.panes = [paneCount]pane{m.parts, m.batches, m.records, m.events}
