@@ -37,16 +37,16 @@ type watchOptions struct {
 	noStore         bool
 	// startChoice is the picker's answer to where the stream starts,
 	// remembered in the store once the stream has started.
-	startChoice string
-	strict          bool
-	failOnDataLoss  bool
-	fromSpark       string
-	noTUI           bool
-	batches         int
-	untilEnd        bool
-	isolation       string
-	log             string
-	dec             decodeFlags
+	startChoice    string
+	strict         bool
+	failOnDataLoss bool
+	fromSpark      string
+	noTUI          bool
+	batches        int
+	untilEnd       bool
+	isolation      string
+	log            string
+	dec            decodeFlags
 }
 
 func newWatchCommand(g *globalOptions) *cobra.Command {
