@@ -35,18 +35,19 @@ type watchOptions struct {
 	sink            string
 	format          string
 	noStore         bool
+	strict          bool
+	failOnDataLoss  bool
+	fromSpark       string
+	noTUI           bool
+	batches         int
+	untilEnd        bool
+	isolation       string
+	log             string
+	dec             decodeFlags
+
 	// startChoice is the picker's answer to where the stream starts,
 	// remembered in the store once the stream has started.
-	startChoice    string
-	strict         bool
-	failOnDataLoss bool
-	fromSpark      string
-	noTUI          bool
-	batches        int
-	untilEnd       bool
-	isolation      string
-	log            string
-	dec            decodeFlags
+	startChoice string
 }
 
 func newWatchCommand(g *globalOptions) *cobra.Command {
