@@ -343,7 +343,7 @@ func (o *watchOptions) open(ctx context.Context, g *globalOptions, p watchPlan, 
 			info, ok, _ := st.Stream(cfg.Name)
 			stored = ok && len(info.Next) > 0
 		}
-		if err := applyStartChoice(&cfg, choice, stored, time.Now()); err != nil {
+		if o.startChoice, err = applyStartChoice(&cfg, choice, stored, time.Now()); err != nil {
 			return nil, nil, err
 		}
 	}

@@ -46,30 +46,32 @@ func (o *watchOptions) startAsker(g *globalOptions, st startStore, storePath str
 }
 
 // applyStartChoice makes the picker's answer part of the stream's
-// configuration: resume keeps the stored positions (--reset for the
-// rest); earliest or latest on a stream with nothing stored is --reset;
-// any other answer is TOPIC=ANSWER for every topic, as -o, which wins
-// over stored positions.
-func applyStartChoice(cfg *consumer.Config, choice string, stored bool, now time.Time) error {
+// configuration and returns the answer to remember for the next pick:
+// resume keeps the stored positions (--reset for the rest); earliest or
+// latest on a stream with nothing stored is --reset, and the next pick
+// offers resume (the stream has positions then); any other answer is
+// TOPIC=ANSWER for every topic, as -o, which wins over stored positions,
+// and is offered again.
+func applyStartChoice(cfg *consumer.Config, choice string, stored bool, now time.Time) (string, error) {
 	if choice == "" || choice == tui.ChoiceResume {
-		return nil
+		return choice, nil
 	}
 	if !stored && (strings.EqualFold(choice, "earliest") || strings.EqualFold(choice, "latest")) {
 		r, err := offsets.ParseReset(strings.ToLower(choice))
 		if err != nil {
-			return usageError{err}
+			return "", usageError{err}
 		}
 		cfg.Reset = r
-		return nil
+		return tui.ChoiceResume, nil
 	}
 	for _, t := range cfg.Topics {
 		sp, err := offsets.ParseSpec(t+"="+choice, now)
 		if err != nil {
-			return err
+			return "", err
 		}
 		cfg.Explicit = append(cfg.Explicit, sp)
 	}
-	return nil
+	return choice, nil
 }
 
 // rememberStartChoice keeps the answer for the stream's next pick; a store

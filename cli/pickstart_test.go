@@ -19,24 +19,27 @@ func TestApplyStartChoice(t *testing.T) {
 		return consumer.Config{Topics: []string{"events", "orders"}, Reset: offsets.ResetLatest}
 	}
 	cfg := fresh()
-	if err := applyStartChoice(&cfg, tui.ChoiceResume, true, now); err != nil || len(cfg.Explicit) != 0 || cfg.Reset != offsets.ResetLatest {
+	if kept, err := applyStartChoice(&cfg, tui.ChoiceResume, true, now); err != nil || kept != tui.ChoiceResume || len(cfg.Explicit) != 0 || cfg.Reset != offsets.ResetLatest {
 		t.Fatalf("resume: %+v %v", cfg, err)
 	}
+	// earliest on a fresh stream is where it begins; the next pick
+	// resumes (the regression: a remembered "latest" skipped the stored
+	// positions on the second run).
 	cfg = fresh()
-	if err := applyStartChoice(&cfg, "earliest", false, now); err != nil || len(cfg.Explicit) != 0 || cfg.Reset != offsets.ResetEarliest {
-		t.Fatalf("earliest on a fresh stream: %+v %v", cfg, err)
+	if kept, err := applyStartChoice(&cfg, "earliest", false, now); err != nil || kept != tui.ChoiceResume || len(cfg.Explicit) != 0 || cfg.Reset != offsets.ResetEarliest {
+		t.Fatalf("earliest on a fresh stream: %+v %q %v", cfg, kept, err)
 	}
 	cfg = fresh()
-	if err := applyStartChoice(&cfg, "earliest", true, now); err != nil || len(cfg.Explicit) != 2 || cfg.Explicit[0].Kind != offsets.SpecEarliest {
+	if kept, err := applyStartChoice(&cfg, "earliest", true, now); err != nil || kept != "earliest" || len(cfg.Explicit) != 2 || cfg.Explicit[0].Kind != offsets.SpecEarliest {
 		t.Fatalf("earliest on a stored stream: %+v %v", cfg, err)
 	}
 	cfg = fresh()
-	if err := applyStartChoice(&cfg, "-100", false, now); err != nil || len(cfg.Explicit) != 2 ||
+	if kept, err := applyStartChoice(&cfg, "-100", false, now); err != nil || kept != "-100" || len(cfg.Explicit) != 2 ||
 		cfg.Explicit[1].Topic != "orders" || !cfg.Explicit[1].AllPartitions || cfg.Explicit[1].Kind != offsets.SpecFromEnd || cfg.Explicit[1].Offset != 100 {
 		t.Fatalf("-100: %+v %v", cfg.Explicit, err)
 	}
 	cfg = fresh()
-	if err := applyStartChoice(&cfg, "@-1h", false, now); err != nil || !cfg.Explicit[0].Time.Equal(now.Add(-time.Hour)) {
+	if _, err := applyStartChoice(&cfg, "@-1h", false, now); err != nil || !cfg.Explicit[0].Time.Equal(now.Add(-time.Hour)) {
 		t.Fatalf("@-1h: %+v %v", cfg.Explicit, err)
 	}
 }

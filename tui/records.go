@@ -16,7 +16,9 @@ type recordsPane struct {
 }
 
 func newRecordsPane(c *common) *recordsPane {
-	return &recordsPane{common: c, list: newRecordList(c)}
+	p := &recordsPane{common: c, list: newRecordList(c)}
+	p.list.empty = "no batch yet: the batches pane says why"
+	return p
 }
 
 // show switches to batch e's samples; showing the same batch again keeps
@@ -27,6 +29,7 @@ func (p *recordsPane) show(e *batchEntry) {
 	}
 	p.batch = e
 	if e == nil {
+		p.list.empty = "no batch yet: the batches pane says why"
 		p.list.set(nil, false)
 		return
 	}
