@@ -71,6 +71,10 @@ type seekForm struct {
 	listErr   error
 	boundsID  int
 	refreshed func(map[offsets.Partition]offsets.Bounds)
+	// lag is LAG as the partitions pane computes it (from the acked
+	// position with manual acks), so the form and the pane agree.
+	lag     func(consumer.PartitionStatus) int64
+	lagFrom string
 }
 
 func newSeekForm(c *common, parts []offsets.Partition, many bool, prefill string, nextID *int, now func() time.Time) *seekForm {
@@ -244,8 +248,12 @@ func (f *seekForm) listedNote() string {
 func (f *seekForm) figures() string {
 	if !f.many {
 		p := f.status(f.parts[0])
-		return fmt.Sprintf("next %d · log start %d · high watermark %d · lag %d · stored %s\n%s",
-			p.NextOffset, p.LogStart, p.HighWatermark, p.Lag, formatOffset(p.Stored), f.listedNote())
+		lag := p.Lag
+		if f.lag != nil {
+			lag = f.lag(p)
+		}
+		return fmt.Sprintf("next %d · log start %d · high watermark %d · lag %d%s · stored %s\n%s",
+			p.NextOffset, p.LogStart, p.HighWatermark, lag, f.lagFrom, formatOffset(p.Stored), f.listedNote())
 	}
 	var lines []string
 	for _, t := range topicsOf(f.parts) {

@@ -75,6 +75,10 @@ func (m *Model) openSeekAll() tea.Cmd {
 func (m *Model) pushSeek(f *seekForm) tea.Cmd {
 	f.live = m.parts.status
 	f.refreshed = m.parts.setBounds
+	f.lag = m.parts.lag
+	if m.parts.manual {
+		f.lagFrom = " from acked"
+	}
 	m.pushView(f)
 	return f.listBounds(m.controls)
 }
