@@ -232,7 +232,22 @@ func (c *cleanups) run() {
 	}
 }
 
-func runWatch(ctx context.Context, g *globalOptions, o *watchOptions, stdout, stderr io.Writer) (rerr error) {
+// runWatch runs the stream; when the user switches to another cluster
+// profile on the screen (c), the stream has closed as on quit and it runs
+// again on that profile, from the topic picker.
+func runWatch(ctx context.Context, g *globalOptions, o *watchOptions, stdout, stderr io.Writer) error {
+	for {
+		err := runWatchOnce(ctx, g, o, stdout, stderr)
+		var sw *tui.SwitchCluster
+		if !errors.As(err, &sw) {
+			return err
+		}
+		g.switchProfile(sw.Profile)
+		o.topics, o.offsets, o.fromSpark = nil, nil, ""
+	}
+}
+
+func runWatchOnce(ctx context.Context, g *globalOptions, o *watchOptions, stdout, stderr io.Writer) (rerr error) {
 	p, err := o.plan(g)
 	if err != nil {
 		return err
@@ -278,7 +293,7 @@ func runWatch(ctx context.Context, g *globalOptions, o *watchOptions, stdout, st
 		return err
 	}
 	if !o.noTUI {
-		return runTUI(ctx, stream, *cfg, g)
+		return runTUI(ctx, stream, *cfg, g, cc)
 	}
 	return writeJSONLines(stream, events)
 }

@@ -257,4 +257,6 @@ func TestTopicGroupsSeesOnlyDescribableGroups(t *testing.T) {
 	}
 }
 
-func plainAuth(user, pass string) sasl.Mechanism { return saslplain.Auth{User: user, Pass: pass}.AsMechanism() }
+func plainAuth(user, pass string) sasl.Mechanism {
+	return saslplain.Auth{User: user, Pass: pass}.AsMechanism()
+}

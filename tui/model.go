@@ -38,6 +38,13 @@ type Options struct {
 	Location *time.Location
 	// Now is the clock (default time.Now).
 	Now func() time.Time
+	// Writer produces records from the screen (p, E); nil disables them.
+	Writer Writer
+	// Groups reads the consumer groups on the stream's topics (C); nil
+	// disables the view.
+	Groups GroupReader
+	// Profiles are the config's cluster profiles c switches between.
+	Profiles []Profile
 }
 
 // pane is one of the four panes of the main screen.
@@ -100,6 +107,8 @@ type Model struct {
 	cancel    context.CancelFunc
 	bg        sync.WaitGroup // replays and writes in flight
 	replayEnd context.CancelFunc
+	// switchTo is the cluster profile chosen with c; Run returns it.
+	switchTo string
 }
 
 // streamState is what the header shows about the stream.
@@ -205,6 +214,9 @@ func closeView() tea.Msg { return closeViewMsg{} }
 
 // Update routes a message; each case hands off to one method.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if cmd, ok := m.updateMore(msg); ok { // power.go
+		return m, cmd
+	}
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.resize(msg.Width, msg.Height)

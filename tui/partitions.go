@@ -36,6 +36,8 @@ type partitionsPane struct {
 	content map[string]int
 	// loss marks the partitions with data loss not yet dismissed.
 	loss map[offsets.Partition]bool
+	// order is how the rows are sorted (o; partsort.go).
+	order int
 }
 
 func newPartitionsPane(c *common) *partitionsPane {
@@ -88,8 +90,9 @@ func (p *partitionsPane) progress(pr *consumer.Progress) {
 func (p *partitionsPane) setRows(rows []consumer.PartitionStatus) {
 	sel, hadSel := p.selected()
 	p.rows = append(p.rows[:0], rows...) // a copy: advance changes rows, not the event's
+	p.sortRows()
 	clear(p.index)
-	for i, r := range rows {
+	for i, r := range p.rows {
 		p.index[r.Partition] = i
 	}
 	p.cur.setLen(len(rows))
@@ -194,7 +197,7 @@ func (p *partitionsPane) title() string {
 	for _, r := range p.rows {
 		lag += r.Lag
 	}
-	return "Partitions " + strconv.Itoa(len(p.rows)) + " · lag " + strconv.FormatInt(lag, 10)
+	return "Partitions " + strconv.Itoa(len(p.rows)) + " · lag " + strconv.FormatInt(lag, 10) + p.orderTitle()
 }
 
 // View draws only the visible rows, so 1000 partitions cost what a screen
