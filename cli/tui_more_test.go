@@ -145,7 +145,9 @@ func TestTUIProduceGroupsSwitchInTmux(t *testing.T) {
 	tm.keys("y")
 	tm.waitFor("the topic picker of green", func(s string) bool { return strings.Contains(s, "PICK TOPICS") && strings.Contains(s, "cluster green") })
 	tm.keys("Enter")
-	tm.waitFor("the stream on green", func(s string) bool { return strings.Contains(s, "Partitions 3") && strings.Contains(s, "cluster green") })
+	tm.waitFor("the stream on green", func(s string) bool {
+		return strings.Contains(s, "Partitions 3") && strings.Contains(s, "cluster green")
+	})
 	tm.keys("q")
 	if status := tm.waitExit(); status != "0" {
 		t.Fatalf("kbatch exited with status %s:\n%s", status, tm.capture(true))
