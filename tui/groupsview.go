@@ -92,8 +92,8 @@ var groupColumns = []column{
 	{title: "COMMITTED", width: 9, right: true, priority: 1},
 	{title: "LAG", width: 6, right: true, priority: 2},
 	{title: "STREAM NEXT", width: 11, right: true, priority: 3},
-	{title: "VS STREAM", width: 10, right: true, priority: 5},
-	{title: "IN BATCH", width: 14, priority: 4},
+	{title: "VS STREAM", width: 13, right: true, priority: 5},
+	{title: "IN BATCH", width: 16, priority: 4},
 	{title: "STATE", width: 11, priority: 6, flex: true, maxWidth: 24},
 }
 
