@@ -44,6 +44,9 @@ type watchOptions struct {
 	isolation       string
 	log             string
 	dec             decodeFlags
+	// screen is the screen's decoder, when a registry or a local schema
+	// is configured (open sets it).
+	screen screenDecoder
 }
 
 func newWatchCommand(g *globalOptions) *cobra.Command {
@@ -278,7 +281,7 @@ func runWatch(ctx context.Context, g *globalOptions, o *watchOptions, stdout, st
 		return err
 	}
 	if !o.noTUI {
-		return runTUI(ctx, stream, *cfg, g)
+		return runTUI(ctx, stream, *cfg, g, o.screen)
 	}
 	return writeJSONLines(stream, events)
 }
@@ -315,10 +318,13 @@ func (o *watchOptions) open(ctx context.Context, g *globalOptions, p watchPlan, 
 		}
 	}
 	var warnings *decodeWarnings // printed when the stream is over; the screen would be drawn over
+	var notes *tui.SchemaNotes   // the screen's: it decodes whenever a schema source is configured
 	if o.noTUI {
 		warnings = &decodeWarnings{}
+	} else {
+		notes = tui.NewSchemaNotes()
 	}
-	dec, err := g.openDecoder(&o.dec, o.format, warnings)
+	dec, err := g.openDecoder(&o.dec, o.format, warnings, notes)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -328,7 +334,12 @@ func (o *watchOptions) open(ctx context.Context, g *globalOptions, p watchPlan, 
 			done.add(func() { warnings.flush(stderr) })
 		}
 		done.add(dec.Close)
-		enc = &decodingAppender{inner: enc, dec: dec}
+		if o.dec.decode {
+			enc = &decodingAppender{inner: enc, dec: dec}
+		}
+		if notes != nil {
+			o.screen = screenDecoder{dec: dec, notes: notes}
+		}
 	}
 	sink, events, err := o.openSink(enc, stdout, stderr)
 	if err != nil {

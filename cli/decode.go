@@ -12,6 +12,7 @@ import (
 	"github.com/kbatch-dev/kbatch/config"
 	"github.com/kbatch-dev/kbatch/record"
 	"github.com/kbatch-dev/kbatch/schema"
+	"github.com/kbatch-dev/kbatch/tui"
 )
 
 // decodeFlags are --decode and the schema registry flags of watch and
@@ -140,9 +141,12 @@ func (w *decodeWarnings) flush(out io.Writer) {
 // openDecoder builds the decoder of --decode, or nil without --decode.
 // warnings, when not nil, keeps each schema id's problem once, for the
 // caller to print when the run is over. format is the --format of the
-// record lines.
-func (g *globalOptions) openDecoder(d *decodeFlags, format string, warnings *decodeWarnings) (*schema.Decoder, error) {
-	if !d.decode {
+// record lines. notes, when not nil, is the screen's: the decoder is then
+// built whenever a registry (flag, KBATCH_REGISTRY, profile) or a local
+// schema is configured, --decode or not, and tells the screen of each
+// fetch and problem.
+func (g *globalOptions) openDecoder(d *decodeFlags, format string, warnings *decodeWarnings, notes *tui.SchemaNotes) (*schema.Decoder, error) {
+	if !d.decode && notes == nil {
 		if d.registry != "" {
 			return nil, usagef("--registry is for --decode: add --decode")
 		}
@@ -151,7 +155,7 @@ func (g *globalOptions) openDecoder(d *decodeFlags, format string, warnings *dec
 		}
 		return nil, nil
 	}
-	if format != "json" {
+	if d.decode && format != "json" {
 		return nil, usagef("--decode adds fields to kbatch's JSON lines; it does not go with --format %s", format)
 	}
 	opts, err := g.registryOptions(d)
@@ -161,11 +165,17 @@ func (g *globalOptions) openDecoder(d *decodeFlags, format string, warnings *dec
 	if opts.Local, err = d.locals(); err != nil {
 		return nil, err
 	}
+	if opts.RegistryURL == "" && len(opts.Local) == 0 && !d.decode {
+		return nil, nil // the screen without a schema source: nothing to decode
+	}
 	if opts.RegistryURL == "" && len(opts.Local) == 0 {
 		return nil, usagef("--decode needs a schema registry or a local schema: pass --registry URL, set KBATCH_REGISTRY, add [clusters.NAME.registry] to the profile, or pass --value-avro/--value-proto/--value-descriptor-set FILE")
 	}
 	if warnings != nil {
 		opts.Event = warnings.add
+	}
+	if notes != nil {
+		opts.Event, opts.Ready = notes.Event, notes.Ready
 	}
 	dec, err := schema.New(opts)
 	if err != nil {

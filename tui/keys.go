@@ -11,6 +11,7 @@ type keyMap struct {
 	Ack, Step                               key.Binding
 	Filter, Copy, Write, SparkExport        key.Binding
 	Dismiss                                 key.Binding
+	Decoded                                 key.Binding
 	Help, Quit                              key.Binding
 }
 
@@ -42,6 +43,8 @@ func newKeyMap() keyMap {
 		SparkExport: b([]string{"e"}, "e", "Spark offsets"),
 		// Dismiss clears the data-loss warning (header, partitions).
 		Dismiss: b([]string{"x"}, "x", "dismiss data loss"),
+		// Decoded cycles a record's detail: decoded, raw text, hex dump.
+		Decoded: b([]string{"v"}, "v", "decoded/raw/hex"),
 		Help:    b([]string{"?"}, "?", "help"),
 		Quit:    b([]string{"q", "ctrl+c"}, "q", "quit"),
 	}
