@@ -5,10 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"net"
+	"strings"
 	"sync"
 	"testing"
 	"time"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/twmb/franz-go/pkg/kadm"
