@@ -127,11 +127,22 @@ func testRackReplica(t *testing.T, drop bool) {
 	var evs []Event
 	faulted := false
 	deadline := time.After(30 * time.Second)
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	// Done when every record arrived and the fault was met: a long poll to
+	// the replica that was in flight when the records were produced can
+	// deliver them before the dropped connection happens, so the drop
+	// case also waits for the drop and a fetch from the replica after it.
+	done := func() bool {
+		_, until, _ := covered(t, bs, p)
+		return until == 200 && redirected.Load() >= 2 && (!drop || (!dropNext.Load() && afterDrop.Load() > 0))
+	}
 	for {
-		if _, until, _ := covered(t, bs, p); until == 200 {
+		if done() {
 			break
 		}
 		select {
+		case <-tick.C:
 		case ev := <-s.Events():
 			evs = append(evs, ev)
 			switch ev := ev.(type) {
