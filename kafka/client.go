@@ -31,14 +31,32 @@ func ParseVersion(v string) (string, error) {
 	return kv.String(), nil
 }
 
-// SASL holds SASL/PLAIN or SCRAM credentials. Password is a secret: it is
-// never printed or stored.
+// SASL holds SASL credentials. Password is a secret: it is never printed
+// or stored.
 type SASL struct {
-	Mechanism string // PLAIN, SCRAM-SHA-256, SCRAM-SHA-512
+	// Mechanism is PLAIN, SCRAM-SHA-256, SCRAM-SHA-512, OAUTHBEARER,
+	// AWS_MSK_IAM (OAUTHBEARER with a token signed for MSK) or GSSAPI.
+	Mechanism string
 	User      string
 	Password  string
 	// SCRAMClient builds a SCRAM conversation; required for SCRAM mechanisms.
 	SCRAMClient func() sarama.SCRAMClient
+	// TokenProvider gives the bearer token of OAUTHBEARER and AWS_MSK_IAM.
+	TokenProvider sarama.AccessTokenProvider
+	// Kerberos configures GSSAPI.
+	Kerberos *Kerberos
+}
+
+// Kerberos is how GSSAPI logs in: with Keytab, else CCache, else the SASL
+// user name and password; User@Realm is the principal, and the brokers'
+// principal is ServiceName/HOST@REALM.
+type Kerberos struct {
+	ConfigPath  string
+	ServiceName string
+	Realm       string
+	Keytab      string
+	CCache      string
+	DisableFAST bool
 }
 
 // ClientConfig is everything needed to reach a cluster. It is the one place
@@ -137,6 +155,24 @@ func (cc ClientConfig) SaramaConfig() *sarama.Config {
 		case "SCRAM-SHA-512":
 			c.Net.SASL.Mechanism = sarama.SASLTypeSCRAMSHA512
 			c.Net.SASL.SCRAMClientGeneratorFunc = cc.SASL.SCRAMClient
+		case "OAUTHBEARER", "AWS_MSK_IAM":
+			c.Net.SASL.Mechanism = sarama.SASLTypeOAuth
+			c.Net.SASL.TokenProvider = cc.SASL.TokenProvider
+		case "GSSAPI":
+			c.Net.SASL.Mechanism = sarama.SASLTypeGSSAPI
+			if k := cc.SASL.Kerberos; k != nil {
+				g := &c.Net.SASL.GSSAPI
+				g.KerberosConfigPath, g.ServiceName, g.Realm = k.ConfigPath, k.ServiceName, k.Realm
+				g.Username, g.Password, g.DisablePAFXFAST = cc.SASL.User, cc.SASL.Password, k.DisableFAST
+				switch {
+				case k.Keytab != "":
+					g.AuthType, g.KeyTabPath = sarama.KRB5_KEYTAB_AUTH, k.Keytab
+				case k.CCache != "":
+					g.AuthType, g.CCachePath = sarama.KRB5_CCACHE_AUTH, k.CCache
+				default:
+					g.AuthType = sarama.KRB5_USER_AUTH
+				}
+			}
 		default:
 			c.Net.SASL.Mechanism = sarama.SASLTypePlaintext
 		}

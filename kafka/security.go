@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"strconv"
 	"strings"
 	"syscall"
@@ -154,6 +155,16 @@ func describeSecurityError(cc ClientConfig, err error) string {
 	)
 	if cc.SASL != nil {
 		saslUser = fmt.Sprintf("%s (%s)", cc.SASL.User, strings.ToUpper(cc.SASL.Mechanism))
+		if cc.SASL.User == "" {
+			saslUser = strings.ToUpper(cc.SASL.Mechanism)
+		}
+	}
+	var tokenErr *TokenError
+	if errors.As(err, &tokenErr) {
+		return tokenErr.Error()
+	}
+	if s := describeKerberosError(cc, err); s != "" {
+		return s
 	}
 	certMsg, certErr := certificateError(err)
 	switch {
@@ -164,12 +175,63 @@ func describeSecurityError(cc ClientConfig, err error) string {
 		return "TLS handshake failed: the listener does not speak TLS (drop --tls, or use the broker's TLS port)"
 	case errors.As(err, &alert):
 		return "TLS handshake refused by the broker: " + alert.Error() + " (does it want a client certificate, --tls-cert and --tls-key?)"
+	case cc.TLS != nil && strings.Contains(err.Error(), "remote error: tls: "):
+		_, remote, _ := strings.Cut(err.Error(), "remote error: ")
+		if len(cc.TLS.Certificates) == 0 && cc.TLS.GetClientCertificate == nil {
+			return "the broker refused the TLS connection (" + firstLine(remote) + "): it wants a client certificate: give --tls-cert and --tls-key (cert_file, key_file)"
+		}
+		return "the broker refused the TLS connection (" + firstLine(remote) + "): it does not accept the client certificate (signed by a CA it does not trust, expired, or not for client authentication?)"
 	case errors.Is(err, sarama.ErrSASLAuthenticationFailed):
-		return "SASL authentication failed for " + saslUser + ": wrong user name or password?"
+		return "SASL authentication failed for " + saslUser + ": " + refusedHint(cc)
 	case errors.Is(err, sarama.ErrUnsupportedSASLMechanism), errors.Is(err, sarama.ErrIllegalSASLState):
 		return "the broker does not enable SASL mechanism " + saslUser + " (try another --sasl-mechanism)"
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
 		return "the broker closed the connection: " + closedHint(cc, saslUser)
+	}
+	return ""
+}
+
+// refusedHint says what to check when the broker refused the credentials
+// of cc's mechanism.
+func refusedHint(cc ClientConfig) string {
+	switch strings.ToUpper(cc.SASL.Mechanism) {
+	case "OAUTHBEARER":
+		return "the broker refused the token (expired, or not valid for this cluster: issuer, audience, scope, signing key?)"
+	case "AWS_MSK_IAM":
+		return "the broker refused the IAM signature (check the AWS credentials, aws_region against the cluster's region, and that the IAM policy allows kafka-cluster:Connect)"
+	case "GSSAPI":
+		return "the broker refused the Kerberos ticket (check kerberos_service_name and the broker's principal)"
+	}
+	return "wrong user name or password?"
+}
+
+// describeKerberosError explains a GSSAPI failure on the client side: the
+// KDC refusing the login or not knowing a principal, or not answering.
+// "" when err is not one.
+func describeKerberosError(cc ClientConfig, err error) string {
+	if cc.SASL == nil || cc.SASL.Kerberos == nil || !strings.EqualFold(cc.SASL.Mechanism, "GSSAPI") {
+		return ""
+	}
+	k := cc.SASL.Kerberos
+	msg := err.Error()
+	principal := cc.SASL.User + "@" + k.Realm
+	host := "HOST"
+	if len(cc.Brokers) > 0 {
+		if h, _, err := net.SplitHostPort(cc.Brokers[0]); err == nil {
+			host = h
+		}
+	}
+	service := k.ServiceName + "/" + host + "@" + k.Realm
+	switch {
+	case strings.Contains(msg, "KDC_ERR_PREAUTH_FAILED"):
+		return "Kerberos: the KDC refused the login of " + principal + " (KDC_ERR_PREAUTH_FAILED): wrong password, or a keytab with old keys?"
+	case strings.Contains(msg, "KDC_ERR_C_PRINCIPAL_UNKNOWN"):
+		return "Kerberos: the KDC does not know the principal " + principal + " (check username and kerberos_realm)"
+	case strings.Contains(msg, "KDC_ERR_S_PRINCIPAL_UNKNOWN"):
+		return "Kerberos: the KDC does not know the brokers' principal " + service + " (check kerberos_service_name, and that the brokers are addressed by the host name in their principal)"
+	case strings.Contains(msg, "KRB_AP_ERR"), strings.Contains(msg, "KDC_ERR"), strings.Contains(msg, "krb5"), strings.Contains(msg, "Kerberos"),
+		strings.Contains(msg, "keytab"), strings.Contains(msg, "ccache"), strings.Contains(msg, "KDC"):
+		return "Kerberos: " + firstLine(msg)
 	}
 	return ""
 }
