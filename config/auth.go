@@ -94,22 +94,26 @@ func RunSecretCommand(command, what string) (Secret, error) {
 	return Secret(line), nil
 }
 
-// limitedBuffer keeps the first maxSmallFile bytes written to it.
+// limitedBuffer keeps the first maxSmallFile bytes written to it. The
+// buffer is a field, not embedded: an embedded bytes.Buffer's ReadFrom
+// would let io.Copy bypass Write and its bound.
 type limitedBuffer struct {
-	bytes.Buffer
+	buf  bytes.Buffer
 	over bool
 }
 
 func (b *limitedBuffer) Write(p []byte) (int, error) {
-	if room := maxSmallFile - b.Len(); len(p) > room {
+	if room := maxSmallFile - b.buf.Len(); len(p) > room {
 		b.over = true
 		if room > 0 {
-			b.Buffer.Write(p[:room])
+			b.buf.Write(p[:room])
 		}
 		return len(p), nil
 	}
-	return b.Buffer.Write(p)
+	return b.buf.Write(p)
 }
+
+func (b *limitedBuffer) String() string { return b.buf.String() }
 
 // OAuth configures SASL/OAUTHBEARER: either a static token (Token: from a
 // variable, a file or a command, read again before it expires) or the

@@ -43,6 +43,11 @@ func decryptKey(keyPEM []byte, t TLS, getenv func(string) string) ([]byte, error
 			//nolint:staticcheck // see above
 			der, err = x509.DecryptPEMBlock(block, []byte(pass))
 			typ = block.Type
+			// A wrong passphrase passes the padding check about once in
+			// 256 tries (RFC 1423 has no integrity check): the key must parse.
+			if err == nil && !parsesAsKey(der) {
+				err = x509.IncorrectPasswordError
+			}
 		} else {
 			var key any
 			key, err = pkcs8.ParsePKCS8PrivateKey(block.Bytes, []byte(pass))
@@ -55,4 +60,17 @@ func decryptKey(keyPEM []byte, t TLS, getenv func(string) string) ([]byte, error
 		}
 		return pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}), nil
 	}
+}
+
+// parsesAsKey reports whether der is a PKCS#1, SEC 1 (EC) or PKCS#8
+// private key.
+func parsesAsKey(der []byte) bool {
+	if _, err := x509.ParsePKCS1PrivateKey(der); err == nil {
+		return true
+	}
+	if _, err := x509.ParseECPrivateKey(der); err == nil {
+		return true
+	}
+	_, err := x509.ParsePKCS8PrivateKey(der)
+	return err == nil
 }

@@ -189,7 +189,11 @@ func MSKIAMToken(region, profile string) TokenFunc {
 			tok, ms, err = signer.GenerateAuthToken(ctx, region)
 		}
 		if err != nil {
-			return "", time.Time{}, errors.New(firstLine(err.Error()))
+			msg := firstLine(err.Error())
+			if strings.Contains(msg, "credentials") {
+				msg += " (give AWS credentials: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE or aws_profile, aws sso login, or an instance or task role)"
+			}
+			return "", time.Time{}, errors.New(msg)
 		}
 		return tok, time.UnixMilli(ms), nil
 	}
