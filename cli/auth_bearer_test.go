@@ -240,11 +240,15 @@ func TestSigV4CheckerRefusesTampering(t *testing.T) {
 		return base64.RawURLEncoding.EncodeToString([]byte(u.String()))
 	}
 	bad := map[string]string{
-		"action":         tamper(func(q url.Values) { q.Set("Action", "kafka-cluster:AlterCluster") }),
-		"date":           tamper(func(q url.Values) { q.Set("X-Amz-Date", time.Now().UTC().Add(-time.Minute).Format("20060102T150405Z")) }),
-		"expires":        tamper(func(q url.Values) { q.Set("X-Amz-Expires", "899") }),
-		"session token":  tamper(func(q url.Values) { q.Set("X-Amz-Security-Token", testSession+"x") }),
-		"signature byte": tamper(func(q url.Values) { s := []byte(q.Get("X-Amz-Signature")); s[0] ^= 1; q.Set("X-Amz-Signature", string(s)) }),
+		"action":        tamper(func(q url.Values) { q.Set("Action", "kafka-cluster:AlterCluster") }),
+		"date":          tamper(func(q url.Values) { q.Set("X-Amz-Date", time.Now().UTC().Add(-time.Minute).Format("20060102T150405Z")) }),
+		"expires":       tamper(func(q url.Values) { q.Set("X-Amz-Expires", "899") }),
+		"session token": tamper(func(q url.Values) { q.Set("X-Amz-Security-Token", testSession+"x") }),
+		"signature byte": tamper(func(q url.Values) {
+			s := []byte(q.Get("X-Amz-Signature"))
+			s[0] ^= 1
+			q.Set("X-Amz-Signature", string(s))
+		}),
 	}
 	for label, tok := range bad {
 		if err := c.check(tok); err == nil {
