@@ -82,7 +82,8 @@ oidc_url=$(cat "$OIDC/oidc-url")
 
 # ---- ports ----
 ports=()
-pick() { local p; while :; do p=$(k_pick_port); case " ${ports[*]} " in *" $p "*) ;; *) ports+=("$p"); echo "$p"; return;; esac; done; }
+# pick: a free port not picked before (the caller adds it to ports: $(pick) runs in a subshell).
+pick() { local p; while :; do p=$(k_pick_port); case " ${ports[*]} " in *" $p "*) ;; *) echo "$p"; return ;; esac; done; }
 p_plain=$(pick); p_ctl=$(pick)
 ports+=("$p_plain" "$p_ctl")
 p_scram=$(pick); ports+=("$p_scram")
