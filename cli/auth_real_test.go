@@ -240,6 +240,18 @@ sasl = { mechanism = %q, username = "bjorn", password_file = %q }
 				"-b", addr, "--sasl-mechanism", mech, "--sasl-user", "alice")
 		})
 	}
+	t.Run("password SASLprep changes, user made by kafka-configs", func(t *testing.T) {
+		// Regression: Kafka does not SASLprep (its clients and its tools
+		// use the password's UTF-8 bytes as typed), so a password that
+		// SASLprep changes ("e" + U+0301 becomes "é") was refused.
+		carol := lab.secrets["carol.pw"]
+		if !strings.Contains(carol, "e\u0301") {
+			t.Fatalf("carol's password has no combining accent")
+		}
+		lab.topicsOK(t, nil, "-b", addr, "--sasl-mechanism", "SCRAM-SHA-256", "--sasl-user", "carol", "--sasl-password-file", lab.secretFile("carol.pw"))
+		lab.refused(t, []string{"KBATCH_SASL_PASSWORD=" + carol + "x"}, exitFailure, []string{"SASL authentication failed for carol (SCRAM-SHA-256)"},
+			"-b", addr, "--sasl-mechanism", "SCRAM-SHA-256", "--sasl-user", "carol")
+	})
 	t.Run("password from a command, watch with --log and a store", func(t *testing.T) {
 		cfg := lab.profile(t, "alice-cmd", fmt.Sprintf(`[clusters.alice]
 brokers = [%q]

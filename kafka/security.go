@@ -15,6 +15,7 @@ import (
 
 	"github.com/IBM/sarama"
 	"github.com/xdg-go/scram"
+	"github.com/xdg-go/stringprep"
 
 	"github.com/kbatch-dev/kbatch/record"
 )
@@ -30,6 +31,42 @@ func SCRAMClientFor(mechanism string) func() sarama.SCRAMClient {
 		return func() sarama.SCRAMClient { return &scramClient{hash: scram.SHA512} }
 	}
 	return nil
+}
+
+// SCRAMClientUnprepped is SCRAMClientFor without SASLprep of the user
+// name and password. Kafka's clients and tools (kafka-configs,
+// kafka-storage, the Admin API) use the UTF-8 bytes as typed, so for a
+// password that SASLprep changes ("e" + U+0301, a no-break space) the
+// broker holds the credential of the unprepared form; Dial falls back to
+// it (see scramNeedsUnprepped).
+func SCRAMClientUnprepped(mechanism string) func() sarama.SCRAMClient {
+	switch strings.ToUpper(mechanism) {
+	case "SCRAM-SHA-256":
+		return func() sarama.SCRAMClient { return &scramClient{hash: scram.SHA256, unprepped: true} }
+	case "SCRAM-SHA-512":
+		return func() sarama.SCRAMClient { return &scramClient{hash: scram.SHA512, unprepped: true} }
+	}
+	return nil
+}
+
+// scramNeedsUnprepped reports whether a failed connection is worth one
+// more try without SASLprep: the mechanism is SCRAM, SASLprep changes the
+// user name or password, and the broker refused the login or hung up
+// during it.
+func scramNeedsUnprepped(cc ClientConfig, cause error) bool {
+	if cc.SASL == nil || !strings.HasPrefix(strings.ToUpper(cc.SASL.Mechanism), "SCRAM-") {
+		return false
+	}
+	if !errors.Is(cause, sarama.ErrSASLAuthenticationFailed) && !errors.Is(cause, io.EOF) &&
+		!errors.Is(cause, io.ErrUnexpectedEOF) && !errors.Is(cause, syscall.ECONNRESET) && !errors.Is(cause, syscall.EPIPE) {
+		return false
+	}
+	for _, s := range []string{cc.SASL.User, cc.SASL.Password} {
+		if p, err := stringprep.SASLprep.Prepare(s); err == nil && p != s {
+			return true
+		}
+	}
+	return false
 }
 
 // scramMaxIterations refuses servers that ask for absurd PBKDF2 work (a
@@ -48,11 +85,14 @@ const scramMaxIterations = 1 << 20
 // once the server's signature checked out. It is used by one goroutine
 // and never reused; the password never appears in an error.
 type scramClient struct {
-	hash  scram.HashGeneratorFcn
-	conv  *scram.ClientConversation
-	nonce string // the client nonce; drawn by Begin, set by tests
-	step  int
-	done  bool
+	hash scram.HashGeneratorFcn
+	// unprepped skips SASLprep: Kafka derives credentials from the
+	// password's UTF-8 bytes as typed (see SCRAMClientUnprepped).
+	unprepped bool
+	conv      *scram.ClientConversation
+	nonce     string // the client nonce; drawn by Begin, set by tests
+	step      int
+	done      bool
 }
 
 // Begin prepares the conversation (SASLprep of the credentials) and draws
@@ -63,7 +103,11 @@ func (c *scramClient) Begin(user, password, authzID string) error {
 		return fmt.Errorf("scram: drawing a nonce: %w", err)
 	}
 	c.nonce = base64.RawStdEncoding.EncodeToString(b[:])
-	cl, err := c.hash.NewClient(user, password, authzID)
+	newClient := c.hash.NewClient
+	if c.unprepped {
+		newClient = c.hash.NewClientUnprepped
+	}
+	cl, err := newClient(user, password, authzID)
 	if err != nil {
 		// The library's message names the user name, never the password.
 		return fmt.Errorf("scram: %s", record.String(err.Error()))

@@ -36,6 +36,9 @@ secret() { (umask 077; printf '%s\n' "$2" >"$SEC/$1"); }
 secret alice.pw "alice-$(rand)"
 # Non-ASCII (NFC, unchanged by SASLprep), given to Kafka as UTF-8.
 secret bjorn.pw "pässwörd-日本語-$(rand)"
+# A password SASLprep (RFC 4013) changes: "e" + U+0301 (combining acute) becomes "é" under NFKC.
+# Kafka's own clients do not SASLprep, so the broker holds the credential of the bytes as typed.
+secret carol.pw "$(printf 'cafe\xcc\x81-')$(rand)"
 secret client.secret "cs-$(rand)"
 secret key.pass "kp-$(rand)"
 secret kbatch-krb.pw "krb-$(rand)"
@@ -251,6 +254,12 @@ echo "127.0.0.1:$p_plain" >"$K_BOOTFILE"
 echo "$KAFKA_VERSION" >"$K_VERFILE"
 k_tool "$libs" "$(k_topic_class "$libs")" --bootstrap-server "127.0.0.1:$p_plain" --create --topic auth-events \
   --partitions 2 --replication-factor 1 >/dev/null || { a_down; adie "creating topic auth-events failed"; }
+# One user made the usual way on a running cluster: kafka-configs (ConfigCommand, Admin API).
+LC_ALL=C.UTF-8 k_tool "$libs" -Dfile.encoding=UTF-8 -Dsun.jnu.encoding=UTF-8 \
+  "$(k_class "$libs" org.apache.kafka.tools.ConfigCommand kafka.admin.ConfigCommand)" --bootstrap-server "127.0.0.1:$p_plain" \
+  --alter --entity-type users --entity-name carol \
+  --add-config "SCRAM-SHA-256=[password=$(cat "$SEC/carol.pw")]" \
+  >/dev/null 2>"$KAFKA_CACHE_DIR/configs.err" || { grep -v password "$KAFKA_CACHE_DIR/configs.err" >&2; a_down; adie "kafka-configs could not add user carol"; }
 
 {
   echo "KBATCH_AUTH_DIR=$AUTH_DIR"
