@@ -11,6 +11,8 @@
 AUTH_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 AUTH_DIR=${AUTH_DIR:-$AUTH_ROOT/.cache/auth}
 export KAFKA_CACHE_DIR=$AUTH_DIR/kafka
+# A broker with six listeners starts slower than kafka-up's; a busy machine needs more still.
+export KAFKA_WAIT_SECONDS=${KAFKA_WAIT_SECONDS:-300}
 # shellcheck source-path=SCRIPTDIR source=kafka-lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/kafka-lib.sh"
 AUTH_REALM=KBATCH.TEST
