@@ -124,6 +124,27 @@ test-registry:
 	KBATCH_TEST_BROKERS=$$(cat $(KAFKA_BOOTSTRAP_FILE)) \
 	$(GO) test -race -count=1 -run '^TestRealRegistry' -v ./schema/
 
+# Authentication against real servers, no Docker (scripts/auth-up.sh says what runs, all under
+# .cache/auth; docs/auth-*.md): Kafka with a listener per mechanism (SCRAM, mTLS, OAUTHBEARER
+# with the unsecured and the OIDC validator, GSSAPI), an MIT KDC (Debian's krb5-kdc; GSSAPI is
+# left out when it is not installed) and an OIDC provider (internal/authlab).
+#   make test-auth        start the lab, run every TestRealAuth* test, stop it (about 3 minutes)
+#   make test-auth-smoke  the same without the two 30 s token-renewal watches
+#   make auth-up / auth-down   start or stop the lab by hand (.cache/auth/env says where it is)
+.PHONY: test-auth test-auth-smoke auth-up auth-down
+
+test-auth:
+	@./scripts/auth-test.sh full
+
+test-auth-smoke:
+	@./scripts/auth-test.sh smoke
+
+auth-up:
+	@./scripts/auth-up.sh
+
+auth-down:
+	@./scripts/auth-down.sh
+
 # The randomized simulation of the stream (internal/sim, DESIGN §7): random
 # seeded histories of produce, crash, restart with changed flags, seek,
 # pause, ack, retention, new partitions, leader moves and broker outages on
