@@ -63,7 +63,11 @@ func soakTrafficMain(args []string) int {
 	topic := fmt.Sprintf("soak-%d", time.Now().UnixNano())
 	ret := strconv.FormatInt(retention.Milliseconds(), 10)
 	adm := kadm.NewClient(cl)
-	resp, err := adm.CreateTopic(ctx, int32(*parts), 1, map[string]*string{"retention.ms": &ret}, topic)
+	// Retention drops whole segments only: small ones keep the broker's
+	// memory at about -retention of records (kfake's default segment of
+	// 100 MiB per partition would hold 5 GiB over 50 partitions).
+	seg := strconv.Itoa(1 << 20)
+	resp, err := adm.CreateTopic(ctx, int32(*parts), 1, map[string]*string{"retention.ms": &ret, "segment.bytes": &seg}, topic)
 	if err == nil {
 		err = resp.Err
 	}
