@@ -36,6 +36,9 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	if m.top() == nil && m.records.list.capturing() {
 		return m.records.Update(k)
 	}
+	if cmd, ok := m.moreKey(ks); ok { // power.go
+		return cmd
+	}
 	switch {
 	case keyIs(ks, km.Quit):
 		return tea.Quit
@@ -83,7 +86,9 @@ func (m *Model) mainKey(ks string, k tea.KeyPressMsg) tea.Cmd {
 	case keyIs(ks, km.Dismiss):
 		m.dismissLoss()
 	case keyIs(ks, km.Seek):
-		m.openSeek()
+		return m.openSeek()
+	case keyIs(ks, km.SeekAll):
+		return m.openSeekAll()
 	case ks == "r":
 		return m.openReplay()
 	case keyIs(ks, km.Filter):
