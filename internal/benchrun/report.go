@@ -182,8 +182,8 @@ func machine() string {
 // set, the ratios its targets speak of, each marked when it misses.
 func printMatrix(sets []*dataSet) {
 	fmt.Printf("\n### Data-shape matrix (issue 17)\n\nRatios of best times (median of the rounds' own ratios); above 1 means kbatch is faster; ✗ marks a miss of the target in the heading (on the median).\n\n")
-	fmt.Println("| data set | watch vs kgo (≥ 0.8×) | watch vs sarama | replay vs kcat -J (≥ 3×) | replay vs kcat-tuned (≥ 1.5×) | TUI vs headless twin (≥ 0.95×) | watch records/s | peak RSS watch / TUI MiB |")
-	fmt.Println("|---|---|---|---|---|---|---:|---|")
+	fmt.Println("| data set | watch vs kgo (≥ 0.8×) | watch vs sarama | replay vs kcat -J (≥ 3×) | replay vs kcat-tuned (≥ 1.5×) | TUI vs headless twin (≥ 0.95×) | watch records/s | CPU s (median) watch / kgo / replay / kcat-tuned | peak RSS watch / TUI MiB |")
+	fmt.Println("|---|---|---|---|---|---|---:|---|---|")
 	for _, d := range sets {
 		if d.wide > 0 {
 			continue
@@ -207,8 +207,15 @@ func printMatrix(sets []*dataSet) {
 			}
 			return "–"
 		}
-		fmt.Printf("| %s | %s | %s | %s | %s | %s | %s | %s / %s |\n", d.title, mark("kbatch", "kgo", 0.8), ratio(d, "kbatch", "sarama"),
-			mark("replay", "kcat", 3), mark("replay", "kcat-tuned", 1.5), mark("kbatch-tui", "kbatch-raw", 0.95), rate, mibOf("kbatch"), mibOf("kbatch-tui"))
+		cpuOf := func(name string) string {
+			if r := d.get(name); r != nil && len(r.ok()) > 0 {
+				return fmt.Sprintf("%.2f", r.median(func(s sample) time.Duration { return s.cpu }).Seconds())
+			}
+			return "–"
+		}
+		fmt.Printf("| %s | %s | %s | %s | %s | %s | %s | %s / %s / %s / %s | %s / %s |\n", d.title, mark("kbatch", "kgo", 0.8), ratio(d, "kbatch", "sarama"),
+			mark("replay", "kcat", 3), mark("replay", "kcat-tuned", 1.5), mark("kbatch-tui", "kbatch-raw", 0.95), rate,
+			cpuOf("kbatch"), cpuOf("kgo"), cpuOf("replay"), cpuOf("kcat-tuned"), mibOf("kbatch"), mibOf("kbatch-tui"))
 	}
 }
 

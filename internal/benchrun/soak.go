@@ -40,7 +40,9 @@ func soakTrafficMain(args []string) int {
 	parts := fs.Int("partitions", 50, "partitions")
 	rate := fs.Int("rate", 5000, "records per second")
 	size := fs.Int("size", 200, "value size in bytes")
-	retention := fs.Duration("retention", 30*time.Second, "how long the broker keeps records")
+	// 30 s was too short on a starved machine: records that waited
+	// that long in the producer's buffer arrived already expired.
+	retention := fs.Duration("retention", 2*time.Minute, "how long the broker keeps records")
 	_ = fs.Parse(args)
 	fail := func(err error) int {
 		fmt.Fprintln(os.Stderr, "benchrun soak-traffic:", err)
@@ -133,8 +135,8 @@ func soakTrafficMain(args []string) int {
 // -duration. Every -every it samples the kbatch process: resident memory
 // (VmRSS), CPU time (user+system), goroutines (from its --debug-addr pprof
 // listener), and the records the TUI header counts acked, into
-// OUT/soak.csv; at the end it writes OUT/soak.md, the summary and the
-// curves, and prints it.
+// OUT/soak.csv; at the end it saves the heap profile to OUT/heap.pb.gz
+// and writes OUT/soak.md, the summary and the curves, and prints it.
 func soakMain(args []string) int {
 	fs := flag.NewFlagSet("soak", flag.ExitOnError)
 	kbatch := fs.String("kbatch", "bin/kbatch", "kbatch binary")
@@ -289,6 +291,11 @@ func soak(o soakOptions) error {
 		w.Flush()
 		done = s.at >= o.duration
 	}
+	// The heap at the end, for `go tool pprof OUT/heap.pb.gz`: whether
+	// memory above the start is live data or garbage under the limit.
+	if err := saveURL("http://"+debugAddr+"/debug/pprof/heap?gc=1", filepath.Join(o.out, "heap.pb.gz")); err != nil {
+		fmt.Fprintln(os.Stderr, "soak: no heap profile:", err)
+	}
 	_ = tmux("send-keys", "-t", "soak", "q").Run()
 	report := soakReport(o, samples)
 	if err := os.WriteFile(filepath.Join(o.out, "soak.md"), []byte(report), 0o644); err != nil {
@@ -296,6 +303,28 @@ func soak(o soakOptions) error {
 	}
 	fmt.Print(report)
 	return nil
+}
+
+// saveURL writes the body of a GET of url to path.
+func saveURL(url, path string) error {
+	c := http.Client{Timeout: 30 * time.Second}
+	resp, err := c.Get(url)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s: %s", url, resp.Status)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, resp.Body); err != nil {
+		_ = f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // freeLoopbackAddr is a 127.0.0.1 port nobody listens on right now.

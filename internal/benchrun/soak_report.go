@@ -13,8 +13,12 @@ import (
 // speak of, then the curves as text plots.
 func soakReport(o soakOptions, samples []soakSample) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Soak: kbatch TUI (140×40 tmux pane, watch --interval 1s) on %d records/s of %d B over %d partitions, live, for %s; a sample every %s.\n\n",
-		o.rate, o.size, o.parts, o.duration, o.every)
+	ran := time.Duration(0)
+	if len(samples) > 0 {
+		ran = samples[len(samples)-1].at
+	}
+	fmt.Fprintf(&b, "Soak: kbatch TUI (140×40 tmux pane, watch --interval 1s) on %d records/s of %d B over %d partitions, live, for %s (of %s asked); a sample every %s.\n\n",
+		o.rate, o.size, o.parts, roundMin(ran), o.duration, o.every)
 	if len(samples) < 2 {
 		b.WriteString("Too few samples to summarise.\n")
 		return b.String()
