@@ -105,6 +105,9 @@ type Model struct {
 	replayEnd context.CancelFunc
 	// resumeShown is set once the resume notice was shown.
 	resumeShown bool
+	// seekSummaryUntil keeps S's summary in the status line over the
+	// seek events that follow it.
+	seekSummaryUntil time.Time
 }
 
 // streamState is what the header shows about the stream.
