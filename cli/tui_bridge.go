@@ -14,7 +14,7 @@ import (
 
 // runTUI shows stream on the terminal until the user quits, then closes
 // the stream cleanly (tui.Run does both).
-func runTUI(ctx context.Context, stream *consumer.Stream, cfg consumer.Config, g *globalOptions, resume *tui.Resume) error {
+func runTUI(ctx context.Context, stream *consumer.Stream, cfg consumer.Config, g *globalOptions, resume *tui.Resume, cc kafka.ClientConfig) error {
 	store := ""
 	if cfg.Store != nil {
 		if p, err := g.storePath(); err == nil {
@@ -25,6 +25,8 @@ func runTUI(ctx context.Context, stream *consumer.Stream, cfg consumer.Config, g
 	if interval == 0 {
 		interval = time.Second
 	}
+	w := &screenWriter{cc: cc}
+	defer w.Close()
 	return tui.Run(ctx, stream, stream, tui.Options{
 		Name:        cfg.Name,
 		Cluster:     g.conn.Cluster,
@@ -36,6 +38,9 @@ func runTUI(ctx context.Context, stream *consumer.Stream, cfg consumer.Config, g
 		StorePath:   store,
 		Replayer:    replayer{client: cfg.Client},
 		Resume:      resume,
+		Writer:      w,
+		Groups:      groupReader{client: cfg.Client},
+		Profiles:    g.screenProfiles(),
 	})
 }
 
