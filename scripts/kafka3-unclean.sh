@@ -8,6 +8,10 @@
 #   4. node 1 SIGKILLed; node 2 started, elected leader although out of sync (unclean: its
 #      log ends at 100); 150 new records with acks=1 at offsets 100..249,
 #   5. node 1 started again (it truncates its log to follow node 2).
+# Two rounds, each on a new topic: "live" (kbatch runs throughout and finds node 2's log shorter
+# than its position) and "frozen" (kbatch is stopped with SIGSTOP from step 4 until the new
+# records are written, so its first fetch finds the new history past its position: the leader
+# epoch check finds the divergence).
 # kbatch must report data loss (one data-loss event: expected 200, reading on at 100, 100
 # offsets lost) and read the new records from 100, never reading the new history as if it
 # continued the old one. Checks: every offset of the final log delivered with its value,
