@@ -14,7 +14,7 @@ import (
 
 // runTUI shows stream on the terminal until the user quits, then closes
 // the stream cleanly (tui.Run does both).
-func runTUI(ctx context.Context, stream *consumer.Stream, cfg consumer.Config, g *globalOptions, cc kafka.ClientConfig) error {
+func runTUI(ctx context.Context, stream *consumer.Stream, cfg consumer.Config, g *globalOptions, resume *tui.Resume, cc kafka.ClientConfig) error {
 	store := ""
 	if cfg.Store != nil {
 		if p, err := g.storePath(); err == nil {
@@ -37,6 +37,7 @@ func runTUI(ctx context.Context, stream *consumer.Stream, cfg consumer.Config, g
 		ManualAck:   cfg.ManualAck,
 		StorePath:   store,
 		Replayer:    replayer{client: cfg.Client},
+		Resume:      resume,
 		Writer:      w,
 		Groups:      groupReader{client: cfg.Client},
 		Profiles:    g.screenProfiles(),
