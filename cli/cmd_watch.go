@@ -48,6 +48,9 @@ type watchOptions struct {
 	// startChoice is the picker's answer to where the stream starts,
 	// remembered in the store once the stream has started.
 	startChoice string
+	// screen is the screen's decoder, when a registry or a local schema
+	// is configured (open sets it).
+	screen screenDecoder
 }
 
 func newWatchCommand(g *globalOptions) *cobra.Command {
@@ -307,7 +310,7 @@ func runWatchOnce(ctx context.Context, g *globalOptions, o *watchOptions, stdout
 	}
 	rememberStartChoice(cfg.Store, cfg.Name, o.startChoice)
 	if !o.noTUI {
-		err := runTUI(ctx, stream, *cfg, g, resume, cc)
+		err := runTUI(ctx, stream, *cfg, g, resume, cc, o.screen)
 		path, _ := g.storePath()
 		printStored(stderr, *cfg, path)
 		return err
@@ -368,10 +371,13 @@ func (o *watchOptions) open(ctx context.Context, g *globalOptions, p watchPlan, 
 		}
 	}
 	var warnings *decodeWarnings // printed when the stream is over; the screen would be drawn over
+	var notes *tui.SchemaNotes   // the screen's: it decodes whenever a schema source is configured
 	if o.noTUI {
 		warnings = &decodeWarnings{}
+	} else {
+		notes = tui.NewSchemaNotes()
 	}
-	dec, err := g.openDecoder(&o.dec, o.format, warnings)
+	dec, err := g.openDecoder(&o.dec, o.format, warnings, notes)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -381,7 +387,12 @@ func (o *watchOptions) open(ctx context.Context, g *globalOptions, p watchPlan, 
 			done.add(func() { warnings.flush(stderr) })
 		}
 		done.add(dec.Close)
-		enc = &decodingAppender{inner: enc, dec: dec}
+		if o.dec.decode {
+			enc = &decodingAppender{inner: enc, dec: dec}
+		}
+		if notes != nil {
+			o.screen = screenDecoder{dec: dec, notes: notes}
+		}
 	}
 	sink, events, err := o.openSink(enc, stdout, stderr)
 	if err != nil {

@@ -31,6 +31,9 @@ func (m *Model) apply(evs []consumer.Event) {
 		// Follow new batches unless the user is reading the samples of
 		// the one selected.
 		_, reading := m.top().(*textView)
+		if _, rec := m.top().(*recordView); rec {
+			reading = true
+		}
 		m.batches.added(m.focus != focusRecords && !reading)
 		m.records.show(m.batches.selected())
 	}

@@ -82,6 +82,12 @@ func (v *textView) FullHelp() [][]key.Binding {
 // value (pretty-printed when JSON, hex when binary), headers and sizes,
 // every byte escaped. Long lines wrap with their indent kept.
 func recordDetail(t *theme, r *record, loc *time.Location, w int) string {
+	return recordDetailAs(t, r, loc, w, nil, showDecoded)
+}
+
+// recordDetailAs is recordDetail with the key and value decoded by d (nil:
+// none) and shown in mode (recordview.go).
+func recordDetailAs(t *theme, r *record, loc *time.Location, w int, d *decoding, mode detailMode) string {
 	var sb strings.Builder
 	label := func(s string) string { return t.bold.Render(fmt.Sprintf("%-10s", s)) }
 	fmt.Fprintf(&sb, "%s %s · offset %d", label("record"), EscapeString(r.Partition.String()), r.Offset)
@@ -92,8 +98,8 @@ func recordDetail(t *theme, r *record, loc *time.Location, w int) string {
 	if r.Aborted {
 		fmt.Fprintf(&sb, "%s %s\n", label("txn"), t.warn.Render("aborted transaction: its producer aborted it; a read_committed consumer never sees this record"))
 	}
-	writeField(&sb, t, label("key"), r.Key, detailKeyLimit, w)
-	writeField(&sb, t, label("value"), r.Value, detailTextLimit, w)
+	writeRecordField(&sb, t, label("key"), r, true, detailKeyLimit, w, d, mode)
+	writeRecordField(&sb, t, label("value"), r, false, detailTextLimit, w, d, mode)
 	hbytes := 0
 	for _, h := range r.Headers {
 		hbytes += len(h.Key) + max(0, h.Value.Size)
@@ -266,14 +272,17 @@ func batchDetail(m *Model, e *batchEntry, width int) string {
 		sb.WriteString("; dropped to bound memory")
 	}
 	sb.WriteString(":\n")
+	if ids := m.c.schemas.schemaIDs(e.samples); ids != "" {
+		sb.WriteString("schema ids in the samples: " + ids + "\n")
+	}
 	for _, r := range e.samples {
 		key := "null"
 		if !r.Key.null() {
-			key = EscapeLine(r.Key.Data, 40)
+			key, _ = m.c.schemas.preview(r, true, 40)
 		}
 		value := "null"
 		if !r.Value.null() {
-			value = EscapeLine(r.Value.Data, width)
+			value, _ = m.c.schemas.preview(r, false, width)
 		}
 		line := fmt.Sprintf("%s @ %d  %s  %s  %s", EscapeString(r.Partition.String()), r.Offset,
 			r.Timestamp.In(m.c.loc).Format("15:04:05.000"), ansi.Truncate(key, 24, "…"), value)

@@ -84,7 +84,7 @@ func eventStyle(t *theme, code string) lipgloss.Style {
 	switch code {
 	case offsets.CodeDataLoss, offsets.CodeOutOfRange, offsets.CodeBrokerError:
 		return t.bad
-	case offsets.CodeSeek, offsets.CodeReset, offsets.CodeRedelivered, offsets.CodeNewPartition:
+	case offsets.CodeSeek, offsets.CodeReset, offsets.CodeRedelivered, offsets.CodeNewPartition, codeSchema:
 		return t.warn
 	}
 	return t.info

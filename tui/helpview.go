@@ -35,6 +35,7 @@ func newHelpView(m *Model) *helpView {
 			{"esc", "back; clears the records filter"},
 			{"/", "filter records by a key or value substring, any case; enter keeps it, esc clears it"},
 			{"y", "copy the selected record's value to the clipboard (OSC 52, works over SSH)"},
+			{"v", "in a record's detail: decoded (Avro, Protobuf, JSON Schema) → raw text → hex dump"},
 			{"?", "this help"},
 			{"q ctrl+c", "quit: the stream closes cleanly, nothing is left half-written"},
 		}},
@@ -63,7 +64,9 @@ func newHelpView(m *Model) *helpView {
 				"* marks a batch whose range jumped (seek, reset, data loss). Beneath: the selected batch's " +
 				"ranges [from, until)."},
 			{"Records", "sample records of the selected batch. Bytes that could drive the terminal show escaped " +
-				"(\\x1b, \\u202e); binary values as \\xNN, and as hex in the detail."},
+				"(\\x1b, \\u202e); binary values as \\xNN, and as hex in the detail. With a schema registry or a " +
+				"local schema, keys and values with a schema show decoded as compact JSON (\"decoding…\" while the " +
+				"schema is fetched), and / matches the decoded text."},
 			{"Events", "seeks, resets, data loss, out-of-range offsets, new partitions, broker errors; " +
 				"the latest also shows in the status line."},
 		}},

@@ -164,11 +164,7 @@ func (m *Model) enter() {
 }
 
 func (m *Model) openRecord(r *record) {
-	tv := newTextView(m.c, fmt.Sprintf("Record %s @ %d", EscapeString(r.Partition.String()), r.Offset),
-		func(w int) string { return recordDetail(&m.c.theme, r, m.c.loc, w) })
-	tv.rec = r
-	tv.extra = append(tv.extra, m.c.keys.Copy)
-	m.pushView(tv)
+	m.pushView(m.newRecordView(r)) // recordview.go
 }
 
 func (m *Model) openBatch(e *batchEntry) {
@@ -205,6 +201,8 @@ func (m *Model) selectedRecord() *record {
 			return m.records.list.selected()
 		}
 	case *textView:
+		return v.rec
+	case *recordView:
 		return v.rec
 	case *replayView:
 		return v.list.selected()

@@ -12,6 +12,7 @@ type keyMap struct {
 	Filter, Copy, Write, SparkExport        key.Binding
 	Dismiss                                 key.Binding
 	SeekAll                                 key.Binding
+	Decoded                                 key.Binding
 	Help, Quit                              key.Binding
 	// Produce, Edit, SortParts, Palette, Cluster, Groups: issue 19
 	// (produce.go, palette.go, groupsview.go, cluster.go).
@@ -48,6 +49,8 @@ func newKeyMap() keyMap {
 		SparkExport: b([]string{"e"}, "e", "Spark offsets"),
 		// Dismiss clears the data-loss warning (header, partitions).
 		Dismiss: b([]string{"x"}, "x", "dismiss data loss"),
+		// Decoded cycles a record's detail: decoded, raw text, hex dump.
+		Decoded: b([]string{"v"}, "v", "decoded/raw/hex"),
 		Help:    b([]string{"?"}, "?", "help"),
 		Quit:    b([]string{"q", "ctrl+c"}, "q", "quit"),
 

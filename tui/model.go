@@ -48,6 +48,12 @@ type Options struct {
 	Groups GroupReader
 	// Profiles are the config's cluster profiles c switches between.
 	Profiles []Profile
+	// Decoder, when set, decodes keys and values with a schema for what
+	// the screen shows, filters or opens; SchemaNotes (wired into the
+	// decoder's Ready and Event) tells the screen when a schema arrived
+	// and what went wrong.
+	Decoder     Decoder
+	SchemaNotes *SchemaNotes
 }
 
 // pane is one of the four panes of the main screen.
@@ -174,7 +180,7 @@ func New(src EventSource, ctl Controls, opts Options) *Model {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	c := &common{theme: newTheme(), keys: newKeyMap(), loc: opts.Location}
+	c := &common{theme: newTheme(), keys: newKeyMap(), loc: opts.Location, schemas: newDecoding(opts.Decoder)}
 	c.keys.Ack.SetEnabled(opts.ManualAck)
 	c.keys.Step.SetEnabled(opts.ManualAck)
 	c.keys.Replay.SetEnabled(opts.Replayer != nil)
@@ -216,7 +222,9 @@ func (m *Model) Close() {
 }
 
 // Init starts the bridge.
-func (m *Model) Init() tea.Cmd { return m.bridge.wait(time.Time{}, frameGap) }
+func (m *Model) Init() tea.Cmd {
+	return tea.Batch(m.bridge.wait(time.Time{}, frameGap), m.opts.SchemaNotes.wait(m.ctx))
+}
 
 // closeViewMsg closes the view on top.
 type closeViewMsg struct{}
@@ -260,6 +268,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.write(msg)
 	case writeDoneMsg:
 		return m, m.writeDone(msg)
+	case schemaNotesMsg:
+		return m, m.schemaNotes(msg)
 	}
 	if v := m.top(); v != nil {
 		return m, v.Update(msg)

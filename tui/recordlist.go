@@ -114,7 +114,7 @@ func (l *recordList) appended(recs []*record) {
 		l.measure(recs[from:])
 	}
 	for i := from; i < len(recs); i++ {
-		if recs[i].matches(l.query) {
+		if l.schemas.matches(recs[i], l.query) {
 			l.shown = append(l.shown, i)
 		}
 	}
@@ -125,7 +125,7 @@ func (l *recordList) appended(recs []*record) {
 func (l *recordList) refilter() {
 	l.shown = l.shown[:0]
 	for i, r := range l.all {
-		if r.matches(l.query) {
+		if l.schemas.matches(r, l.query) {
 			l.shown = append(l.shown, i)
 		}
 	}
@@ -269,17 +269,25 @@ func (l *recordList) cell(r *record, col column) (string, *lipgloss.Style) {
 	case "TIMESTAMP":
 		return r.Timestamp.In(l.loc).Format("15:04:05.000"), &l.theme.dim
 	case "KEY":
-		return previewField(r.Key, col.width+1), nil
+		s, pending := l.schemas.preview(r, true, col.width+1)
+		if pending {
+			return s, &l.theme.dim
+		}
+		return s, nil
 	case "SIZE":
 		if r.Value.null() {
 			return "", nil
 		}
 		return formatBytes(int64(r.Value.Size)), &l.theme.dim
 	case "VALUE":
-		if r.Aborted {
-			return abortedMark + previewField(r.Value, col.width+1), &l.theme.warn
+		s, pending := l.schemas.preview(r, false, col.width+1)
+		switch {
+		case r.Aborted:
+			return abortedMark + s, &l.theme.warn
+		case pending:
+			return s, &l.theme.dim
 		}
-		return previewField(r.Value, col.width+1), nil
+		return s, nil
 	}
 	return "", nil
 }
