@@ -21,6 +21,7 @@ func runTUI(ctx context.Context, stream *consumer.Stream, cfg consumer.Config, g
 			store = p
 		}
 	}
+	tail, _ := cfg.Tap.(*tui.Tail)
 	interval := cfg.Interval
 	if interval == 0 {
 		interval = time.Second
@@ -35,6 +36,7 @@ func runTUI(ctx context.Context, stream *consumer.Stream, cfg consumer.Config, g
 		ManualAck:   cfg.ManualAck,
 		StorePath:   store,
 		Replayer:    replayer{client: cfg.Client},
+		Tail:        tail,
 	})
 }
 

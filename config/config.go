@@ -116,6 +116,7 @@ type Watch struct {
 	Reset           string
 	MaxPerPartition int
 	Samples         *int
+	TailRecords     *int
 	Ack             string
 	FailOnDataLoss  *bool
 	StrictOffsets   *bool
@@ -137,6 +138,9 @@ func (w Watch) FlagValues() map[string]string {
 	}
 	if w.Samples != nil {
 		out["samples"] = strconv.Itoa(*w.Samples)
+	}
+	if w.TailRecords != nil {
+		out["tail-records"] = strconv.Itoa(*w.TailRecords)
 	}
 	if w.Ack != "" {
 		out["ack"] = w.Ack

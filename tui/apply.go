@@ -34,8 +34,9 @@ func (m *Model) apply(evs []consumer.Event) {
 		m.batches.added(m.focus != focusRecords && !reading)
 		m.records.show(m.batches.selected())
 	}
-	if len(m.parts.rows) != rows {
-		// The wide layout fits the partitions pane to its rows.
+	if len(m.parts.rows) != rows || (m.wide() && m.batches.naturalWidth() != m.laidOutBatchesW) {
+		// The wide layout fits the partitions pane to its rows and the
+		// batches pane to its table.
 		m.layout()
 	}
 }

@@ -12,6 +12,10 @@ type keyMap struct {
 	Filter, Copy, Write, SparkExport        key.Binding
 	Dismiss                                 key.Binding
 	Help, Quit                              key.Binding
+	// Record lists (recordview.go): wrap values, scroll them, show only
+	// them; the tail view, the search's matches and its broker search.
+	Wrap, ValueOnly, ScrollLeft, ScrollRight key.Binding
+	Tail, BrokerSearch, NextMatch, PrevMatch key.Binding
 }
 
 func newKeyMap() keyMap {
@@ -44,6 +48,15 @@ func newKeyMap() keyMap {
 		Dismiss: b([]string{"x"}, "x", "dismiss data loss"),
 		Help:    b([]string{"?"}, "?", "help"),
 		Quit:    b([]string{"q", "ctrl+c"}, "q", "quit"),
+
+		Wrap:         b([]string{"z"}, "z", "wrap values"),
+		ValueOnly:    b([]string{"V"}, "V", "value only"),
+		ScrollLeft:   b([]string{"h", "left"}, "h/←", "scroll left"),
+		ScrollRight:  b([]string{"l", "right"}, "l/→", "scroll right"),
+		Tail:         b([]string{"t"}, "t", "tail"),
+		BrokerSearch: b([]string{"f"}, "f", "search on broker"),
+		NextMatch:    b([]string{"]"}, "]", "next match"),
+		PrevMatch:    b([]string{"["}, "[", "prev match"),
 	}
 }
 

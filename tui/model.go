@@ -38,6 +38,9 @@ type Options struct {
 	Location *time.Location
 	// Now is the clock (default time.Now).
 	Now func() time.Time
+	// Tail is the stream's tap for the tail view (t), also given to the
+	// stream as consumer.Config.Tap; nil: no tail view.
+	Tail *Tail
 }
 
 // pane is one of the four panes of the main screen.
@@ -81,6 +84,9 @@ type Model struct {
 	now      func() time.Time
 
 	width, height int
+	// laidOutBatchesW is the batches table's natural width when the panes
+	// were last sized; apply lays out again when it grows.
+	laidOutBatchesW int
 
 	hist    *history
 	parts   *partitionsPane
@@ -100,6 +106,13 @@ type Model struct {
 	cancel    context.CancelFunc
 	bg        sync.WaitGroup // replays and writes in flight
 	replayEnd context.CancelFunc
+
+	// The tail view (tailwire.go): the ring outlives the view, so a
+	// search finds what it showed.
+	tailRing *tailRing
+	tailView *tailView
+	tailStop chan struct{}
+	tailGen  int
 }
 
 // streamState is what the header shows about the stream.
@@ -238,6 +251,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.write(msg)
 	case writeDoneMsg:
 		return m, m.writeDone(msg)
+	case tailMsg:
+		return m, m.tailIn(msg)
 	}
 	if v := m.top(); v != nil {
 		return m, v.Update(msg)
@@ -268,6 +283,7 @@ func (m *Model) popView() {
 		m.replayEnd()
 		m.replay = nil
 	}
+	m.viewClosed(v)
 	m.layout()
 }
 

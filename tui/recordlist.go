@@ -31,6 +31,10 @@ type recordList struct {
 	// content holds the widest OFFSET, PARTITION and KEY cell seen. It
 	// only grows, so columns stay put when another batch is shown.
 	content map[string]int
+	// How values show (recordview.go): wrapped (wtop is the first record
+	// on screen then), the VALUE column alone, scrolled xoff columns.
+	wrap, valueOnly bool
+	wtop, xoff      int
 }
 
 func newRecordList(c *common) *recordList {
@@ -53,6 +57,10 @@ var recordColumns = []column{
 	{title: "SIZE", width: 7, right: true, priority: 5},
 	{title: "VALUE", width: 24, priority: 1, flex: true},
 }
+
+// On a list at least wideValueList wide, VALUE takes wideValueWidth
+// columns before SIZE gets any (SIZE is in the detail).
+const wideValueList, wideValueWidth = 84, 32
 
 // keyWidth is how wide the KEY column may grow: wider on wide lists.
 func (l *recordList) keyWidth() int {
@@ -144,6 +152,13 @@ func (l *recordList) SetSize(w, h int) {
 
 func (l *recordList) layout() {
 	cols := append([]column(nil), recordColumns...)
+	if l.width >= wideValueList {
+		// A wide list gives VALUE a useful width before SIZE.
+		cols[len(cols)-1].width = wideValueWidth
+	}
+	if l.valueOnly {
+		cols = append([]column(nil), valueOnlyColumns...)
+	}
 	for title, w := range l.content {
 		limit := 0
 		switch title {
@@ -199,6 +214,7 @@ func (l *recordList) Update(msg tea.Msg) tea.Cmd {
 		l.filter.SetValue("")
 		l.apply()
 		l.layout()
+	case l.modeKey(ks):
 	default:
 		l.navKeys(ks, &l.cur)
 	}
@@ -236,6 +252,9 @@ func (l *recordList) View() string {
 		}
 		return strings.Join(append(lines, l.theme.dim.Render(msg)), "\n")
 	}
+	if l.wrap {
+		return strings.Join(l.viewWrapped(lines), "\n")
+	}
 	from, until := l.cur.visible()
 	cells := make([]string, len(l.cols))
 	styles := make([]*lipgloss.Style, len(l.cols))
@@ -266,17 +285,18 @@ func (l *recordList) cell(r *record, col column) (string, *lipgloss.Style) {
 	case "TIMESTAMP":
 		return r.Timestamp.In(l.loc).Format("15:04:05.000"), &l.theme.dim
 	case "KEY":
-		return previewField(r.Key, col.width+1), nil
+		return highlight(previewField(r.Key, col.width+1), l.query), nil
 	case "SIZE":
 		if r.Value.null() {
 			return "", nil
 		}
 		return formatBytes(int64(r.Value.Size)), &l.theme.dim
 	case "VALUE":
+		v := highlight(l.valueText(r, col.width), l.query)
 		if r.Aborted {
-			return abortedMark + previewField(r.Value, col.width+1), &l.theme.warn
+			return v, &l.theme.warn
 		}
-		return previewField(r.Value, col.width+1), nil
+		return v, nil
 	}
 	return "", nil
 }
@@ -307,5 +327,5 @@ func (l *recordList) ShortHelp() []key.Binding {
 }
 
 func (l *recordList) FullHelp() [][]key.Binding {
-	return [][]key.Binding{l.navHelp(), {l.keys.Enter, l.keys.Filter, l.keys.Copy, l.keys.Back}}
+	return [][]key.Binding{l.navHelp(), {l.keys.Enter, l.keys.Filter, l.keys.Copy, l.keys.Back}, l.modeHelp()}
 }

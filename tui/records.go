@@ -44,6 +44,9 @@ func (p *recordsPane) title() string {
 	if f := p.list.filterStatus(); f != "" {
 		s += " · " + f
 	}
+	if ms := p.list.modeStatus(); ms != "" {
+		s += " · " + ms
+	}
 	return s
 }
 
