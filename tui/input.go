@@ -208,6 +208,8 @@ func (m *Model) selectedRecord() *record {
 		return v.list.selected()
 	case *tailView:
 		return v.list.selected()
+	case *findView:
+		return v.list.selected()
 	}
 	return nil
 }

@@ -113,6 +113,8 @@ type Model struct {
 	tailView *tailView
 	tailStop chan struct{}
 	tailGen  int
+	// findView is the open search view (/), if any.
+	findView *findView
 }
 
 // streamState is what the header shows about the stream.
@@ -253,6 +255,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.writeDone(msg)
 	case tailMsg:
 		return m, m.tailIn(msg)
+	case searchMsg:
+		return m, m.searchOutput(msg)
 	}
 	if v := m.top(); v != nil {
 		return m, v.Update(msg)

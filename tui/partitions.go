@@ -36,6 +36,8 @@ type partitionsPane struct {
 	content map[string]int
 	// loss marks the partitions with data loss not yet dismissed.
 	loss map[offsets.Partition]bool
+	// pf is the filter (/, partfilter.go).
+	pf partFilter
 }
 
 func newPartitionsPane(c *common) *partitionsPane {
@@ -59,7 +61,12 @@ var partitionColumns = []column{
 
 // wantHeight is the inner height that shows every partition: the column
 // header and one line per partition (at least one, for the waiting line).
-func (p *partitionsPane) wantHeight() int { return 1 + max(1, len(p.rows)) }
+func (p *partitionsPane) wantHeight() int {
+	if p.pf.active() {
+		return 2 + max(1, p.rowCount())
+	}
+	return 1 + max(1, len(p.rows))
+}
 
 // start shows where every partition starts, before the first progress.
 func (p *partitionsPane) start(starts []offsets.Start) {
@@ -93,6 +100,7 @@ func (p *partitionsPane) setRows(rows []consumer.PartitionStatus) {
 		p.index[r.Partition] = i
 	}
 	p.cur.setLen(len(rows))
+	p.refilter()
 	grow := func(col string, w int) { p.content[col] = max(p.content[col], w) }
 	for _, r := range rows {
 		grow("PARTITION", ansi.StringWidth(EscapeString(r.Topic))+2+len(strconv.Itoa(int(r.Partition.Partition))))
@@ -105,9 +113,12 @@ func (p *partitionsPane) setRows(rows []consumer.PartitionStatus) {
 	}
 	p.layout()
 	if hadSel {
-		if i, ok := p.index[sel.Partition]; ok {
-			p.cur.sel = i
-			p.cur.clamp()
+		for i := 0; i < p.rowCount(); i++ {
+			if p.rows[p.rowAt(i)].Partition == sel.Partition {
+				p.cur.sel = i
+				p.cur.clamp()
+				break
+			}
 		}
 	}
 }
@@ -155,8 +166,8 @@ func (p *partitionsPane) setPaused(part offsets.Partition, all, paused bool) {
 }
 
 func (p *partitionsPane) selected() (consumer.PartitionStatus, bool) {
-	if p.cur.sel < len(p.rows) {
-		return p.rows[p.cur.sel], true
+	if p.cur.sel < p.rowCount() {
+		return p.rows[p.rowAt(p.cur.sel)], true
 	}
 	return consumer.PartitionStatus{}, false
 }
@@ -164,6 +175,9 @@ func (p *partitionsPane) selected() (consumer.PartitionStatus, bool) {
 func (p *partitionsPane) SetSize(w, h int) {
 	p.width, p.height = w, h
 	p.layout()
+	if p.pf.active() {
+		h--
+	}
 	p.cur.setHeight(h - 1)
 }
 
@@ -184,6 +198,9 @@ func (p *partitionsPane) layout() {
 
 func (p *partitionsPane) Update(msg tea.Msg) tea.Cmd {
 	if k, ok := msg.(tea.KeyPressMsg); ok {
+		if p.pf.editing {
+			return p.filterKey(k)
+		}
 		p.navKeys(k.String(), &p.cur)
 	}
 	return nil
@@ -194,14 +211,20 @@ func (p *partitionsPane) title() string {
 	for _, r := range p.rows {
 		lag += r.Lag
 	}
-	return "Partitions " + strconv.Itoa(len(p.rows)) + " · lag " + strconv.FormatInt(lag, 10)
+	return "Partitions " + strconv.Itoa(len(p.rows)) + " · lag " + strconv.FormatInt(lag, 10) + p.filterTitle()
 }
 
 // View draws only the visible rows, so 1000 partitions cost what a screen
 // of them costs.
 func (p *partitionsPane) View() string {
 	lines := make([]string, 0, p.height)
+	if p.pf.active() {
+		lines = append(lines, p.filterLine())
+	}
 	lines = append(lines, "  "+headerRow(&p.theme, p.cols))
+	if p.pf.query != "" && len(p.pf.shown) == 0 && len(p.rows) > 0 {
+		return strings.Join(append(lines, p.theme.dim.Render("  no partition matches the filter")), "\n")
+	}
 	if len(p.rows) == 0 {
 		return strings.Join(append(lines, p.theme.dim.Render("  waiting for the stream to start…")), "\n")
 	}
@@ -209,7 +232,7 @@ func (p *partitionsPane) View() string {
 	cells := make([]string, len(p.cols))
 	styles := make([]*lipgloss.Style, len(p.cols))
 	for i := from; i < until; i++ {
-		r := p.rows[i]
+		r := p.rows[p.rowAt(i)]
 		sel := i == p.cur.sel
 		for c, col := range p.cols {
 			styles[c] = nil

@@ -108,7 +108,14 @@ func (r *record) size() int {
 // matches reports whether the key or value holds q, ASCII letters
 // compared without case. An empty q matches everything.
 func (r *record) matches(q string) bool {
-	return q == "" || containsFold(r.Key.Data, q) || containsFold(r.Value.Data, q)
+	return matchesRaw(r.Key.Data, r.Value.Data, q)
+}
+
+// matchesRaw is the one matcher of records: the screen's filters, the
+// search of what the screen keeps and the search on the broker all use
+// it, so a record matches the same everywhere.
+func matchesRaw(key, value []byte, q string) bool {
+	return q == "" || containsFold(key, q) || containsFold(value, q)
 }
 
 // containsFold is a case-insensitive (ASCII) substring test that does not

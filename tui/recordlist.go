@@ -35,6 +35,9 @@ type recordList struct {
 	// on screen then), the VALUE column alone, scrolled xoff columns.
 	wrap, valueOnly bool
 	wtop, xoff      int
+	// mark is marked in KEY and VALUE like a filter's query, without
+	// filtering (the search view's records all match it).
+	mark string
 }
 
 func newRecordList(c *common) *recordList {
@@ -285,14 +288,14 @@ func (l *recordList) cell(r *record, col column) (string, *lipgloss.Style) {
 	case "TIMESTAMP":
 		return r.Timestamp.In(l.loc).Format("15:04:05.000"), &l.theme.dim
 	case "KEY":
-		return highlight(previewField(r.Key, col.width+1), l.query), nil
+		return highlight(previewField(r.Key, col.width+1), l.marked()), nil
 	case "SIZE":
 		if r.Value.null() {
 			return "", nil
 		}
 		return formatBytes(int64(r.Value.Size)), &l.theme.dim
 	case "VALUE":
-		v := highlight(l.valueText(r, col.width), l.query)
+		v := highlight(l.valueText(r, col.width), l.marked())
 		if r.Aborted {
 			return v, &l.theme.warn
 		}

@@ -120,6 +120,14 @@ func (l *recordList) wrappedValue(r *record, w int) []string {
 	return lines
 }
 
+// marked is what the list marks: its filter, else its mark.
+func (l *recordList) marked() string {
+	if l.query != "" {
+		return l.query
+	}
+	return l.mark
+}
+
 // Highlighting: a match shows bold and underlined. The sequences turn on
 // and off only those two attributes, so a selected row's reverse video
 // goes on after a match; no colour, so NO_COLOR screens show it too.
@@ -192,7 +200,7 @@ func (l *recordList) viewWrapped(lines []string) []string {
 			for c, col := range l.cols {
 				switch {
 				case col.title == "VALUE":
-					cells[c] = highlight(v, l.query)
+					cells[c] = highlight(v, l.marked())
 				case j > 0:
 					cells[c] = ""
 				}

@@ -32,6 +32,9 @@ func (m *Model) openTail() tea.Cmd {
 // viewClosed is called for every view popped: closing the tail view stops
 // the tap.
 func (m *Model) viewClosed(v view) {
+	if m.findView != nil && v == view(m.findView) {
+		m.findClosed()
+	}
 	if m.tailView == nil || v != view(m.tailView) {
 		return
 	}
