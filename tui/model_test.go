@@ -401,7 +401,7 @@ func TestHelp(t *testing.T) {
 	mustContain(t, screen(m), "Help", "shift+tab", "seek the selected partition", "write the records to a file as JSON lines", "needs --ack manual")
 	press(m, "esc")
 	press(m, "3")
-	mustContain(t, screen(m), "/ filter", "y copy value")
+	mustContain(t, screen(m), "/ search", "y copy value")
 }
 
 // Spark batch ids start at 0 (kbatch spark): holding batch 0 must not
