@@ -227,3 +227,25 @@ func TestGoldenSearch(t *testing.T) {
 		})
 	}
 }
+
+// A filtered partitions pane grows when a progress makes more partitions
+// match (the wide layout fits it to its rows).
+func TestPartitionsFilterFollowsLags(t *testing.T) {
+	m, _ := newTestModel(t, 140, 40, Options{})
+	pr := progressEv(4, 1)
+	feed(m, started(4), pr)
+	press(m, "/")
+	typeText(m, "lag>100")
+	press(m, "enter")
+	if n := m.parts.rowCount(); n != 0 {
+		t.Fatalf("%d rows match lag>100", n)
+	}
+	pr = progressEv(4, 1)
+	for i := range pr.Partitions {
+		pr.Partitions[i].Lag = 500
+	}
+	feed(m, pr)
+	s := screen(m)
+	mustContain(t, s, "events[0]", "events[3]", `filter "lag>100" 4 of 4`)
+	checkGrid(t, m.View().Content, 140, 40)
+}
