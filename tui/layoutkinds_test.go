@@ -240,3 +240,16 @@ func TestGoldenLayouts(t *testing.T) {
 		})
 	}
 }
+
+// Without a tab bar (stacked at 80×40) the header's dropped figures show
+// in the partitions pane's title instead of being lost.
+func TestStackedKeepsDroppedHeaderFigures(t *testing.T) {
+	m, _ := newTestModel(t, 80, 40, Options{})
+	feed(m, twoTopics()...)
+	_, dropped := m.header()
+	if len(dropped) == 0 {
+		t.Skip("the header fits at 80 columns: nothing to check")
+	}
+	mustContain(t, screen(m), "interval 1s")
+	checkGrid(t, m.View().Content, 80, 40)
+}

@@ -94,7 +94,7 @@ func (m *Model) render() string {
 		v := m.views[base-1]
 		body = frame(&m.c.theme, v.title(), padLines(v.View()), m.width, m.bodyHeight(), true)
 	case m.wide():
-		body = m.wideBody()
+		body = m.wideBody(dropped)
 	default:
 		p := m.panes[m.focus]
 		parts = append(parts, m.tabBar(dropped))
@@ -116,11 +116,19 @@ func padLines(s string) []string {
 	return lines
 }
 
-func (m *Model) wideBody() string {
+func (m *Model) wideBody(dropped []segment) string {
 	r := m.paneRects()
 	box := func(i int) string {
 		p := m.panes[i]
-		return frame(&m.c.theme, p.title(), strings.Split(p.View(), "\n"), r[i].w, r[i].h, i == m.focus)
+		title := p.title()
+		if i == focusPartitions {
+			// No tab bar: the figures the header had no room for
+			// follow the partitions' title.
+			for _, sg := range dropped {
+				title += " · " + ansi.Strip(sg.text)
+			}
+		}
+		return frame(&m.c.theme, title, strings.Split(p.View(), "\n"), r[i].w, r[i].h, i == m.focus)
 	}
 	if m.layoutKind() == layoutStacked {
 		return box(focusPartitions) + "\n" + box(focusBatches) + "\n" + box(focusRecords) + "\n" + box(focusEvents)
