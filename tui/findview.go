@@ -282,7 +282,7 @@ func (m *Model) searchKept(q string) ([]*record, int) {
 	for i := 0; i < m.hist.len(); i++ {
 		for _, r := range m.hist.newest(i).samples {
 			n++
-			if q != "" && r.matches(q) {
+			if q != "" && m.c.schemas.matches(r, q) {
 				out = append(out, r)
 			}
 		}
@@ -290,7 +290,7 @@ func (m *Model) searchKept(q string) ([]*record, int) {
 	if m.tailRing != nil {
 		for _, r := range m.tailRing.recs {
 			n++
-			if q != "" && r.matches(q) {
+			if q != "" && m.c.schemas.matches(r, q) {
 				out = append(out, r)
 			}
 		}

@@ -138,6 +138,11 @@ func (m *Model) startBrokerSearch(ranges []string, tasks []ReplayTask, q string)
 	m.layout()
 	ch := make(chan searchItem, 64)
 	r := m.opts.Replayer
+	// Without a decoder the reader keeps only records whose bytes match
+	// (what the screen's matcher does then); with one, what a record
+	// matches depends on its decoded text, which the screen's goroutine
+	// owns: the reader hands over every record and searchOutput matches.
+	raw := m.c.schemas == nil
 	m.bg.Add(1)
 	go func() {
 		defer m.bg.Done()
@@ -145,7 +150,7 @@ func (m *Model) startBrokerSearch(ranges []string, tasks []ReplayTask, q string)
 		err := r.Read(ctx, tasks, func(c ReplayChunk) error {
 			it := searchItem{task: c.Task, next: c.Next, scanned: len(c.Records)}
 			for _, x := range c.Records {
-				if matchesRaw(x.Key, x.Value, q) {
+				if !raw || containsFold(x.Key, q) || containsFold(x.Value, q) {
 					it.recs = append(it.recs, newRecord(x, 0))
 				}
 			}
@@ -189,6 +194,9 @@ func (m *Model) searchOutput(msg searchMsg) tea.Cmd {
 		b.pos[it.task] = max(b.pos[it.task], it.next)
 		b.read += int64(it.scanned)
 		for _, r := range it.recs {
+			if !m.c.schemas.matches(r, b.query) {
+				continue
+			}
 			b.matches++
 			if b.matches > maxSearchMatches || b.bytes+r.size() > maxSearchBytes {
 				b.notKept++
@@ -222,7 +230,7 @@ func (m *Model) nextMatch(d int) bool {
 	if n < 2 || m.findView == nil || m.views[n-2] != view(m.findView) {
 		return false
 	}
-	if _, ok := m.views[n-1].(*textView); !ok {
+	if _, ok := m.views[n-1].(*recordView); !ok {
 		return false
 	}
 	l := m.findView.list

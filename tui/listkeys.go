@@ -41,7 +41,7 @@ func (m *Model) listKey(ks string, k tea.KeyPressMsg) (tea.Cmd, bool) {
 			}
 			return nil, true
 		}
-	case *textView:
+	case *recordView:
 		switch {
 		case keyIs(ks, km.NextMatch):
 			return nil, m.nextMatch(1)

@@ -28,6 +28,9 @@ type recordList struct {
 	focused  bool
 	cols     []column
 	multiTop bool // records of more than one topic: show topic names
+	// topics is set for a stream of several topics: PARTITION always
+	// shows topic[p], whatever topics one batch's samples hold.
+	topics bool
 	// content holds the widest OFFSET, PARTITION and KEY cell seen. It
 	// only grows, so columns stay put when another batch is shown.
 	content map[string]int
@@ -57,7 +60,7 @@ var recordColumns = []column{
 	{title: "PARTITION", width: 9, priority: 3},
 	{title: "TIMESTAMP", width: 12, priority: 4},
 	{title: "KEY", width: 6, priority: 2},
-	{title: "SIZE", width: 7, right: true, priority: 5},
+	{title: "SIZE", width: 8, right: true, priority: 5},
 	{title: "VALUE", width: 24, priority: 1, flex: true},
 }
 
@@ -89,7 +92,7 @@ func (l *recordList) measure(recs []*record) {
 // that grows while a replay runs).
 func (l *recordList) set(recs []*record, keepSel bool) {
 	l.all = recs
-	l.multiTop = false
+	l.multiTop = l.topics
 	for _, r := range recs {
 		if r.Topic != recs[0].Topic {
 			l.multiTop = true
@@ -122,7 +125,7 @@ func (l *recordList) appended(recs []*record) {
 		l.measure(recs[from:])
 	}
 	for i := from; i < len(recs); i++ {
-		if recs[i].matches(l.query) {
+		if l.schemas.matches(recs[i], l.query) {
 			l.shown = append(l.shown, i)
 		}
 	}
@@ -133,7 +136,7 @@ func (l *recordList) appended(recs []*record) {
 func (l *recordList) refilter() {
 	l.shown = l.shown[:0]
 	for i, r := range l.all {
-		if r.matches(l.query) {
+		if l.schemas.matches(r, l.query) {
 			l.shown = append(l.shown, i)
 		}
 	}
@@ -288,18 +291,26 @@ func (l *recordList) cell(r *record, col column) (string, *lipgloss.Style) {
 	case "TIMESTAMP":
 		return r.Timestamp.In(l.loc).Format("15:04:05.000"), &l.theme.dim
 	case "KEY":
-		return highlight(previewField(r.Key, col.width+1), l.marked()), nil
+		s, pending := l.schemas.preview(r, true, col.width+1)
+		if pending {
+			return highlight(s, l.marked()), &l.theme.dim
+		}
+		return highlight(s, l.marked()), nil
 	case "SIZE":
 		if r.Value.null() {
 			return "", nil
 		}
 		return formatBytes(int64(r.Value.Size)), &l.theme.dim
 	case "VALUE":
-		v := highlight(l.valueText(r, col.width), l.marked())
-		if r.Aborted {
-			return v, &l.theme.warn
+		s, pending := l.valueText(r, col.width)
+		s = highlight(s, l.marked())
+		switch {
+		case r.Aborted:
+			return s, &l.theme.warn
+		case pending:
+			return s, &l.theme.dim
 		}
-		return v, nil
+		return s, nil
 	}
 	return "", nil
 }

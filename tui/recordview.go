@@ -1,229 +1,218 @@
 package tui
 
 import (
-	"strconv"
+	"bytes"
+	"encoding/json"
+	"fmt"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/kbatch-dev/kbatch/schema"
 )
 
-// How a record list shows values beyond one truncated line: z wraps them
-// over several lines, h/l (←/→) scroll the VALUE column sideways, V shows
-// the VALUE column alone across the whole width. Every list has them: the
-// records pane, the replay, search and tail views.
+// detailMode is how the record detail shows the key and value; v cycles
+// through them.
+type detailMode int
 
-// wrapMaxLines caps the lines one record takes while values wrap, so a
-// MiB value does not take the screen; enter shows it whole.
-const wrapMaxLines = 8
-
-// scrollLimit caps the horizontal scroll (columns into the value): the
-// list escapes this much of a value at most per row.
-const scrollLimit = 64 << 10
-
-// modeKey handles the keys that change how values show; it reports
-// whether k was one.
-func (l *recordList) modeKey(k string) bool {
-	km := l.keys
-	switch {
-	case keyIs(k, km.Wrap):
-		l.wrap = !l.wrap
-		l.xoff = 0
-	case keyIs(k, km.ValueOnly):
-		l.valueOnly = !l.valueOnly
-		l.layout()
-	case keyIs(k, km.ScrollRight) && !l.wrap:
-		l.xoff = min(scrollLimit, l.xoff+l.scrollStep())
-	case keyIs(k, km.ScrollLeft) && !l.wrap:
-		l.xoff = max(0, l.xoff-l.scrollStep())
-	default:
-		return false
-	}
-	return true
-}
-
-// scrollStep is half the VALUE column.
-func (l *recordList) scrollStep() int { return max(4, l.valueWidth()/2) }
-
-func (l *recordList) valueWidth() int {
-	for _, c := range l.cols {
-		if c.title == "VALUE" {
-			return c.width
-		}
-	}
-	return 0
-}
-
-// modeStatus says how values show when it is not the default, for the
-// list's title: "wrapped", "value only", "from column 41".
-func (l *recordList) modeStatus() string {
-	var s []string
-	if l.valueOnly {
-		s = append(s, "value only")
-	}
-	if l.wrap {
-		s = append(s, "wrapped")
-	}
-	if l.xoff > 0 {
-		s = append(s, "from column "+strconv.Itoa(l.xoff+1))
-	}
-	return strings.Join(s, ", ")
-}
-
-// valueOnlyColumns is the layout of V: the value alone.
-var valueOnlyColumns = []column{{title: "VALUE", width: 10, priority: 0, flex: true}}
-
-// valueText is the VALUE cell of r for a column w wide: its escaped start,
-// or, scrolled, the part from column xoff on after a "…".
-func (l *recordList) valueText(r *record, w int) string {
-	mark := ""
-	if r.Aborted {
-		mark = abortedMark
-	}
-	if l.xoff == 0 {
-		return mark + previewField(r.Value, w+1)
-	}
-	s := mark + previewField(r.Value, l.xoff+w+1)
-	if ansi.StringWidth(s) <= l.xoff {
-		return "…"
-	}
-	return "…" + ansi.Cut(s, l.xoff, l.xoff+w+1)
-}
-
-// wrappedValue is r's value escaped and cut into lines of w columns, at
-// most wrapMaxLines (the last ends with "…" when more is left).
-func (l *recordList) wrappedValue(r *record, w int) []string {
-	if w <= 0 {
-		return []string{""}
-	}
-	mark := ""
-	if r.Aborted {
-		mark = abortedMark
-	}
-	s := mark + previewField(r.Value, w*wrapMaxLines+1)
-	var lines []string
-	for len(lines) < wrapMaxLines && s != "" {
-		line := ansi.Truncate(s, w, "")
-		if line == "" { // a rune wider than the column
-			line = ansi.Truncate(s, w+1, "")
-		}
-		lines = append(lines, line)
-		s = s[len(line):]
-	}
-	if s != "" && len(lines) > 0 {
-		last := &lines[len(lines)-1]
-		*last = ansi.Truncate(*last, w-1, "") + "…"
-	}
-	if len(lines) == 0 {
-		lines = []string{""}
-	}
-	return lines
-}
-
-// marked is what the list marks: its filter, else its mark.
-func (l *recordList) marked() string {
-	if l.query != "" {
-		return l.query
-	}
-	return l.mark
-}
-
-// Highlighting: a match shows bold and underlined. The sequences turn on
-// and off only those two attributes, so a selected row's reverse video
-// goes on after a match; no colour, so NO_COLOR screens show it too.
 const (
-	matchOn  = "\x1b[1;4m"
-	matchOff = "\x1b[22;24m"
+	// showDecoded: the decoded JSON, pretty-printed, for what has a
+	// schema; everything else as it always shows (pretty JSON, text, or
+	// hex when binary).
+	showDecoded detailMode = iota
+	// showRaw: the bytes as escaped text, whatever they are.
+	showRaw
+	// showHex: a hex dump of the bytes.
+	showHex
+	detailModes
 )
 
-// highlight marks every occurrence of q in cell (plain, escaped text),
-// ASCII letters compared without case. q is escaped the way cells are, so
-// a query matches what the screen shows.
-func highlight(cell, q string) string {
-	if q == "" || cell == "" {
-		return cell
+// recordView is the record detail: a textView whose key and value show
+// decoded, raw or as hex (v).
+type recordView struct {
+	*textView
+	mode detailMode
+}
+
+func (m *Model) newRecordView(r *record) *recordView {
+	rv := &recordView{}
+	rv.textView = newTextView(m.c, fmt.Sprintf("Record %s @ %d", EscapeString(r.Partition.String()), r.Offset),
+		func(w int) string { return recordDetailAs(&m.c.theme, r, m.c.loc, w, m.c.schemas, rv.mode) })
+	rv.rec = r
+	rv.extra = append(rv.extra, m.c.keys.Copy, m.c.keys.Decoded)
+	return rv
+}
+
+func (v *recordView) Update(msg tea.Msg) tea.Cmd {
+	if k, ok := msg.(tea.KeyPressMsg); ok && keyIs(k.String(), v.keys.Decoded) {
+		v.mode = (v.mode + 1) % detailModes
+		v.rebuild()
+		return nil
 	}
-	q = EscapeString(q)
-	lc, lq := strings.ToLower(cell), strings.ToLower(q)
-	if len(lc) != len(cell) || !strings.Contains(lc, lq) {
-		return cell // ToLower changed byte lengths (non-ASCII): no marks
+	return v.textView.Update(msg)
+}
+
+func (v *recordView) title() string {
+	switch v.mode {
+	case showRaw:
+		return v.name + " · raw text"
+	case showHex:
+		return v.name + " · hex"
 	}
-	var sb strings.Builder
-	for {
-		i := strings.Index(lc, lq)
-		if i < 0 {
-			sb.WriteString(cell)
-			return sb.String()
+	if v.schemas.result(v.rec, false, true).Status == schema.Decoded || v.schemas.result(v.rec, true, true).Status == schema.Decoded {
+		return v.name + " · decoded"
+	}
+	return v.name
+}
+
+func (v *recordView) ShortHelp() []key.Binding {
+	b := v.textView.ShortHelp()
+	for i := range b {
+		if keyIs("v", b[i]) {
+			b[i] = withHelp(b[i], "show "+((v.mode+1)%detailModes).String())
 		}
-		sb.WriteString(cell[:i])
-		sb.WriteString(matchOn + cell[i:i+len(q)] + matchOff)
-		cell, lc = cell[i+len(q):], lc[i+len(q):]
+	}
+	return b
+}
+
+func (m detailMode) String() string {
+	switch m {
+	case showRaw:
+		return "raw"
+	case showHex:
+		return "hex"
+	}
+	return "decoded"
+}
+
+// rebuild renders the content again at the same width (a schema arrived,
+// the mode changed), keeping the scroll position where it can.
+func (v *textView) rebuild() {
+	if v.lastW <= 0 {
+		return
+	}
+	y := v.vp.YOffset()
+	v.vp.SetContent(ansi.Hardwrap(v.build(v.lastW), v.lastW, true))
+	v.vp.SetYOffset(y)
+}
+
+// writeRecordField writes r's key (isKey) or value for the record detail
+// in mode: decoded (with its format, schema id, subject and version, or
+// the one-line reason it did not decode), raw escaped text, or hex.
+func writeRecordField(sb *strings.Builder, t *theme, label string, r *record, isKey bool, limit, w int, d *decoding, mode detailMode) {
+	f := r.Value
+	if isKey {
+		f = r.Key
+	}
+	if f.null() || mode == showDecoded && d == nil {
+		writeField(sb, t, label, f, limit, w)
+		return
+	}
+	switch mode {
+	case showRaw:
+		body, kind := "", "empty"
+		if len(f.Data) > 0 {
+			body, kind = EscapeText(f.Data, limit), "raw text"
+			if ansi.StringWidth(body) >= limit {
+				body += "…"
+				kind = fmt.Sprintf("raw text, cut after %d columns", limit)
+			}
+		}
+		writeFieldAs(sb, t, label, f, w, body, kind)
+		return
+	case showHex:
+		n := min(len(f.Data), detailHexLimit)
+		kind := "hex"
+		if n < len(f.Data) {
+			kind += fmt.Sprintf(" (first %s)", formatBytes(int64(n)))
+		}
+		perLine := 16
+		if w < 80 {
+			perLine = 8
+		}
+		body := ""
+		if n > 0 {
+			body = hexDump(f.Data[:n], perLine)
+		}
+		writeFieldAs(sb, t, label, f, w, body, kind)
+		return
+	}
+	res := d.result(r, isKey, false)
+	switch res.Status {
+	case schema.Decoded:
+		writeFieldAs(sb, t, label, f, w, prettyDecoded(res.JSON, limit), describeDecoded(res))
+		if res.Reason != "" {
+			sb.WriteString(indent(t.warn.Render(EscapeString(res.Reason)), w) + "\n")
+		}
+	case schema.Pending:
+		writeField(sb, t, label, f, limit, w)
+		sb.WriteString(indent(t.dim.Render(fmt.Sprintf("decoding… fetching schema id %d from the registry", res.SchemaID)), w) + "\n")
+	case schema.Failed:
+		writeField(sb, t, label, f, limit, w)
+		sb.WriteString(indent(t.warn.Render("not decoded: "+EscapeString(res.Reason)), w) + "\n")
+	default:
+		writeField(sb, t, label, f, limit, w)
 	}
 }
 
-// viewWrapped draws the rows from the top row on, each record as many
-// lines as its wrapped value takes, keeping the selected record whole on
-// screen.
-func (l *recordList) viewWrapped(lines []string) []string {
-	room := l.height - len(lines)
-	vw := l.valueWidth()
-	heights := func(i int) int {
-		return len(l.wrappedValue(l.all[l.shown[i]], vw))
+// writeFieldAs is writeField with the body and its kind given.
+func writeFieldAs(sb *strings.Builder, t *theme, label string, f field, w int, body, kind string) {
+	sb.WriteString("\n" + label + " " + formatBytes(int64(f.Size)))
+	if kind != "" {
+		sb.WriteString(" · " + kind)
 	}
-	sel := l.cur.sel
-	if l.wtop > sel {
-		l.wtop = sel
+	if f.truncated() {
+		sb.WriteString(t.warn.Render(fmt.Sprintf(" · only the first %s are kept in memory", formatBytes(int64(len(f.Data))))))
 	}
-	l.wtop = min(l.wtop, max(0, len(l.shown)-1))
-	for used := 0; ; {
-		used = 0
-		for i := l.wtop; i <= sel; i++ {
-			used += heights(i)
-		}
-		if used <= room || l.wtop >= sel {
-			break
-		}
-		l.wtop++
+	sb.WriteString("\n")
+	if body != "" {
+		sb.WriteString(indent(body, w) + "\n")
 	}
-	cells := make([]string, len(l.cols))
-	for i := l.wtop; i < len(l.shown) && room > 0; i++ {
-		r := l.all[l.shown[i]]
-		vals := l.wrappedValue(r, vw)
-		for c, col := range l.cols {
-			cells[c], _ = l.cell(r, col)
-		}
-		isSel := i == sel
-		for j, v := range vals {
-			if room == 0 {
-				break
-			}
-			for c, col := range l.cols {
-				switch {
-				case col.title == "VALUE":
-					cells[c] = highlight(v, l.marked())
-				case j > 0:
-					cells[c] = ""
-				}
-			}
-			row := renderRow(l.cols, cells)
-			switch {
-			case j == 0:
-				row = markRow(&l.theme, row, isSel, l.focused)
-			case isSel && l.focused:
-				row = l.theme.selected.Render("  " + row)
-			case isSel:
-				row = l.theme.selectedBlur.Render("  " + row)
-			default:
-				row = "  " + row
-			}
-			lines = append(lines, row)
-			room--
-		}
-	}
-	return lines
 }
 
-// modeHelp is the bindings of the value modes, for a list's help.
-func (l *recordList) modeHelp() []key.Binding {
-	return []key.Binding{l.keys.Wrap, l.keys.ValueOnly, l.keys.ScrollLeft, l.keys.ScrollRight}
+// describeDecoded is "Avro · schema id 3 · orders-value v1", or
+// "Protobuf · local shop.proto".
+func describeDecoded(res schema.Result) string {
+	s := "decoded"
+	switch res.Format {
+	case schema.Avro:
+		s = "Avro"
+	case schema.Protobuf:
+		s = "Protobuf"
+	case schema.JSON:
+		s = "JSON Schema"
+	}
+	if res.SchemaID != 0 {
+		s += fmt.Sprintf(" · schema id %d", res.SchemaID)
+	}
+	if res.Subject != "" {
+		s += " · " + EscapeString(res.Subject)
+		if res.Version > 0 {
+			s += fmt.Sprintf(" v%d", res.Version)
+		}
+	}
+	if res.Local != "" {
+		s += " · local " + EscapeString(res.Local)
+	}
+	return s
+}
+
+// prettyDecoded indents decoded JSON (compact and valid, with control
+// characters escaped by the decoder) and escapes it once more for the
+// terminal, bounded by limit columns.
+func prettyDecoded(text string, limit int) string {
+	b := []byte(text)
+	if len(b) <= prettyJSONLimit {
+		var out bytes.Buffer
+		if json.Indent(&out, b, "", "  ") == nil {
+			b = out.Bytes()
+		}
+	}
+	s := EscapeText(b, limit)
+	if ansi.StringWidth(s) >= limit {
+		s += "…"
+	}
+	return s
 }
