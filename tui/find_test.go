@@ -249,3 +249,29 @@ func TestPartitionsFilterFollowsLags(t *testing.T) {
 	mustContain(t, s, "events[0]", "events[3]", `filter "lag>100" 4 of 4`)
 	checkGrid(t, m.View().Content, 140, 40)
 }
+
+// Sorting (o) and filtering (/) the partitions go together: the filter
+// keeps its partitions whatever the order.
+func TestPartitionsFilterAndSort(t *testing.T) {
+	m, _ := newTestModel(t, 140, 40, Options{})
+	pr := progressEv(4, 1)
+	for i := range pr.Partitions {
+		pr.Partitions[i].Lag = int64(100 * (i + 1))
+	}
+	feed(m, started(4), pr)
+	press(m, "/")
+	typeText(m, "lag>150")
+	press(m, "enter", "o", "o")
+	var got []string
+	for i := 0; i < m.parts.rowCount(); i++ {
+		got = append(got, m.parts.rows[m.parts.rowAt(i)].Partition.String())
+	}
+	if len(got) != 3 {
+		t.Fatalf("after sorting, the filter shows %v, want the 3 partitions with lag > 150", got)
+	}
+	for _, p := range got {
+		if p == "events[0]" {
+			t.Fatalf("events[0] (lag 100) shows: %v", got)
+		}
+	}
+}
