@@ -15,7 +15,7 @@ import (
 
 // runTUI shows stream on the terminal until the user quits, then closes
 // the stream cleanly (tui.Run does both).
-func runTUI(ctx context.Context, stream *consumer.Stream, cfg consumer.Config, g *globalOptions, sd screenDecoder) error {
+func runTUI(ctx context.Context, stream *consumer.Stream, cfg consumer.Config, g *globalOptions, resume *tui.Resume, sd screenDecoder) error {
 	store := ""
 	if cfg.Store != nil {
 		if p, err := g.storePath(); err == nil {
@@ -38,6 +38,7 @@ func runTUI(ctx context.Context, stream *consumer.Stream, cfg consumer.Config, g
 		Replayer:    replayer{client: cfg.Client},
 		Decoder:     sd.decoder(),
 		SchemaNotes: sd.notes,
+		Resume:      resume,
 	})
 }
 

@@ -258,16 +258,16 @@ func (v *textView) capturing() bool { return false }
 // within width.
 func batchDetail(m *Model, e *batchEntry, width int) string {
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "batch %d · %s · %s · %d records · %s · took %s\n", e.ID, e.State,
-		e.Time.In(m.c.loc).Format("2006-01-02 15:04:05.000 MST"), e.Records, formatBytes(e.Bytes), formatDuration(e.Duration))
+	fmt.Fprintf(&sb, "batch %d · %s · %s · %s · %s · took %s\n", e.ID, e.State,
+		e.Time.In(m.c.loc).Format("2006-01-02 15:04:05.000 MST"), plural(e.Records, "record", "records"), formatBytes(e.Bytes), formatDuration(e.Duration))
 	if note := batchNote(e); note != "" {
 		sb.WriteString(m.c.theme.warn.Render(note) + "\n")
 	}
-	fmt.Fprintf(&sb, "\n%d ranges [from, until):\n", len(e.Ranges))
+	fmt.Fprintf(&sb, "\n%s [from, until):\n", plural(int64(len(e.Ranges)), "range", "ranges"))
 	for _, r := range e.Ranges {
 		sb.WriteString(m.batches.rangeLine(r) + "\n")
 	}
-	fmt.Fprintf(&sb, "\n%d sample records", len(e.samples))
+	fmt.Fprintf(&sb, "\n%s", sampleCount(e))
 	if e.samplesDropped {
 		sb.WriteString("; dropped to bound memory")
 	}
@@ -291,4 +291,22 @@ func batchDetail(m *Model, e *batchEntry, width int) string {
 	return strings.TrimSuffix(sb.String(), "\n")
 }
 
-func (v *textView) title() string { return v.name }
+// title is the name, and when the text is longer than the view a mark
+// of where it is and which way there is more: "↓ more · lines 1-20 of 45".
+func (v *textView) title() string {
+	total, shown := v.vp.TotalLineCount(), v.vp.VisibleLineCount()
+	if total <= shown || shown == 0 {
+		return v.name
+	}
+	var mark string
+	switch {
+	case v.vp.AtTop():
+		mark = "↓ more"
+	case v.vp.AtBottom():
+		mark = "↑ more"
+	default:
+		mark = "↑↓ more"
+	}
+	from := v.vp.YOffset() + 1
+	return fmt.Sprintf("%s · %s · lines %d-%d of %d", v.name, mark, from, from+shown-1, total)
+}

@@ -108,7 +108,7 @@ func eventDetail(e offsets.Event, loc interface{ String() string }) string {
 		}
 	}
 	if e.Lost > 0 {
-		fmt.Fprintf(&sb, "%-11s %d offsets\n", "lost", e.Lost)
+		fmt.Fprintf(&sb, "%-11s %s\n", "lost", plural(e.Lost, "offset", "offsets"))
 	}
 	return strings.TrimRight(sb.String(), "\n")
 }

@@ -43,17 +43,19 @@ func newHelpView(m *Model) *helpView {
 			{"space", "pause or resume every partition (header: PAUSED)"},
 			{"P", "pause or resume the selected partition (STATE: paused)"},
 			{"s", "seek the selected partition: an offset, earliest, latest, -N (before the high watermark) or @TIME"},
+			{"S", "seek every partition of the stream at once, as -o: a target for all, TOPIC=TARGET for one topic, TOPIC:P=TARGET for one; " +
+				"a seek lands between the log start and the high watermark (outside: the nearest end, said in the status line)"},
 			{"r", "replay the selected batch's ranges, or the selected partition's last 100 records" + replay},
 			{"w", "in the replay view: write the records to a file as JSON lines"},
 			{"e", "the selected batch as Spark startingOffsets/endingOffsets options, copied with OSC 52"},
 			{"a", "ack the batch that waits for its ack" + manual},
-			{"n", "cut the next batch now" + manual},
+			{"n", "cut the next batch now; while a batch waits for its ack, as soon as a acks it (one batch waits at a time)" + manual},
 			{"x", "dismiss the data-loss warning (header: DATA LOSS, STATE: data loss); the events pane keeps the events"},
 		}},
 		{"What the panes show", []helpEntry{
 			{"Partitions", "SOURCE: why it started where it did (explicit, stored, import, reset-earliest, reset-latest, " +
 				"timestamp, new-partition; explicit also after a seek); NEXT: the next offset to read; LOG START and HWM: the offsets the " +
-				"partition holds; LAG: HWM - NEXT; REC/S and TREND: the rate, one mark a second, " +
+				"partition holds; LAG: HWM - NEXT (with --ack manual: HWM - the acked position, and AHEAD the records read past it); REC/S and TREND: the rate, one mark a second, " +
 				"a full block at the line's 90th percentile or above; STATE: live, paused, error (the broker fails; kbatch retries), " +
 				"or data loss (retention deleted offsets before they were read; reading went on at the log start) until x."},
 			{"Batches", "id, time, records, bytes, processing time, partitions, state: planned (written ahead), " +

@@ -83,7 +83,9 @@ func (m *Model) mainKey(ks string, k tea.KeyPressMsg) tea.Cmd {
 	case keyIs(ks, km.Dismiss):
 		m.dismissLoss()
 	case keyIs(ks, km.Seek):
-		m.openSeek()
+		return m.openSeek()
+	case keyIs(ks, km.SeekAll):
+		return m.openSeekAll()
 	case ks == "r":
 		return m.openReplay()
 	case keyIs(ks, km.Filter):

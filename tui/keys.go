@@ -12,6 +12,7 @@ type keyMap struct {
 	Filter, Copy, Write, SparkExport        key.Binding
 	Dismiss                                 key.Binding
 	Decoded                                 key.Binding
+	SeekAll                                 key.Binding
 	Help, Quit                              key.Binding
 }
 
@@ -33,12 +34,14 @@ func newKeyMap() keyMap {
 		PauseAll:  b([]string{"space"}, "space", "pause all"),
 		PausePart: b([]string{"P"}, "P", "pause partition"),
 		Seek:      b([]string{"s"}, "s", "seek"),
-		Replay:    b([]string{"r"}, "r", "replay"),
-		Ack:       b([]string{"a"}, "a", "ack batch"),
-		Step:      b([]string{"n"}, "n", "next batch"),
-		Filter:    b([]string{"/"}, "/", "filter"),
-		Copy:      b([]string{"y"}, "y", "copy value"),
-		Write:     b([]string{"w"}, "w", "write file"),
+		// SeekAll seeks every partition of the stream (or of a topic).
+		SeekAll: b([]string{"S"}, "S", "seek all"),
+		Replay:  b([]string{"r"}, "r", "replay"),
+		Ack:     b([]string{"a"}, "a", "ack batch"),
+		Step:    b([]string{"n"}, "n", "next batch"),
+		Filter:  b([]string{"/"}, "/", "filter"),
+		Copy:    b([]string{"y"}, "y", "copy value"),
+		Write:   b([]string{"w"}, "w", "write file"),
 		// SparkExport shows and copies a batch as Spark options.
 		SparkExport: b([]string{"e"}, "e", "Spark offsets"),
 		// Dismiss clears the data-loss warning (header, partitions).

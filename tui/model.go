@@ -44,6 +44,9 @@ type Options struct {
 	// and what went wrong.
 	Decoder     Decoder
 	SchemaNotes *SchemaNotes
+	// Resume, when set, is the stored stream this run resumes (shown
+	// when the stream starts).
+	Resume *Resume
 }
 
 // pane is one of the four panes of the main screen.
@@ -106,23 +109,29 @@ type Model struct {
 	cancel    context.CancelFunc
 	bg        sync.WaitGroup // replays and writes in flight
 	replayEnd context.CancelFunc
+	// resumeShown is set once the resume notice was shown.
+	resumeShown bool
 }
 
 // streamState is what the header shows about the stream.
 type streamState struct {
-	name, store      string
-	brokers, topics  []string
-	paused, waiting  bool
-	waitingID        uint64
-	rate, byteRate   float64
-	batches          int
-	records          int64
-	ended            *consumer.Ended
-	closed           bool
-	manual           bool
+	name, store     string
+	brokers, topics []string
+	paused, waiting bool
+	waitingID       uint64
+	rate, byteRate  float64
+	batches         int
+	records         int64
+	ended           *consumer.Ended
+	closed          bool
+	manual          bool
+	// cutQueued is n pressed while a batch waited: the next batch is
+	// cut as soon as that one is acked.
+	cutQueued        bool
 	interval         time.Duration
 	redeliveringID   uint64
 	startedReceived  bool
+	startedAt        time.Time // when the Started event came
 	lastProgressTime time.Time
 	// loss is the data loss not yet dismissed (x): the header and the
 	// partitions pane warn until then.
@@ -169,7 +178,9 @@ func New(src EventSource, ctl Controls, opts Options) *Model {
 	m := &Model{c: c, opts: opts, controls: ctl, bridge: newBridge(src.Events()), now: opts.Now, hist: newHistory()}
 	m.bridge.now = opts.Now
 	m.parts = newPartitionsPane(c)
+	m.parts.manual = opts.ManualAck
 	m.batches = newBatchesPane(c, m.hist)
+	m.batches.idle = m.idleReason
 	m.records = newRecordsPane(c)
 	m.events = newEventsPane(c)
 	m.panes = [paneCount]pane{m.parts, m.batches, m.records, m.events}
@@ -230,8 +241,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.popView()
 		return m, nil
 	case controlDoneMsg:
-		m.controlDone(msg)
-		return m, nil
+		return m, m.controlDone(msg)
 	case seekRequestMsg:
 		return m, m.seek(msg)
 	case seekDoneMsg:

@@ -28,6 +28,9 @@ type recordList struct {
 	focused  bool
 	cols     []column
 	multiTop bool // records of more than one topic: show topic names
+	// topics is set for a stream of several topics: PARTITION always
+	// shows topic[p], whatever topics one batch's samples hold.
+	topics bool
 	// content holds the widest OFFSET, PARTITION and KEY cell seen. It
 	// only grows, so columns stay put when another batch is shown.
 	content map[string]int
@@ -50,7 +53,7 @@ var recordColumns = []column{
 	{title: "PARTITION", width: 9, priority: 3},
 	{title: "TIMESTAMP", width: 12, priority: 4},
 	{title: "KEY", width: 6, priority: 2},
-	{title: "SIZE", width: 7, right: true, priority: 5},
+	{title: "SIZE", width: 8, right: true, priority: 5},
 	{title: "VALUE", width: 24, priority: 1, flex: true},
 }
 
@@ -78,7 +81,7 @@ func (l *recordList) measure(recs []*record) {
 // that grows while a replay runs).
 func (l *recordList) set(recs []*record, keepSel bool) {
 	l.all = recs
-	l.multiTop = false
+	l.multiTop = l.topics
 	for _, r := range recs {
 		if r.Topic != recs[0].Topic {
 			l.multiTop = true

@@ -99,7 +99,7 @@ func TestRecordsPanePreviewsDecodedValues(t *testing.T) {
 func TestRecordsPaneWithoutDecoderShowsRaw(t *testing.T) {
 	m, _ := newTestModel(t, 140, 40, Options{})
 	feed(m, orderBatch(1, 3))
-	mustContain(t, screen(m), `\x00\x00\x00\x00\x03{"orde`)
+	mustContain(t, screen(m), `\x00\x00\x00\x00\x03{"or`)
 }
 
 // Decoding happens for what is drawn, filtered or opened only: a catch-up
@@ -157,7 +157,7 @@ func TestFailedSchemaShowsRawWithReasonAndOneEvent(t *testing.T) {
 	notes := NewSchemaNotes()
 	m, _ := newTestModel(t, 140, 40, Options{Decoder: dec, SchemaNotes: notes})
 	feed(m, orderBatch(1, 2))
-	mustContain(t, screen(m), `\x00\x00\x00\x00\x03{"orde`)
+	mustContain(t, screen(m), `\x00\x00\x00\x00\x03{"or`)
 	notes.Event(schema.Event{Kind: schema.FetchFailed, SchemaID: 3, Topic: "orders", Message: "schema id 3: not in the registry"})
 	m.Update(notes.wait(m.ctx)())
 	if got := len(m.events.events); got != 1 {
@@ -271,7 +271,7 @@ func TestTruncatedFramedValueIsNotDecoded(t *testing.T) {
 	big := framed(3, `{"x":"`+strings.Repeat("a", maxKeptBytes)+`"}`)
 	r := newRecord(&krecord.Record{Topic: "orders", Value: []byte(big)}, 1)
 	res := d.result(r, false, false)
-	if res.Status != schema.Failed || !strings.Contains(res.Reason, "only the first 1.0 MB are kept in memory") {
+	if res.Status != schema.Failed || !strings.Contains(res.Reason, "only the first 1.0 MiB are kept in memory") {
 		t.Fatalf("got %+v", res)
 	}
 	if dec.total() != 0 {
