@@ -244,7 +244,22 @@ func (c *cleanups) run() {
 	}
 }
 
-func runWatch(ctx context.Context, g *globalOptions, o *watchOptions, stdout, stderr io.Writer) (rerr error) {
+// runWatch runs the stream; when the user switches to another cluster
+// profile on the screen (c), the stream has closed as on quit and it runs
+// again on that profile, from the topic picker.
+func runWatch(ctx context.Context, g *globalOptions, o *watchOptions, stdout, stderr io.Writer) error {
+	for {
+		err := runWatchOnce(ctx, g, o, stdout, stderr)
+		var sw *tui.SwitchCluster
+		if !errors.As(err, &sw) {
+			return err
+		}
+		g.switchProfile(sw.Profile)
+		o.topics, o.offsets, o.fromSpark = nil, nil, ""
+	}
+}
+
+func runWatchOnce(ctx context.Context, g *globalOptions, o *watchOptions, stdout, stderr io.Writer) (rerr error) {
 	p, err := o.plan(g)
 	if err != nil {
 		return err
@@ -295,7 +310,7 @@ func runWatch(ctx context.Context, g *globalOptions, o *watchOptions, stdout, st
 	}
 	rememberStartChoice(cfg.Store, cfg.Name, o.startChoice)
 	if !o.noTUI {
-		err := runTUI(ctx, stream, *cfg, g, resume, o.screen)
+		err := runTUI(ctx, stream, *cfg, g, resume, cc, o.screen)
 		path, _ := g.storePath()
 		printStored(stderr, *cfg, path)
 		return err
@@ -355,6 +370,7 @@ func (o *watchOptions) open(ctx context.Context, g *globalOptions, p watchPlan, 
 			return nil, nil, err
 		}
 	}
+	o.screen = screenDecoder{} // a run after a profile switch builds its own
 	var warnings *decodeWarnings // printed when the stream is over; the screen would be drawn over
 	var notes *tui.SchemaNotes   // the screen's: it decodes whenever a schema source is configured
 	if o.noTUI {

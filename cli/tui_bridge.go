@@ -15,7 +15,7 @@ import (
 
 // runTUI shows stream on the terminal until the user quits, then closes
 // the stream cleanly (tui.Run does both).
-func runTUI(ctx context.Context, stream *consumer.Stream, cfg consumer.Config, g *globalOptions, resume *tui.Resume, sd screenDecoder) error {
+func runTUI(ctx context.Context, stream *consumer.Stream, cfg consumer.Config, g *globalOptions, resume *tui.Resume, cc kafka.ClientConfig, sd screenDecoder) error {
 	store := ""
 	if cfg.Store != nil {
 		if p, err := g.storePath(); err == nil {
@@ -26,6 +26,8 @@ func runTUI(ctx context.Context, stream *consumer.Stream, cfg consumer.Config, g
 	if interval == 0 {
 		interval = time.Second
 	}
+	w := &screenWriter{cc: cc}
+	defer w.Close()
 	return tui.Run(ctx, stream, stream, tui.Options{
 		Name:        cfg.Name,
 		Cluster:     g.conn.Cluster,
@@ -39,6 +41,9 @@ func runTUI(ctx context.Context, stream *consumer.Stream, cfg consumer.Config, g
 		Decoder:     sd.decoder(),
 		SchemaNotes: sd.notes,
 		Resume:      resume,
+		Writer:      w,
+		Groups:      groupReader{client: cfg.Client},
+		Profiles:    g.screenProfiles(),
 	})
 }
 

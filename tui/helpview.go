@@ -70,6 +70,17 @@ func newHelpView(m *Model) *helpView {
 			{"Events", "seeks, resets, data loss, out-of-range offsets, new partitions, broker errors; " +
 				"the latest also shows in the status line."},
 		}},
+		{"Write, sort, switch, more", []helpEntry{
+			{"p", "produce a record: topic, partition (empty: by key, murmur2 as the Java client), key, value or a value file, " +
+				"headers; enter shows where it goes (cluster, topic), y writes it, the status line says partition and offset"},
+			{"E", "edit the selected record (records pane, detail, replay) and produce it again, confirmed the same way"},
+			{"o", "sort the partitions by lag, rate or name (the pane title says which)"},
+			{":", "command palette: every action by name, fuzzy matched; enter runs it"},
+			{"c", "switch to another [clusters.NAME] profile: the stream closes cleanly, then the topic picker opens"},
+			{"C", "consumer groups that committed on these topics: offsets, lag, where they stand against this stream " +
+				"and its batches; read-only, refreshed every 5s"},
+			{"mouse", "click focuses a pane and selects a row (or a tab); the wheel scrolls"},
+		}},
 	}
 	build := func(width int) string {
 		const keyW = 15

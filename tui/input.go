@@ -36,6 +36,9 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	if m.top() == nil && m.records.list.capturing() {
 		return m.records.Update(k)
 	}
+	if cmd, ok := m.moreKey(ks); ok { // power.go
+		return cmd
+	}
 	switch {
 	case keyIs(ks, km.Quit):
 		return tea.Quit

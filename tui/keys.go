@@ -14,6 +14,9 @@ type keyMap struct {
 	Decoded                                 key.Binding
 	SeekAll                                 key.Binding
 	Help, Quit                              key.Binding
+	// Produce, Edit, SortParts, Palette, Cluster, Groups: issue 19
+	// (produce.go, palette.go, groupsview.go, cluster.go).
+	Produce, Edit, SortParts, Palette, Cluster, Groups key.Binding
 }
 
 func newKeyMap() keyMap {
@@ -50,6 +53,13 @@ func newKeyMap() keyMap {
 		Decoded: b([]string{"v"}, "v", "decoded/raw/hex"),
 		Help:    b([]string{"?"}, "?", "help"),
 		Quit:    b([]string{"q", "ctrl+c"}, "q", "quit"),
+
+		Produce:   b([]string{"p"}, "p", "produce a record"),
+		Edit:      b([]string{"E"}, "E", "edit and re-produce record"),
+		SortParts: b([]string{"o"}, "o", "sort partitions"),
+		Palette:   b([]string{":"}, ":", "command palette"),
+		Cluster:   b([]string{"c"}, "c", "switch cluster"),
+		Groups:    b([]string{"C"}, "C", "consumer groups"),
 	}
 }
 

@@ -39,6 +39,8 @@ type partitionsPane struct {
 	// manual (--ack manual) measures LAG from the acked position and
 	// shows AHEAD, the records read past it.
 	manual bool
+	// order is how the rows are sorted (o; partsort.go).
+	order int
 }
 
 func newPartitionsPane(c *common) *partitionsPane {
@@ -92,8 +94,9 @@ func (p *partitionsPane) progress(pr *consumer.Progress) {
 func (p *partitionsPane) setRows(rows []consumer.PartitionStatus) {
 	sel, hadSel := p.selected()
 	p.rows = append(p.rows[:0], rows...) // a copy: advance changes rows, not the event's
+	p.sortRows()
 	clear(p.index)
-	for i, r := range rows {
+	for i, r := range p.rows {
 		p.index[r.Partition] = i
 	}
 	p.cur.setLen(len(rows))
@@ -213,7 +216,7 @@ func (p *partitionsPane) title() string {
 	if p.manual {
 		s += " from acked · " + strconv.FormatInt(ahead, 10) + " read ahead"
 	}
-	return s
+	return s + p.orderTitle()
 }
 
 // lag is what LAG shows: HWM - NEXT, or with manual acks HWM - the acked
