@@ -166,7 +166,7 @@ func serveMain(args []string) int {
 		return 1
 	}
 	defer b.stop()
-	topic, err := fillWith(strings.Split(b.addrs, ","), "bench", *n, *size, int32(*parts), *repetitive)
+	topic, err := fillWith(strings.Split(b.addrs, ","), "bench", *n, *size, int32(*parts), *repetitive, nil)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "benchrun serve:", err)
 		return 1

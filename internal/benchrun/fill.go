@@ -18,14 +18,16 @@ import (
 // random part, so they compress about as much as real payloads do, not
 // tenfold as a repeated pattern would (which would make every batch tens
 // of thousands of records).
-func fill(seeds []string, prefix string, n, size int, parts int32) (string, error) {
-	return fillWith(seeds, prefix, n, size, parts, false)
+// With sv set, values are sv's schema records of the same seq and random
+// payload instead.
+func fill(seeds []string, prefix string, n, size int, parts int32, sv *schemaValues) (string, error) {
+	return fillWith(seeds, prefix, n, size, parts, false, sv)
 }
 
 // fillWith is fill; with repetitive set, values repeat one pattern and
 // compress about twentyfold (the case where a fetch of 1 MiB holds 20 MiB
 // of records).
-func fillWith(seeds []string, prefix string, n, size int, parts int32, repetitive bool) (string, error) {
+func fillWith(seeds []string, prefix string, n, size int, parts int32, repetitive bool, sv *schemaValues) (string, error) {
 	cl, err := kgo.NewClient(kgo.SeedBrokers(seeds...), kgo.ProducerLinger(5*time.Millisecond),
 		kgo.RecordPartitioner(kgo.RoundRobinPartitioner()), kgo.ProducerBatchMaxBytes(1<<20),
 		kgo.ProducerBatchCompression(kgo.SnappyCompression()), kgo.MaxBufferedRecords(100_000))
@@ -49,7 +51,12 @@ func fillWith(seeds []string, prefix string, n, size int, parts int32, repetitiv
 	start := time.Now()
 	errs := make(chan error, 1)
 	for i := 0; i < n; i++ {
-		cl.Produce(ctx, &kgo.Record{Topic: topic, Key: []byte("user-" + strconv.Itoa(i%1000)), Value: valueFor(rng, i, size, repetitive)},
+		v := valueFor(rng, i, size, repetitive)
+		if sv != nil {
+			// The random part of {"seq":N,"payload":"…"}, in the schema's format.
+			v = sv.encode(i, v[len(`{"seq":`)+len(strconv.Itoa(i))+len(`,"payload":"`):len(v)-2])
+		}
+		cl.Produce(ctx, &kgo.Record{Topic: topic, Key: []byte("user-" + strconv.Itoa(i%1000)), Value: v},
 			func(_ *kgo.Record, err error) {
 				if err != nil {
 					select {

@@ -17,6 +17,9 @@
 //	kbatch-tui  watch --interval 100ms with the TUI in a 140×40 tmux
 //	            pane, store on
 //	replay      kbatch replay T:*:earliest-latest --out /dev/null
+//	kbatch-tui-decode, replay-decode
+//	            the same with the registry of -values avro|protobuf|
+//	            jsonschema (the screen decodes; replay --decode)
 //	kcat        kcat -C -e -J -o beginning
 //	kcat-tuned  the same with -X fetch.message.max.bytes=4194304
 //	            -X queued.min.messages=1000000 (librdkafka's defaults
@@ -73,6 +76,7 @@ func main() {
 	flag.StringVar(&o.only, "only", "sarama,kgo,kbatch,kbatch-raw,kbatch-tui,replay,kcat,kcat-tuned", "contenders to run, comma-separated")
 	flag.IntVar(&o.rounds, "rounds", 3, "rounds; the best and the median of each contender are kept")
 	flag.BoolVar(&o.gobench, "gobench", true, "also run BenchmarkView140x40 (go test) and time the store per batch")
+	flag.StringVar(&o.values, "values", "json", "values: json, or avro, protobuf, jsonschema in the Confluent wire format with an in-process registry (for the *-decode contenders)")
 	flag.Parse()
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "benchrun:", err)
@@ -87,6 +91,8 @@ type options struct {
 	brokers, kbatch, only  string
 	rounds                 int
 	gobench                bool
+	values                 string
+	schemas                *schemaValues
 	self, tmp, brokerLabel string
 	seeds                  string
 	broker                 *broker
@@ -189,6 +195,12 @@ func run(o options) error {
 	}
 	o.seeds = o.brokers
 	o.topics = new([]string)
+	if o.schemas, err = newSchemaValues(o.values); err != nil {
+		return err
+	}
+	if o.schemas != nil {
+		defer o.schemas.reg.Close()
+	}
 	if o.broker == nil {
 		defer deleteTopics(strings.Split(o.seeds, ","), o.topics)
 	}
@@ -223,7 +235,7 @@ func run(o options) error {
 
 // runSet fills a topic and runs the contenders on it.
 func runSet(o options, prefix string, n int, parts int32, only []string) (*dataSet, error) {
-	topic, err := fill(strings.Split(o.seeds, ","), prefix, n, o.size, parts)
+	topic, err := fill(strings.Split(o.seeds, ","), prefix, n, o.size, parts, o.schemas)
 	if err != nil {
 		return nil, err
 	}
@@ -319,6 +331,17 @@ func runOne(o options, name, topic string, n int64, tag string) sample {
 		return measureUntil(cmd, kbatchDone(n))
 	case "kbatch-tui":
 		return tuiRun(o.kbatch, append(watch, "--interval", tuiInterval), n, store, topic)
+	case "kbatch-tui-decode":
+		if o.schemas == nil {
+			return sample{err: fmt.Errorf("%s needs -values avro, protobuf or jsonschema", name)}
+		}
+		return tuiRun(o.kbatch, append(watch, "--interval", tuiInterval, "--registry", o.schemas.url()), n, store, topic)
+	case "replay-decode":
+		if o.schemas == nil {
+			return sample{err: fmt.Errorf("%s needs -values avro, protobuf or jsonschema", name)}
+		}
+		return measure(exec.Command(o.kbatch, "replay", topic+":*:earliest-latest", "-b", o.seeds, "--out", os.DevNull,
+			"--decode", "--registry", o.schemas.url(), "--store", store), nil)
 	case "replay":
 		return measure(exec.Command(o.kbatch, "replay", topic+":*:earliest-latest", "-b", o.seeds, "--out", os.DevNull), nil)
 	case "kcat":

@@ -50,6 +50,12 @@ func printReport(o options, sets []*dataSet, gb goBench) {
 		row(fmt.Sprintf("replay vs kcat -J with bigger fetches, %s", n), "(report)", ratio(d, "replay", "kcat-tuned"))
 		row(fmt.Sprintf("TUI (tmux 140×40) vs headless, %s", n), "≥ 0.9×", ratio(d, "kbatch-tui", "kbatch-raw"))
 		row(fmt.Sprintf("peak RSS headless / TUI, %s", n), "≤ 100 MiB", rss(d, "kbatch")+" / "+rss(d, "kbatch-tui"))
+		if d.get("kbatch-tui-decode") != nil {
+			row(fmt.Sprintf("TUI decoding %s (registry) vs the same TUI without, %s", o.values, n), "≥ 0.95×", ratio(d, "kbatch-tui-decode", "kbatch-tui"))
+		}
+		if d.get("replay-decode") != nil {
+			row(fmt.Sprintf("replay --decode %s vs replay, %s", o.values, n), "(report)", ratio(d, "replay-decode", "replay"))
+		}
 	}
 	if o.wide > 0 {
 		d := sets[len(sets)-1]
