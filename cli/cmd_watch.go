@@ -44,13 +44,13 @@ type watchOptions struct {
 	isolation       string
 	log             string
 	dec             decodeFlags
-	// screen is the screen's decoder, when a registry or a local schema
-	// is configured (open sets it).
-	screen screenDecoder
 
 	// startChoice is the picker's answer to where the stream starts,
 	// remembered in the store once the stream has started.
 	startChoice string
+	// screen is the screen's decoder, when a registry or a local schema
+	// is configured (open sets it).
+	screen screenDecoder
 }
 
 func newWatchCommand(g *globalOptions) *cobra.Command {

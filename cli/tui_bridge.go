@@ -38,12 +38,12 @@ func runTUI(ctx context.Context, stream *consumer.Stream, cfg consumer.Config, g
 		ManualAck:   cfg.ManualAck,
 		StorePath:   store,
 		Replayer:    replayer{client: cfg.Client},
-		Decoder:     sd.decoder(),
-		SchemaNotes: sd.notes,
 		Resume:      resume,
 		Writer:      w,
 		Groups:      groupReader{client: cfg.Client},
 		Profiles:    g.screenProfiles(),
+		Decoder:     sd.decoder(),
+		SchemaNotes: sd.notes,
 	})
 }
 

@@ -11,8 +11,8 @@ type keyMap struct {
 	Ack, Step                               key.Binding
 	Filter, Copy, Write, SparkExport        key.Binding
 	Dismiss                                 key.Binding
-	Decoded                                 key.Binding
 	SeekAll                                 key.Binding
+	Decoded                                 key.Binding
 	Help, Quit                              key.Binding
 	// Produce, Edit, SortParts, Palette, Cluster, Groups: issue 19
 	// (produce.go, palette.go, groupsview.go, cluster.go).

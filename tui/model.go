@@ -38,12 +38,6 @@ type Options struct {
 	Location *time.Location
 	// Now is the clock (default time.Now).
 	Now func() time.Time
-	// Decoder, when set, decodes keys and values with a schema for what
-	// the screen shows, filters or opens; SchemaNotes (wired into the
-	// decoder's Ready and Event) tells the screen when a schema arrived
-	// and what went wrong.
-	Decoder     Decoder
-	SchemaNotes *SchemaNotes
 	// Resume, when set, is the stored stream this run resumes (shown
 	// when the stream starts).
 	Resume *Resume
@@ -54,6 +48,12 @@ type Options struct {
 	Groups GroupReader
 	// Profiles are the config's cluster profiles c switches between.
 	Profiles []Profile
+	// Decoder, when set, decodes keys and values with a schema for what
+	// the screen shows, filters or opens; SchemaNotes (wired into the
+	// decoder's Ready and Event) tells the screen when a schema arrived
+	// and what went wrong.
+	Decoder     Decoder
+	SchemaNotes *SchemaNotes
 }
 
 // pane is one of the four panes of the main screen.

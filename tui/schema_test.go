@@ -99,7 +99,7 @@ func TestRecordsPanePreviewsDecodedValues(t *testing.T) {
 func TestRecordsPaneWithoutDecoderShowsRaw(t *testing.T) {
 	m, _ := newTestModel(t, 140, 40, Options{})
 	feed(m, orderBatch(1, 3))
-	mustContain(t, screen(m), `\x00\x00\x00\x00\x03{"or`)
+	mustContain(t, screen(m), `\x00\x00\x00\x00\x03{"ord`)
 }
 
 // Decoding happens for what is drawn, filtered or opened only: a catch-up
@@ -157,7 +157,7 @@ func TestFailedSchemaShowsRawWithReasonAndOneEvent(t *testing.T) {
 	notes := NewSchemaNotes()
 	m, _ := newTestModel(t, 140, 40, Options{Decoder: dec, SchemaNotes: notes})
 	feed(m, orderBatch(1, 2))
-	mustContain(t, screen(m), `\x00\x00\x00\x00\x03{"or`)
+	mustContain(t, screen(m), `\x00\x00\x00\x00\x03{"ord`)
 	notes.Event(schema.Event{Kind: schema.FetchFailed, SchemaID: 3, Topic: "orders", Message: "schema id 3: not in the registry"})
 	m.Update(notes.wait(m.ctx)())
 	if got := len(m.events.events); got != 1 {
