@@ -12,7 +12,7 @@ VERSION ?= $(shell git describe --tags --match 'v*' --dirty 2>/dev/null)
 COMMIT  ?= $(shell c=$$(git rev-parse --short=12 HEAD 2>/dev/null) && { git diff --quiet HEAD || c=$$c+dirty; } && echo $$c)
 LDFLAGS := -s -w -X github.com/kbatch-dev/kbatch/cli.version=$(VERSION) -X github.com/kbatch-dev/kbatch/cli.commit=$(COMMIT)
 
-.PHONY: all build demo test bench bench-kafka fuzz lint screenshots docs man release-snapshot release-snapshot-one clean
+.PHONY: all build demo test bench bench-kafka soak fuzz lint screenshots docs man release-snapshot release-snapshot-one clean
 
 all: build
 
@@ -27,19 +27,35 @@ test:
 
 # Benchmarks (BENCHMARKS.md): the go test -bench suite, then benchrun, which
 # fills topics on a kfake broker in a process of its own (BENCH_RECORDS
-# records of 200 B on 3 partitions per data set, and a 1000-partition
-# topic), runs kbatch, bare sarama and franz-go loops and kcat side by side
-# for BENCH_ROUNDS rounds, and prints the final table. bench-kafka runs the
-# same rows against the real broker of `make kafka-up`.
-BENCH_RECORDS ?= 1000000,3000000
-BENCH_ROUNDS  ?= 3
+# records of 200 B text on 3 partitions per data set; the data-shape
+# matrix of BENCH_MATRIX rows, BENCH_MATRIX_MB MiB of values each and at
+# most 1M records; a 1000- and a 10,000-partition topic), runs kbatch,
+# bare sarama and franz-go loops and kcat side by side for BENCH_ROUNDS
+# rounds, and prints the final table. bench-kafka runs the same rows
+# against the real broker of `make kafka-up`. A quick pass:
+#   make bench BENCH_RECORDS=1000000 BENCH_MATRIX_MB=20 BENCH_ROUNDS=1
+BENCH_RECORDS   ?= 1000000,3000000
+BENCH_ROUNDS    ?= 3
+BENCH_MATRIX    ?= all
+BENCH_MATRIX_MB ?= 200
+BENCH_ARGS       = -records $(BENCH_RECORDS) -rounds $(BENCH_ROUNDS) -matrix $(BENCH_MATRIX) -matrix-mb $(BENCH_MATRIX_MB) -kbatch $(BIN)
 bench: build
 	$(GO) test -run='^$$' -bench=. -benchmem ./...
-	$(GO) run ./internal/benchrun -records $(BENCH_RECORDS) -rounds $(BENCH_ROUNDS) -kbatch $(BIN)
+	$(GO) run ./internal/benchrun $(BENCH_ARGS)
+
+# The soak (docs/soak.md): live traffic of 5,000 records/s of 200 B over
+# 50 partitions from a kfake broker and producer in a process of their
+# own, the kbatch TUI on it in a 140x40 tmux pane for SOAK_TIME; every
+# 10 s the kbatch process's RSS, CPU time and goroutines (from its
+# --debug-addr pprof listener) go to .cache/soak/soak.csv, and at the end
+# the summary and the curves to .cache/soak/soak.md. Needs tmux.
+SOAK_TIME ?= 1h
+soak: build
+	$(GO) run ./internal/benchrun soak -kbatch $(BIN) -duration $(SOAK_TIME) -out .cache/soak
 
 bench-kafka: build
 	@test -s .cache/kafka/bootstrap || { echo "bench-kafka: no .cache/kafka/bootstrap; run 'make kafka-up' first" >&2; exit 1; }
-	$(GO) run ./internal/benchrun -brokers $$(cat .cache/kafka/bootstrap) -records $(BENCH_RECORDS) -rounds $(BENCH_ROUNDS) -kbatch $(BIN) -gobench=false
+	$(GO) run ./internal/benchrun -brokers $$(cat .cache/kafka/bootstrap) $(BENCH_ARGS) -gobench=false
 
 # A short pass over every fuzz target (go test -fuzz takes one target at a time).
 FUZZTIME ?= 10s
@@ -123,6 +139,27 @@ test-registry:
 	KBATCH_TEST_SCHEMA_RECORDS=$(CURDIR)/.cache/registry/records.jsonl \
 	KBATCH_TEST_BROKERS=$$(cat $(KAFKA_BOOTSTRAP_FILE)) \
 	$(GO) test -race -count=1 -run '^TestRealRegistry' -v ./schema/
+
+# Authentication against real servers, no Docker (scripts/auth-up.sh says what runs, all under
+# .cache/auth; docs/auth-*.md): Kafka with a listener per mechanism (SCRAM, mTLS, OAUTHBEARER
+# with the unsecured and the OIDC validator, GSSAPI), an MIT KDC (Debian's krb5-kdc; GSSAPI is
+# left out when it is not installed) and an OIDC provider (internal/authlab).
+#   make test-auth        start the lab, run every TestRealAuth* test, stop it (about 3 minutes)
+#   make test-auth-smoke  the same without the two 30 s token-renewal watches
+#   make auth-up / auth-down   start or stop the lab by hand (.cache/auth/env says where it is)
+.PHONY: test-auth test-auth-smoke auth-up auth-down
+
+test-auth:
+	@./scripts/auth-test.sh full
+
+test-auth-smoke:
+	@./scripts/auth-test.sh smoke
+
+auth-up:
+	@./scripts/auth-up.sh
+
+auth-down:
+	@./scripts/auth-down.sh
 
 # The randomized simulation of the stream (internal/sim, DESIGN §7): random
 # seeded histories of produce, crash, restart with changed flags, seek,

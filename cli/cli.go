@@ -166,7 +166,7 @@ config file's [clusters.NAME] profile (see config.example.toml).`,
 	pf.StringVar(&g.tls.keyFile, "tls-key", "", "PEM key of the client certificate")
 	pf.StringVar(&g.tls.serverName, "tls-server-name", "", "host name to check in the broker certificate")
 	pf.BoolVar(&g.tls.insecureSkipVerify, "tls-insecure-skip-verify", false, "do not check the broker certificate (unsafe; kbatch warns)")
-	pf.StringVar(&g.sasl.mechanism, "sasl-mechanism", "", "SASL mechanism: PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512 (env KBATCH_SASL_MECHANISM)")
+	pf.StringVar(&g.sasl.mechanism, "sasl-mechanism", "", saslHelp)
 	pf.StringVar(&g.sasl.user, "sasl-user", "", "SASL user name (env KBATCH_SASL_USER)")
 	pf.StringVar(&g.sasl.passwordEnv, "sasl-password-env", "", "name of the environment variable holding the SASL password")
 	pf.StringVar(&g.sasl.passwordFile, "sasl-password-file", "", "file whose first line is the SASL password")
@@ -233,7 +233,7 @@ func (g *globalOptions) clientConfig() (kafka.ClientConfig, error) {
 		}
 		cc.Version = kv
 	}
-	if cc.TLS, err = conn.TLS.TLSConfig(); err != nil {
+	if cc.TLS, err = conn.TLS.TLSConfigEnv(g.env); err != nil {
 		return cc, usageError{err}
 	}
 	if conn.TLS.Insecure() {
@@ -241,15 +241,8 @@ func (g *globalOptions) clientConfig() (kafka.ClientConfig, error) {
 			": anyone on the network path can read and change this connection")
 	}
 	if conn.SASL.On() {
-		pw, err := g.password(conn)
-		if err != nil {
+		if cc.SASL, err = g.saslConfig(conn); err != nil {
 			return cc, err
-		}
-		cc.SASL = &kafka.SASL{
-			Mechanism:   conn.SASL.Mechanism,
-			User:        conn.SASL.User,
-			Password:    string(pw),
-			SCRAMClient: kafka.SCRAMClientFor(conn.SASL.Mechanism),
 		}
 	}
 	g.conn = connectionInfo{

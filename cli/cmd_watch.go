@@ -43,6 +43,7 @@ type watchOptions struct {
 	untilEnd        bool
 	isolation       string
 	log             string
+	debugAddr       string
 	dec             decodeFlags
 
 	// startChoice is the picker's answer to where the stream starts,
@@ -104,6 +105,7 @@ func addWatchFlags(cmd *cobra.Command, o *watchOptions) {
 	f.StringVar(&o.isolation, "isolation", "committed", "committed: skip aborted transactions, read up to the last stable offset; uncommitted: read everything, records of aborted transactions marked")
 	addDecodeFlags(f, &o.dec)
 	f.StringVar(&o.log, "log", "", "append a debug log for a bug report to FILE (connections, metadata, fetches, batches, store writes; never secrets nor record bytes)")
+	f.StringVar(&o.debugAddr, "debug-addr", "", "serve Go's pprof profiles (goroutines, heap, CPU) on this loopback HOST:PORT, e.g. 127.0.0.1:6060")
 }
 
 // streamName is --name, else the sorted topics joined with "+".
@@ -285,6 +287,13 @@ func runWatchOnce(ctx context.Context, g *globalOptions, o *watchOptions, stdout
 			}
 		})
 		p.cfg.Log = log
+	}
+	if o.debugAddr != "" {
+		stopDebug, err := startDebugListener(o.debugAddr)
+		if err != nil {
+			return err
+		}
+		done.add(stopDebug)
 	}
 	cfg, events, err := o.open(ctx, g, p, cc, stdout, stderr, &done)
 	if err != nil || cfg == nil {

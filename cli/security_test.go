@@ -268,3 +268,31 @@ password_file = "carol.pw"
 		checkOneLine(t, r, exitUsage, []string{"needs a password", "--sasl-password-env"})
 	})
 }
+
+// TestSCRAMPasswordSASLprepChanges is a regression test: Kafka (its
+// clients, its tools, kfake) derives SCRAM credentials from the
+// password's UTF-8 bytes as typed, without SASLprep, so a password that
+// SASLprep changes ("e" + U+0301 becomes "é"; U+00A0 becomes a space) was
+// refused although it was right. kbatch tries the SASLprep form, then the
+// bytes as typed.
+func TestSCRAMPasswordSASLprepChanges(t *testing.T) {
+	const (
+		decomposed = "cafe\u0301-Pa55"
+		nbsp       = "two\u00a0words-Pa55"
+	)
+	addr := fakeWithTopic(t,
+		[]kgo.Opt{kgo.SASL(plain.Auth{User: "admin", Pass: "admin-pw"}.AsMechanism())},
+		kfake.EnableSASL(),
+		kfake.Superuser("PLAIN", "admin", "admin-pw"),
+		kfake.Superuser("SCRAM-SHA-256", "dave", decomposed),
+		kfake.Superuser("SCRAM-SHA-512", "erin", nbsp),
+	)
+	for _, c := range []struct{ mech, user, pw string }{{"SCRAM-SHA-256", "dave", decomposed}, {"SCRAM-SHA-512", "erin", nbsp}} {
+		t.Run(c.user, func(t *testing.T) {
+			topicsJSON(t, execKbatch(t, []string{"KBATCH_SASL_PASSWORD=" + c.pw}, "topics", "--json", "-b", addr, "--sasl-mechanism", c.mech, "--sasl-user", c.user))
+			r := execKbatch(t, []string{"KBATCH_SASL_PASSWORD=" + c.pw + "x"}, "topics", "--dial-timeout", "5s", "-b", addr, "--sasl-mechanism", c.mech, "--sasl-user", c.user)
+			// kfake hangs up on a failed login instead of answering.
+			checkOneLine(t, r, exitFailure, []string{"wrong SASL user name or password for " + c.user}, c.pw)
+		})
+	}
+}

@@ -89,6 +89,9 @@ type TLS struct {
 	CAFile   string
 	CertFile string
 	KeyFile  string
+	// KeyPassword is the passphrase of an encrypted key (PKCS#8
+	// "ENCRYPTED PRIVATE KEY", or a legacy PEM with Proc-Type: 4,ENCRYPTED).
+	KeyPassword SecretSource
 	// ServerName overrides the host name checked in the broker certificate.
 	ServerName string
 	// InsecureSkipVerify turns certificate checks off; kbatch warns loudly.
@@ -110,28 +113,45 @@ func (t TLS) Insecure() bool {
 
 // SASL configures SASL authentication. It is on when Mechanism is set. The
 // password comes from exactly one of Password (a config file or
-// KBATCH_SASL_PASSWORD), PasswordEnv (the name of a variable holding it) or
-// PasswordFile (a file holding it); with none, kbatch prompts on a
-// terminal.
+// KBATCH_SASL_PASSWORD), PasswordEnv (the name of a variable holding it),
+// PasswordFile (a file holding it) or PasswordCommand (a command printing
+// it); with none, kbatch prompts on a terminal. OAUTHBEARER, AWS_MSK_IAM
+// and GSSAPI take their settings from OAuth, AWS and Kerberos.
 type SASL struct {
-	// Mechanism is PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512 (upper case after
-	// Parse or Merge).
-	Mechanism    string
-	User         string
-	Password     Secret
-	PasswordEnv  string
-	PasswordFile string
+	// Mechanism is one of Mechanisms (upper case after Parse or Merge).
+	Mechanism       string
+	User            string
+	Password        Secret
+	PasswordEnv     string
+	PasswordFile    string
+	PasswordCommand string
+	OAuth           OAuth
+	AWS             AWS
+	Kerberos        Kerberos
+}
+
+// NeedsPassword reports whether the mechanism authenticates with the
+// password: PLAIN and SCRAM always, GSSAPI when neither a keytab nor a
+// credential cache is given.
+func (s SASL) NeedsPassword() bool {
+	switch s.Mechanism {
+	case "PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512":
+		return true
+	case "GSSAPI":
+		return s.Kerberos.Keytab == "" && s.Kerberos.CCache == ""
+	}
+	return false
 }
 
 // On reports whether SASL is used.
 func (s SASL) On() bool { return s.Mechanism != "" }
 
 func (s SASL) hasPasswordSource() bool {
-	return s.Password != "" || s.PasswordEnv != "" || s.PasswordFile != ""
+	return s.Password != "" || s.PasswordEnv != "" || s.PasswordFile != "" || s.PasswordCommand != ""
 }
 
 // Mechanisms are the SASL mechanisms kbatch speaks.
-var Mechanisms = []string{"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"}
+var Mechanisms = []string{"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER", "AWS_MSK_IAM", "GSSAPI"}
 
 // Watch holds defaults for the flags of kbatch watch; a zero field is
 // unset and leaves the flag's own default.

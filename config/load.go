@@ -85,6 +85,12 @@ func (f *File) expandHome(home string) {
 		exp(&c.TLS.CertFile)
 		exp(&c.TLS.KeyFile)
 		exp(&c.SASL.PasswordFile)
+		exp(&c.TLS.KeyPassword.File)
+		exp(&c.SASL.OAuth.Token.File)
+		exp(&c.SASL.OAuth.ClientSecret.File)
+		exp(&c.SASL.Kerberos.Config)
+		exp(&c.SASL.Kerberos.Keytab)
+		exp(&c.SASL.Kerberos.CCache)
 		f.Clusters[name] = c
 	}
 }

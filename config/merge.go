@@ -36,6 +36,9 @@ func Merge(layers ...Connection) Connection {
 		first(&t.CAFile, l.TLS.CAFile)
 		first(&t.CertFile, l.TLS.CertFile)
 		first(&t.KeyFile, l.TLS.KeyFile)
+		if !t.KeyPassword.Set() {
+			t.KeyPassword = l.TLS.KeyPassword
+		}
 		first(&t.ServerName, l.TLS.ServerName)
 		if t.InsecureSkipVerify == nil {
 			t.InsecureSkipVerify = l.TLS.InsecureSkipVerify
@@ -44,11 +47,22 @@ func Merge(layers ...Connection) Connection {
 		first(&s.Mechanism, strings.ToUpper(strings.TrimSpace(l.SASL.Mechanism)))
 		first(&s.User, l.SASL.User)
 		if !passwordSet && l.SASL.hasPasswordSource() {
-			s.Password, s.PasswordEnv, s.PasswordFile = l.SASL.Password, l.SASL.PasswordEnv, l.SASL.PasswordFile
+			s.Password, s.PasswordEnv, s.PasswordFile, s.PasswordCommand = l.SASL.Password, l.SASL.PasswordEnv, l.SASL.PasswordFile, l.SASL.PasswordCommand
 			passwordSet = true
 		}
 		if out.Topics == nil {
 			out.Topics = l.Topics
+		}
+		// The settings of a mechanism come whole from one layer (only
+		// profiles have them).
+		if s.OAuth.zero() {
+			s.OAuth = l.SASL.OAuth
+		}
+		if s.AWS == (AWS{}) {
+			s.AWS = l.SASL.AWS
+		}
+		if s.Kerberos.zero() {
+			s.Kerberos = l.SASL.Kerberos
 		}
 		if out.Registry.URL == "" {
 			out.Registry = l.Registry // whole: a user and password belong to their URL
@@ -78,8 +92,11 @@ func (c Connection) Check() error {
 		if _, err := normalizeMechanism(c.SASL.Mechanism); err != nil {
 			return fmt.Errorf("--sasl-mechanism: %w", err)
 		}
-		if c.SASL.User == "" {
-			return fmt.Errorf("SASL %s needs a user name: pass --sasl-user or set sasl.username in the profile", c.SASL.Mechanism)
+		if err := c.SASL.checkSettings(); err != nil {
+			return fmt.Errorf("SASL: %w", err)
+		}
+		if err := c.SASL.checkMechanism(); err != nil {
+			return err
 		}
 	} else if c.SASL.User != "" || c.SASL.hasPasswordSource() {
 		return fmt.Errorf("SASL user or password given without a mechanism: pass --sasl-mechanism (one of %s)", strings.Join(Mechanisms, ", "))

@@ -3,7 +3,6 @@ package config
 import (
 	"fmt"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -112,10 +111,13 @@ var (
 	clusterKeys  = []string{"brokers", "kafka_version", "dial_timeout", "rack", "tls", "sasl", "registry", "topics"}
 	registryKeys = []string{"url", "username", "password_env", "password_file", "ca_file", "cert_file", "key_file", "insecure_skip_verify"}
 	topicKeys    = []string{"key_avro", "key_proto", "key_descriptor_set", "key_message", "value_avro", "value_proto", "value_descriptor_set", "value_message", "proto_path"}
-	tlsKeys      = []string{"enabled", "ca_file", "cert_file", "key_file", "server_name", "insecure_skip_verify"}
-	saslKeys     = []string{"mechanism", "username", "password", "password_env", "password_file"}
-	watchKeys    = []string{"interval", "reset", "max_per_partition", "samples", "ack", "fail_on_data_loss", "strict_offsets", "isolation"}
-	storeKeys    = []string{"path"}
+	tlsKeys      = []string{"enabled", "ca_file", "cert_file", "key_file", "key_password_env", "key_password_file", "key_password_command", "server_name", "insecure_skip_verify"}
+	saslKeys     = []string{"mechanism", "username", "password", "password_env", "password_file", "password_command",
+		"token_env", "token_file", "token_command", "token_endpoint", "client_id", "client_secret_env", "client_secret_file", "client_secret_command", "scope", "extensions",
+		"aws_region", "aws_profile",
+		"kerberos_config", "kerberos_service_name", "kerberos_realm", "kerberos_keytab", "kerberos_ccache", "kerberos_disable_fast"}
+	watchKeys = []string{"interval", "reset", "max_per_partition", "samples", "ack", "fail_on_data_loss", "strict_offsets", "isolation"}
+	storeKeys = []string{"path"}
 )
 
 func (d *decoder) top(raw map[string]any) error {
@@ -222,6 +224,12 @@ func (d *decoder) tls(v any, path []string) (TLS, error) {
 			t.CertFile, err = d.file(v, p)
 		case "key_file":
 			t.KeyFile, err = d.file(v, p)
+		case "key_password_env":
+			t.KeyPassword.Env, err = d.str(v, p)
+		case "key_password_file":
+			t.KeyPassword.File, err = d.file(v, p)
+		case "key_password_command":
+			t.KeyPassword.Command, err = d.str(v, p)
 		case "server_name":
 			t.ServerName, err = d.str(v, p)
 		case "insecure_skip_verify":
@@ -240,6 +248,12 @@ func (d *decoder) tls(v any, path []string) (TLS, error) {
 	}
 	if (t.CertFile == "") != (t.KeyFile == "") {
 		return t, d.errAt(path, "%s: cert_file and key_file go together (a client certificate needs its key)", dotted(path))
+	}
+	if t.KeyPassword.count() > 1 {
+		return t, d.errAt(path, "%s: give only one of key_password_env, key_password_file and key_password_command", dotted(path))
+	}
+	if t.KeyPassword.Set() && t.KeyFile == "" {
+		return t, d.errAt(path, "%s: a key passphrase (key_password_*) needs key_file", dotted(path))
 	}
 	return t, nil
 }
@@ -273,6 +287,46 @@ func (d *decoder) sasl(v any, path []string) (SASL, error) {
 			s.PasswordEnv, err = d.str(v, p)
 		case "password_file":
 			s.PasswordFile, err = d.file(v, p)
+		case "password_command":
+			s.PasswordCommand, err = d.str(v, p)
+		case "token_env":
+			s.OAuth.Token.Env, err = d.str(v, p)
+		case "token_file":
+			s.OAuth.Token.File, err = d.file(v, p)
+		case "token_command":
+			s.OAuth.Token.Command, err = d.str(v, p)
+		case "token_endpoint":
+			if s.OAuth.TokenEndpoint, err = d.str(v, p); err == nil && !strings.HasPrefix(s.OAuth.TokenEndpoint, "https://") && !strings.HasPrefix(s.OAuth.TokenEndpoint, "http://") {
+				err = d.errAt(p, "%s: want an https:// URL (the value is not shown: it may hold a secret)", dotted(p))
+			}
+		case "client_id":
+			s.OAuth.ClientID, err = d.str(v, p)
+		case "client_secret_env":
+			s.OAuth.ClientSecret.Env, err = d.str(v, p)
+		case "client_secret_file":
+			s.OAuth.ClientSecret.File, err = d.file(v, p)
+		case "client_secret_command":
+			s.OAuth.ClientSecret.Command, err = d.str(v, p)
+		case "scope":
+			s.OAuth.Scope, err = d.str(v, p)
+		case "extensions":
+			s.OAuth.Extensions, err = d.extensions(v, p)
+		case "aws_region":
+			s.AWS.Region, err = d.str(v, p)
+		case "aws_profile":
+			s.AWS.Profile, err = d.str(v, p)
+		case "kerberos_config":
+			s.Kerberos.Config, err = d.file(v, p)
+		case "kerberos_service_name":
+			s.Kerberos.ServiceName, err = d.str(v, p)
+		case "kerberos_realm":
+			s.Kerberos.Realm, err = d.str(v, p)
+		case "kerberos_keytab":
+			s.Kerberos.Keytab, err = d.file(v, p)
+		case "kerberos_ccache":
+			s.Kerberos.CCache, err = d.file(v, p)
+		case "kerberos_disable_fast":
+			s.Kerberos.DisableFAST, err = d.boolp(v, p)
 		default:
 			return false, nil
 		}
@@ -282,18 +336,52 @@ func (d *decoder) sasl(v any, path []string) (SASL, error) {
 		return s, err
 	}
 	n := 0
-	for _, set := range []bool{s.Password != "", s.PasswordEnv != "", s.PasswordFile != ""} {
+	for _, set := range []bool{s.Password != "", s.PasswordEnv != "", s.PasswordFile != "", s.PasswordCommand != ""} {
 		if set {
 			n++
 		}
 	}
 	if n > 1 {
-		return s, d.errAt(path, "%s: give only one of password, password_env and password_file", dotted(path))
+		return s, d.errAt(path, "%s: give only one of password, password_env, password_file and password_command", dotted(path))
 	}
-	if s.Mechanism == "" && (s.User != "" || n > 0) {
+	if s.Mechanism == "" && (s.User != "" || n > 0 || !s.OAuth.zero() || s.AWS != AWS{} || !s.Kerberos.zero()) {
 		return s, d.errAt(path, "%s: mechanism is missing (one of %s)", dotted(path), strings.Join(Mechanisms, ", "))
 	}
+	if err := s.checkSettings(); err != nil {
+		return s, d.errAt(path, "%s: %v", dotted(path), err)
+	}
+	// The user name may come from --sasl-user; a token source only from here.
+	if err := s.checkMechanism(); err != nil && s.Mechanism == "OAUTHBEARER" {
+		return s, d.errAt(path, "%s: %v", dotted(path), err)
+	}
 	return s, nil
+}
+
+// extensions reads the SASL extensions table (KIP-342): keys of letters
+// only, values of printable ASCII; "auth" is the token itself.
+func (d *decoder) extensions(v any, path []string) (map[string]string, error) {
+	m, err := d.table(v, path)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for _, k := range d.keys(m, path) {
+		p := append(append([]string(nil), path...), k)
+		val, err := d.str(m[k], p)
+		if err != nil {
+			return nil, err
+		}
+		if k == "" || strings.Trim(k, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") != "" || k == "auth" {
+			return nil, d.errAt(p, "%s: an extension name is letters only, and not \"auth\"", dotted(p))
+		}
+		for _, c := range []byte(val) {
+			if c < 0x21 && c != ' ' && c != '\t' || c > 0x7e {
+				return nil, d.errAt(p, "%s: an extension value is printable ASCII (the value is not shown)", dotted(p))
+			}
+		}
+		out[k] = val
+	}
+	return out, nil
 }
 
 func (d *decoder) registry(v any, path []string) (Registry, error) {
@@ -653,19 +741,12 @@ func ParseBrokers(list []string) ([]string, error) {
 	return out, nil
 }
 
-// unsupportedMechanisms are SASL mechanisms Kafka knows and kbatch does
-// not speak; naming them in an error is safe.
-var unsupportedMechanisms = []string{"GSSAPI", "OAUTHBEARER", "AWS_MSK_IAM"}
-
 func normalizeMechanism(m string) (string, error) {
 	up := strings.ToUpper(strings.TrimSpace(m))
 	for _, k := range Mechanisms {
 		if up == k {
 			return k, nil
 		}
-	}
-	if slices.Contains(unsupportedMechanisms, up) {
-		return "", fmt.Errorf("SASL mechanism %s is not supported: want one of %s", up, strings.Join(Mechanisms, ", "))
 	}
 	// The value is not echoed: it may be a password given to the wrong flag.
 	return "", fmt.Errorf("unknown SASL mechanism (the value is not shown): want one of %s", strings.Join(Mechanisms, ", "))

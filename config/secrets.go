@@ -14,7 +14,11 @@ import (
 // otherwise TLS 1.2 or newer, the CA file's certificates as roots (the
 // system roots without one), the client certificate and key when given.
 // Errors name the file and never quote its content.
-func (t TLS) TLSConfig() (*tls.Config, error) {
+func (t TLS) TLSConfig() (*tls.Config, error) { return t.TLSConfigEnv(os.Getenv) }
+
+// TLSConfigEnv is TLSConfig with the environment (for key_password_env)
+// read through getenv.
+func (t TLS) TLSConfigEnv(getenv func(string) string) (*tls.Config, error) {
 	if !t.On() {
 		return nil, nil
 	}
@@ -43,6 +47,9 @@ func (t TLS) TLSConfig() (*tls.Config, error) {
 		}
 		keyPEM, err := readSmallFile(t.KeyFile, "TLS key file")
 		if err != nil {
+			return nil, err
+		}
+		if keyPEM, err = decryptKey(keyPEM, t, getenv); err != nil {
 			return nil, err
 		}
 		pair, err := tls.X509KeyPair(certPEM, keyPEM)
@@ -93,7 +100,7 @@ var ErrNoPassword = errors.New("no SASL password given")
 
 // ResolvePassword finds the SASL password: Password itself, else the variable
 // named by PasswordEnv (looked up with getenv), else the first line of
-// PasswordFile. Warnings name a password file other users can read. With
+// PasswordFile, else the first line PasswordCommand prints. Warnings name a password file other users can read. With
 // no source it returns ErrNoPassword. Errors name the variable or file,
 // never the password.
 func (s SASL) ResolvePassword(getenv func(string) string) (Secret, []string, error) {
@@ -130,6 +137,9 @@ func (s SASL) ResolvePassword(getenv func(string) string) (Secret, []string, err
 			return "", warnings, fmt.Errorf("SASL password file %s is empty", s.PasswordFile)
 		}
 		return Secret(line), warnings, nil
+	case s.PasswordCommand != "":
+		pw, err := RunSecretCommand(s.PasswordCommand, "SASL password (password_command)")
+		return pw, nil, err
 	}
 	return "", nil, ErrNoPassword
 }

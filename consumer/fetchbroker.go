@@ -155,7 +155,7 @@ func (bf *brokerFetcher) run() {
 			ask = min(ask, minAnswerBytes)
 		}
 		start := time.Now()
-		resp, err := f.client.Fetch(bf.id, bf.request(in, ask))
+		resp, err := f.client.Fetch(bf.id, bf.request(in, ask, backlog))
 		if f.log != nil {
 			logFetch(f.log, bf.id, in, ask, resp, err, time.Since(start))
 		}
@@ -177,9 +177,16 @@ func (bf *brokerFetcher) run() {
 }
 
 // request builds one fetch of every reader in in (in no fixed order: see
-// kafka.NewFetchRequest).
-func (bf *brokerFetcher) request(in []*reader, maxBytes int64) *kafka.FetchRequest {
-	req := kafka.NewFetchRequest(bf.f.fetch, int32(maxBytes))
+// kafka.NewFetchRequest). Without a backlog (every partition at its high
+// watermark) the broker is asked to wait for liveMinBytes, up to the
+// client's MaxWait, so live traffic comes in a few answers a second and
+// not one per produced batch.
+func (bf *brokerFetcher) request(in []*reader, maxBytes int64, backlog bool) *kafka.FetchRequest {
+	o := bf.f.fetch
+	if !backlog {
+		o.MinBytes = max(o.MinBytes, liveMinBytes)
+	}
+	req := kafka.NewFetchRequest(o, int32(maxBytes))
 	for _, r := range in {
 		pos := r.pos
 		if r.verify {

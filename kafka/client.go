@@ -31,14 +31,32 @@ func ParseVersion(v string) (string, error) {
 	return kv.String(), nil
 }
 
-// SASL holds SASL/PLAIN or SCRAM credentials. Password is a secret: it is
-// never printed or stored.
+// SASL holds SASL credentials. Password is a secret: it is never printed
+// or stored.
 type SASL struct {
-	Mechanism string // PLAIN, SCRAM-SHA-256, SCRAM-SHA-512
+	// Mechanism is PLAIN, SCRAM-SHA-256, SCRAM-SHA-512, OAUTHBEARER,
+	// AWS_MSK_IAM (OAUTHBEARER with a token signed for MSK) or GSSAPI.
+	Mechanism string
 	User      string
 	Password  string
 	// SCRAMClient builds a SCRAM conversation; required for SCRAM mechanisms.
 	SCRAMClient func() sarama.SCRAMClient
+	// TokenProvider gives the bearer token of OAUTHBEARER and AWS_MSK_IAM.
+	TokenProvider sarama.AccessTokenProvider
+	// Kerberos configures GSSAPI.
+	Kerberos *Kerberos
+}
+
+// Kerberos is how GSSAPI logs in: with Keytab, else CCache, else the SASL
+// user name and password; User@Realm is the principal, and the brokers'
+// principal is ServiceName/HOST@REALM.
+type Kerberos struct {
+	ConfigPath  string
+	ServiceName string
+	Realm       string
+	Keytab      string
+	CCache      string
+	DisableFAST bool
 }
 
 // ClientConfig is everything needed to reach a cluster. It is the one place
@@ -137,6 +155,24 @@ func (cc ClientConfig) SaramaConfig() *sarama.Config {
 		case "SCRAM-SHA-512":
 			c.Net.SASL.Mechanism = sarama.SASLTypeSCRAMSHA512
 			c.Net.SASL.SCRAMClientGeneratorFunc = cc.SASL.SCRAMClient
+		case "OAUTHBEARER", "AWS_MSK_IAM":
+			c.Net.SASL.Mechanism = sarama.SASLTypeOAuth
+			c.Net.SASL.TokenProvider = cc.SASL.TokenProvider
+		case "GSSAPI":
+			c.Net.SASL.Mechanism = sarama.SASLTypeGSSAPI
+			if k := cc.SASL.Kerberos; k != nil {
+				g := &c.Net.SASL.GSSAPI
+				g.KerberosConfigPath, g.ServiceName, g.Realm = k.ConfigPath, k.ServiceName, k.Realm
+				g.Username, g.Password, g.DisablePAFXFAST = cc.SASL.User, cc.SASL.Password, k.DisableFAST
+				switch {
+				case k.Keytab != "":
+					g.AuthType, g.KeyTabPath = sarama.KRB5_KEYTAB_AUTH, k.Keytab
+				case k.CCache != "":
+					g.AuthType, g.CCachePath = sarama.KRB5_CCACHE_AUTH, k.CCache
+				default:
+					g.AuthType = sarama.KRB5_USER_AUTH
+				}
+			}
 		default:
 			c.Net.SASL.Mechanism = sarama.SASLTypePlaintext
 		}
@@ -165,6 +201,21 @@ func DialWith(cc ClientConfig, conf *sarama.Config) (*Client, error) {
 			return nil, fmt.Errorf("invalid Kafka version %q: %w", cc.Version, err)
 		}
 	}
+	c, cause, err := dialOnce(cc, conf)
+	if err != nil && cause != nil && scramNeedsUnprepped(cc, cause) {
+		// Kafka holds the credential of the password as typed: try that,
+		// and keep it for the connections made from cc after this one.
+		cc.SASL.SCRAMClient = SCRAMClientUnprepped(cc.SASL.Mechanism)
+		conf.Net.SASL.SCRAMClientGeneratorFunc = cc.SASL.SCRAMClient
+		c, _, err = dialOnce(cc, conf)
+	}
+	return c, err
+}
+
+// dialOnce makes one attempt of DialWith. On failure it returns the cause
+// diagnose found (nil when there was no answer in time) and the error to
+// report.
+func dialOnce(cc ClientConfig, conf *sarama.Config) (*Client, error, error) {
 	type result struct {
 		c   sarama.Client
 		err error
@@ -178,9 +229,10 @@ func DialWith(cc ClientConfig, conf *sarama.Config) (*Client, error) {
 	select {
 	case r := <-done:
 		if r.err != nil {
-			return nil, fmt.Errorf("%w at %s: %s", ErrUnreachable, strings.Join(cc.Brokers, ","), diagnose(cc, conf, r.err))
+			cause := rootCause(cc, conf, r.err)
+			return nil, cause, fmt.Errorf("%w at %s: %s", ErrUnreachable, strings.Join(cc.Brokers, ","), describe(cc, conf, cause))
 		}
-		return &Client{sc: r.c, retryFor: cc.retryFor()}, nil
+		return &Client{sc: r.c, retryFor: cc.retryFor()}, nil, nil
 	case <-time.After(timeout + 2*time.Second):
 		go func() {
 			if r := <-done; r.c != nil {
@@ -191,14 +243,19 @@ func DialWith(cc ClientConfig, conf *sarama.Config) (*Client, error) {
 		if conf.Net.TLS.Enable {
 			hint = " (no TLS handshake answer: a plaintext listener? drop --tls)"
 		}
-		return nil, fmt.Errorf("%w at %s: no answer within %s%s", ErrUnreachable, strings.Join(cc.Brokers, ","), timeout, hint)
+		return nil, nil, fmt.Errorf("%w at %s: no answer within %s%s", ErrUnreachable, strings.Join(cc.Brokers, ","), timeout, hint)
 	}
 }
 
-// diagnose explains why the client could not start. sarama only says it ran
-// out of brokers, so one connection to the first broker is opened again to
-// learn the real cause: refused, timed out, TLS or SASL.
+// diagnose explains why the client could not start.
 func diagnose(cc ClientConfig, conf *sarama.Config, err error) string {
+	return describe(cc, conf, rootCause(cc, conf, err))
+}
+
+// rootCause finds the real cause of a failure to start: sarama only says
+// it ran out of brokers, so one connection to the first broker is opened
+// again to learn it: refused, timed out, TLS or SASL.
+func rootCause(cc ClientConfig, conf *sarama.Config, err error) error {
 	if errors.Is(err, sarama.ErrOutOfBrokers) {
 		b := sarama.NewBroker(cc.Brokers[0])
 		if oerr := b.Open(conf); oerr == nil {
@@ -213,6 +270,11 @@ func diagnose(cc ClientConfig, conf *sarama.Config, err error) string {
 			}
 		}
 	}
+	return err
+}
+
+// describe says what err, the cause of a failure to start, means.
+func describe(cc ClientConfig, conf *sarama.Config, err error) string {
 	if s := describeSecurityError(cc, err); s != "" {
 		return s
 	}

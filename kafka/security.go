@@ -8,12 +8,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"strconv"
 	"strings"
 	"syscall"
 
 	"github.com/IBM/sarama"
 	"github.com/xdg-go/scram"
+	"github.com/xdg-go/stringprep"
 
 	"github.com/kbatch-dev/kbatch/record"
 )
@@ -29,6 +31,42 @@ func SCRAMClientFor(mechanism string) func() sarama.SCRAMClient {
 		return func() sarama.SCRAMClient { return &scramClient{hash: scram.SHA512} }
 	}
 	return nil
+}
+
+// SCRAMClientUnprepped is SCRAMClientFor without SASLprep of the user
+// name and password. Kafka's clients and tools (kafka-configs,
+// kafka-storage, the Admin API) use the UTF-8 bytes as typed, so for a
+// password that SASLprep changes ("e" + U+0301, a no-break space) the
+// broker holds the credential of the unprepared form; Dial falls back to
+// it (see scramNeedsUnprepped).
+func SCRAMClientUnprepped(mechanism string) func() sarama.SCRAMClient {
+	switch strings.ToUpper(mechanism) {
+	case "SCRAM-SHA-256":
+		return func() sarama.SCRAMClient { return &scramClient{hash: scram.SHA256, unprepped: true} }
+	case "SCRAM-SHA-512":
+		return func() sarama.SCRAMClient { return &scramClient{hash: scram.SHA512, unprepped: true} }
+	}
+	return nil
+}
+
+// scramNeedsUnprepped reports whether a failed connection is worth one
+// more try without SASLprep: the mechanism is SCRAM, SASLprep changes the
+// user name or password, and the broker refused the login or hung up
+// during it.
+func scramNeedsUnprepped(cc ClientConfig, cause error) bool {
+	if cc.SASL == nil || !strings.HasPrefix(strings.ToUpper(cc.SASL.Mechanism), "SCRAM-") {
+		return false
+	}
+	if !errors.Is(cause, sarama.ErrSASLAuthenticationFailed) && !errors.Is(cause, io.EOF) &&
+		!errors.Is(cause, io.ErrUnexpectedEOF) && !errors.Is(cause, syscall.ECONNRESET) && !errors.Is(cause, syscall.EPIPE) {
+		return false
+	}
+	for _, s := range []string{cc.SASL.User, cc.SASL.Password} {
+		if p, err := stringprep.SASLprep.Prepare(s); err == nil && p != s {
+			return true
+		}
+	}
+	return false
 }
 
 // scramMaxIterations refuses servers that ask for absurd PBKDF2 work (a
@@ -47,11 +85,14 @@ const scramMaxIterations = 1 << 20
 // once the server's signature checked out. It is used by one goroutine
 // and never reused; the password never appears in an error.
 type scramClient struct {
-	hash  scram.HashGeneratorFcn
-	conv  *scram.ClientConversation
-	nonce string // the client nonce; drawn by Begin, set by tests
-	step  int
-	done  bool
+	hash scram.HashGeneratorFcn
+	// unprepped skips SASLprep: Kafka derives credentials from the
+	// password's UTF-8 bytes as typed (see SCRAMClientUnprepped).
+	unprepped bool
+	conv      *scram.ClientConversation
+	nonce     string // the client nonce; drawn by Begin, set by tests
+	step      int
+	done      bool
 }
 
 // Begin prepares the conversation (SASLprep of the credentials) and draws
@@ -62,7 +103,11 @@ func (c *scramClient) Begin(user, password, authzID string) error {
 		return fmt.Errorf("scram: drawing a nonce: %w", err)
 	}
 	c.nonce = base64.RawStdEncoding.EncodeToString(b[:])
-	cl, err := c.hash.NewClient(user, password, authzID)
+	newClient := c.hash.NewClient
+	if c.unprepped {
+		newClient = c.hash.NewClientUnprepped
+	}
+	cl, err := newClient(user, password, authzID)
 	if err != nil {
 		// The library's message names the user name, never the password.
 		return fmt.Errorf("scram: %s", record.String(err.Error()))
@@ -154,6 +199,16 @@ func describeSecurityError(cc ClientConfig, err error) string {
 	)
 	if cc.SASL != nil {
 		saslUser = fmt.Sprintf("%s (%s)", cc.SASL.User, strings.ToUpper(cc.SASL.Mechanism))
+		if cc.SASL.User == "" {
+			saslUser = strings.ToUpper(cc.SASL.Mechanism)
+		}
+	}
+	var tokenErr *TokenError
+	if errors.As(err, &tokenErr) {
+		return tokenErr.Error()
+	}
+	if s := describeKerberosError(cc, err); s != "" {
+		return s
 	}
 	certMsg, certErr := certificateError(err)
 	switch {
@@ -164,12 +219,63 @@ func describeSecurityError(cc ClientConfig, err error) string {
 		return "TLS handshake failed: the listener does not speak TLS (drop --tls, or use the broker's TLS port)"
 	case errors.As(err, &alert):
 		return "TLS handshake refused by the broker: " + alert.Error() + " (does it want a client certificate, --tls-cert and --tls-key?)"
+	case cc.TLS != nil && strings.Contains(err.Error(), "remote error: tls: "):
+		_, remote, _ := strings.Cut(err.Error(), "remote error: ")
+		if len(cc.TLS.Certificates) == 0 && cc.TLS.GetClientCertificate == nil {
+			return "the broker refused the TLS connection (" + firstLine(remote) + "): it wants a client certificate: give --tls-cert and --tls-key (cert_file, key_file)"
+		}
+		return "the broker refused the TLS connection (" + firstLine(remote) + "): it does not accept the client certificate (signed by a CA it does not trust, expired, or not for client authentication?)"
 	case errors.Is(err, sarama.ErrSASLAuthenticationFailed):
-		return "SASL authentication failed for " + saslUser + ": wrong user name or password?"
+		return "SASL authentication failed for " + saslUser + ": " + refusedHint(cc)
 	case errors.Is(err, sarama.ErrUnsupportedSASLMechanism), errors.Is(err, sarama.ErrIllegalSASLState):
 		return "the broker does not enable SASL mechanism " + saslUser + " (try another --sasl-mechanism)"
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
 		return "the broker closed the connection: " + closedHint(cc, saslUser)
+	}
+	return ""
+}
+
+// refusedHint says what to check when the broker refused the credentials
+// of cc's mechanism.
+func refusedHint(cc ClientConfig) string {
+	switch strings.ToUpper(cc.SASL.Mechanism) {
+	case "OAUTHBEARER":
+		return "the broker refused the token (expired, or not valid for this cluster: issuer, audience, scope, signing key?)"
+	case "AWS_MSK_IAM":
+		return "the broker refused the IAM signature (check the AWS credentials, aws_region against the cluster's region, and that the IAM policy allows kafka-cluster:Connect)"
+	case "GSSAPI":
+		return "the broker refused the Kerberos ticket (check kerberos_service_name and the broker's principal)"
+	}
+	return "wrong user name or password?"
+}
+
+// describeKerberosError explains a GSSAPI failure on the client side: the
+// KDC refusing the login or not knowing a principal, or not answering.
+// "" when err is not one.
+func describeKerberosError(cc ClientConfig, err error) string {
+	if cc.SASL == nil || cc.SASL.Kerberos == nil || !strings.EqualFold(cc.SASL.Mechanism, "GSSAPI") {
+		return ""
+	}
+	k := cc.SASL.Kerberos
+	msg := err.Error()
+	principal := cc.SASL.User + "@" + k.Realm
+	host := "HOST"
+	if len(cc.Brokers) > 0 {
+		if h, _, err := net.SplitHostPort(cc.Brokers[0]); err == nil {
+			host = h
+		}
+	}
+	service := k.ServiceName + "/" + host + "@" + k.Realm
+	switch {
+	case strings.Contains(msg, "KDC_ERR_PREAUTH_FAILED"):
+		return "Kerberos: the KDC refused the login of " + principal + " (KDC_ERR_PREAUTH_FAILED): wrong password, or a keytab with old keys?"
+	case strings.Contains(msg, "KDC_ERR_C_PRINCIPAL_UNKNOWN"):
+		return "Kerberos: the KDC does not know the principal " + principal + " (check username and kerberos_realm)"
+	case strings.Contains(msg, "KDC_ERR_S_PRINCIPAL_UNKNOWN"):
+		return "Kerberos: the KDC does not know the brokers' principal " + service + " (check kerberos_service_name, and that the brokers are addressed by the host name in their principal)"
+	case strings.Contains(msg, "KRB_AP_ERR"), strings.Contains(msg, "KDC_ERR"), strings.Contains(msg, "krb5"), strings.Contains(msg, "Kerberos"),
+		strings.Contains(msg, "keytab"), strings.Contains(msg, "ccache"), strings.Contains(msg, "KDC"):
+		return "Kerberos: " + firstLine(msg)
 	}
 	return ""
 }

@@ -88,6 +88,9 @@ func (m *Model) batch(b *consumer.Batch) {
 
 func (m *Model) notice(e offsets.Event) {
 	m.events.add(e)
+	if e.Code == offsets.CodeSeek && m.now().Before(m.seekSummaryUntil) {
+		return // S's summary stays; the events pane has each seek
+	}
 	m.setStatus(e.Code+": "+EscapeString(e.Message), eventStyle(&m.c.theme, e.Code))
 	if e.Code == offsets.CodeDataLoss {
 		m.stream.loss.add(e)

@@ -12,9 +12,14 @@ import (
 // batch history (batches over every partition, as many as the history
 // keeps, each with a sample per partition): the cost must follow what is
 // visible, not what is kept.
-func BenchmarkView140x40(b *testing.B) {
+func BenchmarkView140x40(b *testing.B) { benchView(b, 1000) }
+
+// BenchmarkView140x40Partitions10k is BenchmarkView140x40 over 10,000
+// partitions (issue 17's target: View() ≤ 2 ms there too).
+func BenchmarkView140x40Partitions10k(b *testing.B) { benchView(b, 10_000) }
+
+func benchView(b *testing.B, parts int) {
 	m, _ := newTestModel(b, 140, 40, Options{})
-	const parts = 1000
 	st := &consumer.Started{Stream: "big", Topics: []string{"events"}}
 	for i := 0; i < parts; i++ {
 		st.Starts = append(st.Starts, offsets.Start{Partition: part("events", int32(i)), Source: offsets.SourceStored})

@@ -118,6 +118,9 @@ type Model struct {
 	replayEnd context.CancelFunc
 	// resumeShown is set once the resume notice was shown.
 	resumeShown bool
+	// seekSummaryUntil keeps S's summary in the status line over the
+	// seek events that follow it.
+	seekSummaryUntil time.Time
 	// switchTo is the cluster profile chosen with c; Run returns it.
 	switchTo string
 }

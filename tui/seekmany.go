@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -143,6 +144,7 @@ func (m *Model) seekDone(msg seekDoneMsg) tea.Cmd {
 			style = t.warn
 		}
 		m.setStatus(text, style)
+		m.seekSummaryUntil = m.now().Add(3 * time.Second)
 	default:
 		if f, ok := m.top().(*seekForm); !ok || f.pending != msg.id {
 			m.setStatus("seek failed: "+EscapeString(msg.err.Error()), t.bad)

@@ -25,6 +25,10 @@ func TestSeekAllMovesEveryPartition(t *testing.T) {
 	}
 	mustNotContain(t, screen(m), "Seek 3 partitions")
 	mustContain(t, screen(m), "seek: 3 partitions moved", "3 moved to the nearest end of their offsets")
+	// The seek events that follow go to the events pane; the summary stays.
+	ev := offsets.NewEvent(t0, offsets.CodeSeek, part("events", 2), "events[2]: seek from 210 to 0")
+	feed(m, &consumer.Notice{Event: ev})
+	mustContain(t, screen(m), "seek: 3 partitions moved", "events[2]: seek from 210 to 0")
 }
 
 // TOPIC= and TOPIC:P= narrow S as -o does; a topic the stream does not

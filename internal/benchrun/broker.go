@@ -147,14 +147,25 @@ func (b *broker) stop() {
 
 // serveMain starts a broker, fills a topic and serves it until stdin
 // closes, for experiments and profiles by hand: "benchrun serve [-records
-// N] [-partitions P] [-size B]" prints "BROKERS TOPIC" on stdout.
+// N] [-partitions P] [-size B] [-shape ROW]" prints "BROKERS TOPIC" on
+// stdout.
 func serveMain(args []string) int {
 	fs := flag.NewFlagSet("serve", flag.ExitOnError)
 	n := fs.Int("records", 1_000_000, "records to produce")
 	parts := fs.Int("partitions", 3, "partitions")
 	size := fs.Int("size", 200, "value size in bytes")
 	repetitive := fs.Bool("repetitive", false, "values that compress about twentyfold")
+	shapeName := fs.String("shape", "", "a data-shape row of the matrix instead (bin200, avro1k, tiny16, …; -size and -repetitive then do not apply)")
 	_ = fs.Parse(args)
+	sh := textShape(*size, *repetitive)
+	if *shapeName != "" {
+		rows, err := pickShapes(*shapeName)
+		if err != nil || len(rows) != 1 {
+			fmt.Fprintln(os.Stderr, "benchrun serve: -shape takes one row name")
+			return 2
+		}
+		sh = rows[0]
+	}
 	self, err := os.Executable()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "benchrun serve:", err)
@@ -166,7 +177,7 @@ func serveMain(args []string) int {
 		return 1
 	}
 	defer b.stop()
-	topic, err := fillWith(strings.Split(b.addrs, ","), "bench", *n, *size, int32(*parts), *repetitive, nil)
+	topic, err := fillShape(strings.Split(b.addrs, ","), "bench", *n, int32(*parts), sh)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "benchrun serve:", err)
 		return 1

@@ -18,26 +18,45 @@ import (
 // random part, so they compress about as much as real payloads do, not
 // tenfold as a repeated pattern would (which would make every batch tens
 // of thousands of records).
-// With sv set, values are sv's schema records of the same seq and random
-// payload instead.
-func fill(seeds []string, prefix string, n, size int, parts int32, sv *schemaValues) (string, error) {
-	return fillWith(seeds, prefix, n, size, parts, false, sv)
+func fill(seeds []string, prefix string, n, size int, parts int32) (string, error) {
+	return fillShape(seeds, prefix, n, parts, textShape(size, false))
 }
 
-// fillWith is fill; with repetitive set, values repeat one pattern and
-// compress about twentyfold (the case where a fetch of 1 MiB holds 20 MiB
-// of records).
-func fillWith(seeds []string, prefix string, n, size int, parts int32, repetitive bool, sv *schemaValues) (string, error) {
-	cl, err := kgo.NewClient(kgo.SeedBrokers(seeds...), kgo.ProducerLinger(5*time.Millisecond),
-		kgo.RecordPartitioner(kgo.RoundRobinPartitioner()), kgo.ProducerBatchMaxBytes(1<<20),
-		kgo.ProducerBatchCompression(kgo.SnappyCompression()), kgo.MaxBufferedRecords(100_000))
+// codecs are the producer codecs of a shape's codec name ("" is snappy).
+var codecs = map[string]kgo.CompressionCodec{
+	"": kgo.SnappyCompression(), "none": kgo.NoCompression(), "gzip": kgo.GzipCompression(),
+	"snappy": kgo.SnappyCompression(), "lz4": kgo.Lz4Compression(), "zstd": kgo.ZstdCompression(),
+}
+
+// fillShape creates a topic of parts partitions and produces n records of
+// shape s round-robin over them.
+func fillShape(seeds []string, prefix string, n int, parts int32, s shape) (string, error) {
+	linger, batchMax := 5*time.Millisecond, int32(1<<20)
+	if s.linger != 0 {
+		linger = max(0, s.linger)
+	}
+	if s.batchMax != 0 {
+		batchMax = s.batchMax
+	}
+	codec, ok := codecs[s.codec]
+	if !ok {
+		return "", fmt.Errorf("shape %s: unknown codec %q", s.name, s.codec)
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(seeds...), kgo.ProducerLinger(linger),
+		kgo.RecordPartitioner(kgo.RoundRobinPartitioner()), kgo.ProducerBatchMaxBytes(batchMax),
+		kgo.ProducerBatchCompression(codec), kgo.MaxBufferedRecords(100_000), kgo.MaxBufferedBytes(64<<20))
 	if err != nil {
 		return "", err
 	}
 	defer cl.Close()
 	ctx := context.Background()
 	topic := fmt.Sprintf("%s-%d", prefix, time.Now().UnixNano())
-	resp, err := kadm.NewClient(cl).CreateTopic(ctx, parts, 1, nil, topic)
+	var configs map[string]*string
+	if batchMax > 1<<20 {
+		v := strconv.Itoa(int(batchMax))
+		configs = map[string]*string{"max.message.bytes": &v}
+	}
+	resp, err := kadm.NewClient(cl).CreateTopic(ctx, parts, 1, configs, topic)
 	if err == nil {
 		err = resp.Err
 	}
@@ -51,20 +70,16 @@ func fillWith(seeds []string, prefix string, n, size int, parts int32, repetitiv
 	start := time.Now()
 	errs := make(chan error, 1)
 	for i := 0; i < n; i++ {
-		v := valueFor(rng, i, size, repetitive)
-		if sv != nil {
-			// The random part of {"seq":N,"payload":"…"}, in the schema's format.
-			v = sv.encode(i, v[len(`{"seq":`)+len(strconv.Itoa(i))+len(`,"payload":"`):len(v)-2])
-		}
-		cl.Produce(ctx, &kgo.Record{Topic: topic, Key: []byte("user-" + strconv.Itoa(i%1000)), Value: v},
-			func(_ *kgo.Record, err error) {
-				if err != nil {
-					select {
-					case errs <- err:
-					default:
-					}
+		r := s.record(rng, i)
+		r.Topic = topic
+		cl.Produce(ctx, r, func(_ *kgo.Record, err error) {
+			if err != nil {
+				select {
+				case errs <- err:
+				default:
 				}
-			})
+			}
+		})
 	}
 	if err := cl.Flush(ctx); err != nil {
 		return "", err
@@ -74,7 +89,7 @@ func fillWith(seeds []string, prefix string, n, size int, parts int32, repetitiv
 		return "", err
 	default:
 	}
-	fmt.Fprintf(os.Stderr, "produced %d records of %d B on %d partitions of %s in %.1fs\n", n, size, parts, topic, time.Since(start).Seconds())
+	fmt.Fprintf(os.Stderr, "produced %d records (%s) on %d partitions of %s in %.1fs\n", n, s.title, parts, topic, time.Since(start).Seconds())
 	return topic, nil
 }
 

@@ -63,20 +63,27 @@ func main() {
 			os.Exit(storeMain(os.Args[2:]))
 		case "serve":
 			os.Exit(serveMain(os.Args[2:]))
+		case "soak":
+			os.Exit(soakMain(os.Args[2:]))
+		case "soak-traffic":
+			os.Exit(soakTrafficMain(os.Args[2:]))
 		}
 	}
 	var o options
 	flag.StringVar(&o.records, "records", "1000000", "data sets: records to produce, comma-separated (e.g. 1000000,3000000)")
 	flag.IntVar(&o.size, "size", 200, "value size in bytes")
 	flag.IntVar(&o.partitions, "partitions", 3, "partitions of each data set's topic")
-	flag.IntVar(&o.wide, "wide", 1000, "partitions of the many-partition topic (0: skip it)")
+	flag.StringVar(&o.wide, "wide", "1000,10000", "partitions of the many-partition topics, comma-separated (0 or empty: none)")
+	flag.StringVar(&o.matrix, "matrix", "all", "data-shape rows to run: all, none, or names (bin200,avro1k,tiny16,text10k,bin1m,headers10,none,gzip,lz4,zstd,small-batches)")
+	flag.IntVar(&o.matrixMB, "matrix-mb", 200, "MiB of values per data-shape row")
+	flag.IntVar(&o.matrixMax, "matrix-max-records", 1_000_000, "at most this many records per data-shape row")
 	flag.IntVar(&o.wideRecords, "wide-records", 200_000, "records on the many-partition topic")
 	flag.StringVar(&o.brokers, "brokers", os.Getenv("KBATCH_TEST_BROKERS"), "use this cluster instead of a kfake broker")
 	flag.StringVar(&o.kbatch, "kbatch", "bin/kbatch", "kbatch binary")
-	flag.StringVar(&o.only, "only", "sarama,kgo,kbatch,kbatch-raw,kbatch-tui,replay,kcat,kcat-tuned", "contenders to run, comma-separated")
+	flag.StringVar(&o.only, "only", "sarama,kgo,kbatch,kbatch-nolimit,kbatch-raw,kbatch-tui,replay,kcat,kcat-tuned", "contenders to run, comma-separated (kbatch-nolimit runs on the -records rows only)")
 	flag.IntVar(&o.rounds, "rounds", 3, "rounds; the best and the median of each contender are kept")
 	flag.BoolVar(&o.gobench, "gobench", true, "also run BenchmarkView140x40 (go test) and time the store per batch")
-	flag.StringVar(&o.values, "values", "json", "values: json, or avro, protobuf, jsonschema in the Confluent wire format with an in-process registry (for the *-decode contenders)")
+	flag.StringVar(&o.values, "values", "json", "the -records data sets' values: json, or avro, protobuf, jsonschema in the Confluent wire format with an in-process registry (for the *-decode contenders)")
 	flag.Parse()
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "benchrun:", err)
@@ -87,7 +94,10 @@ func main() {
 type options struct {
 	records                string
 	size, partitions       int
-	wide, wideRecords      int
+	wide                   string
+	wideRecords            int
+	matrix                 string
+	matrixMB, matrixMax    int
 	brokers, kbatch, only  string
 	rounds                 int
 	gobench                bool
@@ -96,9 +106,6 @@ type options struct {
 	self, tmp, brokerLabel string
 	seeds                  string
 	broker                 *broker
-	// topics are the topics the run created, deleted at its end on a
-	// given cluster.
-	topics *[]string
 }
 
 // result is every sample of one contender on one data set.
@@ -164,6 +171,10 @@ type dataSet struct {
 	title   string
 	records int64
 	results []*result
+	// shape is the matrix row's name ("" for the -records rows); wide
+	// the partitions of a many-partition set (0 for the others).
+	shape string
+	wide  int
 }
 
 func (d *dataSet) get(name string) *result {
@@ -194,35 +205,53 @@ func run(o options) error {
 		o.brokerLabel = "kfake broker in its own process"
 	}
 	o.seeds = o.brokers
-	o.topics = new([]string)
 	if o.schemas, err = newSchemaValues(o.values); err != nil {
 		return err
 	}
 	if o.schemas != nil {
 		defer o.schemas.reg.Close()
 	}
-	if o.broker == nil {
-		defer deleteTopics(strings.Split(o.seeds, ","), o.topics)
-	}
 	only := strings.Split(o.only, ",")
+	rows, err := pickShapes(o.matrix)
+	if err != nil {
+		return err
+	}
 	var sets []*dataSet
 	for _, f := range strings.Split(o.records, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil {
 			return fmt.Errorf("bad -records %q", o.records)
 		}
-		d, err := runSet(o, "bench", n, int32(o.partitions), only)
+		d, err := runSet(o, "bench", n, int32(o.partitions), o.schemas.shape(textShape(o.size, false)), only)
 		if err != nil {
 			return err
 		}
 		sets = append(sets, d)
 	}
-	if o.wide > 0 {
-		wideOnly := slices.DeleteFunc(slices.Clone(only), func(s string) bool { return s == "kbatch-raw" || strings.HasPrefix(s, "kcat") })
-		d, err := runSet(o, "wide", o.wideRecords, int32(o.wide), wideOnly)
+	// kbatch-nolimit (the soft memory limit off) only on the -records rows.
+	matrixOnly := slices.DeleteFunc(slices.Clone(only), func(s string) bool { return s == "kbatch-nolimit" })
+	for _, sh := range rows {
+		d, err := runSet(o, "bench-"+sh.name, matrixRecords(sh, o.matrixMB, o.matrixMax), int32(o.partitions), sh, matrixOnly)
 		if err != nil {
 			return err
 		}
+		d.shape = sh.name
+		sets = append(sets, d)
+	}
+	for _, f := range strings.Split(o.wide, ",") {
+		w, err := strconv.Atoi(strings.TrimSpace(f))
+		if f == "" || (err == nil && w == 0) {
+			continue
+		}
+		if err != nil || w < 0 {
+			return fmt.Errorf("bad -wide %q", o.wide)
+		}
+		wideOnly := slices.DeleteFunc(slices.Clone(matrixOnly), func(s string) bool { return s == "kbatch-raw" || strings.HasPrefix(s, "kcat") })
+		d, err := runSet(o, "wide", o.wideRecords, int32(w), textShape(o.size, false), wideOnly)
+		if err != nil {
+			return err
+		}
+		d.wide = w
 		sets = append(sets, d)
 	}
 	var gb goBench
@@ -233,14 +262,16 @@ func run(o options) error {
 	return nil
 }
 
-// runSet fills a topic and runs the contenders on it.
-func runSet(o options, prefix string, n int, parts int32, only []string) (*dataSet, error) {
-	topic, err := fill(strings.Split(o.seeds, ","), prefix, n, o.size, parts, o.schemas)
+// runSet fills a topic with n records of shape sh and runs the
+// contenders on it; the topic is deleted afterwards, so the broker holds
+// one data set at a time.
+func runSet(o options, prefix string, n int, parts int32, sh shape, only []string) (*dataSet, error) {
+	topic, err := fillShape(strings.Split(o.seeds, ","), prefix, n, parts, sh)
 	if err != nil {
 		return nil, err
 	}
-	*o.topics = append(*o.topics, topic)
-	d := &dataSet{records: int64(n), title: fmt.Sprintf("%s records of %d B on %d partitions", thousands(int64(n)), o.size, parts)}
+	defer deleteTopics(strings.Split(o.seeds, ","), &[]string{topic})
+	d := &dataSet{records: int64(n), title: fmt.Sprintf("%s records of %s on %d partitions", thousands(int64(n)), sh.title, parts)}
 	for _, name := range only {
 		if strings.HasPrefix(name, "kcat") {
 			if _, err := exec.LookPath("kcat"); err != nil {
@@ -324,6 +355,12 @@ func runOne(o options, name, topic string, n int64, tag string) sample {
 		return measure(exec.Command(o.self, "loop", name, o.seeds, topic), loopDone)
 	case "kbatch":
 		return measure(exec.Command(o.kbatch, append(watch, "--no-tui", "--until-end", "--sink", os.DevNull)...), kbatchDone(n))
+	case "kbatch-nolimit":
+		// kbatch without its 80 MiB soft heap limit (main.go sets it
+		// only when GOMEMLIMIT is unset): what the limit hides.
+		cmd := exec.Command(o.kbatch, append(watch, "--no-tui", "--until-end", "--sink", os.DevNull)...)
+		cmd.Env = append(os.Environ(), "GOMEMLIMIT=off")
+		return measure(cmd, kbatchDone(n))
 	case "kbatch-raw":
 		// The TUI has no --until-end: its last, partial batch is cut by
 		// the interval. So is this one's, and it is stopped once done.
@@ -355,22 +392,30 @@ func runOne(o options, name, topic string, n int64, tag string) sample {
 
 // goBench holds the in-process measurements.
 type goBench struct {
-	view         string // ns/op of BenchmarkView140x40
+	views        []viewBench
 	storeTmp     string // benchrun store in the temp folder
 	storeRepo    string // and on the repository's disk
-	viewErr      error
 	tmpDir, repo string
 }
 
-var nsOpRE = regexp.MustCompile(`BenchmarkView140x40\S*\s+\d+\s+([0-9.]+) ns/op`)
+// viewBench is one View() benchmark of tui/.
+type viewBench struct {
+	name, parts string
+	ns          float64 // ns/op
+	err         error
+}
 
 func runGoBench() goBench {
 	var g goBench
-	out, err := exec.Command("go", "test", "-run", "^$", "-bench", "^BenchmarkView140x40$", "-benchtime", "300x", "./tui/").CombinedOutput()
-	if m := nsOpRE.FindSubmatch(out); m != nil {
-		g.view = string(m[1])
-	} else {
-		g.viewErr = fmt.Errorf("%v: %s", err, lastLine(string(out)))
+	for _, v := range []viewBench{{name: "BenchmarkView140x40", parts: "1000"}, {name: "BenchmarkView140x40Partitions10k", parts: "10,000"}} {
+		out, err := exec.Command("go", "test", "-run", "^$", "-bench", "^"+v.name+"$", "-benchtime", "300x", "./tui/").CombinedOutput()
+		re := regexp.MustCompile(v.name + `-?\d*\s+\d+\s+([0-9.]+) ns/op`)
+		if m := re.FindSubmatch(out); m != nil {
+			v.ns, _ = strconv.ParseFloat(string(m[1]), 64)
+		} else {
+			v.err = fmt.Errorf("%v: %s", err, lastLine(string(out)))
+		}
+		g.views = append(g.views, v)
 	}
 	self, _ := os.Executable()
 	g.tmpDir = os.TempDir()

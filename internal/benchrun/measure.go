@@ -110,19 +110,7 @@ func pollHWM(pid int, stop <-chan struct{}) int64 {
 }
 
 // readHWM returns VmHWM of pid in KiB.
-func readHWM(pid int) (int64, bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
-	if err != nil {
-		return 0, false
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
-			n, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			return n, err == nil
-		}
-	}
-	return 0, false
-}
+func readHWM(pid int) (int64, bool) { return readStatusKiB(pid, "VmHWM:") }
 
 // cpuOf returns the user+system time of a running pid.
 func cpuOf(pid int) time.Duration {

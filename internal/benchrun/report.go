@@ -37,19 +37,20 @@ func printReport(o options, sets []*dataSet, gb goBench) {
 				r.median(func(s sample) time.Duration { return s.cpu }).Seconds(), float64(r.maxRSS())/1024, reqs, ratios(d, r.name))
 		}
 	}
-	fmt.Printf("\n### Targets (issue 8)\n\n| target | goal | measured |\n|---|---|---|\n")
-	narrow := sets
-	if o.wide > 0 {
-		narrow = sets[:len(sets)-1]
-	}
-	for _, d := range narrow {
+	printMatrix(sets)
+	fmt.Printf("\n### Targets (issues 8 and 17)\n\n| target | goal | measured |\n|---|---|---|\n")
+	for _, d := range sets {
+		if d.shape != "" || d.wide > 0 {
+			continue
+		}
 		n := thousands(d.records)
 		row(fmt.Sprintf("watch --no-tui --sink /dev/null vs bare sarama, %s", n), "≥ 0.9×", ratio(d, "kbatch", "sarama"))
-		row(fmt.Sprintf("the same vs bare kgo, %s", n), "report (aim ≥ 0.6×)", ratio(d, "kbatch", "kgo"))
-		row(fmt.Sprintf("replay vs kcat -J, %s", n), "≥ 2×", ratio(d, "replay", "kcat"))
-		row(fmt.Sprintf("replay vs kcat -J with bigger fetches, %s", n), "(report)", ratio(d, "replay", "kcat-tuned"))
-		row(fmt.Sprintf("TUI (tmux 140×40) vs headless, %s", n), "≥ 0.9×", ratio(d, "kbatch-tui", "kbatch-raw"))
-		row(fmt.Sprintf("peak RSS headless / TUI, %s", n), "≤ 100 MiB", rss(d, "kbatch")+" / "+rss(d, "kbatch-tui"))
+		row(fmt.Sprintf("the same vs bare kgo, %s", n), "≥ 0.8×", ratio(d, "kbatch", "kgo"))
+		row(fmt.Sprintf("replay vs kcat -J, %s", n), "≥ 3×", ratio(d, "replay", "kcat"))
+		row(fmt.Sprintf("replay vs kcat -J with bigger fetches, %s", n), "≥ 1.5×", ratio(d, "replay", "kcat-tuned"))
+		row(fmt.Sprintf("TUI (tmux 140×40) vs headless, %s", n), "≥ 0.95×", ratio(d, "kbatch-tui", "kbatch-raw"))
+		row(fmt.Sprintf("peak RSS headless / TUI / headless without the 80 MiB soft limit (GOMEMLIMIT=off), %s", n), "≤ 64 MiB",
+			rss(d, "kbatch")+" / "+rss(d, "kbatch-tui")+" / "+rss(d, "kbatch-nolimit"))
 		if d.get("kbatch-tui-decode") != nil {
 			row(fmt.Sprintf("TUI decoding %s (registry) vs the same TUI without, %s", o.values, n), "≥ 0.95×", ratio(d, "kbatch-tui-decode", "kbatch-tui"))
 		}
@@ -57,8 +58,10 @@ func printReport(o options, sets []*dataSet, gb goBench) {
 			row(fmt.Sprintf("replay --decode %s vs replay, %s", o.values, n), "(report)", ratio(d, "replay-decode", "replay"))
 		}
 	}
-	if o.wide > 0 {
-		d := sets[len(sets)-1]
+	for _, d := range sets {
+		if d.wide == 0 {
+			continue
+		}
 		first := func(name string) string {
 			r := d.get(name)
 			if r == nil || len(r.ok()) == 0 {
@@ -66,18 +69,19 @@ func printReport(o options, sets []*dataSet, gb goBench) {
 			}
 			return fmt.Sprintf("%.2f s", r.median(func(s sample) time.Duration { return s.first }).Seconds())
 		}
-		row(fmt.Sprintf("%d partitions: start to first batch, headless / on screen (median)", o.wide), "≤ 2 s", first("kbatch")+" / "+first("kbatch-tui"))
+		row(fmt.Sprintf("%d partitions: start to first batch, headless / on screen (median)", d.wide), "≤ 1 s", first("kbatch")+" / "+first("kbatch-tui"))
 		if r := d.get("kbatch"); r != nil && r.counts != nil {
-			row(fmt.Sprintf("%d partitions: ListOffsets / Metadata requests, whole run", o.wide), "one per broker, not per partition",
+			row(fmt.Sprintf("%d partitions: ListOffsets / Metadata requests, whole run", d.wide), "one per broker, not per partition",
 				fmt.Sprintf("%d / %d", r.counts.listOffsets, r.counts.metadata))
 		}
 	}
-	if gb.view != "" {
-		var ns float64
-		fmt.Sscan(gb.view, &ns)
-		row("View() 140×40, 1000 partitions, full history (BenchmarkView140x40)", "≤ 2 ms", fmt.Sprintf("%.2f ms", ns/1e6))
-	} else if gb.viewErr != nil {
-		row("View() 140×40, 1000 partitions, full history (BenchmarkView140x40)", "≤ 2 ms", "error: "+gb.viewErr.Error())
+	for _, v := range gb.views {
+		what := fmt.Sprintf("View() 140×40, %s partitions, full history (%s)", v.parts, v.name)
+		if v.err != nil {
+			row(what, "≤ 2 ms", "error: "+v.err.Error())
+		} else {
+			row(what, "≤ 2 ms", fmt.Sprintf("%.2f ms", v.ns/1e6))
+		}
 	}
 	if gb.storeTmp != "" {
 		row("store per batch, 1000 partitions, median/p90/max µs: back to back (AckAndPlan) · alone (Plan+Ack), "+gb.tmpDir, "one transaction, ≤ 5 ms median", storeBoth(gb.storeTmp))
@@ -145,20 +149,9 @@ func ratio(d *dataSet, a, b string) string {
 	if !okA || !okB {
 		return "–"
 	}
-	var rounds []float64
-	for i := range min(len(ra.samples), len(rb.samples)) {
-		sa, sb := ra.samples[i], rb.samples[i]
-		if sa.err == nil && sb.err == nil && sa.done > 0 {
-			rounds = append(rounds, sb.done.Seconds()/sa.done.Seconds())
-		}
-	}
-	if len(rounds) == 0 {
+	med, ok := medianRatio(d, a, b)
+	if !ok {
 		return fmt.Sprintf("%.2f× (–)", bb.done.Seconds()/ba.done.Seconds())
-	}
-	slices.Sort(rounds)
-	med := rounds[len(rounds)/2]
-	if n := len(rounds); n%2 == 0 {
-		med = (rounds[n/2-1] + rounds[n/2]) / 2
 	}
 	return fmt.Sprintf("%.2f× (%.2f×)", bb.done.Seconds()/ba.done.Seconds(), med)
 }
@@ -189,4 +182,68 @@ func machine() string {
 		}
 	}
 	return fmt.Sprintf("%d CPUs (%s), %s %s/%s%s", runtime.NumCPU(), model, runtime.Version(), runtime.GOOS, runtime.GOARCH, load)
+}
+
+// printMatrix is the data-shape matrix of issue 17: one line per data
+// set, the ratios its targets speak of, each marked when it misses.
+func printMatrix(sets []*dataSet) {
+	fmt.Printf("\n### Data-shape matrix (issue 17)\n\nRatios of best times (median of the rounds' own ratios); above 1 means kbatch is faster; ✗ marks a miss of the target in the heading (on the median).\n\n")
+	fmt.Println("| data set | watch vs kgo (≥ 0.8×) | watch vs sarama | replay vs kcat -J (≥ 3×) | replay vs kcat-tuned (≥ 1.5×) | TUI vs headless twin (≥ 0.95×) | watch records/s | CPU s (median) watch / kgo / replay / kcat-tuned | peak RSS watch / TUI MiB |")
+	fmt.Println("|---|---|---|---|---|---|---:|---|---|")
+	for _, d := range sets {
+		if d.wide > 0 {
+			continue
+		}
+		mark := func(a, b string, goal float64) string {
+			r := ratio(d, a, b)
+			if med, ok := medianRatio(d, a, b); ok && med < goal {
+				r += " ✗"
+			}
+			return r
+		}
+		rate := "–"
+		if r := d.get("kbatch"); r != nil {
+			if b, ok := r.best(); ok {
+				rate = thousands(int64(float64(d.records) / b.done.Seconds()))
+			}
+		}
+		mibOf := func(name string) string {
+			if r := d.get(name); r != nil && len(r.ok()) > 0 {
+				return fmt.Sprintf("%.0f", float64(r.maxRSS())/1024)
+			}
+			return "–"
+		}
+		cpuOf := func(name string) string {
+			if r := d.get(name); r != nil && len(r.ok()) > 0 {
+				return fmt.Sprintf("%.2f", r.median(func(s sample) time.Duration { return s.cpu }).Seconds())
+			}
+			return "–"
+		}
+		fmt.Printf("| %s | %s | %s | %s | %s | %s | %s | %s / %s / %s / %s | %s / %s |\n", d.title, mark("kbatch", "kgo", 0.8), ratio(d, "kbatch", "sarama"),
+			mark("replay", "kcat", 3), mark("replay", "kcat-tuned", 1.5), mark("kbatch-tui", "kbatch-raw", 0.95), rate,
+			cpuOf("kbatch"), cpuOf("kgo"), cpuOf("replay"), cpuOf("kcat-tuned"), mibOf("kbatch"), mibOf("kbatch-tui"))
+	}
+}
+
+// medianRatio is the median of the rounds' own ratios of b's time over a's.
+func medianRatio(d *dataSet, a, b string) (float64, bool) {
+	ra, rb := d.get(a), d.get(b)
+	if ra == nil || rb == nil {
+		return 0, false
+	}
+	var rounds []float64
+	for i := range min(len(ra.samples), len(rb.samples)) {
+		sa, sb := ra.samples[i], rb.samples[i]
+		if sa.err == nil && sb.err == nil && sa.done > 0 {
+			rounds = append(rounds, sb.done.Seconds()/sa.done.Seconds())
+		}
+	}
+	if len(rounds) == 0 {
+		return 0, false
+	}
+	slices.Sort(rounds)
+	if n := len(rounds); n%2 == 0 {
+		return (rounds[n/2-1] + rounds[n/2]) / 2, true
+	}
+	return rounds[len(rounds)/2], true
 }

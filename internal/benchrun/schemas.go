@@ -3,7 +3,10 @@ package main
 import (
 	"encoding/binary"
 	"fmt"
+	"math/rand/v2"
+	"strconv"
 
+	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sr"
 	"github.com/twmb/franz-go/pkg/sr/srfake"
 )
@@ -47,6 +50,23 @@ func newSchemaValues(format string) (*schemaValues, error) {
 		return nil, err
 	}
 	return &schemaValues{format: format, id: id, reg: reg}, nil
+}
+
+// shape is sh with its values in v's format (sh itself when v is nil):
+// the random part of {"seq":N,"payload":"…"} becomes the payload field.
+func (v *schemaValues) shape(sh shape) shape {
+	if v == nil {
+		return sh
+	}
+	text := sh.record
+	sh.title = fmt.Sprintf("%d B %s records (Confluent wire format)", sh.size, v.format)
+	sh.record = func(rng *rand.Rand, seq int) *kgo.Record {
+		r := text(rng, seq)
+		head := len(`{"seq":`) + len(strconv.Itoa(seq)) + len(`,"payload":"`)
+		r.Value = v.encode(seq, r.Value[head:len(r.Value)-2])
+		return r
+	}
+	return sh
 }
 
 // url is the registry's URL.

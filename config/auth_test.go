@@ -1,0 +1,194 @@
+package config
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"fmt"
+	"math/big"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/youmark/pkcs8"
+)
+
+func TestRunSecretCommand(t *testing.T) {
+	got, err := RunSecretCommand("printf 'first-Line\\nsecond\\n'", "test secret")
+	if err != nil || string(got) != "first-Line" {
+		t.Errorf("got %q, %v", string(got), err)
+	}
+	cases := []struct{ cmd, want string }{
+		{"echo leaked-Secret-1 >&2; echo leaked-Secret-2; exit 4", "the command failed (exit status 4)"},
+		{"true", "the command printed nothing"},
+		{"head -c 1100000 /dev/zero | tr '\\0' a", "printed more than 1 MiB"},
+	}
+	for _, c := range cases {
+		_, err := RunSecretCommand(c.cmd, "test secret")
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "test secret: ") {
+			t.Errorf("%s: %v, want %q", c.cmd, err, c.want)
+		}
+		if err != nil && strings.Contains(err.Error(), "leaked-Secret") {
+			t.Errorf("%s: the error shows the command's output: %v", c.cmd, err)
+		}
+	}
+}
+
+func TestSecretSourceResolve(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "s")
+	if err := os.WriteFile(f, []byte("from-File\r\nrest"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := func(k string) string { return map[string]string{"TOKEN": "from-Env"}[k] }
+	for _, c := range []struct {
+		src  SecretSource
+		want string
+		warn bool
+	}{
+		{SecretSource{Env: "TOKEN"}, "from-Env", false},
+		{SecretSource{File: f}, "from-File", true},
+		{SecretSource{Command: "echo from-Command"}, "from-Command", false},
+	} {
+		got, warnings, err := c.src.Resolve("token", env)
+		if err != nil || string(got) != c.want || (len(warnings) > 0) != c.warn {
+			t.Errorf("%+v: %q %v %v", c.src, string(got), warnings, err)
+		}
+	}
+	if _, _, err := (SecretSource{Env: "MISSING"}).Resolve("token", env); err == nil || !strings.Contains(err.Error(), "MISSING") {
+		t.Errorf("missing variable: %v", err)
+	}
+	if _, _, err := (SecretSource{Env: "hunter2-pw"}).Resolve("token", env); err == nil || strings.Contains(err.Error(), "hunter2") {
+		t.Errorf("a variable name that looks like a secret is shown: %v", err)
+	}
+}
+
+// TestEncryptedClientKeys decrypts client keys encrypted as PKCS#8 (PBES2)
+// and as legacy PEM with the passphrase from each source, and refuses a
+// wrong or missing passphrase with one line naming the key file.
+func TestEncryptedClientKeys(t *testing.T) {
+	dir := t.TempDir()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "client"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour)}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert := filepath.Join(dir, "client.pem")
+	if err := os.WriteFile(cert, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	const pass = "key-Passphrase-42"
+	p8, err := pkcs8.MarshalPrivateKey(key, []byte(pass), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	encP8 := filepath.Join(dir, "p8.pem")
+	if err := os.WriteFile(encP8, pem.EncodeToMemory(&pem.Block{Type: "ENCRYPTED PRIVATE KEY", Bytes: p8}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ecDER, _ := x509.MarshalECPrivateKey(key)
+	//nolint:staticcheck // writing the legacy format the reader must understand
+	legacyBlock, err := x509.EncryptPEMBlock(rand.Reader, "EC PRIVATE KEY", ecDER, []byte(pass), x509.PEMCipherAES256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	legacy := filepath.Join(dir, "legacy.pem")
+	if err := os.WriteFile(legacy, pem.EncodeToMemory(legacyBlock), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	passFile := filepath.Join(dir, "pass")
+	if err := os.WriteFile(passFile, []byte(pass+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := func(k string) string { return map[string]string{"KEY_PASS": pass, "WRONG": pass + "x"}[k] }
+	for _, keyFile := range []string{encP8, legacy} {
+		for _, src := range []SecretSource{{Env: "KEY_PASS"}, {File: passFile}, {Command: "cat " + passFile}} {
+			c, err := TLS{CertFile: cert, KeyFile: keyFile, KeyPassword: src}.TLSConfigEnv(env)
+			if err != nil || len(c.Certificates) != 1 {
+				t.Errorf("%s with %+v: %v", filepath.Base(keyFile), src, err)
+			}
+		}
+		_, err := TLS{CertFile: cert, KeyFile: keyFile, KeyPassword: SecretSource{Env: "WRONG"}}.TLSConfigEnv(env)
+		if err == nil || !strings.Contains(err.Error(), keyFile+" cannot be decrypted: wrong passphrase") || strings.Contains(err.Error(), pass) {
+			t.Errorf("%s, wrong passphrase: %v", filepath.Base(keyFile), err)
+		}
+		_, err = TLS{CertFile: cert, KeyFile: keyFile}.TLSConfigEnv(env)
+		if err == nil || !strings.Contains(err.Error(), "is encrypted: give its passphrase") {
+			t.Errorf("%s, no passphrase: %v", filepath.Base(keyFile), err)
+		}
+	}
+	// Regression: legacy PEM has no integrity check, and a wrong
+	// passphrase passes its padding check about once in 256 tries; the
+	// garbage it yields was reported as "failed to parse private key".
+	for i := 0; i < 600; i++ {
+		wrong := func(string) string { return fmt.Sprintf("wrong-%d", i) }
+		_, err := TLS{CertFile: cert, KeyFile: legacy, KeyPassword: SecretSource{Env: "ANY"}}.TLSConfigEnv(wrong)
+		if err == nil || !strings.Contains(err.Error(), "cannot be decrypted: wrong passphrase") {
+			t.Fatalf("legacy key, wrong passphrase %d: %v", i, err)
+		}
+	}
+	plainDER, _ := x509.MarshalPKCS8PrivateKey(key)
+	plain := filepath.Join(dir, "plain.pem")
+	if err := os.WriteFile(plain, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: plainDER}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := (TLS{CertFile: cert, KeyFile: plain}).TLSConfigEnv(env); err != nil {
+		t.Errorf("plain key: %v", err)
+	}
+	if _, err := (TLS{CertFile: cert, KeyFile: plain, KeyPassword: SecretSource{Env: "KEY_PASS"}}).TLSConfigEnv(env); err == nil || !strings.Contains(err.Error(), "is not encrypted") {
+		t.Errorf("plain key with a passphrase: %v", err)
+	}
+}
+
+func TestParseMechanismProfiles(t *testing.T) {
+	f, err := Parse([]byte(`
+[clusters.o]
+brokers = ["h:1"]
+sasl = { mechanism = "oauthbearer", token_endpoint = "https://idp/token", client_id = "c", client_secret_file = "cs", scope = "a b", extensions = { traceId = "t1" } }
+[clusters.m]
+brokers = ["h:1"]
+sasl = { mechanism = "aws_msk_iam", aws_region = "eu-west-1", aws_profile = "p" }
+[clusters.k]
+brokers = ["h:1"]
+sasl = { mechanism = "GSSAPI", username = "u", kerberos_realm = "R", kerberos_keytab = "u.keytab", kerberos_disable_fast = true }
+[clusters.t]
+brokers = ["h:1"]
+tls = { cert_file = "c.pem", key_file = "k.pem", key_password_command = "pass show k" }
+`), "/etc/kbatch/config.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := f.Clusters["o"].SASL
+	if o.Mechanism != "OAUTHBEARER" || o.OAuth.ClientSecret.File != "/etc/kbatch/cs" || o.OAuth.Extensions["traceId"] != "t1" || o.OAuth.Scope != "a b" {
+		t.Errorf("oauth %+v", o)
+	}
+	if m := f.Clusters["m"].SASL; m.Mechanism != "AWS_MSK_IAM" || m.AWS != (AWS{Region: "eu-west-1", Profile: "p"}) {
+		t.Errorf("msk %+v", m)
+	}
+	k := f.Clusters["k"].SASL
+	if k.Kerberos.Keytab != "/etc/kbatch/u.keytab" || k.Kerberos.DisableFAST == nil || !*k.Kerberos.DisableFAST || k.NeedsPassword() {
+		t.Errorf("kerberos %+v", k)
+	}
+	if tl := f.Clusters["t"].TLS; tl.KeyPassword.Command != "pass show k" {
+		t.Errorf("tls %+v", tl)
+	}
+	// Flags may change the user or mechanism; the mechanism's settings
+	// come whole from the profile.
+	merged := Merge(Connection{SASL: SASL{User: "other"}}, f.Clusters["k"])
+	if merged.SASL.User != "other" || merged.SASL.Kerberos.Realm != "R" || merged.Check() != nil {
+		t.Errorf("merged %+v: %v", merged.SASL, merged.Check())
+	}
+	if err := Merge(Connection{SASL: SASL{Mechanism: "PLAIN"}}, f.Clusters["o"]).Check(); err == nil || !strings.Contains(err.Error(), "are for mechanism OAUTHBEARER, not PLAIN") {
+		t.Errorf("PLAIN over an OAUTHBEARER profile: %v", err)
+	}
+}
