@@ -387,6 +387,7 @@ func (o *watchOptions) open(ctx context.Context, g *globalOptions, p watchPlan, 
 			return nil, nil, err
 		}
 	}
+	o.screen = screenDecoder{}   // a run after a profile switch builds its own
 	var warnings *decodeWarnings // printed when the stream is over; the screen would be drawn over
 	var notes *tui.SchemaNotes   // the screen's: it decodes whenever a schema source is configured
 	if o.noTUI {
