@@ -15,6 +15,7 @@ BIN=${KBATCH_BIN:-bin/kbatch}
 OUT=screenshots
 WAIT=${WAIT:-120}
 FREEZE_VERSION=v0.2.2
+FONT=${SCREENSHOT_FONT:-DejaVu Sans Mono}
 
 die() { echo "screenshots: $*" >&2; exit 1; }
 command -v tmux >/dev/null || die "tmux is needed (apt-get install tmux)"
@@ -81,7 +82,8 @@ shot() {
   tm capture-pane -e -p -t kb >"$work/$1.ansi"
   "$work/freeze-ansi" <"$work/$1.ansi" >"$work/$1.freeze.ansi"
   local png="$work/png/$1.png"
-  "$FREEZE_BIN" "$work/$1.freeze.ansi" --language ansi --font.size 7 --output "$png" >/dev/null
+  # A monospace font by name: freeze's fallback is proportional on some machines.
+  "$FREEZE_BIN" "$work/$1.freeze.ansi" --language ansi --font.family "$FONT" --font.size 7 --output "$png" >/dev/null
   if command -v pngquant >/dev/null; then
     pngquant --force --skip-if-larger --quality 60-90 --speed 1 --output "$png" "$png" || true
   fi
