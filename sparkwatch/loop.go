@@ -56,6 +56,10 @@ type sparkLoop struct {
 	stuck      int64
 	stuckPolls int
 
+	// queryID is the metadata id last read: a new one means the
+	// checkpoint was deleted and a new query started in its place.
+	queryID string
+
 	acked   int   // batches reported committed
 	records int64 // their records
 	fresh   int   // batches seen committed while watching (MaxBatches)
@@ -134,6 +138,12 @@ func (l *sparkLoop) poll(initial bool) {
 		l.trouble(err)
 		return
 	}
+	if cp.ID != "" && l.queryID != "" && cp.ID != l.queryID {
+		l.recreated(cp)
+	}
+	if cp.ID != "" {
+		l.queryID = cp.ID
+	}
 	var ids []int64
 	for _, id := range cp.Batches {
 		if id > l.lastSeen {
@@ -196,6 +206,12 @@ func (l *sparkLoop) readBatch(cp *spark.Checkpoint, id int64, initial, sample bo
 		}
 		if id > 0 && !exists(cp, "offsets", id-1) {
 			l.lastSeen = id
+			if initial && len(cp.Batches) > 0 && id == cp.Batches[0] {
+				// The oldest batch Spark keeps always starts in a purged
+				// file: that is retention, not news, and is not said at
+				// every start.
+				return true
+			}
 			l.notice(offsets.NewEvent(time.Now(), CodeSparkPurged, offsets.Partition{Partition: -1}, fmt.Sprintf(
 				"spark batch %d is not shown: offsets/%d, where it starts, was purged by Spark (it keeps the last spark.sql.streaming.minBatchesToRetain batches, default 100)",
 				id, id-1)))
@@ -291,4 +307,17 @@ func logPath(cp *spark.Checkpoint, log string, id int64) string {
 
 func exists(cp *spark.Checkpoint, log string, id int64) bool {
 	return cp.Exists(log, id)
+}
+
+// recreated reports that the checkpoint now belongs to another query (its
+// metadata id changed: it was deleted and a query started afresh in the
+// same place) and starts over with the new query's batches.
+func (l *sparkLoop) recreated(cp *spark.Checkpoint) {
+	l.notice(offsets.NewEvent(time.Now(), CodeSparkRecreated, offsets.Partition{Partition: -1}, fmt.Sprintf(
+		"spark checkpoint %s was recreated: its query id changed from %s to %s; showing the new query's batches from batch 0",
+		cp.Dir, l.queryID, cp.ID)))
+	l.lastSeen = -1
+	l.committed = -1
+	clear(l.running)
+	l.stuck, l.stuckPolls = -1, 0
 }
