@@ -137,3 +137,18 @@ SIM_TIME ?= 5m
 sim:
 	KBATCH_SIM_BUG_SEEDS=1 $(GO) test -count=1 -timeout 0 -run 'TestKnownBug' ./internal/sim
 	SIM_TIME=$(SIM_TIME) $(GO) test -count=1 -timeout 0 -run 'TestSim$$' -v ./internal/sim
+
+# Spark for real (docs/spark.md): PySpark 4.2.0 in a virtualenv under .cache/sparkenv, Java 17,
+# the broker of `make kafka-up`.
+#   make test-spark       a Structured Streaming query while a producer writes: kbatch spark live
+#                         beside it, watch --from-spark, offsets show --format spark and the e export
+#                         in Spark batch queries, the job of replay --emit spark (~2-4 min)
+#   make test-objstores   the checkpoint of test-spark (or testdata's real one) in S3 (moto),
+#                         GCS (fake-gcs-server) and Azure Blob (Azurite): kbatch spark and
+#                         --from-spark on s3://, gs://, wasbs:// read what they read from disk
+.PHONY: test-spark test-objstores
+test-spark:
+	@./scripts/spark-test.sh
+
+test-objstores:
+	@./scripts/objstore-test.sh

@@ -4,12 +4,20 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
+	"gocloud.dev/blob"
+	"gocloud.dev/blob/memblob"
+
+	"github.com/kbatch-dev/kbatch/internal/fixtures"
 	"github.com/kbatch-dev/kbatch/offsets"
+	"github.com/kbatch-dev/kbatch/offsets/spark"
 )
 
 func TestTranslate(t *testing.T) {
@@ -106,5 +114,107 @@ func TestOpenFolder(t *testing.T) {
 	}
 	if s.Requests() != 0 {
 		t.Fatalf("a folder counted %d requests", s.Requests())
+	}
+}
+
+// copyToBucket copies the folder dir into b under prefix.
+func copyToBucket(t *testing.T, b *blob.Bucket, dir, prefix string) {
+	t.Helper()
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return b.WriteAll(context.Background(), prefix+filepath.ToSlash(rel), data, nil)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A checkpoint Spark wrote reads the same from a bucket as from the
+// folder, with four requests for Open (metadata, two listings, the last
+// commit).
+func TestBlobStoreReadsLikeTheFolder(t *testing.T) {
+	dir := filepath.Join(fixtures.SparkCheckpoint(t), "kafka-0-10-sql", "structured-streaming", "checkpoint-version-2.4.3-kafka-include-headers-default")
+	b := memblob.OpenBucket(nil)
+	defer b.Close()
+	copyToBucket(t, b, dir, "ckpt/q1/")
+	s := &blobStore{b: blob.PrefixedBucket(b, "ckpt/q1/"), loc: "mem://ckpt/q1"}
+
+	fromDisk, err := spark.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromBlob, err := spark.OpenStore(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := s.Requests(); n != 4 {
+		t.Errorf("Open sent %d requests, want 4", n)
+	}
+	if fromBlob.ID != fromDisk.ID || !slices.Equal(fromBlob.Batches, fromDisk.Batches) || !slices.Equal(fromBlob.Commits, fromDisk.Commits) || fromBlob.Committed != fromDisk.Committed {
+		t.Fatalf("bucket %+v, folder %+v", fromBlob, fromDisk)
+	}
+	for _, id := range fromDisk.Batches {
+		want, err := fromDisk.Batch(id, -1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := fromBlob.Batch(id, -1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !maps.Equal(got.Start, want.Start) || !maps.Equal(got.End, want.End) || got.Committed != want.Committed {
+			t.Errorf("batch %d: bucket %+v, folder %+v", id, got, want)
+		}
+	}
+	if _, ok := fromBlob.FileTime("offsets", 0); !ok {
+		t.Error("no modification time from the bucket's listing")
+	}
+	wantPos, _ := fromDisk.CommittedOffsets(-1)
+	gotPos, err := fromBlob.CommittedOffsets(-1)
+	if err != nil || !maps.Equal(gotPos.Offsets, wantPos.Offsets) {
+		t.Fatalf("committed offsets: bucket %v (%v), folder %v", gotPos.Offsets, err, wantPos.Offsets)
+	}
+	if _, err := s.ReadFile("offsets/9", 100); !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), "mem://ckpt/q1/offsets/9") {
+		t.Errorf("missing file: %v", err)
+	}
+	if _, err := s.ReadDir("nothing"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing folder: %v", err)
+	}
+}
+
+// A log folder longer than a page is listed page by page, one request
+// each, and a file over the limit is refused.
+func TestBlobStorePagesAndLimits(t *testing.T) {
+	b := memblob.OpenBucket(nil)
+	defer b.Close()
+	ctx := context.Background()
+	for i := range 2500 {
+		if err := b.WriteAll(ctx, "offsets/"+strconv.Itoa(i), []byte("v1\n{}\n"), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := b.WriteAll(ctx, "offsets/sub/deeper", []byte("x"), nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.WriteAll(ctx, "big", make([]byte, 2048), nil); err != nil {
+		t.Fatal(err)
+	}
+	s := &blobStore{b: b, loc: "mem://b"}
+	ents, err := s.ReadDir("offsets")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ents) != 2501 || s.Requests() != 3 {
+		t.Fatalf("%d entries in %d requests, want 2501 (2500 files and sub/) in 3", len(ents), s.Requests())
+	}
+	if _, err := s.ReadFile("big", 1024); err == nil || !strings.Contains(err.Error(), "not a checkpoint file") {
+		t.Fatalf("a file over the limit: %v", err)
 	}
 }
