@@ -142,13 +142,7 @@ sim:
 # the broker of `make kafka-up`.
 #   make test-spark       a Structured Streaming query while a producer writes: kbatch spark live
 #                         beside it, watch --from-spark, offsets show --format spark and the e export
-#                         in Spark batch queries, the job of replay --emit spark (~2-4 min)
-#   make test-objstores   the checkpoint of test-spark (or testdata's real one) in S3 (moto),
-#                         GCS (fake-gcs-server) and Azure Blob (Azurite): kbatch spark and
-#                         --from-spark on s3://, gs://, wasbs:// read what they read from disk
-.PHONY: test-spark test-objstores
+#                         in Spark batch queries, the job of replay --emit spark
+.PHONY: test-spark
 test-spark:
 	@./scripts/spark-test.sh
-
-test-objstores:
-	@./scripts/objstore-test.sh
