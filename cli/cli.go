@@ -95,6 +95,9 @@ type globalOptions struct {
 	// conn describes the connection of the last clientConfig call, without
 	// secrets, for the TUI header and messages.
 	conn connectionInfo
+	// profileOnly is set once the user switched cluster profiles on the
+	// screen: brokers come from the profile alone.
+	profileOnly bool
 }
 
 // tlsFlags are --tls and --tls-*.

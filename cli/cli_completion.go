@@ -56,8 +56,8 @@ func addCompletions(root *cobra.Command, g *globalOptions) {
 		must(cmd.RegisterFlagCompletionFunc("from-spark", dirs))
 	}
 	demo := sub("demo")
-	must(demo.RegisterFlagCompletionFunc("topic", fixed("events", "sensor-data")))
-	must(demo.RegisterFlagCompletionFunc("offset", fixed("events:", "events=", "sensor-data:", "sensor-data=")))
+	must(demo.RegisterFlagCompletionFunc("topic", fixed("orders", "events", "sensor-data")))
+	must(demo.RegisterFlagCompletionFunc("offset", fixed("orders:", "orders=", "events:", "events=", "sensor-data:", "sensor-data=")))
 
 	replay := sub("replay")
 	replay.ValidArgsFunction = c.replayRanges

@@ -104,6 +104,11 @@ func (g *globalOptions) connection() (config.Connection, error) {
 	if err != nil {
 		return config.Connection{}, err
 	}
+	if g.profileOnly {
+		// Switched on the screen (c): the profile's brokers, not the
+		// ones the command line or the environment gave at start.
+		flags.Brokers, env.Brokers = nil, nil
+	}
 	name := g.cluster
 	if name == "" {
 		name = g.env("KBATCH_CLUSTER")
@@ -187,4 +192,11 @@ func (g *globalOptions) password(conn config.Connection) (config.Secret, error) 
 		hint = "set password_env or password_file in [clusters." + conn.Name + ".sasl], " + hint
 	}
 	return "", usagef("SASL user %s%s needs a password and there is no terminal to ask on: %s", conn.SASL.User, where, hint)
+}
+
+// switchProfile makes the next connection use profile name (the screen's
+// c): its brokers win over -b and KBATCH_BROKERS, and the stream name is
+// derived again from the topics picked.
+func (g *globalOptions) switchProfile(name string) {
+	g.cluster, g.brokers, g.name, g.profileOnly = name, nil, "", true
 }

@@ -163,7 +163,7 @@ func runReplay(ctx context.Context, g *globalOptions, o *replayOptions, args []s
 	}
 	cc.ReadCommitted = p.committed
 	var warnings decodeWarnings
-	dec, err := g.openDecoder(&o.dec, o.format, &warnings)
+	dec, err := g.openDecoder(&o.dec, o.format, &warnings, nil)
 	if err != nil {
 		return err
 	}

@@ -86,6 +86,11 @@ func runSpark(ctx context.Context, g *globalOptions, o *sparkOptions, dir string
 	case o.once && o.batches > 0:
 		return usagef("--once and --batches exclude each other")
 	}
+	if !o.noTUI {
+		if err := checkTerminal(g); err != nil {
+			return err
+		}
+	}
 	// A folder that is not a readable checkpoint fails before the cluster
 	// is reached.
 	_, done, err := openSparkCheckpoint(ctx, dir)

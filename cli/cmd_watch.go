@@ -43,6 +43,13 @@ type watchOptions struct {
 	isolation       string
 	log             string
 	dec             decodeFlags
+
+	// startChoice is the picker's answer to where the stream starts,
+	// remembered in the store once the stream has started.
+	startChoice string
+	// screen is the screen's decoder, when a registry or a local schema
+	// is configured (open sets it).
+	screen screenDecoder
 }
 
 func newWatchCommand(g *globalOptions) *cobra.Command {
@@ -216,6 +223,11 @@ func (o *watchOptions) plan(g *globalOptions) (watchPlan, error) {
 	if o.dec.decode && o.sink == "" {
 		return watchPlan{}, usagef("--decode adds the decoded records to the --sink lines: add --sink FILE")
 	}
+	if !o.noTUI {
+		if err := checkTerminal(g); err != nil {
+			return watchPlan{}, err
+		}
+	}
 	return watchPlan{cfg: cfg, enc: enc, pick: pick}, nil
 }
 
@@ -231,7 +243,22 @@ func (c *cleanups) run() {
 	}
 }
 
-func runWatch(ctx context.Context, g *globalOptions, o *watchOptions, stdout, stderr io.Writer) (rerr error) {
+// runWatch runs the stream; when the user switches to another cluster
+// profile on the screen (c), the stream has closed as on quit and it runs
+// again on that profile, from the topic picker.
+func runWatch(ctx context.Context, g *globalOptions, o *watchOptions, stdout, stderr io.Writer) error {
+	for {
+		err := runWatchOnce(ctx, g, o, stdout, stderr)
+		var sw *tui.SwitchCluster
+		if !errors.As(err, &sw) {
+			return err
+		}
+		g.switchProfile(sw.Profile)
+		o.topics, o.offsets, o.fromSpark = nil, nil, ""
+	}
+}
+
+func runWatchOnce(ctx context.Context, g *globalOptions, o *watchOptions, stdout, stderr io.Writer) (rerr error) {
 	p, err := o.plan(g)
 	if err != nil {
 		return err
@@ -264,6 +291,10 @@ func runWatch(ctx context.Context, g *globalOptions, o *watchOptions, stdout, st
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
+	var resume *tui.Resume
+	if !o.noTUI {
+		resume = resumeInfo(cfg.Store, cfg.Name) // before the start writes the stream
+	}
 	stream, _, err := consumer.Start(ctx, *cfg)
 	var lossErr *consumer.DataLossError
 	if errors.As(err, &lossErr) && o.noTUI {
@@ -276,8 +307,12 @@ func runWatch(ctx context.Context, g *globalOptions, o *watchOptions, stdout, st
 	if err != nil {
 		return err
 	}
+	rememberStartChoice(cfg.Store, cfg.Name, o.startChoice)
 	if !o.noTUI {
-		return runTUI(ctx, stream, *cfg, g)
+		err := runTUI(ctx, stream, *cfg, g, resume, cc, o.screen)
+		path, _ := g.storePath()
+		printStored(stderr, *cfg, path)
+		return err
 	}
 	return writeJSONLines(stream, events)
 }
@@ -297,16 +332,37 @@ func (o *watchOptions) open(ctx context.Context, g *globalOptions, p watchPlan, 
 			return nil, nil, err
 		}
 		done.add(func() { _ = client.Close() })
-		topics, err := tui.PickTopics(ctx, topicLister{client: client}, tui.PickerOptions{Cluster: g.conn.Cluster, Brokers: cc.Brokers})
+		// The store first: the start question says what it holds.
+		if err := o.openStore(g, &cfg, done); err != nil {
+			return nil, nil, err
+		}
+		popts := tui.PickerOptions{Cluster: g.conn.Cluster, Brokers: cc.Brokers}
+		var st startStore
+		if s, ok := cfg.Store.(startStore); ok {
+			st = s
+		}
+		if len(cfg.Explicit) == 0 { // -o says where already
+			path, _ := g.storePath()
+			popts.Ask = o.startAsker(g, st, path)
+		}
+		topics, choice, err := tui.PickStream(ctx, topicLister{client: client}, popts)
 		if err != nil || topics == nil {
 			return nil, nil, err
 		}
-		o.topics = topics
-		log := cfg.Log
+		o.topics, o.startChoice = topics, choice
+		log, store := cfg.Log, cfg.Store
 		if cfg, err = o.streamConfig(g); err != nil {
 			return nil, nil, err
 		}
-		cfg.Log = log
+		cfg.Log, cfg.Store = log, store
+		stored := false
+		if st != nil {
+			info, ok, _ := st.Stream(cfg.Name)
+			stored = ok && len(info.Next) > 0
+		}
+		if o.startChoice, err = applyStartChoice(&cfg, choice, stored, time.Now()); err != nil {
+			return nil, nil, err
+		}
 	}
 	if o.fromSpark != "" {
 		if cfg.Imported, err = importSpark(o.fromSpark); err != nil {
@@ -314,10 +370,13 @@ func (o *watchOptions) open(ctx context.Context, g *globalOptions, p watchPlan, 
 		}
 	}
 	var warnings *decodeWarnings // printed when the stream is over; the screen would be drawn over
+	var notes *tui.SchemaNotes   // the screen's: it decodes whenever a schema source is configured
 	if o.noTUI {
 		warnings = &decodeWarnings{}
+	} else {
+		notes = tui.NewSchemaNotes()
 	}
-	dec, err := g.openDecoder(&o.dec, o.format, warnings)
+	dec, err := g.openDecoder(&o.dec, o.format, warnings, notes)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -327,7 +386,12 @@ func (o *watchOptions) open(ctx context.Context, g *globalOptions, p watchPlan, 
 			done.add(func() { warnings.flush(stderr) })
 		}
 		done.add(dec.Close)
-		enc = &decodingAppender{inner: enc, dec: dec}
+		if o.dec.decode {
+			enc = &decodingAppender{inner: enc, dec: dec}
+		}
+		if notes != nil {
+			o.screen = screenDecoder{dec: dec, notes: notes}
+		}
 	}
 	sink, events, err := o.openSink(enc, stdout, stderr)
 	if err != nil {
@@ -337,17 +401,8 @@ func (o *watchOptions) open(ctx context.Context, g *globalOptions, p watchPlan, 
 		done.add(func() { _ = sink.Close() })
 		cfg.Processor = sink
 	}
-	if !o.noStore {
-		path, err := g.storePath()
-		if err != nil {
-			return nil, nil, err
-		}
-		st, err := offsets.Open(path, offsets.OpenOptions{})
-		if err != nil {
-			return nil, nil, err
-		}
-		done.add(func() { _ = st.Close() })
-		cfg.Store = st
+	if err := o.openStore(g, &cfg, done); err != nil {
+		return nil, nil, err
 	}
 	if client == nil {
 		if client, err = kafka.Dial(cc); err != nil {
@@ -359,6 +414,24 @@ func (o *watchOptions) open(ctx context.Context, g *globalOptions, p watchPlan, 
 	logCluster(cfg.Log, cc, client, cfg.Topics)
 	setLeaderLookup(p.enc, client)
 	return &cfg, events, nil
+}
+
+// openStore opens the store into cfg unless --no-store or it is open.
+func (o *watchOptions) openStore(g *globalOptions, cfg *consumer.Config, done *cleanups) error {
+	if o.noStore || cfg.Store != nil {
+		return nil
+	}
+	path, err := g.storePath()
+	if err != nil {
+		return err
+	}
+	st, err := offsets.Open(path, offsets.OpenOptions{})
+	if err != nil {
+		return err
+	}
+	done.add(func() { _ = st.Close() })
+	cfg.Store = st
+	return nil
 }
 
 // openSink opens --sink with the record encoder enc: the file, or for "-"

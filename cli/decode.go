@@ -1,10 +1,13 @@
 package cli
 
 import (
+	"crypto/tls"
 	"fmt"
 	"io"
 	"path/filepath"
+	"sort"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/spf13/pflag"
@@ -12,6 +15,7 @@ import (
 	"github.com/kbatch-dev/kbatch/config"
 	"github.com/kbatch-dev/kbatch/record"
 	"github.com/kbatch-dev/kbatch/schema"
+	"github.com/kbatch-dev/kbatch/tui"
 )
 
 // decodeFlags are --decode and the schema registry flags of watch and
@@ -23,8 +27,18 @@ type decodeFlags struct {
 	registryUser         string
 	registryPasswordEnv  string
 	registryPasswordFile string
+	registryTLS          registryTLSFlags
 	key, value           localSchemaFlags
 	protoPaths           []string
+}
+
+// registryTLSFlags are the --registry-* TLS flags of an https registry.
+type registryTLSFlags struct {
+	caFile, certFile, keyFile string
+	insecureSkipVerify        bool
+	// insecureSet is whether --registry-insecure-skip-verify was given
+	// (=false too), so that it beats the variable and the profile.
+	insecureSet func() bool
 }
 
 // localSchemaFlags are --key-* or --value-*: a schema file for topics
@@ -35,17 +49,22 @@ type localSchemaFlags struct {
 
 func addDecodeFlags(f *pflag.FlagSet, d *decodeFlags) {
 	f.BoolVar(&d.decode, "decode", false, "add the decoded keys and values (Avro, Protobuf, JSON Schema through --registry) to the record lines of --sink/--out")
-	f.StringVar(&d.registry, "registry", "", "schema registry URL for --decode, e.g. http://host:8081 (env KBATCH_REGISTRY)")
+	f.StringVar(&d.registry, "registry", "", "schema registry URL, e.g. http://host:8081 (env KBATCH_REGISTRY): the screen decodes with it, --decode adds the decoded records to the lines")
 	f.StringVar(&d.registryUser, "registry-user", "", "schema registry basic-auth user (env KBATCH_REGISTRY_USER)")
 	f.StringVar(&d.registryPasswordEnv, "registry-password-env", "", "read the registry password from environment variable VAR (default KBATCH_REGISTRY_PASSWORD)")
 	f.StringVar(&d.registryPasswordFile, "registry-password-file", "", "read the registry password from the first line of FILE")
+	f.StringVar(&d.registryTLS.caFile, "registry-ca-file", "", "PEM file of the CAs an https registry's certificate is checked against (env KBATCH_REGISTRY_CA_FILE)")
+	f.StringVar(&d.registryTLS.certFile, "registry-cert-file", "", "PEM client certificate for an https registry (env KBATCH_REGISTRY_CERT_FILE)")
+	f.StringVar(&d.registryTLS.keyFile, "registry-key-file", "", "PEM key of --registry-cert-file (env KBATCH_REGISTRY_KEY_FILE)")
+	f.BoolVar(&d.registryTLS.insecureSkipVerify, "registry-insecure-skip-verify", false, "do not check an https registry's certificate (unsafe; kbatch warns; env KBATCH_REGISTRY_INSECURE_SKIP_VERIFY=true)")
+	d.registryTLS.insecureSet = func() bool { return f.Changed("registry-insecure-skip-verify") }
 	for _, l := range []struct {
 		name string
 		fl   *localSchemaFlags
 	}{{"key", &d.key}, {"value", &d.value}} {
-		f.StringVar(&l.fl.avro, l.name+"-avro", "", "with --decode: read the "+l.name+"s with the Avro schema FILE.avsc (no registry needed)")
-		f.StringVar(&l.fl.proto, l.name+"-proto", "", "with --decode: read the "+l.name+"s with the Protobuf message --"+l.name+"-message of FILE.proto")
-		f.StringVar(&l.fl.descriptorSet, l.name+"-descriptor-set", "", "with --decode: read the "+l.name+"s with the message --"+l.name+"-message of the FileDescriptorSet FILE")
+		f.StringVar(&l.fl.avro, l.name+"-avro", "", "read the "+l.name+"s with the Avro schema FILE.avsc (no registry needed)")
+		f.StringVar(&l.fl.proto, l.name+"-proto", "", "read the "+l.name+"s with the Protobuf message --"+l.name+"-message of FILE.proto")
+		f.StringVar(&l.fl.descriptorSet, l.name+"-descriptor-set", "", "read the "+l.name+"s with the message --"+l.name+"-message of the FileDescriptorSet FILE")
 		f.StringVar(&l.fl.message, l.name+"-message", "", "the full Protobuf message name of the "+l.name+"s, e.g. shop.v1.Order")
 	}
 	f.StringArrayVar(&d.protoPaths, "proto-path", nil, "folder where --key-proto/--value-proto and their imports are found (repeatable)")
@@ -104,12 +123,84 @@ func (g *globalOptions) registryOptions(d *decodeFlags) (schema.Options, error) 
 	}
 	opts.Password = string(pw)
 	opts.BearerToken = g.env("KBATCH_REGISTRY_TOKEN")
+	tlsConf, err := g.registryTLS(d, profile, opts.RegistryURL)
+	if err != nil {
+		return opts, err
+	}
+	opts.TLS = tlsConf
 	if opts.RegistryURL != "" {
 		if path, err := g.storePath(); err == nil {
 			opts.CacheDir = filepath.Join(filepath.Dir(path), "schemas")
 		}
 	}
 	return opts, nil
+}
+
+// registryTLS resolves the TLS settings of an https registry: flags, then
+// KBATCH_REGISTRY_* variables, then the profile's; nil for Go's defaults.
+// Turning certificate checks off warns on stderr.
+func (g *globalOptions) registryTLS(d *decodeFlags, profile config.Registry, url string) (*tls.Config, error) {
+	t := config.TLS{
+		CAFile:   firstOf(d.registryTLS.caFile, g.env("KBATCH_REGISTRY_CA_FILE"), profile.TLS.CAFile),
+		CertFile: firstOf(d.registryTLS.certFile, g.env("KBATCH_REGISTRY_CERT_FILE"), profile.TLS.CertFile),
+		KeyFile:  firstOf(d.registryTLS.keyFile, g.env("KBATCH_REGISTRY_KEY_FILE"), profile.TLS.KeyFile),
+	}
+	switch v := g.env("KBATCH_REGISTRY_INSECURE_SKIP_VERIFY"); {
+	case d.registryTLS.insecureSet != nil && d.registryTLS.insecureSet():
+		t.InsecureSkipVerify = &d.registryTLS.insecureSkipVerify
+	case v != "":
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return nil, usagef("KBATCH_REGISTRY_INSECURE_SKIP_VERIFY=%s: want true or false", record.String(v))
+		}
+		t.InsecureSkipVerify = &b
+	default:
+		t.InsecureSkipVerify = profile.TLS.InsecureSkipVerify
+	}
+	if !t.On() || url == "" {
+		return nil, nil
+	}
+	if !strings.HasPrefix(url, "https://") {
+		return nil, usagef("the registry TLS settings (--registry-ca-file, --registry-cert-file, --registry-key-file, --registry-insecure-skip-verify, their KBATCH_REGISTRY_* variables or the profile's) need an https:// registry URL")
+	}
+	if (t.CertFile == "") != (t.KeyFile == "") {
+		return nil, usagef("a registry client certificate needs its key: give both --registry-cert-file and --registry-key-file (or cert_file and key_file)")
+	}
+	c, err := t.TLSConfig()
+	if err != nil {
+		return nil, usageError{err}
+	}
+	if t.Insecure() {
+		g.warn("TLS certificate checks are off (insecure_skip_verify) for the schema registry: anyone on the network path can read and change its answers")
+	}
+	return c, nil
+}
+
+// topicLocals are the profile's [clusters.NAME.topics.TOPIC] local schemas.
+func (g *globalOptions) topicLocals() []schema.Local {
+	conn, err := g.connection()
+	if err != nil {
+		return nil
+	}
+	names := make([]string, 0, len(conn.Topics))
+	for name := range conn.Topics {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	var out []schema.Local
+	for _, name := range names {
+		ts := conn.Topics[name]
+		for _, s := range []struct {
+			key bool
+			ls  config.LocalSchema
+		}{{true, ts.Key}, {false, ts.Value}} {
+			if s.ls != (config.LocalSchema{}) {
+				out = append(out, schema.Local{Topic: name, Key: s.key, AvroFile: s.ls.Avro, ProtoFile: s.ls.Proto,
+					ProtoPaths: ts.ProtoPaths, DescriptorSet: s.ls.DescriptorSet, Message: s.ls.Message})
+			}
+		}
+	}
+	return out
 }
 
 // decodeWarnings keeps the decoder's events (one per schema id and
@@ -140,18 +231,21 @@ func (w *decodeWarnings) flush(out io.Writer) {
 // openDecoder builds the decoder of --decode, or nil without --decode.
 // warnings, when not nil, keeps each schema id's problem once, for the
 // caller to print when the run is over. format is the --format of the
-// record lines.
-func (g *globalOptions) openDecoder(d *decodeFlags, format string, warnings *decodeWarnings) (*schema.Decoder, error) {
-	if !d.decode {
-		if d.registry != "" {
-			return nil, usagef("--registry is for --decode: add --decode")
+// record lines. notes, when not nil, is the screen's: the decoder is then
+// built whenever a registry (flag, KBATCH_REGISTRY, profile) or a local
+// schema is configured, --decode or not, and tells the screen of each
+// fetch and problem.
+func (g *globalOptions) openDecoder(d *decodeFlags, format string, warnings *decodeWarnings, notes *tui.SchemaNotes) (*schema.Decoder, error) {
+	if !d.decode && notes == nil {
+		if d.registry != "" || d.registryTLS.caFile != "" || d.registryTLS.certFile != "" || d.registryTLS.keyFile != "" || d.registryTLS.insecureSkipVerify {
+			return nil, usagef("--registry and the --registry-* flags are for --decode: add --decode")
 		}
 		if d.key != (localSchemaFlags{}) || d.value != (localSchemaFlags{}) || len(d.protoPaths) > 0 {
 			return nil, usagef("the --key-*/--value-* schema flags and --proto-path are for --decode: add --decode")
 		}
 		return nil, nil
 	}
-	if format != "json" {
+	if d.decode && format != "json" {
 		return nil, usagef("--decode adds fields to kbatch's JSON lines; it does not go with --format %s", format)
 	}
 	opts, err := g.registryOptions(d)
@@ -161,11 +255,18 @@ func (g *globalOptions) openDecoder(d *decodeFlags, format string, warnings *dec
 	if opts.Local, err = d.locals(); err != nil {
 		return nil, err
 	}
+	opts.Local = append(opts.Local, g.topicLocals()...)
+	if opts.RegistryURL == "" && len(opts.Local) == 0 && !d.decode {
+		return nil, nil // the screen without a schema source: nothing to decode
+	}
 	if opts.RegistryURL == "" && len(opts.Local) == 0 {
 		return nil, usagef("--decode needs a schema registry or a local schema: pass --registry URL, set KBATCH_REGISTRY, add [clusters.NAME.registry] to the profile, or pass --value-avro/--value-proto/--value-descriptor-set FILE")
 	}
 	if warnings != nil {
 		opts.Event = warnings.add
+	}
+	if notes != nil {
+		opts.Event, opts.Ready = notes.Event, notes.Ready
 	}
 	dec, err := schema.New(opts)
 	if err != nil {

@@ -24,11 +24,17 @@ func TestDemoBrokerOnlyServesTheDemoTopics(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-	line, err := bufio.NewReader(stdout).ReadString('\n')
+	lines := bufio.NewReader(stdout)
+	line, err := lines.ReadString('\n')
 	if err != nil {
 		t.Fatalf("no bootstrap line: %v", err)
 	}
 	addr := strings.TrimSpace(line)
+	line, err = lines.ReadString('\n')
+	registry, ok := strings.CutPrefix(strings.TrimSpace(line), "registry ")
+	if err != nil || !ok || !strings.HasPrefix(registry, "http://127.0.0.1:") {
+		t.Fatalf("registry line %q (%v), want registry http://127.0.0.1:PORT", line, err)
+	}
 	if !strings.HasPrefix(addr, "127.0.0.1:") {
 		t.Fatalf("bootstrap %q is not on 127.0.0.1", addr)
 	}
@@ -53,6 +59,11 @@ func TestDemoBrokerOnlyServesTheDemoTopics(t *testing.T) {
 	if parts["events"] != 2 || parts["sensor-data"] != 3 {
 		t.Fatalf("partitions %v, want events:2 sensor-data:3", parts)
 	}
+	// The orders are Avro through the demo's registry: --decode reads them.
+	out, errOut, code := runKbatch(t, "replay", "orders:0:0-3", "-b", addr, "--decode", "--registry", registry)
+	if code != 0 || strings.Count(out, `"value_decoded":{"order_id":"o-`) != 3 || !strings.Contains(out, `"value_schema_id":1`) {
+		t.Fatalf("replay --decode of the demo's orders: exit %d\n%s\n%s", code, out, errOut)
+	}
 	_ = cmd.Process.Signal(syscall.SIGINT)
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("demo --broker-only after Ctrl-C: %v", err)
@@ -65,7 +76,7 @@ func TestDemoHeadless(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	lines := parseLines(t, []byte(out))
-	if lines[0].Type != "start" || len(lines[0].Partitions) != 5 {
+	if lines[0].Type != "start" || len(lines[0].Partitions) != 7 { // orders 2, events 2, sensor-data 3
 		t.Fatalf("start line %+v", lines[0])
 	}
 	if end := lines[len(lines)-1]; end.Type != "end" || end.Batches != 2 || end.Records < 2000 {

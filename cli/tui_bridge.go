@@ -9,12 +9,13 @@ import (
 	"github.com/kbatch-dev/kbatch/offsets"
 	"github.com/kbatch-dev/kbatch/record"
 	"github.com/kbatch-dev/kbatch/replay"
+	"github.com/kbatch-dev/kbatch/schema"
 	"github.com/kbatch-dev/kbatch/tui"
 )
 
 // runTUI shows stream on the terminal until the user quits, then closes
 // the stream cleanly (tui.Run does both).
-func runTUI(ctx context.Context, stream *consumer.Stream, cfg consumer.Config, g *globalOptions) error {
+func runTUI(ctx context.Context, stream *consumer.Stream, cfg consumer.Config, g *globalOptions, resume *tui.Resume, cc kafka.ClientConfig, sd screenDecoder) error {
 	store := ""
 	if cfg.Store != nil {
 		if p, err := g.storePath(); err == nil {
@@ -25,6 +26,8 @@ func runTUI(ctx context.Context, stream *consumer.Stream, cfg consumer.Config, g
 	if interval == 0 {
 		interval = time.Second
 	}
+	w := &screenWriter{cc: cc}
+	defer w.Close()
 	return tui.Run(ctx, stream, stream, tui.Options{
 		Name:        cfg.Name,
 		Cluster:     g.conn.Cluster,
@@ -35,7 +38,30 @@ func runTUI(ctx context.Context, stream *consumer.Stream, cfg consumer.Config, g
 		ManualAck:   cfg.ManualAck,
 		StorePath:   store,
 		Replayer:    replayer{client: cfg.Client},
+		Resume:      resume,
+		Writer:      w,
+		Groups:      groupReader{client: cfg.Client},
+		Profiles:    g.screenProfiles(),
+		Decoder:     sd.decoder(),
+		SchemaNotes: sd.notes,
 	})
+}
+
+// screenDecoder is the decoder the screen uses, with the notes its
+// background fetches and problems reach the screen through; zero without
+// a registry or local schema.
+type screenDecoder struct {
+	dec   *schema.Decoder
+	notes *tui.SchemaNotes
+}
+
+// decoder returns the decoder as the screen's interface: nil (not a nil
+// *schema.Decoder inside an interface) when there is none.
+func (s screenDecoder) decoder() tui.Decoder {
+	if s.dec == nil {
+		return nil
+	}
+	return s.dec
 }
 
 // replayer adapts package replay to the TUI's replay view. It shares the

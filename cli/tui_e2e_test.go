@@ -60,11 +60,11 @@ func TestTUIEndToEndInTmux(t *testing.T) {
 	tm.keys("Enter")
 	tm.waitFor("the replay view with records", func(s string) bool {
 		return strings.Contains(header(s), "REPLAY") && strings.Contains(s, "100%") && strings.Contains(s, "done in") &&
-			regexp.MustCompile(`> +\d+ +(events|sensor-data)\[\d\]`).MatchString(s)
+			regexp.MustCompile(`> +\d+ +(events|orders|sensor-data)\[\d\]`).MatchString(s)
 	})
 	tm.keys("Escape")
 	tm.waitFor("the main screen again", func(s string) bool {
-		return !strings.Contains(header(s), "REPLAY") && strings.Contains(s, "Partitions 5")
+		return !strings.Contains(header(s), "REPLAY") && strings.Contains(s, "Partitions 7")
 	})
 
 	// q quits: exit status 0, the alternate screen is gone, the shell
@@ -74,7 +74,7 @@ func TestTUIEndToEndInTmux(t *testing.T) {
 	if status != "0" {
 		t.Fatalf("kbatch exited with status %s; pane:\n%s", status, tm.capture())
 	}
-	if s := tm.capture(); strings.Contains(s, "Partitions 5") || strings.Contains(s, "goroutine ") || strings.Contains(s, "panic") {
+	if s := tm.capture(); strings.Contains(s, "Partitions 7") || strings.Contains(s, "goroutine ") || strings.Contains(s, "panic") {
 		t.Fatalf("after q the pane still shows the screen, or a stack trace:\n%s", s)
 	}
 }

@@ -44,8 +44,12 @@ type Connection struct {
 	DialTimeout time.Duration
 	TLS         TLS
 	SASL        SASL
-	// Registry is the profile's schema registry for --decode.
+	// Registry is the profile's schema registry: the screen and --decode
+	// decode with it.
 	Registry Registry
+	// Topics are the [clusters.NAME.topics.TOPIC] tables: local schemas
+	// for topics written without a registry, by topic name.
+	Topics map[string]TopicSchemas
 }
 
 // Registry is a [clusters.NAME.registry] table: the schema registry of a
@@ -56,6 +60,26 @@ type Registry struct {
 	Username     string
 	PasswordEnv  string
 	PasswordFile string
+	// TLS holds ca_file, cert_file, key_file and insecure_skip_verify of
+	// an https registry (server_name and enabled do not apply: the URL
+	// says both).
+	TLS TLS
+}
+
+// TopicSchemas is a [clusters.NAME.topics.TOPIC] table: the local schema
+// files of one topic's keys and values, and the folders .proto imports
+// are found in.
+type TopicSchemas struct {
+	Key, Value LocalSchema
+	ProtoPaths []string
+}
+
+// LocalSchema is a schema file for the keys or the values of a topic:
+// exactly one of Avro (an .avsc file), Proto (a .proto file, with Message)
+// and DescriptorSet (a FileDescriptorSet, with Message); all empty when
+// none is set.
+type LocalSchema struct {
+	Avro, Proto, DescriptorSet, Message string
 }
 
 // TLS configures TLS to the brokers. It is on when Enabled says so, or,

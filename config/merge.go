@@ -47,6 +47,9 @@ func Merge(layers ...Connection) Connection {
 			s.Password, s.PasswordEnv, s.PasswordFile = l.SASL.Password, l.SASL.PasswordEnv, l.SASL.PasswordFile
 			passwordSet = true
 		}
+		if out.Topics == nil {
+			out.Topics = l.Topics
+		}
 		if out.Registry.URL == "" {
 			out.Registry = l.Registry // whole: a user and password belong to their URL
 		}

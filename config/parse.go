@@ -109,8 +109,9 @@ const maxSamples = 1000
 
 var (
 	topKeys      = []string{"default_cluster", "clusters", "watch", "store"}
-	clusterKeys  = []string{"brokers", "kafka_version", "dial_timeout", "rack", "tls", "sasl", "registry"}
-	registryKeys = []string{"url", "username", "password_env", "password_file"}
+	clusterKeys  = []string{"brokers", "kafka_version", "dial_timeout", "rack", "tls", "sasl", "registry", "topics"}
+	registryKeys = []string{"url", "username", "password_env", "password_file", "ca_file", "cert_file", "key_file", "insecure_skip_verify"}
+	topicKeys    = []string{"key_avro", "key_proto", "key_descriptor_set", "key_message", "value_avro", "value_proto", "value_descriptor_set", "value_message", "proto_path"}
 	tlsKeys      = []string{"enabled", "ca_file", "cert_file", "key_file", "server_name", "insecure_skip_verify"}
 	saslKeys     = []string{"mechanism", "username", "password", "password_env", "password_file"}
 	watchKeys    = []string{"interval", "reset", "max_per_partition", "samples", "ack", "fail_on_data_loss", "strict_offsets", "isolation"}
@@ -194,6 +195,8 @@ func (d *decoder) cluster(name string, v any, path []string) (Connection, error)
 			c.SASL, err = d.sasl(v, p)
 		case "registry":
 			c.Registry, err = d.registry(v, p)
+		case "topics":
+			c.Topics, err = d.topics(v, p)
 		default:
 			return false, nil
 		}
@@ -312,6 +315,14 @@ func (d *decoder) registry(v any, path []string) (Registry, error) {
 			r.PasswordEnv, err = d.str(v, p)
 		case "password_file":
 			r.PasswordFile, err = d.file(v, p)
+		case "ca_file":
+			r.TLS.CAFile, err = d.file(v, p)
+		case "cert_file":
+			r.TLS.CertFile, err = d.file(v, p)
+		case "key_file":
+			r.TLS.KeyFile, err = d.file(v, p)
+		case "insecure_skip_verify":
+			r.TLS.InsecureSkipVerify, err = d.boolp(v, p)
 		default:
 			return false, nil
 		}
@@ -320,6 +331,9 @@ func (d *decoder) registry(v any, path []string) (Registry, error) {
 	if err != nil {
 		return r, err
 	}
+	if (r.TLS.CertFile == "") != (r.TLS.KeyFile == "") {
+		return r, d.errAt(path, "%s: cert_file and key_file go together (a client certificate needs its key)", dotted(path))
+	}
 	if r.PasswordEnv != "" && r.PasswordFile != "" {
 		return r, d.errAt(path, "%s: give only one of password_env and password_file", dotted(path))
 	}
@@ -327,6 +341,104 @@ func (d *decoder) registry(v any, path []string) (Registry, error) {
 		return r, d.errAt(path, "%s: url is missing", dotted(path))
 	}
 	return r, nil
+}
+
+// topics reads [clusters.NAME.topics]: a table per topic name.
+func (d *decoder) topics(v any, path []string) (map[string]TopicSchemas, error) {
+	m, err := d.table(v, path)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]TopicSchemas{}
+	for _, name := range d.keys(m, path) {
+		p := append(append([]string(nil), path...), name)
+		if name == "" {
+			return nil, d.errAt(p, "%s: a topic name is empty", dotted(path))
+		}
+		ts, err := d.topic(m[name], p)
+		if err != nil {
+			return nil, err
+		}
+		out[name] = ts
+	}
+	return out, nil
+}
+
+// topic reads one [clusters.NAME.topics.TOPIC] table.
+func (d *decoder) topic(v any, path []string) (TopicSchemas, error) {
+	var ts TopicSchemas
+	m, err := d.table(v, path)
+	if err != nil {
+		return ts, err
+	}
+	err = d.fields(m, path, topicKeys, func(k string, v any, p []string) (bool, error) {
+		side, field, _ := strings.Cut(k, "_")
+		ls := &ts.Value
+		if side == "key" {
+			ls = &ts.Key
+		}
+		var err error
+		switch {
+		case k == "proto_path":
+			ts.ProtoPaths, err = d.files(v, p)
+		case field == "avro":
+			ls.Avro, err = d.file(v, p)
+		case field == "proto":
+			ls.Proto, err = d.file(v, p)
+		case field == "descriptor_set":
+			ls.DescriptorSet, err = d.file(v, p)
+		case field == "message":
+			ls.Message, err = d.str(v, p)
+		default:
+			return false, nil
+		}
+		return true, err
+	})
+	if err != nil {
+		return ts, err
+	}
+	for _, s := range []struct {
+		side string
+		ls   LocalSchema
+	}{{"key", ts.Key}, {"value", ts.Value}} {
+		n := 0
+		for _, f := range []string{s.ls.Avro, s.ls.Proto, s.ls.DescriptorSet} {
+			if f != "" {
+				n++
+			}
+		}
+		switch {
+		case n > 1:
+			return ts, d.errAt(path, "%[1]s: give one of %[2]s_avro, %[2]s_proto and %[2]s_descriptor_set", dotted(path), s.side)
+		case n == 0 && s.ls.Message != "":
+			return ts, d.errAt(path, "%[1]s: %[2]s_message names a message of %[2]s_proto or %[2]s_descriptor_set: add one", dotted(path), s.side)
+		case s.ls.Avro != "" && s.ls.Message != "":
+			return ts, d.errAt(path, "%[1]s: %[2]s_message is for Protobuf; %[2]s_avro needs none", dotted(path), s.side)
+		case n == 1 && s.ls.Avro == "" && s.ls.Message == "":
+			return ts, d.errAt(path, "%[1]s: %[2]s_proto and %[2]s_descriptor_set need %[2]s_message (e.g. \"shop.v1.Order\")", dotted(path), s.side)
+		}
+	}
+	if ts.Key == (LocalSchema{}) && ts.Value == (LocalSchema{}) {
+		return ts, d.errAt(path, "%s: no schema: set value_avro, value_proto or value_descriptor_set (or the key_ ones)", dotted(path))
+	}
+	return ts, nil
+}
+
+// files reads a path or an array of paths, each as file does.
+func (d *decoder) files(v any, path []string) ([]string, error) {
+	list, ok := v.([]any)
+	if !ok {
+		list = []any{v}
+	}
+	var out []string
+	for _, e := range list {
+		f, err := d.file(e, path)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, f)
+	}
+	return out, nil
 }
 
 func (d *decoder) watch(v any, path []string) error {

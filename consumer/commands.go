@@ -2,6 +2,7 @@ package consumer
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/kbatch-dev/kbatch/offsets"
@@ -24,7 +25,13 @@ func (l *loop) onCommand(c command) error {
 		ps.setPaused(l.pausedAll || ps.userPaused)
 		return nil
 	case cmdSeek:
-		return l.seek(c.p, c.offset)
+		if ps := l.parts[c.p]; ps != nil && c.bounds.HighWatermark > 0 {
+			// The bounds the seek was resolved against are fresher than
+			// a paused partition's: NEXT never shows above its HWM.
+			ps.bounds.LogStart = max(ps.bounds.LogStart, c.bounds.LogStart)
+			ps.bounds.HighWatermark = max(ps.bounds.HighWatermark, c.bounds.HighWatermark)
+		}
+		return l.seek(c.p, c.offset, c.note)
 	case cmdAck:
 		if l.waiting == nil {
 			return fmt.Errorf("no batch is waiting for an ack")
@@ -50,7 +57,7 @@ func (l *loop) onCommand(c command) error {
 // batch re-delivered at start still has to read keeps reading it and
 // moves right after that batch. The store keeps the seek across the acks
 // of the batches cut before it (Store.Seek).
-func (l *loop) seek(p offsets.Partition, offset int64) error {
+func (l *loop) seek(p offsets.Partition, offset int64, note string) error {
 	ps := l.parts[p]
 	if ps == nil {
 		return fmt.Errorf("unknown partition %s", p)
@@ -62,6 +69,9 @@ func (l *loop) seek(p offsets.Partition, offset int64) error {
 	if redelivering {
 		through = max(through, l.redeliver.ID)
 		msg += fmt.Sprintf(", after batch %d is re-delivered", l.redeliver.ID)
+	}
+	if note != "" {
+		msg += "; " + note
 	}
 	e := offsets.NewEvent(time.Now(), offsets.CodeSeek, p, msg)
 	e.From, e.To = from, offset
@@ -123,7 +133,8 @@ func (l *loop) emitProgress(now time.Time) {
 		b := ps.bounds
 		b.HighWatermark = ps.hwm()
 		next := ps.position()
-		pr.Partitions = append(pr.Partitions, PartitionStatus{
+		acked, ahead := l.ackedPosition(ps)
+		pr.Partitions = append(pr.Partitions, PartitionStatus{Acked: acked, Ahead: ahead,
 			Partition: p, Source: ps.source, NextOffset: next, Stored: ps.stored, Bounds: b,
 			Lag: max(0, b.HighWatermark-next), Rate: rate,
 			Paused: l.pausedAll || ps.userPaused, Errored: ps.errored, Buffered: len(ps.recs), LastRecord: ps.lastRecord,
@@ -134,4 +145,33 @@ func (l *loop) emitProgress(now time.Time) {
 	case l.s.events <- pr:
 	default:
 	}
+}
+
+// ackedPosition returns ps's acked next offset and the records read past
+// it (PartitionStatus.Acked and Ahead).
+func (l *loop) ackedPosition(ps *partState) (int64, int64) {
+	acked, ahead := ps.from, int64(len(ps.recs))
+	var seen []*offsets.Batch
+	for _, b := range []*offsets.Batch{batchOf(l.waiting), batchOf(l.busy), batchOf(l.processed), l.redeliver} {
+		if b == nil || slices.Contains(seen, b) {
+			continue
+		}
+		seen = append(seen, b)
+		for _, r := range b.Ranges {
+			if r.Partition == ps.p {
+				acked = min(acked, r.From)
+				if b != l.redeliver {
+					ahead += r.Records
+				}
+			}
+		}
+	}
+	return acked, ahead
+}
+
+func batchOf(b *Batch) *offsets.Batch {
+	if b == nil {
+		return nil
+	}
+	return &b.Batch
 }

@@ -59,6 +59,11 @@ func logFetch(l *slog.Logger, broker int32, in []*reader, maxBytes int64, resp *
 		if i > 0 {
 			ask.WriteString(" ")
 		}
+		if r.verify {
+			// From the record before: the check of its leader epoch.
+			fmt.Fprintf(&ask, "%s@%d/%d(epoch-check)", r.p, r.pos-1, r.size)
+			continue
+		}
 		fmt.Fprintf(&ask, "%s@%d/%d", r.p, r.pos, r.size)
 	}
 	attrs := []any{"broker", broker, "max_bytes", maxBytes, "took", took.Round(time.Microsecond), "asked", ask.String()}
@@ -179,4 +184,15 @@ func logReplica(l *slog.Logger, p offsets.Partition, leader, replica int32, what
 		return
 	}
 	l.Info("fetch "+what, "partition", p.String(), "leader", leader, "replica", replica)
+}
+
+// logDiverged says that broker's answer showed the log no longer holds
+// the record before pos as read in leader epoch read: its batch has epoch
+// now (-1: none there), the log ends at hwm.
+func logDiverged(l *slog.Logger, p offsets.Partition, broker int32, pos int64, read, now int32, hwm int64) {
+	if l == nil {
+		return
+	}
+	l.Warn("fetch found the log diverged (unclean leader election)", "partition", p.String(), "broker", broker,
+		"offset", pos-1, "epoch_read", read, "epoch_now", now, "high_watermark", hwm)
 }

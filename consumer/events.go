@@ -77,6 +77,13 @@ type PartitionStatus struct {
 	Errored    bool
 	Buffered   int
 	LastRecord time.Time
+	// Acked is the next offset after the last acked range: where the
+	// partition's batches cut and not yet acked (waiting for a manual ack,
+	// in processing, to re-deliver) start, else where its next range
+	// starts. Ahead counts the records read past it: those of the batches
+	// not yet acked and those held for the next batch (Buffered).
+	Acked int64
+	Ahead int64
 }
 
 // Progress is sent about once a second with every partition's status.

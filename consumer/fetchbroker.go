@@ -181,7 +181,11 @@ func (bf *brokerFetcher) run() {
 func (bf *brokerFetcher) request(in []*reader, maxBytes int64) *kafka.FetchRequest {
 	req := kafka.NewFetchRequest(bf.f.fetch, int32(maxBytes))
 	for _, r := range in {
-		req.AddEpoch(r.p, r.pos, r.size, r.epoch)
+		pos := r.pos
+		if r.verify {
+			pos-- // the record before: is it still the one read? (take)
+		}
+		req.AddEpoch(r.p, pos, r.size, r.epoch)
 	}
 	return req
 }
@@ -271,20 +275,40 @@ func (bf *brokerFetcher) take(r *reader, blk *kafka.PartitionAnswer) taken {
 		}
 		logReplica(f.log, r.p, bf.id, blk.PreferredReplica, "preferred read replica")
 		r.replica = blk.PreferredReplica
+		// The leader answered: a failure before (of the replica, say)
+		// is over, or the router would send the partition straight
+		// back to the leader, which names the replica again, and the
+		// partition would never be read (r.errored stays: the next
+		// records report the reconnection).
+		r.failures, r.retryAt = 0, time.Time{}
 		bf.remove(r)
 		return taken{lost: true}
 	case blk.Err == nil:
 	case errors.Is(blk.Err, kafka.ErrOffsetOutOfRange):
-		// The loop decides where to go on (data loss, --reset) and
-		// opens a new reader; this one is done.
-		bf.remove(r)
-		r.home.Store(nil)
-		return taken{report: &chunk{p: r.p, gen: r.gen, next: r.pos, err: kafka.ErrOffsetOutOfRange}}
+		// The loop decides where to go on (data loss, truncation,
+		// --reset) and opens a new reader; this one is done.
+		return bf.done(r, kafka.ErrOffsetOutOfRange)
 	default:
 		return bf.failed(r, blk.Err, kafka.Retriable(blk.Err))
 	}
 	if blk.HighWatermark >= 0 {
 		r.hwm.Store(blk.HighWatermark)
+	}
+	if r.verify {
+		// The answer starts at pos-1 (request): the log still holds the
+		// history read when that record's batch has the epoch it had.
+		e, found := blk.EpochAt(r.pos - 1)
+		switch {
+		case found && e == r.lastEpoch:
+			r.verify = false
+		case found && e < 0:
+			r.verify, r.lastEpoch = false, -1 // no epochs to compare
+		case found, blk.HighWatermark >= 0 && blk.HighWatermark < r.pos:
+			// Another epoch there, or the log ends below pos: an
+			// unclean election truncated it. The loop finds where.
+			logDiverged(f.log, r.p, bf.id, r.pos, r.lastEpoch, e, blk.HighWatermark)
+			return bf.done(r, kafka.ErrDiverged)
+		}
 	}
 	d, err := blk.Decode(r.p, r.pos, kafka.NoEnd, f.committed())
 	if err != nil {
@@ -312,12 +336,25 @@ func (bf *brokerFetcher) take(r *reader, blk *kafka.PartitionAnswer) taken {
 	} else {
 		r.idleSince.Store(0)
 	}
+	if d.Next > r.pos {
+		if e, found := blk.EpochAt(d.Next - 1); found {
+			r.lastEpoch = e
+		}
+	}
 	r.pos = d.Next
 	if !r.hold(int64(len(d.Msgs)), d.Bytes) {
 		return taken{} // closed meanwhile
 	}
 	return taken{report: &chunk{p: r.p, gen: r.gen, msgs: pointers(d.Msgs), bytes: d.Bytes, next: d.Next, txn: d.Txn},
 		mem: kafka.InMemory(int64(len(d.Msgs)), d.Bytes)}
+}
+
+// done ends r after err (out of range, or diverged): the loop decides
+// where to go on and opens a new reader.
+func (bf *brokerFetcher) done(r *reader, err error) taken {
+	bf.remove(r)
+	r.home.Store(nil)
+	return taken{report: &chunk{p: r.p, gen: r.gen, next: r.pos, err: err, epoch: r.lastEpoch}}
 }
 
 // failed takes r off this broker after err; the router retries it. The

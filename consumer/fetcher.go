@@ -130,7 +130,7 @@ func (f *fetcher) committed() bool {
 // carrying gen. maxHeld and maxHeldBytes bound what the reader forwards
 // before the loop puts it in a batch.
 func (f *fetcher) open(p offsets.Partition, gen uint64, offset, maxHeld, maxHeldBytes int64) *reader {
-	r := &reader{p: p, gen: gen, f: f, pos: offset, size: f.partBytes, replica: -1, maxHeld: maxHeld, maxHeldBytes: maxHeldBytes}
+	r := &reader{p: p, gen: gen, f: f, pos: offset, size: f.partBytes, replica: -1, lastEpoch: -1, maxHeld: maxHeld, maxHeldBytes: maxHeldBytes}
 	r.hwm.Store(-1)
 	f.lose(r)
 	return r
@@ -250,6 +250,12 @@ func (f *fetcher) route() {
 				noLeader[quiet] = append(noLeader[quiet], r)
 				lastErr[quiet] = err
 				continue
+			}
+			// A new leader, or the same after a failed fetch, may hold
+			// another history than the one read (an unclean election
+			// truncated it): the next fetch checks (KIP-320).
+			if r.lastEpoch >= 0 && (r.failures > 0 || epoch != r.epoch) {
+				r.verify = true
 			}
 			r.epoch = epoch
 			// A preferred read replica (KIP-392) serves the partition

@@ -78,6 +78,11 @@ type lookupResult struct {
 	pos    int64
 	bounds map[offsets.Partition]offsets.Bounds
 	err    error
+	// diverged is set when the log no longer holds what the reader read
+	// below read in leader epoch epoch: it differs from at on.
+	diverged bool
+	at, read int64
+	epoch    int32
 }
 
 // probeResult is the answer of a kafka.NoRecordsBetween probe started at at.
@@ -300,7 +305,7 @@ func (l *loop) onChunk(c chunk) error {
 		return nil // from a reader a seek or reset replaced
 	}
 	if c.err != nil {
-		return l.onReadError(ps, c.err)
+		return l.onReadError(ps, c)
 	}
 	ps.fetched = max(ps.fetched, c.next)
 	ps.marks.add(c.gen, c.txn)
@@ -328,12 +333,13 @@ func (l *loop) canCut() bool {
 	return !l.pausedAll && l.waiting == nil && l.busy == nil && (l.cfg.MaxBatches == 0 || l.cutCount < l.cfg.MaxBatches)
 }
 
-func (l *loop) onReadError(ps *partState, err error) error {
-	if errors.Is(err, kafka.ErrOffsetOutOfRange) {
-		return l.onOutOfRange(ps)
+func (l *loop) onReadError(ps *partState, c chunk) error {
+	err := c.err
+	if errors.Is(err, kafka.ErrOffsetOutOfRange) || errors.Is(err, kafka.ErrDiverged) {
+		return l.onOutOfRange(ps, c)
 	}
-	if !ps.errored {
-		ps.errored = true
+	if kind := errorKind(err); !ps.errored || ps.errKind != kind {
+		ps.errored, ps.errKind = true, kind
 		l.notice(offsets.NewEvent(time.Now(), offsets.CodeBrokerError, ps.p, fmt.Sprintf("%s: %v (retrying)", ps.p, err)))
 	}
 	return nil
@@ -347,7 +353,13 @@ func (l *loop) onReadError(ps *partState, err error) error {
 // topic) is offset-out-of-range and goes on per --reset. Either is an
 // event and marks the next range as a jump; with --fail-on-data-loss the
 // stream ends instead, after the event.
-func (l *loop) onOutOfRange(ps *partState) error {
+//
+// A reader that knows the leader epoch of what it read last (c.epoch)
+// first has the log compared with it (kafka.Diverged): an unclean leader
+// election may have truncated the log below the reader's position c.next
+// (the broker says out of range, or the check of a new leader's log found
+// another epoch, kafka.ErrDiverged). That is data loss too (onDiverged).
+func (l *loop) onOutOfRange(ps *partState, c chunk) error {
 	pos := ps.position()
 	if ps.reader != nil {
 		ps.reader.shutdown()
@@ -355,14 +367,29 @@ func (l *loop) onOutOfRange(ps *partState) error {
 	}
 	l.gen++
 	ps.gen = l.gen
-	go l.lookup(ps.p, ps.gen, pos)
+	epoch := c.epoch
+	if c.next <= 0 {
+		epoch = -1
+	}
+	go l.lookup(ps.p, ps.gen, pos, c.next, epoch)
 	return nil
 }
 
-// lookup reads p's bounds for onLookup, on its own goroutine.
-func (l *loop) lookup(p offsets.Partition, gen uint64, pos int64) {
+// lookup reads p's bounds for onLookup, on its own goroutine, and where its
+// log diverged from what the reader read up to read in leader epoch epoch
+// (unless epoch is -1).
+func (l *loop) lookup(p offsets.Partition, gen uint64, pos, read int64, epoch int32) {
 	r := lookupResult{p: p, gen: gen, pos: pos}
-	r.bounds, r.err = kafka.ListBoundsContext(l.ctx, l.cfg.Client, []offsets.Partition{p})
+	if epoch >= 0 {
+		d, err := kafka.Diverged(l.ctx, l.cfg.Client, p, epoch, read)
+		r.err = err
+		r.bounds = map[offsets.Partition]offsets.Bounds{p: d.Bounds}
+		if d.Diverged {
+			r.diverged, r.at, r.read, r.epoch = true, d.At, read, epoch
+		}
+	} else {
+		r.bounds, r.err = kafka.ListBoundsContext(l.ctx, l.cfg.Client, []offsets.Partition{p})
+	}
 	select {
 	case l.looked <- r:
 	case <-l.ctx.Done():
@@ -386,6 +413,16 @@ func (l *loop) onLookup(r lookupResult) error {
 	}
 	b := r.bounds[ps.p]
 	ps.bounds = b
+	if r.diverged {
+		return l.onDiverged(ps, r)
+	}
+	if pos >= b.LogStart && pos <= b.HighWatermark {
+		// The log holds the position after all (a leader that was
+		// behind, a check of the epochs that found the log agrees):
+		// read on where the stream was.
+		l.startReader(ps, pos)
+		return nil
+	}
 	e := offsets.NewEvent(time.Now(), offsets.CodeOutOfRange, ps.p, "")
 	e.Expected, e.LogStart, e.HighWatermark, e.From = pos, b.LogStart, b.HighWatermark, pos
 	if pos < b.LogStart {
@@ -417,6 +454,53 @@ func (l *loop) onLookup(r lookupResult) error {
 	}
 	ps.from, ps.jump = e.To, e.Code
 	l.startReader(ps, e.To)
+	return nil
+}
+
+// onDiverged takes a log that no longer holds what the stream read of it
+// (an unclean leader election truncated it and the new leader wrote other
+// records at those offsets): the records read at [r.at, r.read) are gone
+// from the cluster. That is data loss (DESIGN §2.5): an event that names
+// the range, then reading goes on at r.at, the first offset of the log as
+// it is now that the stream has not read, so no record of the new history
+// is skipped. Records of the lost range held for the next batch are
+// dropped (they were never delivered and no longer exist); records already
+// in batches stay as delivered, and the next range starts at r.at, marked
+// as a jump back. With --fail-on-data-loss the stream ends after the event.
+func (l *loop) onDiverged(ps *partState, r lookupResult) error {
+	b := r.bounds[ps.p]
+	e := offsets.NewEvent(time.Now(), offsets.CodeDataLoss, ps.p, "")
+	e.Expected, e.From, e.To, e.Lost = r.read, r.read, r.at, r.read-r.at
+	e.LogStart, e.HighWatermark = b.LogStart, b.HighWatermark
+	e.Message = fmt.Sprintf("%s: the log was truncated at offset %d (an unclean leader election: leader epoch %d ends there now); the %d offsets read at %d to %d are no longer in it; reading on at %d",
+		ps.p, r.at, r.epoch, e.Lost, r.at, r.read-1, r.at)
+	if l.cfg.FailOnDataLoss {
+		e = stopping(e)
+		l.notice(e)
+		return &DataLossError{Event: e}
+	}
+	l.notice(e)
+	keep := len(ps.recs)
+	for keep > 0 && ps.recs[keep-1].Offset >= r.at {
+		keep--
+	}
+	if keep < len(ps.recs) {
+		var dropped int64
+		for _, m := range ps.recs[keep:] {
+			dropped += m.Bytes()
+		}
+		clear(ps.recs[keep:])
+		ps.recs = ps.recs[:keep]
+		ps.bytes -= dropped
+		l.held -= dropped
+	}
+	if len(ps.recs) > 0 {
+		ps.restart = &restart{offset: r.at, code: e.Code}
+		l.cutNow = true
+		return nil
+	}
+	ps.from, ps.jump = r.at, e.Code
+	l.startReader(ps, r.at)
 	return nil
 }
 

@@ -39,6 +39,7 @@ type partState struct {
 
 	userPaused bool
 	errored    bool
+	errKind    string // the kind (errorKind) of the error last reported
 
 	bounds offsets.Bounds
 	// stored is the acked next offset, -1 when none.

@@ -1,8 +1,12 @@
 package consumer
 
 import (
+	"errors"
+	"io"
+	"net"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/kbatch-dev/kbatch/kafka"
@@ -28,6 +32,10 @@ type chunk struct {
 	// txn is the chunk's transaction marks (read_uncommitted only).
 	txn []kafka.TxnMark
 	err error
+	// epoch is, with an out-of-range or kafka.ErrDiverged err, the
+	// leader epoch of the record before next as the reader read it (-1:
+	// not known): the loop looks for where the log diverged.
+	epoch int32
 }
 
 // maxChunk is the smallest read-ahead, in records, a reader is given.
@@ -44,12 +52,23 @@ type reader struct {
 
 	// Owned by the goroutine that holds the reader (the fetcher's router
 	// or one broker's fetch loop; they hand it over under fetcher.mu).
-	pos      int64 // next offset to fetch
-	size     int32 // partition bytes asked per fetch
-	epoch    int32 // the leader epoch of the leader it is fetched from (-1: unknown)
-	replica  int32 // the preferred read replica to fetch from (KIP-392), -1: the leader
-	failures int   // consecutive failed fetches
-	errored  bool  // an error was reported and nothing read since
+	pos     int64 // next offset to fetch
+	size    int32 // partition bytes asked per fetch
+	epoch   int32 // the leader epoch of the leader it is fetched from (-1: unknown)
+	replica int32 // the preferred read replica to fetch from (KIP-392), -1: the leader
+	// lastEpoch is the leader epoch of the record batch that held the
+	// offset before pos, as read (-1: not known, nothing read yet or no
+	// epochs in the log). verify is set when the partition's leader
+	// changed or a fetch failed since: the next fetch then reads from
+	// pos-1 to check that the log still holds that batch (KIP-320, see
+	// kafka.Diverged).
+	lastEpoch int32
+	verify    bool
+	failures  int  // consecutive failed fetches
+	errored   bool // an error was reported and nothing read since
+	// reported is the kind (errorKind) of the error last reported in
+	// this streak of failures.
+	reported string
 	retryAt  time.Time
 	served   uint64 // the fetch round that last gave records, for fairness
 
@@ -198,15 +217,44 @@ func (r *reader) idleFor(now time.Time) time.Duration {
 
 // fail counts a failed fetch of r, held by the caller, and returns the
 // chunk that reports err when it must be reported: once per streak of
-// failures, quiet ones (leadership moving) only when they persist. The
+// failures and kind of error (a reset, then timeouts, are two reports: the
+// events say what is wrong now), quiet ones (leadership moving) only when
+// they persist. The
 // caller sends the chunk, then hands r to the router (fetcher.lose),
 // which retries after the back-off set here.
 func (r *reader) fail(err error, quiet bool) (chunk, bool) {
 	r.failures++
 	r.retryAt = time.Now().Add(min(50*time.Millisecond<<min(r.failures, 6), 2*time.Second))
-	if r.errored || (quiet && r.failures < 3) || r.isClosed() {
+	kind := errorKind(err)
+	if (r.errored && r.reported == kind) || (quiet && r.failures < 3) || r.isClosed() {
 		return chunk{}, false
 	}
-	r.errored = true
+	r.errored, r.reported = true, kind
 	return chunk{p: r.p, gen: r.gen, next: r.pos, err: err}, true
+}
+
+// errorKind names the kind of a failed fetch's error, for reporting a
+// streak of failures once per kind: a timeout, a reset, a refused or
+// closed connection, or else the innermost error's text (a broker's error
+// code; never the addresses and ports around it, which change with each
+// connection).
+func errorKind(err error) string {
+	var ne net.Error
+	switch {
+	case errors.As(err, &ne) && ne.Timeout():
+		return "timeout"
+	case errors.Is(err, syscall.ECONNRESET):
+		return "reset"
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "refused"
+	case errors.Is(err, syscall.EPIPE), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, net.ErrClosed):
+		return "closed"
+	}
+	for {
+		inner := errors.Unwrap(err)
+		if inner == nil {
+			return err.Error()
+		}
+		err = inner
+	}
 }

@@ -110,10 +110,14 @@ func (e *DataLossError) Error() string { return e.Event.Message }
 // --fail-on-data-loss: the stream stops there instead of going on.
 func stopping(e offsets.Event) offsets.Event {
 	p := offsets.Partition{Topic: e.Topic, Partition: e.Partition}
-	if e.Code == offsets.CodeDataLoss {
+	switch {
+	case e.Code == offsets.CodeDataLoss && e.To >= 0 && e.To < e.Expected:
+		e.Message = fmt.Sprintf("%s: the log was truncated at offset %d (an unclean leader election): the %d offsets read at %d to %d are no longer in it; stopping (--fail-on-data-loss)",
+			p, e.To, e.Lost, e.To, e.Expected-1)
+	case e.Code == offsets.CodeDataLoss:
 		e.Message = fmt.Sprintf("%s: offset %d is below the log start %d: %d offsets were deleted before they were read; stopping (--fail-on-data-loss)",
 			p, e.Expected, e.LogStart, e.Lost)
-	} else {
+	default:
 		e.Message = fmt.Sprintf("%s: offset %d is above the high watermark %d; stopping (--fail-on-data-loss)", p, e.Expected, e.HighWatermark)
 	}
 	e.To = -1

@@ -35,6 +35,10 @@ type command struct {
 	offset int64
 	id     uint64
 	reply  chan error
+	// bounds and note come with a seek of SeekTargets: the bounds it was
+	// resolved against, and why it moved elsewhere than asked.
+	bounds offsets.Bounds
+	note   string
 }
 
 type commandKind int

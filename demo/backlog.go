@@ -70,3 +70,18 @@ func (d *Demo) writeBacklog(ctx context.Context, cl *kgo.Client, g *generator, p
 	}
 	return flush()
 }
+
+// writeOrders writes the orders' backlog, spread over the same span as the
+// mixed stream's, and returns when the broker has acknowledged it.
+func (d *Demo) writeOrders(ctx context.Context, cl *kgo.Client, ord *orders, end time.Time) error {
+	step := backlogSpan / ordersBacklog
+	recs := make([]*kgo.Record, 0, ordersBacklog)
+	for i := range ordersBacklog {
+		recs = append(recs, ord.order(end.Add(-backlogSpan+time.Duration(i)*step)))
+	}
+	if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
+		return fmt.Errorf("demo: write the orders' backlog: %w", err)
+	}
+	d.produced.Add(int64(len(recs)))
+	return nil
+}

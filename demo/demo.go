@@ -14,12 +14,14 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/sr/srfake"
 )
 
 // Demo is a running embedded cluster with its traffic generator. Its
 // methods are safe for concurrent use.
 type Demo struct {
 	cluster  *kfake.Cluster
+	registry *srfake.Registry
 	brokers  []string
 	log      *logger
 	produced atomic.Int64
@@ -29,10 +31,11 @@ type Demo struct {
 	closeOnce sync.Once
 }
 
-// Start starts a cluster of o.Brokers brokers on 127.0.0.1 (random ports),
-// creates "events" (2 partitions) and "sensor-data" (3 partitions), writes
-// the backlog and returns once the broker has acknowledged it, with the
-// generator running in a goroutine until ctx is done or Close is called.
+// Start starts a cluster of o.Brokers brokers on 127.0.0.1 (random ports)
+// and a schema registry (also on 127.0.0.1), creates "events" (2
+// partitions), "sensor-data" (3 partitions) and "orders" (2 partitions),
+// writes the backlog and returns once the broker has acknowledged it, with
+// the generator running in a goroutine until ctx is done or Close is called.
 //
 // ctx bounds the start-up too: if it ends first, Start returns its error
 // and leaves nothing running. The cluster outlives ctx; only Close stops it,
@@ -59,22 +62,28 @@ func Start(ctx context.Context, o Options) (*Demo, error) {
 		return nil, fmt.Errorf("demo: start embedded broker: %w", err)
 	}
 	d.brokers = d.cluster.ListenAddrs()
+	d.registry = srfake.New()
 	g := newGenerator(seed)
-	cl, err := d.setUp(ctx, g, o.Backlog)
+	ord, err := newOrders(seed, d.registry)
+	var cl *kgo.Client
+	if err == nil {
+		cl, err = d.setUp(ctx, g, ord, o.Backlog)
+	}
 	if err != nil {
+		d.registry.Close()
 		d.cluster.Close()
 		return nil, err
 	}
 
 	genCtx, stop := context.WithCancel(ctx)
 	d.stop = stop
-	go d.generate(genCtx, cl, g, o.Rate)
+	go d.generate(genCtx, cl, g, ord, o.Rate)
 	return d, nil
 }
 
 // setUp checks the listeners, creates the topics and writes the backlog
 // with g. It returns the producer for the generator, or closes it on error.
-func (d *Demo) setUp(ctx context.Context, g *generator, backlog int) (*kgo.Client, error) {
+func (d *Demo) setUp(ctx context.Context, g *generator, ord *orders, backlog int) (*kgo.Client, error) {
 	for _, a := range d.brokers {
 		if host, _, err := net.SplitHostPort(a); err != nil || host != "127.0.0.1" {
 			return nil, fmt.Errorf("demo: broker listens on %s, want 127.0.0.1 only", a)
@@ -93,7 +102,10 @@ func (d *Demo) setUp(ctx context.Context, g *generator, backlog int) (*kgo.Clien
 		return nil, fmt.Errorf("demo: producer: %w", err)
 	}
 	if err = createTopics(ctx, kadm.NewClient(cl)); err == nil {
-		err = d.writeBacklog(ctx, cl, g, backlog, time.Now())
+		now := time.Now()
+		if err = d.writeBacklog(ctx, cl, g, backlog, now); err == nil {
+			err = d.writeOrders(ctx, cl, ord, now)
+		}
 	}
 	if err != nil {
 		cl.Close()
@@ -105,6 +117,10 @@ func (d *Demo) setUp(ctx context.Context, g *generator, backlog int) (*kgo.Clien
 // Brokers returns the bootstrap addresses, host:port on 127.0.0.1. They
 // stay the same for the Demo's life.
 func (d *Demo) Brokers() []string { return slices.Clone(d.brokers) }
+
+// RegistryURL returns the base URL of the schema registry that holds the
+// schema of "orders" (http://127.0.0.1:PORT, Confluent's API).
+func (d *Demo) RegistryURL() string { return d.registry.URL() }
 
 // Produced returns how many records the broker has acknowledged so far,
 // backlog included.
@@ -118,6 +134,7 @@ func (d *Demo) Close() {
 		d.stop()
 		<-d.done
 		d.cluster.Close()
+		d.registry.Close()
 	})
 }
 
@@ -125,7 +142,7 @@ func (d *Demo) Close() {
 // tick's records are stamped evenly across the tick just past, never going
 // backwards, and handed to the producer without waiting, so one tick's
 // records share a batch.
-func (d *Demo) generate(ctx context.Context, cl *kgo.Client, g *generator, rate int) {
+func (d *Demo) generate(ctx context.Context, cl *kgo.Client, g *generator, ord *orders, rate int) {
 	defer close(d.done)
 	defer cl.Close()
 	sh := newShape(g.rng, rate)
@@ -145,6 +162,9 @@ func (d *Demo) generate(ctx context.Context, cl *kgo.Client, g *generator, rate 
 				}
 				last = ts
 				cl.Produce(ctx, g.next(ts), d.acked)
+			}
+			for range ord.live(n) {
+				cl.Produce(ctx, ord.order(now), d.acked)
 			}
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"net"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -12,6 +13,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kbatch-dev/kbatch/schema"
 )
 
 // startDemo starts a demo for t and closes it at cleanup.
@@ -91,7 +94,7 @@ func TestDemo(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for topic, want := range map[string]int{EventsTopic: 2, SensorTopic: 3} {
+		for topic, want := range map[string]int{EventsTopic: 2, SensorTopic: 3, OrdersTopic: 2} {
 			td, ok := details[topic]
 			if !ok || td.Err != nil || len(td.Partitions) != want {
 				t.Errorf("%s: present %v, err %v, %d partitions, want %d", topic, ok, td.Err, len(td.Partitions), want)
@@ -109,6 +112,9 @@ func TestDemo(t *testing.T) {
 			if ends[SensorTopic][p] == 0 {
 				t.Errorf("sensor-data/%d is empty when Start returned", p)
 			}
+		}
+		if n := ends[OrdersTopic][0] + ends[OrdersTopic][1]; n < ordersBacklog {
+			t.Errorf("orders hold %d records when Start returned, want >= %d", n, ordersBacklog)
 		}
 		if got := d.Produced(); got < sum(ends) {
 			t.Errorf("Produced() = %d, below the %d records in the topics", got, sum(ends))
@@ -144,11 +150,23 @@ func TestDemo(t *testing.T) {
 
 	t.Run("records", func(t *testing.T) {
 		var odd struct{ nullKey, binary, hostile int }
+		dec, err := schema.New(schema.Options{RegistryURL: d.RegistryURL()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer dec.Close()
+		orders := 0
 		readUntil(t, ctx, d, ends, func(r *kgo.Record) {
 			if r.Timestamp.After(time.Now()) || r.Timestamp.Before(time.Now().Add(-backlogSpan-time.Minute)) {
 				t.Fatalf("%s/%d@%d: timestamp %v", r.Topic, r.Partition, r.Offset, r.Timestamp)
 			}
 			switch {
+			case r.Topic == OrdersTopic:
+				orders++
+				res := dec.Decode(r.Topic, false, r.Value)
+				if res.Status != schema.Decoded || res.Subject != OrdersSubject || !strings.HasPrefix(res.JSON, `{"order_id":"o-`) {
+					t.Fatalf("orders/%d@%d: %+v", r.Partition, r.Offset, res)
+				}
 			case r.Topic == EventsTopic:
 				checkEvent(t, r)
 			case r.Key == nil:
@@ -161,6 +179,9 @@ func TestDemo(t *testing.T) {
 				t.Fatalf("sensor-data/%d@%d: value is not JSON: %q", r.Partition, r.Offset, r.Value)
 			}
 		})
+		if orders < ordersBacklog {
+			t.Errorf("%d orders decoded, want >= %d", orders, ordersBacklog)
+		}
 		if odd.nullKey == 0 || odd.binary == 0 || odd.hostile == 0 {
 			t.Errorf("backlog odd records: %+v, want each kind", odd)
 		}
@@ -185,7 +206,7 @@ func readUntil(t *testing.T, ctx context.Context, d *Demo, until map[string]map[
 		t.Fatal(err)
 	}
 	defer cl.Close()
-	last := map[string]map[int32]time.Time{EventsTopic: {}, SensorTopic: {}}
+	last := map[string]map[int32]time.Time{EventsTopic: {}, SensorTopic: {}, OrdersTopic: {}}
 	for left > 0 {
 		fs := cl.PollFetches(ctx)
 		if err := ctx.Err(); err != nil {

@@ -28,17 +28,17 @@ const (
 	cleanerBackoffMs = 30_000
 )
 
-// Topics returns the demo's topic names, "events" first.
-func Topics() []string { return []string{EventsTopic, SensorTopic} }
+// Topics returns the demo's topic names, "orders" first.
+func Topics() []string { return []string{OrdersTopic, EventsTopic, SensorTopic} }
 
-// createTopics creates both topics with the broker's default replication
+// createTopics creates the topics with the broker's default replication
 // (min(3, brokers)) and the demo's retention.
 func createTopics(ctx context.Context, adm *kadm.Client) error {
 	configs := map[string]*string{"retention.bytes": new(strconv.Itoa(retentionBytes))}
 	for _, t := range []struct {
 		name       string
 		partitions int32
-	}{{EventsTopic, eventsPartitions}, {SensorTopic, sensorPartitions}} {
+	}{{EventsTopic, eventsPartitions}, {SensorTopic, sensorPartitions}, {OrdersTopic, ordersPartitions}} {
 		resp, err := adm.CreateTopic(ctx, t.partitions, -1, configs, t.name)
 		if err == nil {
 			err = resp.Err

@@ -51,6 +51,9 @@ type streamMeta struct {
 	// Seeks are seeks made while batches cut before them were not yet
 	// acked; see Store.Seek.
 	Seeks []seekMark `json:"seeks,omitempty"`
+	// StartChoice is the answer to the topic picker's "where to start"
+	// the last time this stream was picked; see Store.SetStartChoice.
+	StartChoice string `json:"start_choice,omitempty"`
 }
 
 // seekMark is a seek of Partition to Offset made while batches up to
@@ -103,7 +106,7 @@ func (st *streamTx) putMeta() error {
 // info copies the stream out of the transaction.
 func (st *streamTx) info() (StreamInfo, error) {
 	info := StreamInfo{Name: st.name, ClusterID: st.meta.ClusterID, Brokers: st.meta.Brokers, Topics: st.meta.Topics,
-		Next: make(map[Partition]int64), LastBatch: st.meta.LastBatch, Updated: st.meta.Updated}
+		Next: make(map[Partition]int64), LastBatch: st.meta.LastBatch, Updated: st.meta.Updated, StartChoice: st.meta.StartChoice}
 	for _, m := range st.meta.Seeks {
 		if info.Seeks == nil {
 			info.Seeks = map[Partition]int64{}

@@ -34,6 +34,10 @@ type StreamInfo struct {
 	// import, seek…); nil when none did. The first range a watch reads
 	// from such a position is marked with it (DESIGN §2.3).
 	Moved map[Partition]string
+	// StartChoice is what the topic picker last answered to "where to
+	// start" for this stream ("resume", "latest", "-100", "@-1h"…); ""
+	// when it never asked. Only the picker reads it: it is its default.
+	StartChoice string
 }
 
 // Streams returns every stream in the store, ordered by name.
@@ -229,4 +233,14 @@ func (s *Store) view(stream string, fn func(st *streamTx) error) (err error) {
 		return fmt.Errorf("store %s: stream %q: %w", s.path, stream, err)
 	}
 	return nil
+}
+
+// SetStartChoice remembers the topic picker's answer to "where to start"
+// for an existing stream, so the next pick of it offers the same. It
+// moves no position.
+func (s *Store) SetStartChoice(stream, choice string) error {
+	return s.update(stream, func(st *streamTx) error {
+		st.meta.StartChoice = choice
+		return st.putMeta()
+	})
 }

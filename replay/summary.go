@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/kbatch-dev/kbatch/record"
 )
 
 // WriteSummary writes one line per partition, then a one-line total that
@@ -57,7 +59,7 @@ func (r *Report) totalLine() string {
 	var b strings.Builder
 	n := int64(len(r.Partitions))
 	fmt.Fprintf(&b, "replay: %d partition%s, %s record%s (%s) in %s", n, plural(n),
-		group(r.Records), plural(r.Records), byteSize(r.Bytes), shortDuration(r.Elapsed))
+		group(r.Records), plural(r.Records), record.FormatSize(r.Bytes), shortDuration(r.Elapsed))
 	if secs := r.Elapsed.Seconds(); secs > 0 && r.Records > 0 {
 		fmt.Fprintf(&b, ", %s rec/s", group(int64(float64(r.Records)/secs)))
 	}
@@ -80,18 +82,4 @@ func (r *Report) totalLine() string {
 		fmt.Fprintf(&b, "; %d partition%s not read to the end", incomplete, plural(incomplete))
 	}
 	return b.String()
-}
-
-// byteSize renders n bytes in binary units: 512 B, 26.4 KiB, 3.1 MiB.
-func byteSize(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit && exp < 4; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTP"[exp])
 }

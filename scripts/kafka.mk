@@ -74,3 +74,5 @@ kafka3-down:
 test-kafka3: build
 	@KAFKA_VERSION=$(KAFKA_VERSION) $(KAFKA_SCRIPTS)/kafka3-up.sh >/dev/null
 	@$(KAFKA_SCRIPTS)/kafka3-faults.sh
+	@$(KAFKA_SCRIPTS)/kafka3-unclean.sh
+	@$(KAFKA_SCRIPTS)/kafka3-rack.sh

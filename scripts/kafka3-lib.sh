@@ -18,6 +18,9 @@ k3_init() {
   flock -w 300 8 || kdie "another kafka3 script holds $K3_DIR/lock"
 }
 
+# k3_rack N: node N's broker.rack (A, B, C).
+k3_rack() { echo "ABC" | cut -c"$1"; }
+
 k3_props() { echo "$K3_DIR/node$1/server.properties"; }
 k3_log() { echo "$K3_DIR/node$1/broker.log"; }
 k3_pidfile() { echo "$K3_DIR/node$1/pid"; }

@@ -2,7 +2,8 @@
 # Start (or reuse) a 3-node Apache Kafka cluster in KRaft mode on 127.0.0.1: every node is a
 # broker and a controller of a static 3-voter quorum, replication factor 3 and min.insync 2
 # for the internal topics, automatic leader rebalancing off (the fault suite elects
-# preferred leaders itself). stdout: one line, the bootstrap list (also in
+# preferred leaders itself). Node N sits in rack A, B, C (broker.rack) and leaders name a
+# replica in a client's rack (replica.selector.class RackAwareReplicaSelector, KIP-392). stdout: one line, the bootstrap list (also in
 # .cache/kafka3/bootstrap). Usage: [KAFKA_VERSION=4.4.0] scripts/kafka3-up.sh   (3.3 or later)
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=kafka-lib.sh
@@ -73,6 +74,8 @@ unclean.leader.election.enable=false
 broker.session.timeout.ms=3000
 broker.heartbeat.interval.ms=500
 replica.lag.time.max.ms=10000
+broker.rack=$(k3_rack "$n")
+replica.selector.class=org.apache.kafka.common.replica.RackAwareReplicaSelector
 PROPS
     k_ver_ge "$KAFKA_VERSION" 4.0 && cat <<PROPS
 share.coordinator.state.topic.replication.factor=3

@@ -65,15 +65,15 @@ func (m *Model) control(kind controlKind, part offsets.Partition, id uint64) tea
 	}
 }
 
-func (m *Model) controlDone(msg controlDoneMsg) {
+func (m *Model) controlDone(msg controlDoneMsg) tea.Cmd {
 	t := &m.c.theme
 	if msg.err != nil {
 		if errors.Is(msg.err, consumer.ErrEnded) {
 			m.setStatus("the stream has ended; q quits", t.warn)
-			return
+			return nil
 		}
 		m.setStatus("failed: "+EscapeString(msg.err.Error()), t.bad)
-		return
+		return nil
 	}
 	p := EscapeString(msg.part.String())
 	switch msg.kind {
@@ -96,9 +96,18 @@ func (m *Model) controlDone(msg controlDoneMsg) {
 			m.stream.waiting, m.stream.waitingID = false, 0
 		}
 		m.setStatus(fmt.Sprintf("acked batch %d", msg.id), t.ok)
+		if m.stream.cutQueued {
+			m.stream.cutQueued = false
+			return m.control(ctlCut, offsets.Partition{}, 0)
+		}
 	case ctlCut:
-		m.setStatus("cutting the next batch now", t.info)
+		text := "cutting the next batch now"
+		if m.hist.len() > 0 && m.hist.newest(0).State == offsets.StateAcked {
+			text = fmt.Sprintf("batch %d acked; cutting the next batch now", m.hist.newest(0).ID)
+		}
+		m.setStatus(text, t.info)
 	}
+	return nil
 }
 
 func (m *Model) togglePauseAll() tea.Cmd {
@@ -135,73 +144,26 @@ func (m *Model) ack() tea.Cmd {
 	return m.control(ctlAck, offsets.Partition{}, m.stream.waitingID)
 }
 
+// step is n: cut the next batch now. While a batch waits for its ack the
+// cut is queued: one batch waits at a time (acks go in order, and the
+// next batch's ranges start at the waiting one's untils), so the next is
+// cut the moment a acks the waiting one.
 func (m *Model) step() tea.Cmd {
 	if m.stream.waiting {
-		m.setStatus(fmt.Sprintf("batch %d waits for its ack: a acks it, then n cuts the next one", m.stream.waitingID), m.c.theme.warn)
+		m.stream.cutQueued = true
+		var held int64
+		parts := 0
+		for _, r := range m.parts.rows {
+			if r.Buffered > 0 {
+				held += int64(r.Buffered)
+				parts++
+			}
+		}
+		m.setStatus(fmt.Sprintf("n queued: batch %d is cut when a acks batch %d (one batch waits at a time); %s read ahead on %s",
+			m.stream.waitingID+1, m.stream.waitingID, plural(held, "record", "records"), plural(int64(parts), "partition", "partitions")), m.c.theme.warn)
 		return nil
 	}
 	return m.control(ctlCut, offsets.Partition{}, 0)
-}
-
-// openSeek opens the seek form for the selected partition (partitions
-// pane), the selected record's partition at its offset (records pane), or
-// the selected batch's first range at its start (batches pane).
-func (m *Model) openSeek() {
-	var part offsets.Partition
-	prefill := ""
-	switch m.focus {
-	case focusPartitions:
-		p, ok := m.parts.selected()
-		if !ok {
-			return
-		}
-		part = p.Partition
-	case focusRecords:
-		r := m.records.list.selected()
-		if r == nil {
-			return
-		}
-		part, prefill = r.Partition, fmt.Sprint(r.Offset)
-	case focusBatches:
-		e := m.batches.selected()
-		if e == nil || len(e.Ranges) == 0 {
-			return
-		}
-		part, prefill = e.Ranges[0].Partition, fmt.Sprint(e.Ranges[0].From)
-	default:
-		m.setStatus("s seeks the partition selected in the partitions pane", m.c.theme.dim)
-		return
-	}
-	st, ok := m.parts.status(part)
-	if !ok {
-		st = consumer.PartitionStatus{Partition: part, Stored: -1}
-	}
-	form := newSeekForm(m.c, st, prefill, &m.nextID, m.now)
-	form.live = m.parts.status
-	m.pushView(form)
-}
-
-func (m *Model) seek(req seekRequestMsg) tea.Cmd {
-	ctl := m.controls
-	if ctl == nil {
-		return func() tea.Msg { return seekDoneMsg{id: req.id, part: req.part, err: errReadOnly} }
-	}
-	return func() tea.Msg {
-		off, err := ctl.Seek(req.part, req.spec)
-		return seekDoneMsg{id: req.id, part: req.part, offset: off, err: err}
-	}
-}
-
-func (m *Model) seekDone(msg seekDoneMsg) tea.Cmd {
-	if msg.err == nil {
-		m.setStatus(fmt.Sprintf("seek: %s moves to %d; its next range is marked as a jump", EscapeString(msg.part.String()), msg.offset), m.c.theme.ok)
-	} else if f, ok := m.top().(*seekForm); !ok || f.pending != msg.id {
-		m.setStatus("seek "+EscapeString(msg.part.String())+" failed: "+EscapeString(msg.err.Error()), m.c.theme.bad)
-	}
-	if f, ok := m.top().(*seekForm); ok {
-		return f.Update(msg)
-	}
-	return nil
 }
 
 // openReplay opens the replay form prefilled with the ranges of the batch

@@ -31,6 +31,9 @@ func (m *Model) apply(evs []consumer.Event) {
 		// Follow new batches unless the user is reading the samples of
 		// the one selected.
 		_, reading := m.top().(*textView)
+		if _, rec := m.top().(*recordView); rec {
+			reading = true
+		}
 		m.batches.added(m.focus != focusRecords && !reading)
 		m.records.show(m.batches.selected())
 	}
@@ -42,6 +45,9 @@ func (m *Model) apply(evs []consumer.Event) {
 
 func (m *Model) started(e *consumer.Started) {
 	s := &m.stream
+	if !s.startedReceived {
+		s.startedAt = m.now()
+	}
 	s.startedReceived = true
 	if e.Stream != "" {
 		s.name = e.Stream
@@ -52,10 +58,15 @@ func (m *Model) started(e *consumer.Started) {
 	if len(e.Topics) > 0 {
 		s.topics = e.Topics
 	}
+	m.records.list.topics = len(s.topics) > 1
 	if e.Redelivering != nil {
 		s.redeliveringID = e.Redelivering.ID
 	}
 	m.parts.start(e.Starts)
+	if !m.resumeShown {
+		m.resumeShown = true
+		m.resumed(m.opts.Resume)
+	}
 }
 
 func (m *Model) batch(b *consumer.Batch) {
@@ -108,7 +119,7 @@ func (m *Model) progress(p *consumer.Progress) {
 
 func (m *Model) ended(e *consumer.Ended) {
 	m.stream.ended = e
-	text := fmt.Sprintf("the stream ended (%s) after %d batches", e.Reason, e.Batches)
+	text := fmt.Sprintf("the stream ended (%s) after %s", e.Reason, plural(int64(e.Batches), "batch", "batches"))
 	if e.Err != nil {
 		text += ": " + EscapeString(e.Err.Error())
 		m.setStatus(text+"; q quits", m.c.theme.bad)

@@ -32,7 +32,9 @@ type batchesPane struct {
 	focused bool
 	// maxRanges is the most ranges a batch has had, for the split.
 	maxRanges int
-	cols      []column
+	// idle says why there is no batch yet (nil: "no batch yet").
+	idle func() []string
+	cols []column
 }
 
 func newBatchesPane(c *common, h *history) *batchesPane {
@@ -43,7 +45,7 @@ var batchColumns = []column{
 	{title: "BATCH", width: 6, right: true, priority: 0},
 	{title: "TIME", width: 8, priority: 1},
 	{title: "RECORDS", width: 7, right: true, priority: 2},
-	{title: "BYTES", width: 7, right: true, priority: 5},
+	{title: "BYTES", width: 8, right: true, priority: 5},
 	{title: "TOOK", width: 6, right: true, priority: 6},
 	{title: "PARTS", width: 5, right: true, priority: 4},
 	{title: "STATE", width: 11, priority: 3},
@@ -141,7 +143,15 @@ func (b *batchesPane) View() string {
 	lines := make([]string, 0, b.height)
 	lines = append(lines, "  "+headerRow(&b.theme, b.cols))
 	if b.hist.len() == 0 {
-		lines = append(lines, b.theme.dim.Render("  no batch yet"))
+		why := []string{"no batch yet"}
+		if b.idle != nil {
+			why = b.idle()
+		}
+		for _, w := range why {
+			for _, l := range strings.Split(wrap(w, max(10, b.width-4)), "\n") {
+				lines = append(lines, b.theme.dim.Render("  "+l))
+			}
+		}
 	}
 	from, until := b.cur.visible()
 	cells := make([]string, len(b.cols))
@@ -211,6 +221,9 @@ func (b *batchesPane) stateStyle(e *batchEntry) *lipgloss.Style {
 // batchNote says what is special about a batch: re-delivered, jumped.
 func batchNote(e *batchEntry) string {
 	var notes []string
+	if e.logged {
+		notes = append(notes, "earlier run")
+	}
 	if e.Redelivered {
 		notes = append(notes, "redelivered")
 	}
@@ -245,7 +258,7 @@ func (b *batchesPane) rangeLines(n int) []string {
 }
 
 func (b *batchesPane) rangeLine(r offsets.BatchRange) string {
-	s := fmt.Sprintf("  %s %d → %d (%d records)", EscapeString(r.Partition.String()), r.From, r.Until, r.Records)
+	s := fmt.Sprintf("  %s %d → %d (%s)", EscapeString(r.Partition.String()), r.From, r.Until, plural(r.Records, "record", "records"))
 	if r.Jump != "" {
 		s += b.theme.warn.Render("  * jump: " + EscapeString(r.Jump))
 	}

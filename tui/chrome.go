@@ -80,13 +80,13 @@ func (m *Model) headerLead() string {
 // does not fit there goes to the tab bar.
 func (m *Model) headerFigures() []segment {
 	s := &m.stream
-	rate, mb := formatCount(s.rate), formatMB(s.byteRate)
+	rate, bytes := formatCount(s.rate), formatRate(s.byteRate)
 	if s.lastProgressTime.IsZero() {
-		rate, mb = "–", "–" // measured over the first second
+		rate, bytes = "–", "– B/s" // measured over the first second
 	}
 	return []segment{
 		{rate + " rec/s", 1},
-		{mb + " MB/s", 3},
+		{bytes, 3},
 		{"interval " + s.interval.String(), 4},
 		{"acked " + plural(int64(s.batches), "batch", "batches") + ", " + plural(s.records, "record", "records"), 2},
 	}
@@ -153,6 +153,11 @@ func brokerList(brokers []string, w int) string {
 
 func (m *Model) statusView() string {
 	if m.status.text == "" {
+		if m.hist.len() == 0 && len(m.parts.rows) > 0 {
+			// Until the first batch, why there is none (the batches
+			// pane says it in full).
+			return fit(m.c.theme.dim.Render(m.idleReason()[0]), m.width)
+		}
 		return fit(m.c.theme.dim.Render("ready · ? shows every key"), m.width)
 	}
 	ts := m.status.at.In(m.c.loc).Format("15:04:05")

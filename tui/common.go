@@ -12,6 +12,8 @@ type common struct {
 	theme theme
 	keys  keyMap
 	loc   *time.Location
+	// schemas decodes keys and values with a schema; nil without one.
+	schemas *decoding
 }
 
 // navKeys handles list movement for a cursor; it reports whether msg was

@@ -82,6 +82,12 @@ func (v *textView) FullHelp() [][]key.Binding {
 // value (pretty-printed when JSON, hex when binary), headers and sizes,
 // every byte escaped. Long lines wrap with their indent kept.
 func recordDetail(t *theme, r *record, loc *time.Location, w int) string {
+	return recordDetailAs(t, r, loc, w, nil, showDecoded)
+}
+
+// recordDetailAs is recordDetail with the key and value decoded by d (nil:
+// none) and shown in mode (recordview.go).
+func recordDetailAs(t *theme, r *record, loc *time.Location, w int, d *decoding, mode detailMode) string {
 	var sb strings.Builder
 	label := func(s string) string { return t.bold.Render(fmt.Sprintf("%-10s", s)) }
 	fmt.Fprintf(&sb, "%s %s · offset %d", label("record"), EscapeString(r.Partition.String()), r.Offset)
@@ -92,8 +98,8 @@ func recordDetail(t *theme, r *record, loc *time.Location, w int) string {
 	if r.Aborted {
 		fmt.Fprintf(&sb, "%s %s\n", label("txn"), t.warn.Render("aborted transaction: its producer aborted it; a read_committed consumer never sees this record"))
 	}
-	writeField(&sb, t, label("key"), r.Key, detailKeyLimit, w)
-	writeField(&sb, t, label("value"), r.Value, detailTextLimit, w)
+	writeRecordField(&sb, t, label("key"), r, true, detailKeyLimit, w, d, mode)
+	writeRecordField(&sb, t, label("value"), r, false, detailTextLimit, w, d, mode)
 	hbytes := 0
 	for _, h := range r.Headers {
 		hbytes += len(h.Key) + max(0, h.Value.Size)
@@ -252,28 +258,31 @@ func (v *textView) capturing() bool { return false }
 // within width.
 func batchDetail(m *Model, e *batchEntry, width int) string {
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "batch %d · %s · %s · %d records · %s · took %s\n", e.ID, e.State,
-		e.Time.In(m.c.loc).Format("2006-01-02 15:04:05.000 MST"), e.Records, formatBytes(e.Bytes), formatDuration(e.Duration))
+	fmt.Fprintf(&sb, "batch %d · %s · %s · %s · %s · took %s\n", e.ID, e.State,
+		e.Time.In(m.c.loc).Format("2006-01-02 15:04:05.000 MST"), plural(e.Records, "record", "records"), formatBytes(e.Bytes), formatDuration(e.Duration))
 	if note := batchNote(e); note != "" {
 		sb.WriteString(m.c.theme.warn.Render(note) + "\n")
 	}
-	fmt.Fprintf(&sb, "\n%d ranges [from, until):\n", len(e.Ranges))
+	fmt.Fprintf(&sb, "\n%s [from, until):\n", plural(int64(len(e.Ranges)), "range", "ranges"))
 	for _, r := range e.Ranges {
 		sb.WriteString(m.batches.rangeLine(r) + "\n")
 	}
-	fmt.Fprintf(&sb, "\n%d sample records", len(e.samples))
+	fmt.Fprintf(&sb, "\n%s", sampleCount(e))
 	if e.samplesDropped {
 		sb.WriteString("; dropped to bound memory")
 	}
 	sb.WriteString(":\n")
+	if ids := m.c.schemas.schemaIDs(e.samples); ids != "" {
+		sb.WriteString("schema ids in the samples: " + ids + "\n")
+	}
 	for _, r := range e.samples {
 		key := "null"
 		if !r.Key.null() {
-			key = EscapeLine(r.Key.Data, 40)
+			key, _ = m.c.schemas.preview(r, true, 40)
 		}
 		value := "null"
 		if !r.Value.null() {
-			value = EscapeLine(r.Value.Data, width)
+			value, _ = m.c.schemas.preview(r, false, width)
 		}
 		line := fmt.Sprintf("%s @ %d  %s  %s  %s", EscapeString(r.Partition.String()), r.Offset,
 			r.Timestamp.In(m.c.loc).Format("15:04:05.000"), ansi.Truncate(key, 24, "…"), value)
@@ -282,4 +291,22 @@ func batchDetail(m *Model, e *batchEntry, width int) string {
 	return strings.TrimSuffix(sb.String(), "\n")
 }
 
-func (v *textView) title() string { return v.name }
+// title is the name, and when the text is longer than the view a mark
+// of where it is and which way there is more: "↓ more · lines 1-20 of 45".
+func (v *textView) title() string {
+	total, shown := v.vp.TotalLineCount(), v.vp.VisibleLineCount()
+	if total <= shown || shown == 0 {
+		return v.name
+	}
+	var mark string
+	switch {
+	case v.vp.AtTop():
+		mark = "↓ more"
+	case v.vp.AtBottom():
+		mark = "↑ more"
+	default:
+		mark = "↑↓ more"
+	}
+	from := v.vp.YOffset() + 1
+	return fmt.Sprintf("%s · %s · lines %d-%d of %d", v.name, mark, from, from+shown-1, total)
+}

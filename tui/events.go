@@ -84,7 +84,7 @@ func eventStyle(t *theme, code string) lipgloss.Style {
 	switch code {
 	case offsets.CodeDataLoss, offsets.CodeOutOfRange, offsets.CodeBrokerError:
 		return t.bad
-	case offsets.CodeSeek, offsets.CodeReset, offsets.CodeRedelivered, offsets.CodeNewPartition:
+	case offsets.CodeSeek, offsets.CodeReset, offsets.CodeRedelivered, offsets.CodeNewPartition, codeSchema:
 		return t.warn
 	}
 	return t.info
@@ -108,7 +108,7 @@ func eventDetail(e offsets.Event, loc interface{ String() string }) string {
 		}
 	}
 	if e.Lost > 0 {
-		fmt.Fprintf(&sb, "%-11s %d offsets\n", "lost", e.Lost)
+		fmt.Fprintf(&sb, "%-11s %s\n", "lost", plural(e.Lost, "offset", "offsets"))
 	}
 	return strings.TrimRight(sb.String(), "\n")
 }

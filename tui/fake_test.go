@@ -23,8 +23,13 @@ type fakeStream struct {
 	ch     chan consumer.Event
 	calls  []string
 	seekTo int64
-	err    error
-	closed bool
+	bounds map[offsets.Partition]offsets.Bounds
+	// boundsGate, when set, holds Bounds until it is closed: the real
+	// program's goldens then show a form whose listing is under way,
+	// whenever the answer would have come.
+	boundsGate chan struct{}
+	err        error
+	closed     bool
 }
 
 func newFakeStream() *fakeStream { return &fakeStream{ch: make(chan consumer.Event, 256)} }
@@ -240,4 +245,45 @@ func stripANSI(s string) string { return ansi.Strip(s) }
 
 func batchEv(id uint64, n int, from int64, state offsets.BatchState) consumer.Event {
 	return &consumer.BatchEvent{Batch: batch(id, n, from, state)}
+}
+
+// bounds is the fake's log start and high watermark of p: those of
+// started() unless the test set fs.bounds.
+func (f *fakeStream) boundsOf(p offsets.Partition) offsets.Bounds {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if b, ok := f.bounds[p]; ok {
+		return b
+	}
+	return offsets.Bounds{LogStart: 0, HighWatermark: 100*int64(p.Partition) + 50}
+}
+
+func (f *fakeStream) Bounds(parts []offsets.Partition) (map[offsets.Partition]offsets.Bounds, error) {
+	if f.boundsGate != nil {
+		<-f.boundsGate
+	}
+	out := map[offsets.Partition]offsets.Bounds{}
+	for _, p := range parts {
+		out[p] = f.boundsOf(p)
+	}
+	return out, nil
+}
+
+// ResolveSeek applies the stream's rule with the fake's bounds; a time
+// finds no record.
+func (f *fakeStream) ResolveSeek(parts []offsets.Partition, spec offsets.Spec) ([]consumer.SeekTarget, error) {
+	out := make([]consumer.SeekTarget, len(parts))
+	for i, p := range parts {
+		out[i] = consumer.ResolveTarget(p, spec, f.boundsOf(p), -1)
+	}
+	return out, nil
+}
+
+func (f *fakeStream) SeekTargets(ts []consumer.SeekTarget) (int, error) {
+	for i, t := range ts {
+		if err := f.record(fmt.Sprintf("seek %s %d", t.Partition, t.Offset)); err != nil {
+			return i, err
+		}
+	}
+	return len(ts), nil
 }

@@ -1,9 +1,10 @@
 package tui
 
 import (
-	"fmt"
 	"strconv"
 	"time"
+
+	krecord "github.com/kbatch-dev/kbatch/record"
 )
 
 // formatCount renders a count compactly: 950, 12.3k, 4.5M.
@@ -28,23 +29,9 @@ func formatCount(n float64) string {
 	return strconv.FormatFloat(n/1e9, 'f', 1, 64) + "G"
 }
 
-// formatBytes renders a byte count in decimal units: 512 B, 48.2 kB, 1.3 MB.
-func formatBytes(n int64) string {
-	const unit = 1000
-	if n < unit {
-		return strconv.FormatInt(n, 10) + " B"
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit && exp < 4; m /= unit {
-		div *= unit
-		exp++
-	}
-	v := float64(n) / float64(div)
-	if v >= 100 {
-		return fmt.Sprintf("%.0f %cB", v, "kMGTP"[exp])
-	}
-	return fmt.Sprintf("%.1f %cB", v, "kMGTP"[exp])
-}
+// formatBytes renders a byte count as everything in kbatch does
+// (record.FormatSize: 512 B, 26.4 KiB, 3.1 MiB).
+func formatBytes(n int64) string { return krecord.FormatSize(n) }
 
 // formatDuration renders a processing time: 850µs, 12ms, 1.4s, 2m3s.
 func formatDuration(d time.Duration) string {
@@ -71,10 +58,8 @@ func formatOffset(o int64) string {
 	return strconv.FormatInt(o, 10)
 }
 
-// formatMB renders bytes per second as MB/s.
-func formatMB(bytesPerSec float64) string {
-	return strconv.FormatFloat(bytesPerSec/1e6, 'f', 2, 64)
-}
+// formatRate renders bytes per second in the units of formatBytes.
+func formatRate(bytesPerSec float64) string { return formatBytes(int64(bytesPerSec+0.5)) + "/s" }
 
 // plural renders "1 batch", "2 batches".
 func plural(n int64, one, many string) string {
@@ -82,4 +67,10 @@ func plural(n int64, one, many string) string {
 		return "1 " + one
 	}
 	return strconv.FormatInt(n, 10) + " " + many
+}
+
+// sampleCount says how many of a batch's records are kept as samples:
+// "5 of 8 samples", "1 of 1 sample".
+func sampleCount(e *batchEntry) string {
+	return strconv.Itoa(len(e.samples)) + " of " + plural(e.Records, "sample", "samples")
 }

@@ -43,6 +43,7 @@ func TestGoldenScreens(t *testing.T) {
 		{"small_seek_form_80x24", 80, 24, []string{"j", "s", "x"}},
 		{"wide_seek_dialog_140x40", 140, 40, []string{"j", "s", "1", "2", "a", "b", "enter"}},
 		{"wide_help_140x40", 140, 40, []string{"?"}},
+		{"small_help_scrolled_80x24", 80, 24, []string{"?", "j", "j"}},
 		{"too_small_50x12", 50, 12, nil},
 	}
 	for _, tt := range tests {

@@ -35,6 +35,7 @@ func newHelpView(m *Model) *helpView {
 			{"esc", "back; clears the records filter"},
 			{"/", "filter records by a key or value substring, any case; enter keeps it, esc clears it"},
 			{"y", "copy the selected record's value to the clipboard (OSC 52, works over SSH)"},
+			{"v", "in a record's detail: decoded (Avro, Protobuf, JSON Schema) → raw text → hex dump"},
 			{"?", "this help"},
 			{"q ctrl+c", "quit: the stream closes cleanly, nothing is left half-written"},
 		}},
@@ -42,17 +43,19 @@ func newHelpView(m *Model) *helpView {
 			{"space", "pause or resume every partition (header: PAUSED)"},
 			{"P", "pause or resume the selected partition (STATE: paused)"},
 			{"s", "seek the selected partition: an offset, earliest, latest, -N (before the high watermark) or @TIME"},
+			{"S", "seek every partition of the stream at once, as -o: a target for all, TOPIC=TARGET for one topic, TOPIC:P=TARGET for one; " +
+				"a seek lands between the log start and the high watermark (outside: the nearest end, said in the status line)"},
 			{"r", "replay the selected batch's ranges, or the selected partition's last 100 records" + replay},
 			{"w", "in the replay view: write the records to a file as JSON lines"},
 			{"e", "the selected batch as Spark startingOffsets/endingOffsets options, copied with OSC 52"},
 			{"a", "ack the batch that waits for its ack" + manual},
-			{"n", "cut the next batch now" + manual},
+			{"n", "cut the next batch now; while a batch waits for its ack, as soon as a acks it (one batch waits at a time)" + manual},
 			{"x", "dismiss the data-loss warning (header: DATA LOSS, STATE: data loss); the events pane keeps the events"},
 		}},
 		{"What the panes show", []helpEntry{
 			{"Partitions", "SOURCE: why it started where it did (explicit, stored, import, reset-earliest, reset-latest, " +
 				"timestamp, new-partition; explicit also after a seek); NEXT: the next offset to read; LOG START and HWM: the offsets the " +
-				"partition holds; LAG: HWM - NEXT; REC/S and TREND: the rate, one mark a second, " +
+				"partition holds; LAG: HWM - NEXT (with --ack manual: HWM - the acked position, and AHEAD the records read past it); REC/S and TREND: the rate, one mark a second, " +
 				"a full block at the line's 90th percentile or above; STATE: live, paused, error (the broker fails; kbatch retries), " +
 				"or data loss (retention deleted offsets before they were read; reading went on at the log start) until x."},
 			{"Batches", "id, time, records, bytes, processing time, partitions, state: planned (written ahead), " +
@@ -61,9 +64,22 @@ func newHelpView(m *Model) *helpView {
 				"* marks a batch whose range jumped (seek, reset, data loss). Beneath: the selected batch's " +
 				"ranges [from, until)."},
 			{"Records", "sample records of the selected batch. Bytes that could drive the terminal show escaped " +
-				"(\\x1b, \\u202e); binary values as \\xNN, and as hex in the detail."},
+				"(\\x1b, \\u202e); binary values as \\xNN, and as hex in the detail. With a schema registry or a " +
+				"local schema, keys and values with a schema show decoded as compact JSON (\"decoding…\" while the " +
+				"schema is fetched), and / matches the decoded text."},
 			{"Events", "seeks, resets, data loss, out-of-range offsets, new partitions, broker errors; " +
 				"the latest also shows in the status line."},
+		}},
+		{"Write, sort, switch, more", []helpEntry{
+			{"p", "produce a record: topic, partition (empty: by key, murmur2 as the Java client), key, value or a value file, " +
+				"headers; enter shows where it goes (cluster, topic), y writes it, the status line says partition and offset"},
+			{"E", "edit the selected record (records pane, detail, replay) and produce it again, confirmed the same way"},
+			{"o", "sort the partitions by lag, rate or name (the pane title says which)"},
+			{":", "command palette: every action by name, fuzzy matched; enter runs it"},
+			{"c", "switch to another [clusters.NAME] profile: the stream closes cleanly, then the topic picker opens"},
+			{"C", "consumer groups that committed on these topics: offsets, lag, where they stand against this stream " +
+				"and its batches; read-only, refreshed every 5s"},
+			{"mouse", "click focuses a pane and selects a row (or a tab); the wheel scrolls"},
 		}},
 	}
 	build := func(width int) string {

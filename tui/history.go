@@ -18,7 +18,10 @@ type batchEntry struct {
 	*consumer.Batch
 	samples        []*record
 	samplesDropped bool // the samples were dropped to bound memory
-	sampleBytes    int
+	// logged is a batch of an earlier run, from the store's batch log:
+	// its ranges are known, its records were not kept.
+	logged      bool
+	sampleBytes int
 }
 
 // history is the ring of the last maxBatches batches with their samples,

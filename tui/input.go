@@ -36,6 +36,9 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	if m.top() == nil && m.records.list.capturing() {
 		return m.records.Update(k)
 	}
+	if cmd, ok := m.moreKey(ks); ok { // power.go
+		return cmd
+	}
 	switch {
 	case keyIs(ks, km.Quit):
 		return tea.Quit
@@ -83,7 +86,9 @@ func (m *Model) mainKey(ks string, k tea.KeyPressMsg) tea.Cmd {
 	case keyIs(ks, km.Dismiss):
 		m.dismissLoss()
 	case keyIs(ks, km.Seek):
-		m.openSeek()
+		return m.openSeek()
+	case keyIs(ks, km.SeekAll):
+		return m.openSeekAll()
 	case ks == "r":
 		return m.openReplay()
 	case keyIs(ks, km.Filter):
@@ -159,11 +164,7 @@ func (m *Model) enter() {
 }
 
 func (m *Model) openRecord(r *record) {
-	tv := newTextView(m.c, fmt.Sprintf("Record %s @ %d", EscapeString(r.Partition.String()), r.Offset),
-		func(w int) string { return recordDetail(&m.c.theme, r, m.c.loc, w) })
-	tv.rec = r
-	tv.extra = append(tv.extra, m.c.keys.Copy)
-	m.pushView(tv)
+	m.pushView(m.newRecordView(r)) // recordview.go
 }
 
 func (m *Model) openBatch(e *batchEntry) {
@@ -200,6 +201,8 @@ func (m *Model) selectedRecord() *record {
 			return m.records.list.selected()
 		}
 	case *textView:
+		return v.rec
+	case *recordView:
 		return v.rec
 	case *replayView:
 		return v.list.selected()

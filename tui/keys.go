@@ -11,7 +11,12 @@ type keyMap struct {
 	Ack, Step                               key.Binding
 	Filter, Copy, Write, SparkExport        key.Binding
 	Dismiss                                 key.Binding
+	SeekAll                                 key.Binding
+	Decoded                                 key.Binding
 	Help, Quit                              key.Binding
+	// Produce, Edit, SortParts, Palette, Cluster, Groups: issue 19
+	// (produce.go, palette.go, groupsview.go, cluster.go).
+	Produce, Edit, SortParts, Palette, Cluster, Groups key.Binding
 }
 
 func newKeyMap() keyMap {
@@ -32,18 +37,29 @@ func newKeyMap() keyMap {
 		PauseAll:  b([]string{"space"}, "space", "pause all"),
 		PausePart: b([]string{"P"}, "P", "pause partition"),
 		Seek:      b([]string{"s"}, "s", "seek"),
-		Replay:    b([]string{"r"}, "r", "replay"),
-		Ack:       b([]string{"a"}, "a", "ack batch"),
-		Step:      b([]string{"n"}, "n", "next batch"),
-		Filter:    b([]string{"/"}, "/", "filter"),
-		Copy:      b([]string{"y"}, "y", "copy value"),
-		Write:     b([]string{"w"}, "w", "write file"),
+		// SeekAll seeks every partition of the stream (or of a topic).
+		SeekAll: b([]string{"S"}, "S", "seek all"),
+		Replay:  b([]string{"r"}, "r", "replay"),
+		Ack:     b([]string{"a"}, "a", "ack batch"),
+		Step:    b([]string{"n"}, "n", "next batch"),
+		Filter:  b([]string{"/"}, "/", "filter"),
+		Copy:    b([]string{"y"}, "y", "copy value"),
+		Write:   b([]string{"w"}, "w", "write file"),
 		// SparkExport shows and copies a batch as Spark options.
 		SparkExport: b([]string{"e"}, "e", "Spark offsets"),
 		// Dismiss clears the data-loss warning (header, partitions).
 		Dismiss: b([]string{"x"}, "x", "dismiss data loss"),
+		// Decoded cycles a record's detail: decoded, raw text, hex dump.
+		Decoded: b([]string{"v"}, "v", "decoded/raw/hex"),
 		Help:    b([]string{"?"}, "?", "help"),
 		Quit:    b([]string{"q", "ctrl+c"}, "q", "quit"),
+
+		Produce:   b([]string{"p"}, "p", "produce a record"),
+		Edit:      b([]string{"E"}, "E", "edit and re-produce record"),
+		SortParts: b([]string{"o"}, "o", "sort partitions"),
+		Palette:   b([]string{":"}, ":", "command palette"),
+		Cluster:   b([]string{"c"}, "c", "switch cluster"),
+		Groups:    b([]string{"C"}, "C", "consumer groups"),
 	}
 }
 

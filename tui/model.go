@@ -38,6 +38,22 @@ type Options struct {
 	Location *time.Location
 	// Now is the clock (default time.Now).
 	Now func() time.Time
+	// Resume, when set, is the stored stream this run resumes (shown
+	// when the stream starts).
+	Resume *Resume
+	// Writer produces records from the screen (p, E); nil disables them.
+	Writer Writer
+	// Groups reads the consumer groups on the stream's topics (C); nil
+	// disables the view.
+	Groups GroupReader
+	// Profiles are the config's cluster profiles c switches between.
+	Profiles []Profile
+	// Decoder, when set, decodes keys and values with a schema for what
+	// the screen shows, filters or opens; SchemaNotes (wired into the
+	// decoder's Ready and Event) tells the screen when a schema arrived
+	// and what went wrong.
+	Decoder     Decoder
+	SchemaNotes *SchemaNotes
 }
 
 // pane is one of the four panes of the main screen.
@@ -100,23 +116,31 @@ type Model struct {
 	cancel    context.CancelFunc
 	bg        sync.WaitGroup // replays and writes in flight
 	replayEnd context.CancelFunc
+	// resumeShown is set once the resume notice was shown.
+	resumeShown bool
+	// switchTo is the cluster profile chosen with c; Run returns it.
+	switchTo string
 }
 
 // streamState is what the header shows about the stream.
 type streamState struct {
-	name, store      string
-	brokers, topics  []string
-	paused, waiting  bool
-	waitingID        uint64
-	rate, byteRate   float64
-	batches          int
-	records          int64
-	ended            *consumer.Ended
-	closed           bool
-	manual           bool
+	name, store     string
+	brokers, topics []string
+	paused, waiting bool
+	waitingID       uint64
+	rate, byteRate  float64
+	batches         int
+	records         int64
+	ended           *consumer.Ended
+	closed          bool
+	manual          bool
+	// cutQueued is n pressed while a batch waited: the next batch is
+	// cut as soon as that one is acked.
+	cutQueued        bool
 	interval         time.Duration
 	redeliveringID   uint64
 	startedReceived  bool
+	startedAt        time.Time // when the Started event came
 	lastProgressTime time.Time
 	// loss is the data loss not yet dismissed (x): the header and the
 	// partitions pane warn until then.
@@ -156,14 +180,16 @@ func New(src EventSource, ctl Controls, opts Options) *Model {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	c := &common{theme: newTheme(), keys: newKeyMap(), loc: opts.Location}
+	c := &common{theme: newTheme(), keys: newKeyMap(), loc: opts.Location, schemas: newDecoding(opts.Decoder)}
 	c.keys.Ack.SetEnabled(opts.ManualAck)
 	c.keys.Step.SetEnabled(opts.ManualAck)
 	c.keys.Replay.SetEnabled(opts.Replayer != nil)
 	m := &Model{c: c, opts: opts, controls: ctl, bridge: newBridge(src.Events()), now: opts.Now, hist: newHistory()}
 	m.bridge.now = opts.Now
 	m.parts = newPartitionsPane(c)
+	m.parts.manual = opts.ManualAck
 	m.batches = newBatchesPane(c, m.hist)
+	m.batches.idle = m.idleReason
 	m.records = newRecordsPane(c)
 	m.events = newEventsPane(c)
 	m.panes = [paneCount]pane{m.parts, m.batches, m.records, m.events}
@@ -196,7 +222,9 @@ func (m *Model) Close() {
 }
 
 // Init starts the bridge.
-func (m *Model) Init() tea.Cmd { return m.bridge.wait(time.Time{}, frameGap) }
+func (m *Model) Init() tea.Cmd {
+	return tea.Batch(m.bridge.wait(time.Time{}, frameGap), m.opts.SchemaNotes.wait(m.ctx))
+}
 
 // closeViewMsg closes the view on top.
 type closeViewMsg struct{}
@@ -205,6 +233,9 @@ func closeView() tea.Msg { return closeViewMsg{} }
 
 // Update routes a message; each case hands off to one method.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if cmd, ok := m.updateMore(msg); ok { // power.go
+		return m, cmd
+	}
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.resize(msg.Width, msg.Height)
@@ -222,8 +253,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.popView()
 		return m, nil
 	case controlDoneMsg:
-		m.controlDone(msg)
-		return m, nil
+		return m, m.controlDone(msg)
 	case seekRequestMsg:
 		return m, m.seek(msg)
 	case seekDoneMsg:
@@ -238,6 +268,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.write(msg)
 	case writeDoneMsg:
 		return m, m.writeDone(msg)
+	case schemaNotesMsg:
+		return m, m.schemaNotes(msg)
 	}
 	if v := m.top(); v != nil {
 		return m, v.Update(msg)

@@ -36,6 +36,11 @@ type partitionsPane struct {
 	content map[string]int
 	// loss marks the partitions with data loss not yet dismissed.
 	loss map[offsets.Partition]bool
+	// manual (--ack manual) measures LAG from the acked position and
+	// shows AHEAD, the records read past it.
+	manual bool
+	// order is how the rows are sorted (o; partsort.go).
+	order int
 }
 
 func newPartitionsPane(c *common) *partitionsPane {
@@ -52,6 +57,7 @@ var partitionColumns = []column{
 	{title: "LOG START", width: 9, right: true, priority: 6},
 	{title: "HWM", width: 3, right: true, priority: 5},
 	{title: "LAG", width: 3, right: true, priority: 2},
+	{title: "AHEAD", width: 5, right: true, priority: 2},
 	{title: "REC/S", width: 5, right: true, priority: 4},
 	{title: "STATE", width: 6, priority: 3},
 	{title: "TREND", width: 5, priority: 8, flex: true, maxWidth: sparkHistory},
@@ -66,7 +72,7 @@ func (p *partitionsPane) start(starts []offsets.Start) {
 	rows := make([]consumer.PartitionStatus, len(starts))
 	for i, s := range starts {
 		rows[i] = consumer.PartitionStatus{Partition: s.Partition, Source: s.Source, NextOffset: s.NextOffset,
-			Stored: -1, Bounds: s.Bounds, Lag: max(0, s.HighWatermark-s.NextOffset)}
+			Stored: -1, Bounds: s.Bounds, Lag: max(0, s.HighWatermark-s.NextOffset), Acked: s.NextOffset}
 	}
 	p.setRows(rows)
 }
@@ -88,8 +94,9 @@ func (p *partitionsPane) progress(pr *consumer.Progress) {
 func (p *partitionsPane) setRows(rows []consumer.PartitionStatus) {
 	sel, hadSel := p.selected()
 	p.rows = append(p.rows[:0], rows...) // a copy: advance changes rows, not the event's
+	p.sortRows()
 	clear(p.index)
-	for i, r := range rows {
+	for i, r := range p.rows {
 		p.index[r.Partition] = i
 	}
 	p.cur.setLen(len(rows))
@@ -100,7 +107,8 @@ func (p *partitionsPane) setRows(rows []consumer.PartitionStatus) {
 		grow("NEXT", len(formatOffset(r.NextOffset)))
 		grow("LOG START", len(formatOffset(r.LogStart)))
 		grow("HWM", len(formatOffset(r.HighWatermark)))
-		grow("LAG", len(strconv.FormatInt(r.Lag, 10)))
+		grow("LAG", len(strconv.FormatInt(p.lag(r), 10)))
+		grow("AHEAD", len(strconv.FormatInt(r.Ahead, 10)))
 		grow("REC/S", len(formatCount(r.Rate)))
 	}
 	p.layout()
@@ -130,6 +138,10 @@ func (p *partitionsPane) advance(b *consumer.Batch) {
 		row.HighWatermark = max(row.HighWatermark, r.Until)
 		if b.State == offsets.StateAcked {
 			row.Stored = max(row.Stored, r.Until)
+			if row.Acked < r.Until {
+				row.Acked = r.Until
+				row.Ahead = max(0, row.Ahead-r.Records)
+			}
 		}
 		row.Lag = max(0, row.HighWatermark-row.NextOffset)
 		p.content["NEXT"] = max(p.content["NEXT"], len(formatOffset(row.NextOffset)))
@@ -171,7 +183,12 @@ func (p *partitionsPane) SetSize(w, h int) {
 // longest name up to 32 columns (longer topics are shortened, the
 // partition number always shows).
 func (p *partitionsPane) layout() {
-	cols := append([]column(nil), partitionColumns...)
+	cols := make([]column, 0, len(partitionColumns))
+	for _, c := range partitionColumns {
+		if c.title != "AHEAD" || p.manual {
+			cols = append(cols, c)
+		}
+	}
 	for title, w := range p.content {
 		limit := 0
 		if title == "PARTITION" {
@@ -190,11 +207,26 @@ func (p *partitionsPane) Update(msg tea.Msg) tea.Cmd {
 }
 
 func (p *partitionsPane) title() string {
-	var lag int64
+	var lag, ahead int64
 	for _, r := range p.rows {
-		lag += r.Lag
+		lag += p.lag(r)
+		ahead += r.Ahead
 	}
-	return "Partitions " + strconv.Itoa(len(p.rows)) + " · lag " + strconv.FormatInt(lag, 10)
+	s := "Partitions " + strconv.Itoa(len(p.rows)) + " · lag " + strconv.FormatInt(lag, 10)
+	if p.manual {
+		s += " from acked · " + strconv.FormatInt(ahead, 10) + " read ahead"
+	}
+	return s + p.orderTitle()
+}
+
+// lag is what LAG shows: HWM - NEXT, or with manual acks HWM - the acked
+// position, so a batch waiting for its ack and the records read past it
+// still count as lag.
+func (p *partitionsPane) lag(r consumer.PartitionStatus) int64 {
+	if p.manual {
+		return max(0, r.HighWatermark-r.Acked)
+	}
+	return r.Lag
 }
 
 // View draws only the visible rows, so 1000 partitions cost what a screen
@@ -225,10 +257,12 @@ func (p *partitionsPane) View() string {
 			case "HWM":
 				cells[c] = formatOffset(r.HighWatermark)
 			case "LAG":
-				cells[c] = strconv.FormatInt(r.Lag, 10)
-				if r.Lag > 0 {
+				cells[c] = strconv.FormatInt(p.lag(r), 10)
+				if p.lag(r) > 0 {
 					styles[c] = &p.theme.warn
 				}
+			case "AHEAD":
+				cells[c] = strconv.FormatInt(r.Ahead, 10)
 			case "REC/S":
 				cells[c] = formatCount(r.Rate)
 			case "TREND":
@@ -243,7 +277,7 @@ func (p *partitionsPane) View() string {
 			}
 		}
 		if sel {
-			lines = append(lines, markRow(&p.theme, renderRow(p.cols, cells), true, p.focused))
+			lines = append(lines, p.selectedRow(cells))
 		} else {
 			lines = append(lines, markRow(&p.theme, renderRow(p.cols, cells, styles...), false, p.focused))
 		}
@@ -280,7 +314,7 @@ func (p *partitionsPane) ShortHelp() []key.Binding {
 	if r, ok := p.selected(); ok && r.Paused {
 		pause = withHelp(pause, "resume partition")
 	}
-	return []key.Binding{p.keys.Seek, p.keys.Replay, pause}
+	return []key.Binding{p.keys.Seek, p.keys.SeekAll, p.keys.Replay, pause}
 }
 
 func (p *partitionsPane) FullHelp() [][]key.Binding {
@@ -344,4 +378,47 @@ func (p *partitionsPane) status(part offsets.Partition) (consumer.PartitionStatu
 		return p.rows[i], true
 	}
 	return consumer.PartitionStatus{}, false
+}
+
+// setBounds takes bounds listed now (a seek form opened): the log start
+// as listed, the high watermark never lower than known.
+func (p *partitionsPane) setBounds(bs map[offsets.Partition]offsets.Bounds) {
+	for part, b := range bs {
+		if i, ok := p.index[part]; ok {
+			row := &p.rows[i]
+			row.LogStart = b.LogStart
+			row.HighWatermark = max(row.HighWatermark, b.HighWatermark)
+			row.Lag = max(0, row.HighWatermark-row.NextOffset)
+		}
+	}
+}
+
+// moved shows a seek at once, before the next progress confirms it: NEXT
+// at the target, the bounds it was resolved with (so NEXT never shows
+// above HWM), SOURCE explicit.
+func (p *partitionsPane) moved(t consumer.SeekTarget) {
+	i, ok := p.index[t.Partition]
+	if !ok {
+		return
+	}
+	row := &p.rows[i]
+	row.NextOffset, row.Source = t.Offset, offsets.SourceExplicit
+	if t.Bounds.HighWatermark >= 0 {
+		row.LogStart = max(row.LogStart, t.Bounds.LogStart)
+		row.HighWatermark = max(row.HighWatermark, t.Bounds.HighWatermark)
+	}
+	row.HighWatermark = max(row.HighWatermark, row.NextOffset)
+	row.Lag = max(0, row.HighWatermark-row.NextOffset)
+}
+
+// selectedRow renders the selected row on the selection bar, except the
+// trend: block glyphs in reverse video turn into dark blocks on the light
+// bar, so the trend keeps its own colour on the plain background.
+func (p *partitionsPane) selectedRow(cells []string) string {
+	last := len(p.cols) - 1
+	if last < 1 || p.cols[last].title != "TREND" {
+		return markRow(&p.theme, renderRow(p.cols, cells), true, p.focused)
+	}
+	head := renderRow(p.cols[:last], cells[:last]) + "  "[:min(2, max(1, p.cols[last].gap))]
+	return markRow(&p.theme, head, true, p.focused) + p.theme.spark.Render(fit(cells[last], p.cols[last].width))
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
@@ -32,6 +33,11 @@ type TopicLister interface {
 type PickerOptions struct {
 	Cluster string
 	Brokers []string
+	// Ask, when set, asks where the picked topics start before the
+	// picker quits (StartChoice has the answer).
+	Ask StartAsker
+	// Now is the clock (default time.Now), for @-15m answers.
+	Now func() time.Time
 }
 
 // topicsMsg is the answer to listing request id; stale answers are dropped.
@@ -64,6 +70,8 @@ type Picker struct {
 	editing       bool
 	status        string
 	chosen        []string
+	asking        *startAsk // the start question, after the topics
+	startChoice   string
 	help          help.Model
 	keys          pickerKeys
 }
@@ -104,6 +112,9 @@ func (p *Picker) Close() { p.cancel() }
 // Chosen returns the picked topics in list order, or nil when the user
 // quit without picking.
 func (p *Picker) Chosen() []string { return p.chosen }
+
+// StartChoice returns the answer to "where to start" ("" when not asked).
+func (p *Picker) StartChoice() string { return p.startChoice }
 
 // Init starts listing the topics.
 func (p *Picker) Init() tea.Cmd { return p.list() }
@@ -163,6 +174,9 @@ func (p *Picker) key(k tea.KeyPressMsg) tea.Cmd {
 	p.status = ""
 	if ks == "ctrl+c" {
 		return tea.Quit
+	}
+	if p.asking != nil {
+		return p.askKey(k)
 	}
 	if p.editing {
 		return p.editKey(ks, k)
@@ -279,8 +293,39 @@ func (p *Picker) start() tea.Cmd {
 		p.status = "no topic to start with"
 		return nil
 	}
+	if p.opts.Ask != nil {
+		var records int64
+		for _, t := range p.all {
+			for _, name := range out {
+				if t.Name == name {
+					records += t.Records
+				}
+			}
+		}
+		p.asking = newStartAsk(p.opts.Ask(out), out, records)
+		p.chosen = out
+		return nil
+	}
 	p.chosen = out
 	return tea.Quit
+}
+
+// askKey handles the start question: enter starts, esc goes back to the
+// topics (the marks are kept).
+func (p *Picker) askKey(k tea.KeyPressMsg) tea.Cmd {
+	now := time.Now
+	if p.opts.Now != nil {
+		now = p.opts.Now
+	}
+	done, back, cmd := p.asking.key(k, now())
+	switch {
+	case back:
+		p.asking, p.chosen = nil, nil
+	case done:
+		p.startChoice = p.asking.input.Value()
+		return tea.Quit
+	}
+	return cmd
 }
 
 // Picker screen: header, framed list, status line, footer.
@@ -354,6 +399,9 @@ func (p *Picker) title() string {
 
 func (p *Picker) body() string {
 	th := &p.c.theme
+	if p.asking != nil {
+		return frame(th, p.asking.title(), p.asking.lines(th, p.width), p.width, p.bodyHeight(), true)
+	}
 	var lines []string
 	if p.editing || p.query != "" {
 		lines = append(lines, " "+p.filter.View())
@@ -388,6 +436,8 @@ func (p *Picker) body() string {
 func (p *Picker) statusLine() string {
 	th := &p.c.theme
 	switch {
+	case p.asking != nil:
+		return fit(th.dim.Render("starting with "+EscapeString(strings.Join(p.chosen, ", "))), p.width)
 	case p.status != "":
 		return fit(th.warn.Render(p.status), p.width)
 	case p.err != nil && p.all != nil:
@@ -402,6 +452,9 @@ func (p *Picker) statusLine() string {
 
 func (p *Picker) footer() string {
 	k := p.keys
+	if p.asking != nil {
+		return p.help.ShortHelpView(p.asking.help())
+	}
 	if p.editing {
 		return p.help.ShortHelpView([]key.Binding{
 			key.NewBinding(key.WithKeys("up", "down"), key.WithHelp("↑/↓", "move")), k.Mark,

@@ -15,6 +15,13 @@ import (
 // list topics is shown in the picker, never returned; the error is the
 // terminal's. NO_COLOR and extra options work as for Run.
 func PickTopics(ctx context.Context, l TopicLister, opts PickerOptions, extra ...tea.ProgramOption) ([]string, error) {
+	topics, _, err := PickStream(ctx, l, opts, extra...)
+	return topics, err
+}
+
+// PickStream is PickTopics that also returns the answer to the start
+// question (opts.Ask; "" when not asked).
+func PickStream(ctx context.Context, l TopicLister, opts PickerOptions, extra ...tea.ProgramOption) ([]string, string, error) {
 	m := NewPicker(l, opts)
 	defer m.Close()
 	popts := []tea.ProgramOption{tea.WithContext(ctx)}
@@ -24,9 +31,12 @@ func PickTopics(ctx context.Context, l TopicLister, opts PickerOptions, extra ..
 	_, err := tea.NewProgram(m, append(popts, extra...)...).Run()
 	if err != nil {
 		if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
-			return nil, nil
+			return nil, "", nil
 		}
-		return nil, fmt.Errorf("terminal UI: %w", err)
+		return nil, "", fmt.Errorf("terminal UI: %w", err)
 	}
-	return m.Chosen(), nil
+	if opts.Ask != nil && m.StartChoice() == "" {
+		return nil, "", nil // quit at the start question
+	}
+	return m.Chosen(), m.StartChoice(), nil
 }

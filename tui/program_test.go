@@ -36,7 +36,8 @@ func runProgram(t *testing.T, w, h int, opts Options, evs []consumer.Event, keys
 func runProgramProfile(t *testing.T, profile colorprofile.Profile, w, h int, opts Options, evs []consumer.Event, keys ...string) programRun {
 	t.Helper()
 	m, fs := newTestModel(t, w, h, opts)
-	t.Cleanup(func() { _ = fs.Close() })
+	fs.boundsGate = make(chan struct{})
+	t.Cleanup(func() { close(fs.boundsGate); _ = fs.Close() })
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(w, h), teatest.WithProgramOptions(
 		tea.WithColorProfile(profile),
 		tea.WithEnvironment([]string{"TERM=xterm-256color"}),

@@ -27,6 +27,9 @@ type record struct {
 	// Aborted is set for a record of an aborted transaction, which only
 	// a stream reading uncommitted delivers (consumer.Batch.IsAborted).
 	Aborted bool
+	// decoded keeps what the schema decoder made of the key and value,
+	// once the screen needed it (schema.go).
+	decoded decodedFields
 }
 
 // field is a key or value: nil when absent, else its first bytes and size.
@@ -105,15 +108,10 @@ func (r *record) size() int {
 	return n
 }
 
-// matches reports whether the key or value holds q, ASCII letters
-// compared without case. An empty q matches everything.
-func (r *record) matches(q string) bool {
-	return q == "" || containsFold(r.Key.Data, q) || containsFold(r.Value.Data, q)
-}
-
 // containsFold is a case-insensitive (ASCII) substring test that does not
-// allocate, so filtering MiB values on every key press stays cheap.
-func containsFold(b []byte, q string) bool {
+// allocate, so filtering MiB values on every key press stays cheap. The
+// records filter reaches it through matches (match.go).
+func containsFold[T string | []byte](b T, q string) bool {
 	n := len(q)
 	if n == 0 {
 		return true

@@ -28,6 +28,9 @@ type recordList struct {
 	focused  bool
 	cols     []column
 	multiTop bool // records of more than one topic: show topic names
+	// topics is set for a stream of several topics: PARTITION always
+	// shows topic[p], whatever topics one batch's samples hold.
+	topics bool
 	// content holds the widest OFFSET, PARTITION and KEY cell seen. It
 	// only grows, so columns stay put when another batch is shown.
 	content map[string]int
@@ -50,7 +53,7 @@ var recordColumns = []column{
 	{title: "PARTITION", width: 9, priority: 3},
 	{title: "TIMESTAMP", width: 12, priority: 4},
 	{title: "KEY", width: 6, priority: 2},
-	{title: "SIZE", width: 7, right: true, priority: 5},
+	{title: "SIZE", width: 8, right: true, priority: 5},
 	{title: "VALUE", width: 24, priority: 1, flex: true},
 }
 
@@ -78,7 +81,7 @@ func (l *recordList) measure(recs []*record) {
 // that grows while a replay runs).
 func (l *recordList) set(recs []*record, keepSel bool) {
 	l.all = recs
-	l.multiTop = false
+	l.multiTop = l.topics
 	for _, r := range recs {
 		if r.Topic != recs[0].Topic {
 			l.multiTop = true
@@ -111,7 +114,7 @@ func (l *recordList) appended(recs []*record) {
 		l.measure(recs[from:])
 	}
 	for i := from; i < len(recs); i++ {
-		if recs[i].matches(l.query) {
+		if l.schemas.matches(recs[i], l.query) {
 			l.shown = append(l.shown, i)
 		}
 	}
@@ -122,7 +125,7 @@ func (l *recordList) appended(recs []*record) {
 func (l *recordList) refilter() {
 	l.shown = l.shown[:0]
 	for i, r := range l.all {
-		if r.matches(l.query) {
+		if l.schemas.matches(r, l.query) {
 			l.shown = append(l.shown, i)
 		}
 	}
@@ -266,17 +269,25 @@ func (l *recordList) cell(r *record, col column) (string, *lipgloss.Style) {
 	case "TIMESTAMP":
 		return r.Timestamp.In(l.loc).Format("15:04:05.000"), &l.theme.dim
 	case "KEY":
-		return previewField(r.Key, col.width+1), nil
+		s, pending := l.schemas.preview(r, true, col.width+1)
+		if pending {
+			return s, &l.theme.dim
+		}
+		return s, nil
 	case "SIZE":
 		if r.Value.null() {
 			return "", nil
 		}
 		return formatBytes(int64(r.Value.Size)), &l.theme.dim
 	case "VALUE":
-		if r.Aborted {
-			return abortedMark + previewField(r.Value, col.width+1), &l.theme.warn
+		s, pending := l.schemas.preview(r, false, col.width+1)
+		switch {
+		case r.Aborted:
+			return abortedMark + s, &l.theme.warn
+		case pending:
+			return s, &l.theme.dim
 		}
-		return previewField(r.Value, col.width+1), nil
+		return s, nil
 	}
 	return "", nil
 }

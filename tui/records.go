@@ -16,7 +16,9 @@ type recordsPane struct {
 }
 
 func newRecordsPane(c *common) *recordsPane {
-	return &recordsPane{common: c, list: newRecordList(c)}
+	p := &recordsPane{common: c, list: newRecordList(c)}
+	p.list.empty = "no batch yet: the batches pane says why"
+	return p
 }
 
 // show switches to batch e's samples; showing the same batch again keeps
@@ -27,8 +29,13 @@ func (p *recordsPane) show(e *batchEntry) {
 	}
 	p.batch = e
 	if e == nil {
+		p.list.empty = "no batch yet: the batches pane says why"
 		p.list.set(nil, false)
 		return
+	}
+	p.list.empty = "no sample records in this batch"
+	if e.logged {
+		p.list.empty = "a batch of an earlier run: the store keeps its ranges, not its records (r replays them)"
 	}
 	p.list.set(e.samples, false)
 }
@@ -37,7 +44,10 @@ func (p *recordsPane) title() string {
 	if p.batch == nil {
 		return "Records"
 	}
-	s := fmt.Sprintf("Records · batch %d · %d samples", p.batch.ID, len(p.batch.samples))
+	s := fmt.Sprintf("Records · batch %d · %s", p.batch.ID, sampleCount(p.batch))
+	if p.batch.logged {
+		s = fmt.Sprintf("Records · batch %d · earlier run, records not kept", p.batch.ID)
+	}
 	if p.batch.samplesDropped {
 		s += " (dropped to bound memory)"
 	}

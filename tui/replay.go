@@ -206,7 +206,7 @@ func (v *replayView) Update(msg tea.Msg) tea.Cmd {
 		if msg.err != nil {
 			v.wmsg = v.theme.bad.Render("write failed: " + EscapeString(msg.err.Error()))
 		} else {
-			v.wmsg = v.theme.ok.Render(fmt.Sprintf("wrote %d records to %s", msg.records, EscapeString(msg.path)))
+			v.wmsg = v.theme.ok.Render(fmt.Sprintf("wrote %s to %s", plural(int64(msg.records), "record", "records"), EscapeString(msg.path)))
 		}
 		return nil
 	case tea.KeyPressMsg:
@@ -297,7 +297,7 @@ func (v *replayView) View() string {
 	case v.done:
 		state = v.theme.ok.Render("done in " + formatDuration(v.took))
 	}
-	summary := fmt.Sprintf("%3.0f%%  %d records · %s · %s", v.fraction()*100, v.total, formatBytes(v.bytes), state)
+	summary := fmt.Sprintf("%3.0f%%  %s · %s · %s", v.fraction()*100, plural(int64(v.total), "record", "records"), formatBytes(v.bytes), state)
 	if v.dropped > 0 {
 		summary += v.theme.warn.Render(fmt.Sprintf(" · %d not kept in memory (w reads them again)", v.dropped))
 	}

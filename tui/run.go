@@ -52,6 +52,9 @@ func Run(ctx context.Context, s Stream, ctl Controls, opts Options, extra ...tea
 	if runErr != nil && !(errors.Is(runErr, tea.ErrProgramKilled) && ctx.Err() != nil) {
 		return fmt.Errorf("terminal UI: %w", runErr)
 	}
+	if m.switchTo != "" {
+		return &SwitchCluster{Profile: m.switchTo}
+	}
 	if endErr != nil {
 		return endErr
 	}

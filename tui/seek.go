@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -13,29 +14,48 @@ import (
 	"github.com/kbatch-dev/kbatch/offsets"
 )
 
-// seekRequestMsg asks the root to seek (the form validated the text).
+// seekRule is the one rule of every seek, stated in the form and applied
+// by the stream (consumer.SeekTarget).
+const seekRule = "A seek lands between the log start and the high watermark: a target outside them " +
+	"(an offset, -N or a time past either end) moves to the nearest end, and the status line and the events pane say so."
+
+// seekRequestMsg asks the root to seek parts (the form validated the text).
 type seekRequestMsg struct {
-	id   int
-	part offsets.Partition
-	spec offsets.Spec
+	id    int
+	parts []offsets.Partition
+	spec  offsets.Spec
 }
 
 // seekDoneMsg is the stream's answer to a seek; id names the request.
+// moved holds the targets the stream moved to, in request order.
 type seekDoneMsg struct {
+	id    int
+	parts []offsets.Partition
+	moved []consumer.SeekTarget
+	err   error
+}
+
+// boundsMsg carries the bounds a seek form listed when it opened.
+type boundsMsg struct {
 	id     int
-	part   offsets.Partition
-	offset int64
+	bounds map[offsets.Partition]offsets.Bounds
+	at     time.Time
 	err    error
 }
 
-// seekForm asks where to move one partition. Invalid input is explained
-// in the form and changes nothing; the stream's refusal (outside log start
-// to high watermark) is shown the same way.
+// seekForm asks where to move one partition (s) or many (S: every
+// partition of the stream, or of one topic with TOPIC=). The bounds are
+// listed again when the form opens and at the seek itself, so the figures
+// shown are those the rule is applied with. Invalid input is explained
+// in the form and changes nothing.
 type seekForm struct {
 	*common
-	part consumer.PartitionStatus
-	// live returns the partition's status now, so the figures the user
-	// picks an offset from follow the stream while the form is open.
+	// parts are the partitions a target without TOPIC= moves; many is
+	// set for S.
+	parts []offsets.Partition
+	many  bool
+	// live returns a partition's status now, so the figures follow the
+	// stream while the form is open.
 	live    func(offsets.Partition) (consumer.PartitionStatus, bool)
 	input   textinput.Model
 	problem string
@@ -44,19 +64,48 @@ type seekForm struct {
 	now     func() time.Time
 	width   int
 	height  int
+	// listed are the bounds listed when the form opened (listedAt);
+	// boundsID names that request.
+	listed    map[offsets.Partition]offsets.Bounds
+	listedAt  time.Time
+	listErr   error
+	boundsID  int
+	refreshed func(map[offsets.Partition]offsets.Bounds)
+	// lag is LAG as the partitions pane computes it (from the acked
+	// position with manual acks), so the form and the pane agree.
+	lag     func(consumer.PartitionStatus) int64
+	lagFrom string
 }
 
-func newSeekForm(c *common, part consumer.PartitionStatus, prefill string, nextID *int, now func() time.Time) *seekForm {
+func newSeekForm(c *common, parts []offsets.Partition, many bool, prefill string, nextID *int, now func() time.Time) *seekForm {
 	in := textinput.New()
 	in.Prompt = "offset> "
 	in.Placeholder = "1234, earliest, latest, -100, @-15m, @2026-11-29T10:00:00Z"
+	if many {
+		in.Placeholder = "earliest, latest, -100, @-15m, 1234, or TOPIC=…, TOPIC:P=… as -o"
+	}
 	st := in.Styles()
 	st.Cursor.Blink = false
 	in.SetStyles(st)
 	in.SetValue(prefill)
 	in.CursorEnd()
 	in.Focus()
-	return &seekForm{common: c, part: part, input: in, nextID: nextID, now: now}
+	return &seekForm{common: c, parts: parts, many: many, input: in, nextID: nextID, now: now}
+}
+
+// listBounds is the Cmd that lists the form's partitions' bounds.
+func (f *seekForm) listBounds(ctl Controls) tea.Cmd {
+	sc, ok := ctl.(seekControls)
+	if !ok {
+		return nil
+	}
+	*f.nextID++
+	f.boundsID = *f.nextID
+	id, parts, now := f.boundsID, f.parts, f.now
+	return func() tea.Msg {
+		b, err := sc.Bounds(parts)
+		return boundsMsg{id: id, bounds: b, at: now(), err: err}
+	}
 }
 
 func (f *seekForm) SetSize(w, h int) {
@@ -66,6 +115,14 @@ func (f *seekForm) SetSize(w, h int) {
 
 func (f *seekForm) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
+	case boundsMsg:
+		if msg.id == f.boundsID {
+			f.listed, f.listedAt, f.listErr = msg.bounds, msg.at, msg.err
+			if msg.err == nil && f.refreshed != nil {
+				f.refreshed(msg.bounds)
+			}
+		}
+		return nil
 	case seekDoneMsg:
 		if msg.id != f.pending {
 			return nil // a stale answer; the root reports it in the status line
@@ -73,6 +130,9 @@ func (f *seekForm) Update(msg tea.Msg) tea.Cmd {
 		f.pending = 0
 		if msg.err != nil {
 			f.problem = msg.err.Error()
+			if len(msg.moved) > 0 {
+				f.problem = fmt.Sprintf("%d of %d partitions moved, then: %s", len(msg.moved), len(msg.parts), f.problem)
+			}
 			return nil
 		}
 		return func() tea.Msg { return closeViewMsg{} }
@@ -91,38 +151,152 @@ func (f *seekForm) submit() tea.Cmd {
 	if f.pending != 0 {
 		return nil
 	}
-	if strings.TrimSpace(f.input.Value()) == "" {
+	text := strings.TrimSpace(f.input.Value())
+	if text == "" {
 		f.problem = "type where to go: an offset, earliest, latest, -N or @TIME"
 		return nil
 	}
-	spec, err := offsets.ParseTarget(f.input.Value(), f.now())
-	if err != nil {
-		f.problem = err.Error()
+	parts, spec, problem := f.parse(text)
+	if problem != "" {
+		f.problem = problem
 		return nil
 	}
-	spec.Topic, spec.Partition = f.part.Topic, f.part.Partition.Partition
 	*f.nextID++
 	f.pending = *f.nextID
 	f.problem = ""
-	req := seekRequestMsg{id: f.pending, part: f.part.Partition, spec: spec}
+	req := seekRequestMsg{id: f.pending, parts: parts, spec: spec}
 	return func() tea.Msg { return req }
+}
+
+// parse reads the form's text: a target for the form's partitions, or
+// for S also -o's TOPIC=TARGET and TOPIC:PARTITION=TARGET, which pick
+// among them.
+func (f *seekForm) parse(text string) ([]offsets.Partition, offsets.Spec, string) {
+	if !f.many || !strings.Contains(text, "=") {
+		spec, err := offsets.ParseTarget(text, f.now())
+		if err != nil {
+			return nil, spec, err.Error()
+		}
+		return f.parts, spec, ""
+	}
+	spec, err := offsets.ParseSpec(text, f.now())
+	if err != nil {
+		return nil, spec, err.Error()
+	}
+	var parts []offsets.Partition
+	for _, p := range f.parts {
+		if p.Topic == spec.Topic && (spec.AllPartitions || p.Partition == spec.Partition) {
+			parts = append(parts, p)
+		}
+	}
+	if len(parts) == 0 {
+		if spec.AllPartitions {
+			return nil, spec, fmt.Sprintf("%s is not a topic of this stream (%s)", EscapeString(spec.Topic), EscapeString(strings.Join(topicsOf(f.parts), ", ")))
+		}
+		return nil, spec, fmt.Sprintf("%s is not a partition of this stream", EscapeString(offsets.Partition{Topic: spec.Topic, Partition: spec.Partition}.String()))
+	}
+	return parts, spec, ""
+}
+
+func topicsOf(parts []offsets.Partition) []string {
+	var out []string
+	for _, p := range parts {
+		if !slices.Contains(out, p.Topic) {
+			out = append(out, p.Topic)
+		}
+	}
+	return out
 }
 
 func (f *seekForm) capturing() bool { return true }
 
-func (f *seekForm) title() string { return "Seek " + EscapeString(f.part.Partition.String()) }
+func (f *seekForm) title() string {
+	if f.many {
+		return "Seek " + plural(int64(len(f.parts)), "partition", "partitions")
+	}
+	return "Seek " + EscapeString(f.parts[0].String())
+}
 
-func (f *seekForm) View() string {
-	p := f.part
+// status returns p's figures: the live status with the bounds listed
+// when the form opened, when they are fresher.
+func (f *seekForm) status(p offsets.Partition) consumer.PartitionStatus {
+	st := consumer.PartitionStatus{Partition: p, Stored: -1}
 	if f.live != nil {
-		if now, ok := f.live(p.Partition); ok {
-			p = now
+		if now, ok := f.live(p); ok {
+			st = now
 		}
 	}
-	about := wrap(fmt.Sprintf("Move %s to a new next offset. Records read but not yet in a batch are dropped; "+
-		"the next range starts there and is marked as a jump.", EscapeString(p.Partition.String())), f.width)
-	figures := wrap(fmt.Sprintf("next %d · log start %d · high watermark %d · lag %d · stored %s",
-		p.NextOffset, p.LogStart, p.HighWatermark, p.Lag, formatOffset(p.Stored)), f.width)
+	if b, ok := f.listed[p]; ok {
+		st.LogStart = b.LogStart
+		st.HighWatermark = max(st.HighWatermark, b.HighWatermark)
+		st.Lag = max(0, st.HighWatermark-st.NextOffset)
+	}
+	return st
+}
+
+// listedNote says where the bounds come from.
+func (f *seekForm) listedNote() string {
+	switch {
+	case f.listErr != nil:
+		return "listing the bounds failed (" + EscapeString(f.listErr.Error()) + "); shown as last known, listed again at the seek"
+	case f.listedAt.IsZero():
+		return "listing the bounds…; listed again at the seek"
+	}
+	return "bounds listed " + f.listedAt.In(f.loc).Format("15:04:05") + ", and again at the seek"
+}
+
+func (f *seekForm) figures() string {
+	if !f.many {
+		p := f.status(f.parts[0])
+		lag := p.Lag
+		if f.lag != nil {
+			lag = f.lag(p)
+		}
+		return fmt.Sprintf("next %d · log start %d · high watermark %d · lag %d%s · stored %s\n%s",
+			p.NextOffset, p.LogStart, p.HighWatermark, lag, f.lagFrom, formatOffset(p.Stored), f.listedNote())
+	}
+	var lines []string
+	for _, t := range topicsOf(f.parts) {
+		var n int
+		var ls, hwm [2]int64
+		for _, p := range f.parts {
+			if p.Topic != t {
+				continue
+			}
+			st := f.status(p)
+			if n == 0 {
+				ls, hwm = [2]int64{st.LogStart, st.LogStart}, [2]int64{st.HighWatermark, st.HighWatermark}
+			}
+			ls = [2]int64{min(ls[0], st.LogStart), max(ls[1], st.LogStart)}
+			hwm = [2]int64{min(hwm[0], st.HighWatermark), max(hwm[1], st.HighWatermark)}
+			n++
+		}
+		lines = append(lines, fmt.Sprintf("%s: %s · log start %s · high watermark %s", EscapeString(t),
+			plural(int64(n), "partition", "partitions"), span(ls), span(hwm)))
+	}
+	return strings.Join(append(lines, f.listedNote()), "\n")
+}
+
+// span renders a min…max pair, one number when they agree.
+func span(v [2]int64) string {
+	if v[0] == v[1] {
+		return fmt.Sprint(v[0])
+	}
+	return fmt.Sprintf("%d to %d", v[0], v[1])
+}
+
+func (f *seekForm) View() string {
+	var about string
+	if f.many {
+		about = fmt.Sprintf("Move %s to a new next offset each: a target moves every partition; TOPIC=TARGET one topic's, "+
+			"TOPIC:P=TARGET one (as -o). Records read but not yet in a batch are dropped; each next range starts there and is marked as a jump. ",
+			plural(int64(len(f.parts)), "partition", "partitions")) + seekRule
+	} else {
+		about = fmt.Sprintf("Move %s to a new next offset. Records read but not yet in a batch are dropped; "+
+			"the next range starts there and is marked as a jump. ", EscapeString(f.parts[0].String())) + seekRule
+	}
+	about = wrap(about, f.width)
+	figures := wrap(f.figures(), f.width)
 	var status string
 	switch {
 	case f.pending != 0:
@@ -130,7 +304,8 @@ func (f *seekForm) View() string {
 	case f.problem != "":
 		status = f.theme.bad.Render(wrap(EscapeString(f.problem), f.width))
 	default:
-		status = f.theme.dim.Render(wrap("an offset, earliest, latest, -N (N before the high watermark), @TIME (RFC 3339 or @-15m)", f.width))
+		status = f.theme.dim.Render(wrap("an offset, earliest, latest, -N (N before the high watermark), @TIME (RFC 3339 or @-15m); "+
+			"outside log start to high watermark it moves to the nearest end", f.width))
 	}
 	lines := []string{about, "", figures, "", f.input.View(), "", status}
 	// On a short screen the explanation goes first, then the blank

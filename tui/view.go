@@ -93,6 +93,7 @@ func (m *Model) View() tea.View {
 	v := tea.NewView(m.render())
 	v.AltScreen = true
 	v.WindowTitle = "kbatch " + EscapeString(m.stream.name)
+	v.MouseMode = tea.MouseModeCellMotion // mouse.go
 	return v
 }
 
@@ -148,8 +149,7 @@ func (m *Model) wideBody() string {
 func (m *Model) tabBar(dropped []segment) string {
 	var sb strings.Builder
 	for i, p := range m.panes {
-		name := strings.SplitN(p.title(), " ", 2)[0]
-		label := fmt.Sprintf("%d %s", i+1, name)
+		label := tabLabel(i, p)
 		if i == m.focus {
 			sb.WriteString(m.c.theme.tabActive.Render(label))
 		} else {
@@ -174,6 +174,11 @@ func (m *Model) tabBar(dropped []segment) string {
 		line += hint
 	}
 	return fit(line, m.width)
+}
+
+// tabLabel is pane i's tab: its number and the first word of its title.
+func tabLabel(i int, p pane) string {
+	return fmt.Sprintf("%d %s", i+1, strings.SplitN(p.title(), " ", 2)[0])
 }
 
 // centerText centres each line of msg in a w×h block.

@@ -45,7 +45,7 @@ func TestHelpListsEveryKey(t *testing.T) {
 		{"Next", k.Next.Keys()}, {"Prev", k.Prev.Keys()}, {"PauseAll", k.PauseAll.Keys()}, {"PausePart", k.PausePart.Keys()},
 		{"Seek", k.Seek.Keys()}, {"Replay", k.Replay.Keys()}, {"Ack", k.Ack.Keys()}, {"Step", k.Step.Keys()},
 		{"Filter", k.Filter.Keys()}, {"Copy", k.Copy.Keys()}, {"Write", k.Write.Keys()}, {"SparkExport", k.SparkExport.Keys()},
-		{"Help", k.Help.Keys()}, {"Quit", k.Quit.Keys()},
+		{"Help", k.Help.Keys()}, {"Quit", k.Quit.Keys()}, {"Decoded", k.Decoded.Keys()},
 	} {
 		for _, key := range b.keys {
 			name := map[string]string{"up": "↑", "down": "↓"}[key]

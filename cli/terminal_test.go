@@ -1,0 +1,26 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+)
+
+// TERM=dumb cannot draw the screen: watch, demo and spark say so in one
+// line and exit 2 before reaching a cluster; --no-tui still works there.
+func TestDumbTerminalIsRefusedInOneLine(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"-b", "127.0.0.1:1", "-t", "events"},
+		{"demo"},
+		{"spark", dir},
+	} {
+		r := execKbatch(t, []string{"TERM=dumb"}, args...)
+		if r.code != 2 || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 || !strings.Contains(r.stderr, "TERM=dumb cannot draw the screen") {
+			t.Fatalf("kbatch %v on TERM=dumb: exit %d, stderr %q", args, r.code, r.stderr)
+		}
+	}
+	r := execKbatch(t, []string{"TERM=dumb"}, "-b", "127.0.0.1:1", "-t", "events", "--no-tui")
+	if strings.Contains(r.stderr, "TERM=dumb") {
+		t.Fatalf("--no-tui refused on TERM=dumb: %q", r.stderr)
+	}
+}

@@ -1,0 +1,137 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+)
+
+// Profile is a [clusters.NAME] of the config, for c.
+type Profile struct {
+	Name    string
+	Brokers []string
+}
+
+// SwitchCluster is what Run returns when the user chose another cluster
+// profile with c: the stream is closed (positions stored, store closed by
+// the caller as on quit); the caller connects to Profile and shows the
+// topic picker.
+type SwitchCluster struct{ Profile string }
+
+func (s *SwitchCluster) Error() string { return "switch to cluster profile " + s.Profile }
+
+// clusterPicker is c: the config's profiles; enter asks to confirm, y
+// closes the stream and switches.
+type clusterPicker struct {
+	*common
+	profiles   []Profile
+	current    string
+	stream     string
+	cur        cursor
+	confirming bool
+	width      int
+}
+
+func (v *clusterPicker) SetSize(w, h int) {
+	v.width = w
+	v.cur.setHeight(max(1, min(h-4, 12)))
+}
+func (v *clusterPicker) capturing() bool { return true }
+func (v *clusterPicker) dialog() bool    { return true }
+func (v *clusterPicker) title() string   { return "Switch cluster" }
+
+// switchMsg asks the root to close the stream and switch to profile.
+type switchMsg struct{ profile string }
+
+func (v *clusterPicker) Update(msg tea.Msg) tea.Cmd {
+	k, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		return nil
+	}
+	ks := k.String()
+	if v.confirming {
+		switch ks {
+		case "y":
+			sw := switchMsg{profile: v.profiles[v.cur.sel].Name}
+			return func() tea.Msg { return sw }
+		case "n", "esc":
+			v.confirming = false
+		}
+		return nil
+	}
+	switch {
+	case ks == "esc" || ks == "q":
+		return closeView
+	case ks == "enter":
+		if v.profiles[v.cur.sel].Name != v.current {
+			v.confirming = true
+		}
+	default:
+		v.navKeys(ks, &v.cur)
+	}
+	return nil
+}
+
+func (v *clusterPicker) View() string {
+	th := &v.theme
+	if v.confirming {
+		p := v.profiles[v.cur.sel]
+		return strings.Join([]string{
+			th.warn.Render(wrap(fmt.Sprintf("Close stream %s and connect to cluster %s (%s)?", EscapeString(v.stream),
+				EscapeString(p.Name), brokerList(p.Brokers, 60)), v.width)),
+			"",
+			wrap("The stream stops as on quit: the batch being processed is acked, its positions stay in the store. "+
+				"Then the topic picker lists the new cluster's topics.", v.width),
+			"",
+			th.bold.Render("y switches") + th.dim.Render(" · n or esc goes back"),
+		}, "\n")
+	}
+	lines := []string{th.dim.Render(wrap("The [clusters.NAME] profiles of the config file:", v.width))}
+	from, until := v.cur.visible()
+	for i := from; i < until; i++ {
+		p := v.profiles[i]
+		name := EscapeString(p.Name)
+		if p.Name == v.current {
+			name += " (current)"
+		}
+		line := fit(name, 24) + " " + brokerList(p.Brokers, max(10, v.width-30))
+		lines = append(lines, markRow(th, line, i == v.cur.sel, true))
+	}
+	lines = append(lines, "", th.dim.Render("enter picks · esc cancels"))
+	return strings.Join(lines, "\n")
+}
+
+func (v *clusterPicker) ShortHelp() []key.Binding {
+	if v.confirming {
+		return []key.Binding{
+			key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "switch")),
+			key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "back")),
+		}
+	}
+	return []key.Binding{v.keys.Up, v.keys.Down,
+		key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "pick")), v.keys.Back}
+}
+func (v *clusterPicker) FullHelp() [][]key.Binding { return [][]key.Binding{v.ShortHelp()} }
+
+// openClusters is c.
+func (m *Model) openClusters() {
+	switch {
+	case len(m.opts.Profiles) == 0:
+		m.setStatus("no [clusters.NAME] profile in the config file to switch to (see config.example.toml)", m.c.theme.dim)
+		return
+	case m.controls == nil:
+		m.setStatus(errReadOnly.Error(), m.c.theme.dim)
+		return
+	}
+	v := &clusterPicker{common: m.c, profiles: m.opts.Profiles, current: m.opts.Cluster, stream: m.stream.name}
+	v.cur.setLen(len(v.profiles))
+	for i, p := range v.profiles {
+		if p.Name == m.opts.Cluster {
+			v.cur.sel = (i + 1) % len(v.profiles) // the next one, not where we are
+		}
+	}
+	v.cur.clamp()
+	m.pushView(v)
+}
