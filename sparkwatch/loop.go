@@ -206,10 +206,11 @@ func (l *sparkLoop) readBatch(cp *spark.Checkpoint, id int64, initial, sample bo
 		}
 		if id > 0 && !exists(cp, "offsets", id-1) {
 			l.lastSeen = id
-			if initial && len(cp.Batches) > 0 && id == cp.Batches[0] {
+			if initial && len(cp.Batches) > 1 && id == cp.Batches[0] {
 				// The oldest batch Spark keeps always starts in a purged
 				// file: that is retention, not news, and is not said at
-				// every start.
+				// every start (it still is when it is the only batch, or
+				// nothing would explain the empty screen).
 				return true
 			}
 			l.notice(offsets.NewEvent(time.Now(), CodeSparkPurged, offsets.Partition{Partition: -1}, fmt.Sprintf(
