@@ -175,3 +175,12 @@ SIM_TIME ?= 5m
 sim:
 	KBATCH_SIM_BUG_SEEDS=1 $(GO) test -count=1 -timeout 0 -run 'TestKnownBug' ./internal/sim
 	SIM_TIME=$(SIM_TIME) $(GO) test -count=1 -timeout 0 -run 'TestSim$$' -v ./internal/sim
+
+# Spark for real (docs/spark.md): PySpark 4.2.0 in a virtualenv under .cache/sparkenv, Java 17,
+# the broker of `make kafka-up`.
+#   make test-spark       a Structured Streaming query while a producer writes: kbatch spark live
+#                         beside it, watch --from-spark, offsets show --format spark and the e export
+#                         in Spark batch queries, the job of replay --emit spark
+.PHONY: test-spark
+test-spark:
+	@./scripts/spark-test.sh

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -45,10 +46,11 @@ func offsetsReadJSONFile(stdin io.Reader, stderr io.Writer, path string) (offset
 
 // offsetsReadSpark reads --from-spark: the offsets the query last committed.
 func offsetsReadSpark(stderr io.Writer, dir string, source int) (offsetsImported, error) {
-	cp, err := spark.Open(dir)
+	cp, done, err := openSparkCheckpoint(context.Background(), dir)
 	if err != nil {
 		return offsetsImported{}, err
 	}
+	defer done()
 	pos, err := cp.CommittedOffsets(source)
 	if errors.Is(err, spark.ErrNoKafkaSource) || errors.Is(err, spark.ErrSeveralKafkaSources) {
 		return offsetsImported{}, usageError{err}

@@ -28,6 +28,7 @@ type replayOptions struct {
 	isolation   string
 	format      string
 	dec         decodeFlags
+	emit        replayEmitOptions
 }
 
 func newReplayCommand(g *globalOptions) *cobra.Command {
@@ -57,13 +58,23 @@ concurrently; each partition's records come out in offset order.
 FILE is complete or left as it was. A summary always ends on stderr, with a
 progress line before it when stderr is a terminal.
 
+--emit spark reads nothing: it resolves the RANGEs on the cluster and writes
+a ready Spark job into the folder --out DIR, kbatch_replay.py (PySpark) and
+KbatchReplay.scala, that reads exactly those offsets (assign,
+startingOffsets, endingOffsets) and writes them as --spark-format (parquet
+or json) to --spark-output PATH: for a replay too big for one machine. The
+bootstrap servers and security settings come from the connection (flags,
+environment, --cluster profile); secrets are never written, the job reads
+the SASL password from $KAFKA_SASL_PASSWORD.
+
 Exit codes: 0 done, 1 failure, 2 bad RANGE or flag, unknown topic or
 partition, 3 some requested offsets were below the log start.`,
 		Example: `  kbatch replay events:3:1200-1350 --out incident.jsonl
   kbatch replay 'events:*:earliest-latest' --out /dev/null
   kbatch replay events:1:@2026-11-29T10:00:00Z-@-5m --isolation committed
   kbatch replay events:0,2:100-200 --to-topic events-retry
-  kbatch replay events:0:100-200 events:1:5-latest --to-topic retry --to-partition 0`,
+  kbatch replay events:0:100-200 events:1:5-latest --to-topic retry --to-partition 0
+  kbatch replay 'events:*:@-24h-latest' --emit spark --out job/ --spark-output s3a://lake/replay/`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usagef("replay needs at least one RANGE (TOPIC:PARTITIONS:FROM-UNTIL, e.g. events:0:100-200)")
@@ -83,6 +94,7 @@ partition, 3 some requested offsets were below the log start.`,
 	f.StringVar(&o.format, "format", "json", "shape of the record lines: json (kbatch's) or kcat (kcat -J's)")
 	addDecodeFlags(f, &o.dec)
 	f.StringVar(&o.isolation, "isolation", "uncommitted", "committed: skip aborted transactions; uncommitted: read everything, like Kafka's default")
+	addReplayEmitFlags(f, &o.emit)
 	return cmd
 }
 
@@ -138,6 +150,9 @@ func (o *replayOptions) plan(args []string, now time.Time) (replayPlan, error) {
 // runReplay parses and checks everything it can before it reads anything:
 // RANGEs and flags, then topics, partitions and the --to-topic target.
 func runReplay(ctx context.Context, g *globalOptions, o *replayOptions, args []string, stdout, stderr io.Writer) error {
+	if o.emit.target != "" {
+		return runReplayEmit(g, o, args, stdout, stderr)
+	}
 	p, err := o.plan(args, time.Now())
 	if err != nil {
 		return err

@@ -93,9 +93,11 @@ func runSpark(ctx context.Context, g *globalOptions, o *sparkOptions, dir string
 	}
 	// A folder that is not a readable checkpoint fails before the cluster
 	// is reached.
-	if _, err := spark.Open(dir); err != nil {
+	_, done, err := openSparkCheckpoint(ctx, dir)
+	if err != nil {
 		return err
 	}
+	done()
 	cfg := sparkwatch.Config{Dir: dir, Source: o.source, Interval: o.interval, Last: o.last,
 		Once: o.once, MaxBatches: o.batches}
 	client, cc, err := offsetsCluster(g)

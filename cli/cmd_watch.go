@@ -18,7 +18,6 @@ import (
 	"github.com/kbatch-dev/kbatch/consumer"
 	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
-	"github.com/kbatch-dev/kbatch/offsets/spark"
 	"github.com/kbatch-dev/kbatch/record"
 	"github.com/kbatch-dev/kbatch/tui"
 )
@@ -534,10 +533,11 @@ func writeJSONLines(stream *consumer.Stream, stdout io.Writer) error {
 
 // importSpark reads the offsets a Spark query last committed (--from-spark).
 func importSpark(dir string) (map[offsets.Partition]int64, error) {
-	cp, err := spark.Open(dir)
+	cp, done, err := openSparkCheckpoint(context.Background(), dir)
 	if err != nil {
 		return nil, err
 	}
+	defer done()
 	pos, err := cp.CommittedOffsets(-1)
 	if err != nil {
 		return nil, err

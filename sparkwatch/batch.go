@@ -18,6 +18,9 @@ const (
 	// CodeSparkUnreadable: a checkpoint file could not be read or parsed;
 	// the watch keeps polling and says when it can read it again.
 	CodeSparkUnreadable = "spark-unreadable"
+	// CodeSparkRecreated: the checkpoint's metadata id changed: the
+	// folder was deleted and a new query started in it.
+	CodeSparkRecreated = "spark-recreated"
 )
 
 // sparkBatch turns one Spark micro-batch into a kbatch batch. The batch id

@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"time"
@@ -58,6 +55,10 @@ type sparkLoop struct {
 	// polls.
 	stuck      int64
 	stuckPolls int
+
+	// queryID is the metadata id last read: a new one means the
+	// checkpoint was deleted and a new query started in its place.
+	queryID string
 
 	acked   int   // batches reported committed
 	records int64 // their records
@@ -132,10 +133,16 @@ func (l *sparkLoop) trouble(err error) {
 // (at start, the newest cfg.Last of those present) and batches Spark has
 // committed since.
 func (l *sparkLoop) poll(initial bool) {
-	cp, err := spark.Open(l.cfg.Dir)
+	cp, err := spark.OpenStore(l.w.store)
 	if err != nil {
 		l.trouble(err)
 		return
+	}
+	if cp.ID != "" && l.queryID != "" && cp.ID != l.queryID {
+		l.recreated(cp)
+	}
+	if cp.ID != "" {
+		l.queryID = cp.ID
 	}
 	var ids []int64
 	for _, id := range cp.Batches {
@@ -199,6 +206,13 @@ func (l *sparkLoop) readBatch(cp *spark.Checkpoint, id int64, initial, sample bo
 		}
 		if id > 0 && !exists(cp, "offsets", id-1) {
 			l.lastSeen = id
+			if initial && len(cp.Batches) > 1 && id == cp.Batches[0] {
+				// The oldest batch Spark keeps always starts in a purged
+				// file: that is retention, not news, and is not said at
+				// every start (it still is when it is the only batch, or
+				// nothing would explain the empty screen).
+				return true
+			}
 			l.notice(offsets.NewEvent(time.Now(), CodeSparkPurged, offsets.Partition{Partition: -1}, fmt.Sprintf(
 				"spark batch %d is not shown: offsets/%d, where it starts, was purged by Spark (it keeps the last spark.sql.streaming.minBatchesToRetain batches, default 100)",
 				id, id-1)))
@@ -219,7 +233,7 @@ func (l *sparkLoop) readBatch(cp *spark.Checkpoint, id int64, initial, sample bo
 		}
 		return false
 	}
-	b, notices := sparkBatch(br, l.batchTime(cp, id), l.bounds)
+	b, notices := sparkBatch(br, l.batchTime(br.Log, cp, id), l.bounds)
 	if br.Committed {
 		b.Duration, b.AckedAt = took(cp, id)
 	}
@@ -263,37 +277,48 @@ func (l *sparkLoop) commit(cp *spark.Checkpoint, id int64) {
 
 // batchTime is when Spark planned batch id: batchTimestampMs of its offset
 // log, else the file's modification time, else now.
-func (l *sparkLoop) batchTime(cp *spark.Checkpoint, id int64) time.Time {
-	if log, err := cp.OffsetLog(id); err == nil {
-		if t, ok := log.BatchTime(); ok {
-			return t
-		}
+func (l *sparkLoop) batchTime(log spark.OffsetLog, cp *spark.Checkpoint, id int64) time.Time {
+	if t, ok := log.BatchTime(); ok {
+		return t
 	}
-	if fi, err := os.Stat(logPath(cp, "offsets", id)); err == nil {
-		return fi.ModTime()
+	if t, ok := cp.FileTime("offsets", id); ok {
+		return t
 	}
 	return time.Now()
 }
 
 // took is how long Spark ran batch id, from writing offsets/id to writing
-// commits/id, and when it committed; zero when the files do not say.
+// commits/id, and when it committed, as the checkpoint's listing says; zero
+// when it does not.
 func took(cp *spark.Checkpoint, id int64) (time.Duration, time.Time) {
-	c, err := os.Stat(logPath(cp, "commits", id))
-	if err != nil {
+	c, ok := cp.FileTime("commits", id)
+	if !ok {
 		return 0, time.Time{}
 	}
-	o, err := os.Stat(logPath(cp, "offsets", id))
-	if err != nil {
-		return 0, c.ModTime()
+	o, ok := cp.FileTime("offsets", id)
+	if !ok {
+		return 0, c
 	}
-	return max(0, c.ModTime().Sub(o.ModTime())), c.ModTime()
+	return max(0, c.Sub(o)), c
 }
 
 func logPath(cp *spark.Checkpoint, log string, id int64) string {
-	return filepath.Join(cp.Dir, log, strconv.FormatInt(id, 10))
+	return cp.Store().Path(log + "/" + strconv.FormatInt(id, 10))
 }
 
 func exists(cp *spark.Checkpoint, log string, id int64) bool {
-	_, err := os.Stat(logPath(cp, log, id))
-	return !errors.Is(err, fs.ErrNotExist)
+	return cp.Exists(log, id)
+}
+
+// recreated reports that the checkpoint now belongs to another query (its
+// metadata id changed: it was deleted and a query started afresh in the
+// same place) and starts over with the new query's batches.
+func (l *sparkLoop) recreated(cp *spark.Checkpoint) {
+	l.notice(offsets.NewEvent(time.Now(), CodeSparkRecreated, offsets.Partition{Partition: -1}, fmt.Sprintf(
+		"spark checkpoint %s was recreated: its query id changed from %s to %s; showing the new query's batches from batch 0",
+		cp.Dir, l.queryID, cp.ID)))
+	l.lastSeen = -1
+	l.committed = -1
+	clear(l.running)
+	l.stuck, l.stuckPolls = -1, 0
 }

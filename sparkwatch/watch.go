@@ -3,6 +3,7 @@ package sparkwatch
 import (
 	"context"
 	"fmt"
+	"path"
 	"path/filepath"
 	"sync"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
 	"github.com/kbatch-dev/kbatch/offsets/spark"
+	"github.com/kbatch-dev/kbatch/offsets/spark/objstore"
 	"github.com/kbatch-dev/kbatch/record"
 )
 
@@ -25,7 +27,8 @@ type SampleReader interface {
 // Config configures a watch of a Spark Structured Streaming
 // checkpoint (kbatch spark).
 type Config struct {
-	// Dir is the query's checkpointLocation. It is only ever read.
+	// Dir is the query's checkpointLocation: a folder or an object-store
+	// URL (package objstore). It is only ever read.
 	Dir string
 	// Source is the ordinal of the Kafka source, or -1 for the query's
 	// only one.
@@ -99,6 +102,8 @@ func (c *Config) defaults() error {
 // screen shows it read-only).
 type Watch struct {
 	cfg     Config
+	store   objstore.Store
+	loc     string
 	queryID string
 	source  int
 	events  chan consumer.Event
@@ -118,7 +123,19 @@ func Start(ctx context.Context, cfg Config) (*Watch, error) {
 	if err := cfg.defaults(); err != nil {
 		return nil, err
 	}
-	cp, err := spark.Open(cfg.Dir)
+	store, err := objstore.Open(ctx, cfg.Dir)
+	if err != nil {
+		return nil, err
+	}
+	w, err := start(ctx, cfg, store)
+	if err != nil {
+		_ = store.Close()
+	}
+	return w, err
+}
+
+func start(ctx context.Context, cfg Config, store objstore.Store) (*Watch, error) {
+	cp, err := spark.OpenStore(store)
 	if err != nil {
 		return nil, err
 	}
@@ -126,7 +143,7 @@ func Start(ctx context.Context, cfg Config) (*Watch, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &Watch{cfg: cfg, queryID: cp.ID, source: pos.Source}
+	w := &Watch{cfg: cfg, store: store, loc: store.Location(), queryID: cp.ID, source: pos.Source}
 	if w.source < 0 {
 		w.source = cfg.Source // a named v2 source: found again by content
 	}
@@ -156,19 +173,20 @@ func Start(ctx context.Context, cfg Config) (*Watch, error) {
 	if brokers == nil {
 		brokers = []string{}
 	}
-	st := &consumer.Started{Stream: "spark:" + filepath.Base(cp.Dir), Brokers: brokers, Topics: topics}
+	st := &consumer.Started{Stream: "spark:" + path.Base(filepath.ToSlash(cp.Dir)), Brokers: brokers, Topics: topics}
 	for _, s := range sparkStatuses(parts, next, pos.Offsets, bounds, nil) {
 		st.Starts = append(st.Starts, offsets.Start{Partition: s.Partition, NextOffset: s.NextOffset, Source: s.Source, Bounds: s.Bounds})
 	}
 	w.started = st
 	w.events = make(chan consumer.Event, cfg.Events)
 	ctx, w.cancel = context.WithCancel(ctx)
-	l := &sparkLoop{w: w, ctx: ctx, cfg: cfg, parts: parts, next: next, stored: pos.Offsets, committed: cp.Committed,
+	l := &sparkLoop{w: w, ctx: ctx, cfg: cfg, queryID: cp.ID, parts: parts, next: next, stored: pos.Offsets, committed: cp.Committed,
 		bounds: bounds, lastSeen: -1, stuck: -1, running: map[int64]*consumer.Batch{}, rates: sparkRates{window: sparkRateWindow},
 		boundsDone: make(chan boundsResult, 1)}
 	w.wg.Add(1)
 	go func() {
 		defer w.wg.Done()
+		defer store.Close()
 		l.run()
 	}()
 	return w, nil
@@ -187,7 +205,7 @@ func (w *Watch) endOffsets(cp *spark.Checkpoint, id int64) (spark.Offsets, error
 			found = append(found, s)
 		}
 	}
-	path := filepath.Join(cp.Dir, "offsets", fmt.Sprint(id))
+	path := logPath(cp, "offsets", id)
 	switch {
 	case len(found) != 1:
 		return nil, fmt.Errorf("spark checkpoint %s: %w: cannot tell which line is the Kafka source", path, spark.ErrNoKafkaSource)
@@ -206,8 +224,18 @@ func (w *Watch) Events() <-chan consumer.Event { return w.events }
 // Started returns the start event, which is also the first on Events.
 func (w *Watch) Started() *consumer.Started { return w.started }
 
-// Checkpoint is the checkpoint folder watched, cleaned.
-func (w *Watch) Checkpoint() string { return filepath.Clean(w.cfg.Dir) }
+// Checkpoint is the checkpoint watched: the folder, cleaned, or the URL
+// without its query.
+func (w *Watch) Checkpoint() string {
+	if w.loc == "" {
+		return filepath.Clean(w.cfg.Dir)
+	}
+	return w.loc
+}
+
+// Requests is how many requests the watch has sent to the object store so
+// far (0 for a folder).
+func (w *Watch) Requests() int64 { return w.store.Requests() }
 
 // Close stops polling and waits for the watch to end; the reader of
 // Events gets *consumer.Ended (reason "closed") and the channel closes.

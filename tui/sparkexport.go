@@ -60,7 +60,7 @@ func (m *Model) exportSpark() tea.Cmd {
 		m.setStatus(fmt.Sprintf("batch %d is no longer kept on screen", e.ID), m.c.theme.warn)
 		return nil
 	}
-	text := "startingOffsets=" + starting + "\nendingOffsets=" + ending
+	text := sparkExportText(starting, ending)
 	id := e.ID
 	m.pushView(newTextView(m.c, fmt.Sprintf("Spark options · batch %d", id), func(int) string {
 		return EscapeString("startingOffsets="+starting) + "\n" + EscapeString("endingOffsets="+ending) + "\n\n" +
@@ -70,4 +70,9 @@ func (m *Model) exportSpark() tea.Cmd {
 	}))
 	m.setStatus(fmt.Sprintf("copied batch %d's startingOffsets/endingOffsets with OSC 52", id), m.c.theme.ok)
 	return tea.SetClipboard(text + "\n")
+}
+
+// sparkExportText is what e copies: "startingOffsets=...\nendingOffsets=...".
+func sparkExportText(starting, ending string) string {
+	return "startingOffsets=" + starting + "\nendingOffsets=" + ending
 }

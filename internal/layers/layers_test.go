@@ -28,15 +28,18 @@ var rank = map[string]int{
 	// offsets/exchange is kbatch's offsets document; its "next" is Spark's
 	// offset JSON, so it sits above offsets/spark.
 	"offsets/exchange": 3,
-	"config":           2,
-	"kafka":            3,
-	"consumer":         4,
-	"replay":           5,
-	"sparkwatch":       6,
-	"tui":              7,
-	"demo":             7,
-	"cli":              8,
-	"":                 9, // main
+	// offsets/spark/objstore opens a checkpoint in a folder or an object
+	// store (gocloud.dev) as an offsets/spark Store.
+	"offsets/spark/objstore": 3,
+	"config":                 2,
+	"kafka":                  3,
+	"consumer":               4,
+	"replay":                 5,
+	"sparkwatch":             6,
+	"tui":                    7,
+	"demo":                   7,
+	"cli":                    8,
+	"":                       9, // main
 }
 
 // owners names, for a library that owns a resource, the only packages
@@ -46,6 +49,7 @@ var owners = map[string][]string{
 	"github.com/IBM/sarama":   {"kafka"},
 	"charm.land/bubbletea/v2": {"tui"},
 	"go.etcd.io/bbolt":        {"offsets"},
+	"gocloud.dev":             {"offsets/spark/objstore"},
 }
 
 // packages returns the module's package directories (relative, "" for

@@ -22,6 +22,8 @@ type BatchRanges struct {
 	// committed batch as of Open; false means Spark planned it but had not
 	// committed it, and re-runs it over the same ranges on restart.
 	Committed bool
+	// Log is offsets/ID as parsed (its metadata has the batch's time).
+	Log OffsetLog
 }
 
 // Batch returns the ranges Spark batch id read from a Kafka source: from
@@ -54,7 +56,7 @@ func (c *Checkpoint) Batch(id int64, source int) (BatchRanges, error) {
 	if err != nil {
 		return BatchRanges{}, err
 	}
-	return BatchRanges{ID: id, Start: start, End: end.Kafka, Committed: id <= c.Committed}, nil
+	return BatchRanges{ID: id, Start: start, End: end.Kafka, Committed: id <= c.Committed, Log: log}, nil
 }
 
 // batchStart finds where batch id of source end started.

@@ -4,14 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
-	"syscall"
+	"time"
 )
 
 // maxFileSize caps how much of one checkpoint file is read. Real offset logs
@@ -19,8 +15,8 @@ import (
 // this big is not a checkpoint file.
 const maxFileSize = 16 << 20
 
-// Checkpoint is a Spark Structured Streaming checkpoint directory as Open
-// found it: the query id and which offset and commit log files existed.
+// Checkpoint is a Spark Structured Streaming checkpoint as Open found it:
+// the query id and which offset and commit log files existed.
 //
 // Open takes a snapshot of the listings; the methods read files on demand and
 // never modify the Checkpoint, so they may be called concurrently. A running
@@ -29,7 +25,8 @@ const maxFileSize = 16 << 20
 // can be gone when read: that is an error naming the file, and Open again
 // gives a fresh snapshot.
 type Checkpoint struct {
-	// Dir is the checkpoint directory, as given to Open but cleaned.
+	// Dir is the checkpoint's location, as given to Open but cleaned: a
+	// folder, or an object-store URL (Store.Location).
 	Dir string
 	// ID is the query id from the metadata file ("" if there is none).
 	ID string
@@ -43,74 +40,91 @@ type Checkpoint struct {
 	// log, Spark 2.1).
 	Committed int64
 
-	// realDir is Dir with its symlinks resolved: files are read only when
-	// they resolve to a place under it.
-	realDir string
+	store Store
+	// times are the modification times of the listed offsets/ and commits/
+	// files, by log and batch id.
+	times map[string]map[int64]time.Time
 }
 
-// Open reads the checkpoint directory dir: the query id from metadata and the
+// Open reads the checkpoint folder dir: see OpenStore.
+func Open(dir string) (*Checkpoint, error) {
+	s, err := NewDirStore(dir)
+	if err != nil {
+		return nil, err
+	}
+	return OpenStore(s)
+}
+
+// OpenStore reads the checkpoint in s: the query id from metadata and the
 // listings of offsets/ and commits/, whose last commit file it parses (so a
 // commit log from a newer Spark is refused here). File names that are not a
 // batch number are ignored, as Spark ignores them: checksum files (.0.crc),
 // temporary files (.0.<uuid>.tmp) and anything else. A missing commits/
-// directory is fine (Spark 2.1 had none). Open reads only; it creates
-// nothing.
-func Open(dir string) (*Checkpoint, error) {
-	dir = filepath.Clean(dir)
-	fi, err := os.Stat(dir)
-	if err != nil {
-		return nil, fileError(dir, err)
-	}
-	if !fi.IsDir() {
-		return nil, fmt.Errorf("spark checkpoint %s: not a directory", dir)
-	}
-	c := &Checkpoint{Dir: dir, Committed: -1}
-	if c.realDir, err = filepath.EvalSymlinks(dir); err != nil {
-		return nil, fileError(dir, err)
-	}
-
-	metaPath := filepath.Join(dir, "metadata")
-	meta, err := c.readFile(metaPath)
+// directory is fine (Spark 2.1 had none). It reads only; it creates
+// nothing. Against an object store it makes four requests: metadata, the
+// listings of offsets/ and commits/ (one page each up to 1000 files, and
+// Spark keeps about 100), and the last commit file.
+func OpenStore(s Store) (*Checkpoint, error) {
+	c := &Checkpoint{Dir: s.Location(), Committed: -1, store: s, times: map[string]map[int64]time.Time{}}
+	meta, err := c.readFile("metadata")
 	hasMeta := err == nil
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
 	if hasMeta {
 		if c.ID, err = parseStreamMetadata(meta); err != nil {
-			return nil, fmt.Errorf("spark checkpoint %s: %w", metaPath, err)
+			return nil, fmt.Errorf("spark checkpoint %s: %w", s.Path("metadata"), err)
 		}
 	}
 
 	var hasOffsetDir bool
-	if c.Batches, hasOffsetDir, err = listBatchIDs(filepath.Join(dir, "offsets")); err != nil {
+	if c.Batches, hasOffsetDir, err = c.listBatchIDs("offsets"); err != nil {
 		return nil, err
 	}
 	if !hasMeta && !hasOffsetDir {
-		return nil, fmt.Errorf("spark checkpoint %s: not a Spark checkpoint (no metadata file and no offsets/ directory)", dir)
+		return nil, fmt.Errorf("spark checkpoint %s: not a Spark checkpoint (no metadata file and no offsets/ directory)", c.Dir)
 	}
-	if c.Commits, _, err = listBatchIDs(filepath.Join(dir, "commits")); err != nil {
+	if c.Commits, _, err = c.listBatchIDs("commits"); err != nil {
 		return nil, err
 	}
 	if n := len(c.Commits); n > 0 {
 		last := c.Commits[n-1]
-		path := c.path("commits", last)
-		b, err := c.readFile(path)
+		b, err := c.readFile(c.name("commits", last))
 		if err != nil {
 			return nil, err
 		}
 		if _, err := ParseCommitLog(b); err != nil {
-			return nil, fmt.Errorf("spark checkpoint %s: %w", path, err)
+			return nil, fmt.Errorf("spark checkpoint %s: %w", c.path("commits", last), err)
 		}
 		c.Committed = last
 	}
 	return c, nil
 }
 
+// Store is where the checkpoint's files are read from.
+func (c *Checkpoint) Store() Store { return c.store }
+
+// FileTime is when offsets/<id> or commits/<id> (log "offsets" or
+// "commits") was written, as listed by Open; false when it was not listed
+// or the listing had no time.
+func (c *Checkpoint) FileTime(log string, id int64) (time.Time, bool) {
+	t, ok := c.times[log][id]
+	return t, ok && !t.IsZero()
+}
+
+// Exists says whether offsets/<id> or commits/<id> exists now (not as
+// listed by Open). An error other than "does not exist" counts as
+// existing.
+func (c *Checkpoint) Exists(log string, id int64) bool {
+	_, err := c.store.Stat(c.name(log, id))
+	return !errors.Is(err, fs.ErrNotExist)
+}
+
 // OffsetLog reads and parses offsets/<id>. It reads the file even when id is
 // not in Batches, so batches written after Open can be read.
 func (c *Checkpoint) OffsetLog(id int64) (OffsetLog, error) {
 	path := c.path("offsets", id)
-	b, err := c.readFile(path)
+	b, err := c.readFile(c.name("offsets", id))
 	if err != nil {
 		return OffsetLog{}, err
 	}
@@ -124,8 +138,9 @@ func (c *Checkpoint) OffsetLog(id int64) (OffsetLog, error) {
 // initialOffsets reads sources/<dir>/0, the Kafka initial offsets of a
 // source.
 func (c *Checkpoint) initialOffsets(dir string) (Offsets, error) {
-	path := filepath.Join(c.Dir, "sources", dir, "0")
-	b, err := c.readFile(path)
+	name := "sources/" + dir + "/0"
+	path := c.store.Path(name)
+	b, err := c.readFile(name)
 	if err != nil {
 		return nil, err
 	}
@@ -136,9 +151,14 @@ func (c *Checkpoint) initialOffsets(dir string) (Offsets, error) {
 	return o, nil
 }
 
-// path is the file of batch id in the log directory log.
+// name is the file of batch id in the log directory log, "offsets/7".
+func (c *Checkpoint) name(log string, id int64) string {
+	return log + "/" + strconv.FormatInt(id, 10)
+}
+
+// path is the file of batch id in the log directory log, for messages.
 func (c *Checkpoint) path(log string, id int64) string {
-	return filepath.Join(c.Dir, log, strconv.FormatInt(id, 10))
+	return c.store.Path(c.name(log, id))
 }
 
 // parseStreamMetadata reads the query id from the metadata file,
@@ -153,39 +173,30 @@ func parseStreamMetadata(b []byte) (string, error) {
 	return md.ID, nil
 }
 
-// listBatchIDs lists the batch files of a log directory, ascending. exists is
-// false, with no error, when the directory does not exist.
-func listBatchIDs(dir string) (ids []int64, exists bool, err error) {
-	entries, err := readDir(dir)
+// listBatchIDs lists the batch files of a log directory, ascending, and
+// keeps their modification times. exists is false, with no error, when the
+// directory does not exist.
+func (c *Checkpoint) listBatchIDs(log string) (ids []int64, exists bool, err error) {
+	entries, err := c.store.ReadDir(log)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, false, nil
 	}
 	if err != nil {
-		return nil, false, fileError(dir, err)
+		return nil, false, err
 	}
+	times := map[int64]time.Time{}
 	for _, e := range entries {
-		if e.IsDir() {
+		if e.Dir {
 			continue
 		}
-		if id, ok := batchID(e.Name()); ok {
+		if id, ok := batchID(e.Name); ok {
 			ids = append(ids, id)
+			times[id] = e.ModTime
 		}
 	}
 	slices.Sort(ids)
+	c.times[log] = times
 	return ids, true, nil
-}
-
-// readDir lists a folder of the checkpoint. Something else at its place (a
-// FIFO, whose open would block) is an error and is not opened.
-func readDir(dir string) ([]os.DirEntry, error) {
-	fi, err := os.Stat(dir)
-	if err != nil {
-		return nil, err
-	}
-	if !fi.IsDir() {
-		return nil, syscall.ENOTDIR
-	}
-	return os.ReadDir(dir)
 }
 
 // batchID parses a batch file name. Only the canonical decimal form counts,
@@ -198,70 +209,10 @@ func batchID(name string) (int64, bool) {
 	return id, true
 }
 
-// readFile reads a checkpoint file of at most maxFileSize bytes. It reads
-// only a regular file that is, once symlinks are resolved, inside the
-// checkpoint directory: a FIFO, a device or a socket is refused without
-// being opened for reading (the open is non-blocking, and the file is
-// checked again on the open descriptor), so nothing blocks. Errors name
-// the file and the problem and never quote what the file holds. A missing
-// file gives an error wrapping fs.ErrNotExist.
-func (c *Checkpoint) readFile(path string) ([]byte, error) {
-	real, err := filepath.EvalSymlinks(path)
-	if err != nil {
-		return nil, fileError(path, err)
-	}
-	if rel, err := filepath.Rel(c.realDir, real); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return nil, fmt.Errorf("spark checkpoint %s: a symlink to a file outside the checkpoint; not read", path)
-	}
-	fi, err := os.Lstat(real)
-	if err != nil {
-		return nil, fileError(path, err)
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, notRegular(path, fi)
-	}
-	f, err := os.OpenFile(real, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
-	if err != nil {
-		return nil, fileError(path, err)
-	}
-	defer f.Close()
-	if fi, err = f.Stat(); err != nil {
-		return nil, fileError(path, err)
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, notRegular(path, fi)
-	}
-	if fi.Size() > maxFileSize {
-		return nil, tooLarge(path)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
-	if err != nil {
-		return nil, fileError(path, err)
-	}
-	if len(b) > maxFileSize {
-		return nil, tooLarge(path)
-	}
-	return b, nil
-}
-
-func tooLarge(path string) error {
-	return fmt.Errorf("spark checkpoint %s: larger than %d MiB, not a checkpoint file", path, maxFileSize>>20)
-}
-
-// notRegular says what a file that is not a regular file is.
-func notRegular(path string, fi fs.FileInfo) error {
-	what := "a special file"
-	switch m := fi.Mode(); {
-	case m.IsDir():
-		what = "a folder"
-	case m&fs.ModeNamedPipe != 0:
-		what = "a named pipe (FIFO)"
-	case m&fs.ModeSocket != 0:
-		what = "a socket"
-	case m&fs.ModeDevice != 0:
-		what = "a device"
-	}
-	return fmt.Errorf("spark checkpoint %s: %s, not a regular file; not read", path, what)
+// readFile reads checkpoint file name, of at most maxFileSize bytes. A
+// missing file gives an error wrapping fs.ErrNotExist.
+func (c *Checkpoint) readFile(name string) ([]byte, error) {
+	return c.store.ReadFile(name, maxFileSize)
 }
 
 // fileError renders an I/O error as "spark checkpoint <path>: <reason>",

@@ -2,7 +2,6 @@ package spark
 
 import (
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -107,31 +106,26 @@ func topicList(o Offsets) string {
 // offsets, for a query that has no offset log yet to say which source is
 // Kafka.
 func (c *Checkpoint) kafkaSourceDirs() []SourceOffset {
-	entries, err := readDir(c.sourcesDir())
+	entries, err := c.store.ReadDir("sources")
 	if err != nil {
 		return nil
 	}
 	var found []SourceOffset
 	for _, e := range entries {
-		if !e.IsDir() {
+		if !e.Dir {
 			continue
 		}
-		o, err := c.initialOffsets(e.Name())
+		o, err := c.initialOffsets(e.Name)
 		if err != nil {
 			continue
 		}
-		s := SourceOffset{Index: -1, ID: e.Name(), Kafka: o}
-		if n, ok := batchID(e.Name()); ok && n <= int64(^uint32(0)>>1) {
+		s := SourceOffset{Index: -1, ID: e.Name, Kafka: o}
+		if n, ok := batchID(e.Name); ok && n <= int64(^uint32(0)>>1) {
 			s = SourceOffset{Index: int(n), Kafka: o}
 		}
 		found = append(found, s)
 	}
 	return found
-}
-
-// sourcesDir is <checkpoint>/sources.
-func (c *Checkpoint) sourcesDir() string {
-	return filepath.Join(c.Dir, "sources")
 }
 
 // batchSpan describes the listed offset log for messages: " (offsets/ has
