@@ -31,6 +31,7 @@ type watchOptions struct {
 	interval        time.Duration
 	maxPerPartition int
 	samples         int
+	tailRecords     int
 	ack             string
 	sink            string
 	format          string
@@ -92,6 +93,7 @@ func addWatchFlags(cmd *cobra.Command, o *watchOptions) {
 	f.DurationVar(&o.interval, "interval", time.Second, "batch interval")
 	f.IntVar(&o.maxPerPartition, "max-per-partition", 10000, "records per partition per batch")
 	f.IntVar(&o.samples, "samples", 5, "sample records kept per partition per batch")
+	f.IntVar(&o.tailRecords, "tail-records", tui.DefaultTailRecords, fmt.Sprintf("records the TUI's tail view (t) keeps, at most 32 MiB of them (0: no tail view; up to %d)", tui.MaxTailRecords))
 	f.StringVar(&o.ack, "ack", "auto", "auto: ack after processing; manual: wait for a key press (TUI)")
 	f.StringVar(&o.sink, "sink", "", "append every batch's records as JSON lines to FILE, fsynced before the ack (- for stdout, with --no-tui)")
 	f.StringVar(&o.format, "format", "json", "shape of the --sink records: json (kbatch's) or kcat (kcat -J's)")
@@ -133,6 +135,9 @@ func (o *watchOptions) streamConfig(g *globalOptions) (consumer.Config, error) {
 	}
 	if o.samples < 0 || o.samples > consumer.MaxSamples {
 		return cfg, usagef("invalid --samples %d: must be 0 to %d (samples are kept in memory for every partition of every batch shown)", o.samples, consumer.MaxSamples)
+	}
+	if o.tailRecords < 0 || o.tailRecords > tui.MaxTailRecords {
+		return cfg, usagef("invalid --tail-records %d: must be 0 to %d", o.tailRecords, tui.MaxTailRecords)
 	}
 	if o.batches < 0 {
 		return cfg, usagef("invalid --batches %d: must be 0 or more", o.batches)
@@ -301,6 +306,9 @@ func runWatchOnce(ctx context.Context, g *globalOptions, o *watchOptions, stdout
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
+	if !o.noTUI && o.tailRecords > 0 {
+		cfg.Tap = tui.NewTail(o.tailRecords) // copies records only while the tail view is open
+	}
 	var resume *tui.Resume
 	if !o.noTUI {
 		resume = resumeInfo(cfg.Store, cfg.Name) // before the start writes the stream
@@ -379,6 +387,7 @@ func (o *watchOptions) open(ctx context.Context, g *globalOptions, p watchPlan, 
 			return nil, nil, err
 		}
 	}
+	o.screen = screenDecoder{}   // a run after a profile switch builds its own
 	var warnings *decodeWarnings // printed when the stream is over; the screen would be drawn over
 	var notes *tui.SchemaNotes   // the screen's: it decodes whenever a schema source is configured
 	if o.noTUI {

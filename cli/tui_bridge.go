@@ -22,6 +22,7 @@ func runTUI(ctx context.Context, stream *consumer.Stream, cfg consumer.Config, g
 			store = p
 		}
 	}
+	tail, _ := cfg.Tap.(*tui.Tail)
 	interval := cfg.Interval
 	if interval == 0 {
 		interval = time.Second
@@ -38,6 +39,7 @@ func runTUI(ctx context.Context, stream *consumer.Stream, cfg consumer.Config, g
 		ManualAck:   cfg.ManualAck,
 		StorePath:   store,
 		Replayer:    replayer{client: cfg.Client},
+		Tail:        tail,
 		Resume:      resume,
 		Writer:      w,
 		Groups:      groupReader{client: cfg.Client},

@@ -145,7 +145,8 @@ func TestTUIProduceGroupsSwitchInTmux(t *testing.T) {
 	tm.keys("y")
 	tm.waitFor("the topic picker of green", func(s string) bool { return strings.Contains(s, "PICK TOPICS") && strings.Contains(s, "cluster green") })
 	tm.keys("Enter")
-	tm.waitFor("the start question", func(s string) bool { return strings.Contains(s, "enter start") })
+	// The picker asks where the stream starts: resume where it stopped.
+	tm.waitFor("the start question", func(s string) bool { return strings.Contains(s, "Where to start") && strings.Contains(s, "> resume") })
 	tm.keys("Enter")
 	tm.waitFor("the stream on green", func(s string) bool {
 		return strings.Contains(s, "Partitions 3") && strings.Contains(s, "cluster green")

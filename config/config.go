@@ -160,6 +160,7 @@ type Watch struct {
 	Reset           string
 	MaxPerPartition int
 	Samples         *int
+	TailRecords     *int
 	Ack             string
 	FailOnDataLoss  *bool
 	StrictOffsets   *bool
@@ -181,6 +182,9 @@ func (w Watch) FlagValues() map[string]string {
 	}
 	if w.Samples != nil {
 		out["samples"] = strconv.Itoa(*w.Samples)
+	}
+	if w.TailRecords != nil {
+		out["tail-records"] = strconv.Itoa(*w.TailRecords)
 	}
 	if w.Ack != "" {
 		out["ack"] = w.Ack

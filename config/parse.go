@@ -106,6 +106,9 @@ func isBare(c byte) bool {
 // import the stream.
 const maxSamples = 1000
 
+// maxTailRecords is tui.MaxTailRecords (--tail-records has a cap).
+const maxTailRecords = 1_000_000
+
 var (
 	topKeys      = []string{"default_cluster", "clusters", "watch", "store"}
 	clusterKeys  = []string{"brokers", "kafka_version", "dial_timeout", "rack", "tls", "sasl", "registry", "topics"}
@@ -116,7 +119,7 @@ var (
 		"token_env", "token_file", "token_command", "token_endpoint", "client_id", "client_secret_env", "client_secret_file", "client_secret_command", "scope", "extensions",
 		"aws_region", "aws_profile",
 		"kerberos_config", "kerberos_service_name", "kerberos_realm", "kerberos_keytab", "kerberos_ccache", "kerberos_disable_fast"}
-	watchKeys = []string{"interval", "reset", "max_per_partition", "samples", "ack", "fail_on_data_loss", "strict_offsets", "isolation"}
+	watchKeys = []string{"interval", "reset", "max_per_partition", "samples", "tail_records", "ack", "fail_on_data_loss", "strict_offsets", "isolation"}
 	storeKeys = []string{"path"}
 )
 
@@ -555,6 +558,13 @@ func (d *decoder) watch(v any, path []string) error {
 				err = d.errAt(p, "%s = %d: must be at most %d", dotted(p), n, maxSamples)
 			} else if err == nil {
 				w.Samples = &n
+			}
+		case "tail_records":
+			var n int
+			if n, err = d.integer(v, p, 0); err == nil && n > maxTailRecords {
+				err = d.errAt(p, "%s = %d: must be at most %d", dotted(p), n, maxTailRecords)
+			} else if err == nil {
+				w.TailRecords = &n
 			}
 		case "ack":
 			if w.Ack, err = d.str(v, p); err == nil && w.Ack != "auto" && w.Ack != "manual" {

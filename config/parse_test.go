@@ -43,6 +43,7 @@ interval = "500ms"
 reset = "earliest"
 max_per_partition = 500
 samples = 0
+tail_records = 2500
 ack = "manual"
 fail_on_data_loss = true
 strict_offsets = false
@@ -70,7 +71,7 @@ path = "/var/lib/kbatch/offsets.db"
 				SASL: SASL{Mechanism: "PLAIN", User: "u", PasswordEnv: "LAB_PW"},
 			},
 		},
-		Watch: Watch{Interval: 500 * time.Millisecond, Reset: "earliest", MaxPerPartition: 500, Samples: ptr(0), Ack: "manual", Isolation: "uncommitted",
+		Watch: Watch{Interval: 500 * time.Millisecond, Reset: "earliest", MaxPerPartition: 500, Samples: ptr(0), TailRecords: ptr(2500), Ack: "manual", Isolation: "uncommitted",
 			FailOnDataLoss: ptr(true), StrictOffsets: ptr(false)},
 		Store: Store{Path: "/var/lib/kbatch/offsets.db"},
 	}
@@ -81,7 +82,7 @@ path = "/var/lib/kbatch/offsets.db"
 		t.Error("TLS.On")
 	}
 	wantFlags := map[string]string{"interval": "500ms", "reset": "earliest", "max-per-partition": "500", "samples": "0",
-		"ack": "manual", "fail-on-data-loss": "true", "strict-offsets": "false", "isolation": "uncommitted"}
+		"tail-records": "2500", "ack": "manual", "fail-on-data-loss": "true", "strict-offsets": "false", "isolation": "uncommitted"}
 	if got := f.Watch.FlagValues(); !reflect.DeepEqual(got, wantFlags) {
 		t.Errorf("FlagValues %v", got)
 	}
@@ -169,6 +170,8 @@ func TestParseErrors(t *testing.T) {
 		{"max_per_partition zero", "[watch]\nmax_per_partition = 0\n", 2, "must be at least 1"},
 		{"samples negative", "[watch]\nsamples = -1\n", 2, "must be at least 0"},
 		{"samples above the cap", "[watch]\nsamples = 5000\n", 2, "must be at most 1000"},
+		{"tail_records above the cap", "[watch]\ntail_records = 2000000\n", 2, "must be at most 1000000"},
+		{"tail_records negative", "[watch]\ntail_records = -1\n", 2, "must be at least 0"},
 		{"samples float", "[watch]\nsamples = 1.5\n", 2, "must be an integer, not a float"},
 		{"store path empty", "[store]\npath = \"\"\n", 2, "store.path is empty"},
 		{"default cluster missing", "default_cluster = \"prod\"\n[clusters.dev]\nbrokers=[\"h:1\"]\n", 1, `default_cluster "prod" is not defined: add [clusters.prod] (defined: dev)`},

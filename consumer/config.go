@@ -20,6 +20,16 @@ type Processor interface {
 	Process(ctx context.Context, b *Batch, records []*record.Record) error
 }
 
+// Tap sees every record as it is read, before it is in a batch: the
+// screen's tail view. Read is called on the stream's loop goroutine with
+// each chunk of one partition's records in offset order, so it must
+// return at once (copy what it keeps, or drop it); the records share
+// memory with their fetch answer and go on into a batch: Read must not
+// keep or change them.
+type Tap interface {
+	Read(records []*record.Record)
+}
+
 // Store is what the stream needs of the offsets store; *offsets.Store
 // implements it. A nil Store means nothing is written (--no-store).
 type Store interface {
@@ -83,6 +93,9 @@ type Config struct {
 
 	Store     Store
 	Processor Processor
+	// Tap, if set, sees every record as it is read (the screen's tail
+	// view); nil costs nothing.
+	Tap Tap
 
 	// MetadataInterval is how often log starts are refreshed and new
 	// partitions looked for; default 5s.

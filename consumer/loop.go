@@ -320,6 +320,9 @@ func (l *loop) onChunk(c chunk) error {
 	if len(c.msgs) == 0 {
 		return nil
 	}
+	if l.cfg.Tap != nil {
+		l.cfg.Tap.Read(c.msgs)
+	}
 	b := c.bytes
 	ps.recs = append(ps.recs, c.msgs...)
 	ps.bytes += b

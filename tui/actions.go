@@ -211,6 +211,10 @@ func (m *Model) planDone(msg planDoneMsg) tea.Cmd {
 	if msg.err != nil {
 		return f.Update(msg)
 	}
+	if f.search != "" {
+		m.popView()
+		return m.startBrokerSearch(msg.ranges, msg.tasks, f.search)
+	}
 	m.views = m.views[:len(m.views)-1]
 	m.nextID++
 	v := newReplayView(m.c, m.nextID, msg.ranges, msg.tasks, m.now(), &m.nextID)

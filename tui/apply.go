@@ -37,8 +37,10 @@ func (m *Model) apply(evs []consumer.Event) {
 		m.batches.added(m.focus != focusRecords && !reading)
 		m.records.show(m.batches.selected())
 	}
-	if len(m.parts.rows) != rows {
-		// The wide layout fits the partitions pane to its rows.
+	if len(m.parts.rows) != rows || m.parts.pf.query != "" || (m.wide() && m.batches.naturalWidth() != m.laidOutBatchesW) {
+		// The wide layout fits the partitions pane to its rows (a filter
+		// shows more or fewer as lags change) and the batches pane to its
+		// table.
 		m.layout()
 	}
 }

@@ -32,24 +32,70 @@ type batchesPane struct {
 	focused bool
 	// maxRanges is the most ranges a batch has had, for the split.
 	maxRanges int
+	cols      []column
+	// content holds the widest cell seen per column; it only grows, so
+	// the table (and the records pane beside it) does not jitter.
+	content map[string]int
 	// idle says why there is no batch yet (nil: "no batch yet").
 	idle func() []string
-	cols []column
 }
 
 func newBatchesPane(c *common, h *history) *batchesPane {
-	return &batchesPane{common: c, hist: h}
+	return &batchesPane{common: c, hist: h, content: map[string]int{}}
 }
 
+// batchColumns are the columns in table order; widths are minimums,
+// widened to the content (BATCH, RECORDS, TOOK, STATE).
 var batchColumns = []column{
-	{title: "BATCH", width: 6, right: true, priority: 0},
+	{title: "BATCH", width: 5, right: true, priority: 0},
 	{title: "TIME", width: 8, priority: 1},
 	{title: "RECORDS", width: 7, right: true, priority: 2},
 	{title: "BYTES", width: 8, right: true, priority: 5},
 	{title: "TOOK", width: 6, right: true, priority: 6},
 	{title: "PARTS", width: 5, right: true, priority: 4},
-	{title: "STATE", width: 11, priority: 3},
+	{title: "STATE", width: 7, priority: 3},
 	{title: "NOTE", width: 4, priority: 7, flex: true},
+}
+
+// batchesMinWidth is the least outer width naturalWidth gives: the ranges
+// beneath the list need about that much.
+const batchesMinWidth = 50
+
+// naturalWidth is the outer width (frame included) that shows every
+// column but TOOK and NOTE one space apart: the wide layout gives the
+// batches pane that much and the records pane, whose VALUE column grows,
+// the rest. (TOOK and NOTE are in the batch's detail.)
+func (b *batchesPane) naturalWidth() int {
+	w := 2 + 1 + 2 // the selection mark, the blank last cell, the frame
+	for _, c := range b.columns() {
+		if c.title != "NOTE" && c.title != "TOOK" {
+			w += c.width + 1
+		}
+	}
+	return max(batchesMinWidth, w-1)
+}
+
+// columns are batchColumns widened to the content seen.
+func (b *batchesPane) columns() []column {
+	cols := append([]column(nil), batchColumns...)
+	for title, w := range b.content {
+		fitContent(cols, title, w, 0)
+	}
+	return cols
+}
+
+// measure widens the content-sized columns for e.
+func (b *batchesPane) measure(e *batchEntry) {
+	grow := func(col string, w int) { b.content[col] = max(b.content[col], w) }
+	id := len(strconv.FormatUint(e.ID, 10))
+	if e.Jumped() {
+		id++
+	}
+	grow("BATCH", id)
+	grow("RECORDS", len(strconv.FormatInt(e.Records, 10)))
+	grow("BYTES", len(formatBytes(e.Bytes)))
+	grow("TOOK", len([]rune(formatDuration(e.Duration))))
+	grow("STATE", len(batchState(e)))
 }
 
 // added is called after batches were added to the history. With follow
@@ -62,6 +108,7 @@ func (b *batchesPane) added(follow bool) {
 		b.maxRanges = n
 		b.split()
 	}
+	b.measure(b.hist.newest(0))
 	b.cur.setLen(b.hist.len())
 	if follow || !b.hasSel {
 		b.cur.sel = 0
@@ -100,7 +147,7 @@ func (b *batchesPane) selected() *batchEntry {
 
 func (b *batchesPane) SetSize(w, h int) {
 	b.width, b.height = w, h
-	b.cols = layoutColumns(batchColumns, w-2)
+	b.cols = layoutColumns(b.columns(), w-2)
 	b.split()
 }
 
@@ -129,12 +176,18 @@ func (b *batchesPane) title() string {
 	if b.hist.len() == 0 {
 		return "Batches"
 	}
-	s := fmt.Sprintf("Batches %d · latest %d", b.hist.len(), b.hist.newest(0).ID)
+	var state string
 	switch {
 	case b.holding:
-		s += fmt.Sprintf(" · holding %d (g: follow)", b.selectedID())
+		state = fmt.Sprintf(" · holding %d (g: follow)", b.selectedID())
 	case b.cur.sel > 0:
-		s += fmt.Sprintf(" · on %d while its records are read", b.selectedID())
+		state = fmt.Sprintf(" · on %d while its records are read", b.selectedID())
+	}
+	s := fmt.Sprintf("Batches %d · latest %d", b.hist.len(), b.hist.newest(0).ID) + state
+	if len([]rune(s)) > b.width-4 && state != "" {
+		// The pane is as narrow as its table: the newest batch is the
+		// list's first row anyway; what the selection does matters more.
+		s = fmt.Sprintf("Batches %d", b.hist.len()) + state
 	}
 	return s
 }

@@ -11,7 +11,7 @@ import (
 // The produce form's key, value and header fields are text with escapes,
 // so any bytes can be typed and a record's bytes can be shown for editing
 // without reaching the terminal raw: \\ is a backslash, \n \r \t the
-// control characters, \xNN any byte, \uNNNN any character.
+// control characters, \xNN any byte, \uNNNN and \UNNNNNNNN any character.
 
 // quoteField renders b as field text: printable characters as they are,
 // a backslash doubled, everything else (control and format characters,
@@ -35,7 +35,11 @@ func quoteField(b []byte, also string) string {
 		case r < 0x80 && (r < 0x20 || r == 0x7f || strings.ContainsRune(also, r)):
 			fmt.Fprintf(&sb, `\x%02x`, r)
 		case r >= 0x80 && (unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || !unicode.IsPrint(r) && r != ' '):
-			fmt.Fprintf(&sb, `\u%04x`, r)
+			if r > 0xffff {
+				fmt.Fprintf(&sb, `\U%08x`, r)
+			} else {
+				fmt.Fprintf(&sb, `\u%04x`, r)
+			}
 		default:
 			sb.WriteRune(r)
 		}
@@ -77,16 +81,20 @@ func unquoteField(s string) ([]byte, error) {
 			}
 			out = append(out, byte(v))
 			i += 2
-		case 'u':
-			if i+5 > len(s) {
-				return nil, fmt.Errorf(`\u at column %d needs four hex digits`, i)
+		case 'u', 'U':
+			n := 4
+			if s[i] == 'U' {
+				n = 8
 			}
-			v, err := strconv.ParseUint(s[i+1:i+5], 16, 32)
-			if err != nil {
-				return nil, fmt.Errorf(`\u at column %d needs four hex digits`, i)
+			if i+1+n > len(s) {
+				return nil, fmt.Errorf(`\%c at column %d needs %d hex digits`, s[i], i, n)
+			}
+			v, err := strconv.ParseUint(s[i+1:i+1+n], 16, 32)
+			if err != nil || v > unicode.MaxRune {
+				return nil, fmt.Errorf(`\%c at column %d needs %d hex digits of a character`, s[i], i, n)
 			}
 			out = utf8.AppendRune(out, rune(v))
-			i += 4
+			i += n
 		default:
 			return nil, fmt.Errorf(`unknown escape \%c at column %d: type \\ for a backslash`, s[i], i)
 		}

@@ -309,10 +309,10 @@ func (m *Model) readGroups(v *groupsView) tea.Cmd {
 		return nil
 	}
 	v.pending = true
+	// Not waited for on quit (m.bg): a read has nothing to finish, and a
+	// broker that does not answer would hold the quit for its timeout.
 	g, ctx, id, parts, now := m.opts.Groups, m.ctx, v.id, v.parts, m.now
-	m.bg.Add(1)
 	return func() tea.Msg {
-		defer m.bg.Done()
 		groups, total, err := g.TopicGroups(ctx, parts)
 		return groupsMsg{id: id, groups: groups, total: total, err: err, at: now()}
 	}

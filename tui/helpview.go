@@ -1,11 +1,20 @@
 package tui
 
 import (
+	"strconv"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 )
+
+// tailKeep is the tail ring's size for the help.
+func tailKeep(m *Model) string {
+	if m.opts.Tail == nil {
+		return "not available in this session"
+	}
+	return "keeps the last " + strconv.Itoa(m.opts.Tail.max) + " records, at most 32 MiB"
+}
 
 // helpView is ? : every key with what it does, and what the panes show.
 type helpView struct{ *textView }
@@ -32,8 +41,10 @@ func newHelpView(m *Model) *helpView {
 			{"g G home end", "first, last; g in the batches pane follows new batches again"},
 			{"pgup pgdown", "page up, down; ctrl+u and ctrl+d too"},
 			{"enter", "details: a batch's ranges, a record in full (key, pretty JSON value, headers, sizes), an event"},
-			{"esc", "back; clears the records filter"},
-			{"/", "filter records by a key or value substring, any case; enter keeps it, esc clears it"},
+			{"esc", "back; clears a filter; stops a search on the broker"},
+			{"/", "search every record the screen keeps (the samples of every batch, the tail view's records) by a key or value " +
+				"substring, any case; in the partitions pane: filter partitions by name, state (live paused error loss) or lag>N, lag<N, lag=N; " +
+				"in the replay and tail views: filter their records"},
 			{"y", "copy the selected record's value to the clipboard (OSC 52, works over SSH)"},
 			{"v", "in a record's detail: decoded (Avro, Protobuf, JSON Schema) → raw text → hex dump"},
 			{"?", "this help"},
@@ -51,6 +62,16 @@ func newHelpView(m *Model) *helpView {
 			{"a", "ack the batch that waits for its ack" + manual},
 			{"n", "cut the next batch now; while a batch waits for its ack, as soon as a acks it (one batch waits at a time)" + manual},
 			{"x", "dismiss the data-loss warning (header: DATA LOSS, STATE: data loss); the events pane keeps the events"},
+		}},
+		{"Find and read records", []helpEntry{
+			{"t", "tail: every record as it is read, before it is in a batch, newest at the bottom; space pauses the view " +
+				"(not the stream), G follows again; " + tailKeep(m)},
+			{"f", "in the search: read ranges on the broker (prefilled with what the batches on screen cover) and add the " +
+				"records that match to the list; esc stops it" + replay},
+			{"] [", "next, previous match: in the search, and in a record's detail opened from it"},
+			{"z", "wrap values over several lines (at most 8 a record; enter shows it whole)"},
+			{"h l ← →", "scroll the VALUE column sideways"},
+			{"V", "show the VALUE column alone, across the whole width"},
 		}},
 		{"What the panes show", []helpEntry{
 			{"Partitions", "SOURCE: why it started where it did (explicit, stored, import, reset-earliest, reset-latest, " +

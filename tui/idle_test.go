@@ -27,7 +27,7 @@ func TestIdleScreenSaysWhy(t *testing.T) {
 	feed(m, latestIdle(3))
 	s := screen(m)
 	mustContain(t, s, "reading from latest (offsets 50, 150, 250 on 3 partitions): nothing new to read; no new records since the start at 10:00:00",
-		"s seeks the selected partition, S seeks them all")
+		"s seeks the selected partition, S seeks them") // the narrow batches pane wraps the rest
 	mustNotContain(t, stripANSI(m.batches.View()), "no batch yet")
 	// The status line says it too, at every size.
 	m2, _ := newTestModel(t, 80, 24, Options{})

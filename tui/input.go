@@ -33,6 +33,9 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		}
 		return v.Update(k)
 	}
+	if cmd, ok := m.listKey(ks, k); ok {
+		return cmd
+	}
 	if m.top() == nil && m.records.list.capturing() {
 		return m.records.Update(k)
 	}
@@ -205,6 +208,10 @@ func (m *Model) selectedRecord() *record {
 	case *recordView:
 		return v.rec
 	case *replayView:
+		return v.list.selected()
+	case *tailView:
+		return v.list.selected()
+	case *findView:
 		return v.list.selected()
 	}
 	return nil

@@ -239,7 +239,10 @@ func TestProduceUnavailableWithoutWriter(t *testing.T) {
 }
 
 func TestFieldTextRoundTrip(t *testing.T) {
-	for _, b := range [][]byte{nil, {}, []byte(`a\b`), []byte("tab\tnl\nesc\x1b"), {0xff, 0xfe, 'a'}, []byte("bidi\u202eok"), []byte("é ü 日本")} {
+	for _, b := range [][]byte{nil, {}, []byte(`a\b`), []byte("tab\tnl\nesc\x1b"), {0xff, 0xfe, 'a'}, []byte("bidi\u202eok"), []byte("é ü 日本"),
+		// Found by FuzzFieldText: an unprintable character beyond U+FFFF
+		// was written as \u40efb, read back as U+40EF and "b".
+		[]byte("\U00040efb")} {
 		s := quoteField(b, "")
 		if strings.ContainsAny(s, "\x1b\n\t\u202e") {
 			t.Errorf("quoteField(%q) = %q holds raw control bytes", b, s)
@@ -563,4 +566,23 @@ func TestClusterSwitchWithoutProfiles(t *testing.T) {
 		t.Fatalf("c opened %T", m.top())
 	}
 	mustContain(t, screen(m), "no [clusters.NAME] profile")
+}
+
+// esc while the write is in flight closes the form; the answer still
+// reaches the status line.
+func TestProduceEscWhileWriting(t *testing.T) {
+	w := &fakeWriter{res: WriteResult{Partition: 1, Offset: 9}}
+	m := liveModel(t, 140, 40, Options{Writer: w})
+	press(m, "p")
+	typeText(m, "k")
+	press(m, "enter")
+	req := press(m, "y")() // the request, not yet handled
+	_, write := m.Update(req)
+	closing := press(m, "esc")
+	run(m, write) // before any Fatal: Close waits for the write
+	run(m, closing)
+	if m.top() != nil {
+		t.Fatalf("esc left %T open while writing", m.top())
+	}
+	mustContain(t, screen(m), "wrote 1 record to events[1] at offset 9")
 }

@@ -14,6 +14,10 @@ type keyMap struct {
 	SeekAll                                 key.Binding
 	Decoded                                 key.Binding
 	Help, Quit                              key.Binding
+	// Record lists (recordview.go): wrap values, scroll them, show only
+	// them; the tail view, the search's matches and its broker search.
+	Wrap, ValueOnly, ScrollLeft, ScrollRight key.Binding
+	Tail, BrokerSearch, NextMatch, PrevMatch key.Binding
 	// Produce, Edit, SortParts, Palette, Cluster, Groups: issue 19
 	// (produce.go, palette.go, groupsview.go, cluster.go).
 	Produce, Edit, SortParts, Palette, Cluster, Groups key.Binding
@@ -54,12 +58,20 @@ func newKeyMap() keyMap {
 		Help:    b([]string{"?"}, "?", "help"),
 		Quit:    b([]string{"q", "ctrl+c"}, "q", "quit"),
 
-		Produce:   b([]string{"p"}, "p", "produce a record"),
-		Edit:      b([]string{"E"}, "E", "edit and re-produce record"),
-		SortParts: b([]string{"o"}, "o", "sort partitions"),
-		Palette:   b([]string{":"}, ":", "command palette"),
-		Cluster:   b([]string{"c"}, "c", "switch cluster"),
-		Groups:    b([]string{"C"}, "C", "consumer groups"),
+		Wrap:         b([]string{"z"}, "z", "wrap values"),
+		ValueOnly:    b([]string{"V"}, "V", "value only"),
+		ScrollLeft:   b([]string{"h", "left"}, "h/←", "scroll left"),
+		ScrollRight:  b([]string{"l", "right"}, "l/→", "scroll right"),
+		Tail:         b([]string{"t"}, "t", "tail"),
+		BrokerSearch: b([]string{"f"}, "f", "search on broker"),
+		NextMatch:    b([]string{"]"}, "]", "next match"),
+		PrevMatch:    b([]string{"["}, "[", "prev match"),
+		Produce:      b([]string{"p"}, "p", "produce a record"),
+		Edit:         b([]string{"E"}, "E", "edit and re-produce record"),
+		SortParts:    b([]string{"o"}, "o", "sort partitions"),
+		Palette:      b([]string{":"}, ":", "command palette"),
+		Cluster:      b([]string{"c"}, "c", "switch cluster"),
+		Groups:       b([]string{"C"}, "C", "consumer groups"),
 	}
 }
 

@@ -88,11 +88,15 @@ func TestEverySizeFillsTheScreen(t *testing.T) {
 		"filter":  {"/", "s"},
 		"replay":  {"2", "r"},
 		"events4": {"4"},
+		"tail":    {"t", "z"},
+		"search":  {"3", "/", "s", "e", "q", "enter", "V"},
+		"pfilter": {"/", "l"},
+		"broker":  {"3", "/", "s", "enter", "f"},
 	}
-	for _, size := range [][2]int{{60, 16}, {80, 24}, {100, 30}, {119, 31}, {120, 32}, {140, 40}, {200, 60}, {59, 40}, {300, 15}} {
+	for _, size := range [][2]int{{60, 16}, {80, 24}, {100, 30}, {119, 31}, {120, 32}, {140, 40}, {200, 60}, {59, 40}, {300, 15}, {112, 45}, {80, 38}} {
 		for name, keys := range views {
 			t.Run(fmt.Sprintf("%dx%d/%s", size[0], size[1], name), func(t *testing.T) {
-				m, _ := newTestModel(t, size[0], size[1], Options{ManualAck: true, Replayer: &fakeReplayer{},
+				m, _ := newTestModel(t, size[0], size[1], Options{ManualAck: true, Replayer: &fakeReplayer{}, Tail: NewTail(10),
 					StorePath: "/home/someone/with/a/very/long/state/directory/kbatch/offsets.db"})
 				feed(m, twoTopics()...)
 				press(m, keys...)

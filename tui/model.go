@@ -38,6 +38,9 @@ type Options struct {
 	Location *time.Location
 	// Now is the clock (default time.Now).
 	Now func() time.Time
+	// Tail is the stream's tap for the tail view (t), also given to the
+	// stream as consumer.Config.Tap; nil: no tail view.
+	Tail *Tail
 	// Resume, when set, is the stored stream this run resumes (shown
 	// when the stream starts).
 	Resume *Resume
@@ -97,6 +100,9 @@ type Model struct {
 	now      func() time.Time
 
 	width, height int
+	// laidOutBatchesW is the batches table's natural width when the panes
+	// were last sized; apply lays out again when it grows.
+	laidOutBatchesW int
 
 	hist    *history
 	parts   *partitionsPane
@@ -116,6 +122,15 @@ type Model struct {
 	cancel    context.CancelFunc
 	bg        sync.WaitGroup // replays and writes in flight
 	replayEnd context.CancelFunc
+
+	// The tail view (tailwire.go): the ring outlives the view, so a
+	// search finds what it showed.
+	tailRing *tailRing
+	tailView *tailView
+	tailStop chan struct{}
+	tailGen  int
+	// findView is the open search view (/), if any.
+	findView *findView
 	// resumeShown is set once the resume notice was shown.
 	resumeShown bool
 	// seekSummaryUntil keeps S's summary in the status line over the
@@ -271,6 +286,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.write(msg)
 	case writeDoneMsg:
 		return m, m.writeDone(msg)
+	case tailMsg:
+		return m, m.tailIn(msg)
+	case searchMsg:
+		return m, m.searchOutput(msg)
 	case schemaNotesMsg:
 		return m, m.schemaNotes(msg)
 	}
@@ -303,6 +322,7 @@ func (m *Model) popView() {
 		m.replayEnd()
 		m.replay = nil
 	}
+	m.viewClosed(v)
 	m.layout()
 }
 

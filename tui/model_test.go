@@ -184,25 +184,28 @@ func TestHistoryIsBounded(t *testing.T) {
 	}
 }
 
+// / on the main screen searches every sample kept (issue 19: it used to
+// filter only the selected batch's); enter shows a match, y copies it.
 func TestRecordsFilterDetailCopy(t *testing.T) {
 	m, _ := newTestModel(t, 140, 40, Options{})
-	feed(m, started(2), batchEv(1, 2, 0, offsets.StateAcked))
-	press(m, "/")
-	if m.focus != focusRecords || !m.records.list.capturing() {
-		t.Fatal("/ does not start the records filter")
+	feed(m, started(2), batchEv(1, 2, 0, offsets.StateAcked), batchEv(2, 2, 2, offsets.StateAcked))
+	press(m, "3", "/")
+	if m.findView == nil || !m.findView.capturing() {
+		t.Fatal("/ does not open the search")
 	}
 	typeText(m, "SEQ") // case-insensitive
 	press(m, "enter")
 	s := screen(m)
-	mustContain(t, s, `filter "SEQ" 2 of 4`, `{"seq":0}`, `{"seq":100}`)
+	mustContain(t, s, `Search "SEQ" · 4 in 8 records kept`, `{"seq":0}`, `{"seq":100}`, `{"seq":2}`, `{"seq":102}`)
 	mustNotContain(t, s, "plain value")
-	// q is a filter character while typing, not quit.
+	// q is a search character while typing, not quit.
 	press(m, "/")
 	if cmd := press(m, "q"); cmd != nil && isQuit(cmd) {
-		t.Fatal("q quit while typing a filter")
+		t.Fatal("q quit while typing a search")
 	}
 	press(m, "backspace", "enter", "j", "enter")
 	s = screen(m)
+	// Newest first: 102, then 100 (batch 1).
 	mustContain(t, s, "Record events[1] @ 100", "value      11 B · JSON", `"seq": 100`, "source = web", "batch 1")
 	cmd := press(m, "y")
 	if cmd == nil {
@@ -210,8 +213,8 @@ func TestRecordsFilterDetailCopy(t *testing.T) {
 	}
 	mustContain(t, screen(m), "copied the value of events[1] @ 100")
 	press(m, "esc", "esc")
-	mustContain(t, screen(m), "Records · batch 1 · 4 of 4 samples")
-	mustNotContain(t, screen(m), `filter "`)
+	mustContain(t, screen(m), "Records · batch 2 · 4 of 4 samples")
+	mustNotContain(t, screen(m), `Search "`)
 }
 
 func isQuit(cmd tea.Cmd) bool {
@@ -401,7 +404,7 @@ func TestHelp(t *testing.T) {
 	mustContain(t, screen(m), "Help", "shift+tab", "seek the selected partition", "write the records to a file as JSON lines", "needs --ack manual")
 	press(m, "esc")
 	press(m, "3")
-	mustContain(t, screen(m), "/ filter", "y copy value")
+	mustContain(t, screen(m), "/ search", "y copy value")
 }
 
 // Spark batch ids start at 0 (kbatch spark): holding batch 0 must not

@@ -36,6 +36,8 @@ type partitionsPane struct {
 	content map[string]int
 	// loss marks the partitions with data loss not yet dismissed.
 	loss map[offsets.Partition]bool
+	// pf is the filter (/, partfilter.go).
+	pf partFilter
 	// manual (--ack manual) measures LAG from the acked position and
 	// shows AHEAD, the records read past it.
 	manual bool
@@ -65,7 +67,12 @@ var partitionColumns = []column{
 
 // wantHeight is the inner height that shows every partition: the column
 // header and one line per partition (at least one, for the waiting line).
-func (p *partitionsPane) wantHeight() int { return 1 + max(1, len(p.rows)) }
+func (p *partitionsPane) wantHeight() int {
+	if p.pf.active() {
+		return 2 + max(1, p.rowCount())
+	}
+	return 1 + max(1, len(p.rows))
+}
 
 // start shows where every partition starts, before the first progress.
 func (p *partitionsPane) start(starts []offsets.Start) {
@@ -100,6 +107,7 @@ func (p *partitionsPane) setRows(rows []consumer.PartitionStatus) {
 		p.index[r.Partition] = i
 	}
 	p.cur.setLen(len(rows))
+	p.refilter()
 	grow := func(col string, w int) { p.content[col] = max(p.content[col], w) }
 	for _, r := range rows {
 		grow("PARTITION", ansi.StringWidth(EscapeString(r.Topic))+2+len(strconv.Itoa(int(r.Partition.Partition))))
@@ -113,9 +121,12 @@ func (p *partitionsPane) setRows(rows []consumer.PartitionStatus) {
 	}
 	p.layout()
 	if hadSel {
-		if i, ok := p.index[sel.Partition]; ok {
-			p.cur.sel = i
-			p.cur.clamp()
+		for i := 0; i < p.rowCount(); i++ {
+			if p.rows[p.rowAt(i)].Partition == sel.Partition {
+				p.cur.sel = i
+				p.cur.clamp()
+				break
+			}
 		}
 	}
 }
@@ -167,8 +178,8 @@ func (p *partitionsPane) setPaused(part offsets.Partition, all, paused bool) {
 }
 
 func (p *partitionsPane) selected() (consumer.PartitionStatus, bool) {
-	if p.cur.sel < len(p.rows) {
-		return p.rows[p.cur.sel], true
+	if p.cur.sel < p.rowCount() {
+		return p.rows[p.rowAt(p.cur.sel)], true
 	}
 	return consumer.PartitionStatus{}, false
 }
@@ -176,6 +187,9 @@ func (p *partitionsPane) selected() (consumer.PartitionStatus, bool) {
 func (p *partitionsPane) SetSize(w, h int) {
 	p.width, p.height = w, h
 	p.layout()
+	if p.pf.active() {
+		h--
+	}
 	p.cur.setHeight(h - 1)
 }
 
@@ -201,6 +215,9 @@ func (p *partitionsPane) layout() {
 
 func (p *partitionsPane) Update(msg tea.Msg) tea.Cmd {
 	if k, ok := msg.(tea.KeyPressMsg); ok {
+		if p.pf.editing {
+			return p.filterKey(k)
+		}
 		p.navKeys(k.String(), &p.cur)
 	}
 	return nil
@@ -216,7 +233,7 @@ func (p *partitionsPane) title() string {
 	if p.manual {
 		s += " from acked · " + strconv.FormatInt(ahead, 10) + " read ahead"
 	}
-	return s + p.orderTitle()
+	return s + p.orderTitle() + p.filterTitle()
 }
 
 // lag is what LAG shows: HWM - NEXT, or with manual acks HWM - the acked
@@ -233,7 +250,13 @@ func (p *partitionsPane) lag(r consumer.PartitionStatus) int64 {
 // of them costs.
 func (p *partitionsPane) View() string {
 	lines := make([]string, 0, p.height)
+	if p.pf.active() {
+		lines = append(lines, p.filterLine())
+	}
 	lines = append(lines, "  "+headerRow(&p.theme, p.cols))
+	if p.pf.query != "" && len(p.pf.shown) == 0 && len(p.rows) > 0 {
+		return strings.Join(append(lines, p.theme.dim.Render("  no partition matches the filter")), "\n")
+	}
 	if len(p.rows) == 0 {
 		return strings.Join(append(lines, p.theme.dim.Render("  waiting for the stream to start…")), "\n")
 	}
@@ -241,7 +264,7 @@ func (p *partitionsPane) View() string {
 	cells := make([]string, len(p.cols))
 	styles := make([]*lipgloss.Style, len(p.cols))
 	for i := from; i < until; i++ {
-		r := p.rows[i]
+		r := p.rows[p.rowAt(i)]
 		sel := i == p.cur.sel
 		for c, col := range p.cols {
 			styles[c] = nil

@@ -197,6 +197,9 @@ func (f *produceForm) key(k tea.KeyPressMsg) tea.Cmd {
 	ks := k.String()
 	switch f.stage {
 	case stageWriting:
+		if ks == "esc" {
+			return closeView // the answer still comes, in the status line
+		}
 		return nil
 	case stageConfirm:
 		switch ks {

@@ -34,6 +34,13 @@ type recordList struct {
 	// content holds the widest OFFSET, PARTITION and KEY cell seen. It
 	// only grows, so columns stay put when another batch is shown.
 	content map[string]int
+	// How values show (recordview.go): wrapped (wtop is the first record
+	// on screen then), the VALUE column alone, scrolled xoff columns.
+	wrap, valueOnly bool
+	wtop, xoff      int
+	// mark is marked in KEY and VALUE like a filter's query, without
+	// filtering (the search view's records all match it).
+	mark string
 }
 
 func newRecordList(c *common) *recordList {
@@ -56,6 +63,10 @@ var recordColumns = []column{
 	{title: "SIZE", width: 8, right: true, priority: 5},
 	{title: "VALUE", width: 24, priority: 1, flex: true},
 }
+
+// On a list at least wideValueList wide, VALUE takes wideValueWidth
+// columns before SIZE gets any (SIZE is in the detail).
+const wideValueList, wideValueWidth = 84, 32
 
 // keyWidth is how wide the KEY column may grow: wider on wide lists.
 func (l *recordList) keyWidth() int {
@@ -147,6 +158,13 @@ func (l *recordList) SetSize(w, h int) {
 
 func (l *recordList) layout() {
 	cols := append([]column(nil), recordColumns...)
+	if l.width >= wideValueList {
+		// A wide list gives VALUE a useful width before SIZE.
+		cols[len(cols)-1].width = wideValueWidth
+	}
+	if l.valueOnly {
+		cols = append([]column(nil), valueOnlyColumns...)
+	}
 	for title, w := range l.content {
 		limit := 0
 		switch title {
@@ -202,6 +220,7 @@ func (l *recordList) Update(msg tea.Msg) tea.Cmd {
 		l.filter.SetValue("")
 		l.apply()
 		l.layout()
+	case l.modeKey(ks):
 	default:
 		l.navKeys(ks, &l.cur)
 	}
@@ -239,6 +258,9 @@ func (l *recordList) View() string {
 		}
 		return strings.Join(append(lines, l.theme.dim.Render(msg)), "\n")
 	}
+	if l.wrap {
+		return strings.Join(l.viewWrapped(lines), "\n")
+	}
 	from, until := l.cur.visible()
 	cells := make([]string, len(l.cols))
 	styles := make([]*lipgloss.Style, len(l.cols))
@@ -271,19 +293,20 @@ func (l *recordList) cell(r *record, col column) (string, *lipgloss.Style) {
 	case "KEY":
 		s, pending := l.schemas.preview(r, true, col.width+1)
 		if pending {
-			return s, &l.theme.dim
+			return highlight(s, l.marked()), &l.theme.dim
 		}
-		return s, nil
+		return highlight(s, l.marked()), nil
 	case "SIZE":
 		if r.Value.null() {
 			return "", nil
 		}
 		return formatBytes(int64(r.Value.Size)), &l.theme.dim
 	case "VALUE":
-		s, pending := l.schemas.preview(r, false, col.width+1)
+		s, pending := l.valueText(r, col.width)
+		s = highlight(s, l.marked())
 		switch {
 		case r.Aborted:
-			return abortedMark + s, &l.theme.warn
+			return s, &l.theme.warn
 		case pending:
 			return s, &l.theme.dim
 		}
@@ -318,5 +341,5 @@ func (l *recordList) ShortHelp() []key.Binding {
 }
 
 func (l *recordList) FullHelp() [][]key.Binding {
-	return [][]key.Binding{l.navHelp(), {l.keys.Enter, l.keys.Filter, l.keys.Copy, l.keys.Back}}
+	return [][]key.Binding{l.navHelp(), {l.keys.Enter, l.keys.Filter, l.keys.Copy, l.keys.Back}, l.modeHelp()}
 }

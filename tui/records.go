@@ -54,6 +54,9 @@ func (p *recordsPane) title() string {
 	if f := p.list.filterStatus(); f != "" {
 		s += " · " + f
 	}
+	if ms := p.list.modeStatus(); ms != "" {
+		s += " · " + ms
+	}
 	return s
 }
 
@@ -65,7 +68,8 @@ func (p *recordsPane) ShortHelp() []key.Binding {
 	if p.list.capturing() {
 		return p.list.ShortHelp()
 	}
+	// / searches every batch's samples (search view), not this list.
 	// The record's partition and batch: seek, replay, Spark options.
-	return append(p.list.ShortHelp(), p.keys.Seek, p.keys.Replay, p.keys.SparkExport)
+	return []key.Binding{p.keys.Enter, withHelp(p.keys.Filter, "search"), p.keys.Copy, p.keys.Wrap, p.keys.Seek, p.keys.Replay, p.keys.SparkExport}
 }
 func (p *recordsPane) FullHelp() [][]key.Binding { return p.list.FullHelp() }

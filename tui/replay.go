@@ -193,7 +193,11 @@ func (v *replayView) headLines() int {
 func (v *replayView) capturing() bool { return v.writing || v.list.capturing() }
 
 func (v *replayView) title() string {
-	return "Replay " + EscapeString(strings.Join(v.ranges, " "))
+	s := "Replay " + EscapeString(strings.Join(v.ranges, " "))
+	if ms := v.list.modeStatus(); ms != "" {
+		s += " · " + ms
+	}
+	return s
 }
 
 func (v *replayView) Update(msg tea.Msg) tea.Cmd {

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"strconv"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -31,6 +32,9 @@ type replayForm struct {
 	nextID  *int
 	missing bool // no Replayer was wired
 	width   int
+	// search, when set, makes the form a broker search (f in the search
+	// view): the ranges are read keeping only the records that match it.
+	search string
 }
 
 func newReplayForm(c *common, prefill string, nextID *int, available bool) *replayForm {
@@ -51,7 +55,12 @@ func (f *replayForm) SetSize(w, h int) {
 	f.input.SetWidth(max(10, w-len(f.input.Prompt)-2))
 }
 func (f *replayForm) capturing() bool { return true }
-func (f *replayForm) title() string   { return "Replay" }
+func (f *replayForm) title() string {
+	if f.search != "" {
+		return "Search on the broker"
+	}
+	return "Replay"
+}
 
 func (f *replayForm) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
@@ -96,8 +105,13 @@ func (f *replayForm) submit() tea.Cmd {
 }
 
 func (f *replayForm) View() string {
+	intro := "Read exact ranges [from, until) again. The stream and its stored positions do not move."
+	if f.search != "" {
+		intro = "Read these ranges from the broker and keep the records whose key or value holds " + strconv.Quote(f.search) +
+			" (prefilled: what the batches on screen cover; @-1h-latest is the last hour). The stream does not move."
+	}
 	lines := []string{
-		wrap("Read exact ranges [from, until) again. The stream and its stored positions do not move.", f.width),
+		wrap(EscapeString(intro), f.width),
 		"",
 		f.input.View(),
 		"",
@@ -115,8 +129,12 @@ func (f *replayForm) View() string {
 }
 
 func (f *replayForm) ShortHelp() []key.Binding {
+	run := "replay"
+	if f.search != "" {
+		run = "search"
+	}
 	return []key.Binding{
-		key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "replay")),
+		key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", run)),
 		key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
 	}
 }

@@ -8,15 +8,20 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-// Screen sizes: the wide layout shows all panes at once; smaller screens
-// show one pane at a time behind tabs; below the minimum a message.
+// Screen sizes: the wide layout shows all panes at once, batches and
+// records side by side; a narrower but tall screen stacks them (layout.go);
+// smaller screens show one pane at a time behind tabs; below the minimum a
+// message.
 const (
 	wideWidth, wideHeight = 120, 32
 	minWidth, minHeight   = 60, 16
 )
 
 func (m *Model) tooSmall() bool { return m.width < minWidth || m.height < minHeight }
-func (m *Model) wide() bool     { return m.width >= wideWidth && m.height >= wideHeight }
+
+// wide reports a layout that shows every pane at once (side by side or
+// stacked): no tabs.
+func (m *Model) wide() bool { return m.layoutKind() != layoutTabs }
 
 func (m *Model) resize(w, h int) {
 	m.width, m.height = w, h
@@ -36,31 +41,6 @@ func (m *Model) bodyHeight() int {
 
 type rect struct{ w, h int }
 
-// batchesMinWidth is the batches pane's width in the wide layout when the
-// screen is narrow: every column but TOOK and NOTE fits.
-const batchesMinWidth = 56
-
-// paneRects returns each pane's outer size in the wide layout: the
-// partitions across the top, as tall as their rows need (at most two
-// fifths of the body); batches and records side by side; the events in a
-// short strip across the bottom.
-func (m *Model) paneRects() [paneCount]rect {
-	body := m.bodyHeight()
-	evH := 5
-	if body < 30 {
-		evH = 4
-	}
-	partH := min(m.parts.wantHeight()+2, max(5, body*2/5))
-	midH := max(4, body-partH-evH)
-	bw := max(batchesMinWidth, m.width*4/9)
-	return [paneCount]rect{
-		focusPartitions: {m.width, partH},
-		focusBatches:    {bw, midH},
-		focusRecords:    {m.width - bw, midH},
-		focusEvents:     {m.width, evH},
-	}
-}
-
 // viewPad is the blank column on each side of a view's text inside its
 // frame.
 const viewPad = 1
@@ -71,6 +51,7 @@ func (m *Model) layout() {
 		return
 	}
 	if m.wide() {
+		m.laidOutBatchesW = m.batches.naturalWidth()
 		for i, r := range m.paneRects() {
 			m.panes[i].SetSize(r.w-2, r.h-2)
 		}
@@ -114,7 +95,7 @@ func (m *Model) render() string {
 		v := m.views[base-1]
 		body = frame(&m.c.theme, v.title(), padLines(v.View()), m.width, m.bodyHeight(), true)
 	case m.wide():
-		body = m.wideBody()
+		body = m.wideBody(dropped)
 	default:
 		p := m.panes[m.focus]
 		parts = append(parts, m.tabBar(dropped))
@@ -136,11 +117,22 @@ func padLines(s string) []string {
 	return lines
 }
 
-func (m *Model) wideBody() string {
+func (m *Model) wideBody(dropped []segment) string {
 	r := m.paneRects()
 	box := func(i int) string {
 		p := m.panes[i]
-		return frame(&m.c.theme, p.title(), strings.Split(p.View(), "\n"), r[i].w, r[i].h, i == m.focus)
+		title := p.title()
+		if i == focusPartitions {
+			// No tab bar: the figures the header had no room for
+			// follow the partitions' title.
+			for _, sg := range dropped {
+				title += " · " + ansi.Strip(sg.text)
+			}
+		}
+		return frame(&m.c.theme, title, strings.Split(p.View(), "\n"), r[i].w, r[i].h, i == m.focus)
+	}
+	if m.layoutKind() == layoutStacked {
+		return box(focusPartitions) + "\n" + box(focusBatches) + "\n" + box(focusRecords) + "\n" + box(focusEvents)
 	}
 	return box(focusPartitions) + "\n" + sideBySide(box(focusBatches), box(focusRecords)) + "\n" + box(focusEvents)
 }

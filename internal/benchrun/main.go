@@ -17,6 +17,9 @@
 //	kbatch-tui  watch --interval 100ms with the TUI in a 140×40 tmux
 //	            pane, store on
 //	replay      kbatch replay T:*:earliest-latest --out /dev/null
+//	kbatch-tui-decode, replay-decode
+//	            the same with the registry of -values avro|protobuf|
+//	            jsonschema (the screen decodes; replay --decode)
 //	kcat        kcat -C -e -J -o beginning
 //	kcat-tuned  the same with -X fetch.message.max.bytes=4194304
 //	            -X queued.min.messages=1000000 (librdkafka's defaults
@@ -80,6 +83,7 @@ func main() {
 	flag.StringVar(&o.only, "only", "sarama,kgo,kbatch,kbatch-nolimit,kbatch-raw,kbatch-tui,replay,kcat,kcat-tuned", "contenders to run, comma-separated (kbatch-nolimit runs on the -records rows only)")
 	flag.IntVar(&o.rounds, "rounds", 3, "rounds; the best and the median of each contender are kept")
 	flag.BoolVar(&o.gobench, "gobench", true, "also run BenchmarkView140x40 (go test) and time the store per batch")
+	flag.StringVar(&o.values, "values", "json", "the -records data sets' values: json, or avro, protobuf, jsonschema in the Confluent wire format with an in-process registry (for the *-decode contenders)")
 	flag.Parse()
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "benchrun:", err)
@@ -97,6 +101,8 @@ type options struct {
 	brokers, kbatch, only  string
 	rounds                 int
 	gobench                bool
+	values                 string
+	schemas                *schemaValues
 	self, tmp, brokerLabel string
 	seeds                  string
 	broker                 *broker
@@ -199,6 +205,12 @@ func run(o options) error {
 		o.brokerLabel = "kfake broker in its own process"
 	}
 	o.seeds = o.brokers
+	if o.schemas, err = newSchemaValues(o.values); err != nil {
+		return err
+	}
+	if o.schemas != nil {
+		defer o.schemas.reg.Close()
+	}
 	only := strings.Split(o.only, ",")
 	rows, err := pickShapes(o.matrix)
 	if err != nil {
@@ -210,7 +222,7 @@ func run(o options) error {
 		if err != nil {
 			return fmt.Errorf("bad -records %q", o.records)
 		}
-		d, err := runSet(o, "bench", n, int32(o.partitions), textShape(o.size, false), only)
+		d, err := runSet(o, "bench", n, int32(o.partitions), o.schemas.shape(textShape(o.size, false)), only)
 		if err != nil {
 			return err
 		}
@@ -356,6 +368,17 @@ func runOne(o options, name, topic string, n int64, tag string) sample {
 		return measureUntil(cmd, kbatchDone(n))
 	case "kbatch-tui":
 		return tuiRun(o.kbatch, append(watch, "--interval", tuiInterval), n, store, topic)
+	case "kbatch-tui-decode":
+		if o.schemas == nil {
+			return sample{err: fmt.Errorf("%s needs -values avro, protobuf or jsonschema", name)}
+		}
+		return tuiRun(o.kbatch, append(watch, "--interval", tuiInterval, "--registry", o.schemas.url()), n, store, topic)
+	case "replay-decode":
+		if o.schemas == nil {
+			return sample{err: fmt.Errorf("%s needs -values avro, protobuf or jsonschema", name)}
+		}
+		return measure(exec.Command(o.kbatch, "replay", topic+":*:earliest-latest", "-b", o.seeds, "--out", os.DevNull,
+			"--decode", "--registry", o.schemas.url(), "--store", store), nil)
 	case "replay":
 		return measure(exec.Command(o.kbatch, "replay", topic+":*:earliest-latest", "-b", o.seeds, "--out", os.DevNull), nil)
 	case "kcat":

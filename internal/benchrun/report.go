@@ -51,6 +51,12 @@ func printReport(o options, sets []*dataSet, gb goBench) {
 		row(fmt.Sprintf("TUI (tmux 140×40) vs headless, %s", n), "≥ 0.95×", ratio(d, "kbatch-tui", "kbatch-raw"))
 		row(fmt.Sprintf("peak RSS headless / TUI / headless without the 80 MiB soft limit (GOMEMLIMIT=off), %s", n), "≤ 64 MiB",
 			rss(d, "kbatch")+" / "+rss(d, "kbatch-tui")+" / "+rss(d, "kbatch-nolimit"))
+		if d.get("kbatch-tui-decode") != nil {
+			row(fmt.Sprintf("TUI decoding %s (registry) vs the same TUI without, %s", o.values, n), "≥ 0.95×", ratio(d, "kbatch-tui-decode", "kbatch-tui"))
+		}
+		if d.get("replay-decode") != nil {
+			row(fmt.Sprintf("replay --decode %s vs replay, %s", o.values, n), "(report)", ratio(d, "replay-decode", "replay"))
+		}
 	}
 	for _, d := range sets {
 		if d.wide == 0 {
