@@ -32,7 +32,13 @@ type TokenError struct {
 	Err  error
 }
 
-func (e *TokenError) Error() string { return e.What + ": " + e.Err.Error() }
+func (e *TokenError) Error() string {
+	msg := e.Err.Error()
+	if strings.HasPrefix(msg, e.What+": ") {
+		return msg // the source named itself (config's secret sources do)
+	}
+	return e.What + ": " + msg
+}
 func (e *TokenError) Unwrap() error { return e.Err }
 
 // tokenFetchTimeout bounds one token fetch.

@@ -87,6 +87,14 @@ func TestTokenProviderRefresh(t *testing.T) {
 	if _, err := p.Token(); err == nil || err.Error() != "test token: boom" {
 		t.Errorf("fetch error: %v", err)
 	}
+	// A source whose errors already name it (config's secret sources
+	// do) is not named twice.
+	p.fetch = func(context.Context) (string, time.Time, error) {
+		return "", time.Time{}, errors.New("test token: the command failed (exit status 1)")
+	}
+	if _, err := p.Token(); err == nil || err.Error() != "test token: the command failed (exit status 1)" {
+		t.Errorf("fetch error naming its source: %v", err)
+	}
 }
 
 func TestClientCredentials(t *testing.T) {
