@@ -310,12 +310,20 @@ func (b *batchesPane) rangeLines(n int) []string {
 	return lines
 }
 
+// rangeLine renders one range; a jumped range that does not fit the pane
+// drops the words "records" and "jump:" before the jump's reason is cut.
 func (b *batchesPane) rangeLine(r offsets.BatchRange) string {
-	s := fmt.Sprintf("  %s %d → %d (%s)", EscapeString(r.Partition.String()), r.From, r.Until, plural(r.Records, "record", "records"))
-	if r.Jump != "" {
-		s += b.theme.warn.Render("  * jump: " + EscapeString(r.Jump))
+	part := EscapeString(r.Partition.String())
+	s := fmt.Sprintf("  %s %d → %d (%s)", part, r.From, r.Until, plural(r.Records, "record", "records"))
+	if r.Jump == "" {
+		return s
 	}
-	return s
+	jump := "  * jump: " + EscapeString(r.Jump)
+	if lipgloss.Width(s+jump) > b.width {
+		s = fmt.Sprintf("  %s %d → %d (%d)", part, r.From, r.Until, r.Records)
+		jump = "  * " + EscapeString(r.Jump)
+	}
+	return s + b.theme.warn.Render(jump)
 }
 
 func (b *batchesPane) ShortHelp() []key.Binding {
