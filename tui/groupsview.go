@@ -185,6 +185,9 @@ func (v *groupsView) View() string {
 		return strings.Join(append(lines, th.dim.Render("  reading consumer groups…")), "\n")
 	case v.err != nil && len(v.rows) == 0:
 		return strings.Join(append(lines, th.bad.Render(fit("  cannot read consumer groups: "+EscapeString(v.err.Error()), v.width))), "\n")
+	case len(v.rows) == 0 && v.total == 0:
+		return strings.Join(append(lines, th.dim.Render(fit("  no consumer group to show: the cluster lists none this user may describe "+
+			"(Kafka lists only the groups a user has DESCRIBE on)", v.width))), "\n")
 	case len(v.rows) == 0:
 		return strings.Join(append(lines, th.dim.Render(fit(fmt.Sprintf("  none of the %d groups this user may describe has committed offsets on these topics "+
 			"(Kafka lists only the groups a user has DESCRIBE on)", v.total), v.width))), "\n")

@@ -480,6 +480,17 @@ func TestGroupsView(t *testing.T) {
 	}
 }
 
+// A cluster with no group at all says so, not "none of the 0 groups".
+func TestGroupsViewNoGroupAtAll(t *testing.T) {
+	m := liveModel(t, 140, 40, Options{Groups: &fakeGroups{}})
+	runCmd(m, press(m, "C"))
+	s := screen(m)
+	mustContain(t, s, "no consumer group to show: the cluster lists none this user may describe")
+	if strings.Contains(s, "none of the 0 groups") {
+		t.Errorf("the empty cluster reads as 'none of the 0 groups':\n%s", s)
+	}
+}
+
 func TestGroupsViewEmptyAndError(t *testing.T) {
 	g := &fakeGroups{total: 4}
 	m := liveModel(t, 140, 40, Options{Groups: g})
