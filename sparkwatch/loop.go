@@ -59,6 +59,10 @@ type sparkLoop struct {
 	// queryID is the metadata id last read: a new one means the
 	// checkpoint was deleted and a new query started in its place.
 	queryID string
+	// first is the checkpoint as read by Start: the first poll reports
+	// from it, so the batches shown at start are those of the query the
+	// start event describes.
+	first *spark.Checkpoint
 
 	acked   int   // batches reported committed
 	records int64 // their records
@@ -76,6 +80,7 @@ func (l *sparkLoop) run() {
 		return
 	}
 	l.poll(true)
+	l.first = nil
 	l.progress()
 	if l.cfg.Once {
 		reason = "once"
@@ -133,13 +138,17 @@ func (l *sparkLoop) trouble(err error) {
 // (at start, the newest cfg.Last of those present) and batches Spark has
 // committed since.
 func (l *sparkLoop) poll(initial bool) {
-	cp, err := spark.OpenStore(l.w.store)
-	if err != nil {
-		l.trouble(err)
-		return
+	cp := l.first
+	if cp == nil {
+		var err error
+		if cp, err = spark.OpenStore(l.w.store); err != nil {
+			l.trouble(err)
+			return
+		}
 	}
 	if cp.ID != "" && l.queryID != "" && cp.ID != l.queryID {
 		l.recreated(cp)
+		initial = false // the new query's batches are all shown, also at the first poll
 	}
 	if cp.ID != "" {
 		l.queryID = cp.ID

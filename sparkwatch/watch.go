@@ -182,7 +182,7 @@ func start(ctx context.Context, cfg Config, store objstore.Store) (*Watch, error
 	ctx, w.cancel = context.WithCancel(ctx)
 	l := &sparkLoop{w: w, ctx: ctx, cfg: cfg, queryID: cp.ID, parts: parts, next: next, stored: pos.Offsets, committed: cp.Committed,
 		bounds: bounds, lastSeen: -1, stuck: -1, running: map[int64]*consumer.Batch{}, rates: sparkRates{window: sparkRateWindow},
-		boundsDone: make(chan boundsResult, 1)}
+		boundsDone: make(chan boundsResult, 1), first: cp}
 	w.wg.Add(1)
 	go func() {
 		defer w.wg.Done()
