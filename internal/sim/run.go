@@ -34,9 +34,9 @@ type Options struct {
 	// answer that reaches the request's MaxBytes.
 	StrictAborted bool
 	// Deadline bounds how long a run that must end (--until-end,
-	// --batches with data) may take before the history fails as a
-	// liveness violation; default 30s. Generous: a liveness check, not a
-	// speed assertion.
+	// --batches with data) may go without acking anything new before the
+	// history fails as a liveness violation; default 30s. A liveness
+	// check, not a speed assertion: a slow run that keeps moving passes.
 	Deadline time.Duration
 }
 
@@ -100,6 +100,36 @@ type runRec struct {
 	mu      sync.Mutex
 	events  []consumer.Event
 	waiting uint64
+	// front is the furthest acked end per partition and moved the last
+	// time it grew: the liveness check waits while the run moves.
+	front map[int32]int64
+	moved time.Time
+}
+
+// advance records an acked batch; it returns whether it moved the run's
+// acked front (a batch re-delivered again and again does not).
+func (rec *runRec) advance(b *consumer.Batch) {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if rec.front == nil {
+		rec.front = map[int32]int64{}
+	}
+	for _, rg := range b.Ranges {
+		if f, ok := rec.front[rg.Partition.Partition]; !ok || rg.Until > f {
+			rec.front[rg.Partition.Partition] = rg.Until
+			rec.moved = time.Now()
+		}
+	}
+}
+
+// lastMove is when the acked front last grew, or the run's start.
+func (rec *runRec) lastMove() time.Time {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if rec.moved.IsZero() {
+		return rec.startAt
+	}
+	return rec.moved
 }
 
 // setFact is an offsets set done while stopped.
@@ -391,7 +421,10 @@ func (r *runner) start(f Flags) error {
 }
 
 // waitEnd waits for a run that ends by itself: --until-end always, and
-// --batches N when the data for N batches exists (liveness).
+// --batches N when the data for N batches exists (liveness). A run that
+// must end fails when its acked front stands still for the deadline: a
+// slow machine makes it slower, not a failure, while a stream that stops
+// delivering (or re-delivers one batch forever) still fails.
 func (r *runner) waitEnd(a *active) {
 	f := a.rec.flags
 	must := f.UntilEnd || r.enoughFor(a.rec)
@@ -399,11 +432,21 @@ func (r *runner) waitEnd(a *active) {
 	if !must {
 		wait = time.Second
 	}
-	select {
-	case <-a.s.Done():
-		r.stop(false)
-		return
-	case <-time.After(wait):
+	tick := time.NewTicker(wait / 20)
+	defer tick.Stop()
+	from := time.Now()
+	for waiting := true; waiting; {
+		select {
+		case <-a.s.Done():
+			r.stop(false)
+			return
+		case <-tick.C:
+			last := from
+			if must {
+				last = later(from, a.rec.lastMove())
+			}
+			waiting = time.Since(last) < wait
+		}
 	}
 	if must {
 		what := "--until-end"
@@ -425,7 +468,7 @@ func (r *runner) waitEnd(a *active) {
 		if hint == "" && strings.Contains(dump, "fetchbroker.go:97") {
 			hint = "; a broker's fetch loop waits for read-ahead room (fetchbroker.go:97)"
 		}
-		r.violate("liveness: run %d (%s) did not end within %s%s", a.rec.idx, what, wait, hint)
+		r.violate("liveness: run %d (%s) did not end, and acked nothing new for %s%s", a.rec.idx, what, wait, hint)
 		r.res.Dump = dump
 	}
 	r.stop(false)
@@ -515,6 +558,7 @@ func (r *runner) collect(a *active) {
 					a.rec.waiting = 0
 				}
 				a.rec.mu.Unlock()
+				a.rec.advance(b)
 			}
 		case *consumer.Notice:
 			if e.Code != offsets.CodeBrokerError && e.Code != offsets.CodeReconnected {
@@ -767,4 +811,11 @@ func Suspect(v string) (key, text string) {
 		return "dataloss", "issue 13 §3: data loss continues at --reset instead of the log start"
 	}
 	return "", ""
+}
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
