@@ -152,7 +152,7 @@ func TestSparkCLIWatchesACheckpoint(t *testing.T) {
 	var seen []sparkLine
 	next := func(what string, want func(sparkLine) bool) sparkLine {
 		t.Helper()
-		timeout := time.After(20 * time.Second)
+		timeout := time.After(60 * time.Second)
 		for {
 			select {
 			case l, ok := <-lines:

@@ -188,7 +188,7 @@ func testTruncation(t *testing.T, failStop bool) {
 
 func waitGone(t *testing.T, h *harness, topic string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
 		md, err := h.kc.Admin().Metadata(context.Background(), topic)
 		if err == nil {

@@ -72,7 +72,7 @@ func TestSparkWatchLive(t *testing.T) {
 	}
 	next := func(want func(consumer.Event) bool, what string) consumer.Event {
 		t.Helper()
-		timeout := time.After(15 * time.Second)
+		timeout := time.After(60 * time.Second)
 		for {
 			select {
 			case ev, ok := <-w.Events():
@@ -248,7 +248,7 @@ func TestSparkWatchMalformedBatch(t *testing.T) {
 	var evs []consumer.Event
 	wait := func(what string, want func(consumer.Event) bool) {
 		t.Helper()
-		timeout := time.After(15 * time.Second)
+		timeout := time.After(60 * time.Second)
 		for {
 			select {
 			case ev, ok := <-w.Events():

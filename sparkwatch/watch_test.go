@@ -77,7 +77,7 @@ func (c *sparkCheckpointWriter) commit(id int64) {
 func sparkCollect(t *testing.T, w *Watch) []consumer.Event {
 	t.Helper()
 	var evs []consumer.Event
-	timeout := time.After(20 * time.Second)
+	timeout := time.After(60 * time.Second)
 	for {
 		select {
 		case ev, ok := <-w.Events():
