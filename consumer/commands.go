@@ -99,6 +99,7 @@ func (l *loop) seek(p offsets.Partition, offset int64, note string) error {
 func (l *loop) moveTo(ps *partState, offset int64, code string) {
 	l.held -= ps.bytes
 	ps.bytes = 0
+	clear(ps.recs)
 	ps.recs = ps.recs[:0]
 	ps.restart = nil
 	ps.from, ps.jump = offset, code
@@ -124,16 +125,17 @@ type seekMark struct {
 
 // emitProgress sends every partition's status.
 func (l *loop) emitProgress(now time.Time) {
-	pr := &Progress{Time: now, Paused: l.pausedAll, Waiting: l.waiting != nil, Partitions: make([]PartitionStatus, 0, len(l.order))}
-	for _, p := range l.order {
-		ps := l.parts[p]
+	pr := &Progress{Time: now, Paused: l.pausedAll, Waiting: l.waiting != nil, Partitions: make([]PartitionStatus, 0, len(l.states))}
+	inFlight := l.inFlight()
+	for _, ps := range l.states {
+		p := ps.p
 		rate, brate := ps.rate.roll()
 		pr.Rate += rate
 		pr.ByteRate += brate
 		b := ps.bounds
 		b.HighWatermark = ps.hwm()
 		next := ps.position()
-		acked, ahead := l.ackedPosition(ps)
+		acked, ahead := ackedPosition(ps, inFlight)
 		pr.Partitions = append(pr.Partitions, PartitionStatus{Acked: acked, Ahead: ahead,
 			Partition: p, Source: ps.source, NextOffset: next, Stored: ps.stored, Bounds: b,
 			Lag: max(0, b.HighWatermark-next), Rate: rate,
@@ -147,24 +149,47 @@ func (l *loop) emitProgress(now time.Time) {
 	}
 }
 
-// ackedPosition returns ps's acked next offset and the records read past
-// it (PartitionStatus.Acked and Ahead).
-func (l *loop) ackedPosition(ps *partState) (int64, int64) {
-	acked, ahead := ps.from, int64(len(ps.recs))
+// flight is a partition's part of the batches cut and not yet acked.
+type flight struct {
+	from    int64 // the lowest From of its ranges
+	records int64 // the records of its ranges, but the re-delivered batch's
+}
+
+// inFlight gathers the ranges of the batches cut and not yet acked (and
+// of the batch to re-deliver) per partition, once per progress report:
+// looking them up per partition would cost partitions × ranges.
+func (l *loop) inFlight() map[offsets.Partition]flight {
 	var seen []*offsets.Batch
+	var m map[offsets.Partition]flight
 	for _, b := range []*offsets.Batch{batchOf(l.waiting), batchOf(l.busy), batchOf(l.processed), l.redeliver} {
 		if b == nil || slices.Contains(seen, b) {
 			continue
 		}
 		seen = append(seen, b)
-		for _, r := range b.Ranges {
-			if r.Partition == ps.p {
-				acked = min(acked, r.From)
-				if b != l.redeliver {
-					ahead += r.Records
-				}
-			}
+		if m == nil {
+			m = make(map[offsets.Partition]flight, len(b.Ranges))
 		}
+		for _, r := range b.Ranges {
+			f, ok := m[r.Partition]
+			if !ok || r.From < f.from {
+				f.from = r.From
+			}
+			if b != l.redeliver {
+				f.records += r.Records
+			}
+			m[r.Partition] = f
+		}
+	}
+	return m
+}
+
+// ackedPosition returns ps's acked next offset and the records read past
+// it (PartitionStatus.Acked and Ahead), given the batches in flight.
+func ackedPosition(ps *partState, inFlight map[offsets.Partition]flight) (int64, int64) {
+	acked, ahead := ps.from, int64(len(ps.recs))
+	if f, ok := inFlight[ps.p]; ok {
+		acked = min(acked, f.from)
+		ahead += f.records
 	}
 	return acked, ahead
 }

@@ -55,28 +55,57 @@ func (l *loop) untilEndReached(now time.Time) bool {
 // batch holds MaxPerPartition records of every partition. Partitions that
 // cannot read now (paused, broker trouble, a data-loss restart pending)
 // are not waited for.
+//
+// Only partitions holding records can be full, so with none full this
+// costs the partitions holding records; and the partition that last held
+// a batch up is asked first, so a catch-up waiting for one partition does
+// not look at every other one after each event.
 func (l *loop) catchUpReady() bool {
 	ready := false
-	for _, ps := range l.parts {
-		full := len(ps.recs) >= l.cfg.MaxPerPartition || (ps.reader != nil && ps.reader.starved())
-		switch {
-		case full && len(ps.recs) > 0:
+	for ps := range l.holding {
+		if len(ps.recs) > 0 && l.full(ps) {
 			ready = true
-		case full, ps.reader == nil, ps.userPaused, ps.errored, ps.restart != nil:
-		case ps.fetched < ps.hwm():
-			return false // records left to read, and room to read them
+			break
 		}
 	}
-	return ready
+	if !ready {
+		return false
+	}
+	if b := l.blocker; b != nil && l.backlogged(b) {
+		return false
+	}
+	for _, ps := range l.states {
+		if l.backlogged(ps) {
+			l.blocker = ps
+			return false
+		}
+	}
+	l.blocker = nil
+	return true
+}
+
+// full reports whether ps holds MaxPerPartition records or cannot read
+// more for memory.
+func (l *loop) full(ps *partState) bool {
+	return len(ps.recs) >= l.cfg.MaxPerPartition || (ps.reader != nil && ps.reader.starved())
+}
+
+// backlogged reports whether ps has records left to read and can read
+// them now: a catch-up batch waits for it.
+func (l *loop) backlogged(ps *partState) bool {
+	if ps.reader == nil || ps.userPaused || ps.errored || ps.restart != nil || l.full(ps) {
+		return false
+	}
+	return ps.fetched < ps.hwm()
 }
 
 // cut takes every record held into a new batch; nil when none is held.
 func (l *loop) cut(now time.Time) (*Batch, []*record.Record) {
 	b := &Batch{Batch: offsets.Batch{ID: l.nextID, Time: now, State: offsets.StatePlanned}}
 	var recs []*record.Record
-	for _, p := range l.order {
-		ps := l.parts[p]
+	for _, ps := range l.sorted(l.holding) {
 		if len(ps.recs) == 0 {
+			delete(l.holding, ps)
 			continue
 		}
 		n := min(len(ps.recs), l.cfg.MaxPerPartition)
@@ -107,9 +136,10 @@ func (l *loop) take(b *Batch, ps *partState, recs []*record.Record, n int, until
 		b.Samples = append(b.Samples, detach(m))
 	}
 	recs = append(recs, taken...)
-	rest := ps.recs[n:]
-	ps.recs = make([]*record.Record, len(rest), max(len(rest), 64))
-	copy(ps.recs, rest)
+	ps.recs = keepRest(ps.recs, n)
+	if len(ps.recs) == 0 {
+		delete(l.holding, ps)
+	}
 	ps.bytes -= bytes
 	l.held -= bytes
 	ps.from, ps.jump = until, ""
@@ -119,12 +149,29 @@ func (l *loop) take(b *Batch, ps *partState, recs []*record.Record, n int, until
 		r := ps.restart
 		ps.restart = nil
 		ps.from, ps.jump = r.offset, r.code
-		ps.needReader = true // started on the next tick, after this batch
+		l.needsReader(ps) // started on the next tick, after this batch
 	}
 	if ps.reader != nil {
 		ps.reader.release(int64(n), bytes)
 	}
 	return recs
+}
+
+// keepRest returns recs without its first n records. The records taken
+// are in a batch now: their pointers are cleared so the held slice does
+// not keep them alive. A small slice is reused; a large one is given up
+// (a partition that held a batch's worth once need not keep room for
+// that many pointers while it reads a few).
+func keepRest(recs []*record.Record, n int) []*record.Record {
+	rest := len(recs) - n
+	if cap(recs) > 4*max(rest, 64) {
+		kept := make([]*record.Record, rest, max(rest, 64))
+		copy(kept, recs[n:])
+		return kept
+	}
+	copy(recs, recs[n:])
+	clear(recs[rest:])
+	return recs[:rest]
 }
 
 // maybeRedeliver cuts the batch found planned at start once every one of

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -19,8 +20,19 @@ type loop struct {
 	cfg   Config
 	parts map[offsets.Partition]*partState
 	order []offsets.Partition
-	in    chan []chunk
-	fetch *fetcher
+	// states is parts in the order of order.
+	states []*partState
+	// holding holds every partition with records held (and maybe some
+	// that had them when the last batch was cut), and needReaders every
+	// partition whose reader is to be started again on a tick: cutting and
+	// ticking cost what changed, not the partition count.
+	holding     map[*partState]struct{}
+	needReaders map[*partState]struct{}
+	// blocker is the partition that last held a catch-up batch up
+	// (catchUpReady).
+	blocker *partState
+	in      chan []chunk
+	fetch   *fetcher
 
 	gen       uint64
 	nextID    uint64
@@ -96,20 +108,22 @@ type probeResult struct {
 func newLoop(ctx context.Context, s *Stream, starts []offsets.Start, bounds map[offsets.Partition]offsets.Bounds, pending *offsets.Batch) (*loop, error) {
 	cfg := s.cfg
 	l := &loop{
-		ctx:       ctx,
-		s:         s,
-		cfg:       cfg,
-		parts:     make(map[offsets.Partition]*partState, len(starts)),
-		in:        make(chan []chunk, 16),
-		redeliver: pending,
-		seeks:     map[offsets.Partition]seekMark{},
-		refresh:   make(chan refreshResult, 1),
-		looked:    make(chan lookupResult),
-		probed:    make(chan probeResult),
-		jobs:      make(chan job, 1),
-		results:   make(chan jobResult, 1),
-		nextID:    1,
-		lastCut:   time.Now(),
+		ctx:         ctx,
+		s:           s,
+		cfg:         cfg,
+		parts:       make(map[offsets.Partition]*partState, len(starts)),
+		holding:     map[*partState]struct{}{},
+		needReaders: map[*partState]struct{}{},
+		in:          make(chan []chunk, 16),
+		redeliver:   pending,
+		seeks:       map[offsets.Partition]seekMark{},
+		refresh:     make(chan refreshResult, 1),
+		looked:      make(chan lookupResult),
+		probed:      make(chan probeResult),
+		jobs:        make(chan job, 1),
+		results:     make(chan jobResult, 1),
+		nextID:      1,
+		lastCut:     time.Now(),
 	}
 	stored := map[offsets.Partition]int64{}
 	var keptSeeks map[offsets.Partition]int64
@@ -135,6 +149,7 @@ func newLoop(ctx context.Context, s *Stream, starts []offsets.Start, bounds map[
 		}
 		l.parts[st.Partition] = ps
 		l.order = append(l.order, st.Partition)
+		l.states = append(l.states, ps)
 	}
 	// Seeks kept from the last run: the store applies them again at the
 	// ack of the batch re-delivered now, and its partitions move to them
@@ -160,8 +175,7 @@ func newLoop(ctx context.Context, s *Stream, starts []offsets.Start, bounds map[
 // start. No request is sent per partition: the fetcher finds each
 // partition's leader in the client's metadata and fetches them together.
 func (l *loop) startReaders() {
-	for _, p := range l.order {
-		ps := l.parts[p]
+	for _, ps := range l.states {
 		l.gen++
 		ps.gen = l.gen
 		ps.fetched = ps.from
@@ -324,6 +338,9 @@ func (l *loop) onChunk(c chunk) error {
 		l.cfg.Tap.Read(c.msgs)
 	}
 	b := c.bytes
+	if len(ps.recs) == 0 {
+		l.holding[ps] = struct{}{}
+	}
 	ps.recs = append(ps.recs, c.msgs...)
 	ps.bytes += b
 	l.held += b
@@ -411,7 +428,7 @@ func (l *loop) onLookup(r lookupResult) error {
 	pos := r.pos
 	if r.err != nil {
 		l.notice(offsets.NewEvent(time.Now(), offsets.CodeBrokerError, ps.p, fmt.Sprintf("%s: offset %d out of range, and reading the bounds failed: %v (retrying)", ps.p, pos, r.err)))
-		ps.needReader = true
+		l.needsReader(ps)
 		return nil
 	}
 	b := r.bounds[ps.p]
@@ -547,13 +564,35 @@ func (l *loop) startReader(ps *partState, offset int64) {
 }
 
 func (l *loop) onTick(now time.Time) error {
-	for _, p := range l.order {
-		ps := l.parts[p]
-		if ps.needReader && ps.restart == nil {
+	if len(l.needReaders) == 0 {
+		return nil
+	}
+	for _, ps := range l.sorted(l.needReaders) {
+		switch {
+		case !ps.needReader:
+			delete(l.needReaders, ps)
+		case ps.restart == nil:
+			delete(l.needReaders, ps)
 			l.startReader(ps, ps.position())
 		}
 	}
 	return nil
+}
+
+// needsReader marks ps's reader to be started again on the next tick.
+func (l *loop) needsReader(ps *partState) {
+	ps.needReader = true
+	l.needReaders[ps] = struct{}{}
+}
+
+// sorted returns the partitions of set in partition order.
+func (l *loop) sorted(set map[*partState]struct{}) []*partState {
+	out := make([]*partState, 0, len(set))
+	for ps := range set {
+		out = append(out, ps)
+	}
+	slices.SortFunc(out, func(a, b *partState) int { return offsets.ComparePartitions(a.p, b.p) })
+	return out
 }
 
 // onRefresh takes fresh bounds: log starts for the panes, and partitions
@@ -593,6 +632,10 @@ func (l *loop) onRefresh(r refreshResult) error {
 	}
 	if len(added) > 0 {
 		sort.Slice(l.order, func(i, j int) bool { return l.order[i].Less(l.order[j]) })
+		l.states = l.states[:0]
+		for _, p := range l.order {
+			l.states = append(l.states, l.parts[p])
+		}
 	}
 	return nil
 }

@@ -80,6 +80,7 @@ func main() {
 	flag.IntVar(&o.wideRecords, "wide-records", 200_000, "records on the many-partition topic")
 	flag.StringVar(&o.brokers, "brokers", os.Getenv("KBATCH_TEST_BROKERS"), "use this cluster instead of a kfake broker")
 	flag.StringVar(&o.kbatch, "kbatch", "bin/kbatch", "kbatch binary")
+	flag.StringVar(&o.kbatchBase, "kbatch-base", "", "another kbatch binary (the code before a change) for the contenders kbatch-base and kbatch-base-nolimit, which run it as kbatch and kbatch-nolimit run -kbatch: before and after in one run")
 	flag.StringVar(&o.only, "only", "sarama,kgo,kbatch,kbatch-nolimit,kbatch-raw,kbatch-tui,replay,kcat,kcat-tuned", "contenders to run, comma-separated (kbatch-nolimit runs on the -records rows only)")
 	flag.IntVar(&o.rounds, "rounds", 3, "rounds; the best and the median of each contender are kept")
 	flag.BoolVar(&o.gobench, "gobench", true, "also run BenchmarkView140x40 (go test) and time the store per batch")
@@ -93,6 +94,7 @@ func main() {
 
 type options struct {
 	records                string
+	kbatchBase             string
 	size, partitions       int
 	wide                   string
 	wideRecords            int
@@ -229,7 +231,7 @@ func run(o options) error {
 		sets = append(sets, d)
 	}
 	// kbatch-nolimit (the soft memory limit off) only on the -records rows.
-	matrixOnly := slices.DeleteFunc(slices.Clone(only), func(s string) bool { return s == "kbatch-nolimit" })
+	matrixOnly := slices.DeleteFunc(slices.Clone(only), func(s string) bool { return s == "kbatch-nolimit" || s == "kbatch-base-nolimit" })
 	for _, sh := range rows {
 		d, err := runSet(o, "bench-"+sh.name, matrixRecords(sh, o.matrixMB, o.matrixMax), int32(o.partitions), sh, matrixOnly)
 		if err != nil {
@@ -355,6 +357,15 @@ func runOne(o options, name, topic string, n int64, tag string) sample {
 		return measure(exec.Command(o.self, "loop", name, o.seeds, topic), loopDone)
 	case "kbatch":
 		return measure(exec.Command(o.kbatch, append(watch, "--no-tui", "--until-end", "--sink", os.DevNull)...), kbatchDone(n))
+	case "kbatch-base", "kbatch-base-nolimit":
+		if o.kbatchBase == "" {
+			return sample{err: fmt.Errorf("%s needs -kbatch-base", name)}
+		}
+		cmd := exec.Command(o.kbatchBase, append(watch, "--no-tui", "--until-end", "--sink", os.DevNull)...)
+		if name == "kbatch-base-nolimit" {
+			cmd.Env = append(os.Environ(), "GOMEMLIMIT=off")
+		}
+		return measure(cmd, kbatchDone(n))
 	case "kbatch-nolimit":
 		// kbatch without its 80 MiB soft heap limit (main.go sets it
 		// only when GOMEMLIMIT is unset): what the limit hides.

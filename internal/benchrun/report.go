@@ -126,6 +126,9 @@ func ratios(d *dataSet, name string) string {
 	case "kbatch":
 		add("sarama")
 		add("kgo")
+		add("kbatch-base")
+	case "kbatch-nolimit":
+		add("kbatch-base-nolimit")
 	case "kbatch-tui":
 		add("kbatch-raw")
 	case "replay":
