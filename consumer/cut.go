@@ -102,8 +102,23 @@ func (l *loop) backlogged(ps *partState) bool {
 // cut takes every record held into a new batch; nil when none is held.
 func (l *loop) cut(now time.Time) (*Batch, []*record.Record) {
 	b := &Batch{Batch: offsets.Batch{ID: l.nextID, Time: now, State: offsets.StatePlanned}}
-	var recs []*record.Record
-	for _, ps := range l.sorted(l.holding) {
+	parts := l.sorted(l.holding)
+	n, ranges := 0, 0
+	for _, ps := range parts {
+		if len(ps.recs) > 0 {
+			n += min(len(ps.recs), l.cfg.MaxPerPartition)
+			ranges++
+		}
+	}
+	if n == 0 {
+		clear(l.holding)
+		return nil, nil
+	}
+	// The batch's records and ranges in one allocation each, not grown
+	// partition by partition.
+	recs := make([]*record.Record, 0, n)
+	b.Ranges = make([]offsets.BatchRange, 0, ranges)
+	for _, ps := range parts {
 		if len(ps.recs) == 0 {
 			delete(l.holding, ps)
 			continue

@@ -164,13 +164,17 @@ type soakOptions struct {
 
 // soakSample is one row of soak.csv.
 type soakSample struct {
-	at         time.Duration
-	rss        int64 // KiB
-	cpu        time.Duration
-	goroutines int
-	acked      int64 // records the TUI header counts acked
-	produced   int64
-	load1      string
+	at  time.Duration
+	rss int64 // KiB
+	// anon and file split rss: the process's own memory (Go's heap,
+	// stacks, runtime) and the pages of its binary it touched; heap is
+	// the Go heap in use (HeapInuse), -1 when not read.
+	anon, file, heap int64 // KiB
+	cpu              time.Duration
+	goroutines       int
+	acked            int64 // records the TUI header counts acked
+	produced         int64
+	load1            string
 }
 
 func soak(o soakOptions) error {
@@ -257,7 +261,7 @@ func soak(o soakOptions) error {
 	}
 	defer cf.Close()
 	w := csv.NewWriter(cf)
-	_ = w.Write([]string{"seconds", "rss_kib", "cpu_seconds", "goroutines", "acked_records", "produced_records", "load1"})
+	_ = w.Write([]string{"seconds", "rss_kib", "cpu_seconds", "goroutines", "acked_records", "produced_records", "load1", "rss_anon_kib", "rss_file_kib", "heap_inuse_kib"})
 
 	sig, stopSig := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stopSig()
@@ -278,6 +282,9 @@ func soak(o soakOptions) error {
 		}
 		s := soakSample{at: time.Since(start), cpu: cpuOf(pid), produced: produced(), load1: loadAvg()}
 		s.rss, _ = readStatusKiB(pid, "VmRSS:")
+		s.anon, _ = readStatusKiB(pid, "RssAnon:")
+		s.file, _ = readStatusKiB(pid, "RssFile:")
+		s.heap = heapInuseKiB(debugAddr)
 		s.goroutines = goroutines(debugAddr)
 		if screen, err := tmux("capture-pane", "-p", "-t", "soak", "-S", "0", "-E", "0").Output(); err == nil {
 			if m := ackedRE.FindSubmatch(screen); m != nil {
@@ -287,7 +294,8 @@ func soak(o soakOptions) error {
 		samples = append(samples, s)
 		_ = w.Write([]string{strconv.FormatFloat(s.at.Seconds(), 'f', 1, 64), strconv.FormatInt(s.rss, 10),
 			strconv.FormatFloat(s.cpu.Seconds(), 'f', 2, 64), strconv.Itoa(s.goroutines),
-			strconv.FormatInt(s.acked, 10), strconv.FormatInt(s.produced, 10), s.load1})
+			strconv.FormatInt(s.acked, 10), strconv.FormatInt(s.produced, 10), s.load1,
+			strconv.FormatInt(s.anon, 10), strconv.FormatInt(s.file, 10), strconv.FormatInt(s.heap, 10)})
 		w.Flush()
 		done = s.at >= o.duration
 	}
@@ -354,6 +362,29 @@ func goroutines(addr string) int {
 	if m := goroutineTotalRE.FindSubmatch(head[:n]); m != nil {
 		v, _ := strconv.Atoi(string(m[1]))
 		return v
+	}
+	return -1
+}
+
+var heapInuseRE = regexp.MustCompile(`(?m)^# HeapInuse = (\d+)$`)
+
+// heapInuseKiB reads the Go heap in use (runtime.MemStats.HeapInuse) from
+// the heap profile's text form on kbatch's --debug-addr; -1 when it
+// cannot.
+func heapInuseKiB(addr string) int64 {
+	c := http.Client{Timeout: 5 * time.Second}
+	resp, err := c.Get("http://" + addr + "/debug/pprof/heap?debug=1")
+	if err != nil {
+		return -1
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return -1
+	}
+	if m := heapInuseRE.FindSubmatch(b); m != nil {
+		v, _ := strconv.ParseInt(string(m[1]), 10, 64)
+		return v / 1024
 	}
 	return -1
 }

@@ -57,6 +57,11 @@ func soakReport(o soakOptions, samples []soakSample) string {
 	fmt.Fprintf(&b, "| RSS at the end (%s) | %.1f MiB (%+.1f %%) |\n", roundMin(last.at), mib(last.rss), pct(last.rss, warm.rss))
 	fmt.Fprintf(&b, "| RSS range after the warm-up | %.1f–%.1f MiB (%+.1f %% / %+.1f %% of the warm-up value) |\n",
 		mib(minRSS), mib(maxRSS), pct(minRSS, warm.rss), pct(maxRSS, warm.rss))
+	fmt.Fprintf(&b, "| of which the process's own (RssAnon) / its binary's pages (RssFile): at %s → end | %.1f / %.1f → %.1f / %.1f MiB |\n",
+		roundMin(warm.at), mib(warm.anon), mib(warm.file), mib(last.anon), mib(last.file))
+	if warm.heap >= 0 && last.heap >= 0 {
+		fmt.Fprintf(&b, "| Go heap in use (HeapInuse): at %s → end | %.1f → %.1f MiB |\n", roundMin(warm.at), mib(warm.heap), mib(last.heap))
+	}
 	fmt.Fprintf(&b, "| CPU, whole run | %.2f %% of one core (%.1f s in %s) |\n", cpuPct(soakSample{}, last), last.cpu.Seconds(), roundMin(last.at))
 	fmt.Fprintf(&b, "| CPU after the warm-up | %.2f %% of one core |\n", cpuPct(warm, last))
 	fmt.Fprintf(&b, "| CPU, busiest %s interval | %.1f %% of one core |\n", o.every, peakCPU)
