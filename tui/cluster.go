@@ -144,8 +144,7 @@ func (v *clusterPicker) View() string {
 			th.warn.Render(wrap(fmt.Sprintf("Close stream %s and connect to cluster %s (%s)?", EscapeString(v.stream),
 				EscapeString(p.Name), brokerList(p.Brokers, 60)), v.width)),
 			"",
-			wrap("The stream stops as on quit: the batch being processed is acked, its positions stay in the store. "+
-				"Then the topic picker lists the new cluster's topics.", v.width),
+			wrap(v.switchText(), v.width),
 			"",
 			th.bold.Render("y switches") + th.dim.Render(" · n or esc goes back"),
 		}, "\n")
@@ -166,6 +165,16 @@ func (v *clusterPicker) View() string {
 	}
 	lines = append(lines, "", th.dim.Render("enter picks · esc cancels"))
 	return strings.Join(lines, "\n")
+}
+
+// switchText says what y does.
+func (v *clusterPicker) switchText() string {
+	const stops = "stream stops as on quit: the batch being processed is acked, its positions stay in the store. " +
+		"Then the topic picker lists the new cluster's topics."
+	if v.probe == nil {
+		return "The " + stops
+	}
+	return "kbatch first tries the cluster while the stream goes on; if it answers, the " + stops
 }
 
 func (v *clusterPicker) ShortHelp() []key.Binding {
