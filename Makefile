@@ -29,7 +29,7 @@ test:
 # fills topics on a kfake broker in a process of its own (BENCH_RECORDS
 # records of 200 B text on 3 partitions per data set; the data-shape
 # matrix of BENCH_MATRIX rows, BENCH_MATRIX_MB MiB of values each and at
-# most 1M records; a 1000- and a 10,000-partition topic), runs kbatch,
+# most 1M records; topics of BENCH_WIDE partitions, 1000 and 10,000), runs kbatch,
 # bare sarama and franz-go loops and kcat side by side for BENCH_ROUNDS
 # rounds, and prints the final table. bench-kafka runs the same rows
 # against the real broker of `make kafka-up`. A quick pass:
@@ -38,7 +38,8 @@ BENCH_RECORDS   ?= 1000000,3000000
 BENCH_ROUNDS    ?= 3
 BENCH_MATRIX    ?= all
 BENCH_MATRIX_MB ?= 200
-BENCH_ARGS       = -records $(BENCH_RECORDS) -rounds $(BENCH_ROUNDS) -matrix $(BENCH_MATRIX) -matrix-mb $(BENCH_MATRIX_MB) -kbatch $(BIN)
+BENCH_WIDE      ?= 1000,10000
+BENCH_ARGS       = -records $(BENCH_RECORDS) -rounds $(BENCH_ROUNDS) -matrix $(BENCH_MATRIX) -matrix-mb $(BENCH_MATRIX_MB) -wide $(BENCH_WIDE) -kbatch $(BIN)
 bench: build
 	$(GO) test -run='^$$' -bench=. -benchmem ./...
 	$(GO) run ./internal/benchrun $(BENCH_ARGS)

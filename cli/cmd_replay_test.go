@@ -97,7 +97,7 @@ func TestReplayCommandUsage(t *testing.T) {
 		{[]string{topic + ":0:1-2", "events:0:9-1"}, `invalid range "events:0:9-1"`},
 		{[]string{"no-such-topic-kbatch:0:0-1"}, `range "no-such-topic-kbatch:0:0-1": topic "no-such-topic-kbatch" does not exist on this cluster`},
 		{[]string{topic + ":5:0-1"}, fmt.Sprintf(`range "%s:5:0-1": topic %q has no partition 5 (it has partitions 0..1)`, topic, topic)},
-		{[]string{topic + ":0:5-@-1s"}, fmt.Sprintf(`range "%s:0:5-@-1s": on %s[0] FROM 5 is offset 5, after UNTIL`, topic, topic)},
+		{[]string{topic + ":0:5-@2000-01-01T00:00:00Z"}, fmt.Sprintf(`range "%s:0:5-@2000-01-01T00:00:00Z": on %s[0] FROM 5 is offset 5, after UNTIL`, topic, topic)},
 		{[]string{topic + ":0:0-1", "--isolation", "dirty"}, `invalid --isolation "dirty": want committed or uncommitted`},
 		{[]string{topic + ":0:0-1", "--out", out, "--to-topic", topic}, "--out and --to-topic exclude each other"},
 		{[]string{topic + ":0:0-1", "--to-partition", "1"}, "--to-partition needs --to-topic"},

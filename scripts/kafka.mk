@@ -12,6 +12,8 @@
 #   make test-codecs     Java and librdkafka producers x every codec (+ v0/v1 formats on 2.x):
 #                        kbatch replay and watch read what kcat and the Java consumer read
 #   make kafka3-up / kafka3-down / test-kafka3   a 3-broker KRaft cluster and its fault suite
+#   make test-kafka3-smoke  the same without the slow faults (reassignment, rolling restart),
+#                        with a 15 s broker outage and 2 kbatch kills: what CI runs
 # KAFKA_VERSION picks an org.apache.kafka:kafka_2.13 release on Maven Central: 2.x runs with
 # ZooKeeper (2.8.2 is tested), 3.3+ in KRaft mode (3.6.2, 3.9.1, 4.x are tested).
 
@@ -20,7 +22,7 @@ KAFKA_SCRIPTS := $(patsubst %/,%,$(dir $(lastword $(MAKEFILE_LIST))))
 KAFKA_BOOTSTRAP_FILE := $(dir $(KAFKA_SCRIPTS)).cache/kafka/bootstrap
 
 .PHONY: kafka-up kafka-down kafka-restart test-kafka test-kafka-smoke test-matrix test-matrix-smoke \
-	test-codecs kafka3-up kafka3-down test-kafka3
+	test-codecs kafka3-up kafka3-down test-kafka3 test-kafka3-smoke
 
 kafka-up:
 	@KAFKA_VERSION=$(KAFKA_VERSION) $(KAFKA_SCRIPTS)/kafka-up.sh
@@ -74,5 +76,11 @@ kafka3-down:
 test-kafka3: build
 	@KAFKA_VERSION=$(KAFKA_VERSION) $(KAFKA_SCRIPTS)/kafka3-up.sh >/dev/null
 	@$(KAFKA_SCRIPTS)/kafka3-faults.sh
+	@$(KAFKA_SCRIPTS)/kafka3-unclean.sh
+	@$(KAFKA_SCRIPTS)/kafka3-rack.sh
+
+test-kafka3-smoke: build
+	@KAFKA_VERSION=$(KAFKA_VERSION) $(KAFKA_SCRIPTS)/kafka3-up.sh >/dev/null
+	@FAULTS_SMOKE=1 FAULTS_DOWN=15 FAULTS_KBATCH_KILLS=2 $(KAFKA_SCRIPTS)/kafka3-faults.sh
 	@$(KAFKA_SCRIPTS)/kafka3-unclean.sh
 	@$(KAFKA_SCRIPTS)/kafka3-rack.sh

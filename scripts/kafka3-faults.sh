@@ -19,11 +19,11 @@
 #   FAULTS_RATE    records per second the producer aims at (default 400)
 #   FAULTS_DOWN    seconds the SIGKILLed broker stays down (default 30)
 #   FAULTS_KBATCH_KILLS  times kbatch is SIGKILLed meanwhile (default 5)
-#   FAULTS_FIRST_KILL    seconds after the broker's SIGKILL of the first kbatch kill (default 6).
-#                  Below ~3 s the restarted kbatch meets the dead node still named as leader,
-#                  and today exits at start-up ("reading log starts and high watermarks: list
-#                  offsets from broker ...: connection refused"): its ListOffsets retries last
-#                  about 2 s (consumer/client.go listOffsets), less than a leader failover.
+#   FAULTS_SMOKE   1: the smoke run of .ci/run: leaves out the reassignment (1) and the rolling
+#                  restart (3), the slow faults; the broker SIGKILL and kbatch kills stay
+#   FAULTS_FIRST_KILL    seconds after the broker's SIGKILL of the first kbatch kill (default 1):
+#                  the restarted kbatch meets the dead node still named as leader and waits out
+#                  the failover (offset lookups retry for 30 s, kafka/client.go lookupRetry)
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=kafka-lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/kafka-lib.sh"
@@ -33,7 +33,7 @@ cd "$KBATCH_ROOT"
 rate=${FAULTS_RATE:-400}
 down=${FAULTS_DOWN:-30}
 kills=${FAULTS_KBATCH_KILLS:-5}
-first_kill=${FAULTS_FIRST_KILL:-6}
+first_kill=${FAULTS_FIRST_KILL:-1}
 fail() { echo "kafka3-faults: FAIL: $*" >&2; exit 1; }
 say() { echo "kafka3-faults: $(date -u +%T) $*" >&2; }
 for tool in kcat jq; do command -v "$tool" >/dev/null || fail "$tool is not installed"; done
@@ -130,6 +130,8 @@ describe >"$work/before.txt"
   done < <(sed -n 's/.*Partition: *\([0-9]*\).*Replicas: *\([0-9,]*\).*/\1 \2/p' "$work/before.txt")
   printf ']}\n'
 } >"$work/reassign.json"
+smoke=${FAULTS_SMOKE:-0}
+if [ "$smoke" != 1 ]; then
 say "fault 1: reassigning every partition to another broker pair"
 jtool "$reassign" --bootstrap-server "$boot" --reassignment-json-file "$work/reassign.json" --execute >"$work/reassign.out"
 # A reassignment copies every partition; on a loaded 2-core machine (and each --verify is a
@@ -145,6 +147,10 @@ describe >"$work/after-reassign.txt"
 faults+=("reassignment of $partitions partitions")
 alive
 sleep 5
+else
+  say "smoke run: no reassignment, no rolling restart"
+  describe >"$work/after-reassign.txt"
+fi
 
 # 2. Preferred leader election: after 1 the preferred replica (c) is mostly not the leader.
 say "fault 2: preferred leader election"
@@ -158,14 +164,14 @@ alive
 sleep 5
 
 # 3. Rolling restart.
-for n in $K3_NODES; do
+[ "$smoke" = 1 ] || for n in $K3_NODES; do
   say "fault 3: rolling restart, node $n"
   node restart "$n"
   node healthy
   alive
   sleep 3
 done
-faults+=("rolling restart of 3 brokers")
+[ "$smoke" = 1 ] || faults+=("rolling restart of 3 brokers")
 
 # 4. One broker SIGKILLed, down for $down s.
 victim=$(sed -n 's/.*Partition: *0.*Leader: *\([0-9]*\).*/\1/p' <(describe) | head -n 1)
@@ -174,8 +180,8 @@ node kill "$victim"
 # While it is down, kbatch is SIGKILLed $kills times at random moments and started again on
 # the same store each time (a kill between a batch's plan and its ack redelivers the batch);
 # those runs write their sink into a slow pipe, so kills often land in that window.
-# The first kill waits until the dead node is fenced (broker.session.timeout.ms=3000) and its
-# partitions have new leaders: kbatch started before that exits (see FAULTS_FIRST_KILL).
+# The first kill comes before the dead node is fenced (broker.session.timeout.ms=3000): the
+# restarted kbatch must wait out the failover at start-up (see FAULTS_FIRST_KILL).
 t_kill=$SECONDS
 sleep "$first_kill"
 for k in $(seq 1 "$kills"); do

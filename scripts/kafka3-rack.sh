@@ -77,7 +77,8 @@ watch=$!
 pids+=("$watch")
 alive() { kill -0 "$watch" 2>/dev/null || fail "kbatch watch exited: $(tail -n 3 "$work/watch.err")"; }
 # mark NAME: a line in the debug log's margin file, to cut it into phases.
-mark() { echo "$1 $(wc -l <"$work/debug.log")" >>"$work/phases"; }
+# kbatch may not have opened its log yet: then 0 lines.
+mark() { echo "$1 $(cat "$work/debug.log" 2>/dev/null | wc -l)" >>"$work/phases"; }
 t0=$SECONDS
 mark start
 sleep 15

@@ -45,7 +45,7 @@ func newHelpView(m *Model) *helpView {
 			{"/", "search every record the screen keeps (the samples of every batch, the tail view's records) by a key or value " +
 				"substring, any case; in the partitions pane: filter partitions by name, state (live paused error loss) or lag>N, lag<N, lag=N; " +
 				"in the replay and tail views: filter their records"},
-			{"y", "copy the selected record's value to the clipboard (OSC 52, works over SSH)"},
+			{"y", "copy the selected record's value, decoded when the detail shows it so (OSC 52, works over SSH)"},
 			{"v", "in a record's detail: decoded (Avro, Protobuf, JSON Schema) → raw text → hex dump"},
 			{"?", "this help"},
 			{"q ctrl+c", "quit: the stream closes cleanly, nothing is left half-written"},

@@ -5,6 +5,8 @@ import (
 	"strconv"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/kbatch-dev/kbatch/schema"
 )
 
 // backHandler is a view or pane that uses esc itself first (to clear a
@@ -226,6 +228,15 @@ func (m *Model) copyValue() tea.Cmd {
 	case r.Value.null():
 		m.setStatus("the value of this record is null: nothing copied", m.c.theme.warn)
 		return nil
+	}
+	// The record detail showing a decoded value copies that JSON; v to the
+	// raw text copies the bytes.
+	if rv, ok := m.top().(*recordView); ok && rv.mode == showDecoded {
+		if res := m.c.schemas.result(r, false, false); res.Status == schema.Decoded {
+			m.setStatus(fmt.Sprintf("copied the decoded JSON of %s @ %d (%s, %s) with OSC 52; v then y copies the raw bytes",
+				EscapeString(r.Partition.String()), r.Offset, describeDecoded(res), formatBytes(int64(len(res.JSON)))), m.c.theme.ok)
+			return tea.SetClipboard(res.JSON)
+		}
 	}
 	text := fmt.Sprintf("copied the value of %s @ %d (%s) with OSC 52", EscapeString(r.Partition.String()), r.Offset, formatBytes(int64(len(r.Value.Data))))
 	if r.Value.truncated() {

@@ -318,3 +318,27 @@ func TestGoldenDecodedDetail(t *testing.T) {
 		})
 	}
 }
+
+// y in the record detail copies what it shows: the decoded JSON, and the
+// raw bytes once v shows them raw.
+func TestCopyTakesWhatTheDetailShows(t *testing.T) {
+	dec := newFakeDecoder()
+	m, _ := newTestModel(t, 140, 40, Options{Decoder: dec})
+	feed(m, orderBatch(1, 2))
+	press(m, "3", "enter")
+	want := `{"order_id":"o-0","customer":"alice","amount":"12.50"}`
+	cmd := m.copyValue()
+	if cmd == nil {
+		t.Fatal("y copied nothing")
+	}
+	if got := fmt.Sprint(cmd()); got != want {
+		t.Errorf("decoded detail: copied %q, want %q", got, want)
+	}
+	mustContain(t, screen(m), "copied the decoded JSON of orders[0] @ 0 (Avro · schema id 3")
+	press(m, "v")
+	cmd = m.copyValue()
+	if got := fmt.Sprint(cmd()); got != framed(3, want) {
+		t.Errorf("raw detail: copied %q, want the framed bytes", got)
+	}
+	mustContain(t, screen(m), "copied the value of orders[0] @ 0")
+}
