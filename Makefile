@@ -188,9 +188,14 @@ sim:
 #                         each reads as from disk, also while it grows; servers stopped at the end
 #   make objstore-up / objstore-down   start or stop those servers by hand (.cache/objstore/env
 #                         holds the variables each SDK's default chain reads to reach them)
-.PHONY: test-spark test-objstore objstore-up objstore-down
+#   make spark-fixtures   rewrite testdata/spark-real's checkpoints of several topics, a
+#                         subscribePattern query and a topic that grew, from real Spark queries
+.PHONY: test-spark test-objstore objstore-up objstore-down spark-fixtures
 test-spark:
 	@./scripts/spark-test.sh
+
+spark-fixtures:
+	@./scripts/spark-test.sh fixtures
 
 test-objstore:
 	@./scripts/objstore-test.sh

@@ -24,10 +24,19 @@ mkdir -p "$cache"
 t0=$SECONDS
 cd "$root"
 # SPARK_LOCAL_IP: the driver binds to loopback instead of looking for an interface.
-SPARK_LOCAL_IP=127.0.0.1 \
-KBATCH_TEST_BROKERS=$boot \
-KBATCH_TEST_SPARK_PYTHON=$venv/bin/python \
-KBATCH_TEST_SPARK_CACHE=$cache \
+export SPARK_LOCAL_IP=127.0.0.1 KBATCH_TEST_BROKERS=$boot KBATCH_TEST_SPARK_PYTHON=$venv/bin/python \
+  KBATCH_TEST_SPARK_CACHE=$cache
+if [ "${1:-}" = fixtures ]; then
+  # make spark-fixtures: rewrite the real-Spark fixtures of testdata/spark-real that
+  # TestRealSparkFixtures makes (see testdata/spark-real/SOURCES.md).
+  KBATCH_TEST_SPARK_FIXTURES=$root/testdata/spark-real \
+    go test -count=1 -timeout 40m -run '^TestRealSparkFixtures$' -v ./cli/ 2>&1 | tee "$cache/fixtures.log" |
+    grep -E '^(=== RUN|--- |PASS|FAIL|ok|panic)|spark_fixtures_real_test.go' || true
+  grep -q '^--- PASS: TestRealSparkFixtures ' "$cache/fixtures.log" ||
+    { echo "spark-fixtures: TestRealSparkFixtures did not run and pass (log: .cache/spark/fixtures.log)" >&2; exit 1; }
+  echo "spark-fixtures: written in $((SECONDS - t0)) s" >&2
+  exit 0
+fi
 KBATCH_TEST_SPARK_WORK=$cache/work \
   go test -count=1 -timeout 40m -run '^TestRealSpark$' -v ./cli/ 2>&1 | tee "$cache/test.log" |
   grep -E '^(=== RUN|--- |PASS|FAIL|ok|panic)|spark_real_test.go' || true
