@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -18,9 +19,11 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/bloberror"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/twmb/franz-go/pkg/kgo"
 	"gocloud.dev/blob"
 
 	"github.com/kbatch-dev/kbatch/internal/fixtures"
+	"github.com/kbatch-dev/kbatch/internal/testkafka"
 	"github.com/kbatch-dev/kbatch/offsets/spark/objstore"
 )
 
@@ -240,6 +243,47 @@ func TestRealObjstore(t *testing.T) {
 		t.Fatalf("offsets export: exit %d: %s", code, errOut)
 	}
 
+	// The checkpoint's topics on a cluster (in-process kfake, or the broker
+	// of KBATCH_TEST_BROKERS), each partition holding 5 records past where
+	// the query committed, for watch --from-spark URL.
+	lastCommit := lastBatchFile(t, filepath.Join(dir, "commits"))
+	committed := ckptOffsets(t, dir, lastCommit)
+	c := testkafka.New(t)
+	brokers := strings.Join(c.Brokers, ",")
+	topicParts := map[string]int32{}
+	for k := range committed {
+		topic, p, _ := strings.Cut(k, ":")
+		n, _ := strconv.Atoi(p)
+		topicParts[topic] = max(topicParts[topic], int32(n)+1)
+	}
+	var watchTopics []string
+	for topic, n := range topicParts {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		resp, err := c.Admin().CreateTopic(ctx, n, 1, nil, topic)
+		cancel()
+		if err == nil {
+			err = resp.Err
+		}
+		if err != nil {
+			t.Fatalf("create topic %s: %v", topic, err)
+		}
+		if testkafka.Real() {
+			t.Cleanup(func() {
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				defer cancel()
+				_, _ = c.Admin().DeleteTopics(ctx, topic)
+			})
+		}
+		watchTopics = append(watchTopics, "-t", topic)
+		var recs []*kgo.Record
+		for p := range n {
+			for i := range committed[fmt.Sprintf("%s:%d", topic, p)] + 5 {
+				recs = append(recs, sparkTestRecord(topic, p, int(i)))
+			}
+		}
+		c.Produce(recs...)
+	}
+
 	run := strconv.FormatInt(time.Now().UnixNano(), 36)
 	for _, tg := range objstoreTargets {
 		t.Run(tg.name, func(t *testing.T) {
@@ -268,6 +312,32 @@ func TestRealObjstore(t *testing.T) {
 			}
 			if gotImport != wantImport {
 				t.Errorf("offsets import --from-spark %s exported\n%s\nwant (from the folder)\n%s", url, gotImport, wantImport)
+			}
+
+			// watch --from-spark URL starts every partition where the query
+			// last committed and reads the 5 records after it.
+			wout, errOut, code := sparkRun(t, append([]string{"watch", "--from-spark", url, "--no-tui", "--until-end",
+				"--store", filepath.Join(t.TempDir(), "watch.db"), "--name", "after-spark", "--interval", "200ms", "-b", brokers}, watchTopics...)...)
+			if code != 0 {
+				t.Fatalf("kbatch watch --from-spark %s: exit %d: %s", url, code, errOut)
+			}
+			wl := parseLines(t, []byte(wout))
+			if wl[0].Type != "start" || len(wl[0].Partitions) != len(committed) {
+				t.Fatalf("watch --from-spark start line: %+v, want %d partitions", wl[0], len(committed))
+			}
+			for _, p := range wl[0].Partitions {
+				if want := committed[fmt.Sprintf("%s:%d", p.Topic, p.Partition)]; p.Offset != want || p.Source != "import" {
+					t.Errorf("watch --from-spark %s starts %s[%d] at %d (%s), want %d (offsets/%d, import)", url, p.Topic, p.Partition, p.Offset, p.Source, want, lastCommit)
+				}
+			}
+			var read int64
+			for _, l := range wl {
+				if l.Type == "batch" {
+					read += l.Records
+				}
+			}
+			if want := int64(5 * len(committed)); read != want {
+				t.Errorf("watch --from-spark %s read %d records, want %d (5 per partition)", url, read, want)
 			}
 
 			// 2. A checkpoint that grows while kbatch watches: the query's
