@@ -5,7 +5,8 @@
 // default credential chain. It only ever reads: listings, reads of whole
 // small files and attribute lookups, nothing else.
 //
-// It is the only importer of gocloud.dev.
+// It is the only importer of gocloud.dev outside tests (the object-store
+// suite, cli/objstore_real_test.go, writes with it).
 package objstore
 
 import (
