@@ -1,14 +1,18 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kbatch-dev/kbatch/config"
+	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/record"
+	"github.com/kbatch-dev/kbatch/tui"
 )
 
 // connectionInfo describes the connection in use, without secrets: the
@@ -199,4 +203,41 @@ func (g *globalOptions) password(conn config.Connection) (config.Secret, error) 
 // derived again from the topics picked.
 func (g *globalOptions) switchProfile(name string) {
 	g.cluster, g.brokers, g.name, g.profileOnly = name, nil, "", true
+}
+
+// probeProfile is the screen's ProbeProfile: it connects to profile name's
+// cluster (metadata only) on a copy of the options, without warnings on
+// stderr (the screen is drawn there) and without a password prompt: a
+// profile whose password is typed at the terminal is not tried.
+func (g *globalOptions) probeProfile(ctx context.Context, name string) error {
+	h := *g
+	h.stderr, h.warned = io.Discard, map[string]bool{}
+	asked := false
+	h.prompt = func(string) (config.Secret, error) {
+		asked = true
+		return "", config.ErrNoTerminal
+	}
+	h.switchProfile(name)
+	cc, err := h.clientConfig()
+	if asked {
+		return tui.ErrProbeSkipped
+	}
+	if err != nil {
+		return err
+	}
+	cc.FailFast = true
+	done := make(chan error, 1)
+	go func() {
+		c, err := kafka.Dial(cc)
+		if err == nil {
+			err = c.Close()
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return errors.New("its brokers did not answer in time")
+	}
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/kbatch-dev/kbatch/config"
 	"github.com/kbatch-dev/kbatch/internal/testkafka"
 	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
@@ -44,6 +46,48 @@ brokers = ["green-1:9092", "green-2:9092"]
 	}
 	if strings.Join(cc.Brokers, ",") != "green-1:9092,green-2:9092" || g.conn.Cluster != "green" || g.name != "" {
 		t.Errorf("after the switch: brokers %v cluster %q name %q", cc.Brokers, g.conn.Cluster, g.name)
+	}
+}
+
+// The screen's trial connection before c switches: a reachable profile
+// answers nil, a closed port an error, a profile whose password would be
+// typed is not tried (and nothing is prompted or printed), and the
+// options in use are left as they were.
+func TestProbeProfile(t *testing.T) {
+	kc := testkafka.New(t)
+	dir := t.TempDir()
+	cfg := writeFile(t, dir, "config.toml", fmt.Sprintf(`
+[clusters.up]
+brokers = [%q]
+[clusters.down]
+brokers = ["127.0.0.1:1"]
+[clusters.secret]
+brokers = [%q]
+[clusters.secret.sasl]
+mechanism = "PLAIN"
+username = "alice"
+`, kc.Brokers[0], kc.Brokers[0]), 0o600)
+	g, stderr := testOptions(t, nil, "--config", cfg, "-b", "flag:9092")
+	prompted := false
+	g.prompt = func(string) (config.Secret, error) { prompted = true; return "pw", nil }
+	ctx := context.Background()
+	if err := g.probeProfile(ctx, "up"); err != nil {
+		t.Errorf("up: %v", err)
+	}
+	if err := g.probeProfile(ctx, "down"); err == nil {
+		t.Errorf("down: no error")
+	}
+	if err := g.probeProfile(ctx, "secret"); !errors.Is(err, tui.ErrProbeSkipped) {
+		t.Errorf("secret: %v, want ErrProbeSkipped", err)
+	}
+	if prompted {
+		t.Errorf("a probe prompted for a password")
+	}
+	if cc, err := g.clientConfig(); err != nil || strings.Join(cc.Brokers, ",") != "flag:9092" || g.profileOnly {
+		t.Errorf("after the probes: brokers %v, profileOnly %v, err %v", cc.Brokers, g.profileOnly, err)
+	}
+	if stderr.Len() != 0 {
+		t.Errorf("probes wrote to stderr: %q", stderr.String())
 	}
 }
 

@@ -1,8 +1,11 @@
 package tui
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -22,6 +25,10 @@ type SwitchCluster struct{ Profile string }
 
 func (s *SwitchCluster) Error() string { return "switch to cluster profile " + s.Profile }
 
+// ErrProbeSkipped is what Options.ProbeProfile returns for a profile it
+// cannot try from behind the screen; the switch goes ahead.
+var ErrProbeSkipped = errors.New("the profile cannot be tried from the screen")
+
 // clusterPicker is c: the config's profiles; enter asks to confirm, y
 // closes the stream and switches.
 type clusterPicker struct {
@@ -32,6 +39,36 @@ type clusterPicker struct {
 	cur        cursor
 	confirming bool
 	width      int
+	// probe tries a profile before the switch (Options.ProbeProfile);
+	// probing is the profile being tried, failed why the last try failed.
+	probe   func(ctx context.Context, profile string) error
+	probing string
+	failed  string
+}
+
+// probeMsg is the answer of a ProbeProfile call.
+type probeMsg struct {
+	profile string
+	err     error
+}
+
+// probeTimeout bounds a profile's trial connection.
+const probeTimeout = 15 * time.Second
+
+// probed takes a trial connection's answer: the switch goes ahead, or the
+// dialog says why it cannot and the stream goes on.
+func (v *clusterPicker) probed(msg probeMsg) tea.Cmd {
+	if msg.profile != v.probing {
+		return nil // cancelled with esc meanwhile
+	}
+	v.probing = ""
+	if msg.err != nil && !errors.Is(msg.err, ErrProbeSkipped) {
+		v.confirming = false
+		v.failed = fmt.Sprintf("cannot connect to cluster %s: %v; the stream goes on here", msg.profile, msg.err)
+		return nil
+	}
+	sw := switchMsg{profile: msg.profile}
+	return func() tea.Msg { return sw }
 }
 
 func (v *clusterPicker) SetSize(w, h int) {
@@ -51,11 +88,27 @@ func (v *clusterPicker) Update(msg tea.Msg) tea.Cmd {
 		return nil
 	}
 	ks := k.String()
+	if v.probing != "" {
+		if ks == "esc" || ks == "n" {
+			v.probing, v.confirming = "", false
+		}
+		return nil
+	}
 	if v.confirming {
 		switch ks {
 		case "y":
-			sw := switchMsg{profile: v.profiles[v.cur.sel].Name}
-			return func() tea.Msg { return sw }
+			name := v.profiles[v.cur.sel].Name
+			if v.probe == nil {
+				sw := switchMsg{profile: name}
+				return func() tea.Msg { return sw }
+			}
+			v.probing, v.failed = name, ""
+			probe := v.probe
+			return func() tea.Msg {
+				ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
+				defer cancel()
+				return probeMsg{profile: name, err: probe(ctx, name)}
+			}
 		case "n", "esc":
 			v.confirming = false
 		}
@@ -76,19 +129,30 @@ func (v *clusterPicker) Update(msg tea.Msg) tea.Cmd {
 
 func (v *clusterPicker) View() string {
 	th := &v.theme
+	if v.probing != "" {
+		return strings.Join([]string{
+			wrap(fmt.Sprintf("Connecting to cluster %s…", EscapeString(v.probing)), v.width),
+			"",
+			wrap("The stream goes on until the cluster answers.", v.width),
+			"",
+			th.dim.Render("esc cancels"),
+		}, "\n")
+	}
 	if v.confirming {
 		p := v.profiles[v.cur.sel]
 		return strings.Join([]string{
 			th.warn.Render(wrap(fmt.Sprintf("Close stream %s and connect to cluster %s (%s)?", EscapeString(v.stream),
 				EscapeString(p.Name), brokerList(p.Brokers, 60)), v.width)),
 			"",
-			wrap("The stream stops as on quit: the batch being processed is acked, its positions stay in the store. "+
-				"Then the topic picker lists the new cluster's topics.", v.width),
+			wrap(v.switchText(), v.width),
 			"",
 			th.bold.Render("y switches") + th.dim.Render(" · n or esc goes back"),
 		}, "\n")
 	}
 	lines := []string{th.dim.Render(wrap("The [clusters.NAME] profiles of the config file:", v.width))}
+	if v.failed != "" {
+		lines = append([]string{th.warn.Render(wrap(EscapeString(v.failed), v.width)), ""}, lines...)
+	}
 	from, until := v.cur.visible()
 	for i := from; i < until; i++ {
 		p := v.profiles[i]
@@ -103,7 +167,20 @@ func (v *clusterPicker) View() string {
 	return strings.Join(lines, "\n")
 }
 
+// switchText says what y does.
+func (v *clusterPicker) switchText() string {
+	const stops = "stream stops as on quit: the batch being processed is acked, its positions stay in the store. " +
+		"Then the topic picker lists the new cluster's topics."
+	if v.probe == nil {
+		return "The " + stops
+	}
+	return "kbatch first tries the cluster while the stream goes on; if it answers, the " + stops
+}
+
 func (v *clusterPicker) ShortHelp() []key.Binding {
+	if v.probing != "" {
+		return []key.Binding{v.keys.Back}
+	}
 	if v.confirming {
 		return []key.Binding{
 			key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "switch")),
@@ -125,7 +202,7 @@ func (m *Model) openClusters() {
 		m.setStatus(errReadOnly.Error(), m.c.theme.dim)
 		return
 	}
-	v := &clusterPicker{common: m.c, profiles: m.opts.Profiles, current: m.opts.Cluster, stream: m.stream.name}
+	v := &clusterPicker{common: m.c, profiles: m.opts.Profiles, current: m.opts.Cluster, stream: m.stream.name, probe: m.opts.ProbeProfile}
 	v.cur.setLen(len(v.profiles))
 	for i, p := range v.profiles {
 		if p.Name == m.opts.Cluster {

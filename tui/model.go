@@ -51,6 +51,11 @@ type Options struct {
 	Groups GroupReader
 	// Profiles are the config's cluster profiles c switches between.
 	Profiles []Profile
+	// ProbeProfile, when set, connects to a profile's cluster before c
+	// closes the stream for it: a profile that cannot be reached is said
+	// on the screen and the stream goes on. It returns ErrProbeSkipped
+	// when it cannot tell without the terminal (a password to type).
+	ProbeProfile func(ctx context.Context, profile string) error
 	// Decoder, when set, decodes keys and values with a schema for what
 	// the screen shows, filters or opens; SchemaNotes (wired into the
 	// decoder's Ready and Event) tells the screen when a schema arrived

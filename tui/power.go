@@ -25,6 +25,13 @@ func (m *Model) updateMore(msg tea.Msg) (tea.Cmd, bool) {
 	case switchMsg:
 		m.switchTo = msg.profile
 		return tea.Quit, true
+	case probeMsg:
+		for _, v := range m.views {
+			if cp, ok := v.(*clusterPicker); ok {
+				return cp.probed(msg), true
+			}
+		}
+		return nil, true
 	case tea.MouseClickMsg, tea.MouseWheelMsg:
 		return m.mouse(msg.(tea.MouseMsg)), true
 	}
