@@ -16,6 +16,7 @@
 #   FAKE_GCS_VERSION       github.com/fsouza/fake-gcs-server version (default below)
 #   AZURITE_VERSION        azurite release on npm (default below)
 #   OBJSTORE_WAIT_SECONDS  readiness bound per server (default 120)
+#   FAKE_GCS_LOG_LEVEL     fake-gcs-server log level (default warn; info logs every request)
 
 # shellcheck source-path=SCRIPTDIR source=kafka-lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/kafka-lib.sh"

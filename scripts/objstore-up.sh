@@ -15,12 +15,14 @@ o_install
 # A server that does not come up takes the others down with it.
 trap 'for s in moto gcs azurite; do o_stop "$s" 5; done' ERR EXIT
 
+# Three distinct free ports, picked before any server starts binding.
 s3port=$(k_pick_port)
-o_start moto "$O_MOTOENV/bin/moto_server" -H 127.0.0.1 -p "$s3port"
 gcsport=$(k_pick_port "$s3port")
-o_start gcs "$O_GCS_BIN" -scheme http -host 127.0.0.1 -port "$gcsport" -backend memory -log-level ${FAKE_GCS_LOG_LEVEL:-warn} \
-  -external-url "http://127.0.0.1:$gcsport" -public-host "127.0.0.1:$gcsport"
 azport=$(k_pick_port "$gcsport")
+while [ "$azport" = "$s3port" ]; do azport=$(k_pick_port "$gcsport"); done
+o_start moto "$O_MOTOENV/bin/moto_server" -H 127.0.0.1 -p "$s3port"
+o_start gcs "$O_GCS_BIN" -scheme http -host 127.0.0.1 -port "$gcsport" -backend memory -log-level "${FAKE_GCS_LOG_LEVEL:-warn}" \
+  -external-url "http://127.0.0.1:$gcsport" -public-host "127.0.0.1:$gcsport"
 o_start azurite node "$O_AZURITE_DIR/node_modules/azurite/dist/src/blob/main.js" --blobHost 127.0.0.1 \
   --blobPort "$azport" --inMemoryPersistence --disableTelemetry --skipApiVersionCheck --silent
 
