@@ -182,6 +182,26 @@ sim:
 #   make test-spark       a Structured Streaming query while a producer writes: kbatch spark live
 #                         beside it, watch --from-spark, offsets show --format spark and the e export
 #                         in Spark batch queries, the job of replay --emit spark
-.PHONY: test-spark
+#                         and then the object-store suite on the checkpoint the query wrote
+#   make test-objstore    moto (S3), fake-gcs-server (GCS) and Azurite (Azure Blob) on free ports,
+#                         each installed under .cache/ on first use: a Spark checkpoint copied into
+#                         each reads as from disk, also while it grows; servers stopped at the end
+#   make objstore-up / objstore-down   start or stop those servers by hand (.cache/objstore/env
+#                         holds the variables each SDK's default chain reads to reach them)
+#   make spark-fixtures   rewrite testdata/spark-real's checkpoints of several topics, a
+#                         subscribePattern query and a topic that grew, from real Spark queries
+.PHONY: test-spark test-objstore objstore-up objstore-down spark-fixtures
 test-spark:
 	@./scripts/spark-test.sh
+
+spark-fixtures:
+	@./scripts/spark-test.sh fixtures
+
+test-objstore:
+	@./scripts/objstore-test.sh
+
+objstore-up:
+	@./scripts/objstore-up.sh
+
+objstore-down:
+	@./scripts/objstore-down.sh

@@ -189,19 +189,19 @@ func (s *realSpark) command(ctx context.Context, log string, args ...string) *ex
 	return cmd
 }
 
-// producer writes records to every partition of a topic until stopped,
-// with keys that are sometimes null and values that are sometimes not
-// UTF-8.
+// producer writes perTick records every 500 ms to every partition of a
+// topic until stopped, with keys that are sometimes null and values that
+// are sometimes not UTF-8.
 type producer struct {
 	stop chan struct{}
 	done chan error
 	n    int
 }
 
-func startProducer(cl *kgo.Client, topic string, partitions int32, from int) *producer {
+func startProducer(cl *kgo.Client, topic string, partitions int32, from, perTick int) *producer {
 	p := &producer{stop: make(chan struct{}), done: make(chan error, 1), n: from}
 	go func() {
-		tick := time.NewTicker(100 * time.Millisecond)
+		tick := time.NewTicker(500 * time.Millisecond)
 		defer tick.Stop()
 		for {
 			select {
@@ -210,8 +210,8 @@ func startProducer(cl *kgo.Client, topic string, partitions int32, from int) *pr
 				return
 			case <-tick.C:
 			}
-			recs := make([]*kgo.Record, 0, 12)
-			for range 12 {
+			recs := make([]*kgo.Record, 0, perTick)
+			for range perTick {
 				recs = append(recs, sparkTestRecord(topic, int32(p.n)%partitions, p.n))
 				p.n++
 			}
@@ -240,6 +240,9 @@ func sparkTestRecord(topic string, partition int32, i int) *kgo.Record {
 	return r
 }
 
+// sparkMaxOffsets is the streaming query's maxOffsetsPerTrigger.
+const sparkMaxOffsets = 90
+
 func TestRealSpark(t *testing.T) {
 	py := os.Getenv("KBATCH_TEST_SPARK_PYTHON")
 	if py == "" || !testkafka.Real() {
@@ -266,23 +269,39 @@ func TestRealSpark(t *testing.T) {
 	batches := filepath.Join(work, "spark-batches")
 	stopFile := filepath.Join(work, "stop")
 
-	prod := startProducer(c.Client(), topic, 3, 0)
+	// A backlog of 3 x sparkMaxOffsets records before the query starts: its
+	// first batches are cut by maxOffsetsPerTrigger and span every
+	// partition. The producer starts once Spark committed batch 0, at 12
+	// records a second, well under what the query reads per trigger (90 per
+	// 2 s, more when a loaded machine stretches the trigger): a producer
+	// faster than the query would leave it an endless backlog to drain at
+	// the stop.
+	var backlog []*kgo.Record
+	for i := range 3 * sparkMaxOffsets {
+		backlog = append(backlog, sparkTestRecord(topic, int32(i)%3, i))
+	}
+	c.Produce(backlog...)
+	var prod *producer
 	defer func() {
+		if prod == nil {
+			return
+		}
 		select {
 		case <-prod.stop:
 		default:
 			_ = prod.halt()
 		}
 	}()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
 	stream := s.command(ctx, "stream.log", "stream", "--bootstrap", brokers, "--topics", topic,
-		"--checkpoint", ckpt, "--out", batches, "--stopfile", stopFile, "--max-offsets", "90")
+		"--checkpoint", ckpt, "--out", batches, "--stopfile", stopFile, "--max-offsets", strconv.Itoa(sparkMaxOffsets))
 	if err := stream.Start(); err != nil {
 		t.Fatal(err)
 	}
-	streamDone := make(chan error, 1)
-	go func() { streamDone <- stream.Wait() }()
+	streamDone := make(chan struct{}) // closed when the query's process ended, with streamErr
+	var streamErr error
+	go func() { streamErr = stream.Wait(); close(streamDone) }()
 	defer func() {
 		_ = os.WriteFile(stopFile, nil, 0o644)
 		select {
@@ -291,10 +310,18 @@ func TestRealSpark(t *testing.T) {
 			_ = stream.Process.Kill()
 		}
 	}()
-	waitFor(t, "Spark to commit its first batch (see "+filepath.Join(work, "stream.log")+")", 4*time.Minute, func() bool {
+	// A JVM, a Python gateway and the first Kafka metadata round: about
+	// 40 s on an idle machine, over 2 minutes under load.
+	waitFor(t, "Spark to commit its first batch (see "+filepath.Join(work, "stream.log")+")", 10*time.Minute, func() bool {
+		select {
+		case <-streamDone:
+			t.Fatalf("the Spark query ended before its first batch: %v (see %s)", streamErr, filepath.Join(work, "stream.log"))
+		default:
+		}
 		return exists(filepath.Join(ckpt, "commits", "0"))
 	})
 	t.Logf("Spark committed batch 0 after %s", time.Since(start).Round(time.Second))
+	prod = startProducer(c.Client(), topic, 3, len(backlog), 6)
 
 	// 1. kbatch spark --no-tui, live: three batches committed while it
 	// watches, each with exactly the ranges of the offset log.
@@ -303,8 +330,8 @@ func TestRealSpark(t *testing.T) {
 		t.Fatalf("kbatch spark: exit %d: %s", code, errOut)
 	}
 	select {
-	case err := <-streamDone:
-		t.Fatalf("the Spark query ended before kbatch saw three batches committed: %v", err)
+	case <-streamDone:
+		t.Fatalf("the Spark query ended before kbatch saw three batches committed: %v", streamErr)
 	default: // still running: kbatch watched it live
 	}
 	live := parseSparkLines(t, out)
@@ -319,11 +346,11 @@ func TestRealSpark(t *testing.T) {
 		t.Fatal(err)
 	}
 	select {
-	case err := <-streamDone:
-		if err != nil {
-			t.Fatalf("the Spark query failed: %v (see %s)", err, filepath.Join(work, "stream.log"))
+	case <-streamDone:
+		if streamErr != nil {
+			t.Fatalf("the Spark query failed: %v (see %s)", streamErr, filepath.Join(work, "stream.log"))
 		}
-	case <-time.After(4 * time.Minute):
+	case <-time.After(6 * time.Minute):
 		t.Fatal("the Spark query did not stop")
 	}
 	t.Logf("the query read %d records and stopped after %s", produced, time.Since(start).Round(time.Second))

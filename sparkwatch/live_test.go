@@ -287,9 +287,13 @@ func TestSparkWatchMalformedBatch(t *testing.T) {
 	wait("batch 4", isBatch(4))
 	wait("end", func(ev consumer.Event) bool { _, ok := ev.(*consumer.Ended); return ok })
 
+	// A poll between offsets/1 and commits/1 shows batch 1 planned, then
+	// committed: each batch counts once.
 	var ids []uint64
 	for _, b := range sparkBatchesOf(evs) {
-		ids = append(ids, b.ID)
+		if len(ids) == 0 || ids[len(ids)-1] != b.ID {
+			ids = append(ids, b.ID)
+		}
 	}
 	if !reflect.DeepEqual(ids, []uint64{0, 1, 4}) {
 		t.Errorf("batches %v, want 0 1 4", ids)

@@ -3,6 +3,8 @@
   stream  a Structured Streaming query over Kafka (trigger every 2 s) whose
           foreachBatch sink writes each micro-batch's records to OUT/batch-N.jsonl;
           it runs until STOPFILE appears, then processes what is available and stops.
+  queries several streaming queries in one session, each to its own checkpoint
+          and OUT/NAME/batch-N.jsonl (the real-Spark fixtures of testdata/spark-real).
   read    Spark batch queries, one per job of a JSON file
           ([{"name": ..., "options": {...}}]), each written to OUT/NAME.jsonl.
 
@@ -90,6 +92,46 @@ def stream(a):
     print("stream: stopped", flush=True)
 
 
+def queries(a):
+    """Several streaming queries in one session (one JVM), each from a JSON job
+    {"name", "options", "checkpoint"}: Kafka source options on top of the
+    bootstrap and startingOffsets earliest; foreachBatch writes each batch to
+    OUT/NAME/batch-N.jsonl. All run until STOPFILE appears, then process what
+    is available and stop."""
+    with open(a.jobs) as f:
+        jobs = json.load(f)
+    spark = session("kbatch-queries")
+    spark.sparkContext.setLogLevel("WARN")
+    running = []
+    for job in jobs:
+        reader = (spark.readStream.format("kafka").option("kafka.bootstrap.servers", a.bootstrap)
+                  .option("startingOffsets", "earliest"))
+        for k, v in job["options"].items():
+            reader = reader.option(k, v)
+        df = reader.load().select("topic", "partition", "offset", "key", "value")
+        out = os.path.join(a.out, job["name"])
+        os.makedirs(out, exist_ok=True)
+
+        def sink(batch, batch_id, out=out):
+            write_records([r.asDict() for r in batch.collect()], os.path.join(out, "batch-%d.jsonl" % batch_id))
+
+        q = (df.writeStream.foreachBatch(sink).option("checkpointLocation", job["checkpoint"])
+             .trigger(processingTime="2 seconds").queryName(job["name"]).start())
+        running.append(q)
+    print("queries: started %d" % len(running), flush=True)
+    while not os.path.exists(a.stopfile):
+        for q in running:
+            if q.exception() is not None:
+                print("queries: %s failed: %s" % (q.name, q.exception()), file=sys.stderr, flush=True)
+                sys.exit(1)
+        time.sleep(0.5)
+    for q in running:
+        q.processAllAvailable()
+        q.stop()
+    spark.stop()
+    print("queries: stopped", flush=True)
+
+
 def read(a):
     with open(a.jobs) as f:
         jobs = json.load(f)
@@ -117,6 +159,11 @@ def main():
     s.add_argument("--out", required=True)
     s.add_argument("--stopfile", required=True)
     s.add_argument("--max-offsets", type=int, default=0)
+    m = sub.add_parser("queries")
+    m.add_argument("--bootstrap", required=True)
+    m.add_argument("--jobs", required=True)
+    m.add_argument("--out", required=True)
+    m.add_argument("--stopfile", required=True)
     r = sub.add_parser("read")
     r.add_argument("--bootstrap", required=True)
     r.add_argument("--jobs", required=True)
@@ -131,7 +178,7 @@ def main():
         else:
             print("--packages %s --conf spark.jars.ivy=%s" % (CONNECTOR, opts["spark.jars.ivy"]))
         return
-    {"stream": stream, "read": read}[a.cmd](a)
+    {"stream": stream, "queries": queries, "read": read}[a.cmd](a)
 
 
 if __name__ == "__main__":

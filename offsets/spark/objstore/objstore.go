@@ -5,7 +5,8 @@
 // default credential chain. It only ever reads: listings, reads of whole
 // small files and attribute lookups, nothing else.
 //
-// It is the only importer of gocloud.dev.
+// It is the only importer of gocloud.dev outside tests (the object-store
+// suite, cli/objstore_real_test.go, writes with it).
 package objstore
 
 import (
@@ -15,6 +16,7 @@ import (
 	"io"
 	"io/fs"
 	"net/url"
+	"os"
 	"path"
 	"strings"
 	"sync/atomic"
@@ -106,6 +108,7 @@ type Target struct {
 //	abfss://container@account.dfs.core.windows.net/path?query (also abfs://)
 //	wasbs://container@account.blob.core.windows.net/path?query (also wasb://)
 //	                                               → azblob://container?storage_account=account&domain=blob.core.windows.net&query
+//	                                                 (no domain= when AZURE_STORAGE_DOMAIN is set: it applies)
 //
 // The query is gocloud.dev's: for S3 endpoint=, region=, use_path_style=true
 // (MinIO, moto, …); for Azure domain=, protocol=, localemu=true (Azurite).
@@ -150,7 +153,10 @@ func Translate(loc string) (Target, error) {
 		if q.Get("storage_account") == "" {
 			q.Set("storage_account", account)
 		}
-		if q.Get("domain") == "" {
+		// AZURE_STORAGE_DOMAIN is the default chain's endpoint (a sovereign
+		// cloud, a private endpoint, Azurite): the URL's host does not
+		// override it; a domain= on the URL does.
+		if q.Get("domain") == "" && os.Getenv("AZURE_STORAGE_DOMAIN") == "" {
 			q.Set("domain", domain)
 		}
 		t.Bucket = (&url.URL{Scheme: "azblob", Host: container, RawQuery: q.Encode()}).String()

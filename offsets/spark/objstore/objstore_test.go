@@ -21,6 +21,7 @@ import (
 )
 
 func TestTranslate(t *testing.T) {
+	t.Setenv("AZURE_STORAGE_DOMAIN", "")
 	cases := []struct {
 		in                     string
 		location, bucket, pref string
@@ -47,6 +48,24 @@ func TestTranslate(t *testing.T) {
 		}
 		if got.Location != c.location || got.Bucket != c.bucket || got.Prefix != c.pref {
 			t.Errorf("Translate(%q) = %+v, want {%s %s %s}", c.in, got, c.location, c.bucket, c.pref)
+		}
+	}
+}
+
+// AZURE_STORAGE_DOMAIN (the default chain's way to a sovereign cloud, a
+// private endpoint or Azurite) is not overridden by the domain of the URL's
+// host: found against Azurite, where every abfss:// URL went to
+// blob.core.windows.net. A domain= on the URL still wins.
+func TestTranslateAzureDomainFromEnv(t *testing.T) {
+	t.Setenv("AZURE_STORAGE_DOMAIN", "127.0.0.1:10000")
+	for in, want := range map[string]string{
+		"abfss://ckpt@devstoreaccount1.dfs.core.windows.net/q1":              "azblob://ckpt?storage_account=devstoreaccount1",
+		"wasbs://ckpt@devstoreaccount1.blob.core.windows.net/q1":             "azblob://ckpt?storage_account=devstoreaccount1",
+		"wasbs://ckpt@acct.blob.core.windows.net/q1?domain=blob.example.com": "azblob://ckpt?domain=blob.example.com&storage_account=acct",
+	} {
+		got, err := Translate(in)
+		if err != nil || got.Bucket != want {
+			t.Errorf("Translate(%q) = %q, %v; want %q", in, got.Bucket, err, want)
 		}
 	}
 }
