@@ -106,7 +106,10 @@ func (r *runner) checkPositions(a *active) {
 				clear(seeks)
 			}
 			if f.part >= 0 {
+				// The run started this partition where it says (an explicit
+				// -o, say): a seek kept from before no longer applies to it.
 				pos[f.part], why[f.part] = f.off, fmt.Sprintf("start of a run at %s", f.at.Format("15:04:05.000"))
+				delete(seeks, f.part)
 			}
 		case offsets.CodeSeek:
 			pos[f.part], why[f.part] = f.off, fmt.Sprintf("seek at %s", f.at.Format("15:04:05.000"))
