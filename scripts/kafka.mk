@@ -13,7 +13,7 @@
 #                        kbatch replay and watch read what kcat and the Java consumer read
 #   make kafka3-up / kafka3-down / test-kafka3   a 3-broker KRaft cluster and its fault suite
 #   make test-kafka3-smoke  the same without the slow faults (reassignment, rolling restart),
-#                        with a 15 s broker outage and 2 kbatch kills: what CI runs
+#                        with a 15 s broker outage and 3 kbatch kills: what CI runs
 # KAFKA_VERSION picks an org.apache.kafka:kafka_2.13 release on Maven Central: 2.x runs with
 # ZooKeeper (2.8.2 is tested), 3.3+ in KRaft mode (3.6.2, 3.9.1, 4.x are tested).
 
