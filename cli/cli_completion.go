@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"io"
 	"slices"
 	"strconv"
@@ -102,23 +103,38 @@ func (c completer) withCluster(fn func(*kafka.Client) []string) []string {
 		return nil
 	}
 	cc.DialTimeout, cc.FailFast = completionTimeout, true
-	done := make(chan []string, 1)
+	ctx, cancel := context.WithTimeout(context.Background(), completionTimeout)
+	defer cancel()
+	// On the timeout the process ends with the completion, the dial with it.
+	out, _ := dialWithin(ctx, cc, func(client *kafka.Client) ([]string, error) { return fn(client), nil })
+	return out
+}
+
+// dialWithin connects with cc and runs fn on the client, in a goroutine:
+// it returns fn's answer, or ctx's error when ctx ends first (the dial
+// then finishes, and its client is closed, on its own).
+func dialWithin[T any](ctx context.Context, cc kafka.ClientConfig, fn func(*kafka.Client) (T, error)) (T, error) {
+	type answer struct {
+		v   T
+		err error
+	}
+	done := make(chan answer, 1)
 	go func() {
 		client, err := kafka.Dial(cc)
 		if err != nil {
-			done <- nil
+			done <- answer{err: err}
 			return
 		}
 		defer client.Close()
-		done <- fn(client)
+		v, err := fn(client)
+		done <- answer{v, err}
 	}()
-	timer := time.NewTimer(completionTimeout)
-	defer timer.Stop()
 	select {
-	case out := <-done:
-		return out
-	case <-timer.C:
-		return nil // the process ends with the completion; the goroutine with it
+	case a := <-done:
+		return a.v, a.err
+	case <-ctx.Done():
+		var zero T
+		return zero, ctx.Err()
 	}
 }
 

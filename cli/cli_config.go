@@ -226,18 +226,9 @@ func (g *globalOptions) probeProfile(ctx context.Context, name string) error {
 		return err
 	}
 	cc.FailFast = true
-	done := make(chan error, 1)
-	go func() {
-		c, err := kafka.Dial(cc)
-		if err == nil {
-			err = c.Close()
-		}
-		done <- err
-	}()
-	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
+	_, err = dialWithin(ctx, cc, func(*kafka.Client) (struct{}, error) { return struct{}{}, nil })
+	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 		return errors.New("its brokers did not answer in time")
 	}
+	return err
 }
