@@ -85,9 +85,19 @@ func (l *loop) catchUpReady() bool {
 }
 
 // full reports whether ps holds MaxPerPartition records or cannot read
-// more for memory.
+// more for memory. A reader counts what it handed on as held from the
+// moment it sends it, so while chunks of it are still on their way to the
+// loop it may be starved with the loop holding only part of its records:
+// the partition is not full until they arrived (found on a real broker
+// under -race, where the fetcher read two partitions to their end while
+// the loop was still taking the first chunks, and a batch meant to hold
+// every record held 5,871 of 10,000: TestCatchUpWaitsForRecordsOnTheirWay).
 func (l *loop) full(ps *partState) bool {
-	return len(ps.recs) >= l.cfg.MaxPerPartition || (ps.reader != nil && ps.reader.starved())
+	if len(ps.recs) >= l.cfg.MaxPerPartition {
+		return true
+	}
+	r := ps.reader
+	return r != nil && r.starved() && !r.onTheirWay(ps.fetched)
 }
 
 // backlogged reports whether ps has records left to read and can read

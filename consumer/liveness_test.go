@@ -123,7 +123,7 @@ func TestRedeliveredBatchLargerThanTheReadAhead(t *testing.T) {
 	}
 	first := f.seen[0]
 	if first.Records != 2*n {
-		t.Fatalf("batch 1 holds %d records, want %d: %v", first.Records, 2*n, first.Ranges)
+		t.Fatalf("batch 1 holds %d records, want %d: %v; events: %s", first.Records, 2*n, first.Ranges, describe(evs))
 	}
 	st.Close()
 	h.kc.ProduceN(topic, 0, 250, 10) // after the batch: cut with the new flags

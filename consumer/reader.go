@@ -74,6 +74,10 @@ type reader struct {
 
 	home atomic.Pointer[brokerFetcher]
 	hwm  atomic.Int64
+	// sent is the offset after the last chunk of records handed on to
+	// the loop (0 until one is). A chunk may still be on its way while
+	// the reader counts its records as held: onTheirWay.
+	sent atomic.Int64
 	// idleSince is the unix-nano time since which fetches of the partition
 	// have brought nothing, or 0 while they bring records (or none came
 	// back yet).
@@ -186,6 +190,11 @@ func (r *reader) starved() bool {
 	bf := r.home.Load()
 	return bf != nil && bf.starved.Load()
 }
+
+// onTheirWay reports whether records the reader handed on have not yet
+// reached the loop, which has read up to fetched: chunks wait in the
+// loop's channel while a slow loop takes earlier ones.
+func (r *reader) onTheirWay(fetched int64) bool { return r.sent.Load() > fetched }
 
 // pause leaves the partition out of fetches until resume; records already
 // read still go into batches.
