@@ -76,6 +76,11 @@ func runTopics(g *globalOptions, names []string, all, asJSON bool, stdout io.Wri
 		return err
 	}
 	bounds, err := kafka.ListBounds(client, parts)
+	if len(names) == 0 {
+		// Listing every topic: one deleted meanwhile is no longer one
+		// of them. A named one is an error.
+		parts, err = kafka.DropGone(parts, err)
+	}
 	if err != nil {
 		return err
 	}

@@ -31,6 +31,7 @@ func (l topicLister) ListTopics(ctx context.Context) ([]tui.TopicInfo, error) {
 		return nil, err
 	}
 	bounds, err := kafka.ListBounds(l.client, parts)
+	parts, err = kafka.DropGone(parts, err) // deleted while listed
 	if err != nil {
 		return nil, err
 	}

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -333,20 +335,74 @@ func ListBounds(c *Client, parts []offsets.Partition) (map[offsets.Partition]off
 // ListBoundsContext is ListBounds whose waits between retries end when
 // ctx is done (a request already sent still runs to its answer or the
 // network timeout).
+//
+// A topic deleted meanwhile (gone from the cluster's metadata on two
+// refreshes in a row) is not waited for: the bounds of every other
+// partition come back with a *TopicsGoneError naming it, so a listing of
+// every topic can leave it out (DropGone) while a stream of it stops with
+// "does not exist".
 func ListBoundsContext(ctx context.Context, c *Client, parts []offsets.Partition) (map[offsets.Partition]offsets.Bounds, error) {
-	starts, err := listOffsets(ctx, c, parts, func(offsets.Partition) int64 { return sarama.OffsetOldest })
+	starts, gone, err := listOffsets(ctx, c, parts, func(offsets.Partition) int64 { return sarama.OffsetOldest })
 	if err != nil {
 		return nil, err
 	}
-	ends, err := listOffsets(ctx, c, parts, func(offsets.Partition) int64 { return sarama.OffsetNewest })
+	ends, gone2, err := listOffsets(ctx, c, parts, func(offsets.Partition) int64 { return sarama.OffsetNewest })
 	if err != nil {
 		return nil, err
+	}
+	for t := range gone2 {
+		gone[t] = true
 	}
 	out := make(map[offsets.Partition]offsets.Bounds, len(parts))
 	for _, p := range parts {
-		out[p] = offsets.Bounds{LogStart: starts[p], HighWatermark: ends[p]}
+		if !gone[p.Topic] {
+			out[p] = offsets.Bounds{LogStart: starts[p], HighWatermark: ends[p]}
+		}
+	}
+	if len(gone) > 0 {
+		return out, newTopicsGone(gone)
 	}
 	return out, nil
+}
+
+// TopicsGoneError names topics deleted while their offsets were looked
+// up. It wraps ErrUnknownTopic.
+type TopicsGoneError struct{ Topics []string } // sorted
+
+func newTopicsGone(gone map[string]bool) *TopicsGoneError {
+	e := &TopicsGoneError{}
+	for t := range gone {
+		e.Topics = append(e.Topics, t)
+	}
+	sort.Strings(e.Topics)
+	return e
+}
+
+func (e *TopicsGoneError) Error() string {
+	q := make([]string, len(e.Topics))
+	for i, t := range e.Topics {
+		q[i] = strconv.Quote(t)
+	}
+	return fmt.Sprintf("%v: %s does not exist on this cluster any more (deleted while kbatch looked up its offsets)", ErrUnknownTopic, strings.Join(q, ", "))
+}
+
+func (e *TopicsGoneError) Unwrap() error { return ErrUnknownTopic }
+
+// DropGone is for listings of every topic: when err is a
+// *TopicsGoneError, it returns parts without the partitions of the topics
+// it names, and no error; otherwise parts and err unchanged.
+func DropGone(parts []offsets.Partition, err error) ([]offsets.Partition, error) {
+	var gone *TopicsGoneError
+	if !errors.As(err, &gone) {
+		return parts, err
+	}
+	kept := make([]offsets.Partition, 0, len(parts))
+	for _, p := range parts {
+		if _, found := slices.BinarySearch(gone.Topics, p.Topic); !found {
+			kept = append(kept, p)
+		}
+	}
+	return kept, nil
 }
 
 // ListOffsetsForTimes asks, per partition, for the first offset whose
@@ -356,16 +412,26 @@ func ListOffsetsForTimes(c *Client, at map[offsets.Partition]time.Time) (map[off
 	for p := range at {
 		parts = append(parts, p)
 	}
-	return listOffsets(context.Background(), c, parts, func(p offsets.Partition) int64 { return at[p].UnixMilli() })
+	out, gone, err := listOffsets(context.Background(), c, parts, func(p offsets.Partition) int64 { return at[p].UnixMilli() })
+	if err == nil && len(gone) > 0 {
+		return nil, newTopicsGone(gone)
+	}
+	return out, err
 }
 
 // listOffsets groups partitions by leader and sends one request per broker.
 // Partitions whose leader fails or is unknown are retried, with metadata
 // refreshed, for c.retryFor (waits from 200 ms up to 2 s, ending early when
-// ctx is done); then the last error is returned.
-func listOffsets(ctx context.Context, c *Client, parts []offsets.Partition, ts func(offsets.Partition) int64) (map[offsets.Partition]int64, error) {
+// ctx is done); then the last error is returned. A topic missing from the
+// metadata after two refreshes in a row was deleted: its partitions are
+// not retried and it comes back in gone (a topic just created may be
+// missing from one broker's metadata for a moment, so one refresh does
+// not say it).
+func listOffsets(ctx context.Context, c *Client, parts []offsets.Partition, ts func(offsets.Partition) int64) (out map[offsets.Partition]int64, gone map[string]bool, err error) {
 	start := time.Now()
-	out := make(map[offsets.Partition]int64, len(parts))
+	out = make(map[offsets.Partition]int64, len(parts))
+	gone = map[string]bool{}
+	missing := map[string]int{} // refreshes in a row the topic was missing from
 	pending := parts
 	for attempt := 0; len(pending) > 0; attempt++ {
 		if attempt > 0 {
@@ -377,7 +443,27 @@ func listOffsets(ctx context.Context, c *Client, parts []offsets.Partition, ts f
 			for t := range topics {
 				names = append(names, t)
 			}
-			_ = c.sc.RefreshMetadata(names...)
+			if err := c.sc.RefreshMetadata(names...); errors.Is(err, sarama.ErrUnknownTopicOrPartition) {
+				have, _ := c.sc.Topics()
+				for _, t := range names {
+					if slices.Contains(have, t) {
+						delete(missing, t)
+					} else if missing[t]++; missing[t] >= 2 {
+						gone[t] = true
+					}
+				}
+			} else {
+				clear(missing)
+			}
+			kept := pending[:0:0]
+			for _, p := range pending {
+				if !gone[p.Topic] {
+					kept = append(kept, p)
+				}
+			}
+			if pending = kept; len(pending) == 0 {
+				break
+			}
 		}
 		byBroker := map[*sarama.Broker][]offsets.Partition{}
 		var lastErr error
@@ -428,20 +514,20 @@ func listOffsets(ctx context.Context, c *Client, parts []offsets.Partition, ts f
 			}
 		}
 		if len(retry) > 0 && time.Since(start) >= c.retryFor {
-			return nil, lastErr
+			return nil, nil, lastErr
 		}
 		if len(retry) > 0 {
 			t := time.NewTimer(min(time.Duration(attempt+1)*200*time.Millisecond, 2*time.Second))
 			select {
 			case <-ctx.Done():
 				t.Stop()
-				return nil, errors.Join(lastErr, ctx.Err())
+				return nil, nil, errors.Join(lastErr, ctx.Err())
 			case <-t.C:
 			}
 		}
 		pending = retry
 	}
-	return out, nil
+	return out, gone, nil
 }
 
 func contains(ps []offsets.Partition, p offsets.Partition) bool {

@@ -1,6 +1,11 @@
 package kafka
 
 import (
+	"context"
+	"errors"
+	"io"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -58,5 +63,55 @@ func TestListBoundsWaitsOutALeaderFailover(t *testing.T) {
 	}
 	if got := b[p]; got.LogStart != 0 || got.HighWatermark != 7 {
 		t.Errorf("bounds %+v, want [0, 7)", got)
+	}
+}
+
+// A topic deleted between listing the cluster's topics and looking up
+// their offsets. Found by CI on a real broker: `kbatch topics` listed
+// every topic while other tests deleted theirs, retried a deleted topic's
+// lookups for 30 s and failed with "leader of events-…[1]: … does not
+// exist on this broker". The lookup now tells a deleted topic from one in
+// trouble (missing from the metadata on two refreshes in a row), returns
+// the other topics' bounds with a TopicsGoneError, and a listing of every
+// topic leaves the deleted one out.
+func TestListBoundsTopicDeletedMeanwhile(t *testing.T) {
+	kc := testkafka.New(t)
+	kept := kc.Topic("kept", 2)
+	doomed := kc.Topic("doomed", 2)
+	kc.ProduceN(kept, 1, 5, 10)
+	c, err := Dial(ClientConfig{Brokers: kc.Brokers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	parts, err := TopicPartitions(c, []string{kept, doomed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := kc.Admin().DeleteTopics(context.Background(), doomed)
+	if err == nil {
+		err = resp.Error()
+	}
+	if err != nil {
+		t.Fatalf("delete %s: %v", doomed, err)
+	}
+
+	bounds, err := ListBounds(c, parts)
+	var gone *TopicsGoneError
+	if !errors.As(err, &gone) || !errors.Is(err, ErrUnknownTopic) {
+		t.Fatalf("ListBounds after %s was deleted: %v, want a TopicsGoneError", doomed, err)
+	}
+	if len(gone.Topics) != 1 || gone.Topics[0] != doomed || !strings.Contains(err.Error(), strconv.Quote(doomed)) {
+		t.Errorf("gone %v (%v), want [%s]", gone.Topics, err, doomed)
+	}
+	if got := bounds[offsets.Partition{Topic: kept, Partition: 1}]; got.HighWatermark != 5 || len(bounds) != 2 {
+		t.Errorf("bounds %v, want those of %s only, partition 1 up to 5", bounds, kept)
+	}
+	left, err := DropGone(parts, err)
+	if err != nil || len(left) != 2 || left[0].Topic != kept || left[1].Topic != kept {
+		t.Errorf("DropGone: %v, %v; want the 2 partitions of %s", left, err, kept)
+	}
+	if left, err := DropGone(parts, io.EOF); err != io.EOF || len(left) != len(parts) {
+		t.Errorf("DropGone of another error: %v, %v", left, err)
 	}
 }
