@@ -7,8 +7,13 @@ import (
 	"crypto/subtle"
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/pem"
 	"errors"
 	"fmt"
+	"io"
+	"log"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -387,4 +392,56 @@ extensions = { logicalCluster = "lkc-123", identityPoolId = "pool-9" }
 		t.Errorf("no warning about a token file others can read: %q", r.stderr)
 	}
 	checkNoSecret(t, r, token)
+}
+
+// TestOAuthBearerTokenEndpointPrivateCA: the client credentials flow
+// against a token endpoint whose certificate a private CA signed. Without
+// token_endpoint_ca the system's CAs refuse it: one line that names the
+// key; with it, kbatch logs in with the endpoint's token.
+func TestOAuthBearerTokenEndpointPrivateCA(t *testing.T) {
+	dir := t.TempDir()
+	const secret = "client-secret-" + "ca-test-value"
+	idp := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, pw, ok := r.BasicAuth(); !ok || pw != secret {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"access_token":"tok-from-private-ca","token_type":"Bearer","expires_in":300}`)
+	}))
+	idp.Config.ErrorLog = log.New(io.Discard, "", 0) // the refused handshakes are the point
+	idp.StartTLS()
+	defer idp.Close()
+	b := newBearerBroker(t, func(got string) error {
+		if got != "tok-from-private-ca" {
+			return errors.New("unknown token")
+		}
+		return nil
+	})
+	ca := writeFile(t, dir, "idp-ca.pem", string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: idp.Certificate().Raw})), 0o644)
+	profile := func(extra string) string {
+		return writeFile(t, dir, "idp.toml", fmt.Sprintf(`[clusters.b]
+brokers = [%q]
+[clusters.b.sasl]
+mechanism = "OAUTHBEARER"
+token_endpoint = "%s/token"
+client_id = "kbatch"
+client_secret_env = "KBATCH_TEST_CLIENT_SECRET"
+%s
+`, b.addr, idp.URL, extra), 0o600)
+	}
+	env := []string{"KBATCH_TEST_CLIENT_SECRET=" + secret}
+
+	r := execKbatch(t, env, "topics", "--dial-timeout", "5s", "--config", profile(""), "--cluster", "b")
+	checkOneLine(t, r, exitFailure, []string{"asking the token endpoint", "token_endpoint_ca"}, secret)
+
+	r = execKbatch(t, env, "topics", "--json", "--config", profile(fmt.Sprintf("token_endpoint_ca = %q", ca)), "--cluster", "b")
+	topicsJSON(t, r)
+	checkNoSecret(t, r, secret)
+	if n, _ := b.accepted(); n == 0 {
+		t.Errorf("the broker accepted no login")
+	}
+
+	r = execKbatch(t, env, "topics", "--config", profile(fmt.Sprintf("token_endpoint_ca = %q", filepath.Join(dir, "missing.pem"))), "--cluster", "b")
+	checkOneLine(t, r, exitFailure, []string{"token endpoint CA file", "missing.pem"}, secret)
 }

@@ -54,8 +54,12 @@ func (g *globalOptions) saslConfig(conn config.Connection) (*kafka.SASL, error) 
 			v, _, err := cs.Resolve(what, g.env)
 			return string(v), err
 		}
+		tlsConf, err := o.TokenEndpointTLS()
+		if err != nil {
+			return nil, err
+		}
 		out.TokenProvider = kafka.NewTokenProvider("OAUTHBEARER token from the token endpoint",
-			kafka.ClientCredentials(o.TokenEndpoint, o.ClientID, secret, o.Scope), o.Extensions)
+			kafka.ClientCredentials(o.TokenEndpoint, o.ClientID, secret, o.Scope, tlsConf), o.Extensions)
 	case "AWS_MSK_IAM":
 		region := s.AWS.Region
 		for _, v := range []string{"AWS_REGION", "AWS_DEFAULT_REGION"} {

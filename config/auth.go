@@ -3,6 +3,7 @@ package config
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"os"
@@ -127,10 +128,27 @@ type OAuth struct {
 	// Scope is space-separated, as OAuth 2.0 writes it.
 	Scope      string
 	Extensions map[string]string
+	// TokenEndpointCA is a PEM file of the CAs that the token endpoint's
+	// certificate is checked against instead of the system's (a private
+	// CA); the brokers' TLS settings do not apply to the endpoint.
+	TokenEndpointCA string
 }
 
 func (o OAuth) zero() bool {
-	return !o.Token.Set() && o.TokenEndpoint == "" && o.ClientID == "" && !o.ClientSecret.Set() && o.Scope == "" && len(o.Extensions) == 0
+	return !o.Token.Set() && o.TokenEndpoint == "" && o.ClientID == "" && !o.ClientSecret.Set() && o.Scope == "" && len(o.Extensions) == 0 && o.TokenEndpointCA == ""
+}
+
+// TokenEndpointTLS is the TLS configuration for the token endpoint: nil
+// (Go's defaults, the system's CAs) without TokenEndpointCA.
+func (o OAuth) TokenEndpointTLS() (*tls.Config, error) {
+	if o.TokenEndpointCA == "" {
+		return nil, nil
+	}
+	pool, err := caPool(o.TokenEndpointCA, "token endpoint CA file")
+	if err != nil {
+		return nil, err
+	}
+	return &tls.Config{MinVersion: tls.VersionTLS12, RootCAs: pool}, nil
 }
 
 // AWS configures AWS_MSK_IAM: the region of the cluster (else AWS_REGION
@@ -171,6 +189,9 @@ func (s SASL) checkMechanism() error {
 		case o.Token.Set() && o.TokenEndpoint != "":
 			return errors.New("SASL OAUTHBEARER: give either token_file, token_env or token_command (a static token) or token_endpoint (client credentials), not both")
 		case o.Token.Set():
+			if o.TokenEndpointCA != "" {
+				return errors.New("SASL OAUTHBEARER: token_endpoint_ca is for token_endpoint, not for a static token")
+			}
 			if o.Token.count() > 1 {
 				return errors.New("SASL OAUTHBEARER: give only one of token_file, token_env and token_command")
 			}
@@ -183,6 +204,9 @@ func (s SASL) checkMechanism() error {
 			}
 			if o.ClientSecret.count() > 1 {
 				return errors.New("SASL OAUTHBEARER: give only one of client_secret_env, client_secret_file and client_secret_command")
+			}
+			if o.TokenEndpointCA != "" && strings.HasPrefix(o.TokenEndpoint, "http://") {
+				return errors.New("SASL OAUTHBEARER: token_endpoint_ca is for an https:// token_endpoint")
 			}
 		default:
 			return errors.New("SASL OAUTHBEARER needs a token: set token_file, token_env or token_command, or token_endpoint with client_id and a client secret, in the profile's sasl table")

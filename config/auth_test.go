@@ -154,7 +154,7 @@ func TestParseMechanismProfiles(t *testing.T) {
 	f, err := Parse([]byte(`
 [clusters.o]
 brokers = ["h:1"]
-sasl = { mechanism = "oauthbearer", token_endpoint = "https://idp/token", client_id = "c", client_secret_file = "cs", scope = "a b", extensions = { traceId = "t1" } }
+sasl = { mechanism = "oauthbearer", token_endpoint = "https://idp/token", client_id = "c", client_secret_file = "cs", scope = "a b", extensions = { traceId = "t1" }, token_endpoint_ca = "idp-ca.pem" }
 [clusters.m]
 brokers = ["h:1"]
 sasl = { mechanism = "aws_msk_iam", aws_region = "eu-west-1", aws_profile = "p" }
@@ -169,7 +169,7 @@ tls = { cert_file = "c.pem", key_file = "k.pem", key_password_command = "pass sh
 		t.Fatal(err)
 	}
 	o := f.Clusters["o"].SASL
-	if o.Mechanism != "OAUTHBEARER" || o.OAuth.ClientSecret.File != "/etc/kbatch/cs" || o.OAuth.Extensions["traceId"] != "t1" || o.OAuth.Scope != "a b" {
+	if o.Mechanism != "OAUTHBEARER" || o.OAuth.ClientSecret.File != "/etc/kbatch/cs" || o.OAuth.Extensions["traceId"] != "t1" || o.OAuth.Scope != "a b" || o.OAuth.TokenEndpointCA != "/etc/kbatch/idp-ca.pem" {
 		t.Errorf("oauth %+v", o)
 	}
 	if m := f.Clusters["m"].SASL; m.Mechanism != "AWS_MSK_IAM" || m.AWS != (AWS{Region: "eu-west-1", Profile: "p"}) {

@@ -88,6 +88,7 @@ func (f *File) expandHome(home string) {
 		exp(&c.TLS.KeyPassword.File)
 		exp(&c.SASL.OAuth.Token.File)
 		exp(&c.SASL.OAuth.ClientSecret.File)
+		exp(&c.SASL.OAuth.TokenEndpointCA)
 		exp(&c.SASL.Kerberos.Config)
 		exp(&c.SASL.Kerberos.Keytab)
 		exp(&c.SASL.Kerberos.CCache)

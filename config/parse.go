@@ -116,7 +116,7 @@ var (
 	topicKeys    = []string{"key_avro", "key_proto", "key_descriptor_set", "key_message", "value_avro", "value_proto", "value_descriptor_set", "value_message", "proto_path"}
 	tlsKeys      = []string{"enabled", "ca_file", "cert_file", "key_file", "key_password_env", "key_password_file", "key_password_command", "server_name", "insecure_skip_verify"}
 	saslKeys     = []string{"mechanism", "username", "password", "password_env", "password_file", "password_command",
-		"token_env", "token_file", "token_command", "token_endpoint", "client_id", "client_secret_env", "client_secret_file", "client_secret_command", "scope", "extensions",
+		"token_env", "token_file", "token_command", "token_endpoint", "client_id", "client_secret_env", "client_secret_file", "client_secret_command", "scope", "extensions", "token_endpoint_ca",
 		"aws_region", "aws_profile",
 		"kerberos_config", "kerberos_service_name", "kerberos_realm", "kerberos_keytab", "kerberos_ccache", "kerberos_disable_fast"}
 	watchKeys = []string{"interval", "reset", "max_per_partition", "samples", "tail_records", "ack", "fail_on_data_loss", "strict_offsets", "isolation"}
@@ -312,6 +312,8 @@ func (d *decoder) sasl(v any, path []string) (SASL, error) {
 			s.OAuth.ClientSecret.Command, err = d.str(v, p)
 		case "scope":
 			s.OAuth.Scope, err = d.str(v, p)
+		case "token_endpoint_ca":
+			s.OAuth.TokenEndpointCA, err = d.file(v, p)
 		case "extensions":
 			s.OAuth.Extensions, err = d.extensions(v, p)
 		case "aws_region":

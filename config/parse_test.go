@@ -148,6 +148,7 @@ func TestParseErrors(t *testing.T) {
 		{"OAUTHBEARER without token", "[clusters.p]\nbrokers=[\"h:1\"]\n[clusters.p.sasl]\nmechanism = \"OAUTHBEARER\"\n", 3, "OAUTHBEARER needs a token"},
 		{"OAUTHBEARER two token sources", "[clusters.p]\nbrokers=[\"h:1\"]\n[clusters.p.sasl]\nmechanism = \"OAUTHBEARER\"\ntoken_env=\"T\"\ntoken_file=\"t\"\n", 3, "only one of token_file"},
 		{"OAUTHBEARER endpoint without secret", "[clusters.p]\nbrokers=[\"h:1\"]\n[clusters.p.sasl]\nmechanism = \"OAUTHBEARER\"\ntoken_endpoint=\"https://idp/token\"\nclient_id=\"c\"\n", 3, "needs client_secret_env"},
+		{"OAUTHBEARER CA with a static token", "[clusters.p]\nbrokers=[\"h:1\"]\n[clusters.p.sasl]\nmechanism = \"OAUTHBEARER\"\ntoken_env=\"T\"\ntoken_endpoint_ca=\"ca.pem\"\n", 3, "token_endpoint_ca is for token_endpoint"},
 		{"OAUTHBEARER endpoint not a URL", "[clusters.p]\nbrokers=[\"h:1\"]\n[clusters.p.sasl]\nmechanism = \"OAUTHBEARER\"\ntoken_endpoint=\"s3cr3t\"\n", 5, "want an https:// URL"},
 		{"bad extension name", "[clusters.p]\nbrokers=[\"h:1\"]\n[clusters.p.sasl]\nmechanism = \"OAUTHBEARER\"\ntoken_env=\"T\"\nextensions = { auth = \"x\" }\n", 6, "extension name is letters only"},
 		{"token with SCRAM", "[clusters.p]\nbrokers=[\"h:1\"]\n[clusters.p.sasl]\nmechanism = \"SCRAM-SHA-256\"\nusername=\"u\"\ntoken_file=\"t\"\n", 3, "are for mechanism OAUTHBEARER, not SCRAM-SHA-256"},

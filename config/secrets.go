@@ -27,13 +27,9 @@ func (t TLS) TLSConfigEnv(getenv func(string) string) (*tls.Config, error) {
 		c.InsecureSkipVerify = true
 	}
 	if t.CAFile != "" {
-		pem, err := readSmallFile(t.CAFile, "TLS CA file")
+		pool, err := caPool(t.CAFile, "TLS CA file")
 		if err != nil {
 			return nil, err
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("TLS CA file %s holds no PEM certificate", t.CAFile)
 		}
 		c.RootCAs = pool
 	}
@@ -63,6 +59,19 @@ func (t TLS) TLSConfigEnv(getenv func(string) string) (*tls.Config, error) {
 
 // maxSmallFile bounds certificate, key and password files.
 const maxSmallFile = 1 << 20
+
+// caPool reads a PEM file of CA certificates; what names it in errors.
+func caPool(path, what string) (*x509.CertPool, error) {
+	pem, err := readSmallFile(path, what)
+	if err != nil {
+		return nil, err
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("%s %s holds no PEM certificate", what, path)
+	}
+	return pool, nil
+}
 
 func readSmallFile(path, what string) ([]byte, error) {
 	f, err := os.Open(path)

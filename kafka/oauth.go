@@ -2,6 +2,8 @@ package kafka
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -139,16 +141,24 @@ func JWTExpiry(token string) time.Time {
 
 // ClientCredentials returns a TokenFunc for the OAuth 2.0 client
 // credentials grant (RFC 6749 §4.4) at endpoint; secret is called for
-// the client secret at each fetch. Errors say what the endpoint answered
-// (its error code and description, escaped), never the secret.
-func ClientCredentials(endpoint, clientID string, secret func() (string, error), scope string) TokenFunc {
+// the client secret at each fetch. tlsConf, if not nil, is the TLS
+// configuration for the endpoint (a private CA); nil is Go's default.
+// Errors say what the endpoint answered (its error code and description,
+// escaped), never the secret.
+func ClientCredentials(endpoint, clientID string, secret func() (string, error), scope string, tlsConf *tls.Config) TokenFunc {
+	hc := &http.Client{Timeout: tokenFetchTimeout}
+	if tlsConf != nil {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.TLSClientConfig = tlsConf
+		hc.Transport = tr
+	}
 	return func(ctx context.Context) (string, time.Time, error) {
 		s, err := secret()
 		if err != nil {
 			return "", time.Time{}, err
 		}
 		cfg := clientcredentials.Config{ClientID: clientID, ClientSecret: s, TokenURL: endpoint, Scopes: strings.Fields(scope)}
-		ctx = context.WithValue(ctx, oauth2.HTTPClient, &http.Client{Timeout: tokenFetchTimeout})
+		ctx = context.WithValue(ctx, oauth2.HTTPClient, hc)
 		tok, err := cfg.Token(ctx)
 		if err != nil {
 			return "", time.Time{}, describeTokenEndpointError(err, s)
@@ -175,7 +185,12 @@ func describeTokenEndpointError(err error, secret string) error {
 		}
 		return errors.New(redact(firstLine(msg), secret))
 	}
-	return fmt.Errorf("asking the token endpoint: %s", redact(firstLine(err.Error()), secret))
+	msg := redact(firstLine(err.Error()), secret)
+	var unknownCA x509.UnknownAuthorityError
+	if errors.As(err, &unknownCA) {
+		msg += " (an endpoint with a private CA: set token_endpoint_ca in the profile's sasl table)"
+	}
+	return fmt.Errorf("asking the token endpoint: %s", msg)
 }
 
 // MSKIAMToken returns a TokenFunc that signs an AWS_MSK_IAM token

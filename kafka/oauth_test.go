@@ -2,6 +2,8 @@ package kafka
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -123,23 +125,45 @@ func TestClientCredentials(t *testing.T) {
 	defer srv.Close()
 	secretFn := func() (string, error) { return secret, nil }
 	start := time.Now()
-	tok, exp, err := ClientCredentials(srv.URL, "kbatch", secretFn, "kafka read")(context.Background())
+	tok, exp, err := ClientCredentials(srv.URL, "kbatch", secretFn, "kafka read", nil)(context.Background())
 	if err != nil || tok != "tok-1" || exp.Before(start.Add(119*time.Second)) || exp.After(time.Now().Add(121*time.Second)) {
 		t.Fatalf("token %q, expiry %v, %v", tok, exp, err)
 	}
 	if scopes[0] != "kafka read" {
 		t.Errorf("scope %q", scopes[0])
 	}
-	_, _, err = ClientCredentials(srv.URL, "other", secretFn, "")(context.Background())
+	_, _, err = ClientCredentials(srv.URL, "other", secretFn, "", nil)(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "HTTP 401") || !strings.Contains(err.Error(), "invalid_client") || !strings.Contains(err.Error(), "check client_id") {
 		t.Errorf("wrong client: %v", err)
 	}
-	_, _, err = ClientCredentials(srv.URL, "echo", secretFn, "")(context.Background())
+	_, _, err = ClientCredentials(srv.URL, "echo", secretFn, "", nil)(context.Background())
 	if err == nil || strings.Contains(err.Error(), secret) || strings.Contains(err.Error(), "\x1b") || !strings.Contains(err.Error(), "[redacted]") {
 		t.Errorf("echoing endpoint: %q", err)
 	}
-	_, _, err = ClientCredentials("http://127.0.0.1:1/token", "kbatch", secretFn, "")(context.Background())
+	_, _, err = ClientCredentials("http://127.0.0.1:1/token", "kbatch", secretFn, "", nil)(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "asking the token endpoint") {
 		t.Errorf("unreachable endpoint: %v", err)
+	}
+}
+
+// A token endpoint whose certificate comes from a private CA: refused
+// with Go's defaults (with a word on token_endpoint_ca), accepted with
+// that CA.
+func TestClientCredentialsPrivateCA(t *testing.T) {
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"access_token":"tok-ca","token_type":"Bearer","expires_in":60}`)
+	}))
+	defer srv.Close()
+	secretFn := func() (string, error) { return "s", nil }
+	_, _, err := ClientCredentials(srv.URL, "kbatch", secretFn, "", nil)(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "token_endpoint_ca") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("private CA without token_endpoint_ca: %v", err)
+	}
+	pool := x509.NewCertPool()
+	pool.AddCert(srv.Certificate())
+	tok, _, err := ClientCredentials(srv.URL, "kbatch", secretFn, "", &tls.Config{RootCAs: pool})(context.Background())
+	if err != nil || tok != "tok-ca" {
+		t.Fatalf("with the CA: %q, %v", tok, err)
 	}
 }
