@@ -25,13 +25,9 @@ func (l *loop) onCommand(c command) error {
 		ps.setPaused(l.pausedAll || ps.userPaused)
 		return nil
 	case cmdSeek:
-		if ps := l.parts[c.p]; ps != nil && c.bounds.HighWatermark > 0 {
-			// The bounds the seek was resolved against are fresher than
-			// a paused partition's: NEXT never shows above its HWM.
-			ps.bounds.LogStart = max(ps.bounds.LogStart, c.bounds.LogStart)
-			ps.bounds.HighWatermark = max(ps.bounds.HighWatermark, c.bounds.HighWatermark)
-		}
-		return l.seek(c.p, c.offset, c.note)
+		return l.seek([]SeekTarget{{Partition: c.p, Offset: c.offset}})
+	case cmdSeekAll:
+		return l.seek(c.targets)
 	case cmdAck:
 		if l.waiting == nil {
 			return fmt.Errorf("no batch is waiting for an ack")
@@ -52,45 +48,81 @@ func (l *loop) onCommand(c command) error {
 	return fmt.Errorf("unknown command %d", c.kind)
 }
 
-// seek moves ps to offset: held records are dropped, the reader restarts
-// there, and the move is an event and a stored position. A partition the
-// batch re-delivered at start still has to read keeps reading it and
+// seek moves each target's partition to its offset, in order: held
+// records are dropped, the reader restarts there, and each move is an
+// event and a stored position, all stored in one transaction. A partition
+// the batch re-delivered at start still has to read keeps reading it and
 // moves right after that batch. The store keeps the seek across the acks
-// of the batches cut before it (Store.Seek).
-func (l *loop) seek(p offsets.Partition, offset int64, note string) error {
-	ps := l.parts[p]
-	if ps == nil {
-		return fmt.Errorf("unknown partition %s", p)
+// of the batches cut before it (Store.Seek). An unknown partition moves
+// nothing.
+func (l *loop) seek(ts []SeekTarget) error {
+	for _, t := range ts {
+		if l.parts[t.Partition] == nil {
+			return fmt.Errorf("unknown partition %s", t.Partition)
+		}
 	}
-	from := ps.position()
-	through := l.nextID - 1 // the last batch cut
-	msg := fmt.Sprintf("%s: seek from %d to %d", p, from, offset)
-	redelivering := l.redeliver != nil && hasRange(l.redeliver, p)
-	if redelivering {
-		through = max(through, l.redeliver.ID)
-		msg += fmt.Sprintf(", after batch %d is re-delivered", l.redeliver.ID)
+	type move struct {
+		ps           *partState
+		offset       int64
+		through      uint64
+		redelivering bool
+		event        offsets.Event
 	}
-	if note != "" {
-		msg += "; " + note
+	moves := make([]move, 0, len(ts))
+	movedTo := map[*partState]int64{} // a partition moved twice moves on from the first
+	now := time.Now()
+	for _, t := range ts {
+		ps := l.parts[t.Partition]
+		if t.Bounds.HighWatermark > 0 {
+			// The bounds the seek was resolved against are fresher than
+			// a paused partition's: NEXT never shows above its HWM.
+			ps.bounds.LogStart = max(ps.bounds.LogStart, t.Bounds.LogStart)
+			ps.bounds.HighWatermark = max(ps.bounds.HighWatermark, t.Bounds.HighWatermark)
+		}
+		from, movedBefore := movedTo[ps]
+		if !movedBefore {
+			from = ps.position()
+		}
+		movedTo[ps] = t.Offset
+		m := move{ps: ps, offset: t.Offset, through: l.nextID - 1} // the last batch cut
+		msg := fmt.Sprintf("%s: seek from %d to %d", ps.p, from, t.Offset)
+		m.redelivering = l.redeliver != nil && hasRange(l.redeliver, ps.p)
+		if m.redelivering {
+			m.through = max(m.through, l.redeliver.ID)
+			msg += fmt.Sprintf(", after batch %d is re-delivered", l.redeliver.ID)
+		}
+		if t.Note != "" {
+			msg += "; " + t.Note
+		}
+		m.event = offsets.NewEvent(now, offsets.CodeSeek, ps.p, msg)
+		m.event.From, m.event.To = from, t.Offset
+		moves = append(moves, m)
 	}
-	e := offsets.NewEvent(time.Now(), offsets.CodeSeek, p, msg)
-	e.From, e.To = from, offset
 	if l.cfg.Store != nil {
-		l.flushEvents() // the events before the seek, first
-		if err := l.cfg.Store.Seek(l.cfg.Name, p, offset, through, e); err != nil {
+		l.flushEvents() // the events before the seeks, first
+		sm := make([]offsets.SeekMove, len(moves))
+		for i, m := range moves {
+			sm[i] = offsets.SeekMove{Partition: m.ps.p, Offset: m.offset, Through: m.through, Event: m.event}
+		}
+		if err := l.cfg.Store.SeekAll(l.cfg.Name, sm); err != nil {
 			return err
 		}
-		ps.stored = offset
-		if l.waiting != nil || l.busy != nil || l.processed != nil || redelivering {
-			l.seeks[p] = seekMark{offset: offset, through: through}
+	}
+	for _, m := range moves {
+		ps := m.ps
+		if l.cfg.Store != nil {
+			ps.stored = m.offset
+			if l.waiting != nil || l.busy != nil || l.processed != nil || m.redelivering {
+				l.seeks[ps.p] = seekMark{offset: m.offset, through: m.through}
+			}
 		}
+		if m.redelivering {
+			ps.afterRedeliver, ps.afterRedeliverTo = true, m.offset
+		} else {
+			l.moveTo(ps, m.offset, offsets.CodeSeek)
+		}
+		l.emit(&Notice{m.event})
 	}
-	if redelivering {
-		ps.afterRedeliver, ps.afterRedeliverTo = true, offset
-	} else {
-		l.moveTo(ps, offset, offsets.CodeSeek)
-	}
-	l.emit(&Notice{e})
 	return nil
 }
 

@@ -43,7 +43,7 @@ type Store interface {
 	AddEvents(stream string, es []offsets.Event) error
 	SetNext(stream string, next map[offsets.Partition]int64, e offsets.Event) error
 	SetStarts(stream string, next map[offsets.Partition]int64, jumps map[offsets.Partition]string, e offsets.Event) error
-	Seek(stream string, p offsets.Partition, offset int64, through uint64, e offsets.Event) error
+	SeekAll(stream string, moves []offsets.SeekMove) error
 	ResetSeeks(stream string, pending *offsets.Batch) error
 	DropPending(stream string, id uint64, e offsets.Event) error
 }

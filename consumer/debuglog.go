@@ -151,8 +151,13 @@ func (s loggedStore) SetNext(stream string, next map[offsets.Partition]int64, e 
 	return s.done("set next offsets", s.Store.SetNext(stream, next, e), "partitions", len(next), "code", e.Code, "message", e.Message)
 }
 
-func (s loggedStore) Seek(stream string, p offsets.Partition, offset int64, through uint64, e offsets.Event) error {
-	return s.done("seek", s.Store.Seek(stream, p, offset, through, e), "partition", p.String(), "offset", offset, "through", through)
+func (s loggedStore) SeekAll(stream string, moves []offsets.SeekMove) error {
+	err := s.Store.SeekAll(stream, moves)
+	if len(moves) == 1 {
+		m := moves[0]
+		return s.done("seek", err, "partition", m.Partition.String(), "offset", m.Offset, "through", m.Through)
+	}
+	return s.done("seek", err, "partitions", len(moves))
 }
 
 // loggedProcessor logs each batch handed to processing (the sink, or

@@ -99,13 +99,16 @@ func ResolveTarget(p offsets.Partition, spec offsets.Spec, b offsets.Bounds, tim
 // SeekTargets moves every partition to its target, as Seek moves one: the
 // records it read that are not in a batch yet are dropped, its next range
 // starts at the target and is marked as a jump, and each move is its own
-// "seek" event (with the target's note) and stored. It stops at the first
-// partition the stream refuses and returns how many moved.
+// "seek" event (with the target's note). The moves are stored in one
+// write, so seeking 1,000 partitions costs one write to disk, not 1,000.
+// A partition the stream does not read moves nothing; it returns how
+// many moved.
 func (s *Stream) SeekTargets(ts []SeekTarget) (int, error) {
-	for i, t := range ts {
-		if err := s.send(command{kind: cmdSeek, p: t.Partition, offset: t.Offset, bounds: t.Bounds, note: t.Note}); err != nil {
-			return i, err
-		}
+	if len(ts) == 0 {
+		return 0, nil
+	}
+	if err := s.send(command{kind: cmdSeekAll, targets: ts}); err != nil {
+		return 0, err
 	}
 	return len(ts), nil
 }

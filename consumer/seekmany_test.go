@@ -3,6 +3,7 @@ package consumer
 import (
 	"context"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -49,6 +50,27 @@ func TestResolveTargetClampsWithANote(t *testing.T) {
 	}
 }
 
+// seekCounter counts the store's seek writes.
+type seekCounter struct {
+	*offsets.Store
+	mu           sync.Mutex
+	calls, moves int
+}
+
+func (c *seekCounter) SeekAll(stream string, moves []offsets.SeekMove) error {
+	c.mu.Lock()
+	c.calls++
+	c.moves += len(moves)
+	c.mu.Unlock()
+	return c.Store.SeekAll(stream, moves)
+}
+
+func (c *seekCounter) counts() (int, int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.calls, c.moves
+}
+
 // S: every partition of a topic seeks at once, each range marked as a
 // jump, each move its own seek event carrying the rule's note.
 func TestSeekTargetsMovesEveryPartition(t *testing.T) {
@@ -59,9 +81,10 @@ func TestSeekTargetsMovesEveryPartition(t *testing.T) {
 		h.kc.ProduceN(topic, i, 50, 20)
 		parts = append(parts, offsets.Partition{Topic: topic, Partition: i})
 	}
-	st := h.openStore()
+	st := &seekCounter{Store: h.openStore()}
 	defer st.Close()
-	cfg := h.config(st, topic)
+	cfg := h.config(nil, topic)
+	cfg.Store = st
 	cfg.Reset, cfg.ManualAck = offsets.ResetLatest, true
 	s, _, err := Start(context.Background(), cfg)
 	if err != nil {
@@ -79,6 +102,15 @@ func TestSeekTargetsMovesEveryPartition(t *testing.T) {
 	}
 	if n, err := s.SeekTargets(ts); err != nil || n != 3 {
 		t.Fatalf("SeekTargets moved %d: %v", n, err)
+	}
+	if calls, moves := st.counts(); calls != 1 || moves != 3 {
+		t.Fatalf("the seeks were %d store writes of %d moves, want one of 3", calls, moves)
+	}
+	stored, _, _ := st.Stream(cfg.Name)
+	for _, p := range parts {
+		if stored.Next[p] != 0 {
+			t.Fatalf("stored next %v, want 0 for every partition", stored.Next)
+		}
 	}
 	// Each partition's first range after the seeks starts at 0, marked;
 	// a batch may hold only the partitions read so far, so the batches

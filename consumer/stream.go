@@ -39,6 +39,8 @@ type command struct {
 	// resolved against, and why it moved elsewhere than asked.
 	bounds offsets.Bounds
 	note   string
+	// targets are the moves of a cmdSeekAll.
+	targets []SeekTarget
 }
 
 type commandKind int
@@ -49,6 +51,7 @@ const (
 	cmdPause
 	cmdResume
 	cmdSeek
+	cmdSeekAll
 	cmdAck
 	cmdCut
 )

@@ -12,21 +12,57 @@ import (
 // the partition to the batch's Until, in the same transaction. So a batch
 // cut before a seek never undoes it, even across a crash.
 func (s *Store) Seek(stream string, p Partition, offset int64, through uint64, e Event) error {
-	if offset < 0 {
-		return fmt.Errorf("store %s: stream %q: next offset %d for %s is negative", s.path, stream, offset, p)
+	return s.SeekAll(stream, []SeekMove{{Partition: p, Offset: offset, Through: through, Event: e}})
+}
+
+// SeekMove is one partition's seek for SeekAll, as Seek takes it.
+type SeekMove struct {
+	Partition Partition
+	Offset    int64
+	Through   uint64
+	Event     Event
+}
+
+// SeekAll stores the seeks of many partitions as Seek stores one, in
+// order, in one transaction: seeking every partition of a wide topic is
+// one write to disk, not one per partition.
+func (s *Store) SeekAll(stream string, moves []SeekMove) error {
+	for _, m := range moves {
+		if m.Offset < 0 {
+			return fmt.Errorf("store %s: stream %q: next offset %d for %s is negative", s.path, stream, m.Offset, m.Partition)
+		}
+	}
+	if len(moves) == 0 {
+		return nil
 	}
 	return s.update(stream, func(st *streamTx) error {
-		if err := st.next.Put(partitionKey(p), offsetValue(offset)); err != nil {
-			return err
+		last := make(map[Partition]int, len(moves)) // a partition moved twice: the last move stands
+		for i, m := range moves {
+			if err := st.next.Put(partitionKey(m.Partition), offsetValue(m.Offset)); err != nil {
+				return err
+			}
+			if err := st.markMoved(m.Partition, CodeSeek); err != nil {
+				return err
+			}
+			last[m.Partition] = i
 		}
-		if err := st.markMoved(p, CodeSeek); err != nil {
-			return err
+		st.meta.Seeks = slices.DeleteFunc(st.meta.Seeks, func(m seekMark) bool {
+			_, moved := last[Partition{Topic: m.Topic, Partition: m.Partition}]
+			return moved
+		})
+		for i, m := range moves {
+			if last[m.Partition] == i && m.Through > st.meta.LastBatch {
+				st.meta.Seeks = append(st.meta.Seeks, seekMark{Topic: m.Partition.Topic, Partition: m.Partition.Partition, Offset: m.Offset, Through: m.Through})
+			}
 		}
-		st.meta.Seeks = slices.DeleteFunc(st.meta.Seeks, func(m seekMark) bool { return m.Topic == p.Topic && m.Partition == p.Partition })
-		if through > st.meta.LastBatch {
-			st.meta.Seeks = append(st.meta.Seeks, seekMark{Topic: p.Topic, Partition: p.Partition, Offset: offset, Through: through})
+		for _, m := range moves[:len(moves)-1] {
+			if m.Event.Code != "" {
+				if err := st.addEvent(m.Event, s.maxEvents); err != nil {
+					return err
+				}
+			}
 		}
-		return st.record(e, s.maxEvents)
+		return st.record(moves[len(moves)-1].Event, s.maxEvents) // and the stream's meta, once
 	})
 }
 

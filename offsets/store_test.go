@@ -2,6 +2,8 @@ package offsets
 
 import (
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"reflect"
 	"sync"
 	"testing"
@@ -545,5 +547,58 @@ func TestMovedMarksUntilAnAck(t *testing.T) {
 	}
 	if m := moved(); !reflect.DeepEqual(m, map[Partition]string{ev(1): CodeSeek}) {
 		t.Fatalf("moved %v after acking events[0]'s range, want the kept seek's alone", m)
+	}
+}
+
+// SeekAll is Seek of each move in turn, in one transaction: over random
+// moves (partitions moved twice, before and after acked batches) the
+// stream's next offsets, kept seeks and events are what the single seeks
+// leave.
+func TestSeekAllIsSeekOfEachMove(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	for round := 0; round < 30; round++ {
+		one, all := openTest(t), openTest(t)
+		for _, s := range []*Store{one, all} {
+			mustEnsure(t, s, "events")
+			if err := s.Plan("events", testBatch(1, 2, 0)); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Ack("events", 1, testNow); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var moves []SeekMove
+		for i := 0; i < 1+rng.IntN(12); i++ {
+			p := ev(int32(rng.IntN(4)))
+			moves = append(moves, SeekMove{Partition: p, Offset: int64(rng.IntN(100)), Through: uint64(rng.IntN(3)),
+				Event: NewEvent(testNow.Add(time.Duration(i)*time.Second), CodeSeek, p, fmt.Sprintf("seek %d", i))})
+		}
+		for _, m := range moves {
+			if err := one.Seek("events", m.Partition, m.Offset, m.Through, m.Event); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := all.SeekAll("events", moves); err != nil {
+			t.Fatal(err)
+		}
+		a, _, _ := one.Stream("events")
+		b, _, _ := all.Stream("events")
+		if !reflect.DeepEqual(a.Next, b.Next) || !reflect.DeepEqual(a.Seeks, b.Seeks) || !a.Updated.Equal(b.Updated) {
+			t.Fatalf("round %d, moves %+v:\nSeek each: next %v seeks %v updated %v\nSeekAll:   next %v seeks %v updated %v",
+				round, moves, a.Next, a.Seeks, a.Updated, b.Next, b.Seeks, b.Updated)
+		}
+		ea, _ := one.Events("events", 100)
+		eb, _ := all.Events("events", 100)
+		if !reflect.DeepEqual(ea, eb) {
+			t.Fatalf("round %d: events differ:\n%v\n%v", round, ea, eb)
+		}
+	}
+	s := openTest(t)
+	mustEnsure(t, s, "events")
+	if err := s.SeekAll("events", []SeekMove{{Partition: ev(0), Offset: 3}, {Partition: ev(1), Offset: -1}}); err == nil {
+		t.Fatal("a negative offset among the moves was stored")
+	}
+	if info, _, _ := s.Stream("events"); len(info.Next) != 0 {
+		t.Fatalf("a refused SeekAll stored %v", info.Next)
 	}
 }

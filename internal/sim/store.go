@@ -104,11 +104,11 @@ func (k *killable) SetNext(stream string, next map[offsets.Partition]int64, e of
 	return k.write(func() error { return k.st.SetNext(stream, next, e) })
 }
 
-func (k *killable) Seek(stream string, p offsets.Partition, offset int64, through uint64, e offsets.Event) error {
+func (k *killable) SeekAll(stream string, moves []offsets.SeekMove) error {
 	if k.isArmed(CrashAtSeek) {
 		k.kill()
 	}
-	return k.write(func() error { return k.st.Seek(stream, p, offset, through, e) })
+	return k.write(func() error { return k.st.SeekAll(stream, moves) })
 }
 
 func (k *killable) SetStarts(stream string, next map[offsets.Partition]int64, jumps map[offsets.Partition]string, e offsets.Event) error {
