@@ -88,9 +88,11 @@ func TestBrokerRestartMidStream(t *testing.T) {
 			}
 			if !restarted && total() > 300 {
 				restarted = true
-				if out, err := exec.Command(restart).CombinedOutput(); err != nil {
+				out, err := exec.Command(restart).CombinedOutput()
+				if err != nil {
 					t.Fatalf("restarting the broker: %v\n%s", err, out)
 				}
+				t.Logf("restarting the broker:\n%s", out) // a retried start says why
 			}
 		case <-deadline:
 			t.Fatalf("kbatch covered %v of %d per partition after the restart; events %v; stderr %s", covered, perPartition, events, stderr.String())

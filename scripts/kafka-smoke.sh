@@ -29,7 +29,12 @@ KBATCH_TEST_BROKERS=$boot KBATCH_TEST_KAFKA_RESTART=$PWD/scripts/kafka-restart.s
   go test -race -count=1 -run '^TestBrokerRestartMidStream$' -v ./cli/ >"$log" 2>&1 || status=1
 pattern="^($(IFS='|'; echo "${tests[*]}"))\$"
 KBATCH_TEST_BROKERS=$boot go test -race -count=1 -run "$pattern" -v ./... >>"$log" 2>&1 || status=1
-grep -E '^(--- |FAIL|ok |panic:)|^\s+\S+_test\.go:[0-9]+:' "$log" | grep -v 'no test files' || true
+# Results, and each test message with its continuation lines (a failing restart's
+# output, say: kafka-restart.sh's own error and the broker log's tail), 40 at most.
+awk '/^(--- |FAIL|ok |panic:)/ { if ($0 !~ /no test files/) print; more = 0; next }
+     /^ +[^ ]+_test\.go:[0-9]+:/ { print; more = 40; next }
+     more > 0 && /^        / { print; more--; next }
+     { more = 0 }' "$log"
 missing=()
 for t in TestBrokerRestartMidStream "${tests[@]}"; do
   grep -qE "^--- PASS: $t " "$log" || missing+=("$t")
