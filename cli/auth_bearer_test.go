@@ -443,5 +443,5 @@ client_secret_env = "KBATCH_TEST_CLIENT_SECRET"
 	}
 
 	r = execKbatch(t, env, "topics", "--config", profile(fmt.Sprintf("token_endpoint_ca = %q", filepath.Join(dir, "missing.pem"))), "--cluster", "b")
-	checkOneLine(t, r, exitFailure, []string{"token endpoint CA file", "missing.pem"}, secret)
+	checkOneLine(t, r, exitUsage, []string{"token endpoint CA file", "missing.pem"}, secret)
 }

@@ -56,7 +56,7 @@ func (g *globalOptions) saslConfig(conn config.Connection) (*kafka.SASL, error) 
 		}
 		tlsConf, err := o.TokenEndpointTLS()
 		if err != nil {
-			return nil, err
+			return nil, usageError{err} // as a broker ca_file that cannot be read
 		}
 		out.TokenProvider = kafka.NewTokenProvider("OAUTHBEARER token from the token endpoint",
 			kafka.ClientCredentials(o.TokenEndpoint, o.ClientID, secret, o.Scope, tlsConf), o.Extensions)
