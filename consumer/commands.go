@@ -80,13 +80,13 @@ func (l *loop) seek(ts []SeekTarget) error {
 			ps.bounds.HighWatermark = max(ps.bounds.HighWatermark, t.Bounds.HighWatermark)
 		}
 		from, movedBefore := movedTo[ps]
-		if !movedBefore {
-			from = ps.position()
+		m := move{ps: ps, offset: t.Offset, through: l.nextID - 1} // the last batch cut
+		m.redelivering = l.redeliver != nil && hasRange(l.redeliver, ps.p)
+		if !movedBefore || m.redelivering {
+			from = ps.position() // one re-delivering moves after the batch: not yet
 		}
 		movedTo[ps] = t.Offset
-		m := move{ps: ps, offset: t.Offset, through: l.nextID - 1} // the last batch cut
 		msg := fmt.Sprintf("%s: seek from %d to %d", ps.p, from, t.Offset)
-		m.redelivering = l.redeliver != nil && hasRange(l.redeliver, ps.p)
 		if m.redelivering {
 			m.through = max(m.through, l.redeliver.ID)
 			msg += fmt.Sprintf(", after batch %d is re-delivered", l.redeliver.ID)

@@ -349,11 +349,8 @@ func (bf *brokerFetcher) take(r *reader, blk *kafka.PartitionAnswer) taken {
 		}
 	}
 	r.pos = d.Next
-	if !r.hold(int64(len(d.Msgs)), d.Bytes) {
+	if !r.hold(int64(len(d.Msgs)), d.Bytes, d.Next) {
 		return taken{} // closed meanwhile
-	}
-	if len(d.Msgs) > 0 {
-		r.sent.Store(d.Next)
 	}
 	return taken{report: &chunk{p: r.p, gen: r.gen, msgs: pointers(d.Msgs), bytes: d.Bytes, next: d.Next, txn: d.Txn},
 		mem: kafka.InMemory(int64(len(d.Msgs)), d.Bytes)}

@@ -53,7 +53,7 @@ func TestAnswerSizeFollowsExpansion(t *testing.T) {
 func TestReadAheadCountsRecordsInMemory(t *testing.T) {
 	f := &fetcher{}
 	r := &reader{f: f, maxHeld: 1 << 30, maxHeldBytes: 1 << 20}
-	if !r.hold(10000, 10000) {
+	if !r.hold(10000, 10000, 10000) {
 		t.Fatal("hold refused on an open reader")
 	}
 	if _, room, held, _ := r.state(); room || held != 10000+10000*kafka.RecordOverhead {

@@ -125,13 +125,18 @@ func (r *reader) isClosed() bool {
 	return r.closed
 }
 
-// hold counts a chunk of n records of bytes about to be forwarded; false
-// when the reader was closed meanwhile.
-func (r *reader) hold(n, bytes int64) bool {
+// hold counts a chunk of n records of bytes, up to offset next, about to
+// be forwarded; false when the reader was closed meanwhile. sent moves
+// before held grows, so the loop never sees the reader starved by a
+// chunk it does not know is on its way (full reads starved, then sent).
+func (r *reader) hold(n, bytes, next int64) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
 		return false
+	}
+	if n > 0 {
+		r.sent.Store(next)
 	}
 	mem := kafka.InMemory(n, bytes)
 	r.held += n

@@ -101,8 +101,8 @@ func ResolveTarget(p offsets.Partition, spec offsets.Spec, b offsets.Bounds, tim
 // starts at the target and is marked as a jump, and each move is its own
 // "seek" event (with the target's note). The moves are stored in one
 // write, so seeking 1,000 partitions costs one write to disk, not 1,000.
-// A partition the stream does not read moves nothing; it returns how
-// many moved.
+// If any target's partition is one the stream does not read, no
+// partition moves and it returns 0 with the error; otherwise len(ts).
 func (s *Stream) SeekTargets(ts []SeekTarget) (int, error) {
 	if len(ts) == 0 {
 		return 0, nil
