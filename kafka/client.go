@@ -336,8 +336,8 @@ func ListBounds(c *Client, parts []offsets.Partition) (map[offsets.Partition]off
 // ctx is done (a request already sent still runs to its answer or the
 // network timeout).
 //
-// A topic deleted meanwhile (gone from the cluster's metadata on two
-// refreshes in a row) is not waited for: the bounds of every other
+// A topic deleted meanwhile (unknown to the cluster for goneAfter, see
+// listOffsets) is not waited for: the bounds of every other
 // partition come back with a *TopicsGoneError naming it, so a listing of
 // every topic can leave it out (DropGone) while a stream of it stops with
 // "does not exist".
@@ -346,7 +346,16 @@ func ListBoundsContext(ctx context.Context, c *Client, parts []offsets.Partition
 	if err != nil {
 		return nil, err
 	}
-	ends, gone2, err := listOffsets(ctx, c, parts, func(offsets.Partition) int64 { return sarama.OffsetNewest })
+	left := parts
+	if len(gone) > 0 {
+		left = make([]offsets.Partition, 0, len(parts))
+		for _, p := range parts {
+			if !gone[p.Topic] {
+				left = append(left, p)
+			}
+		}
+	}
+	ends, gone2, err := listOffsets(ctx, c, left, func(offsets.Partition) int64 { return sarama.OffsetNewest })
 	if err != nil {
 		return nil, err
 	}
@@ -422,16 +431,22 @@ func ListOffsetsForTimes(c *Client, at map[offsets.Partition]time.Time) (map[off
 // listOffsets groups partitions by leader and sends one request per broker.
 // Partitions whose leader fails or is unknown are retried, with metadata
 // refreshed, for c.retryFor (waits from 200 ms up to 2 s, ending early when
-// ctx is done); then the last error is returned. A topic missing from the
-// metadata after two refreshes in a row was deleted: its partitions are
-// not retried and it comes back in gone (a topic just created may be
-// missing from one broker's metadata for a moment, so one refresh does
-// not say it).
+// ctx is done); then the last error is returned. A topic that the
+// cluster says it does not know (UNKNOWN_TOPIC_OR_PARTITION to a metadata
+// request for it alone) on two refreshes in a row, over at least
+// goneAfter, was deleted: its partitions are not retried and it comes back
+// in gone. A topic just created may be missing from a broker's metadata
+// for a moment, so one answer does not say it; a topic refused for
+// another reason (not authorized, say) is retried and reported as such.
 func listOffsets(ctx context.Context, c *Client, parts []offsets.Partition, ts func(offsets.Partition) int64) (out map[offsets.Partition]int64, gone map[string]bool, err error) {
 	start := time.Now()
 	out = make(map[offsets.Partition]int64, len(parts))
 	gone = map[string]bool{}
-	missing := map[string]int{} // refreshes in a row the topic was missing from
+	type absence struct {
+		refreshes int
+		since     time.Time
+	}
+	missing := map[string]absence{} // the topics missing from the last refreshes
 	pending := parts
 	for attempt := 0; len(pending) > 0; attempt++ {
 		if attempt > 0 {
@@ -448,7 +463,21 @@ func listOffsets(ctx context.Context, c *Client, parts []offsets.Partition, ts f
 				for _, t := range names {
 					if slices.Contains(have, t) {
 						delete(missing, t)
-					} else if missing[t]++; missing[t] >= 2 {
+						continue
+					}
+					// The error above may be another topic's: ask for
+					// this one alone.
+					if err := c.sc.RefreshMetadata(t); !errors.Is(err, sarama.ErrUnknownTopicOrPartition) {
+						delete(missing, t)
+						continue
+					}
+					a := missing[t]
+					if a.refreshes == 0 {
+						a.since = time.Now()
+					}
+					a.refreshes++
+					missing[t] = a
+					if a.refreshes >= 2 && time.Since(a.since) >= goneAfter {
 						gone[t] = true
 					}
 				}
@@ -529,6 +558,10 @@ func listOffsets(ctx context.Context, c *Client, parts []offsets.Partition, ts f
 	}
 	return out, gone, nil
 }
+
+// goneAfter is how long a topic must stay unknown to the cluster before an
+// offset lookup takes it for deleted (listOffsets).
+const goneAfter = 5 * time.Second
 
 func contains(ps []offsets.Partition, p offsets.Partition) bool {
 	for _, q := range ps {

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -71,7 +73,7 @@ func TestListBoundsWaitsOutALeaderFailover(t *testing.T) {
 // every topic while other tests deleted theirs, retried a deleted topic's
 // lookups for 30 s and failed with "leader of events-…[1]: … does not
 // exist on this broker". The lookup now tells a deleted topic from one in
-// trouble (missing from the metadata on two refreshes in a row), returns
+// trouble (unknown to the cluster for goneAfter), returns
 // the other topics' bounds with a TopicsGoneError, and a listing of every
 // topic leaves the deleted one out.
 func TestListBoundsTopicDeletedMeanwhile(t *testing.T) {
@@ -113,5 +115,83 @@ func TestListBoundsTopicDeletedMeanwhile(t *testing.T) {
 	}
 	if left, err := DropGone(parts, io.EOF); err != io.EOF || len(left) != len(parts) {
 		t.Errorf("DropGone of another error: %v, %v", left, err)
+	}
+}
+
+// A topic the cluster does not know for a few seconds of metadata
+// answers and knows again after (a new topic a lagging broker has not
+// heard of yet) is waited for, not taken for deleted.
+func TestListBoundsTopicMissingForAWhileIsNotGone(t *testing.T) {
+	if testkafka.Real() {
+		t.Skip("injects errors into kfake")
+	}
+	kc := testkafka.New(t)
+	topic := kc.Topic("late", 1)
+	kc.ProduceN(topic, 0, 4, 10)
+	c, err := Dial(ClientConfig{Brokers: kc.Brokers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	parts, err := TopicPartitions(c, []string{topic})
+	if err != nil {
+		t.Fatal(err)
+	}
+	host, port, _ := net.SplitHostPort(kc.Brokers[0])
+	portN, _ := strconv.Atoi(port)
+	var listRefused, metaRefused atomic.Int32
+	kc.Fake.ControlKey(int16(kmsg.ListOffsets), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		kc.Fake.KeepControl()
+		if listRefused.Add(1) > 1 {
+			return nil, nil, false
+		}
+		r := req.(*kmsg.ListOffsetsRequest)
+		resp := r.ResponseKind().(*kmsg.ListOffsetsResponse)
+		for _, rt := range r.Topics {
+			st := kmsg.NewListOffsetsResponseTopic()
+			st.Topic = rt.Topic
+			for _, rp := range rt.Partitions {
+				sp := kmsg.NewListOffsetsResponseTopicPartition()
+				sp.Partition = rp.Partition
+				sp.ErrorCode = 3 // UNKNOWN_TOPIC_OR_PARTITION
+				st.Partitions = append(st.Partitions, sp)
+			}
+			resp.Topics = append(resp.Topics, st)
+		}
+		return resp, nil, true
+	})
+	// Every metadata answer for the topic says it is unknown for a time
+	// shorter than goneAfter (several refreshes in a row); then it is
+	// back.
+	back := time.Now().Add(goneAfter * 3 / 4)
+	kc.Fake.ControlKey(int16(kmsg.Metadata), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		kc.Fake.KeepControl()
+		r := req.(*kmsg.MetadataRequest)
+		if len(r.Topics) == 0 || r.Topics[0].Topic == nil || *r.Topics[0].Topic != topic || time.Now().After(back) {
+			return nil, nil, false
+		}
+		metaRefused.Add(1)
+		resp := r.ResponseKind().(*kmsg.MetadataResponse)
+		b := kmsg.NewMetadataResponseBroker()
+		b.NodeID, b.Host, b.Port = 0, host, int32(portN)
+		resp.Brokers = append(resp.Brokers, b)
+		resp.ControllerID = 0
+		for _, rt := range r.Topics {
+			st := kmsg.NewMetadataResponseTopic()
+			st.Topic = rt.Topic
+			st.ErrorCode = 3
+			resp.Topics = append(resp.Topics, st)
+		}
+		return resp, nil, true
+	})
+	b, err := ListBounds(c, parts)
+	if err != nil {
+		t.Fatalf("ListBounds of a topic unknown to %d metadata answers, then back: %v", metaRefused.Load(), err)
+	}
+	if got := b[parts[0]]; got.HighWatermark != 4 {
+		t.Errorf("bounds %+v, want the high watermark 4", got)
+	}
+	if metaRefused.Load() < 4 {
+		t.Errorf("only %d metadata answers said the topic was unknown: the case (two refreshes of the topic alone) was not made", metaRefused.Load())
 	}
 }
