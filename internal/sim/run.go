@@ -639,10 +639,12 @@ func (r *runner) crash(mode string) {
 	r.stop(true)
 }
 
-// seek seeks one partition as the seek form would.
+// seek seeks one partition as the seek form would, or with Part < 0
+// every partition as S does (one spec, resolved per partition, the
+// targets moved in one command).
 func (r *runner) seek(op Op) {
 	a := r.cur
-	part := r.part(op.Part)
+	part := r.part(max(op.Part, 0))
 	p := offsets.Partition{Topic: Topic, Partition: part}
 	ls, hw, err := r.c.bounds(part)
 	if err != nil {
@@ -667,13 +669,35 @@ func (r *runner) seek(op Op) {
 		}
 		spec = offsets.Spec{Kind: offsets.SpecTime, Time: t}
 	}
-	to, err := a.s.Seek(p, spec)
-	r.logf("  seek p%d → %d: %v", part, to, err)
+	if op.Part < 0 {
+		r.seekAll(spec)
+	} else {
+		to, err := a.s.Seek(p, spec)
+		r.logf("  seek p%d → %d: %v", part, to, err)
+	}
 	if a.store.isArmed(CrashAtSeek) || a.store.dead() {
 		a.store.kill()
 		r.logf("  killed")
 		r.stop(true)
 	}
+}
+
+func (r *runner) seekAll(spec offsets.Spec) {
+	parts := make([]offsets.Partition, r.c.partitions())
+	for i := range parts {
+		parts[i] = offsets.Partition{Topic: Topic, Partition: int32(i)}
+	}
+	ts, err := r.cur.s.ResolveSeek(parts, spec)
+	if err != nil {
+		r.logf("  seek all: %v", err)
+		return
+	}
+	n, err := r.cur.s.SeekTargets(ts)
+	var sb strings.Builder
+	for _, t := range ts[:n] {
+		fmt.Fprintf(&sb, " p%d→%d", t.Partition.Partition, t.Offset)
+	}
+	r.logf("  seek all:%s: %v", sb.String(), err)
 }
 
 // set is `kbatch offsets set` while no stream runs.
