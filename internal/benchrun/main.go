@@ -211,7 +211,7 @@ func run(o options) error {
 		return err
 	}
 	if o.schemas != nil {
-		defer o.schemas.reg.Close()
+		defer o.schemas.close()
 	}
 	only := strings.Split(o.only, ",")
 	rows, err := pickShapes(o.matrix)
@@ -388,8 +388,11 @@ func runOne(o options, name, topic string, n int64, tag string) sample {
 		if o.schemas == nil {
 			return sample{err: fmt.Errorf("%s needs -values avro, protobuf or jsonschema", name)}
 		}
-		return measure(exec.Command(o.kbatch, "replay", topic+":*:earliest-latest", "-b", o.seeds, "--out", os.DevNull,
+		asked := o.schemas.requests()
+		s := measure(exec.Command(o.kbatch, "replay", topic+":*:earliest-latest", "-b", o.seeds, "--out", os.DevNull,
 			"--decode", "--registry", o.schemas.url(), "--store", store), nil)
+		return checkDecoded(s, o.schemas.requests()-asked)
+
 	case "replay":
 		return measure(exec.Command(o.kbatch, "replay", topic+":*:earliest-latest", "-b", o.seeds, "--out", os.DevNull), nil)
 	case "kcat":

@@ -23,7 +23,9 @@ type sample struct {
 	exit time.Duration
 	cpu  time.Duration // user + system
 	rss  int64         // peak resident set, KiB
-	err  error
+	// stderr is what the contender wrote there.
+	stderr string
+	err    error
 }
 
 // lineWatch looks at each stdout line of a contender with the time since
@@ -85,6 +87,7 @@ func runProcess(cmd *exec.Cmd, watch lineWatch, stop bool) sample {
 	if ps := cmd.ProcessState; ps != nil && s.cpu == 0 {
 		s.cpu = ps.UserTime() + ps.SystemTime()
 	}
+	s.stderr = stderr.String()
 	if err != nil {
 		s.err = fmt.Errorf("%v: %s", err, lastLine(stderr.String()))
 	}

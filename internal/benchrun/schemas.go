@@ -4,7 +4,13 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"strconv"
+	"strings"
+	"sync/atomic"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sr"
@@ -14,11 +20,15 @@ import (
 // schemaValues turns the data set's values into records of a schema
 // registered in an in-process registry (-values avro|protobuf|jsonschema):
 // the same seq and payload, in the Confluent wire format. The registry
-// lives as long as benchrun; the decode contenders pass its URL.
+// lives as long as benchrun; the decode contenders pass the URL of a
+// proxy in front of it that counts the requests, so a run that asks the
+// registry more than once per schema id shows.
 type schemaValues struct {
 	format string
 	id     int
 	reg    *srfake.Registry
+	proxy  *httptest.Server
+	asked  atomic.Int64 // requests the proxy passed on
 }
 
 const (
@@ -49,8 +59,28 @@ func newSchemaValues(format string) (*schemaValues, error) {
 		reg.Close()
 		return nil, err
 	}
-	return &schemaValues{format: format, id: id, reg: reg}, nil
+	v := &schemaValues{format: format, id: id, reg: reg}
+	target, err := url.Parse(reg.URL())
+	if err != nil {
+		reg.Close()
+		return nil, err
+	}
+	rp := httputil.NewSingleHostReverseProxy(target)
+	v.proxy = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		v.asked.Add(1)
+		rp.ServeHTTP(w, r)
+	}))
+	return v, nil
 }
+
+// close stops the proxy and the registry.
+func (v *schemaValues) close() {
+	v.proxy.Close()
+	v.reg.Close()
+}
+
+// requests is how many requests reached the registry so far.
+func (v *schemaValues) requests() int64 { return v.asked.Load() }
 
 // shape is sh with its values in v's format (sh itself when v is nil):
 // the random part of {"seq":N,"payload":"…"} becomes the payload field.
@@ -69,8 +99,8 @@ func (v *schemaValues) shape(sh shape) shape {
 	return sh
 }
 
-// url is the registry's URL.
-func (v *schemaValues) url() string { return v.reg.URL() }
+// url is the registry's URL (its counting proxy's).
+func (v *schemaValues) url() string { return v.proxy.URL }
 
 // encode is the framed record of seq and payload (a JSON value's random
 // part), about as long as the JSON value.
@@ -93,4 +123,20 @@ func (v *schemaValues) encode(seq int, payload []byte) []byte {
 	out = fmt.Appendf(out, `{"seq":%d,"payload":"`, seq)
 	out = append(out, payload...)
 	return append(out, `"}`...)
+}
+
+// checkDecoded fails a replay --decode sample that did not measure
+// decoding: kbatch warned that records did not decode (the registry
+// unreachable, an unknown id: the run then timed the error path), or it
+// asked the registry for more than the one schema id's text and versions.
+func checkDecoded(s sample, asked int64) sample {
+	if s.err != nil {
+		return s
+	}
+	if i := strings.Index(s.stderr, "kbatch: warning:"); i >= 0 {
+		s.err = fmt.Errorf("records did not decode: %s", strings.SplitN(s.stderr[i:], "\n", 2)[0])
+	} else if asked > 2 {
+		s.err = fmt.Errorf("asked the registry %d times for one schema id; want at most 2 (its schema and its versions)", asked)
+	}
+	return s
 }
