@@ -62,10 +62,7 @@ bench-kafka: build
 FUZZTIME ?= 10s
 FUZZ_TARGETS := record:FuzzEscape record:FuzzSafeJSON offsets/exchange:FuzzParse cli:FuzzOneLine offsets:FuzzParseSpec offsets:FuzzShellQuote offsets/spark:FuzzParseOffsetLog offsets/spark:FuzzParseOffsetJSON offsets/spark:FuzzParseInitialOffsets offsets:FuzzPreflight config:FuzzLoadConfig replay:FuzzParseRange record:FuzzAppendJSON
 fuzz:
-	@set -e; for t in $(FUZZ_TARGETS); do \
-	  echo "fuzz $${t#*:} ($(FUZZTIME))"; \
-	  $(GO) test -run='^$$' -fuzz="^$${t#*:}$$" -fuzztime=$(FUZZTIME) ./$${t%%:*}/; \
-	done
+	@FUZZTIME='$(FUZZTIME)' FUZZ_TARGETS='$(FUZZ_TARGETS)' GO='$(GO)' ./scripts/fuzz.sh
 
 # The README's pictures: kbatch demo in tmux at 140x40 and 80x24, rendered
 # with freeze (installed into .cache/bin when missing) into screenshots/.
