@@ -433,8 +433,8 @@ func ListOffsetsForTimes(c *Client, at map[offsets.Partition]time.Time) (map[off
 // refreshed, for c.retryFor (waits from 200 ms up to 2 s, ending early when
 // ctx is done); then the last error is returned. A topic that the
 // cluster says it does not know (UNKNOWN_TOPIC_OR_PARTITION to a metadata
-// request for it alone) on two refreshes in a row, over at least
-// goneAfter, was deleted: its partitions are not retried and it comes back
+// request for it alone) on every refresh for goneAfter was deleted
+// (noteDeleted): its partitions are not retried and it comes back
 // in gone. A topic just created may be missing from a broker's metadata
 // for a moment, so one answer does not say it; a topic refused for
 // another reason (not authorized, say) is retried and reported as such.
@@ -442,11 +442,7 @@ func listOffsets(ctx context.Context, c *Client, parts []offsets.Partition, ts f
 	start := time.Now()
 	out = make(map[offsets.Partition]int64, len(parts))
 	gone = map[string]bool{}
-	type absence struct {
-		refreshes int
-		since     time.Time
-	}
-	missing := map[string]absence{} // the topics missing from the last refreshes
+	missing := map[string]time.Time{} // since when the cluster has not known the topic
 	pending := parts
 	for attempt := 0; len(pending) > 0; attempt++ {
 		if attempt > 0 {
@@ -458,32 +454,7 @@ func listOffsets(ctx context.Context, c *Client, parts []offsets.Partition, ts f
 			for t := range topics {
 				names = append(names, t)
 			}
-			if err := c.sc.RefreshMetadata(names...); errors.Is(err, sarama.ErrUnknownTopicOrPartition) {
-				have, _ := c.sc.Topics()
-				for _, t := range names {
-					if slices.Contains(have, t) {
-						delete(missing, t)
-						continue
-					}
-					// The error above may be another topic's: ask for
-					// this one alone.
-					if err := c.sc.RefreshMetadata(t); !errors.Is(err, sarama.ErrUnknownTopicOrPartition) {
-						delete(missing, t)
-						continue
-					}
-					a := missing[t]
-					if a.refreshes == 0 {
-						a.since = time.Now()
-					}
-					a.refreshes++
-					missing[t] = a
-					if a.refreshes >= 2 && time.Since(a.since) >= goneAfter {
-						gone[t] = true
-					}
-				}
-			} else {
-				clear(missing)
-			}
+			c.noteDeleted(names, missing, gone)
 			kept := pending[:0:0]
 			for _, p := range pending {
 				if !gone[p.Topic] {
@@ -557,6 +528,30 @@ func listOffsets(ctx context.Context, c *Client, parts []offsets.Partition, ts f
 		pending = retry
 	}
 	return out, gone, nil
+}
+
+// noteDeleted refreshes the metadata of topics and marks in gone those that
+// the cluster, asked for each alone, has not known for goneAfter; missing
+// keeps since when it has not known each.
+func (c *Client) noteDeleted(topics []string, missing map[string]time.Time, gone map[string]bool) {
+	if err := c.sc.RefreshMetadata(topics...); !errors.Is(err, sarama.ErrUnknownTopicOrPartition) {
+		clear(missing)
+		return
+	}
+	have, _ := c.sc.Topics()
+	for _, t := range topics {
+		// The error above may be another topic's: a missing one is asked
+		// for alone.
+		if slices.Contains(have, t) || !errors.Is(c.sc.RefreshMetadata(t), sarama.ErrUnknownTopicOrPartition) {
+			delete(missing, t)
+			continue
+		}
+		if since, seen := missing[t]; !seen {
+			missing[t] = time.Now()
+		} else if time.Since(since) >= goneAfter {
+			gone[t] = true
+		}
+	}
 }
 
 // goneAfter is how long a topic must stay unknown to the cluster before an

@@ -31,28 +31,7 @@ func TestListBoundsWaitsOutALeaderFailover(t *testing.T) {
 	kc := testkafka.New(t)
 	topic := kc.Topic("failover", 1)
 	kc.ProduceN(topic, 0, 7, 10)
-	var failed atomic.Int32
-	kc.Fake.ControlKey(int16(kmsg.ListOffsets), func(req kmsg.Request) (kmsg.Response, error, bool) {
-		kc.Fake.KeepControl()
-		if failed.Load() >= 8 {
-			return nil, nil, false
-		}
-		failed.Add(1)
-		r := req.(*kmsg.ListOffsetsRequest)
-		resp := r.ResponseKind().(*kmsg.ListOffsetsResponse)
-		for _, rt := range r.Topics {
-			st := kmsg.NewListOffsetsResponseTopic()
-			st.Topic = rt.Topic
-			for _, rp := range rt.Partitions {
-				sp := kmsg.NewListOffsetsResponseTopicPartition()
-				sp.Partition = rp.Partition
-				sp.ErrorCode = 6 // NOT_LEADER_OR_FOLLOWER
-				st.Partitions = append(st.Partitions, sp)
-			}
-			resp.Topics = append(resp.Topics, st)
-		}
-		return resp, nil, true
-	})
+	failed := refuseListOffsets(kc, 8, 6) // NOT_LEADER_OR_FOLLOWER
 	c, err := Dial(ClientConfig{Brokers: kc.Brokers})
 	if err != nil {
 		t.Fatal(err)
@@ -139,27 +118,8 @@ func TestListBoundsTopicMissingForAWhileIsNotGone(t *testing.T) {
 	}
 	host, port, _ := net.SplitHostPort(kc.Brokers[0])
 	portN, _ := strconv.Atoi(port)
-	var listRefused, metaRefused atomic.Int32
-	kc.Fake.ControlKey(int16(kmsg.ListOffsets), func(req kmsg.Request) (kmsg.Response, error, bool) {
-		kc.Fake.KeepControl()
-		if listRefused.Add(1) > 1 {
-			return nil, nil, false
-		}
-		r := req.(*kmsg.ListOffsetsRequest)
-		resp := r.ResponseKind().(*kmsg.ListOffsetsResponse)
-		for _, rt := range r.Topics {
-			st := kmsg.NewListOffsetsResponseTopic()
-			st.Topic = rt.Topic
-			for _, rp := range rt.Partitions {
-				sp := kmsg.NewListOffsetsResponseTopicPartition()
-				sp.Partition = rp.Partition
-				sp.ErrorCode = 3 // UNKNOWN_TOPIC_OR_PARTITION
-				st.Partitions = append(st.Partitions, sp)
-			}
-			resp.Topics = append(resp.Topics, st)
-		}
-		return resp, nil, true
-	})
+	refuseListOffsets(kc, 1, 3) // UNKNOWN_TOPIC_OR_PARTITION
+	var metaRefused atomic.Int32
 	// Every metadata answer for the topic says it is unknown for a time
 	// shorter than goneAfter (several refreshes in a row); then it is
 	// back.
@@ -194,4 +154,32 @@ func TestListBoundsTopicMissingForAWhileIsNotGone(t *testing.T) {
 	if metaRefused.Load() < 4 {
 		t.Errorf("only %d metadata answers said the topic was unknown: the case (two refreshes of the topic alone) was not made", metaRefused.Load())
 	}
+}
+
+// refuseListOffsets makes kc answer its first n ListOffsets requests with
+// the error code for every partition asked; it counts the refused ones.
+func refuseListOffsets(kc *testkafka.Cluster, n int32, code int16) *atomic.Int32 {
+	var refused atomic.Int32
+	kc.Fake.ControlKey(int16(kmsg.ListOffsets), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		kc.Fake.KeepControl()
+		if refused.Load() >= n {
+			return nil, nil, false
+		}
+		refused.Add(1)
+		r := req.(*kmsg.ListOffsetsRequest)
+		resp := r.ResponseKind().(*kmsg.ListOffsetsResponse)
+		for _, rt := range r.Topics {
+			st := kmsg.NewListOffsetsResponseTopic()
+			st.Topic = rt.Topic
+			for _, rp := range rt.Partitions {
+				sp := kmsg.NewListOffsetsResponseTopicPartition()
+				sp.Partition = rp.Partition
+				sp.ErrorCode = code
+				st.Partitions = append(st.Partitions, sp)
+			}
+			resp.Topics = append(resp.Topics, st)
+		}
+		return resp, nil, true
+	})
+	return &refused
 }
