@@ -91,7 +91,7 @@ func addWatchFlags(cmd *cobra.Command, o *watchOptions) {
 	f.StringVar(&o.reset, "reset", "latest", "where partitions with no explicit or stored offset, or one above the high watermark, start: earliest|latest (data loss always reads on at the log start)")
 	f.DurationVar(&o.interval, "interval", time.Second, "batch interval")
 	f.IntVar(&o.maxPerPartition, "max-per-partition", 10000, "records per partition per batch")
-	f.IntVar(&o.samples, "samples", 5, "sample records kept per partition per batch")
+	f.IntVar(&o.samples, "samples", 5, "sample records kept per partition per batch for the records pane (TUI; headless shows none)")
 	f.IntVar(&o.tailRecords, "tail-records", tui.DefaultTailRecords, fmt.Sprintf("records the TUI's tail view (t) keeps, at most 32 MiB of them (0: no tail view; up to %d)", tui.MaxTailRecords))
 	f.StringVar(&o.ack, "ack", "auto", "auto: ack after processing; manual: wait for a key press (TUI)")
 	f.StringVar(&o.sink, "sink", "", "append every batch's records as JSON lines to FILE, fsynced before the ack (- for stdout, with --no-tui)")
@@ -134,6 +134,12 @@ func (o *watchOptions) streamConfig(g *globalOptions) (consumer.Config, error) {
 	}
 	if o.samples < 0 || o.samples > consumer.MaxSamples {
 		return cfg, usagef("invalid --samples %d: must be 0 to %d (samples are kept in memory for every partition of every batch shown)", o.samples, consumer.MaxSamples)
+	}
+	if o.noTUI {
+		// Samples are for the records pane; no JSON line carries them.
+		// Headless, each would be a copy of records nobody reads (a
+		// copy of 1 MiB for each sample of a topic of 1 MiB values).
+		cfg.Samples = 0
 	}
 	if o.tailRecords < 0 || o.tailRecords > tui.MaxTailRecords {
 		return cfg, usagef("invalid --tail-records %d: must be 0 to %d", o.tailRecords, tui.MaxTailRecords)

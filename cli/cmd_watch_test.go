@@ -83,3 +83,45 @@ func TestCleanupsDeferredBeforeAdds(t *testing.T) {
 		t.Errorf("ran %v, want %v", order, want)
 	}
 }
+
+// TestHeadlessKeepsNoSamples: samples are copies for the records pane and
+// no JSON line carries them, so a headless watch keeps none whatever
+// --samples says (a topic of 1 MiB values copied five per partition per
+// batch for nobody); the TUI keeps what --samples asks.
+func TestHeadlessKeepsNoSamples(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want int
+	}{
+		{[]string{"-t", "e"}, 5},
+		{[]string{"-t", "e", "--samples", "7"}, 7},
+		{[]string{"-t", "e", "--no-tui"}, 0},
+		{[]string{"-t", "e", "--no-tui", "--samples", "7"}, 0},
+	} {
+		g, _ := testOptions(t, nil)
+		o := &watchOptions{}
+		cmd := &cobra.Command{}
+		addWatchFlags(cmd, o)
+		if err := cmd.ParseFlags(tc.args); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := o.streamConfig(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg.Samples != tc.want {
+			t.Errorf("%v: Samples = %d, want %d", tc.args, cfg.Samples, tc.want)
+		}
+	}
+	// A bad --samples is still refused headless.
+	g, _ := testOptions(t, nil)
+	o := &watchOptions{}
+	cmd := &cobra.Command{}
+	addWatchFlags(cmd, o)
+	if err := cmd.ParseFlags([]string{"-t", "e", "--no-tui", "--samples", "-1"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := o.streamConfig(g); err == nil || !strings.Contains(err.Error(), "invalid --samples -1") {
+		t.Fatalf("err = %v, want invalid --samples", err)
+	}
+}

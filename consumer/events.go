@@ -29,7 +29,9 @@ type Started struct {
 type Batch struct {
 	offsets.Batch
 	// Samples holds up to Config.Samples records per partition, in offset
-	// order per partition, partitions in range order.
+	// order per partition, partitions in range order. Each is the
+	// stream's own copy, sharing no bytes with a fetch answer or another
+	// batch, so a receiver may keep it as it is.
 	Samples []*record.Record
 	// Duration is how long processing (sink, ack) took.
 	Duration time.Duration

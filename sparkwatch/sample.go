@@ -38,13 +38,14 @@ func (s ReplaySampler) Sample(ctx context.Context, ranges []offsets.Range) ([]*r
 }
 
 // collectSink keeps a replay's records in memory; only for the few
-// records of samples.
+// records of samples. It keeps copies: a batch's samples share no bytes
+// with a fetch answer (consumer.Batch.Samples), so a screen keeps them as
+// they are without pinning the answers they came in.
 type collectSink struct{ recs []*record.Record }
 
 func (s *collectSink) Write(recs []record.Record) error {
 	for i := range recs {
-		m := recs[i] // Write reuses recs; the byte slices inside stay valid
-		s.recs = append(s.recs, &m)
+		s.recs = append(s.recs, recs[i].Clone())
 	}
 	return nil
 }

@@ -19,7 +19,9 @@ import (
 // SampleReader reads a few records of exact ranges for kbatch spark's
 // records pane: the records of each range in offset order, nothing outside
 // the ranges. Ranges may lie partly below the log start or beyond the end;
-// what exists is read. ReplaySampler is the one kbatch uses.
+// what exists is read. The records are the reader's own copies, sharing no
+// bytes with a fetch answer (consumer.Batch.Samples): the screen keeps
+// them as they are. ReplaySampler is the one kbatch uses.
 type SampleReader interface {
 	Sample(ctx context.Context, ranges []offsets.Range) ([]*record.Record, error)
 }

@@ -74,7 +74,7 @@ func (h *history) add(b *consumer.Batch) *batchEntry {
 	}
 	e := &batchEntry{Batch: &kept, samples: make([]*record, 0, len(b.Samples))}
 	for _, m := range b.Samples {
-		r := newRecord(m, b.ID)
+		r := adoptRecord(m, b.ID) // the stream's own copy (consumer.Batch.Samples)
 		r.Aborted = len(b.Aborted) > 0 && b.IsAborted(r.Partition, r.Offset)
 		e.samples = append(e.samples, r)
 		e.sampleBytes += r.size()

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/kbatch-dev/kbatch/consumer"
 	"github.com/kbatch-dev/kbatch/offsets"
+	krecord "github.com/kbatch-dev/kbatch/record"
 )
 
 func mustContain(t *testing.T, s string, subs ...string) {
@@ -605,4 +607,29 @@ func rowHas(s, name, want string) bool {
 		}
 	}
 	return false
+}
+
+// TestBigSampleKeepsItsFirstMiBOnly: the screen keeps a batch's samples
+// as the stream copied them, but of a value larger than maxKeptBytes only
+// the first maxKeptBytes, in memory of its own: the kept record must not
+// hold the whole value alive.
+func TestBigSampleKeepsItsFirstMiBOnly(t *testing.T) {
+	m, _ := newTestModel(t, 140, 40, Options{})
+	b := batch(1, 1, 0, offsets.StateAcked)
+	big := bytes.Repeat([]byte("v"), 3*maxKeptBytes)
+	b.Samples[0].Value = big
+	b.Samples[1].Headers = []*krecord.Header{{Key: []byte("h"), Value: big}}
+	feed(m, &consumer.BatchEvent{Batch: b})
+	e := m.hist.ring[len(m.hist.ring)-1]
+	for _, f := range []field{e.samples[0].Value, e.samples[1].Headers[0].Value} {
+		if f.Size != len(big) || len(f.Data) != maxKeptBytes || !f.truncated() {
+			t.Fatalf("kept %d of %d bytes (size %d), want the first %d", len(f.Data), len(big), f.Size, maxKeptBytes)
+		}
+		if cap(f.Data) >= len(big) {
+			t.Fatalf("the kept bytes have a capacity of %d: they hold the whole %d-byte value", cap(f.Data), len(big))
+		}
+	}
+	if v := e.samples[1].Value; string(v.Data) != "plain value" || v.truncated() {
+		t.Fatalf("small sample value %q (size %d), want it whole", v.Data, v.Size)
+	}
 }

@@ -46,23 +46,44 @@ type header struct {
 	Value field
 }
 
-func newField(b []byte) field {
+// newField copies b's first maxKeptBytes (capField).
+func newField(b []byte) field { return capField(b, maxKeptBytes) }
+
+// adoptField is newField for bytes the screen may keep as they are (a
+// stream's own copy: consumer.Batch.Samples). Only bytes longer than
+// maxKeptBytes are copied, their first maxKeptBytes, so the rest is freed.
+func adoptField(b []byte) field {
+	if len(b) > maxKeptBytes {
+		return newField(b)
+	}
 	if b == nil {
 		return field{Size: -1}
 	}
-	n := min(len(b), maxKeptBytes)
-	return field{Data: append(make([]byte, 0, n), b[:n]...), Size: len(b)}
+	return field{Data: b, Size: len(b)}
 }
 
 // newRecord copies m; batch is the id of the batch it came in.
-func newRecord(m *krecord.Record, batch uint64) *record {
+func newRecord(m *krecord.Record, batch uint64) *record { return keepRecord(m, batch, newField) }
+
+// adoptRecord is newRecord for a record the screen may keep without a
+// copy (adoptField): a batch's sample, which the stream copied already.
+func adoptRecord(m *krecord.Record, batch uint64) *record { return keepRecord(m, batch, adoptField) }
+
+func keepRecord(m *krecord.Record, batch uint64, keep func([]byte) field) *record {
 	r := &record{
 		Partition: offsets.Partition{Topic: m.Topic, Partition: m.Partition},
 		Offset:    m.Offset, Timestamp: m.Timestamp, Batch: batch,
-		Key: newField(m.Key), Value: newField(m.Value),
+		Key: keep(m.Key), Value: keep(m.Value),
+	}
+	if len(m.Headers) > 0 {
+		r.Headers = make([]header, 0, len(m.Headers))
 	}
 	for _, h := range m.Headers {
-		r.Headers = append(r.Headers, header{Key: append([]byte(nil), h.Key[:min(len(h.Key), maxKeptBytes)]...), Value: newField(h.Value)})
+		k := keep(h.Key).Data
+		if len(k) == 0 {
+			k = nil // as before: an empty key is kept as nil
+		}
+		r.Headers = append(r.Headers, header{Key: k, Value: keep(h.Value)})
 	}
 	return r
 }

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"bytes"
 	"sync"
 	"sync/atomic"
 
@@ -171,7 +172,7 @@ func capField(b []byte, limit int) field {
 		return field{Size: -1}
 	}
 	n := min(len(b), limit)
-	return field{Data: append(make([]byte, 0, n), b[:n]...), Size: len(b)}
+	return field{Data: bytes.Clone(b[:n]), Size: len(b)}
 }
 
 // tailRing is the records the screen keeps of the tail, oldest first:
