@@ -167,14 +167,16 @@ type soakSample struct {
 	at  time.Duration
 	rss int64 // KiB
 	// anon and file split rss: the process's own memory (Go's heap,
-	// stacks, runtime) and the pages of its binary it touched; heap is
+	// stacks, runtime) and the file pages it touched: its binary's and
+	// those of the offset store, which bbolt maps (store, from smaps;
+	// it grows with the store's batch log up to the log's cap). heap is
 	// the Go heap in use (HeapInuse), -1 when not read.
-	anon, file, heap int64 // KiB
-	cpu              time.Duration
-	goroutines       int
-	acked            int64 // records the TUI header counts acked
-	produced         int64
-	load1            string
+	anon, file, store, heap int64 // KiB
+	cpu                     time.Duration
+	goroutines              int
+	acked                   int64 // records the TUI header counts acked
+	produced                int64
+	load1                   string
 }
 
 func soak(o soakOptions) error {
@@ -240,8 +242,9 @@ func soak(o soakOptions) error {
 		return exec.Command("tmux", append([]string{"-L", sock, "-f", "/dev/null"}, a...)...)
 	}
 	defer func() { _ = tmux("kill-server").Run() }()
+	storePath := filepath.Join(tmp, "offsets.db")
 	kargs := []string{o.kbatch, "watch", "-b", brokers, "-t", topic, "--reset", "latest",
-		"--store", filepath.Join(tmp, "offsets.db"), "--debug-addr", debugAddr}
+		"--store", storePath, "--debug-addr", debugAddr}
 	if out, err := tmux("new-session", "-d", "-s", "soak", "-x", "140", "-y", "40", "exec "+shellQuote(kargs)).CombinedOutput(); err != nil {
 		return fmt.Errorf("tmux: %v: %s", err, out)
 	}
@@ -261,7 +264,7 @@ func soak(o soakOptions) error {
 	}
 	defer cf.Close()
 	w := csv.NewWriter(cf)
-	_ = w.Write([]string{"seconds", "rss_kib", "cpu_seconds", "goroutines", "acked_records", "produced_records", "load1", "rss_anon_kib", "rss_file_kib", "heap_inuse_kib"})
+	_ = w.Write([]string{"seconds", "rss_kib", "cpu_seconds", "goroutines", "acked_records", "produced_records", "load1", "rss_anon_kib", "rss_file_kib", "heap_inuse_kib", "rss_store_kib"})
 
 	sig, stopSig := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stopSig()
@@ -284,6 +287,7 @@ func soak(o soakOptions) error {
 		s.rss, _ = readStatusKiB(pid, "VmRSS:")
 		s.anon, _ = readStatusKiB(pid, "RssAnon:")
 		s.file, _ = readStatusKiB(pid, "RssFile:")
+		s.store = mappedKiB(pid, storePath)
 		s.heap = heapInuseKiB(debugAddr)
 		s.goroutines = goroutines(debugAddr)
 		if screen, err := tmux("capture-pane", "-p", "-t", "soak", "-S", "0", "-E", "0").Output(); err == nil {
@@ -295,7 +299,8 @@ func soak(o soakOptions) error {
 		_ = w.Write([]string{strconv.FormatFloat(s.at.Seconds(), 'f', 1, 64), strconv.FormatInt(s.rss, 10),
 			strconv.FormatFloat(s.cpu.Seconds(), 'f', 2, 64), strconv.Itoa(s.goroutines),
 			strconv.FormatInt(s.acked, 10), strconv.FormatInt(s.produced, 10), s.load1,
-			strconv.FormatInt(s.anon, 10), strconv.FormatInt(s.file, 10), strconv.FormatInt(s.heap, 10)})
+			strconv.FormatInt(s.anon, 10), strconv.FormatInt(s.file, 10), strconv.FormatInt(s.heap, 10),
+			strconv.FormatInt(s.store, 10)})
 		w.Flush()
 		done = s.at >= o.duration
 	}
@@ -390,6 +395,34 @@ func heapInuseKiB(addr string) int64 {
 }
 
 // readStatusKiB reads a "Name: N kB" line of /proc/PID/status.
+// mappedKiB is the resident size of pid's mappings of the file path
+// (Rss: lines of /proc/PID/smaps), -1 when smaps cannot be read.
+func mappedKiB(pid int, path string) int64 {
+	f, err := os.Open("/proc/" + strconv.Itoa(pid) + "/smaps")
+	if err != nil {
+		return -1
+	}
+	defer f.Close()
+	var kib int64
+	in := false
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		l := sc.Text()
+		if fs := strings.Fields(l); len(fs) >= 5 && strings.Contains(fs[0], "-") && !strings.HasSuffix(fs[0], ":") {
+			in = len(fs) >= 6 && fs[5] == path
+			continue
+		}
+		if v, ok := strings.CutPrefix(l, "Rss:"); in && ok {
+			n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			kib += n
+		}
+	}
+	if sc.Err() != nil {
+		return -1
+	}
+	return kib
+}
+
 func readStatusKiB(pid int, name string) (int64, bool) {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
 	if err != nil {
