@@ -151,7 +151,7 @@ func (b *broker) stop() {
 // stdout.
 func serveMain(args []string) int {
 	fs := flag.NewFlagSet("serve", flag.ExitOnError)
-	n := fs.Int("records", 1_000_000, "records to produce")
+	n := fs.Int("records", 1_000_000, "records to produce (with -shape: the matrix row's, 200 MiB of values and at most 1 M records)")
 	parts := fs.Int("partitions", 3, "partitions")
 	size := fs.Int("size", 200, "value size in bytes")
 	repetitive := fs.Bool("repetitive", false, "values that compress about twentyfold")
@@ -165,6 +165,13 @@ func serveMain(args []string) int {
 			return 2
 		}
 		sh = rows[0]
+		set := false
+		fs.Visit(func(f *flag.Flag) { set = set || f.Name == "records" })
+		if !set {
+			// A row's records as the matrix fills them: a million
+			// records of the 1 MiB row would be a terabyte.
+			*n = matrixRecords(sh, defaultMatrixMB, defaultMatrixMax)
+		}
 	}
 	self, err := os.Executable()
 	if err != nil {

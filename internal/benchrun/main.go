@@ -70,13 +70,13 @@ func main() {
 		}
 	}
 	var o options
-	flag.StringVar(&o.records, "records", "1000000", "data sets: records to produce, comma-separated (e.g. 1000000,3000000)")
+	flag.StringVar(&o.records, "records", "1000000", "data sets: records to produce, comma-separated (e.g. 1000000,3000000; 0 or empty: none)")
 	flag.IntVar(&o.size, "size", 200, "value size in bytes")
 	flag.IntVar(&o.partitions, "partitions", 3, "partitions of each data set's topic")
 	flag.StringVar(&o.wide, "wide", "1000,10000", "partitions of the many-partition topics, comma-separated (0 or empty: none)")
 	flag.StringVar(&o.matrix, "matrix", "all", "data-shape rows to run: all, none, or names (bin200,avro1k,tiny16,text10k,bin1m,headers10,none,gzip,lz4,zstd,small-batches)")
-	flag.IntVar(&o.matrixMB, "matrix-mb", 200, "MiB of values per data-shape row")
-	flag.IntVar(&o.matrixMax, "matrix-max-records", 1_000_000, "at most this many records per data-shape row")
+	flag.IntVar(&o.matrixMB, "matrix-mb", defaultMatrixMB, "MiB of values per data-shape row")
+	flag.IntVar(&o.matrixMax, "matrix-max-records", defaultMatrixMax, "at most this many records per data-shape row")
 	flag.IntVar(&o.wideRecords, "wide-records", 200_000, "records on the many-partition topic")
 	flag.StringVar(&o.brokers, "brokers", os.Getenv("KBATCH_TEST_BROKERS"), "use this cluster instead of a kfake broker")
 	flag.StringVar(&o.kbatch, "kbatch", "bin/kbatch", "kbatch binary")
@@ -221,7 +221,10 @@ func run(o options) error {
 	var sets []*dataSet
 	for _, f := range strings.Split(o.records, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil {
+		if f == "" || (err == nil && n == 0) {
+			continue // as -wide: 0 or nothing is no such data set (only the matrix)
+		}
+		if err != nil || n < 0 {
 			return fmt.Errorf("bad -records %q", o.records)
 		}
 		d, err := runSet(o, "bench", n, int32(o.partitions), o.schemas.shape(textShape(o.size, false)), only)

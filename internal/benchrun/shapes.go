@@ -79,6 +79,13 @@ func pickShapes(list string) ([]shape, error) {
 	return out, nil
 }
 
+// The matrix's rows by default (-matrix-mb, -matrix-max-records): 200 MiB
+// of values, at most a million records.
+const (
+	defaultMatrixMB  = 200
+	defaultMatrixMax = 1_000_000
+)
+
 // matrixRecords is how many records a row gets: mb MiB of values, at
 // most maxRecords, at least 100.
 func matrixRecords(s shape, mb, maxRecords int) int {
