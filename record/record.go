@@ -50,17 +50,12 @@ func (r *Record) Bytes() int64 {
 // empty stays empty), so keeping it does not pin r's fetch answer.
 func (r *Record) Clone() *Record {
 	c := *r
-	c.Key, c.Value = cloneBytes(r.Key), cloneBytes(r.Value)
+	c.Key, c.Value = bytes.Clone(r.Key), bytes.Clone(r.Value)
 	if r.Headers != nil {
 		c.Headers = make([]*Header, len(r.Headers))
 		for i, h := range r.Headers {
-			c.Headers[i] = &Header{Key: cloneBytes(h.Key), Value: cloneBytes(h.Value)}
+			c.Headers[i] = &Header{Key: bytes.Clone(h.Key), Value: bytes.Clone(h.Value)}
 		}
 	}
 	return &c
 }
-
-// cloneBytes is bytes.Clone: nil stays nil, empty stays empty, and the
-// copy is not zeroed first (a third cheaper than make and append for the
-// 1 MiB values of a sample).
-func cloneBytes(b []byte) []byte { return bytes.Clone(b) }
