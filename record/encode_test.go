@@ -301,3 +301,36 @@ func TestNoTimestampIsNull(t *testing.T) {
 		t.Errorf("JSONEncoder.AppendAborted\n got %s\nwant %s", got, aborted)
 	}
 }
+
+// TestBase64MatchesEncodingBase64: appendBase64 (segmentio/asm, with AVX2
+// where the CPU has it) writes what encoding/base64 writes, for every
+// length around its vector widths and for large values, appended after
+// what the buffer holds and into spare capacity holding other bytes.
+func TestBase64MatchesEncodingBase64(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 4))
+	lengths := []int{1 << 20, 1<<20 + 1, 1<<20 + 2, 64<<10 + 7}
+	for n := 0; n <= 600; n++ {
+		lengths = append(lengths, n)
+	}
+	for _, n := range lengths {
+		src := make([]byte, n)
+		for i := range src {
+			src[i] = byte(rng.Uint32())
+		}
+		prefix := []byte(`"value_b64":"`)
+		buf := make([]byte, len(prefix), len(prefix)+n*2+8)
+		copy(buf, prefix)
+		spare := buf[len(buf):cap(buf)]
+		for i := range spare {
+			spare[i] = 0xff
+		}
+		got := appendBase64(buf, src)
+		want := base64.StdEncoding.AppendEncode(append([]byte(nil), prefix...), src)
+		if string(got) != string(want) {
+			t.Fatalf("%d bytes: appendBase64 differs from encoding/base64", n)
+		}
+		if got := appendBase64(nil, src); string(got) != string(want[len(prefix):]) {
+			t.Fatalf("%d bytes into nil: differs", n)
+		}
+	}
+}

@@ -1,7 +1,6 @@
 package record
 
 import (
-	"encoding/base64"
 	"strconv"
 	"unicode/utf8"
 )
@@ -127,7 +126,7 @@ func appendKcatHeaders(buf []byte, hs []*Header) []byte {
 				buf = appendJSONBytes(buf, b)
 			default:
 				buf = append(buf, '"')
-				buf = base64.StdEncoding.AppendEncode(buf, b)
+				buf = appendBase64(buf, b)
 				buf = append(buf, '"')
 			}
 		}
