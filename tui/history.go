@@ -5,11 +5,21 @@ import (
 )
 
 // History bounds (DESIGN §2.6): memory does not grow with run time.
+//
+// maxSampleBytes leaves room under the process's 80 MiB soft memory limit
+// (main.go) for the stream's read-ahead (twice --max-batch-bytes: 16 MiB
+// by default) and the batches cut and not yet acked: with 64 MiB of
+// samples the live heap of a topic of large values stood above the limit
+// and the GC ran without pause (issue 17: the screen on 1 MiB values at
+// 0.58x its headless twin, 10 KiB text at 0.76x). 16 MiB still keeps
+// 1,600 samples of 10 KiB; the newest batch keeps all of its samples
+// whatever their size (add), and on 200 B values the record bound comes
+// first.
 const (
 	maxBatches       = 500
 	maxRanges        = 50_000 // over all kept batches: 50 batches of 1000 partitions
 	maxSampleRecords = 20_000
-	maxSampleBytes   = 64 << 20
+	maxSampleBytes   = 16 << 20
 	maxEvents        = 1000
 )
 
