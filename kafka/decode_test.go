@@ -149,6 +149,40 @@ func TestDecodeBlockPartialAndTimes(t *testing.T) {
 	}
 }
 
+// TestDecodeBlockTimestampRuns: deltas that repeat, come back, go
+// negative (a producer setting its own times) or start above zero each
+// give first timestamp + delta, in every batch of an answer, and every
+// record's other fields are its own (records share one slab).
+func TestDecodeBlockTimestampRuns(t *testing.T) {
+	deltas := [][]time.Duration{
+		{0, 0, 0, 3, 3, 0, -2, -2, 7},
+		{5, 5, 0, 5},
+	}
+	var sets []*sarama.Records
+	var want []time.Time
+	off := int64(0)
+	for i, ds := range deltas {
+		first := time.UnixMilli(int64(10_000 * (i + 1)))
+		b := &sarama.RecordBatch{Version: 2, FirstOffset: off, LastOffsetDelta: int32(len(ds) - 1), FirstTimestamp: first}
+		for j, dt := range ds {
+			b.Records = append(b.Records, &sarama.Record{OffsetDelta: int64(j), TimestampDelta: dt * time.Millisecond,
+				Key: []byte{byte(off) + byte(j)}})
+			want = append(want, first.Add(dt*time.Millisecond))
+		}
+		sets = append(sets, &sarama.Records{RecordBatch: b})
+		off += int64(len(ds))
+	}
+	d, err := DecodeBlock(&sarama.FetchResponseBlock{RecordsSet: sets}, tp, 0, NoEnd, false)
+	if err != nil || len(d.Msgs) != len(want) {
+		t.Fatalf("%d records, %v; want %d", len(d.Msgs), err, len(want))
+	}
+	for i, m := range d.Msgs {
+		if !m.Timestamp.Equal(want[i]) || m.Offset != int64(i) || len(m.Key) != 1 || m.Key[0] != byte(i) || m.Headers != nil || m.Value != nil {
+			t.Errorf("record %d: %+v, want timestamp %v", i, m, want[i])
+		}
+	}
+}
+
 func TestDecodeBlockLegacy(t *testing.T) {
 	ms := &sarama.MessageSet{}
 	for _, o := range []int64{3, 4, 7} {
