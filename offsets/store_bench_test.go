@@ -113,3 +113,29 @@ func BenchmarkOpenFullStore(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSetStarts10k times the first write of a stream of 10,000
+// partitions (what watch does at start on a wide topic): one
+// transaction putting 10,000 next offsets into an empty bucket.
+func BenchmarkSetStarts10k(b *testing.B) {
+	next := make(map[Partition]int64, 10_000)
+	for i := range 10_000 {
+		next[Partition{Topic: "events", Partition: int32(i)}] = int64(i)
+	}
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		s, err := Open(filepath.Join(b.TempDir(), "offsets.db"), OpenOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		mustEnsure(b, s, "events")
+		b.StartTimer()
+		if err := s.SetStarts("events", next, nil, Event{}); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		_ = s.Close()
+		b.StartTimer()
+	}
+}

@@ -3,6 +3,7 @@ package offsets
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -143,8 +144,13 @@ func (s *Store) SetStarts(stream string, next map[Partition]int64, jumps map[Par
 			return fmt.Errorf("store %s: stream %q: next offset %d for %s is negative", s.path, stream, off, p)
 		}
 	}
+	// In key order: bbolt inserts each key into its sorted node, and keys
+	// in a map's order shift half the node every time (10,000 partitions:
+	// BenchmarkSetStarts10k).
+	parts := slices.SortedFunc(maps.Keys(next), ComparePartitions)
 	return s.update(stream, func(st *streamTx) error {
-		for p, off := range next {
+		for _, p := range parts {
+			off := next[p]
 			key := partitionKey(p)
 			old := st.next.Get(key)
 			code := jumps[p]
