@@ -173,15 +173,7 @@ func offsetsCheckPending(st *offsets.Store, stream string, next map[offsets.Part
 	return fmt.Errorf("stream %s has batch %d planned but not acked (a watch stopped mid-batch) on %s: "+
 		"the next watch re-delivers it from its own ranges and its ack moves those partitions again, so this change would not stick; "+
 		"run kbatch watch --name %s until the batch is acked and try again, or give the offsets to watch as -o SPEC, which wins over the pending batch",
-		offsets.SafeName(stream), pending.ID, offsetsList(hit, 5), offsets.SafeName(stream))
-}
-
-// offsetsList joins at most max items, saying how many more there are.
-func offsetsList(items []string, max int) string {
-	if len(items) <= max {
-		return strings.Join(items, ", ")
-	}
-	return strings.Join(items[:max], ", ") + fmt.Sprintf(" and %d more", len(items)-max)
+		offsets.SafeName(stream), pending.ID, offsets.JoinSome(len(hit), 5, func(i int) string { return hit[i] }), offsets.SafeName(stream))
 }
 
 // offsetsNote writes a "note: ..." line on stderr.

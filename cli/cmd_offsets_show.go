@@ -253,7 +253,7 @@ func offsetsRanges(rs []offsets.BatchRange, max int) string {
 		parts = append(parts, s)
 	}
 	if max > 0 {
-		return offsetsList(parts, max)
+		return offsets.JoinSome(len(parts), max, func(i int) string { return parts[i] })
 	}
 	return strings.Join(parts, ", ")
 }

@@ -39,7 +39,7 @@ func offsetsReadJSONFile(stdin io.Reader, stderr io.Writer, path string) (offset
 		for i, p := range skipped {
 			names[i] = offsets.SafeName(p.String())
 		}
-		offsetsNote(stderr, "%s: %s are -2 (earliest) or -1 (latest), not positions; left out (watch starts them per --reset)", imp.from, offsetsList(names, 10))
+		offsetsNote(stderr, "%s: %s are -2 (earliest) or -1 (latest), not positions; left out (watch starts them per --reset)", imp.from, offsets.JoinSome(len(names), 10, func(i int) string { return names[i] }))
 	}
 	return imp, nil
 }

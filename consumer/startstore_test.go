@@ -2,6 +2,8 @@ package consumer
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -255,5 +257,38 @@ func TestPartitionAddedWhileStoppedIsReadFromItsStart(t *testing.T) {
 	}
 	if f, u, n := covered(t, batches(evs), p1); f != 0 || u != 7 || n != 7 {
 		t.Errorf("%s read [%d,%d) %d records after the restart, want [0,7) 7; events:%s", p1, f, u, n, describe(evs))
+	}
+}
+
+// The start's reset event lists the first offsets.MaxListed partitions in
+// partition order (2 before 10) and counts the others: on a topic of
+// 10,000 partitions it was one event of 300 KB.
+func TestStartEventListsSomePartitions(t *testing.T) {
+	h := newHarness(t)
+	topic := h.kc.Topic("events", 25)
+	st := h.openStore()
+	defer st.Close()
+	cfg := h.config(st, topic)
+	cfg.Reset = offsets.ResetLatest
+	s, _, err := Start(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = s.Close()
+	for range s.Events() {
+	}
+	evs, err := st.Events("test", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var msg string
+	for _, e := range evs {
+		if e.Code == offsets.CodeReset {
+			msg = e.Message
+		}
+	}
+	want := fmt.Sprintf("start positions: %s[0]=0 (reset-latest), %s[1]=0 (reset-latest), %s[2]=0 (reset-latest)", topic, topic, topic)
+	if !strings.HasPrefix(msg, want) || !strings.HasSuffix(msg, fmt.Sprintf("%s[19]=0 (reset-latest) and 5 more", topic)) {
+		t.Errorf("reset event %q, want it to start %q and end with partition 19 and 5 more", msg, want)
 	}
 }

@@ -37,12 +37,7 @@ func ChangeEvent(now time.Time, code string, before, next map[Partition]int64, w
 	if len(parts) == 1 {
 		at.Partition = parts[0].Partition
 	}
-	const maxMoves = 20
-	list := strings.Join(moves, ", ")
-	if len(moves) > maxMoves {
-		list = strings.Join(moves[:maxMoves], ", ") + fmt.Sprintf(" and %d more", len(moves)-maxMoves)
-	}
-	e := NewEvent(now, code, at, what+": "+list)
+	e := NewEvent(now, code, at, what+": "+JoinSome(len(moves), MaxListed, func(i int) string { return moves[i] }))
 	if len(parts) == 1 {
 		e.To = next[parts[0]]
 		if off, ok := before[parts[0]]; ok {
@@ -50,4 +45,25 @@ func ChangeEvent(now time.Time, code string, before, next map[Partition]int64, w
 		}
 	}
 	return e
+}
+
+// MaxListed is how many partitions an event's message lists; JoinSome
+// counts the others.
+const MaxListed = 20
+
+// JoinSome joins the first max of n items with ", " (item formats the
+// i-th; only those listed are formatted) and says how many more there
+// are: "a, b and 3 more".
+func JoinSome(n, max int, item func(i int) string) string {
+	var sb strings.Builder
+	for i := range min(n, max) {
+		if i > 0 {
+			sb.WriteString(", ")
+		}
+		sb.WriteString(item(i))
+	}
+	if n > max {
+		fmt.Fprintf(&sb, " and %d more", n-max)
+	}
+	return sb.String()
 }
