@@ -110,17 +110,22 @@ func TestMaxBatchesStopsAtN(t *testing.T) {
 	}
 }
 
-// gate holds the processing of one batch until released.
+// gate holds the processing of one batch until released; then (next,
+// when set) of another.
 type gate struct {
 	id      uint64
 	entered chan struct{}
 	release chan struct{}
+	next    *gate
 }
 
-func (g *gate) Process(_ context.Context, b *Batch, _ []*record.Record) error {
+func (g *gate) Process(ctx context.Context, b *Batch, recs []*record.Record) error {
 	if b.ID == g.id {
 		close(g.entered)
 		<-g.release
+	}
+	if g.next != nil {
+		return g.next.Process(ctx, b, recs)
 	}
 	return nil
 }
@@ -137,13 +142,18 @@ func TestSeekWhileABatchIsInFlightKeepsTheStoredPosition(t *testing.T) {
 	defer st.Close()
 	cfg := h.config(st, topic)
 	cfg.Reset, cfg.MaxPerPartition = offsets.ResetEarliest, 100
-	g := &gate{id: 2, entered: make(chan struct{}), release: make(chan struct{})}
+	// Batch 4 is held too, so that the store still says what batch 3's
+	// ack wrote when batch 3's event is read (on a real broker the
+	// stream once acked batch 4 first).
+	g4 := &gate{id: 4, entered: make(chan struct{}), release: make(chan struct{})}
+	g := &gate{id: 2, entered: make(chan struct{}), release: make(chan struct{}), next: g4}
 	cfg.Processor = g
 	s, _, err := Start(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
+	defer close(g4.release)
 	<-g.entered // batch 2 [100,200) is being processed, batch 1 acked
 	if _, err := s.Seek(p0, offsets.Spec{Kind: offsets.SpecOffset, Offset: 50}); err != nil {
 		t.Fatal(err)
@@ -151,7 +161,7 @@ func TestSeekWhileABatchIsInFlightKeepsTheStoredPosition(t *testing.T) {
 	close(g.release)
 	for ev := range s.Events() {
 		b, ok := ev.(*BatchEvent)
-		if !ok {
+		if !ok || b.Batch.State != offsets.StateAcked {
 			continue
 		}
 		switch b.Batch.ID {
