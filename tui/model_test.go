@@ -186,6 +186,18 @@ func TestHistoryIsBounded(t *testing.T) {
 	}
 }
 
+// An older batch whose samples the memory bound dropped says so, and
+// how to see its records, instead of "no sample records".
+func TestDroppedSamplesSayWhy(t *testing.T) {
+	m, _ := newTestModel(t, 140, 40, Options{})
+	m.hist.maxRecords = 4
+	feed(m, started(2), batchEv(1, 2, 0, offsets.StateAcked), batchEv(2, 2, 2, offsets.StateAcked))
+	press(m, "2", "j")
+	s := screen(m)
+	mustContain(t, s, "Records · batch 1 · 0 of 4 samples (dropped to bound memory)", "samples dropped to bound memory; newer batches keep theirs; r replays the batch")
+	mustNotContain(t, s, "no sample records in this batch")
+}
+
 // / on the main screen searches every sample kept (issue 19: it used to
 // filter only the selected batch's); enter shows a match, y copies it.
 func TestRecordsFilterDetailCopy(t *testing.T) {

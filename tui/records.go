@@ -37,6 +37,9 @@ func (p *recordsPane) show(e *batchEntry) {
 	if e.logged {
 		p.list.empty = "a batch of an earlier run: the store keeps its ranges, not its records (r replays them)"
 	}
+	if e.samplesDropped {
+		p.list.empty = "samples dropped to bound memory; newer batches keep theirs; r replays the batch"
+	}
 	p.list.set(e.samples, false)
 }
 
