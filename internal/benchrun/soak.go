@@ -394,7 +394,6 @@ func heapInuseKiB(addr string) int64 {
 	return -1
 }
 
-// readStatusKiB reads a "Name: N kB" line of /proc/PID/status.
 // mappedKiB is the resident size of pid's mappings of the file path
 // (Rss: lines of /proc/PID/smaps), -1 when smaps cannot be read.
 func mappedKiB(pid int, path string) int64 {
@@ -423,6 +422,7 @@ func mappedKiB(pid int, path string) int64 {
 	return kib
 }
 
+// readStatusKiB reads a "Name: N kB" line of /proc/PID/status.
 func readStatusKiB(pid int, name string) (int64, bool) {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
 	if err != nil {
