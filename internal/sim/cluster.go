@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -45,6 +46,10 @@ type cluster struct {
 	mu      sync.Mutex
 	parts   int32
 	records map[int32]map[int64]*Rec
+	// unsettled are the offsets of transactional records the producer was
+	// told committed whose transaction marker has not been read back yet
+	// (settle).
+	unsettled map[int32][]int64
 	// deletes are DeleteRecords calls in order.
 	deletes []deletion
 }
@@ -235,6 +240,16 @@ func (c *cluster) produceOnce(part int32, recs []*kgo.Record, txn string) ([]*kg
 		}
 		m[r.Record.Offset] = &Rec{Offset: r.Record.Offset, Key: r.Record.Key, Value: r.Record.Value,
 			Headers: r.Record.Headers, Timestamp: r.Record.Timestamp, Aborted: aborted}
+		if txn != "" && !aborted {
+			// The producer's word is not the transaction's outcome: a
+			// commit that failed, or a client that aborted in its stead
+			// (an epoch bump fence-aborts what was written), leaves these
+			// records aborted in the log. settle reads the marker.
+			if c.unsettled == nil {
+				c.unsettled = map[int32][]int64{}
+			}
+			c.unsettled[part] = append(c.unsettled[part], r.Record.Offset)
+		}
 	}
 	if txn != "" && err != nil && txn == "commit" {
 		// The transaction did not commit: all of it goes again.
@@ -247,6 +262,99 @@ func (c *cluster) produceOnce(part int32, recs []*kgo.Record, txn string) ([]*kg
 		return again, fmt.Errorf("produce: %w", err)
 	}
 	return nil, nil
+}
+
+// settle reads back the transaction marker that ends each unsettled
+// transactional record (the first control record of its producer id at a
+// later offset) and marks the record aborted when that marker is an abort:
+// the log, not the producer's report, is what a read_committed reader
+// gets. It returns the records found aborted. A record whose marker is not
+// in the log yet (its transaction is still open) stays unsettled.
+func (c *cluster) settle() []string {
+	c.mu.Lock()
+	todo := c.unsettled
+	c.unsettled = nil
+	c.mu.Unlock()
+	var flipped []string
+	for part, offs := range todo {
+		left, ab := c.settlePart(part, offs)
+		if ab > 0 {
+			flipped = append(flipped, fmt.Sprintf("p%d: %d records of a transaction the producer was told committed are aborted in the log", part, ab))
+		}
+		if len(left) > 0 {
+			c.mu.Lock()
+			if c.unsettled == nil {
+				c.unsettled = map[int32][]int64{}
+			}
+			c.unsettled[part] = append(c.unsettled[part], left...)
+			c.mu.Unlock()
+		}
+	}
+	return flipped
+}
+
+// settlePart settles offs of part; it returns the offsets still unsettled
+// and how many turned out aborted.
+func (c *cluster) settlePart(part int32, offs []int64) (left []int64, aborted int) {
+	ls, hw, err := c.bounds(part)
+	if err != nil {
+		return offs, 0
+	}
+	sort.Slice(offs, func(i, j int) bool { return offs[i] < offs[j] })
+	var pending []int64
+	for _, o := range offs {
+		if o >= ls { // below the log start the record is gone anyway
+			pending = append(pending, o)
+		}
+	}
+	if len(pending) == 0 || hw <= pending[0] {
+		return pending, 0
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.addrs...), kgo.KeepControlRecords(),
+		kgo.FetchIsolationLevel(kgo.ReadUncommitted()), kgo.FetchMaxWait(50*time.Millisecond),
+		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{Topic: {part: kgo.NewOffset().At(pending[0])}}))
+	if err != nil {
+		return pending, 0
+	}
+	defer cl.Close()
+	want := map[int64]bool{}
+	for _, o := range pending {
+		want[o] = true
+	}
+	waiting := map[int64][]int64{} // producer id → offsets read, marker not yet
+	fate := map[int64]bool{}       // offset → aborted
+	ctx, cancel := ctxT(10 * time.Second)
+	defer cancel()
+	for last := int64(-1); last < hw-1 && ctx.Err() == nil; {
+		cl.PollFetches(ctx).EachRecord(func(r *kgo.Record) {
+			last = max(last, r.Offset)
+			switch {
+			case r.Attrs.IsControl():
+				abort := len(r.Key) >= 4 && binary.BigEndian.Uint16(r.Key[2:4]) == 0
+				for _, o := range waiting[r.ProducerID] {
+					fate[o] = abort
+				}
+				delete(waiting, r.ProducerID)
+			case want[r.Offset]:
+				waiting[r.ProducerID] = append(waiting[r.ProducerID], r.Offset)
+			}
+		})
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, o := range pending {
+		ab, ok := fate[o]
+		switch {
+		case !ok:
+			left = append(left, o)
+		case ab:
+			if rc := c.records[part][o]; rc != nil && !rc.Aborted {
+				rc.Aborted = true
+				aborted++
+			}
+		}
+	}
+	return left, aborted
 }
 
 // record makes one record: null, empty, text or binary keys; text (with

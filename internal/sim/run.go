@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kfake"
+
 	"github.com/kbatch-dev/kbatch/consumer"
 	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
@@ -38,6 +40,9 @@ type Options struct {
 	// history fails as a liveness violation; default 30s. A liveness
 	// check, not a speed assertion: a slow run that keeps moving passes.
 	Deadline time.Duration
+	// fake, when set (tests), is called with the fake cluster before the
+	// first operation: faults a history cannot draw.
+	fake func(*kfake.Cluster)
 }
 
 // Result is what a history did and what it broke.
@@ -209,6 +214,9 @@ func Run(h History, opt Options) *Result {
 		return res
 	}
 	defer c.close()
+	if opt.fake != nil {
+		opt.fake(c.fake)
+	}
 	r := &runner{h: h, opt: opt, c: c, path: filepath.Join(opt.Dir, "offsets.db"), res: res, firstCut: map[string]time.Time{}}
 	for i, op := range h.Ops {
 		if err := r.do(i, op); err != nil {
@@ -226,8 +234,16 @@ func Run(h History, opt Options) *Result {
 	if !r.livenessFailed() {
 		r.drain()
 	}
+	r.settle() // a transaction left open may have been aborted since
 	r.check()
 	return res
+}
+
+// settle takes the outcome of transactions from the log (cluster.settle).
+func (r *runner) settle() {
+	for _, s := range r.c.settle() {
+		r.logf("  %s (the producer's doing, not a violation)", s)
+	}
 }
 
 func (r *runner) livenessFailed() bool {
@@ -256,6 +272,9 @@ func (r *runner) do(i int, op Op) error {
 		// goes on.
 		if err := c.produce(r.part(op.Part), op.N, op.Size, op.Txn); err != nil {
 			r.logf("  the producer failed (not a violation): %v", err)
+		}
+		if op.Txn != "" {
+			r.settle()
 		}
 	case OpStart:
 		if r.cur != nil {
