@@ -43,6 +43,23 @@ func TestBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// A store in use by no one, and a path where a store would be made.
+	store := filepath.Join(dir, "store.db")
+	st, err := offsets.Open(store, offsets.OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = st.Close()
+	storeBytes, err := os.ReadFile(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	storeLink := filepath.Join(dir, "store-link")
+	if err := os.Symlink(store, storeLink); err != nil {
+		t.Fatal(err)
+	}
+	unmade := filepath.Join(dir, "unmade.db")
+
 	watch := func(extra ...string) []string {
 		return append([]string{"watch", "--no-tui", "--until-end", "-b", b, "-t", topic, "--no-store"}, extra...)
 	}
@@ -90,6 +107,12 @@ func TestBadInput(t *testing.T) {
 		{"--sink under a regular file", watch("--sink", filepath.Join(regular, "out.jsonl")), exitFailure, []string{"--sink", filepath.Join(regular, "out.jsonl")}},
 		{"--sink in a missing folder", watch("--sink", filepath.Join(dir, "missing", "out.jsonl")), exitFailure, []string{"--sink", "does not exist"}},
 		{"--sink is a folder", watch("--sink", dir), exitFailure, []string{"--sink", dir}},
+		{"--sink is the store", withStore(store, "--sink", store), exitUsage, []string{"--sink", store, "offset store"}},
+		{"--sink is a link to the store", withStore(store, "--sink", storeLink), exitUsage, []string{"--sink", "offset store"}},
+		{"--sink is the store, not made yet", withStore(unmade, "--sink", unmade), exitUsage, []string{"--sink", "offset store"}},
+		{"--log is the store", withStore(store, "--log", store), exitUsage, []string{"--log", "offset store"}},
+		{"--sink and --log one file", watch("--sink", filepath.Join(dir, "both"), "--log", filepath.Join(dir, "both")), exitUsage, []string{"--sink", "--log", "one file"}},
+		{"replay --out is the store", []string{"replay", topic + ":0:0-5", "-b", b, "--store", store, "--out", store}, exitUsage, []string{"--out", "offset store"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.label, func(t *testing.T) {
@@ -101,6 +124,12 @@ func TestBadInput(t *testing.T) {
 	after, err := os.ReadFile(corrupt)
 	if err != nil || !bytes.Equal(after, corruptBytes) {
 		t.Errorf("the corrupt store file was modified (%v)", err)
+	}
+	if after, err := os.ReadFile(store); err != nil || !bytes.Equal(after, storeBytes) {
+		t.Errorf("the store named as an output was modified (%v)", err)
+	}
+	if _, err := os.Stat(unmade); !os.IsNotExist(err) {
+		t.Errorf("the store path named as --sink was created (%v)", err)
 	}
 
 	t.Run("store in a read-only folder", func(t *testing.T) {

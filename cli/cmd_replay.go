@@ -157,6 +157,11 @@ func runReplay(ctx context.Context, g *globalOptions, o *replayOptions, args []s
 	if err != nil {
 		return err
 	}
+	if o.out != "-" {
+		if err := notTheStore(g, "--out", o.out); err != nil {
+			return err
+		}
+	}
 	cc, err := g.clientConfig()
 	if err != nil {
 		return err

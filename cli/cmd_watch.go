@@ -236,6 +236,9 @@ func (o *watchOptions) plan(g *globalOptions) (watchPlan, error) {
 	if o.dec.decode && o.sink == "" {
 		return watchPlan{}, usagef("--decode adds the decoded records to the --sink lines: add --sink FILE")
 	}
+	if err := o.checkFiles(g); err != nil {
+		return watchPlan{}, err
+	}
 	if !o.noTUI {
 		if err := checkTerminal(g); err != nil {
 			return watchPlan{}, err
@@ -420,6 +423,9 @@ func (o *watchOptions) open(ctx context.Context, g *globalOptions, p watchPlan, 
 	sink, events, err := o.openSink(enc, stdout, stderr)
 	if err != nil {
 		return nil, nil, err
+	}
+	if sink != nil && sink.Repair != "" {
+		g.warn("--sink " + o.sink + ": " + sink.Repair)
 	}
 	if sink != nil {
 		done.add(func() { _ = sink.Close() })
