@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -141,6 +142,11 @@ config file's [clusters.NAME] profile (see config.example.toml).`,
 		// Only watch (and the root, which runs watch) take [watch] defaults;
 		// a subcommand that sets its own PersistentPreRunE must call this.
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			if !utf8.ValidString(g.name) {
+				// The store keeps bytes, but offsets export writes the
+				// name as JSON text: it would not read back the same.
+				return usagef("invalid --name %q: not UTF-8 text", g.name)
+			}
 			if cmd.Name() == "watch" || !cmd.HasParent() {
 				return g.applyWatchDefaults(cmd)
 			}
