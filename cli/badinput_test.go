@@ -111,6 +111,7 @@ func TestBadInput(t *testing.T) {
 		{"--sink is a link to the store", withStore(store, "--sink", storeLink), exitUsage, []string{"--sink", "offset store"}},
 		{"--sink is the store, not made yet", withStore(unmade, "--sink", unmade), exitUsage, []string{"--sink", "offset store"}},
 		{"--log is the store", withStore(store, "--log", store), exitUsage, []string{"--log", "offset store"}},
+		{"--sink is the store under --no-store", []string{"watch", "--no-tui", "--until-end", "-b", b, "-t", topic, "--no-store", "--store", store, "--sink", store}, exitUsage, []string{"--sink", "offset store"}},
 		{"--sink and --log one file", watch("--sink", filepath.Join(dir, "both"), "--log", filepath.Join(dir, "both")), exitUsage, []string{"--sink", "--log", "one file"}},
 		{"--name not UTF-8", watch("--name", "a\xff\xfe"), exitUsage, []string{"invalid --name", `\xff`}},
 		{"replay --out is the store", []string{"replay", topic + ":0:0-5", "-b", b, "--store", store, "--out", store}, exitUsage, []string{"--out", "offset store"}},

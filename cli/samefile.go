@@ -5,21 +5,20 @@ import (
 	"path/filepath"
 )
 
-// checkFiles refuses a --sink or --log that names the offset store, or
-// each other: records appended to the store's file would be overwritten
-// by its page writes, and the store would be damaged.
+// checkFiles refuses a --sink or --log that names the offset store (even
+// under --no-store: the file is still the store of other runs), or each
+// other: records appended to the store's file would be overwritten by its
+// page writes, and the store would be damaged.
 func (o *watchOptions) checkFiles(g *globalOptions) error {
 	sink := o.sink
 	if sink == "-" {
 		sink = ""
 	}
-	if !o.noStore {
-		if err := notTheStore(g, "--sink", sink); err != nil {
-			return err
-		}
-		if err := notTheStore(g, "--log", o.log); err != nil {
-			return err
-		}
+	if err := notTheStore(g, "--sink", sink); err != nil {
+		return err
+	}
+	if err := notTheStore(g, "--log", o.log); err != nil {
+		return err
 	}
 	if sink != "" && o.log != "" && sameFile(sink, o.log) {
 		return usagef("--sink %s and --log %s are one file: records and the debug log would be mixed; name two files", sink, o.log)
