@@ -3,7 +3,6 @@ package consumer
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -34,6 +33,8 @@ type FileSink struct {
 	keepOpen bool
 	// whole is set for a named regular file: a failed batch is cut off.
 	whole bool
+	// written counts the bytes the batch in Process wrote so far.
+	written int64
 	// Repair says what OpenFileSink did to the file's last line, for the
 	// user; empty when nothing.
 	Repair string
@@ -62,12 +63,14 @@ func OpenFileSink(path string) (*FileSink, error) {
 }
 
 // mendLastLine makes the file f (path, size bytes, opened for appending)
-// end with a whole line. Its last line without a newline is either a
-// record line cut off by a write that never finished — kbatch was killed,
-// the machine went down — whose batch was not acked and is delivered
-// again whole, so it is removed; or a whole JSON value, or text that is
-// not kbatch's, which is kept and ended with a newline so that the next
-// record gets a line of its own. It says what it did ("" for nothing).
+// end with a whole line. A last line without a newline that begins as
+// kbatch's record lines do (lineStart, in both --format shapes) is a record
+// line cut off by a write that never finished — kbatch was killed, the
+// machine went down — and its batch was not acked (a batch is acked after
+// its lines are written whole and synced), so it is removed: the batch is
+// written again whole. Any other last line is not kbatch's and is kept,
+// ended with a newline so that the next record gets a line of its own. It
+// says what it did ("" for nothing).
 func mendLastLine(f *os.File, path string, size int64) (string, error) {
 	if size == 0 {
 		return "", nil
@@ -77,37 +80,44 @@ func mendLastLine(f *os.File, path string, size int64) (string, error) {
 		return "", err
 	}
 	defer r.Close()
-	// The last line, read backwards in chunks up to the last newline.
-	var tail []byte
-	at := size
-	for at > 0 {
-		n := min(at, 64<<10)
-		chunk := make([]byte, n)
-		if _, err := r.ReadAt(chunk, at-n); err != nil {
+	// The start of the last line: after the last newline, read backwards
+	// in chunks, or the file's start.
+	chunk := make([]byte, 64<<10)
+	lineAt := int64(0)
+	for at := size; at > 0; {
+		n := min(at, int64(len(chunk)))
+		c := chunk[:n]
+		if _, err := r.ReadAt(c, at-n); err != nil {
 			return "", err
 		}
-		if at == size && chunk[n-1] == '\n' {
+		if at == size && c[n-1] == '\n' {
 			return "", nil // whole lines
 		}
-		if i := bytes.LastIndexByte(chunk, '\n'); i >= 0 {
-			tail = append(chunk[i+1:], tail...)
-			at -= n - int64(i) - 1
+		if i := bytes.LastIndexByte(c, '\n'); i >= 0 {
+			lineAt = at - n + int64(i) + 1
 			break
 		}
-		tail = append(chunk, tail...)
 		at -= n
 	}
-	if len(tail) > 0 && tail[0] == '{' && !json.Valid(tail) {
-		if err := f.Truncate(at); err != nil {
+	head := make([]byte, min(int64(len(lineStart)), size-lineAt))
+	if _, err := r.ReadAt(head, lineAt); err != nil {
+		return "", err
+	}
+	if bytes.HasPrefix([]byte(lineStart), head) {
+		if err := f.Truncate(lineAt); err != nil {
 			return "", err
 		}
-		return fmt.Sprintf("removed its last line, %d bytes cut off by a write that did not finish (its batch was not acked and is written again whole)", len(tail)), nil
+		return fmt.Sprintf("removed its last line, %d bytes cut off by a write that did not finish (its batch was not acked and is written again whole)", size-lineAt), nil
 	}
 	if _, err := f.Write([]byte{'\n'}); err != nil {
 		return "", err
 	}
 	return "its last line had no newline: added one, so the records start on a line of their own", nil
 }
+
+// lineStart is how every record line of a sink begins (record.JSONEncoder
+// and record.KcatEncoder).
+const lineStart = `{"topic":`
 
 // NewStdoutSink is --sink -: the records go to w (standard output),
 // written before each ack and synced too when w is a file; Close does not
@@ -132,11 +142,16 @@ func (s *FileSink) Process(_ context.Context, b *Batch, records []*record.Record
 	if err != nil {
 		return fmt.Errorf("sink %s: %w", s.name, err)
 	}
+	s.written = 0
 	err = s.process(b, records)
 	if err != nil {
 		s.buf = s.buf[:0]
-		if terr := s.f.Truncate(st.Size()); terr != nil {
-			return fmt.Errorf("%w (and cutting the batch off the file failed: %v; the next start removes a cut-off last line)", err, terr)
+		// Only what this batch wrote is cut: a file that grew by more
+		// has another writer's lines at its end.
+		if now, serr := s.f.Stat(); serr == nil && now.Size() == st.Size()+s.written {
+			if terr := s.f.Truncate(st.Size()); terr != nil {
+				return fmt.Errorf("%w (and cutting the batch off the file failed: %v; the next start removes a cut-off last line)", err, terr)
+			}
 		}
 	}
 	return err
@@ -171,7 +186,8 @@ func (s *FileSink) flush() error {
 	if len(s.buf) == 0 {
 		return nil
 	}
-	_, err := s.w.Write(s.buf)
+	n, err := s.w.Write(s.buf)
+	s.written += int64(n)
 	s.buf = s.buf[:0]
 	if err != nil {
 		return fmt.Errorf("sink %s: %w", s.name, err)

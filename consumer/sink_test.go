@@ -31,6 +31,8 @@ func TestOpenFileSinkMendsTheLastLine(t *testing.T) {
 		{"a record line cut off after a brace", whole + `{"topic":"t","headers":[{"key":"k"}`, whole, true},
 		{"a long record line cut off", whole + long, whole, true},
 		{"a cut-off record line alone", `{"topic":"t","partit`, "", true},
+		{"a whole record line without its newline", whole + strings.TrimSuffix(whole, "\n"), whole, true},
+		{"cut off in its first bytes", whole + `{"to`, whole, true},
 		{"a whole JSON value without a newline", whole + `{"a":1}`, whole + `{"a":1}` + "\n", true},
 		{"text that is not kbatch's", "notes\nhello", "notes\nhello\n", true},
 		{"one word", "hello", "hello\n", true},
@@ -141,3 +143,35 @@ func TestFileSinkCutsAFailedBatchOff(t *testing.T) {
 		t.Errorf("%d lines, want 6", len(lines))
 	}
 }
+
+// TestFileSinkLeavesAnotherWritersLines: a failed batch is cut off only
+// when the file grew by what the batch wrote; lines another process
+// appended meanwhile stay.
+func TestFileSinkLeavesAnotherWritersLines(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sink.jsonl")
+	s, err := OpenFileSink(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	other := `{"topic":"other","partition":0,"offset":9}` + "\n"
+	s.w = writerFunc(func(p []byte) (int, error) {
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+		if err != nil {
+			return 0, err
+		}
+		_, _ = f.WriteString(other) // another kbatch appends to the same file
+		_ = f.Close()
+		return 0, errDiskFull
+	})
+	if err := s.Process(context.Background(), &Batch{}, []*record.Record{{Topic: "t"}}); !errors.Is(err, errDiskFull) {
+		t.Fatalf("Process: %v, want the write's error", err)
+	}
+	if got, _ := os.ReadFile(path); string(got) != other {
+		t.Errorf("file %q, want the other writer's line %q", got, other)
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
