@@ -163,6 +163,19 @@ func (v *findView) title() string {
 	return EscapeString(s)
 }
 
+// paste types pasted text into the search field, or the list's filter.
+func (v *findView) paste(p tea.PasteMsg) tea.Cmd {
+	if !v.editing {
+		return v.list.paste(p)
+	}
+	var cmd tea.Cmd
+	v.input, cmd = v.input.Update(p)
+	if q := v.input.Value(); q != v.query {
+		v.run(q)
+	}
+	return cmd
+}
+
 func (v *findView) Update(msg tea.Msg) tea.Cmd {
 	k, ok := msg.(tea.KeyPressMsg)
 	if !ok {

@@ -245,3 +245,27 @@ func (m *Model) copyValue() tea.Cmd {
 	m.setStatus(text, m.c.theme.ok)
 	return tea.SetClipboard(string(r.Value.Data))
 }
+
+// paster is a view with a text field that takes pasted text.
+type paster interface{ paste(tea.PasteMsg) tea.Cmd }
+
+// paste hands pasted text (a terminal's bracketed paste) to the text field
+// being edited: the form or view on top, the records' search, the
+// partitions' filter. A paste is never taken as keys (a pasted "q" must not
+// quit), so with no field open it is dropped, and the status line says so.
+func (m *Model) paste(p tea.PasteMsg) tea.Cmd {
+	if m.tooSmall() {
+		return nil
+	}
+	if v := m.top(); v != nil {
+		if pv, ok := v.(paster); ok && v.capturing() {
+			return pv.paste(p)
+		}
+	} else if m.records.list.capturing() {
+		return m.records.list.paste(p)
+	} else if m.parts.pf.editing {
+		return m.parts.pasteFilter(p)
+	}
+	m.setStatus("pasted text goes into a text field, and none is open", m.c.theme.dim)
+	return nil
+}

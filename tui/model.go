@@ -272,6 +272,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.bridge.next(msg)
 	case tea.KeyPressMsg:
 		return m, m.key(msg)
+	case tea.PasteMsg:
+		return m, m.paste(msg)
 	case closeViewMsg:
 		m.popView()
 		return m, nil

@@ -172,6 +172,14 @@ func (p *palette) Update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
+// paste types pasted text into the palette's filter.
+func (p *palette) paste(msg tea.PasteMsg) tea.Cmd {
+	var cmd tea.Cmd
+	p.input, cmd = p.input.Update(msg)
+	p.refilter()
+	return cmd
+}
+
 func (p *palette) View() string {
 	lines := []string{p.input.View()}
 	if len(p.shown) == 0 {

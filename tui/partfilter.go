@@ -64,6 +64,17 @@ func (p *partitionsPane) startFilter() tea.Cmd {
 	return p.pf.input.Focus()
 }
 
+// pasteFilter types pasted text into the filter line while it is edited.
+func (p *partitionsPane) pasteFilter(msg tea.PasteMsg) tea.Cmd {
+	if !p.pf.editing {
+		return nil
+	}
+	var cmd tea.Cmd
+	p.pf.input, cmd = p.pf.input.Update(msg)
+	p.setFilter(p.pf.input.Value())
+	return cmd
+}
+
 // filterKey takes a key while the filter line is edited.
 func (p *partitionsPane) filterKey(msg tea.KeyPressMsg) tea.Cmd {
 	switch msg.String() {

@@ -140,8 +140,25 @@ func (p *Picker) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		p.listed(msg)
 	case tea.KeyPressMsg:
 		return p, p.key(msg)
+	case tea.PasteMsg:
+		return p, p.paste(msg)
 	}
 	return p, nil
+}
+
+// paste types pasted text into the start question's field, or the topic
+// filter while it is edited; it is never taken as keys.
+func (p *Picker) paste(msg tea.PasteMsg) tea.Cmd {
+	var cmd tea.Cmd
+	switch {
+	case p.asking != nil:
+		p.asking.problem = ""
+		p.asking.input, cmd = p.asking.input.Update(msg)
+	case p.editing:
+		p.filter, cmd = p.filter.Update(msg)
+		p.applyFilter()
+	}
+	return cmd
 }
 
 // listed keeps the answer to the latest request.

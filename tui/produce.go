@@ -248,6 +248,22 @@ func (f *produceForm) key(k tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
+// paste types pasted text into the field with focus while the form is
+// edited.
+func (f *produceForm) paste(p tea.PasteMsg) tea.Cmd {
+	if f.stage != stageEdit {
+		return nil
+	}
+	if f.null[f.focus] {
+		f.null[f.focus] = false // typing ends null
+		f.inputs[f.focus].SetValue("")
+	}
+	var cmd tea.Cmd
+	f.inputs[f.focus], cmd = f.inputs[f.focus].Update(p)
+	f.problem = ""
+	return cmd
+}
+
 // review checks the fields and, when they hold a record, asks for the
 // confirmation.
 func (f *produceForm) review() {

@@ -186,6 +186,17 @@ func (l *recordList) layout() {
 // capturing reports whether keys go to the filter input.
 func (l *recordList) capturing() bool { return l.editing }
 
+// paste types pasted text into the search while it is edited.
+func (l *recordList) paste(p tea.PasteMsg) tea.Cmd {
+	if !l.editing {
+		return nil
+	}
+	var cmd tea.Cmd
+	l.filter, cmd = l.filter.Update(p)
+	l.apply()
+	return cmd
+}
+
 func (l *recordList) Update(msg tea.Msg) tea.Cmd {
 	k, ok := msg.(tea.KeyPressMsg)
 	if !ok {

@@ -225,6 +225,16 @@ func (v *replayView) Update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
+// paste types pasted text into the file name, or the list's filter.
+func (v *replayView) paste(p tea.PasteMsg) tea.Cmd {
+	if !v.writing {
+		return v.list.paste(p)
+	}
+	var cmd tea.Cmd
+	v.prompt, cmd = v.prompt.Update(p)
+	return cmd
+}
+
 func (v *replayView) openPrompt() tea.Cmd {
 	if !v.done {
 		v.wmsg = v.theme.warn.Render("wait for the replay to finish, then press w")
@@ -251,6 +261,8 @@ func (v *replayView) promptKey(msg tea.KeyPressMsg) tea.Cmd {
 	case "enter":
 		path := expandHome(strings.TrimSpace(v.prompt.Value()))
 		if path == "" {
+			v.wmsg = v.theme.bad.Render("type the name of a file to write the records to (esc: back)")
+			v.SetSize(v.width, v.height)
 			return nil
 		}
 		if err := checkWritable(path); err != nil {

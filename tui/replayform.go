@@ -84,6 +84,13 @@ func (f *replayForm) Update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
+// paste types pasted text into the form's field.
+func (f *replayForm) paste(p tea.PasteMsg) tea.Cmd {
+	var cmd tea.Cmd
+	f.input, cmd = f.input.Update(p)
+	return cmd
+}
+
 func (f *replayForm) submit() tea.Cmd {
 	if f.pending != 0 {
 		return nil

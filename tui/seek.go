@@ -147,6 +147,13 @@ func (f *seekForm) Update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
+// paste types pasted text into the form's field.
+func (f *seekForm) paste(p tea.PasteMsg) tea.Cmd {
+	var cmd tea.Cmd
+	f.input, cmd = f.input.Update(p)
+	return cmd
+}
+
 func (f *seekForm) submit() tea.Cmd {
 	if f.pending != 0 {
 		return nil
