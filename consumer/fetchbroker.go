@@ -56,16 +56,22 @@ func (bf *brokerFetcher) remove(r *reader) {
 }
 
 // eligible drops closed readers and returns the ones to fetch now (not
-// paused, below their read-ahead), what all its readers hold that counts
-// against the loop's share, what they still need for the batch re-delivered
-// at start, and whether one of those to fetch has a backlog. When the
-// share is spent, only the readers the re-delivered batch needs are
-// fetched, with room for what they need.
+// paused, below their read-ahead), the room their answer has within the
+// loop's share of the read-ahead (what all its readers hold counts against
+// it), and whether one of those to fetch has a backlog. When the share is
+// spent, the readers the re-delivered batch at start needs are fetched,
+// with room for what they need; else the readers that hold nothing, with
+// room for a small answer (minAnswerBytes): one partition whose record
+// batches decode larger than the share (a huge batch that compresses
+// well) must not keep the broker's other partitions out of every batch
+// until it is drained (DESIGN §2.8). Beyond its share a loop so holds at
+// most one small answer, or one record batch, per partition.
 func (bf *brokerFetcher) eligible() (out []*reader, room int64, backlog bool) {
 	bf.mu.Lock()
 	defer bf.mu.Unlock()
 	var held, need int64
-	var needy []*reader
+	var needy, empty []*reader
+	emptyBacklog := false
 	kept := bf.readers[:0]
 	for _, r := range bf.readers {
 		open, free, bytes, needs := r.state()
@@ -76,18 +82,29 @@ func (bf *brokerFetcher) eligible() (out []*reader, room int64, backlog bool) {
 		held += bytes
 		if !r.paused.Load() && free {
 			out = append(out, r)
-			backlog = backlog || r.behind()
+			behind := r.behind()
+			backlog = backlog || behind
 			if needs > 0 {
 				need += needs
 				needy = append(needy, r)
+			}
+			if bytes == 0 && needs == 0 {
+				empty = append(empty, r)
+				emptyBacklog = emptyBacklog || behind
 			}
 		}
 	}
 	clear(bf.readers[len(kept):])
 	bf.readers = kept
-	room = bf.f.share(bf) - held
-	if room <= 0 && need > 0 {
+	share := bf.f.share(bf)
+	room = share - held
+	switch {
+	case room > 0:
+		return out, room, backlog
+	case need > 0:
 		return needy, need, true
+	case len(empty) > 0:
+		return empty, minAnswerBytes, emptyBacklog
 	}
 	return out, room, backlog
 }
