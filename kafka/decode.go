@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"time"
 
 	"github.com/IBM/sarama"
 
@@ -138,6 +139,7 @@ func (d *Block) decode(blk *sarama.FetchResponseBlock, p offsets.Partition, pos,
 			if ab.skip(b) {
 				continue
 			}
+			first, known := firstTimestamp(b)
 			for _, r := range b.Records {
 				o := b.FirstOffset + r.OffsetDelta
 				if o < pos {
@@ -146,9 +148,14 @@ func (d *Block) decode(blk *sarama.FetchResponseBlock, p offsets.Partition, pos,
 				if o >= until {
 					return nil
 				}
-				ts := b.FirstTimestamp.Add(r.TimestampDelta)
-				if b.LogAppendTime {
+				var ts time.Time // none: a negative timestamp (-1 is Kafka's "no timestamp")
+				switch {
+				case b.LogAppendTime:
 					ts = b.MaxTimestamp
+				case known:
+					if t := first.Add(r.TimestampDelta); t.UnixMilli() >= 0 {
+						ts = t
+					}
 				}
 				m := d.grow()
 				m.Topic, m.Partition, m.Offset, m.Timestamp = p.Topic, p.Partition, o, ts
@@ -171,6 +178,28 @@ func (d *Block) decode(blk *sarama.FetchResponseBlock, p offsets.Partition, pos,
 		}
 	}
 	return nil
+}
+
+// firstTimestamp is the batch's first timestamp, the base of its records'
+// deltas. sarama reads a negative one (a first record with Kafka's "no
+// timestamp", -1) as the zero time, and adding deltas to that gave the
+// batch's other records dates in year 1 or 57. The base is then worked
+// back from the batch's largest timestamp, which is base plus the largest
+// delta; known is false when that is negative too (no record has a time).
+func firstTimestamp(b *sarama.RecordBatch) (first time.Time, known bool) {
+	if !b.FirstTimestamp.IsZero() {
+		return b.FirstTimestamp, true
+	}
+	if b.MaxTimestamp.IsZero() || len(b.Records) == 0 {
+		return time.Time{}, false
+	}
+	var top time.Duration
+	for i, r := range b.Records {
+		if i == 0 || r.TimestampDelta > top {
+			top = r.TimestampDelta
+		}
+	}
+	return b.MaxTimestamp.Add(-top), true
 }
 
 // grow appends a zero record to the slab and returns it.

@@ -233,3 +233,43 @@ func TestDecodeBlockLegacyWithoutBody(t *testing.T) {
 		t.Fatalf("err %v, want one naming offset 3", err)
 	}
 }
+
+// TestDecodeBlockNegativeTimestamps: a batch whose first record has no
+// timestamp (-1) gave the batch's other records dates in year 1 or 57
+// (sarama reads the negative base as the zero time; helper-31 found it:
+// replay printed 0057-01-01 for a record of 2026). The base comes back
+// from the batch's largest timestamp; a record whose own time is negative
+// has none (null in the JSON lines).
+func TestDecodeBlockNegativeTimestamps(t *testing.T) {
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	// Kafka's encoding: base = the first record's time, -1 here; deltas
+	// from it; max = the largest time.
+	times := []int64{-1, at.UnixMilli(), at.UnixMilli() + 5, -5000}
+	b := &sarama.RecordBatch{Version: 2, FirstOffset: 0, LastOffsetDelta: int32(len(times) - 1),
+		FirstTimestamp: time.Time{}, MaxTimestamp: time.UnixMilli(at.UnixMilli() + 5)} // as sarama decodes base -1
+	for j, ms := range times {
+		b.Records = append(b.Records, &sarama.Record{OffsetDelta: int64(j), TimestampDelta: time.Duration(ms+1) * time.Millisecond})
+	}
+	d, err := DecodeBlock(&sarama.FetchResponseBlock{RecordsSet: []*sarama.Records{{RecordBatch: b}}}, tp, 0, NoEnd, false)
+	if err != nil || len(d.Msgs) != len(times) {
+		t.Fatalf("%d records, %v", len(d.Msgs), err)
+	}
+	want := []time.Time{{}, at, at.Add(5 * time.Millisecond), {}}
+	for i, m := range d.Msgs {
+		if !m.Timestamp.Equal(want[i]) {
+			t.Errorf("record %d: timestamp %v, want %v", i, m.Timestamp, want[i])
+		}
+	}
+
+	// No record with a time: the largest is negative too.
+	b.MaxTimestamp = time.Time{}
+	d, err = DecodeBlock(&sarama.FetchResponseBlock{RecordsSet: []*sarama.Records{{RecordBatch: b}}}, tp, 0, NoEnd, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, m := range d.Msgs {
+		if !m.Timestamp.IsZero() {
+			t.Errorf("record %d: timestamp %v, want none", i, m.Timestamp)
+		}
+	}
+}
