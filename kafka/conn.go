@@ -1,11 +1,11 @@
 package kafka
 
 import (
-	"time"
-
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/IBM/sarama"
 
@@ -154,34 +154,63 @@ func (c *Client) LogStart(p offsets.Partition) (int64, error) {
 // Compacted reports whether topic's cleanup.policy includes compact, from
 // a DescribeConfigs request to the least loaded broker.
 func (c *Client) Compacted(topic string) (bool, error) {
+	v, _, err := c.topicConfig(topic, "cleanup.policy")
+	// Not listed: the default, delete.
+	return strings.Contains(v, "compact"), err
+}
+
+// MaxMessageBytes is topic's max.message.bytes: the largest record batch
+// its brokers take; ok is false when the broker did not list it.
+func (c *Client) MaxMessageBytes(topic string) (n int32, ok bool, err error) {
+	v, ok, err := c.topicConfig(topic, "max.message.bytes")
+	if err != nil || !ok {
+		return 0, false, err
+	}
+	i, err := strconv.ParseInt(v, 10, 32)
+	if err != nil || i <= 0 {
+		return 0, false, fmt.Errorf("max.message.bytes of %s: %q is not a size", topic, v)
+	}
+	return int32(i), true, nil
+}
+
+// SetProducerMaxMessageBytes sets the largest record (and record batch)
+// the client's producers send (sarama's default is 1 MB); call it before
+// NewProducer.
+func (c *Client) SetProducerMaxMessageBytes(n int32) {
+	c.sc.Config().Producer.MaxMessageBytes = int(n)
+}
+
+// topicConfig is the value of topic's configuration name (ok: listed),
+// from a DescribeConfigs request to the least loaded broker.
+func (c *Client) topicConfig(topic, name string) (string, bool, error) {
 	b := c.sc.LeastLoadedBroker()
 	if b == nil {
-		return false, sarama.ErrOutOfBrokers
+		return "", false, sarama.ErrOutOfBrokers
 	}
 	req := &sarama.DescribeConfigsRequest{Resources: []*sarama.ConfigResource{
-		{Type: sarama.TopicResource, Name: topic, ConfigNames: []string{"cleanup.policy"}}}}
+		{Type: sarama.TopicResource, Name: topic, ConfigNames: []string{name}}}}
 	if c.sc.Config().Version.IsAtLeast(sarama.V1_1_0_0) {
 		req.Version = 1
 	}
 	resp, err := b.DescribeConfigs(req)
 	if err != nil {
-		return false, err
+		return "", false, err
 	}
 	for _, res := range resp.Resources {
 		if res.Name != topic {
 			continue
 		}
 		if res.ErrorCode != 0 {
-			return false, sarama.KError(res.ErrorCode)
+			return "", false, sarama.KError(res.ErrorCode)
 		}
 		for _, cfg := range res.Configs {
-			if cfg.Name == "cleanup.policy" {
-				return strings.Contains(cfg.Value, "compact"), nil
+			if cfg.Name == name {
+				return cfg.Value, true, nil
 			}
 		}
-		return false, nil // not listed: the default, delete
+		return "", false, nil
 	}
-	return false, errors.New("no answer for the topic")
+	return "", false, errors.New("no answer for the topic")
 }
 
 // Partition errors a caller tells apart (errors.Is); Retriable names the

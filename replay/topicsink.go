@@ -43,6 +43,12 @@ func NewTopicSink(cc kafka.ClientConfig, topic string, partition int32, sources 
 		_ = client.Close()
 		return nil, err
 	}
+	// Records up to the size the target takes (sarama's producer refuses
+	// more than 1 MB by default); when it cannot be read (no DescribeConfigs
+	// ACL), the default stays, and the broker has the last word anyway.
+	if n, ok, err := client.MaxMessageBytes(topic); err == nil && ok {
+		client.SetProducerMaxMessageBytes(n)
+	}
 	s := &TopicSink{topic: topic, partition: partition, client: client}
 	s.settled = sync.NewCond(&s.mu)
 	s.producer, err = client.NewProducer(s.ack, s.fail)

@@ -1,0 +1,53 @@
+package cli
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kbatch-dev/kbatch/internal/testkafka"
+)
+
+// TestReplayToTopicCopiesRecordsOfSeveralMiB is the finding of an
+// adversarial test (helper-31): replay --to-topic could not copy a record
+// of 1 MiB or more between two topics that take 10 MiB (sarama's producer
+// refuses more than 1 MB by default: "Attempt to produce message larger
+// than configured Producer.MaxMessageBytes"), and the copy stopped there.
+// The producer now takes what the target's max.message.bytes allows.
+func TestReplayToTopicCopiesRecordsOfSeveralMiB(t *testing.T) {
+	kc := testkafka.New(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	mm := "10485760"
+	src, dst := "big-src", "big-dst"
+	for _, name := range []string{src, dst} {
+		resp, err := kc.Admin().CreateTopic(ctx, 1, 1, map[string]*string{"max.message.bytes": &mm}, name)
+		if err == nil {
+			err = resp.Err
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() { _, _ = kc.Admin().DeleteTopics(context.Background(), src, dst) })
+	cl, err := kgo.NewClient(kgo.SeedBrokers(kc.Brokers...), kgo.ProducerBatchMaxBytes(16<<20), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	for _, size := range []int{10, 3 << 20, 20} {
+		if err := cl.ProduceSync(ctx, &kgo.Record{Topic: src, Key: []byte("k"), Value: make([]byte, size)}).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, stderr, code := runKbatch(t, "replay", "-b", strings.Join(kc.Brokers, ","), src+":0:earliest-latest", "--to-topic", dst)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if n := kc.End(dst, 0); n != 3 {
+		t.Fatalf("%s has %d records, want 3: %s", dst, n, stderr)
+	}
+}
