@@ -23,8 +23,8 @@ func (m *Model) idleReason() []string {
 	var lag int64
 	lagging, errored, paused := 0, 0, 0
 	for _, r := range rows {
-		if r.Lag > 0 {
-			lag += r.Lag
+		if l := m.parts.lag(r); l > 0 {
+			lag += l
 			lagging++
 			if r.Paused {
 				paused++

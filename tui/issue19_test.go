@@ -664,3 +664,33 @@ func TestProduceEscWhileWriting(t *testing.T) {
 	}
 	mustContain(t, screen(m), "wrote 1 record to events[1] at offset 9")
 }
+
+// TestManualAckSortsAndFiltersByTheLagShown: under --ack manual LAG is the
+// high watermark minus the acked position, and sorting by lag, a lag>N
+// filter and the idle text went by HWM - NEXT instead (usually 0 there:
+// read ahead, not acked), so they silently gave other answers than the
+// column (helper-30).
+func TestManualAckSortsAndFiltersByTheLagShown(t *testing.T) {
+	m, _ := newTestModel(t, 140, 40, Options{ManualAck: true})
+	pr := progressEv(3, 0)
+	for i, acked := range []int64{45, 100, 230} {
+		r := &pr.Partitions[i]
+		r.NextOffset, r.Lag, r.Acked = r.HighWatermark, 0, acked // all read, some acked
+	}
+	feed(m, started(3), pr)
+	order := func() string {
+		var names []string
+		for _, r := range m.parts.rows {
+			names = append(names, r.Partition.String())
+		}
+		return strings.Join(names, " ")
+	}
+	press(m, "o")
+	if got := order(); got != "events[1] events[2] events[0]" { // acked lag 50, 20, 5
+		t.Errorf("by lag: %s", got)
+	}
+	press(m, "/")
+	typeText(m, "lag>10")
+	press(m, "enter")
+	mustContain(t, screen(m), `filter "lag>10" 2 of 3`)
+}

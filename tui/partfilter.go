@@ -160,17 +160,18 @@ func (p *partitionsPane) matchTerm(r consumer.PartitionStatus, t string) bool {
 			p.pf.problem = "lag" + op + " needs a whole number, e.g. lag>1000"
 			return false
 		}
+		lag := p.lag(r) // what LAG shows (from the acked position under --ack manual)
 		switch op {
 		case ">":
-			return r.Lag > n
+			return lag > n
 		case ">=":
-			return r.Lag >= n
+			return lag >= n
 		case "<":
-			return r.Lag < n
+			return lag < n
 		case "<=":
-			return r.Lag <= n
+			return lag <= n
 		default: // "=" and "=="
-			return r.Lag == n
+			return lag == n
 		}
 	}
 	state, _ := p.state(r)

@@ -30,9 +30,9 @@ func (p *partitionsPane) sortRows() {
 	}
 	slices.SortStableFunc(p.rows, func(a, b consumer.PartitionStatus) int {
 		switch p.order {
-		case sortLag:
-			if a.Lag != b.Lag {
-				if a.Lag > b.Lag {
+		case sortLag: // what LAG shows (from the acked position under --ack manual)
+			if la, lb := p.lag(a), p.lag(b); la != lb {
+				if la > lb {
 					return -1
 				}
 				return 1
