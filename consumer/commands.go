@@ -168,9 +168,16 @@ func (l *loop) emitProgress(now time.Time) {
 		b.HighWatermark = ps.hwm()
 		next := ps.position()
 		acked, ahead := ackedPosition(ps, inFlight)
+		// With nothing held, the offsets read past NEXT hold no record
+		// (transaction markers, aborted batches): they are no lag, or a
+		// log that ends in a marker would show LAG 1 for good.
+		read := next
+		if len(ps.recs) == 0 && ps.restart == nil {
+			read = max(next, ps.fetched)
+		}
 		pr.Partitions = append(pr.Partitions, PartitionStatus{Acked: acked, Ahead: ahead,
 			Partition: p, Source: ps.source, NextOffset: next, Stored: ps.stored, Bounds: b,
-			Lag: max(0, b.HighWatermark-next), Rate: rate,
+			Lag: max(0, b.HighWatermark-read), Rate: rate,
 			Paused: l.pausedAll || ps.userPaused, Errored: ps.errored, Buffered: len(ps.recs), LastRecord: ps.lastRecord,
 		})
 	}

@@ -71,7 +71,10 @@ type PartitionStatus struct {
 	// when nothing is stored.
 	Stored int64
 	offsets.Bounds
-	// Lag is HighWatermark - NextOffset, never negative.
+	// Lag is HighWatermark - NextOffset, never negative; with no record
+	// held, from the offset the partition was read to instead: offsets read
+	// past NextOffset then hold no record (transaction markers, aborted
+	// batches).
 	Lag int64
 	// Rate is records per second over the last few seconds.
 	Rate       float64

@@ -241,7 +241,9 @@ func (p *partitionsPane) title() string {
 // still count as lag.
 func (p *partitionsPane) lag(r consumer.PartitionStatus) int64 {
 	if p.manual {
-		return max(0, r.HighWatermark-r.Acked)
+		// r.Lag plus what is read and not acked: HWM - acked, less the
+		// offsets read past NEXT that hold no record (a final marker).
+		return r.Lag + max(0, r.NextOffset-r.Acked)
 	}
 	return r.Lag
 }
