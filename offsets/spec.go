@@ -62,6 +62,12 @@ type Spec struct {
 
 const targetHelp = "want an offset, earliest, latest, -N or @TIME"
 
+// MaxOffset is the largest offset kbatch takes, 2^62: far beyond any log,
+// and what every offset file kbatch reads or writes may hold (offsets
+// export → import, Spark's offset JSON), so an offset set by hand always
+// exports and imports back.
+const MaxOffset int64 = 1 << 62
+
 // ParseSpec parses TOPIC:PARTITION=TARGET or TOPIC=TARGET, where TARGET is
 // an offset, "earliest", "latest" (either in any case), -N (N ≥ 1 offsets
 // before the high watermark; "-0" is refused, "latest" says it), or @TIME.
@@ -148,6 +154,9 @@ func parseTarget(t string, now time.Time) (Spec, string) {
 				return spec, fmt.Sprintf("offset %q is too large", t)
 			}
 			return spec, fmt.Sprintf("offset %q is not a number (%s)", t, targetHelp)
+		}
+		if n > MaxOffset {
+			return spec, fmt.Sprintf("offset %q is too large: an offset is at most 2^62", t)
 		}
 		spec.Kind, spec.Offset = SpecOffset, n
 	}

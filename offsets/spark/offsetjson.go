@@ -20,7 +20,7 @@ type Offsets map[offsets.Partition]int64
 // MaxOffset is the largest offset kbatch accepts from a file, 2^62: far
 // beyond any Kafka log (a million records a second for 146 000 years), and
 // small enough that no difference of two offsets overflows an int64.
-const MaxOffset int64 = 1 << 62
+const MaxOffset = offsets.MaxOffset
 
 // ErrImpossibleOffset is wrapped (with ErrMalformed) when an offset is
 // below OffsetEarliest or above MaxOffset, or, in Spark's own logs, is
