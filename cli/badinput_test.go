@@ -146,3 +146,25 @@ func TestBadInput(t *testing.T) {
 		checkOneLine(t, r, exitFailure, []string{filepath.Join(ro, "offsets.db")})
 	})
 }
+
+// TestImportRefusesInvalidTopicsOfADocument: a kbatch offsets document's
+// "topics" were stored unchecked ("" and "bad name" became topics of the
+// stream, and the topic of "next" was left out), so export --format spark
+// -b failed later; helper-31. They are checked as "next"'s are, and a topic
+// of "next" that "topics" does not list is added.
+func TestImportRefusesInvalidTopicsOfADocument(t *testing.T) {
+	dir := t.TempDir()
+	store := filepath.Join(dir, "s.db")
+	bad := writeFile(t, dir, "bad.json", `{"stream":"s","topics":["","bad name"],"next":{"events":{"0":5}}}`, 0o600)
+	r := execKbatch(t, nil, "offsets", "import", "--store", store, "--from-json", bad)
+	checkOneLine(t, r, exitUsage, []string{"lists an invalid topic"})
+
+	partial := writeFile(t, dir, "partial.json", `{"stream":"s","topics":["other"],"next":{"events":{"0":5}}}`, 0o600)
+	if r := execKbatch(t, nil, "offsets", "import", "--store", store, "--from-json", partial); r.code != 0 {
+		t.Fatalf("import: exit %d: %s", r.code, r.stderr)
+	}
+	r = execKbatch(t, nil, "offsets", "export", "--store", store, "--name", "s")
+	if !strings.Contains(r.stdout, `"topics":["events","other"]`) {
+		t.Errorf("export after import: %s %s, want both topics", r.stdout, r.stderr)
+	}
+}

@@ -186,6 +186,11 @@ func offsetsReadImport(cmd *cobra.Command, o *offsetsImportOptions, client *kafk
 			return imp, usagef("%s names an invalid topic: %v", imp.from, err)
 		}
 	}
+	for _, t := range imp.Topics {
+		if err := offsets.CheckTopic(t); err != nil {
+			return imp, usagef("%s lists an invalid topic: %v", imp.from, err)
+		}
+	}
 	return imp, nil
 }
 

@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/kbatch-dev/kbatch/offsets"
 	"github.com/kbatch-dev/kbatch/offsets/spark"
@@ -96,6 +97,9 @@ func Parse(b []byte) (d Document, skipped []offsets.Partition, err error) {
 			skipped = append(skipped, p)
 		default:
 			return d, nil, fmt.Errorf("offset %d of %s is not a next offset", off, offsets.SafeName(p.String()))
+		}
+		if d.Topics != nil && !slices.Contains(d.Topics, p.Topic) {
+			d.Topics = append(d.Topics, p.Topic) // the stream reads what it has positions of
 		}
 	}
 	return d, skipped, nil
