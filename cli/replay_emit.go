@@ -102,7 +102,7 @@ func runReplayEmit(g *globalOptions, o *replayOptions, args []string, stdout, st
 	if total == 0 {
 		return usagef("the RANGEs hold no offsets to read (empty, or below the log start): no job written")
 	}
-	if err := os.MkdirAll(o.out, 0o755); err != nil {
+	if err := os.MkdirAll(o.out, 0o700); err != nil { // DESIGN §2.7: folders 0700, files 0600
 		return fmt.Errorf("--out %s: %w", offsets.SafeName(o.out), err)
 	}
 	for name, text := range map[string]string{emitPySpark: job.PySpark(), emitScala: job.Scala()} {
@@ -118,7 +118,8 @@ func runReplayEmit(g *globalOptions, o *replayOptions, args []string, stdout, st
 	return nil
 }
 
-// writeFileAtomic writes path through a temporary file renamed into place.
+// writeFileAtomic writes path through a temporary file renamed into place,
+// mode 0600 (os.CreateTemp's).
 func writeFileAtomic(path string, b []byte) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
@@ -130,9 +131,6 @@ func writeFileAtomic(path string, b []byte) error {
 		return fmt.Errorf("writing %s: %w", offsets.SafeName(path), err)
 	}
 	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", offsets.SafeName(path), err)
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
 		return fmt.Errorf("writing %s: %w", offsets.SafeName(path), err)
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
