@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -109,6 +110,11 @@ func ParseOffsetLog(b []byte) (OffsetLog, error) {
 			s.Kafka = kafka
 		} else if errors.Is(err, ErrImpossibleOffset) {
 			return OffsetLog{}, fmt.Errorf("line %d: %w", i+3, err)
+		} else if strings.TrimSpace(s.Raw) != "" && !json.Valid([]byte(s.Raw)) {
+			// Every source's offset is JSON (Spark writes Offset.json()):
+			// a line that is not was cut off or damaged, and is not
+			// "another kind of source".
+			return OffsetLog{}, malformed("line %d: the source's offset is not JSON (%d bytes): cut off or damaged", i+3, len(s.Raw))
 		}
 		log.Sources = append(log.Sources, s)
 	}

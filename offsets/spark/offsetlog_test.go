@@ -126,6 +126,7 @@ func TestParseOffsetLogVersions(t *testing.T) {
 		{"v1\n[1]\n0", `malformed: line 2, the metadata line, is not a JSON object (3 bytes)`},
 		{"v2\n{}\nno colon", `malformed: line 3 is not sourceId:offset (8 bytes, no ':')`},
 		{"v2\n{}\n0:1\n0:2", `malformed: line 4: its source id appears on an earlier line too`},
+		{"v1\n{}\n{\"events\":{\"0\":12,\"1\":3", `malformed: line 3: the source's offset is not JSON (23 bytes): cut off or damaged`},
 	} {
 		_, err := ParseOffsetLog([]byte(tc.in))
 		if err == nil || err.Error() != tc.want {
