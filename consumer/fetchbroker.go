@@ -60,18 +60,20 @@ func (bf *brokerFetcher) remove(r *reader) {
 // loop's share of the read-ahead (what all its readers hold counts against
 // it), and whether one of those to fetch has a backlog. When the share is
 // spent, the readers the re-delivered batch at start needs are fetched,
-// with room for what they need; else the readers that hold nothing, with
-// room for a small answer (minAnswerBytes): one partition whose record
-// batches decode larger than the share (a huge batch that compresses
-// well) must not keep the broker's other partitions out of every batch
-// until it is drained (DESIGN §2.8). Beyond its share a loop so holds at
-// most one small answer, or one record batch, per partition.
+// with room for what they need; else the readers that hold nothing and
+// have records to read, with room for a small answer (minAnswerBytes):
+// one partition whose record batches decode larger than the share (a huge
+// batch that compresses well) must not keep the broker's other partitions
+// out of every batch until it is drained (DESIGN §2.8). Beyond its share a
+// loop so holds at most one small answer, or one record batch, per
+// partition with a backlog. Partitions at their high watermark wait for
+// the share (a long poll for them would keep the loop from being starved,
+// and a catch-up from being cut: TestCatchUpWithIdlePartitionsCutsByItself).
 func (bf *brokerFetcher) eligible() (out []*reader, room int64, backlog bool) {
 	bf.mu.Lock()
 	defer bf.mu.Unlock()
 	var held, need int64
 	var needy, empty []*reader
-	emptyBacklog := false
 	kept := bf.readers[:0]
 	for _, r := range bf.readers {
 		open, free, bytes, needs := r.state()
@@ -88,9 +90,8 @@ func (bf *brokerFetcher) eligible() (out []*reader, room int64, backlog bool) {
 				need += needs
 				needy = append(needy, r)
 			}
-			if bytes == 0 && needs == 0 {
-				empty = append(empty, r)
-				emptyBacklog = emptyBacklog || behind
+			if bytes == 0 && needs == 0 && behind {
+				empty = append(empty, r) // idle ones wait for the share, as before
 			}
 		}
 	}
@@ -104,7 +105,7 @@ func (bf *brokerFetcher) eligible() (out []*reader, room int64, backlog bool) {
 	case need > 0:
 		return needy, need, true
 	case len(empty) > 0:
-		return empty, minAnswerBytes, emptyBacklog
+		return empty, minAnswerBytes, true
 	}
 	return out, room, backlog
 }

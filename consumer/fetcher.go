@@ -209,7 +209,9 @@ func (f *fetcher) failedAll(rs []*reader, err error, quiet bool) bool {
 // to the budget while the loops' backlogs stay; when a loop gets a
 // backlog the others' shares shrink, and they fetch again once they hold
 // less than their new share, so memory stays within twice the budget at
-// worst while the shares shift.
+// worst while the shares shift, plus, for each partition with records to
+// read that holds none, one small answer (or one record batch) fetched
+// past a spent share (brokerFetcher.eligible).
 func (f *fetcher) share(bf *brokerFetcher) int64 {
 	k := int64(f.backlogged.Load())
 	if !bf.backlog.Load() {

@@ -173,3 +173,34 @@ func produceRandom(kc *testkafka.Cluster, topic string, partition int32, n, size
 	}
 	kc.Produce(recs...)
 }
+
+// TestCatchUpWithIdlePartitionsCutsByItself: a broker that leads idle
+// partitions beside ones with a backlog. A first version of the fix of
+// TestWatchPlansEveryPartitionWhenOneHoldsAHugeBatch long-polled the idle
+// partitions once the share was spent, so the loop never counted as
+// starved, no partition was ever full, and the catch-up was cut only by
+// the interval (found in review: 53 ms became 4 s at a 2 s interval). With
+// an interval of an hour the catch-up must still cut, and end, by itself.
+func TestCatchUpWithIdlePartitionsCutsByItself(t *testing.T) {
+	h := newHarness(t)
+	topic := h.kc.Topic("idle", 40)
+	for p := int32(0); p < 20; p++ {
+		produceRandom(h.kc, topic, p, 200, 8<<10)
+	}
+	cfg := h.config(nil, topic)
+	cfg.Reset = offsets.ResetEarliest
+	cfg.UntilEnd = true
+	cfg.Interval = time.Hour
+	cfg.MaxBatchBytes = 2 << 20
+	evs := runWithin(t, cfg, 60*time.Second)
+	if e := ended(t, evs); e.Err != nil || e.Reason != "until-end" {
+		t.Fatalf("ended %+v", e)
+	}
+	n := int64(0)
+	for _, b := range batches(evs) {
+		n += b.Records
+	}
+	if n != 20*200 {
+		t.Errorf("%d records delivered, want %d", n, 20*200)
+	}
+}
