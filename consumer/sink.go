@@ -31,8 +31,9 @@ type FileSink struct {
 	enc  record.Appender
 	// keepOpen is set for standard output: Close leaves it open.
 	keepOpen bool
-	// whole is set for a named regular file: a failed batch is cut off.
-	whole bool
+	// cut, for a named regular file, is a handle (without O_APPEND) to cut
+	// a failed batch off with; nil for others, or an append-only file.
+	cut *os.File
 	// written counts the bytes the batch in Process wrote so far.
 	written int64
 	// Repair says what OpenFileSink did to the file's last line, for the
@@ -53,9 +54,14 @@ func OpenFileSink(path string) (*FileSink, error) {
 	}
 	s := &FileSink{w: f, f: f, name: path, buf: make([]byte, 0, 1<<20), enc: &record.JSONEncoder{}}
 	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
-		s.whole = true
-		if s.Repair, err = mendLastLine(f, path, st.Size()); err != nil {
-			_ = f.Close()
+		// Cutting a file needs a handle without O_APPEND (on Windows an
+		// appending handle has no right to set the size). Without one
+		// (an append-only file), lines are only ever added.
+		if t, err := os.OpenFile(path, os.O_WRONLY, 0); err == nil {
+			s.cut = t
+		}
+		if s.Repair, err = mendLastLine(s.cut, f, path, st.Size()); err != nil {
+			_ = s.Close()
 			return nil, fmt.Errorf("cannot open --sink %s: %w", path, err)
 		}
 	}
@@ -71,7 +77,10 @@ func OpenFileSink(path string) (*FileSink, error) {
 // written again whole. Any other last line is not kbatch's and is kept,
 // ended with a newline so that the next record gets a line of its own. It
 // says what it did ("" for nothing).
-func mendLastLine(f *os.File, path string, size int64) (string, error) {
+//
+// cut is a handle to cut the file with; with none, or when cutting fails,
+// a cut-off line is ended with a newline instead and stays.
+func mendLastLine(cut, f *os.File, path string, size int64) (string, error) {
 	if size == 0 {
 		return "", nil
 	}
@@ -103,14 +112,20 @@ func mendLastLine(f *os.File, path string, size int64) (string, error) {
 	if _, err := r.ReadAt(head, lineAt); err != nil {
 		return "", err
 	}
-	if bytes.HasPrefix([]byte(lineStart), head) {
-		if err := f.Truncate(lineAt); err != nil {
-			return "", err
+	ours := bytes.HasPrefix([]byte(lineStart), head)
+	var cutErr error
+	if ours {
+		if cut == nil {
+			cutErr = errors.New("the file cannot be opened to be cut")
+		} else if cutErr = cut.Truncate(lineAt); cutErr == nil {
+			return fmt.Sprintf("removed its last line, %d bytes cut off by a write that did not finish (its batch was not acked and is written again whole)", size-lineAt), nil
 		}
-		return fmt.Sprintf("removed its last line, %d bytes cut off by a write that did not finish (its batch was not acked and is written again whole)", size-lineAt), nil
 	}
 	if _, err := f.Write([]byte{'\n'}); err != nil {
 		return "", err
+	}
+	if ours {
+		return fmt.Sprintf("its last line, %d bytes cut off by a write that did not finish, could not be removed (%v): ended it with a newline; its batch was not acked and is written again whole on the lines after it", size-lineAt, cutErr), nil
 	}
 	return "its last line had no newline: added one, so the records start on a line of their own", nil
 }
@@ -135,7 +150,7 @@ func (s *FileSink) SetEncoder(enc record.Appender) { s.enc = enc }
 // file is cut back to its size before the batch, so that the batch, which
 // is not acked and comes again whole, leaves no part line behind.
 func (s *FileSink) Process(_ context.Context, b *Batch, records []*record.Record) error {
-	if !s.whole {
+	if s.cut == nil {
 		return s.process(b, records)
 	}
 	st, err := s.f.Stat()
@@ -149,7 +164,7 @@ func (s *FileSink) Process(_ context.Context, b *Batch, records []*record.Record
 		// Only what this batch wrote is cut: a file that grew by more
 		// has another writer's lines at its end.
 		if now, serr := s.f.Stat(); serr == nil && now.Size() == st.Size()+s.written {
-			if terr := s.f.Truncate(st.Size()); terr != nil {
+			if terr := s.cut.Truncate(st.Size()); terr != nil {
 				return fmt.Errorf("%w (and cutting the batch off the file failed: %v; the next start removes a cut-off last line)", err, terr)
 			}
 		}
@@ -205,6 +220,9 @@ func isUnsyncable(err error) bool {
 func (s *FileSink) Close() error {
 	if s.keepOpen {
 		return nil
+	}
+	if s.cut != nil {
+		_ = s.cut.Close()
 	}
 	return s.f.Close()
 }

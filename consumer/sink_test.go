@@ -175,3 +175,27 @@ func TestFileSinkLeavesAnotherWritersLines(t *testing.T) {
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// TestMendLastLineWithoutACut: when the file cannot be cut (no handle
+// without O_APPEND, as for an append-only file), a cut-off record line is
+// ended with a newline instead: the records that come again start on a
+// line of their own.
+func TestMendLastLineWithoutACut(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sink.jsonl")
+	torn := `{"topic":"t","partition":0,"offset":1,"val`
+	if err := os.WriteFile(path, []byte(torn), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	msg, err := mendLastLine(nil, f, path, int64(len(torn)))
+	if err != nil || !strings.Contains(msg, "could not be removed") {
+		t.Fatalf("mendLastLine: %q, %v", msg, err)
+	}
+	if got, _ := os.ReadFile(path); string(got) != torn+"\n" {
+		t.Errorf("file %q, want the line ended with a newline", got)
+	}
+}
