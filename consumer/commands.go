@@ -177,7 +177,7 @@ func (l *loop) emitProgress(now time.Time) {
 		}
 		pr.Partitions = append(pr.Partitions, PartitionStatus{Acked: acked, Ahead: ahead,
 			Partition: p, Source: ps.source, NextOffset: next, Stored: ps.stored, Bounds: b,
-			Lag: max(0, b.HighWatermark-read), Rate: rate,
+			Lag: max(0, b.HighWatermark-read), Read: read, Rate: rate,
 			Paused: l.pausedAll || ps.userPaused, Errored: ps.errored, Buffered: len(ps.recs), LastRecord: ps.lastRecord,
 		})
 	}

@@ -61,6 +61,13 @@ type BatchEvent struct{ Batch *Batch }
 // out-of-range, seeks, resets, new partitions, broker errors.
 type Notice struct{ offsets.Event }
 
+// StatusLag is what Lag is for r's high watermark, NEXT and Read: for a
+// caller that updates r's high watermark or NEXT between two progress
+// events.
+func StatusLag(r PartitionStatus) int64 {
+	return max(0, r.HighWatermark-max(r.NextOffset, r.Read))
+}
+
 // PartitionStatus is one partition's live state.
 type PartitionStatus struct {
 	offsets.Partition
@@ -72,10 +79,13 @@ type PartitionStatus struct {
 	Stored int64
 	offsets.Bounds
 	// Lag is HighWatermark - NextOffset, never negative; with no record
-	// held, from the offset the partition was read to instead: offsets read
-	// past NextOffset then hold no record (transaction markers, aborted
-	// batches).
+	// held, from Read instead: offsets read past NextOffset then hold no
+	// record (transaction markers, aborted batches).
 	Lag int64
+	// Read is where the partition was read to when it holds no record
+	// read ahead (at least NextOffset), else NextOffset: what Lag counts
+	// from (StatusLag).
+	Read int64
 	// Rate is records per second over the last few seconds.
 	Rate       float64
 	Paused     bool

@@ -694,3 +694,19 @@ func TestManualAckSortsAndFiltersByTheLagShown(t *testing.T) {
 	press(m, "enter")
 	mustContain(t, screen(m), `filter "lag>10" 2 of 3`)
 }
+
+// TestLagStaysWithoutTheMarkerAfterABatch: the stream counts no lag for
+// offsets read past NEXT that hold no record (a final transaction
+// marker); the screen recomputed LAG as HWM - NEXT at every batch and
+// seek form, bringing LAG 1 back until the next progress event (review).
+func TestLagStaysWithoutTheMarkerAfterABatch(t *testing.T) {
+	m, _ := newTestModel(t, 140, 40, Options{})
+	pr := progressEv(1, 0)
+	r := &pr.Partitions[0]
+	r.HighWatermark, r.NextOffset, r.Read, r.Lag = 18, 15, 18, 0 // records to 14, markers after
+	feed(m, started(1), pr, batchEv(1, 1, 15, offsets.StateAcked))
+	row := m.parts.rows[0]
+	if row.Lag != 0 {
+		t.Errorf("after the batch: NEXT %d, HWM %d, LAG %d; want 0 (read to 18)", row.NextOffset, row.HighWatermark, row.Lag)
+	}
+}

@@ -154,7 +154,7 @@ func (p *partitionsPane) advance(b *consumer.Batch) {
 				row.Ahead = max(0, row.Ahead-r.Records)
 			}
 		}
-		row.Lag = max(0, row.HighWatermark-row.NextOffset)
+		row.Lag = consumer.StatusLag(*row)
 		p.content["NEXT"] = max(p.content["NEXT"], len(formatOffset(row.NextOffset)))
 		p.content["HWM"] = max(p.content["HWM"], len(formatOffset(row.HighWatermark)))
 	}
@@ -413,7 +413,7 @@ func (p *partitionsPane) setBounds(bs map[offsets.Partition]offsets.Bounds) {
 			row := &p.rows[i]
 			row.LogStart = b.LogStart
 			row.HighWatermark = max(row.HighWatermark, b.HighWatermark)
-			row.Lag = max(0, row.HighWatermark-row.NextOffset)
+			row.Lag = consumer.StatusLag(*row)
 		}
 	}
 }

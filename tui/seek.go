@@ -236,7 +236,7 @@ func (f *seekForm) status(p offsets.Partition) consumer.PartitionStatus {
 	if b, ok := f.listed[p]; ok {
 		st.LogStart = b.LogStart
 		st.HighWatermark = max(st.HighWatermark, b.HighWatermark)
-		st.Lag = max(0, st.HighWatermark-st.NextOffset)
+		st.Lag = consumer.StatusLag(st)
 	}
 	return st
 }

@@ -64,6 +64,9 @@ func (v *tailView) SetSize(w, h int) {
 
 func (v *tailView) capturing() bool { return v.list.capturing() }
 
+// paste types pasted text into the list's filter while it is edited.
+func (v *tailView) paste(p tea.PasteMsg) tea.Cmd { return v.list.paste(p) }
+
 func (v *tailView) title() string {
 	s := "Tail · following"
 	if v.paused {
