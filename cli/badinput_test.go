@@ -59,6 +59,10 @@ func TestBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	unmade := filepath.Join(dir, "unmade.db")
+	unmadeLink := filepath.Join(dir, "unmade-link") // a link to a store not made yet
+	if err := os.Symlink("unmade.db", unmadeLink); err != nil {
+		t.Fatal(err)
+	}
 
 	watch := func(extra ...string) []string {
 		return append([]string{"watch", "--no-tui", "--until-end", "-b", b, "-t", topic, "--no-store"}, extra...)
@@ -110,6 +114,7 @@ func TestBadInput(t *testing.T) {
 		{"--sink is the store", withStore(store, "--sink", store), exitUsage, []string{"--sink", store, "offset store"}},
 		{"--sink is a link to the store", withStore(store, "--sink", storeLink), exitUsage, []string{"--sink", "offset store"}},
 		{"--sink is the store, not made yet", withStore(unmade, "--sink", unmade), exitUsage, []string{"--sink", "offset store"}},
+		{"--sink is a link to the store, not made yet", withStore(unmade, "--sink", unmadeLink), exitUsage, []string{"--sink", "offset store"}},
 		{"--log is the store", withStore(store, "--log", store), exitUsage, []string{"--log", "offset store"}},
 		{"--sink is the store under --no-store", []string{"watch", "--no-tui", "--until-end", "-b", b, "-t", topic, "--no-store", "--store", store, "--sink", store}, exitUsage, []string{"--sink", "offset store"}},
 		{"--sink and --log one file", watch("--sink", filepath.Join(dir, "both"), "--log", filepath.Join(dir, "both")), exitUsage, []string{"--sink", "--log", "one file"}},

@@ -434,6 +434,11 @@ func (o *watchOptions) open(ctx context.Context, g *globalOptions, p watchPlan, 
 	if err := o.openStore(g, &cfg, done); err != nil {
 		return nil, nil, err
 	}
+	// Again now that both files exist: a link made before the store was,
+	// or a name that differs only in case on a filesystem that ignores it.
+	if err := o.checkFiles(g); err != nil {
+		return nil, nil, err
+	}
 	if client == nil {
 		if client, err = kafka.Dial(cc); err != nil {
 			return nil, nil, err

@@ -52,13 +52,29 @@ func sameFile(a, b string) bool {
 	return resolvedPath(a) == resolvedPath(b)
 }
 
+// resolvedPath is p absolute, its folders' links resolved, and p itself
+// followed while it is a link (to a file that may not exist yet).
 func resolvedPath(p string) string {
 	abs, err := filepath.Abs(p)
 	if err != nil {
 		return filepath.Clean(p)
 	}
-	if dir, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
-		return filepath.Join(dir, filepath.Base(abs))
+	for range 8 {
+		if dir, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
+			abs = filepath.Join(dir, filepath.Base(abs))
+		}
+		fi, err := os.Lstat(abs)
+		if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			return abs
+		}
+		to, err := os.Readlink(abs)
+		if err != nil {
+			return abs
+		}
+		if !filepath.IsAbs(to) {
+			to = filepath.Join(filepath.Dir(abs), to)
+		}
+		abs = filepath.Clean(to)
 	}
 	return abs
 }
