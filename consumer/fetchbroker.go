@@ -60,20 +60,25 @@ func (bf *brokerFetcher) remove(r *reader) {
 // loop's share of the read-ahead (what all its readers hold counts against
 // it), and whether one of those to fetch has a backlog. When the share is
 // spent, the readers the re-delivered batch at start needs are fetched,
-// with room for what they need; else the readers that hold nothing and
-// have records to read, with room for a small answer (minAnswerBytes):
-// one partition whose record batches decode larger than the share (a huge
-// batch that compresses well) must not keep the broker's other partitions
-// out of every batch until it is drained (DESIGN §2.8). Beyond its share a
+// with room for what they need. Else, when a reader holds more than its
+// own read-ahead (a record batch larger than it came in one answer: a huge
+// batch that compresses well), the readers that hold nothing and have
+// records to read, with room for a small answer (minAnswerBytes): such a
+// partition takes many batches to drain, and must not keep the broker's
+// other partitions out of all of them (DESIGN §2.8;
+// TestWatchPlansEveryPartitionWhenOneHoldsAHugeBatch). Beyond its share a
 // loop so holds at most one small answer, or one record batch, per
-// partition with a backlog. Partitions at their high watermark wait for
-// the share (a long poll for them would keep the loop from being starved,
-// and a catch-up from being cut: TestCatchUpWithIdlePartitionsCutsByItself).
+// partition with a backlog, and only while a batch that large is held.
+// Otherwise the share frees up at the next cut, and every reader waits
+// for it as before: fetching past it then would keep the loop from being
+// starved, a catch-up from being cut (TestCatchUpWithIdlePartitionsCutsByItself)
+// and a wide topic's catch-up to small answers.
 func (bf *brokerFetcher) eligible() (out []*reader, room int64, backlog bool) {
 	bf.mu.Lock()
 	defer bf.mu.Unlock()
 	var held, need int64
 	var needy, empty []*reader
+	overfull := false
 	kept := bf.readers[:0]
 	for _, r := range bf.readers {
 		open, free, bytes, needs := r.state()
@@ -82,6 +87,7 @@ func (bf *brokerFetcher) eligible() (out []*reader, room int64, backlog bool) {
 		}
 		kept = append(kept, r)
 		held += bytes
+		overfull = overfull || bytes > 0 && r.overfull()
 		if !r.paused.Load() && free {
 			out = append(out, r)
 			behind := r.behind()
@@ -104,7 +110,7 @@ func (bf *brokerFetcher) eligible() (out []*reader, room int64, backlog bool) {
 		return out, room, backlog
 	case need > 0:
 		return needy, need, true
-	case len(empty) > 0:
+	case len(empty) > 0 && overfull:
 		return empty, minAnswerBytes, true
 	}
 	return out, room, backlog

@@ -169,6 +169,16 @@ func (r *reader) state() (open, room bool, held, need int64) {
 	return !r.closed, room, max(r.heldBytes-r.needBytes, 0), max(r.needBytes-r.heldBytes, 0)
 }
 
+// overfull reports whether the reader holds more than its read-ahead: a
+// record batch larger than it came in one answer (a fetch returns at least
+// one whole batch), and batches of MaxPerPartition records take many cuts
+// to drain it.
+func (r *reader) overfull() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.held > max(r.maxHeld, r.needHeld) || r.heldBytes > max(r.maxHeldBytes, r.needBytes)
+}
+
 // setNeed sets what the re-delivered batch needs of the reader, records
 // of bytes (record.Record.Bytes); zeros once the batch is cut.
 func (r *reader) setNeed(records, bytes int64) {
