@@ -3,6 +3,7 @@ package consumer
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -57,7 +58,7 @@ func OpenFileSink(path string) (*FileSink, error) {
 		// Cutting a file needs a handle without O_APPEND (on Windows an
 		// appending handle has no right to set the size). Without one
 		// (an append-only file), lines are only ever added.
-		if t, err := os.OpenFile(path, os.O_WRONLY, 0); err == nil {
+		if t, err := os.OpenFile(path, os.O_RDWR, 0); err == nil {
 			s.cut = t
 		}
 		if s.Repair, err = mendLastLine(s.cut, f, path, st.Size()); err != nil {
@@ -70,13 +71,14 @@ func OpenFileSink(path string) (*FileSink, error) {
 
 // mendLastLine makes the file f (path, size bytes, opened for appending)
 // end with a whole line. A last line without a newline that begins as
-// kbatch's record lines do (lineStart, in both --format shapes) is a record
-// line cut off by a write that never finished — kbatch was killed, the
-// machine went down — and its batch was not acked (a batch is acked after
-// its lines are written whole and synced), so it is removed: the batch is
-// written again whole. Any other last line is not kbatch's and is kept,
-// ended with a newline so that the next record gets a line of its own. It
-// says what it did ("" for nothing).
+// kbatch's record lines do (lineStart, in both --format shapes) and is not
+// a whole JSON value is a record line cut off by a write that never
+// finished — kbatch was killed, the machine went down — and its batch was
+// not acked (a batch is acked after its lines are written whole and
+// synced), so it is removed: the batch is written again whole. Any other
+// last line (a user's, or a whole JSON value) is kept, ended with a
+// newline so that the next record gets a line of its own. It says what it
+// did ("" for nothing).
 //
 // cut is a handle to cut the file with; with none, or when cutting fails,
 // a cut-off line is ended with a newline instead and stays.
@@ -113,6 +115,15 @@ func mendLastLine(cut, f *os.File, path string, size int64) (string, error) {
 		return "", err
 	}
 	ours := bytes.HasPrefix([]byte(lineStart), head)
+	if ours && size-lineAt <= maxMendRead {
+		// A whole JSON value is kept: a user's line, or one of kbatch's
+		// cut just before its newline, which then comes twice.
+		tail := make([]byte, size-lineAt)
+		if _, err := r.ReadAt(tail, lineAt); err != nil {
+			return "", err
+		}
+		ours = !json.Valid(tail)
+	}
 	var cutErr error
 	if ours {
 		if cut == nil {
@@ -129,6 +140,11 @@ func mendLastLine(cut, f *os.File, path string, size int64) (string, error) {
 	}
 	return "its last line had no newline: added one, so the records start on a line of their own", nil
 }
+
+// maxMendRead bounds the last line mendLastLine reads whole to tell a
+// whole JSON value from a cut-off one; a longer line that begins as a
+// record line is taken as cut off.
+const maxMendRead = 64 << 20
 
 // lineStart is how every record line of a sink begins (record.JSONEncoder
 // and record.KcatEncoder).
@@ -158,6 +174,16 @@ func (s *FileSink) Process(_ context.Context, b *Batch, records []*record.Record
 		return fmt.Errorf("sink %s: %w", s.name, err)
 	}
 	s.written = 0
+	// Another process appending to the same file may have been killed
+	// in the middle of a line since the last batch: the batch's records
+	// start on a line of their own all the same (that line stays, ended;
+	// its batch is not acked, and its stream writes it again).
+	if st.Size() > 0 && len(records) > 0 {
+		last := []byte{0}
+		if _, rerr := s.cut.ReadAt(last, st.Size()-1); rerr == nil && last[0] != '\n' {
+			s.buf = append(s.buf, '\n')
+		}
+	}
 	err = s.process(b, records)
 	if err != nil {
 		s.buf = s.buf[:0]

@@ -31,7 +31,8 @@ func TestOpenFileSinkMendsTheLastLine(t *testing.T) {
 		{"a record line cut off after a brace", whole + `{"topic":"t","headers":[{"key":"k"}`, whole, true},
 		{"a long record line cut off", whole + long, whole, true},
 		{"a cut-off record line alone", `{"topic":"t","partit`, "", true},
-		{"a whole record line without its newline", whole + strings.TrimSuffix(whole, "\n"), whole, true},
+		{"a whole record line without its newline", whole + strings.TrimSuffix(whole, "\n"), whole + whole, true},
+		{"a user's whole line that begins like a record line", whole + `{"topic":"mine","note":"x"}`, whole + `{"topic":"mine","note":"x"}` + "\n", true},
 		{"cut off in its first bytes", whole + `{"to`, whole, true},
 		{"a whole JSON value without a newline", whole + `{"a":1}`, whole + `{"a":1}` + "\n", true},
 		{"text that is not kbatch's", "notes\nhello", "notes\nhello\n", true},
@@ -197,5 +198,37 @@ func TestMendLastLineWithoutACut(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(path); string(got) != torn+"\n" {
 		t.Errorf("file %q, want the line ended with a newline", got)
+	}
+}
+
+// TestFileSinkStartsABatchOnALineOfItsOwn: another process appending to
+// the same sink file was killed in the middle of a line after this sink
+// opened it; the next batch's records start on a line of their own
+// instead of running on from that line (found by helper-33: the other
+// stream's acked record sat inside a broken line).
+func TestFileSinkStartsABatchOnALineOfItsOwn(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sink.jsonl")
+	s, err := OpenFileSink(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	rec := []*record.Record{{Topic: "t", Offset: 7}}
+	if err := s.Process(context.Background(), &Batch{}, rec); err != nil {
+		t.Fatal(err)
+	}
+	other, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = other.WriteString(`{"topic":"other","partition":0,"offset":119,"value":"zzzz`) // killed here
+	_ = other.Close()
+	if err := s.Process(context.Background(), &Batch{}, []*record.Record{{Topic: "t", Offset: 8}}); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(path)
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	if len(lines) != 3 || !strings.HasPrefix(lines[2], `{"topic":"t"`) || !json.Valid([]byte(lines[2])) {
+		t.Fatalf("lines %q: want the batch's record on a line of its own after the cut-off one", lines)
 	}
 }
