@@ -3,6 +3,7 @@ package cli
 import (
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // checkFiles refuses a --sink or --log that names the offset store (even
@@ -52,29 +53,58 @@ func sameFile(a, b string) bool {
 	return resolvedPath(a) == resolvedPath(b)
 }
 
-// resolvedPath is p absolute, its folders' links resolved, and p itself
-// followed while it is a link (to a file that may not exist yet).
+// resolvedPath is p as the kernel would resolve it, for a file that may
+// not exist yet: absolute, each existing component's links followed in
+// turn (so "link/.." is the link target's folder), up to 40 links as
+// Linux allows; from the first component that does not exist on, the rest
+// is taken as written.
 func resolvedPath(p string) string {
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return filepath.Clean(p)
-	}
-	for range 8 {
-		if dir, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
-			abs = filepath.Join(dir, filepath.Base(abs))
-		}
-		fi, err := os.Lstat(abs)
-		if err != nil || fi.Mode()&os.ModeSymlink == 0 {
-			return abs
-		}
-		to, err := os.Readlink(abs)
+	abs := p // not filepath.Abs: it cleans "link/.." away as text
+	if !filepath.IsAbs(p) {
+		wd, err := os.Getwd()
 		if err != nil {
-			return abs
+			return filepath.Clean(p)
 		}
-		if !filepath.IsAbs(to) {
-			to = filepath.Join(filepath.Dir(abs), to)
-		}
-		abs = filepath.Clean(to)
+		abs = wd + string(filepath.Separator) + p
 	}
-	return abs
+	rest := strings.Split(strings.TrimPrefix(filepath.ToSlash(abs), "/"), "/")
+	cur := string(filepath.Separator)
+	if v := filepath.VolumeName(abs); v != "" {
+		cur, rest = v+string(filepath.Separator), strings.Split(strings.TrimPrefix(filepath.ToSlash(abs[len(v):]), "/"), "/")
+	}
+	for links := 0; len(rest) > 0; {
+		c := rest[0]
+		rest = rest[1:]
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			cur = filepath.Dir(cur)
+			continue
+		}
+		next := filepath.Join(cur, c)
+		fi, err := os.Lstat(next)
+		if err != nil {
+			return filepath.Join(append([]string{next}, rest...)...)
+		}
+		if fi.Mode()&os.ModeSymlink == 0 {
+			cur = next
+			continue
+		}
+		if links++; links > 40 {
+			return filepath.Join(append([]string{next}, rest...)...)
+		}
+		to, err := os.Readlink(next)
+		if err != nil {
+			return filepath.Join(append([]string{next}, rest...)...)
+		}
+		if filepath.IsAbs(to) {
+			cur = string(filepath.Separator)
+			if v := filepath.VolumeName(to); v != "" {
+				cur, to = v+string(filepath.Separator), to[len(v):]
+			}
+		}
+		rest = append(strings.Split(filepath.ToSlash(to), "/"), rest...)
+	}
+	return cur
 }
