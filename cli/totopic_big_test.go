@@ -51,3 +51,42 @@ func TestReplayToTopicCopiesRecordsOfSeveralMiB(t *testing.T) {
 		t.Fatalf("%s has %d records, want 3: %s", dst, n, stderr)
 	}
 }
+
+// TestReplayToTopicStopsAtARecordTooLarge: a record larger than the target
+// takes failed in the producer while the next ones were still copied, so
+// the target held a hole (helper-33: source offsets 0 and 3 copied, 1 and
+// 2 refused, "records produced before the failure stay"). The copy now
+// stops at that record: the target holds the records before it.
+func TestReplayToTopicStopsAtARecordTooLarge(t *testing.T) {
+	kc := testkafka.New(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	src, dst := "stop-src", "stop-dst"
+	for name, mm := range map[string]string{src: "16777216", dst: "5242880"} {
+		resp, err := kc.Admin().CreateTopic(ctx, 1, 1, map[string]*string{"max.message.bytes": &mm}, name)
+		if err == nil {
+			err = resp.Err
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() { _, _ = kc.Admin().DeleteTopics(context.Background(), src, dst) })
+	cl, err := kgo.NewClient(kgo.SeedBrokers(kc.Brokers...), kgo.ProducerBatchMaxBytes(16<<20), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	for _, size := range []int{3 << 20, 6 << 20, 100} {
+		if err := cl.ProduceSync(ctx, &kgo.Record{Topic: src, Value: make([]byte, size)}).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, stderr, code := runKbatch(t, "replay", "-b", strings.Join(kc.Brokers, ","), src+":0:earliest-latest", "--to-topic", dst)
+	if code != exitFailure || !strings.Contains(stderr, "@1 is") {
+		t.Fatalf("exit %d, want 1 naming offset 1: %s", code, stderr)
+	}
+	if n := kc.End(dst, 0); n != 1 {
+		t.Fatalf("%s has %d records, want only the one before the record too large", dst, n)
+	}
+}

@@ -118,13 +118,24 @@ func (s *TopicSink) err() error {
 }
 
 // Write queues recs for producing; it fails once any earlier record
-// could not be produced.
+// could not be produced. A record larger than the target takes fails the
+// copy before it is sent, and no later record is sent: the target then
+// holds the records before it, with no hole (the producer would refuse it
+// on its own and go on with the next ones).
 func (s *TopicSink) Write(recs []record.Record) error {
 	if err := s.err(); err != nil {
 		return err
 	}
 	for i := range recs {
 		r := &recs[i]
+		if size, big := s.client.ProducerRecordTooLarge(r); big {
+			s.mu.Lock()
+			s.sent++ // counted as sent and failed, so Close still waits for the others
+			s.mu.Unlock()
+			s.fail(fmt.Errorf("%s is %d bytes, more than %s takes (its max.message.bytes, or 1 MB when that cannot be read)",
+				offsets.SafeName(fmt.Sprintf("%s[%d]@%d", r.Topic, r.Partition, r.Offset)), size, s.topic))
+			return s.err()
+		}
 		partition := s.partition
 		if partition < 0 {
 			partition = r.Partition
