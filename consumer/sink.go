@@ -20,10 +20,12 @@ import (
 // acked. It is the --sink of watch. A record the batch marks as aborted
 // (Batch.IsAborted) gets "aborted":true.
 //
-// A named regular file holds only whole lines: a batch whose write fails
-// is cut back off the file (it is not acked, so it comes again whole),
-// and a line cut off by a write that never finished (a crash, a kill) is
-// removed when the file is opened again (OpenFileSink).
+// A named regular file gets only whole lines: a batch whose write fails
+// is cut back off the file (it is not acked, so it comes again whole), a
+// line cut off by a write that never finished (a crash, a kill) is
+// removed when the file is opened again (OpenFileSink), and each batch
+// starts on a line of its own, even after another process appending to
+// the same file was killed in the middle of a line.
 type FileSink struct {
 	w    io.Writer
 	f    *os.File // w when it is a file (to sync and close); nil otherwise
@@ -32,8 +34,9 @@ type FileSink struct {
 	enc  record.Appender
 	// keepOpen is set for standard output: Close leaves it open.
 	keepOpen bool
-	// cut, for a named regular file, is a handle (without O_APPEND) to cut
-	// a failed batch off with; nil for others, or an append-only file.
+	// cut, for a named regular file, is a handle (without O_APPEND) to read
+	// the file's last byte and cut a failed batch off with; nil for
+	// others, or an append-only file.
 	cut *os.File
 	// written counts the bytes the batch in Process wrote so far.
 	written int64
