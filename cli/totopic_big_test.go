@@ -21,18 +21,9 @@ func TestReplayToTopicCopiesRecordsOfSeveralMiB(t *testing.T) {
 	kc := testkafka.New(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	mm := "10485760"
 	src, dst := "big-src", "big-dst"
-	for _, name := range []string{src, dst} {
-		resp, err := kc.Admin().CreateTopic(ctx, 1, 1, map[string]*string{"max.message.bytes": &mm}, name)
-		if err == nil {
-			err = resp.Err
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	t.Cleanup(func() { _, _ = kc.Admin().DeleteTopics(context.Background(), src, dst) })
+	topicTaking(t, kc, src, "10485760")
+	topicTaking(t, kc, dst, "10485760")
 	cl, err := kgo.NewClient(kgo.SeedBrokers(kc.Brokers...), kgo.ProducerBatchMaxBytes(16<<20), kgo.RecordPartitioner(kgo.ManualPartitioner()))
 	if err != nil {
 		t.Fatal(err)
@@ -62,16 +53,8 @@ func TestReplayToTopicStopsAtARecordTooLarge(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	src, dst := "stop-src", "stop-dst"
-	for name, mm := range map[string]string{src: "16777216", dst: "5242880"} {
-		resp, err := kc.Admin().CreateTopic(ctx, 1, 1, map[string]*string{"max.message.bytes": &mm}, name)
-		if err == nil {
-			err = resp.Err
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	t.Cleanup(func() { _, _ = kc.Admin().DeleteTopics(context.Background(), src, dst) })
+	topicTaking(t, kc, src, "16777216")
+	topicTaking(t, kc, dst, "5242880")
 	cl, err := kgo.NewClient(kgo.SeedBrokers(kc.Brokers...), kgo.ProducerBatchMaxBytes(16<<20), kgo.RecordPartitioner(kgo.ManualPartitioner()))
 	if err != nil {
 		t.Fatal(err)
@@ -89,4 +72,20 @@ func TestReplayToTopicStopsAtARecordTooLarge(t *testing.T) {
 	if n := kc.End(dst, 0); n != 1 {
 		t.Fatalf("%s has %d records, want only the one before the record too large", dst, n)
 	}
+}
+
+// topicTaking makes a topic of one partition whose max.message.bytes is
+// maxMessageBytes, deleted after the test.
+func topicTaking(t *testing.T, kc *testkafka.Cluster, name, maxMessageBytes string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	resp, err := kc.Admin().CreateTopic(ctx, 1, 1, map[string]*string{"max.message.bytes": &maxMessageBytes}, name)
+	if err == nil {
+		err = resp.Err
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _, _ = kc.Admin().DeleteTopics(context.Background(), name) })
 }

@@ -103,7 +103,7 @@ func TestProduceWritesOnlyAfterConfirmation(t *testing.T) {
 	if got := f.inputs[pfTopic].Value(); got != "events" {
 		t.Errorf("topic prefilled %q, want the selected partition's topic", got)
 	}
-	typeText(m, `user-7`)
+	paste(m, `user-7`) // a paste types into the field as keys do
 	press(m, "tab")
 	typeText(m, `{"a":1}\n`)
 	press(m, "tab", "tab")

@@ -236,14 +236,7 @@ func (f *produceForm) key(k tea.KeyPressMsg) tea.Cmd {
 			f.null[f.focus] = !f.null[f.focus]
 		}
 	default:
-		if f.null[f.focus] {
-			f.null[f.focus] = false // typing ends null
-			f.inputs[f.focus].SetValue("")
-		}
-		var cmd tea.Cmd
-		f.inputs[f.focus], cmd = f.inputs[f.focus].Update(k)
-		f.problem = ""
-		return cmd
+		return f.typeIn(k)
 	}
 	return nil
 }
@@ -254,12 +247,17 @@ func (f *produceForm) paste(p tea.PasteMsg) tea.Cmd {
 	if f.stage != stageEdit {
 		return nil
 	}
+	return f.typeIn(p)
+}
+
+// typeIn hands a key or a paste to the field with focus.
+func (f *produceForm) typeIn(msg tea.Msg) tea.Cmd {
 	if f.null[f.focus] {
 		f.null[f.focus] = false // typing ends null
 		f.inputs[f.focus].SetValue("")
 	}
 	var cmd tea.Cmd
-	f.inputs[f.focus], cmd = f.inputs[f.focus].Update(p)
+	f.inputs[f.focus], cmd = f.inputs[f.focus].Update(msg)
 	f.problem = ""
 	return cmd
 }
