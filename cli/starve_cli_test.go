@@ -23,12 +23,8 @@ func TestWatchPlansEveryPartitionWhenOneHoldsAHugeBatch(t *testing.T) {
 	kc := testkafka.New(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	mm := "67108864"
 	topic := "huge-batches"
-	if _, err := kc.Admin().CreateTopic(ctx, 2, 1, map[string]*string{"max.message.bytes": &mm}, topic); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _, _ = kc.Admin().DeleteTopics(context.Background(), topic) })
+	topicTaking(t, kc, topic, 2, "67108864")
 	cl, err := kgo.NewClient(kgo.SeedBrokers(kc.Brokers...), kgo.ProducerBatchMaxBytes(16<<20), kgo.ProducerLinger(50*time.Millisecond),
 		kgo.ProducerBatchCompression(kgo.Lz4Compression()), kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.MaxBufferedRecords(1<<20))
 	if err != nil {

@@ -22,8 +22,8 @@ func TestReplayToTopicCopiesRecordsOfSeveralMiB(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	src, dst := "big-src", "big-dst"
-	topicTaking(t, kc, src, "10485760")
-	topicTaking(t, kc, dst, "10485760")
+	topicTaking(t, kc, src, 1, "10485760")
+	topicTaking(t, kc, dst, 1, "10485760")
 	cl, err := kgo.NewClient(kgo.SeedBrokers(kc.Brokers...), kgo.ProducerBatchMaxBytes(16<<20), kgo.RecordPartitioner(kgo.ManualPartitioner()))
 	if err != nil {
 		t.Fatal(err)
@@ -53,8 +53,8 @@ func TestReplayToTopicStopsAtARecordTooLarge(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	src, dst := "stop-src", "stop-dst"
-	topicTaking(t, kc, src, "16777216")
-	topicTaking(t, kc, dst, "5242880")
+	topicTaking(t, kc, src, 1, "16777216")
+	topicTaking(t, kc, dst, 1, "5242880")
 	cl, err := kgo.NewClient(kgo.SeedBrokers(kc.Brokers...), kgo.ProducerBatchMaxBytes(16<<20), kgo.RecordPartitioner(kgo.ManualPartitioner()))
 	if err != nil {
 		t.Fatal(err)
@@ -74,13 +74,13 @@ func TestReplayToTopicStopsAtARecordTooLarge(t *testing.T) {
 	}
 }
 
-// topicTaking makes a topic of one partition whose max.message.bytes is
-// maxMessageBytes, deleted after the test.
-func topicTaking(t *testing.T, kc *testkafka.Cluster, name, maxMessageBytes string) {
+// topicTaking makes a topic of partitions partitions whose
+// max.message.bytes is maxMessageBytes, deleted after the test.
+func topicTaking(t *testing.T, kc *testkafka.Cluster, name string, partitions int32, maxMessageBytes string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	resp, err := kc.Admin().CreateTopic(ctx, 1, 1, map[string]*string{"max.message.bytes": &maxMessageBytes}, name)
+	resp, err := kc.Admin().CreateTopic(ctx, partitions, 1, map[string]*string{"max.message.bytes": &maxMessageBytes}, name)
 	if err == nil {
 		err = resp.Err
 	}

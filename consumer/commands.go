@@ -175,11 +175,13 @@ func (l *loop) emitProgress(now time.Time) {
 		if len(ps.recs) == 0 && ps.restart == nil {
 			read = max(next, ps.fetched)
 		}
-		pr.Partitions = append(pr.Partitions, PartitionStatus{Acked: acked, Ahead: ahead,
+		st := PartitionStatus{Acked: acked, Ahead: ahead,
 			Partition: p, Source: ps.source, NextOffset: next, Stored: ps.stored, Bounds: b,
-			Lag: max(0, b.HighWatermark-read), Read: read, Rate: rate,
+			Read: read, Rate: rate,
 			Paused: l.pausedAll || ps.userPaused, Errored: ps.errored, Buffered: len(ps.recs), LastRecord: ps.lastRecord,
-		})
+		}
+		st.Lag = StatusLag(st)
+		pr.Partitions = append(pr.Partitions, st)
 	}
 	// Progress is advisory: drop it rather than stall the loop.
 	select {

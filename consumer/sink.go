@@ -89,11 +89,15 @@ func mendLastLine(cut, f *os.File, path string, size int64) (string, error) {
 	if size == 0 {
 		return "", nil
 	}
-	r, err := os.Open(path)
-	if err != nil {
-		return "", err
+	r := cut // O_RDWR
+	if r == nil {
+		ro, err := os.Open(path)
+		if err != nil {
+			return "", err
+		}
+		defer ro.Close()
+		r = ro
 	}
-	defer r.Close()
 	// The start of the last line: after the last newline, read backwards
 	// in chunks, or the file's start.
 	chunk := make([]byte, 64<<10)

@@ -1,7 +1,6 @@
 package kafka
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"strconv"
@@ -11,7 +10,6 @@ import (
 	"github.com/IBM/sarama"
 
 	"github.com/kbatch-dev/kbatch/offsets"
-	"github.com/kbatch-dev/kbatch/record"
 )
 
 // Client is a connection to one cluster: its metadata (brokers, topics,
@@ -180,17 +178,6 @@ func (c *Client) MaxMessageBytes(topic string) (n int32, ok bool, err error) {
 // NewProducer.
 func (c *Client) SetProducerMaxMessageBytes(n int32) {
 	c.sc.Config().Producer.MaxMessageBytes = int(n)
-}
-
-// ProducerRecordTooLarge reports whether r is larger than the client's
-// producers send (SetProducerMaxMessageBytes), measured as sarama measures
-// a record of message format v2, and how large it is.
-func (c *Client) ProducerRecordTooLarge(r *record.Record) (size int, tooLarge bool) {
-	size = 5*binary.MaxVarintLen32 + binary.MaxVarintLen64 + 1 + len(r.Key) + len(r.Value)
-	for _, h := range r.Headers {
-		size += len(h.Key) + len(h.Value) + 2*binary.MaxVarintLen32
-	}
-	return size, size > c.sc.Config().Producer.MaxMessageBytes
 }
 
 // topicConfig is the value of topic's configuration name (ok: listed),

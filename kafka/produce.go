@@ -1,6 +1,8 @@
 package kafka
 
 import (
+	"fmt"
+
 	"github.com/IBM/sarama"
 
 	"github.com/kbatch-dev/kbatch/offsets"
@@ -31,8 +33,9 @@ func DialProducer(cc ClientConfig) (*Client, error) {
 // each answer to the functions given to NewProducer, from its own
 // goroutine.
 type Producer struct {
-	ap      sarama.AsyncProducer
-	drained chan struct{}
+	ap       sarama.AsyncProducer
+	drained  chan struct{}
+	maxBytes int // the largest record it sends
 }
 
 // NewProducer starts a producer on c, a client from DialProducer. acked
@@ -44,7 +47,7 @@ func (c *Client) NewProducer(acked func(), failed func(error)) (*Producer, error
 	if err != nil {
 		return nil, err
 	}
-	p := &Producer{ap: ap, drained: make(chan struct{})}
+	p := &Producer{ap: ap, drained: make(chan struct{}), maxBytes: c.sc.Config().Producer.MaxMessageBytes}
 	go p.drain(acked, failed)
 	return p, nil
 }
@@ -70,10 +73,21 @@ func (p *Producer) drain(acked func(), failed func(error)) {
 	}
 }
 
+// RecordTooLargeError is a record larger than the producer sends
+// (Client.SetProducerMaxMessageBytes), measured as sarama measures it.
+type RecordTooLargeError struct{ Size, Max int }
+
+func (e *RecordTooLargeError) Error() string {
+	return fmt.Sprintf("%d bytes, more than the %d the producer sends", e.Size, e.Max)
+}
+
 // Send queues r for topic's partition: key, value, headers and
 // timestamp as they are (an absent key or value stays absent, an empty
-// one stays empty). It may block while the producer's queue is full.
-func (p *Producer) Send(topic string, partition int32, r *record.Record) {
+// one stays empty). It may block while the producer's queue is full. A
+// record larger than the producer sends is not queued: a
+// *RecordTooLargeError (sarama would fail it alone and go on with the
+// next ones).
+func (p *Producer) Send(topic string, partition int32, r *record.Record) error {
 	m := &sarama.ProducerMessage{Topic: topic, Partition: partition, Timestamp: r.Timestamp}
 	if r.Key != nil {
 		m.Key = sarama.ByteEncoder(r.Key)
@@ -87,7 +101,11 @@ func (p *Producer) Send(topic string, partition int32, r *record.Record) {
 			m.Headers[j] = sarama.RecordHeader{Key: h.Key, Value: h.Value}
 		}
 	}
+	if size := m.ByteSize(2); size > p.maxBytes { // record batches: DialProducer needs 0.11
+		return &RecordTooLargeError{Size: size, Max: p.maxBytes}
+	}
 	p.ap.Input() <- m
+	return nil
 }
 
 // Close stops the producer at once (records it is still retrying fail)

@@ -128,14 +128,6 @@ func (s *TopicSink) Write(recs []record.Record) error {
 	}
 	for i := range recs {
 		r := &recs[i]
-		if size, big := s.client.ProducerRecordTooLarge(r); big {
-			s.mu.Lock()
-			s.sent++ // counted as sent and failed, so Close still waits for the others
-			s.mu.Unlock()
-			s.fail(fmt.Errorf("%s is %d bytes, more than %s takes (its max.message.bytes, or 1 MB when that cannot be read)",
-				offsets.SafeName(fmt.Sprintf("%s[%d]@%d", r.Topic, r.Partition, r.Offset)), size, s.topic))
-			return s.err()
-		}
 		partition := s.partition
 		if partition < 0 {
 			partition = r.Partition
@@ -143,7 +135,12 @@ func (s *TopicSink) Write(recs []record.Record) error {
 		s.mu.Lock()
 		s.sent++
 		s.mu.Unlock()
-		s.producer.Send(s.topic, partition, r)
+		if err := s.producer.Send(s.topic, partition, r); err != nil {
+			// Counted as sent and failed, so Close still waits for the others.
+			s.fail(fmt.Errorf("%s is %w (%s takes its max.message.bytes, or 1 MB when that cannot be read)",
+				offsets.SafeName(fmt.Sprintf("%s[%d]@%d", r.Topic, r.Partition, r.Offset)), err, s.topic))
+			return s.err()
+		}
 	}
 	return nil
 }

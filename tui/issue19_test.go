@@ -282,13 +282,7 @@ func TestSortPartitionsCycles(t *testing.T) {
 	pr.Partitions[0].Lag, pr.Partitions[1].Lag, pr.Partitions[2].Lag = 5, 50, 20
 	pr.Partitions[0].Rate, pr.Partitions[1].Rate, pr.Partitions[2].Rate = 9, 1, 3
 	feed(m, started(3), pr)
-	order := func() string {
-		var names []string
-		for _, r := range m.parts.rows {
-			names = append(names, r.Partition.String())
-		}
-		return strings.Join(names, " ")
-	}
+	order := func() string { return rowOrder(m) }
 	press(m, "j") // select events[1]
 	press(m, "o")
 	if got := order(); got != "events[1] events[2] events[0]" {
@@ -678,13 +672,7 @@ func TestManualAckSortsAndFiltersByTheLagShown(t *testing.T) {
 		r.NextOffset, r.Lag, r.Acked = r.HighWatermark, 0, acked // all read, some acked
 	}
 	feed(m, started(3), pr)
-	order := func() string {
-		var names []string
-		for _, r := range m.parts.rows {
-			names = append(names, r.Partition.String())
-		}
-		return strings.Join(names, " ")
-	}
+	order := func() string { return rowOrder(m) }
 	press(m, "o")
 	if got := order(); got != "events[1] events[2] events[0]" { // acked lag 50, 20, 5
 		t.Errorf("by lag: %s", got)
@@ -709,4 +697,13 @@ func TestLagStaysWithoutTheMarkerAfterABatch(t *testing.T) {
 	if row.Lag != 0 {
 		t.Errorf("after the batch: NEXT %d, HWM %d, LAG %d; want 0 (read to 18)", row.NextOffset, row.HighWatermark, row.Lag)
 	}
+}
+
+// rowOrder lists the partitions pane's rows in their order.
+func rowOrder(m *Model) string {
+	var names []string
+	for _, r := range m.parts.rows {
+		names = append(names, r.Partition.String())
+	}
+	return strings.Join(names, " ")
 }
