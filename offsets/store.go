@@ -56,6 +56,10 @@ type Store struct {
 	maxRanges  int
 	maxEvents  int
 
+	// releaseEvery and releasedAt pace releasePages (under mu).
+	releaseEvery time.Duration
+	releasedAt   time.Time
+
 	mu      sync.Mutex
 	planned map[string]plannedBatch // by stream; see Plan and Ack
 
@@ -88,7 +92,8 @@ func Open(path string, opt OpenOptions) (*Store, error) {
 			opt.Timeout = 200 * time.Millisecond
 		}
 	}
-	st := &Store{path: path, readOnly: opt.ReadOnly, maxBatches: maxBatches, maxRanges: maxRanges, maxEvents: maxEvents}
+	st := &Store{path: path, readOnly: opt.ReadOnly, maxBatches: maxBatches, maxRanges: maxRanges, maxEvents: maxEvents,
+		releaseEvery: releaseEvery}
 	info, err := os.Stat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && opt.ReadOnly:
@@ -133,6 +138,7 @@ func Open(path string, opt OpenOptions) (*Store, error) {
 		return nil, err
 	}
 	st.db = db
+	st.releasePages() // verify read every page of the file
 	return st, nil
 }
 

@@ -53,6 +53,7 @@ func (s *Store) AckAndPlan(stream string, id uint64, at time.Time, next Batch) e
 	s.forget(stream)
 	if err == nil {
 		s.rememberPlanned(stream, next, enc)
+		s.releasePages()
 	}
 	return err
 }
@@ -145,7 +146,11 @@ func (s *Store) forget(stream string) {
 // ErrBatchOrder.
 func (s *Store) Ack(stream string, id uint64, at time.Time) error {
 	defer s.forget(stream)
-	return s.update(stream, func(st *streamTx) error { return s.ackTx(st, stream, id, at) })
+	err := s.update(stream, func(st *streamTx) error { return s.ackTx(st, stream, id, at) })
+	if err == nil {
+		s.releasePages()
+	}
+	return err
 }
 
 func (s *Store) ackTx(st *streamTx, stream string, id uint64, at time.Time) error {
