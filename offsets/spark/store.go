@@ -132,7 +132,7 @@ func (s *DirStore) ReadFile(name string, limit int64) ([]byte, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, notRegular(p, fi)
 	}
-	f, err := os.OpenFile(real, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
+	f, err := os.OpenFile(real, os.O_RDONLY|openFlags, 0)
 	if err != nil {
 		return nil, fileError(p, err)
 	}
