@@ -92,6 +92,8 @@ func TestBadInput(t *testing.T) {
 		{"unknown flag", watch("--frobnicate"), exitUsage, []string{"--frobnicate"}},
 		{"unknown topic", []string{"watch", "--no-tui", "--until-end", "--no-store", "-b", b, "-t", "no-such-topic-kb"}, exitUsage, []string{"no-such-topic-kb"}},
 		{"partition out of range", watch("-o", topic+":7=0"), exitUsage, []string{"unknown partition", topic + ":7", "2 partitions"}},
+		{"one partition given twice", watch("-o", topic+":0=1", "-o", topic+":0=3"), exitUsage, []string{"both set partition " + topic + ":0"}},
+		{"offsets set: one topic given twice", []string{"offsets", "set", topic + "=earliest", topic + "=latest", "--store", store}, exitUsage, []string{"both set every partition of topic " + topic}},
 		{"offset for an unwatched topic", watch("-o", "other:0=1"), exitUsage, []string{`"other"`}},
 		{"topics: unknown topic", []string{"topics", "-b", b, "no-such-topic-kb"}, exitUsage, []string{"no-such-topic-kb"}},
 		{"invalid TOML", append([]string{"--config", badTOML}, watch()...), exitUsage, []string{badTOML + ":4", "invalid TOML"}},

@@ -62,6 +62,9 @@ func runOffsetsSet(cmd *cobra.Command, g *globalOptions, o *offsetsSetOptions, a
 		}
 		specs = append(specs, sp)
 	}
+	if err := offsets.CheckDistinct(specs); err != nil {
+		return err
+	}
 	st, err := offsetsOpenStore(g, o.dryRun, false, "change")
 	if err != nil {
 		return err

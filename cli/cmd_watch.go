@@ -170,6 +170,9 @@ func (o *watchOptions) streamConfig(g *globalOptions) (consumer.Config, error) {
 		}
 		cfg.Explicit = append(cfg.Explicit, sp)
 	}
+	if err := offsets.CheckDistinct(cfg.Explicit); err != nil {
+		return cfg, err
+	}
 	if len(cfg.Topics) == 0 {
 		return cfg, errNoTopic
 	}

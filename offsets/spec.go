@@ -240,6 +240,35 @@ func checkTopic(name string) string {
 // or high watermark, a timestamp lookup).
 func (s Spec) NeedsCluster() bool { return s.AllPartitions || s.Kind != SpecOffset }
 
+// CheckDistinct refuses two specs for the same partition, or two
+// TOPIC=... specs for the same topic: one would silently override the
+// other, and which the user meant cannot be known. A TOPIC:PARTITION spec
+// beside a TOPIC=... spec is fine: it takes that partition out of the
+// topic-wide one.
+func CheckDistinct(specs []Spec) error {
+	type key struct {
+		topic string
+		part  int32
+		all   bool
+	}
+	seen := make(map[key]Spec, len(specs))
+	for _, sp := range specs {
+		k := key{sp.Topic, sp.Partition, sp.AllPartitions}
+		if k.all {
+			k.part = 0
+		}
+		if first, ok := seen[k]; ok {
+			what := fmt.Sprintf("partition %s:%d", sp.Topic, sp.Partition)
+			if k.all {
+				what = "every partition of topic " + sp.Topic
+			}
+			return &UsageError{Msg: fmt.Sprintf("offset specs %q and %q both set %s: give one", first.text(), sp.text(), what)}
+		}
+		seen[k] = sp
+	}
+	return nil
+}
+
 // Matches reports whether the spec applies to p.
 func (s Spec) Matches(p Partition) bool {
 	return s.Topic != "" && s.Topic == p.Topic && (s.AllPartitions || s.Partition == p.Partition)

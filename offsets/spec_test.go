@@ -235,3 +235,40 @@ func sameSpec(a, b Spec) bool {
 	a.Time, b.Time = time.Time{}, time.Time{}
 	return a == b && ta.Equal(tb)
 }
+
+// TestCheckDistinct: two specs for one partition (or two topic-wide specs
+// for one topic) were taken last-wins without a word.
+func TestCheckDistinct(t *testing.T) {
+	now := time.Now()
+	parse := func(ss ...string) []Spec {
+		var out []Spec
+		for _, s := range ss {
+			sp, err := ParseSpec(s, now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, sp)
+		}
+		return out
+	}
+	for _, c := range []struct {
+		specs []string
+		err   string
+	}{
+		{[]string{"t:0=5", "t:1=7", "u:0=1"}, ""},
+		{[]string{"t=earliest", "t:3=100"}, ""},
+		{[]string{"t=earliest", "u=latest"}, ""},
+		{[]string{"t:0=5", "t:0=7"}, `offset specs "t:0=5" and "t:0=7" both set partition t:0: give one`},
+		{[]string{"t:0=5", "t:0=earliest"}, `offset specs "t:0=5" and "t:0=earliest" both set partition t:0: give one`},
+		{[]string{"t=earliest", "t:1=2", "t=-5"}, `offset specs "t=earliest" and "t=-5" both set every partition of topic t: give one`},
+	} {
+		err := CheckDistinct(parse(c.specs...))
+		var ue *UsageError
+		switch {
+		case c.err == "" && err != nil:
+			t.Errorf("%v: %v, want no error", c.specs, err)
+		case c.err != "" && (err == nil || !errors.As(err, &ue) || err.Error() != c.err):
+			t.Errorf("%v: %v, want usage error %q", c.specs, err, c.err)
+		}
+	}
+}
