@@ -18,7 +18,8 @@ import (
 // A new file is 0600 whatever the umask (records are production data,
 // and kbatch's other files are 0600 too); a file replaced keeps its mode.
 // A path that exists and is not a regular file (/dev/null, a named pipe)
-// is written directly. A File is used by one goroutine at a time.
+// is written directly; a symbolic link to a regular file is followed, and
+// the file it names is replaced. A File is used by one goroutine at a time.
 type File struct {
 	f    *os.File
 	path string
@@ -63,6 +64,13 @@ func CreateFile(path string, replace bool) (*File, error) {
 	mode := os.FileMode(0o600) // records are someone's data (DESIGN §2.7)
 	if err == nil {
 		mode = fi.Mode().Perm()
+		// A symbolic link to a file: replace the file it names, as a
+		// shell's > does, not the link.
+		real, err := filepath.EvalSymlinks(path)
+		if err != nil {
+			return nil, err
+		}
+		path = real
 	}
 	dir, base := filepath.Split(path)
 	if dir == "" {

@@ -77,3 +77,49 @@ func TestWriteFileFailureKeepsOldFile(t *testing.T) {
 		t.Fatalf("mode %v, want 0640", fi.Mode().Perm())
 	}
 }
+
+// TestReplaceThroughASymlinkReplacesItsFile: replacing a path that is a
+// symbolic link to a file replaced the link with a regular file, leaving
+// the file it named as it was (a shell's > writes the file).
+func TestReplaceThroughASymlinkReplacesItsFile(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	if err := os.Mkdir(data, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	target := filepath.Join(data, "out.jsonl")
+	if err := os.WriteFile(target, []byte("old\n"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "out-link.jsonl")
+	if err := os.Symlink("data/out.jsonl", link); err != nil {
+		t.Fatal(err)
+	}
+	f, err := CreateFile(link, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write([]byte("new\n")); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("%s is no longer a symbolic link (%v, %v)", link, fi.Mode(), err)
+	}
+	if got, _ := os.ReadFile(target); string(got) != "new\n" {
+		t.Fatalf("the link's file holds %q, want the new content", got)
+	}
+	if fi, _ := os.Stat(target); fi.Mode().Perm() != 0o640 {
+		t.Fatalf("the link's file has mode %v, want its own 0640 kept", fi.Mode().Perm())
+	}
+	for _, d := range []string{dir, data} {
+		es, _ := os.ReadDir(d)
+		for _, e := range es {
+			if filepath.Ext(e.Name()) == ".partial" {
+				t.Errorf("temporary file %s left in %s", e.Name(), d)
+			}
+		}
+	}
+}
