@@ -175,7 +175,7 @@ func TestReplayCommandOutputs(t *testing.T) {
 		if fmt.Sprint(perPartition) != fmt.Sprint(want) {
 			t.Errorf("offsets per partition %v, want %v", perPartition, want)
 		}
-		if !strings.Contains(stderr, "capped at the high watermark 20") || !strings.Contains(stderr, "replay: 3 partitions, 27 records") {
+		if !strings.Contains(stderr, "capped at the high watermark 20") || !strings.Contains(stderr, "replay: 3 ranges of 2 partitions, 27 records") {
 			t.Errorf("stderr %q", stderr)
 		}
 	})

@@ -5,10 +5,12 @@ import (
 	"io"
 	"strings"
 
+	"github.com/kbatch-dev/kbatch/offsets"
 	"github.com/kbatch-dev/kbatch/record"
 )
 
-// WriteSummary writes one line per partition, then a one-line total that
+// WriteSummary writes one line per range read (a partition can have
+// several), then a one-line total that
 // always comes last, e.g.
 //
 //	events[1] requested 0 → 500: read 120 → 400, 270 records, 10 offsets without a record; missing 0 → 120 (below the log start); capped at the high watermark 400
@@ -57,8 +59,18 @@ func (r *Report) partitionLine(p PartitionReport) string {
 
 func (r *Report) totalLine() string {
 	var b strings.Builder
-	n := int64(len(r.Partitions))
-	fmt.Fprintf(&b, "replay: %d partition%s, %s record%s (%s) in %s", n, plural(n),
+	ranges := int64(len(r.Partitions))
+	parts := map[offsets.Partition]bool{}
+	for _, p := range r.Partitions {
+		parts[p.Read.Partition] = true
+	}
+	b.WriteString("replay: ")
+	if n := int64(len(parts)); n != ranges {
+		fmt.Fprintf(&b, "%d ranges of %d partition%s", ranges, n, plural(n))
+	} else {
+		fmt.Fprintf(&b, "%d partition%s", n, plural(n))
+	}
+	fmt.Fprintf(&b, ", %s record%s (%s) in %s",
 		group(r.Records), plural(r.Records), record.FormatSize(r.Bytes), shortDuration(r.Elapsed))
 	if secs := r.Elapsed.Seconds(); secs > 0 && r.Records > 0 {
 		fmt.Fprintf(&b, ", %s rec/s", group(int64(float64(r.Records)/secs)))

@@ -8,6 +8,34 @@ import (
 	"github.com/kbatch-dev/kbatch/offsets"
 )
 
+// TestSummaryCountsPartitionsNotRanges: two ranges of one partition are
+// one partition; the total said "2 partitions".
+func TestSummaryCountsPartitionsNotRanges(t *testing.T) {
+	r0 := func(from, until int64) PartitionReport {
+		rg := offsets.Range{Partition: tp, From: from, Until: until}
+		return PartitionReport{Task: Task{Requested: rg, Read: rg, Bounds: offsets.Bounds{HighWatermark: 100}}, Position: until, Records: until - from}
+	}
+	for _, c := range []struct {
+		parts []PartitionReport
+		want  string
+	}{
+		{[]PartitionReport{r0(0, 10), r0(20, 30)}, "replay: 2 ranges of 1 partition, 20 records"},
+		{[]PartitionReport{r0(0, 10)}, "replay: 1 partition, 10 records"},
+	} {
+		rep := &Report{Partitions: c.parts, Elapsed: time.Second}
+		for _, p := range c.parts {
+			rep.Records += p.Records
+		}
+		var b strings.Builder
+		if err := rep.WriteSummary(&b); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), c.want) {
+			t.Errorf("summary\n%s\nwant a line with %q", b.String(), c.want)
+		}
+	}
+}
+
 func TestWriteSummary(t *testing.T) {
 	rep := &Report{
 		Partitions: []PartitionReport{
