@@ -56,12 +56,12 @@ type Store struct {
 	maxRanges  int
 	maxEvents  int
 
-	// releaseEvery and releasedAt pace releasePages (under mu).
+	// releaseEvery paces releasePages; not changed while the store is in use.
 	releaseEvery time.Duration
-	releasedAt   time.Time
 
-	mu      sync.Mutex
-	planned map[string]plannedBatch // by stream; see Plan and Ack
+	mu         sync.Mutex
+	releasedAt time.Time               // the last releasePages
+	planned    map[string]plannedBatch // by stream; see Plan and Ack
 
 	// snapshot is the copy read instead of path (OpenOptions.Snapshot),
 	// removed by Close, and when it was taken.
