@@ -10,8 +10,7 @@ import (
 )
 
 // WriteSummary writes one line per range read (a partition can have
-// several), then a one-line total that
-// always comes last, e.g.
+// several), then a one-line total that always comes last, e.g.
 //
 //	events[1] requested 0 → 500: read 120 → 400, 270 records, 10 offsets without a record; missing 0 → 120 (below the log start); capped at the high watermark 400
 //	replay: 1 partition, 270 records (26.4 KiB) in 1.2s, 225 rec/s; 120 offsets missing (below the log start)
