@@ -3,6 +3,7 @@ package record
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -19,7 +20,7 @@ import (
 // and kbatch's other files are 0600 too); a file replaced keeps its mode.
 // A path that exists and is not a regular file (/dev/null, a named pipe)
 // is written directly; a symbolic link to a regular file is followed, and
-// the file it names is replaced. A File is used by one goroutine at a time.
+// the file it names is replaced; a link to nothing is refused. A File is used by one goroutine at a time.
 type File struct {
 	f    *os.File
 	path string
@@ -36,9 +37,14 @@ var ErrExists = errors.New("file exists")
 // ErrIsFolder is returned by CreateFile for a path that is a folder.
 var ErrIsFolder = errors.New("is a folder")
 
+// ErrDanglingLink is returned by CreateFile with replace for a path that is
+// a symbolic link to a file that does not exist.
+var ErrDanglingLink = errors.New("is a symbolic link to a file that does not exist")
+
 // CreateFile starts writing path. With replace unset, a path that exists
 // (as anything) is refused with ErrExists; with it set, an existing
-// regular file is replaced at Commit. Errors from the file system come
+// regular file is replaced at Commit, and a symbolic link to nothing is
+// refused with ErrDanglingLink. Errors from the file system come
 // back as they are (an *fs.PathError naming the temporary file, say), for
 // the caller to put in its own words.
 func CreateFile(path string, replace bool) (*File, error) {
@@ -54,11 +60,19 @@ func CreateFile(path string, replace bool) (*File, error) {
 			return nil, err
 		}
 		return &File{f: f, path: path}, nil
-	case !replace:
-		if _, err := os.Lstat(path); err == nil {
-			return nil, ErrExists // a dangling symbolic link
-		} else if !errors.Is(err, fs.ErrNotExist) {
-			return nil, err
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		return nil, err // a link loop, a folder that cannot be searched
+	case err != nil:
+		if _, lerr := os.Lstat(path); lerr == nil {
+			// A symbolic link to nothing: refused either way, rather than
+			// creating a file wherever the link points, or replacing it.
+			if !replace {
+				return nil, ErrExists
+			}
+			target, _ := os.Readlink(path)
+			return nil, fmt.Errorf("%w (to %q)", ErrDanglingLink, target)
+		} else if !errors.Is(lerr, fs.ErrNotExist) {
+			return nil, lerr
 		}
 	}
 	mode := os.FileMode(0o600) // records are someone's data (DESIGN §2.7)

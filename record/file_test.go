@@ -123,3 +123,35 @@ func TestReplaceThroughASymlinkReplacesItsFile(t *testing.T) {
 		}
 	}
 }
+
+// TestReplaceRefusesALinkToNothingOrALoop: with replace, a Stat error
+// other than "does not exist" (a link loop) and a link to nothing were
+// taken as "no file here", and the link was replaced by a regular file.
+func TestReplaceRefusesALinkToNothingOrALoop(t *testing.T) {
+	dir := t.TempDir()
+	dangling := filepath.Join(dir, "dangling")
+	if err := os.Symlink("missing/out.jsonl", dangling); err != nil {
+		t.Fatal(err)
+	}
+	loopA, loopB := filepath.Join(dir, "loop-a"), filepath.Join(dir, "loop-b")
+	if err := os.Symlink("loop-b", loopA); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("loop-a", loopB); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := CreateFile(dangling, true); !errors.Is(err, ErrDanglingLink) {
+		t.Errorf("a link to nothing: got %v, want ErrDanglingLink", err)
+	}
+	if _, err := CreateFile(loopA, true); err == nil {
+		t.Error("a link loop: no error")
+	}
+	for _, l := range []string{dangling, loopA, loopB} {
+		if fi, err := os.Lstat(l); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			t.Errorf("%s is no longer a symbolic link (%v)", l, err)
+		}
+	}
+	if es, _ := os.ReadDir(dir); len(es) != 3 {
+		t.Errorf("the folder holds %d entries, want the 3 links only", len(es))
+	}
+}

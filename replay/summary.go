@@ -64,8 +64,10 @@ func (r *Report) totalLine() string {
 		parts[p.Read.Partition] = true
 	}
 	b.WriteString("replay: ")
+	unit := "partition" // what the counts below count
 	if n := int64(len(parts)); n != ranges {
 		fmt.Fprintf(&b, "%d ranges of %d partition%s", ranges, n, plural(n))
+		unit = "range"
 	} else {
 		fmt.Fprintf(&b, "%d partition%s", n, plural(n))
 	}
@@ -90,7 +92,7 @@ func (r *Report) totalLine() string {
 		fmt.Fprintf(&b, "; %d capped at the %s", capped, r.endName())
 	}
 	if incomplete > 0 {
-		fmt.Fprintf(&b, "; %d partition%s not read to the end", incomplete, plural(incomplete))
+		fmt.Fprintf(&b, "; %d %s%s not read to the end", incomplete, unit, plural(incomplete))
 	}
 	return b.String()
 }

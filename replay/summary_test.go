@@ -9,11 +9,17 @@ import (
 )
 
 // TestSummaryCountsPartitionsNotRanges: two ranges of one partition are
-// one partition; the total said "2 partitions".
+// one partition; the total said "2 partitions", and then "2 partitions not
+// read to the end".
 func TestSummaryCountsPartitionsNotRanges(t *testing.T) {
 	r0 := func(from, until int64) PartitionReport {
 		rg := offsets.Range{Partition: tp, From: from, Until: until}
 		return PartitionReport{Task: Task{Requested: rg, Read: rg, Bounds: offsets.Bounds{HighWatermark: 100}}, Position: until, Records: until - from}
+	}
+	short := func(p PartitionReport) PartitionReport { // read only halfway
+		p.Position = p.Read.From + p.Read.Span()/2
+		p.Records /= 2
+		return p
 	}
 	for _, c := range []struct {
 		parts []PartitionReport
@@ -21,6 +27,8 @@ func TestSummaryCountsPartitionsNotRanges(t *testing.T) {
 	}{
 		{[]PartitionReport{r0(0, 10), r0(20, 30)}, "replay: 2 ranges of 1 partition, 20 records"},
 		{[]PartitionReport{r0(0, 10)}, "replay: 1 partition, 10 records"},
+		{[]PartitionReport{short(r0(0, 10)), short(r0(20, 30))}, "; 2 ranges not read to the end"},
+		{[]PartitionReport{short(r0(0, 10))}, "; 1 partition not read to the end"},
 	} {
 		rep := &Report{Partitions: c.parts, Elapsed: time.Second}
 		for _, p := range c.parts {
