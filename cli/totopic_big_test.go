@@ -19,21 +19,10 @@ import (
 // The producer now takes what the target's max.message.bytes allows.
 func TestReplayToTopicCopiesRecordsOfSeveralMiB(t *testing.T) {
 	kc := testkafka.New(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
 	src, dst := "big-src", "big-dst"
 	topicTaking(t, kc, src, 1, "10485760")
 	topicTaking(t, kc, dst, 1, "10485760")
-	cl, err := kgo.NewClient(kgo.SeedBrokers(kc.Brokers...), kgo.ProducerBatchMaxBytes(16<<20), kgo.RecordPartitioner(kgo.ManualPartitioner()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
-	for _, size := range []int{10, 3 << 20, 20} {
-		if err := cl.ProduceSync(ctx, &kgo.Record{Topic: src, Key: []byte("k"), Value: make([]byte, size)}).FirstErr(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	produceSizes(t, kc, src, []byte("k"), 10, 3<<20, 20)
 	_, stderr, code := runKbatch(t, "replay", "-b", strings.Join(kc.Brokers, ","), src+":0:earliest-latest", "--to-topic", dst)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -50,21 +39,10 @@ func TestReplayToTopicCopiesRecordsOfSeveralMiB(t *testing.T) {
 // stops at that record: the target holds the records before it.
 func TestReplayToTopicStopsAtARecordTooLarge(t *testing.T) {
 	kc := testkafka.New(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
 	src, dst := "stop-src", "stop-dst"
 	topicTaking(t, kc, src, 1, "16777216")
 	topicTaking(t, kc, dst, 1, "5242880")
-	cl, err := kgo.NewClient(kgo.SeedBrokers(kc.Brokers...), kgo.ProducerBatchMaxBytes(16<<20), kgo.RecordPartitioner(kgo.ManualPartitioner()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
-	for _, size := range []int{3 << 20, 6 << 20, 100} {
-		if err := cl.ProduceSync(ctx, &kgo.Record{Topic: src, Value: make([]byte, size)}).FirstErr(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	produceSizes(t, kc, src, nil, 3<<20, 6<<20, 100)
 	_, stderr, code := runKbatch(t, "replay", "-b", strings.Join(kc.Brokers, ","), src+":0:earliest-latest", "--to-topic", dst)
 	if code != exitFailure || !strings.Contains(stderr, "@1 is") {
 		t.Fatalf("exit %d, want 1 naming offset 1: %s", code, stderr)
@@ -88,4 +66,23 @@ func topicTaking(t *testing.T, kc *testkafka.Cluster, name string, partitions in
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _, _ = kc.Admin().DeleteTopics(context.Background(), name) })
+}
+
+// produceSizes writes one record of each size (its value, zeros) to
+// partition 0 of topic, with key (nil: none), through a client that sends
+// records of up to 16 MiB (the set-up client's batches stop at 1 MB).
+func produceSizes(t *testing.T, kc *testkafka.Cluster, topic string, key []byte, sizes ...int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(kc.Brokers...), kgo.ProducerBatchMaxBytes(16<<20), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	for _, size := range sizes {
+		if err := cl.ProduceSync(ctx, &kgo.Record{Topic: topic, Key: key, Value: make([]byte, size)}).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
