@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/IBM/sarama"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
@@ -25,8 +26,14 @@ func TestOpenTransactionDoesNotGrowTheFetchSize(t *testing.T) {
 		bf := &brokerFetcher{f: f, wake: make(chan struct{}, 1)}
 		r := &reader{p: p, f: f, pos: 10, size: 1 << 20, maxHeld: 100, maxHeldBytes: 1 << 30}
 		bf.readers = []*reader{r}
-		resp := &sarama.FetchResponse{Version: 11, Blocks: map[string]map[int32]*sarama.FetchResponseBlock{
-			"t": {0: {Err: sarama.ErrNoError, HighWaterMarkOffset: 20, LastStableOffset: 10}}}}
+		resp := kmsg.NewPtrFetchResponse()
+		resp.Version = 11
+		rt := kmsg.NewFetchResponseTopic()
+		rt.Topic = "t"
+		rp := kmsg.NewFetchResponseTopicPartition()
+		rp.HighWatermark, rp.LastStableOffset = 20, 10
+		rt.Partitions = append(rt.Partitions, rp)
+		resp.Topics = append(resp.Topics, rt)
 		if !bf.handle(kafka.NewFetchResponse(resp), []*reader{r}, 1<<20) {
 			t.Fatal("handle stopped")
 		}

@@ -234,7 +234,7 @@ func dialOnce(cc ClientConfig, conf *sarama.Config) (*Client, error, error) {
 			cause := rootCause(cc, conf, r.err)
 			return nil, cause, fmt.Errorf("%w at %s: %s", ErrUnreachable, strings.Join(cc.Brokers, ","), describe(cc, conf, cause))
 		}
-		return &Client{sc: r.c, retryFor: cc.retryFor()}, nil, nil
+		return &Client{sc: r.c, retryFor: cc.retryFor(), cc: cc, fc: &fetchConns{}}, nil, nil
 	case <-time.After(timeout + 2*time.Second):
 		go func() {
 			if r := <-done; r.c != nil {

@@ -22,10 +22,24 @@ type Client struct {
 	// whose leader fails or is unknown (a leader failover takes the
 	// broker session timeout, 9 s by default, or ZooKeeper's 18 s).
 	retryFor time.Duration
+	// cc is the configuration the client was made from (the one that
+	// worked), for the fetch connections (fetchconn.go).
+	cc ClientConfig
+	fc *fetchConns
+}
+
+// Another connects a second client to the same cluster, as this one was
+// made (credentials included): for reads that must not wait behind this
+// client's long polls, which share its one connection to each broker.
+func (c *Client) Another() (*Client, error) {
+	return DialWith(c.cc, c.cc.SaramaConfig())
 }
 
 // Close closes every connection of the client.
-func (c *Client) Close() error { return c.sc.Close() }
+func (c *Client) Close() error {
+	c.closeFetch()
+	return c.sc.Close()
+}
 
 // Topics lists the topics of the cluster's metadata.
 func (c *Client) Topics() ([]string, error) { return c.sc.Topics() }
@@ -107,20 +121,11 @@ func (c *Client) FetchSizes() (partition, largest int32) {
 	return partition, largest
 }
 
-// Fetch sends req to the broker with id broker and returns its answer.
-// After a failure the broker's connection is closed, so the next Fetch
-// to it connects again.
+// Fetch sends req to the broker with id broker and returns its answer
+// (over the fetch connections, fetchconn.go). After a failure the
+// broker's connection is closed, so the next Fetch to it connects again.
 func (c *Client) Fetch(broker int32, req *FetchRequest) (*FetchResponse, error) {
-	b, err := c.sc.Broker(broker)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := b.Fetch(req.r)
-	if err != nil {
-		_ = b.Close()
-		return nil, err
-	}
-	return &FetchResponse{r: resp}, nil
+	return c.send(broker, req)
 }
 
 // FetchLeader is Fetch to p's leader; the error says when there is none.
@@ -129,12 +134,11 @@ func (c *Client) FetchLeader(p offsets.Partition, req *FetchRequest) (*FetchResp
 	if err != nil {
 		return nil, &NoLeaderError{Partition: p, Err: err}
 	}
-	resp, err := b.Fetch(req.r)
+	resp, err := c.send(b.ID(), req)
 	if err != nil {
-		_ = b.Close()
 		return nil, fmt.Errorf("fetch from broker %s: %w", b.Addr(), err)
 	}
-	return &FetchResponse{r: resp}, nil
+	return resp, nil
 }
 
 // NoLeaderError is a partition whose leader the metadata does not know.

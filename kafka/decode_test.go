@@ -1,101 +1,66 @@
 package kafka
 
 import (
+	"encoding/binary"
+	"hash/crc32"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/IBM/sarama"
+	"github.com/klauspost/compress/s2"
 
 	"github.com/kbatch-dev/kbatch/offsets"
 )
 
 var tp = offsets.Partition{Topic: "t", Partition: 0}
 
-// batch builds a record batch at first with records at the given offset
-// deltas and a last offset delta of last.
-func rbatch(first int64, last int32, pid int64, txn bool, deltas ...int64) *sarama.Records {
-	b := &sarama.RecordBatch{Version: 2, FirstOffset: first, LastOffsetDelta: last, ProducerID: pid,
-		IsTransactional: txn, FirstTimestamp: time.UnixMilli(1000)}
-	for _, d := range deltas {
-		b.Records = append(b.Records, &sarama.Record{OffsetDelta: d, TimestampDelta: time.Duration(d) * time.Millisecond,
-			Key: []byte{byte(first + d)}, Value: []byte("v")})
-	}
-	return &sarama.Records{RecordBatch: b}
-}
-
-func plain(first int64, n int) *sarama.Records {
-	deltas := make([]int64, n)
-	for i := range deltas {
-		deltas[i] = int64(i)
-	}
-	return rbatch(first, int32(n-1), -1, false, deltas...)
-}
-
-func txn(first int64, n int, pid int64) *sarama.Records {
-	r := plain(first, n)
-	r.RecordBatch.ProducerID, r.RecordBatch.IsTransactional = pid, true
-	return r
-}
-
-func marker(at int64, pid int64, commit bool) *sarama.Records {
-	typ := byte(0)
-	if commit {
-		typ = 1
-	}
-	b := &sarama.RecordBatch{Version: 2, FirstOffset: at, ProducerID: pid, IsTransactional: true, Control: true,
-		Records: []*sarama.Record{{Key: []byte{0, 0, 0, typ}, Value: []byte{0, 0, 0, 0, 0, 0}}}}
-	return &sarama.Records{RecordBatch: b}
-}
-
-func TestDecodeBlock(t *testing.T) {
-	type abort = sarama.AbortedTransaction
+func TestDecodeRecords(t *testing.T) {
+	type abort = AbortedTxn
 	tests := []struct {
 		name        string
-		set         []*sarama.Records
-		aborted     []*abort
+		set         []byte
+		aborted     []abort
 		pos, until  int64
 		committed   bool
 		wantOffsets []int64
 		wantNext    int64
 		wantBatches int
 	}{
-		{"two batches", []*sarama.Records{plain(0, 5), plain(5, 5)}, nil, 0, 10, false,
+		{"two batches", concat(plainBatch(0, 5), plainBatch(5, 5)), nil, 0, 10, false,
 			[]int64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, 10, 2},
-		{"position inside the first batch, until inside the second", []*sarama.Records{plain(0, 5), plain(5, 5)}, nil, 3, 8, false,
+		{"position inside the first batch, until inside the second", concat(plainBatch(0, 5), plainBatch(5, 5)), nil, 3, 8, false,
 			[]int64{3, 4, 5, 6, 7}, 8, 2},
-		{"compacted inside and at the end of a batch", []*sarama.Records{rbatch(0, 9, -1, false, 0, 4)}, nil, 0, 20, false,
+		{"compacted inside and at the end of a batch", concat(rbatch(0, 9, -1, false, 0, 4)), nil, 0, 20, false,
 			[]int64{0, 4}, 10, 1},
-		{"range ends on a commit marker", []*sarama.Records{txn(0, 3, 7), marker(3, 7, true)}, nil, 0, 4, false,
+		{"range ends on a commit marker", concat(txn(0, 3, 7), marker(3, 7, true)), nil, 0, 4, false,
 			[]int64{0, 1, 2}, 4, 2},
-		{"range ends on a commit marker, committed", []*sarama.Records{txn(0, 3, 7), marker(3, 7, true)}, nil, 0, 4, true,
+		{"range ends on a commit marker, committed", concat(txn(0, 3, 7), marker(3, 7, true)), nil, 0, 4, true,
 			[]int64{0, 1, 2}, 4, 2},
-		{"aborted, uncommitted", []*sarama.Records{txn(0, 3, 7), marker(3, 7, false), plain(4, 1)}, []*abort{{ProducerID: 7, FirstOffset: 0}}, 0, 5, false,
+		{"aborted, uncommitted", concat(txn(0, 3, 7), marker(3, 7, false), plainBatch(4, 1)), []abort{{ProducerID: 7, FirstOffset: 0}}, 0, 5, false,
 			[]int64{0, 1, 2, 4}, 5, 3},
-		{"aborted, committed", []*sarama.Records{txn(0, 3, 7), marker(3, 7, false), plain(4, 1)}, []*abort{{ProducerID: 7, FirstOffset: 0}}, 0, 5, true,
+		{"aborted, committed", concat(txn(0, 3, 7), marker(3, 7, false), plainBatch(4, 1)), []abort{{ProducerID: 7, FirstOffset: 0}}, 0, 5, true,
 			[]int64{4}, 5, 3},
-		{"range over an aborted transaction only", []*sarama.Records{txn(0, 3, 7), marker(3, 7, false)}, []*abort{{ProducerID: 7, FirstOffset: 0}}, 0, 4, true,
+		{"range over an aborted transaction only", concat(txn(0, 3, 7), marker(3, 7, false)), []abort{{ProducerID: 7, FirstOffset: 0}}, 0, 4, true,
 			nil, 4, 2},
-		{"range ending inside an aborted transaction", []*sarama.Records{txn(0, 3, 7), marker(3, 7, false)}, []*abort{{ProducerID: 7, FirstOffset: 0}}, 0, 2, true,
+		{"range ending inside an aborted transaction", concat(txn(0, 3, 7), marker(3, 7, false)), []abort{{ProducerID: 7, FirstOffset: 0}}, 0, 2, true,
 			nil, 2, 1},
-		{"interleaved: 7 aborts, 8 commits", []*sarama.Records{txn(0, 2, 7), txn(2, 2, 8), marker(4, 7, false), txn(5, 1, 7), marker(6, 8, true)},
-			[]*abort{{ProducerID: 7, FirstOffset: 0}}, 0, 7, true,
+		{"interleaved: 7 aborts, 8 commits", concat(txn(0, 2, 7), txn(2, 2, 8), marker(4, 7, false), txn(5, 1, 7), marker(6, 8, true)),
+			[]abort{{ProducerID: 7, FirstOffset: 0}}, 0, 7, true,
 			[]int64{2, 3, 5}, 7, 5},
-		{"aborted list out of order, pid reused after abort", []*sarama.Records{txn(0, 1, 7), marker(1, 7, false), txn(2, 1, 7), marker(3, 7, false), txn(4, 1, 7), marker(5, 7, true)},
-			[]*abort{{ProducerID: 7, FirstOffset: 2}, {ProducerID: 7, FirstOffset: 0}}, 0, 6, true,
+		{"aborted list out of order, pid reused after abort", concat(txn(0, 1, 7), marker(1, 7, false), txn(2, 1, 7), marker(3, 7, false), txn(4, 1, 7), marker(5, 7, true)),
+			[]abort{{ProducerID: 7, FirstOffset: 2}, {ProducerID: 7, FirstOffset: 0}}, 0, 6, true,
 			[]int64{4}, 6, 6},
-		{"gap before a batch past until ends the range", []*sarama.Records{plain(0, 3), plain(5, 3)}, nil, 0, 4, false,
+		{"gap before a batch past until ends the range", concat(plainBatch(0, 3), plainBatch(5, 3)), nil, 0, 4, false,
 			[]int64{0, 1, 2}, 4, 1},
-		{"answer starting past until", []*sarama.Records{plain(5, 3)}, nil, 3, 4, false,
+		{"answer starting past until", concat(plainBatch(5, 3)), nil, 3, 4, false,
 			nil, 4, 0},
-		{"records past until are dropped", []*sarama.Records{plain(0, 10)}, nil, 0, 3, false,
+		{"records past until are dropped", concat(plainBatch(0, 10)), nil, 0, 3, false,
 			[]int64{0, 1, 2}, 3, 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			blk := &sarama.FetchResponseBlock{RecordsSet: tc.set, AbortedTransactions: tc.aborted}
-			d, err := DecodeBlock(blk, tp, tc.pos, tc.until, tc.committed)
+			d, err := DecodeRecords(tc.set, tc.aborted, tp, tc.pos, tc.until, tc.committed)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -122,57 +87,58 @@ func TestDecodeBlock(t *testing.T) {
 	}
 }
 
-func TestDecodeBlockPartialAndTimes(t *testing.T) {
-	d, err := DecodeBlock(&sarama.FetchResponseBlock{Partial: true}, tp, 5, 10, false)
-	if err != nil || !d.Partial || d.Next != 5 {
-		t.Fatalf("partial block: %+v %v", d, err)
-	}
-	part := &sarama.Records{RecordBatch: &sarama.RecordBatch{FirstOffset: 5, PartialTrailingRecord: true}}
-	d, err = DecodeBlock(&sarama.FetchResponseBlock{RecordsSet: []*sarama.Records{part}}, tp, 5, 10, false)
+func TestDecodeRecordsPartialAndTimes(t *testing.T) {
+	whole := plainBatch(5, 1)
+	part := plainBatch(6, 3)
+	part = part[:len(part)-5] // cut at the fetch size
+	d, err := DecodeRecords(part, nil, tp, 5, 10, false)
 	if err != nil || !d.Partial || d.Next != 5 || d.Batches != 0 {
 		t.Fatalf("partial batch: %+v %v", d, err)
 	}
-	d, err = DecodeBlock(&sarama.FetchResponseBlock{RecordsSet: []*sarama.Records{plain(5, 1), part}}, tp, 5, 10, false)
+	d, err = DecodeRecords(part[:10], nil, tp, 5, 10, false)
+	if err != nil || !d.Partial || d.Next != 5 || d.Batches != 0 {
+		t.Fatalf("the first bytes of a batch: %+v %v", d, err)
+	}
+	d, err = DecodeRecords(concat(whole, part), nil, tp, 5, 10, false)
 	if err != nil || d.Partial || d.Next != 6 || len(d.Msgs) != 1 {
 		t.Fatalf("complete batch then partial: %+v %v", d, err)
 	}
 
-	r := plain(0, 2)
-	d, _ = DecodeBlock(&sarama.FetchResponseBlock{RecordsSet: []*sarama.Records{r}}, tp, 0, 2, false)
+	b := tbatch{First: 0, LastDelta: 1, FirstTS: 1000, MaxTS: 1001, Records: []trec{{OffsetDelta: 0}, {OffsetDelta: 1, TimestampDelta: 1}}}
+	d, _ = DecodeRecords(b.Encode(), nil, tp, 0, 2, false)
 	if got := d.Msgs[1].Timestamp; !got.Equal(time.UnixMilli(1001)) {
 		t.Errorf("create time %v, want first timestamp + delta", got)
 	}
-	r.RecordBatch.LogAppendTime, r.RecordBatch.MaxTimestamp = true, time.UnixMilli(5000)
-	d, _ = DecodeBlock(&sarama.FetchResponseBlock{RecordsSet: []*sarama.Records{r}}, tp, 0, 2, false)
+	b.LogAppend, b.MaxTS = true, 5000
+	d, _ = DecodeRecords(b.Encode(), nil, tp, 0, 2, false)
 	if got := d.Msgs[0].Timestamp; !got.Equal(time.UnixMilli(5000)) {
 		t.Errorf("log append time %v, want the batch's max timestamp", got)
 	}
 }
 
-// TestDecodeBlockTimestampRuns: deltas that repeat, come back, go
+// TestDecodeRecordsTimestampRuns: deltas that repeat, come back, go
 // negative (a producer setting its own times) or start above zero each
 // give first timestamp + delta, in every batch of an answer, and every
 // record's other fields are its own (records share one slab).
-func TestDecodeBlockTimestampRuns(t *testing.T) {
-	deltas := [][]time.Duration{
+func TestDecodeRecordsTimestampRuns(t *testing.T) {
+	deltas := [][]int64{
 		{0, 0, 0, 3, 3, 0, -2, -2, 7},
 		{5, 5, 0, 5},
 	}
-	var sets []*sarama.Records
+	var raw []byte
 	var want []time.Time
 	off := int64(0)
 	for i, ds := range deltas {
-		first := time.UnixMilli(int64(10_000 * (i + 1)))
-		b := &sarama.RecordBatch{Version: 2, FirstOffset: off, LastOffsetDelta: int32(len(ds) - 1), FirstTimestamp: first}
+		first := int64(10_000 * (i + 1))
+		b := tbatch{First: off, LastDelta: int32(len(ds) - 1), FirstTS: first, MaxTS: first + 7}
 		for j, dt := range ds {
-			b.Records = append(b.Records, &sarama.Record{OffsetDelta: int64(j), TimestampDelta: dt * time.Millisecond,
-				Key: []byte{byte(off) + byte(j)}})
-			want = append(want, first.Add(dt*time.Millisecond))
+			b.Records = append(b.Records, trec{OffsetDelta: int64(j), TimestampDelta: dt, Key: []byte{byte(off) + byte(j)}})
+			want = append(want, time.UnixMilli(first+dt))
 		}
-		sets = append(sets, &sarama.Records{RecordBatch: b})
+		raw = append(raw, b.Encode()...)
 		off += int64(len(ds))
 	}
-	d, err := DecodeBlock(&sarama.FetchResponseBlock{RecordsSet: sets}, tp, 0, NoEnd, false)
+	d, err := DecodeRecords(raw, nil, tp, 0, NoEnd, false)
 	if err != nil || len(d.Msgs) != len(want) {
 		t.Fatalf("%d records, %v; want %d", len(d.Msgs), err, len(want))
 	}
@@ -183,31 +149,51 @@ func TestDecodeBlockTimestampRuns(t *testing.T) {
 	}
 }
 
-func TestDecodeBlockLegacy(t *testing.T) {
-	ms := &sarama.MessageSet{}
+// Legacy message sets (message format v0 and v1, Kafka before 0.11):
+// plain messages with absolute offsets, and a compressed v1 wrapper whose
+// inner offsets are relative, the wrapper carrying the last one's.
+func TestDecodeRecordsLegacy(t *testing.T) {
+	var raw []byte
 	for _, o := range []int64{3, 4, 7} {
-		ms.Messages = append(ms.Messages, &sarama.MessageBlock{Offset: o, Msg: &sarama.Message{Key: []byte{byte(o)}, Value: []byte("v")}})
+		raw = append(raw, legacy(0, o, 0, 0, []byte{byte(o)}, []byte("v"))...)
 	}
-	blk := &sarama.FetchResponseBlock{RecordsSet: []*sarama.Records{{MsgSet: ms}}}
-	d, err := DecodeBlock(blk, tp, 4, 10, false)
+	d, err := DecodeRecords(raw, nil, tp, 4, 10, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(d.Msgs) != 2 || d.Msgs[0].Offset != 4 || d.Msgs[1].Offset != 7 || d.Next != 8 {
+	if len(d.Msgs) != 2 || d.Msgs[0].Offset != 4 || d.Msgs[1].Offset != 7 || d.Next != 8 || !d.Msgs[0].Timestamp.IsZero() {
 		t.Fatalf("legacy: %+v", d)
 	}
-	d, _ = DecodeBlock(blk, tp, 3, 7, false)
+	d, _ = DecodeRecords(raw, nil, tp, 3, 7, false)
 	if len(d.Msgs) != 2 || d.Next != 7 {
 		t.Fatalf("legacy until 7: %+v", d)
+	}
+
+	// v1, snappy: inner messages at relative offsets 0..2, the wrapper at
+	// absolute offset 12 (the last inner one's), log-append time 9000.
+	var inner []byte
+	for i := int64(0); i < 3; i++ {
+		inner = append(inner, legacy(1, i, 0, 100+i, []byte{byte(10 + i)}, nil)...)
+	}
+	wrapped := legacy(1, 12, codecSnappy|8, 9000, nil, s2.EncodeSnappy(nil, inner))
+	plainV1 := legacy(1, 13, 0, 200, []byte{13}, []byte("x"))
+	d, err = DecodeRecords(concat(wrapped, plainV1), nil, tp, 11, NoEnd, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Msgs) != 3 || d.Msgs[0].Offset != 11 || d.Msgs[1].Offset != 12 || d.Msgs[2].Offset != 13 || d.Next != 14 || d.Batches != 2 {
+		t.Fatalf("legacy v1: %+v", d)
+	}
+	if d.Msgs[0].Key[0] != 11 || d.Msgs[0].Value != nil || !d.Msgs[0].Timestamp.Equal(time.UnixMilli(9000)) || !d.Msgs[2].Timestamp.Equal(time.UnixMilli(200)) {
+		t.Fatalf("legacy v1 records: %+v", d.Msgs)
 	}
 }
 
 // The stream reads without an end: NoEnd keeps every record and the
 // position after the last batch.
-func TestDecodeBlockWithoutEnd(t *testing.T) {
-	blk := &sarama.FetchResponseBlock{RecordsSet: []*sarama.Records{plain(0, 3), txn(3, 2, 7), marker(5, 7, false), plain(6, 1)},
-		AbortedTransactions: []*sarama.AbortedTransaction{{ProducerID: 7, FirstOffset: 3}}}
-	d, err := DecodeBlock(blk, tp, 1, NoEnd, true)
+func TestDecodeRecordsWithoutEnd(t *testing.T) {
+	raw := concat(plainBatch(0, 3), txn(3, 2, 7), marker(5, 7, false), plainBatch(6, 1))
+	d, err := DecodeRecords(raw, []AbortedTxn{{ProducerID: 7, FirstOffset: 3}}, tp, 1, NoEnd, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,57 +205,55 @@ func TestDecodeBlockWithoutEnd(t *testing.T) {
 		t.Fatalf("offsets %v next %d batches %d; want [1 2 6], 7, 4", got, d.Next, d.Batches)
 	}
 	// A batch with every record compacted away still moves the position.
-	d, _ = DecodeBlock(&sarama.FetchResponseBlock{RecordsSet: []*sarama.Records{rbatch(7, 4, -1, false)}}, tp, 7, NoEnd, false)
+	d, _ = DecodeRecords(rbatch(7, 4, -1, false), nil, tp, 7, NoEnd, false)
 	if len(d.Msgs) != 0 || d.Next != 12 || d.Partial {
 		t.Fatalf("empty batch: %+v", d)
 	}
 }
 
-// A legacy message without a body is a malformed answer, not a record.
-func TestDecodeBlockLegacyWithoutBody(t *testing.T) {
-	ms := &sarama.MessageSet{Messages: []*sarama.MessageBlock{{Offset: 3}}}
-	_, err := DecodeBlock(&sarama.FetchResponseBlock{RecordsSet: []*sarama.Records{{MsgSet: ms}}}, tp, 0, NoEnd, false)
-	if err == nil || !strings.Contains(err.Error(), "offset 3") {
-		t.Fatalf("err %v, want one naming offset 3", err)
+// Malformed answers are errors naming what is wrong, never records: a
+// flipped bit (CRC), a batch claiming more records than it holds, a
+// legacy message whose key runs past it.
+func TestDecodeRecordsMalformed(t *testing.T) {
+	flipped := plainBatch(3, 2)
+	flipped[len(flipped)-1] ^= 1
+	if _, err := DecodeRecords(flipped, nil, tp, 0, NoEnd, false); err == nil || !strings.Contains(err.Error(), "CRC") {
+		t.Errorf("flipped bit: err %v, want a CRC mismatch", err)
+	}
+	short := tbatch{First: 3, LastDelta: 1, Records: []trec{{Key: []byte("k")}}}.Encode()
+	binary.BigEndian.PutUint32(short[57:], 2) // claims two records, holds one
+	binary.BigEndian.PutUint32(short[17:], crc32.Checksum(short[21:], castagnoli))
+	if _, err := DecodeRecords(short, nil, tp, 0, NoEnd, false); err == nil || !strings.Contains(err.Error(), "at 3") {
+		t.Errorf("short batch: err %v, want one naming offset 3", err)
+	}
+	m := legacy(0, 3, 0, 0, []byte("key"), []byte("value"))
+	binary.BigEndian.PutUint32(m[16+2:], 100) // key length past the message
+	binary.BigEndian.PutUint32(m[12:], crc32.ChecksumIEEE(m[16:]))
+	if _, err := DecodeRecords(m, nil, tp, 0, NoEnd, false); err == nil || !strings.Contains(err.Error(), "at 3") {
+		t.Errorf("legacy message: err %v, want one naming offset 3", err)
 	}
 }
 
-// TestDecodeBlockNegativeTimestamps: a batch whose first record has no
-// timestamp (-1) gave the batch's other records dates in year 1 or 57
-// (sarama reads the negative base as the zero time; helper-31 found it:
-// replay printed 0057-01-01 for a record of 2026). The base comes back
-// from the batch's largest timestamp; a record whose own time is negative
-// has none (null in the JSON lines).
-func TestDecodeBlockNegativeTimestamps(t *testing.T) {
-	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	// Kafka's encoding: base = the first record's time, -1 here; deltas
-	// from it; max = the largest time.
-	times := []int64{-1, at.UnixMilli(), at.UnixMilli() + 5, -5000}
-	b := &sarama.RecordBatch{Version: 2, FirstOffset: 0, LastOffsetDelta: int32(len(times) - 1),
-		FirstTimestamp: time.Time{}, MaxTimestamp: time.UnixMilli(at.UnixMilli() + 5)} // as sarama decodes base -1
+// TestDecodeRecordsNegativeTimestamps: a batch whose first record has no
+// timestamp (-1) has the batch's first timestamp -1, and the others'
+// deltas are from it (sarama read that base as the zero time, which gave
+// the batch's other records dates in year 1 or 57; helper-31 found it). A
+// record whose own time is negative has none (null in the JSON lines).
+func TestDecodeRecordsNegativeTimestamps(t *testing.T) {
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixMilli()
+	times := []int64{-1, at, at + 5, -5000}
+	b := tbatch{First: 0, LastDelta: int32(len(times) - 1), FirstTS: -1, MaxTS: at + 5}
 	for j, ms := range times {
-		b.Records = append(b.Records, &sarama.Record{OffsetDelta: int64(j), TimestampDelta: time.Duration(ms+1) * time.Millisecond})
+		b.Records = append(b.Records, trec{OffsetDelta: int64(j), TimestampDelta: ms + 1})
 	}
-	d, err := DecodeBlock(&sarama.FetchResponseBlock{RecordsSet: []*sarama.Records{{RecordBatch: b}}}, tp, 0, NoEnd, false)
+	d, err := DecodeRecords(b.Encode(), nil, tp, 0, NoEnd, false)
 	if err != nil || len(d.Msgs) != len(times) {
 		t.Fatalf("%d records, %v", len(d.Msgs), err)
 	}
-	want := []time.Time{{}, at, at.Add(5 * time.Millisecond), {}}
+	want := []time.Time{{}, time.UnixMilli(at), time.UnixMilli(at + 5), {}}
 	for i, m := range d.Msgs {
 		if !m.Timestamp.Equal(want[i]) {
 			t.Errorf("record %d: timestamp %v, want %v", i, m.Timestamp, want[i])
-		}
-	}
-
-	// No record with a time: the largest is negative too.
-	b.MaxTimestamp = time.Time{}
-	d, err = DecodeBlock(&sarama.FetchResponseBlock{RecordsSet: []*sarama.Records{{RecordBatch: b}}}, tp, 0, NoEnd, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, m := range d.Msgs {
-		if !m.Timestamp.IsZero() {
-			t.Errorf("record %d: timestamp %v, want none", i, m.Timestamp)
 		}
 	}
 }

@@ -2,11 +2,10 @@ package kafka
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"time"
-
-	"github.com/IBM/sarama"
 
 	"github.com/kbatch-dev/kbatch/offsets"
 )
@@ -38,25 +37,25 @@ import (
 // when compaction removed off), and false when the answer holds no such
 // batch or its epoch is unknown (message format before v2, or -1).
 func (a *PartitionAnswer) EpochAt(off int64) (int32, bool) {
-	return epochAt(a.blk, off)
-}
-
-func epochAt(blk *sarama.FetchResponseBlock, off int64) (int32, bool) {
-	for _, rs := range blk.RecordsSet {
-		rb := rs.RecordBatch
-		if rb == nil {
-			if rs.MsgSet != nil {
-				return -1, false // no epochs before message format v2
-			}
-			continue
-		}
-		if rb.PartialTrailingRecord || rb.LastOffset() < off {
-			continue
-		}
-		if rb.PartitionLeaderEpoch < 0 {
+	for in := a.raw; len(in) > 0; {
+		size, magic, whole := entry(in)
+		if !whole {
 			return -1, false
 		}
-		return rb.PartitionLeaderEpoch, true
+		if magic < 2 {
+			return -1, false // no epochs before message format v2
+		}
+		if size >= batchHeader {
+			base := int64(binary.BigEndian.Uint64(in))
+			last := base + int64(int32(binary.BigEndian.Uint32(in[23:])))
+			if last >= off {
+				if e := int32(binary.BigEndian.Uint32(in[12:])); e >= 0 {
+					return e, true
+				}
+				return -1, false
+			}
+		}
+		in = in[size:]
 	}
 	return -1, false
 }
@@ -171,7 +170,7 @@ func fetchEpoch(ctx context.Context, c *Client, p offsets.Partition, off int64) 
 			continue
 		case a.Err != nil:
 			return -1, false, false, fmt.Errorf("fetch %s at %d: %w", p, off, a.Err)
-		case a.blk.Partial && size < largest:
+		case a.Partial() && size < largest:
 			size = int32(min(2*int64(size), int64(largest)))
 			try-- // not a failure: ask again for more
 			continue

@@ -2,9 +2,11 @@ package kafka
 
 import (
 	"errors"
+	"math/rand/v2"
 	"time"
 
 	"github.com/IBM/sarama"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kbatch-dev/kbatch/offsets"
 )
@@ -44,28 +46,30 @@ func (o FetchOptions) Committed() bool { return o.ReadCommitted && o.Version >= 
 
 // FetchRequest is a Fetch request under construction: NewFetchRequest,
 // then Add for each partition.
-type FetchRequest struct{ r *sarama.FetchRequest }
+type FetchRequest struct{ r *kmsg.FetchRequest }
 
 // NewFetchRequest is the one place kbatch builds a Fetch request: the
 // stream, replay and the probe (NoRecordsBetween) all send what it builds.
 // maxBytes bounds the whole answer (Fetch v3 and later). No fetch session
 // is used (SessionID 0, SessionEpoch -1, Fetch v7 and later): every
-// request names all its partitions. The library keeps a request's
-// partitions in a map, so their order in the request (which decides who
-// gets the room of a full answer) changes from one request to the next.
+// request names all its partitions. Client.Fetch sends a request's
+// partitions in an order of its own, changed from one request to the
+// next (see shuffle), as a broker gives the room of a full answer to the
+// partitions it reads first.
 func NewFetchRequest(o FetchOptions, maxBytes int32) *FetchRequest {
-	req := &sarama.FetchRequest{Version: o.Version, MinBytes: max(o.MinBytes, 1), MaxWaitTime: int32(o.MaxWait / time.Millisecond)}
+	req := kmsg.NewPtrFetchRequest()
+	req.Version = o.Version
+	req.MinBytes = max(o.MinBytes, 1)
+	req.MaxWaitMillis = int32(o.MaxWait / time.Millisecond)
 	if o.Version >= 3 {
 		req.MaxBytes = maxBytes
 	}
 	if o.Version >= 4 && o.ReadCommitted {
-		req.Isolation = sarama.ReadCommitted
+		req.IsolationLevel = 1
 	}
-	if o.Version >= 7 {
-		req.SessionID, req.SessionEpoch = 0, -1 // no fetch session
-	}
+	req.SessionID, req.SessionEpoch = 0, -1 // no fetch session
 	if o.Version >= 11 {
-		req.RackID = o.Rack
+		req.Rack = o.Rack
 	}
 	return &FetchRequest{r: req}
 }
@@ -83,33 +87,82 @@ func (f *FetchRequest) Add(p offsets.Partition, pos int64, size int32) {
 // metadata, ask again), so a fetch is never served by a leader the client
 // does not know is current. -1 asks without the check.
 func (f *FetchRequest) AddEpoch(p offsets.Partition, pos int64, size, epoch int32) {
-	f.r.AddBlock(p.Topic, p.Partition, pos, size, epoch)
+	var t *kmsg.FetchRequestTopic
+	if n := len(f.r.Topics); n > 0 && f.r.Topics[n-1].Topic == p.Topic {
+		t = &f.r.Topics[n-1]
+	} else {
+		for i := range f.r.Topics {
+			if f.r.Topics[i].Topic == p.Topic {
+				t = &f.r.Topics[i]
+				break
+			}
+		}
+	}
+	if t == nil {
+		f.r.Topics = append(f.r.Topics, kmsg.NewFetchRequestTopic())
+		t = &f.r.Topics[len(f.r.Topics)-1]
+		t.Topic = p.Topic
+	}
+	rp := kmsg.NewFetchRequestTopicPartition()
+	rp.Partition, rp.FetchOffset, rp.PartitionMaxBytes, rp.CurrentLeaderEpoch = p.Partition, pos, size, epoch
+	for i := range t.Partitions {
+		if t.Partitions[i].Partition == p.Partition {
+			t.Partitions[i] = rp // as a second Add of one partition did before
+			return
+		}
+	}
+	t.Partitions = append(t.Partitions, rp)
+}
+
+// shuffle puts the request's topics and partitions in a random order.
+func (f *FetchRequest) shuffle() {
+	rand.Shuffle(len(f.r.Topics), func(i, j int) { f.r.Topics[i], f.r.Topics[j] = f.r.Topics[j], f.r.Topics[i] })
+	for _, t := range f.r.Topics {
+		rand.Shuffle(len(t.Partitions), func(i, j int) { t.Partitions[i], t.Partitions[j] = t.Partitions[j], t.Partitions[i] })
+	}
 }
 
 // FetchResponse is a broker's answer to a FetchRequest.
-type FetchResponse struct{ r *sarama.FetchResponse }
+type FetchResponse struct {
+	r     *kmsg.FetchResponse
+	index map[offsets.Partition]*kmsg.FetchResponseTopicPartition
+}
 
 // NewFetchResponse wraps an answer built by hand (tests of what the
 // stream makes of an answer).
-func NewFetchResponse(r *sarama.FetchResponse) *FetchResponse { return &FetchResponse{r: r} }
+func NewFetchResponse(r *kmsg.FetchResponse) *FetchResponse { return &FetchResponse{r: r} }
 
 // Throttle is how long the broker asked the client to wait (a throttled
 // answer leaves partitions out).
-func (f *FetchResponse) Throttle() time.Duration { return f.r.ThrottleTime }
+func (f *FetchResponse) Throttle() time.Duration {
+	return time.Duration(f.r.ThrottleMillis) * time.Millisecond
+}
 
 // Partition returns the answer's part for p; nil when the answer left p
 // out (throttled, or a broker that answered only some partitions).
 func (f *FetchResponse) Partition(p offsets.Partition) *PartitionAnswer {
-	blk := f.r.GetBlock(p.Topic, p.Partition)
+	if f.index == nil {
+		f.index = make(map[offsets.Partition]*kmsg.FetchResponseTopicPartition)
+		for i := range f.r.Topics {
+			t := &f.r.Topics[i]
+			for j := range t.Partitions {
+				f.index[offsets.Partition{Topic: t.Topic, Partition: t.Partitions[j].Partition}] = &t.Partitions[j]
+			}
+		}
+	}
+	blk := f.index[p]
 	if blk == nil {
 		return nil
 	}
-	a := &PartitionAnswer{HighWatermark: blk.HighWaterMarkOffset, LastStable: blk.LastStableOffset, PreferredReplica: -1, blk: blk}
+	a := &PartitionAnswer{HighWatermark: blk.HighWatermark, LastStable: blk.LastStableOffset, PreferredReplica: -1, raw: blk.RecordBatches}
 	if f.r.Version >= 11 {
 		a.PreferredReplica = blk.PreferredReadReplica
 	}
-	if !errors.Is(blk.Err, sarama.ErrNoError) {
-		a.Err = blk.Err
+	if blk.ErrorCode != 0 {
+		a.Err = sarama.KError(blk.ErrorCode)
+	}
+	for _, t := range blk.AbortedTransactions {
+		a.aborted = append(a.aborted, AbortedTxn{ProducerID: t.ProducerID, FirstOffset: t.FirstOffset})
 	}
 	return a
 }
@@ -125,41 +178,38 @@ type PartitionAnswer struct {
 	// fetched from (KIP-392: a replica in the client's rack), -1 when
 	// none; such an answer holds no records.
 	PreferredReplica int32
-	blk              *sarama.FetchResponseBlock
+	raw              []byte // the record batches (or legacy messages) as they came
+	aborted          []AbortedTxn
 }
 
-// Decode decodes the records in [pos, until) (see DecodeBlock).
+// Decode decodes the records in [pos, until) (see DecodeRecords).
 func (a *PartitionAnswer) Decode(p offsets.Partition, pos, until int64, committed bool) (Block, error) {
-	return DecodeBlock(a.blk, p, pos, until, committed)
+	return DecodeRecords(a.raw, a.aborted, p, pos, until, committed)
+}
+
+// Partial reports whether the answer holds only the start of a record
+// batch, cut at the size asked: fetch again with more.
+func (a *PartitionAnswer) Partial() bool {
+	_, entries := countRecords(a.raw)
+	return len(a.raw) > 0 && entries == 0
 }
 
 // Summary counts the answer for a log: record batches (or legacy
-// messages), records, the bytes of their keys, values and headers,
-// whether it ends in a partial batch, and the aborted transactions it
-// lists.
+// messages), records as their headers count them, its bytes as they came
+// (compressed), whether it ends in a partial batch, and the aborted
+// transactions it lists.
 func (a *PartitionAnswer) Summary() (batches, records int, bytes int64, partial bool, aborted int) {
-	for _, rs := range a.blk.RecordsSet {
-		switch {
-		case rs.RecordBatch != nil:
-			batches++
-			for _, r := range rs.RecordBatch.Records {
-				records++
-				bytes += int64(len(r.Key) + len(r.Value))
-				for _, h := range r.Headers {
-					bytes += int64(len(h.Key) + len(h.Value))
-				}
-			}
-		case rs.MsgSet != nil:
-			for _, m := range rs.MsgSet.Messages {
-				batches++
-				if m.Msg != nil {
-					records++
-					bytes += int64(len(m.Msg.Key) + len(m.Msg.Value))
-				}
-			}
+	records, batches = countRecords(a.raw)
+	in := a.raw
+	for len(in) > 0 {
+		size, _, whole := entry(in)
+		if !whole {
+			partial = true
+			break
 		}
+		in = in[size:]
 	}
-	return batches, records, bytes, a.blk.Partial, len(a.blk.AbortedTransactions)
+	return batches, records, int64(len(a.raw)), partial, len(a.aborted)
 }
 
 // FetchVersion picks the highest Fetch version the protocol version

@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync/atomic"
 
 	"github.com/IBM/sarama"
+	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // LogLibrary sends the client library's own log (connections, metadata
@@ -16,7 +18,28 @@ import (
 func LogLibrary(l *slog.Logger) (restore func()) {
 	old := sarama.Logger
 	sarama.Logger = libraryLog{l}
-	return func() { sarama.Logger = old }
+	oldKgo := kgoLog.Swap(l)
+	return func() { sarama.Logger = old; kgoLog.Store(oldKgo) }
+}
+
+// kgoLog is where the fetch connections' client (kgo) logs, nil when
+// nowhere; a kgo client reads it at every line.
+var kgoLog atomic.Pointer[slog.Logger]
+
+// kgoLogger is kgo's logger over kgoLog.
+type kgoLogger struct{}
+
+func (kgoLogger) Level() kgo.LogLevel {
+	if kgoLog.Load() == nil {
+		return kgo.LogLevelNone
+	}
+	return kgo.LogLevelInfo
+}
+
+func (kgoLogger) Log(_ kgo.LogLevel, msg string, keyvals ...any) {
+	if l := kgoLog.Load(); l != nil {
+		l.Debug(msg, append(keyvals, "from", "kgo")...)
+	}
 }
 
 // libraryLog is sarama's StdLogger over a slog logger.

@@ -4,42 +4,102 @@ import (
 	"context"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
-	"github.com/IBM/sarama"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/kbatch-dev/kbatch/internal/testkafka"
 	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
 )
 
-// mockClient returns a client of a sarama MockBroker that leads partition
-// t[0], says t's cleanup.policy is policy ("" for an error answer), and
-// answers fetches with the given responses in turn (the last one
-// repeats). Broker behaviour that kfake and a real cluster do not show on
-// demand (compacted gaps, a lagging high watermark, retention moving the
-// log start mid-read, empty answers from tiered storage) is scripted so.
-func mockClient(t *testing.T, policy string, fetches ...any) *kafka.Client {
+// mockClient returns a client of a kfake broker that leads partition
+// t[0], says t's cleanup.policy is policy ("" for an error answer), has
+// log start 6 and high watermark 10 by ListOffsets, and answers fetches
+// with the given answers in turn (the last one repeats). Broker behaviour
+// that kfake and a real cluster do not show on demand (compacted gaps, a
+// lagging high watermark, retention moving the log start mid-read, empty
+// answers from tiered storage) is scripted so.
+func mockClient(t *testing.T, policy string, answers ...answer) *kafka.Client {
 	t.Helper()
-	mb := sarama.NewMockBroker(t, 1)
-	t.Cleanup(mb.Close)
-	configs := &sarama.DescribeConfigsResponse{Version: 1, Resources: []*sarama.ResourceResponse{{
-		Type: sarama.TopicResource, Name: "t", Configs: []*sarama.ConfigEntry{{Name: "cleanup.policy", Value: policy}}}}}
-	if policy == "" {
-		configs.Resources[0].Configs = nil
-		configs.Resources[0].ErrorCode = int16(sarama.ErrTopicAuthorizationFailed)
+	fake, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "t"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	mb.SetHandlerByMap(map[string]sarama.MockResponse{
-		"MetadataRequest":        sarama.NewMockMetadataResponse(t).SetBroker(mb.Addr(), mb.BrokerID()).SetLeader("t", 0, mb.BrokerID()),
-		"FetchRequest":           sarama.NewMockSequence(fetches...),
-		"OffsetRequest":          sarama.NewMockOffsetResponse(t).SetOffset("t", 0, sarama.OffsetOldest, 6).SetOffset("t", 0, sarama.OffsetNewest, 10),
-		"DescribeConfigsRequest": sarama.NewMockWrapper(configs),
+	t.Cleanup(fake.Close)
+	var mu sync.Mutex
+	fake.ControlKey(int16(kmsg.Fetch), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
+		fake.KeepControl()
+		mu.Lock()
+		a := answers[0]
+		if len(answers) > 1 {
+			answers = answers[1:]
+		}
+		mu.Unlock()
+		req := kreq.(*kmsg.FetchRequest)
+		resp := req.ResponseKind().(*kmsg.FetchResponse)
+		for _, rt := range req.Topics {
+			st := kmsg.NewFetchResponseTopic()
+			st.Topic = rt.Topic
+			for _, rp := range rt.Partitions {
+				sp := kmsg.NewFetchResponseTopicPartition()
+				sp.Partition, sp.ErrorCode = rp.Partition, a.err
+				sp.HighWatermark, sp.LastStableOffset, sp.LogStartOffset = a.hwm, a.hwm, 0
+				for _, o := range a.offs {
+					if o >= rp.FetchOffset {
+						sp.RecordBatches = append(sp.RecordBatches, testkafka.At(o, o, o).Encode()...)
+					}
+				}
+				st.Partitions = append(st.Partitions, sp)
+			}
+			resp.Topics = append(resp.Topics, st)
+		}
+		return resp, nil, true
 	})
-	conf := sarama.NewConfig()
-	conf.Version = sarama.V1_1_0_0 // fetch v7: the mock's legacy message sets decode as such
-	conf.ApiVersionsRequest = false
+	fake.ControlKey(int16(kmsg.ListOffsets), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
+		fake.KeepControl()
+		req := kreq.(*kmsg.ListOffsetsRequest)
+		resp := req.ResponseKind().(*kmsg.ListOffsetsResponse)
+		for _, rt := range req.Topics {
+			st := kmsg.NewListOffsetsResponseTopic()
+			st.Topic = rt.Topic
+			for _, rp := range rt.Partitions {
+				sp := kmsg.NewListOffsetsResponseTopicPartition()
+				sp.Partition, sp.Offset = rp.Partition, 10
+				if rp.Timestamp == -2 {
+					sp.Offset = 6
+				}
+				sp.OldStyleOffsets = []int64{sp.Offset}
+				st.Partitions = append(st.Partitions, sp)
+			}
+			resp.Topics = append(resp.Topics, st)
+		}
+		return resp, nil, true
+	})
+	fake.ControlKey(int16(kmsg.DescribeConfigs), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
+		fake.KeepControl()
+		req := kreq.(*kmsg.DescribeConfigsRequest)
+		resp := req.ResponseKind().(*kmsg.DescribeConfigsResponse)
+		res := kmsg.NewDescribeConfigsResponseResource()
+		res.ResourceType, res.ResourceName = kmsg.ConfigResourceTypeTopic, "t"
+		if policy == "" {
+			res.ErrorCode = kerr.TopicAuthorizationFailed.Code
+		} else {
+			c := kmsg.NewDescribeConfigsResponseResourceConfig()
+			c.Name, c.Value = "cleanup.policy", kmsg.StringPtr(policy)
+			res.Configs = append(res.Configs, c)
+		}
+		resp.Resources = append(resp.Resources, res)
+		return resp, nil, true
+	})
+	cc := kafka.ClientConfig{Brokers: fake.ListenAddrs()}
+	conf := cc.SaramaConfig()
 	conf.Metadata.Retry.Max = 0
-	c, err := kafka.DialWith(kafka.ClientConfig{Brokers: []string{mb.Addr()}}, conf)
+	c, err := kafka.DialWith(cc, conf)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,15 +107,16 @@ func mockClient(t *testing.T, policy string, fetches ...any) *kafka.Client {
 	return c
 }
 
-// fetchAnswer is a fetch answer holding records at the given offsets
-// (as legacy messages) with high watermark hwm.
-func fetchAnswer(t *testing.T, hwm int64, offs ...int64) *sarama.MockFetchResponse {
-	r := sarama.NewMockFetchResponse(t, len(offs)+1).SetHighWaterMark("t", 0, hwm)
-	for _, o := range offs {
-		r.SetMessage("t", 0, o, sarama.StringEncoder("v"))
-	}
-	return r
+// answer is one fetch answer of mockClient: records at offs (from the
+// offset asked), high watermark hwm, and a partition error (a Kafka
+// error code, 0 for none).
+type answer struct {
+	hwm  int64
+	offs []int64
+	err  int16
 }
+
+func fetchAnswer(_ *testing.T, hwm int64, offs ...int64) answer { return answer{hwm: hwm, offs: offs} }
 
 func readAll(t *testing.T, c *kafka.Client, from, until int64) ([]int64, []chunk, error) {
 	t.Helper()
@@ -134,8 +195,7 @@ func TestReadWaitsForLaggingEnd(t *testing.T) {
 // the read is at 3; they are reported missing and the read goes on at the
 // new log start (6, from the ListOffsets answer).
 func TestReadLogStartMovesDuringRead(t *testing.T) {
-	gone := &sarama.FetchResponse{Version: 7}
-	gone.AddError("t", 0, sarama.ErrOffsetOutOfRange)
+	gone := answer{err: kerr.OffsetOutOfRange.Code}
 	c := mockClient(t, "delete", fetchAnswer(t, 10, 0, 1, 2), gone, fetchAnswer(t, 10, 6, 7, 8, 9))
 	offs, chunks, err := readAll(t, c, 0, 10)
 	if err != nil {
@@ -159,8 +219,7 @@ func TestReadLogStartMovesDuringRead(t *testing.T) {
 // TestReadFailsOnLastingError: an error that does not go away ends the
 // read with an error naming the partition, instead of hanging.
 func TestReadFailsOnLastingError(t *testing.T) {
-	bad := &sarama.FetchResponse{Version: 7}
-	bad.AddError("t", 0, sarama.ErrTopicAuthorizationFailed)
+	bad := answer{err: kerr.TopicAuthorizationFailed.Code}
 	c := mockClient(t, "delete", bad)
 	_, _, err := readAll(t, c, 0, 10)
 	if err == nil || !strings.Contains(err.Error(), "t[0]") {

@@ -50,6 +50,11 @@ var owners = map[string][]string{
 	"charm.land/bubbletea/v2": {"tui"},
 	"go.etcd.io/bbolt":        {"offsets"},
 	"gocloud.dev":             {"offsets/spark/objstore"},
+	// franz-go: kafka fetches with it; the demo's embedded broker
+	// (kfake) and its producers are franz-go too.
+	"github.com/twmb/franz-go/pkg/kgo":  {"kafka", "demo"},
+	"github.com/twmb/franz-go/pkg/kmsg": {"kafka"},
+	"github.com/twmb/franz-go/pkg/sasl": {"kafka"},
 }
 
 // packages returns the module's package directories (relative, "" for

@@ -1,0 +1,687 @@
+package kafka
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/s2"
+	"github.com/klauspost/compress/zstd"
+	"github.com/pierrec/lz4/v4"
+
+	"github.com/kbatch-dev/kbatch/offsets"
+	"github.com/kbatch-dev/kbatch/record"
+)
+
+// This file reads the records of a Fetch answer straight from its bytes:
+// record batches (message format v2, Kafka 0.11 and later) and the
+// message sets of formats v0 and v1 before them, every codec. kbatch
+// reads them itself, not through sarama, because sarama decodes every
+// record into a heap object of its own (and every header into another),
+// and kbatch then copied each into its slab: twice the work of the
+// fastest clients on small records (BENCHMARKS.md, issue 17). Here each
+// record is written once, into the answer's slab, and its key, value and
+// headers point into the answer or into its batch's decompressed bytes.
+
+var (
+	castagnoli = crc32.MakeTable(crc32.Castagnoli)
+	// errTruncated is a record batch or message whose declared sizes run
+	// past its bytes: a malformed answer.
+	errTruncated = errors.New("truncated record batch")
+)
+
+// batchHeader is the size of a v2 record batch's header: base offset (8),
+// length (4), partition leader epoch (4), magic (1), CRC (4), attributes
+// (2), last offset delta (4), first and max timestamp (8+8), producer id
+// (8), producer epoch (2), base sequence (4), record count (4).
+const batchHeader = 61
+
+// batch is a v2 record batch's header and its records' bytes.
+type batch struct {
+	base           int64
+	attrs          int16
+	lastDelta      int32
+	firstTS, maxTS int64
+	producerID     int64
+	count          int32
+	records        []byte // possibly compressed
+	codec          int8
+	logAppend      bool
+	transactional  bool
+	control        bool
+}
+
+func (b *batch) last() int64 { return b.base + int64(b.lastDelta) }
+
+// entry is the next entry of an answer's bytes: its size, its magic
+// (2 for a record batch, 0 or 1 for a legacy message) and whether the
+// bytes hold all of it. Kafka may end an answer with the start of an
+// entry, cut at the fetch size.
+func entry(in []byte) (size int, magic int8, whole bool) {
+	if len(in) < 17 {
+		return 0, 0, false
+	}
+	l := int32(binary.BigEndian.Uint32(in[8:]))
+	size = 12 + int(l)
+	if l < 0 || size > len(in) {
+		return size, int8(in[16]), false
+	}
+	return size, int8(in[16]), true
+}
+
+// parseBatch reads the v2 record batch that in holds whole, checking its
+// CRC-32C as every Kafka client does.
+func parseBatch(in []byte) (batch, error) {
+	var b batch
+	b.base = int64(binary.BigEndian.Uint64(in))
+	if len(in) < batchHeader {
+		return b, fmt.Errorf("record batch at %d: %w", b.base, errTruncated)
+	}
+	if crc32.Checksum(in[21:], castagnoli) != binary.BigEndian.Uint32(in[17:]) {
+		return b, fmt.Errorf("record batch at %d: CRC mismatch (corrupt answer)", b.base)
+	}
+	b.attrs = int16(binary.BigEndian.Uint16(in[21:]))
+	b.lastDelta = int32(binary.BigEndian.Uint32(in[23:]))
+	b.firstTS = int64(binary.BigEndian.Uint64(in[27:]))
+	b.maxTS = int64(binary.BigEndian.Uint64(in[35:]))
+	b.producerID = int64(binary.BigEndian.Uint64(in[43:]))
+	b.count = int32(binary.BigEndian.Uint32(in[57:]))
+	b.records = in[batchHeader:]
+	b.codec = int8(b.attrs & 7)
+	b.logAppend = b.attrs&8 != 0
+	b.transactional = b.attrs&0x10 != 0
+	b.control = b.attrs&0x20 != 0
+	if b.count < 0 {
+		return b, fmt.Errorf("record batch at %d: %d records", b.base, b.count)
+	}
+	return b, nil
+}
+
+// countRecords counts the records of the answer's whole entries from
+// their headers, without decompressing anything: a v2 batch's record
+// count, one per legacy message (a compressed legacy wrapper counts as
+// one; the slab grows for the rest). It also counts the answer's entries.
+func countRecords(in []byte) (records, entries int) {
+	for len(in) > 0 {
+		size, magic, whole := entry(in)
+		if !whole {
+			break
+		}
+		entries++
+		if magic == 2 && size >= batchHeader {
+			records += max(int(int32(binary.BigEndian.Uint32(in[57:]))), 0)
+		} else {
+			records++
+		}
+		in = in[size:]
+	}
+	return records, entries
+}
+
+// DecodeRecords decodes one partition's records as a Fetch answer holds
+// them (raw), read from offset pos, keeping the records in [pos, until).
+// Positions advance by whole batches, using each batch's last offset.
+// Under read_committed (committed) the batches of aborted transactions
+// are skipped as Kafka's Java consumer does: a producer id is aborted
+// from the first offset of an aborted transaction listed in the answer
+// (aborted) until its abort marker. An error means a malformed answer.
+func DecodeRecords(raw []byte, aborted []AbortedTxn, p offsets.Partition, pos, until int64, committed bool) (Block, error) {
+	d := Block{Next: pos}
+	if n, _ := countRecords(raw); n > 0 {
+		d.Msgs = make([]record.Record, 0, n) // one slab per answer
+	}
+	var hs headerSlab
+	ab := newAborts(aborted, committed)
+	err := d.decode(raw, &ab, &hs, p, pos, until, committed)
+	d.Next = min(d.Next, until) // a batch can run past the range
+	return d, err
+}
+
+func (d *Block) decode(raw []byte, ab *aborts, hs *headerSlab, p offsets.Partition, pos, until int64, committed bool) error {
+	for in := raw; len(in) > 0; {
+		size, magic, whole := entry(in)
+		if !whole {
+			d.Partial = d.Batches == 0
+			return nil
+		}
+		one := in[:size]
+		in = in[size:]
+		if magic < 2 {
+			done, err := d.decodeLegacy(one, p, pos, until)
+			if err != nil || done {
+				return err
+			}
+			continue
+		}
+		b, err := parseBatch(one)
+		if err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+		if b.base >= until {
+			// Nothing lies between the previous batch and this one: the
+			// range is done.
+			d.Next = until
+			return nil
+		}
+		d.Batches++
+		d.Next = max(d.Next, offsets.Next(b.last()))
+		if !committed && b.transactional {
+			m := TxnMark{ProducerID: b.producerID, From: b.base, Until: offsets.Next(b.last()), Marker: b.control}
+			if b.control {
+				m.Abort = isAbortMarker(b.records)
+			}
+			d.Txn = append(d.Txn, m)
+		}
+		if ab.skip(&b) {
+			continue
+		}
+		recs := b.records
+		if b.codec != 0 {
+			if recs, err = decompress(b.codec, b.records); err != nil {
+				return fmt.Errorf("%s: record batch at %d: %w", p, b.base, err)
+			}
+		}
+		done, err := d.decodeBatch(&b, recs, hs, p, pos, until)
+		if err != nil {
+			return fmt.Errorf("%s: record batch at %d: %w", p, b.base, err)
+		}
+		if done {
+			return nil
+		}
+	}
+	return nil
+}
+
+// grow appends a zero record to the slab and returns it.
+func (d *Block) grow() *record.Record {
+	d.Msgs = append(d.Msgs, record.Record{})
+	return &d.Msgs[len(d.Msgs)-1]
+}
+
+// decodeBatch appends the records of b (in, decompressed) in [pos, until)
+// to the slab; done when until is reached. A record's timestamp is the
+// batch's max timestamp under LogAppendTime, else the batch's first
+// timestamp plus the record's delta, as Kafka wrote them (the first
+// timestamp is the first record's, -1 when that has none); negative
+// times (-1 is Kafka's "no timestamp") are left zero.
+func (d *Block) decodeBatch(b *batch, in []byte, hs *headerSlab, p offsets.Partition, pos, until int64) (bool, error) {
+	done := false
+	for i := int32(0); i < b.count; i++ {
+		l, n, err := varint(in)
+		if err != nil || l < 0 || l > int64(len(in)-n) {
+			return false, errTruncated
+		}
+		r := in[n : n+int(l)]
+		in = in[n+int(l):]
+		if len(r) < 1 {
+			return false, errTruncated
+		}
+		r = r[1:] // attributes, unused
+		tsd, n, err := varint(r)
+		if err != nil {
+			return false, err
+		}
+		r = r[n:]
+		od, n, err := varint(r)
+		if err != nil {
+			return false, err
+		}
+		r = r[n:]
+		o := b.base + od
+		if o < pos {
+			continue
+		}
+		if o >= until {
+			done = true
+			break
+		}
+		m := d.grow()
+		m.Topic, m.Partition, m.Offset = p.Topic, p.Partition, o
+		t := b.firstTS + tsd
+		if b.logAppend {
+			t = b.maxTS
+		}
+		if t >= 0 {
+			m.Timestamp = time.UnixMilli(t)
+		}
+		if m.Key, n, err = bytesField(r); err != nil {
+			return false, err
+		}
+		r = r[n:]
+		if m.Value, n, err = bytesField(r); err != nil {
+			return false, err
+		}
+		r = r[n:]
+		nh, n, err := varint(r)
+		if err != nil || nh < 0 || nh > int64(len(r)) {
+			return false, errTruncated
+		}
+		r = r[n:]
+		size := int64(len(m.Key) + len(m.Value))
+		if nh > 0 {
+			vals, ptrs := hs.take(int(nh), int(nh)*int(b.count-i))
+			for j := range vals {
+				h := &vals[j]
+				if h.Key, n, err = bytesField(r); err != nil {
+					return false, err
+				}
+				r = r[n:]
+				if h.Value, n, err = bytesField(r); err != nil {
+					return false, err
+				}
+				r = r[n:]
+				size += int64(len(h.Key) + len(h.Value))
+			}
+			m.Headers = ptrs
+		}
+		d.Bytes += size
+	}
+	return done, nil
+}
+
+// headerSlab hands out records' headers from chunks shared by many
+// records; a chunk is never moved, so pointers into it stay valid.
+type headerSlab struct {
+	vals []record.Header
+	ptrs []*record.Header
+}
+
+// take returns k headers and their pointers; hint is how many the rest of
+// the batch may need, the size of a new chunk.
+func (s *headerSlab) take(k, hint int) ([]record.Header, []*record.Header) {
+	if cap(s.vals)-len(s.vals) < k {
+		n := min(max(k, hint), max(k, 1<<16))
+		s.vals = make([]record.Header, 0, n)
+		s.ptrs = make([]*record.Header, 0, n)
+	}
+	v := s.vals[len(s.vals) : len(s.vals)+k]
+	pp := s.ptrs[len(s.ptrs) : len(s.ptrs)+k : len(s.ptrs)+k]
+	s.vals = s.vals[:len(s.vals)+k]
+	s.ptrs = s.ptrs[:len(s.ptrs)+k]
+	for i := range v {
+		pp[i] = &v[i]
+	}
+	return v, pp
+}
+
+// varint reads a zig-zag varint, the integers of a v2 record.
+func varint(in []byte) (int64, int, error) {
+	if len(in) > 0 && in[0] < 0x80 {
+		u := uint64(in[0])
+		return int64(u>>1) ^ -int64(u&1), 1, nil
+	}
+	v, n := binary.Varint(in)
+	if n <= 0 {
+		return 0, 0, errTruncated
+	}
+	return v, n, nil
+}
+
+// bytesField reads a varint length and that many bytes (nil for -1). The
+// result's capacity ends with it, so an append copies.
+func bytesField(in []byte) ([]byte, int, error) {
+	l, n, err := varint(in)
+	if err != nil {
+		return nil, 0, err
+	}
+	if l < 0 {
+		return nil, n, nil
+	}
+	if l > int64(len(in)-n) {
+		return nil, 0, errTruncated
+	}
+	end := n + int(l)
+	return in[n:end:end], end, nil
+}
+
+// isAbortMarker reports whether a control batch's records (control
+// batches are never compressed) hold an ABORT marker: its first record's
+// key is version int16, type int16 (0 abort, 1 commit).
+func isAbortMarker(recs []byte) bool {
+	_, n, err := varint(recs) // the record's length
+	if err != nil || len(recs) < n+1 {
+		return false
+	}
+	r := recs[n+1:] // and its attributes
+	for range 2 {   // timestamp and offset deltas
+		_, n, err := varint(r)
+		if err != nil {
+			return false
+		}
+		r = r[n:]
+	}
+	k, _, err := bytesField(r)
+	return err == nil && len(k) >= 4 && binary.BigEndian.Uint16(k[2:4]) == 0
+}
+
+// decodeLegacy decodes one message of message format v0/v1 (Kafka before
+// 0.11; in holds it whole): a plain message is one record, a compressed
+// one wraps a message set whose offsets are relative under v1 (the
+// wrapper carries the last one's). It reports done when it reached until.
+func (d *Block) decodeLegacy(in []byte, p offsets.Partition, pos, until int64) (bool, error) {
+	m, err := parseMessage(in)
+	if err != nil {
+		return false, fmt.Errorf("%s: %w", p, err)
+	}
+	if m.codec == 0 {
+		d.Batches++
+		return d.addLegacy(m, m.offset, m.ts, p, pos, until), nil
+	}
+	set, err := decompress(m.codec, m.value)
+	if err != nil {
+		return false, fmt.Errorf("%s: message at %d: %w", p, m.offset, err)
+	}
+	var inner []message
+	for len(set) > 0 {
+		size, _, whole := entry(set)
+		if !whole {
+			break // a wrapper's set is whole; tolerate padding as sarama does
+		}
+		im, err := parseMessage(set[:size])
+		if err != nil {
+			return false, fmt.Errorf("%s: message at %d: %w", p, m.offset, err)
+		}
+		if im.codec != 0 {
+			return false, fmt.Errorf("%s: message at %d: compressed message inside a compressed message", p, m.offset)
+		}
+		inner = append(inner, im)
+		set = set[size:]
+	}
+	if len(inner) == 0 {
+		return false, nil
+	}
+	d.Batches++
+	base := int64(0)
+	if m.magic >= 1 {
+		base = m.offset - inner[len(inner)-1].offset
+	}
+	for _, im := range inner {
+		o := im.offset
+		if im.magic >= 1 {
+			o += base
+		}
+		ts := im.ts
+		if m.magic >= 1 && m.logAppend {
+			ts = m.ts
+		}
+		if d.addLegacy(im, o, ts, p, pos, until) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// addLegacy adds the legacy message m at offset o when in [pos, until);
+// it reports whether until was reached.
+func (d *Block) addLegacy(m message, o int64, ts time.Time, p offsets.Partition, pos, until int64) bool {
+	d.Next = max(d.Next, offsets.Next(o))
+	if o < pos {
+		return false
+	}
+	if o >= until {
+		return true
+	}
+	r := d.grow()
+	r.Topic, r.Partition, r.Offset, r.Timestamp = p.Topic, p.Partition, o, ts
+	r.Key, r.Value = m.key, m.value
+	d.Bytes += r.Bytes()
+	return false
+}
+
+// message is a message of format v0 or v1.
+type message struct {
+	offset     int64
+	magic      int8
+	codec      int8
+	logAppend  bool
+	ts         time.Time // zero under v0 and for -1
+	key, value []byte
+}
+
+// parseMessage reads one legacy message (offset, size, CRC, magic,
+// attributes, v1's timestamp, key, value), checking its CRC-32.
+func parseMessage(in []byte) (message, error) {
+	m := message{offset: int64(binary.BigEndian.Uint64(in))}
+	if len(in) < 12+4+2 {
+		return m, fmt.Errorf("message at %d: %w", m.offset, errTruncated)
+	}
+	body := in[16:]
+	if crc32.ChecksumIEEE(body) != binary.BigEndian.Uint32(in[12:]) {
+		return m, fmt.Errorf("message at %d: CRC mismatch (corrupt answer)", m.offset)
+	}
+	m.magic, m.codec = int8(body[0]), int8(body[1]&7)
+	m.logAppend = body[1]&8 != 0
+	body = body[2:]
+	if m.magic >= 1 {
+		if len(body) < 8 {
+			return m, fmt.Errorf("message at %d: %w", m.offset, errTruncated)
+		}
+		if ms := int64(binary.BigEndian.Uint64(body)); ms >= 0 {
+			m.ts = time.UnixMilli(ms)
+		}
+		body = body[8:]
+	}
+	var err error
+	if m.key, body, err = legacyBytes(body); err != nil {
+		return m, fmt.Errorf("message at %d: %w", m.offset, err)
+	}
+	if m.value, _, err = legacyBytes(body); err != nil {
+		return m, fmt.Errorf("message at %d: %w", m.offset, err)
+	}
+	return m, nil
+}
+
+// legacyBytes reads an int32 length and that many bytes (nil for -1).
+func legacyBytes(in []byte) ([]byte, []byte, error) {
+	if len(in) < 4 {
+		return nil, nil, errTruncated
+	}
+	l := int32(binary.BigEndian.Uint32(in))
+	in = in[4:]
+	if l < 0 {
+		return nil, in, nil
+	}
+	if int(l) > len(in) {
+		return nil, nil, errTruncated
+	}
+	return in[:l:l], in[l:], nil
+}
+
+// aborts tracks the producer ids whose batches are aborted at the current
+// point of a read_committed answer. It is the one place that decides
+// which batches a read_committed reader skips.
+type aborts struct {
+	pending []AbortedTxn // by first offset, not reached yet
+	active  map[int64]bool
+}
+
+// AbortedTxn is an aborted transaction a read_committed answer lists: its
+// producer and its first offset.
+type AbortedTxn struct {
+	ProducerID  int64
+	FirstOffset int64
+}
+
+func newAborts(list []AbortedTxn, committed bool) aborts {
+	if !committed || len(list) == 0 {
+		return aborts{}
+	}
+	pending := slices.Clone(list)
+	slices.SortStableFunc(pending, func(a, b AbortedTxn) int {
+		switch {
+		case a.FirstOffset < b.FirstOffset:
+			return -1
+		case a.FirstOffset > b.FirstOffset:
+			return 1
+		}
+		return 0
+	})
+	return aborts{pending: pending, active: map[int64]bool{}}
+}
+
+// skip takes the answer's next record batch b, in offset order, and
+// reports whether it holds no record to deliver: a control batch (whose
+// abort marker ends its producer's aborted transaction), or a batch of an
+// aborted transaction. Without an aborted-transactions list (read
+// uncommitted, or none aborted) only control batches are skipped.
+func (a *aborts) skip(b *batch) bool {
+	for len(a.pending) > 0 && a.pending[0].FirstOffset <= b.last() {
+		a.active[a.pending[0].ProducerID] = true
+		a.pending = a.pending[1:]
+	}
+	if b.control {
+		if isAbortMarker(b.records) {
+			delete(a.active, b.producerID)
+		}
+		return true
+	}
+	return b.transactional && a.active[b.producerID]
+}
+
+// Codecs of a batch's attributes (and a legacy message's).
+const (
+	codecGzip   = 1
+	codecSnappy = 2
+	codecLZ4    = 3
+	codecZstd   = 4
+)
+
+var (
+	gzipPool sync.Pool
+	lz4Pool  = sync.Pool{New: func() any { return lz4.NewReader(nil) }}
+	zstdDec  = sync.OnceValues(func() (*zstd.Decoder, error) {
+		return zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(maxDecompressed))
+	})
+	scratch = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+)
+
+// maxDecompressed bounds what one batch may decompress to: Kafka's own
+// records are at most max.message.bytes (1 MiB by default, rarely above
+// 100 MiB); a batch claiming more is refused, not allocated.
+const maxDecompressed = 1 << 30
+
+var xerialMagic = []byte{0x82, 'S', 'N', 'A', 'P', 'P', 'Y', 0}
+
+// decompress returns src decompressed into a fresh buffer, which the
+// records then point into.
+func decompress(codec int8, src []byte) ([]byte, error) {
+	switch codec {
+	case codecGzip:
+		r, _ := gzipPool.Get().(*gzip.Reader)
+		if r == nil {
+			var err error
+			if r, err = gzip.NewReader(bytes.NewReader(src)); err != nil {
+				return nil, fmt.Errorf("gzip: %w", err)
+			}
+		} else if err := r.Reset(bytes.NewReader(src)); err != nil {
+			return nil, fmt.Errorf("gzip: %w", err)
+		}
+		defer gzipPool.Put(r)
+		return readAll(r, "gzip")
+	case codecSnappy:
+		if bytes.HasPrefix(src, xerialMagic) {
+			return unxerial(src)
+		}
+		return unsnappy(src)
+	case codecLZ4:
+		r := lz4Pool.Get().(*lz4.Reader)
+		defer lz4Pool.Put(r)
+		r.Reset(bytes.NewReader(src))
+		return readAll(r, "lz4")
+	case codecZstd:
+		dec, err := zstdDec()
+		if err != nil {
+			return nil, fmt.Errorf("zstd: %w", err)
+		}
+		var dst []byte
+		var fh zstd.Header
+		if fh.Decode(src) == nil && fh.HasFCS && fh.FrameContentSize < maxDecompressed {
+			dst = make([]byte, 0, fh.FrameContentSize)
+		}
+		out, err := dec.DecodeAll(src, dst)
+		if err != nil {
+			return nil, fmt.Errorf("zstd: %w", err)
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("unknown compression codec %d", codec)
+}
+
+// unsnappy decodes one raw snappy block (what Go and C producers write).
+func unsnappy(src []byte) ([]byte, error) {
+	n, err := s2.DecodedLen(src)
+	if err != nil {
+		return nil, fmt.Errorf("snappy: %w", err)
+	}
+	if n > maxDecompressed {
+		return nil, fmt.Errorf("snappy: %d bytes decompressed is too large", n)
+	}
+	out, err := s2.Decode(make([]byte, n), src)
+	if err != nil {
+		return nil, fmt.Errorf("snappy: %w", err)
+	}
+	return out, nil
+}
+
+// unxerial decodes snappy in the xerial framing Java producers write: a
+// 16-byte header, then blocks each preceded by its length.
+func unxerial(src []byte) ([]byte, error) {
+	if len(src) < 16 {
+		return nil, fmt.Errorf("snappy: %w", errTruncated)
+	}
+	total := 0
+	for c := src[16:]; len(c) > 0; {
+		if len(c) < 4 {
+			return nil, fmt.Errorf("snappy: %w", errTruncated)
+		}
+		l := int(binary.BigEndian.Uint32(c))
+		if l > len(c)-4 {
+			return nil, fmt.Errorf("snappy: %w", errTruncated)
+		}
+		n, err := s2.DecodedLen(c[4 : 4+l])
+		if err != nil {
+			return nil, fmt.Errorf("snappy: %w", err)
+		}
+		if total += n; total > maxDecompressed {
+			return nil, fmt.Errorf("snappy: %d bytes decompressed is too large", total)
+		}
+		c = c[4+l:]
+	}
+	out := make([]byte, 0, total)
+	for c := src[16:]; len(c) > 0; {
+		l := int(binary.BigEndian.Uint32(c))
+		n, _ := s2.DecodedLen(c[4 : 4+l])
+		if _, err := s2.Decode(out[len(out):len(out)+n], c[4:4+l]); err != nil {
+			return nil, fmt.Errorf("snappy: %w", err)
+		}
+		out = out[:len(out)+n]
+		c = c[4+l:]
+	}
+	return out, nil
+}
+
+// readAll reads a decompressor into a pooled scratch buffer and returns an
+// exact-size copy (the size is not known ahead).
+func readAll(r io.Reader, codec string) ([]byte, error) {
+	b := scratch.Get().(*bytes.Buffer)
+	defer func() {
+		if b.Cap() <= 8<<20 {
+			scratch.Put(b)
+		}
+	}()
+	b.Reset()
+	if _, err := b.ReadFrom(io.LimitReader(r, maxDecompressed+1)); err != nil {
+		return nil, fmt.Errorf("%s: %w", codec, err)
+	}
+	if b.Len() > maxDecompressed {
+		return nil, fmt.Errorf("%s: more than %d bytes decompressed", codec, maxDecompressed)
+	}
+	return slices.Clone(b.Bytes()), nil
+}
