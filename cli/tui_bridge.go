@@ -67,9 +67,9 @@ func (s screenDecoder) decoder() tui.Decoder {
 	return s.dec
 }
 
-// replayer adapts package replay to the TUI's replay view. It shares the
-// stream's client (sarama clients are safe for concurrent use) and never
-// touches the store.
+// replayer adapts package replay to the TUI's replay view. It plans on
+// the stream's client, reads on a client of its own, and never touches
+// the store.
 type replayer struct{ client *kafka.Client }
 
 func (r replayer) Plan(_ context.Context, ranges []string) ([]tui.ReplayTask, error) {
@@ -93,7 +93,16 @@ func (r replayer) Plan(_ context.Context, ranges []string) ([]tui.ReplayTask, er
 	return out, nil
 }
 
+// Read reads on connections of its own (Client.Another): on the stream's,
+// each replay fetch waited behind the stream's long polls to the same
+// broker, and a batch of 2000 two-record ranges took 39 s to replay from
+// the screen against 0.4 s for kbatch replay.
 func (r replayer) Read(ctx context.Context, tasks []tui.ReplayTask, emit func(tui.ReplayChunk) error) error {
+	client, err := r.client.Another()
+	if err != nil {
+		return err
+	}
+	defer func() { _ = client.Close() }()
 	rt := make([]replay.Task, len(tasks))
 	for i, t := range tasks {
 		// Missing parts were reported by Plan; Bounds cover Read so the
@@ -101,7 +110,7 @@ func (r replayer) Read(ctx context.Context, tasks []tui.ReplayTask, emit func(tu
 		rt[i] = replay.Task{Spec: t.Spec, Requested: t.Range, Read: t.Range,
 			Bounds: offsets.Bounds{LogStart: t.Range.From, HighWatermark: t.Range.Until}}
 	}
-	_, err := replay.Run(ctx, r.client, rt, &emitSink{tasks: tasks, emit: emit}, replay.Options{})
+	_, err = replay.Run(ctx, client, rt, &emitSink{tasks: tasks, emit: emit}, replay.Options{})
 	return err
 }
 
