@@ -36,6 +36,9 @@ func AppendJSON(buf []byte, m *Record) []byte {
 	if m.Timestamp.IsZero() {
 		return appendRecordRest(append(buf, `,"timestamp":null`...), m, false)
 	}
+	if afterRFC3339(m.Timestamp) {
+		return appendRecordRest(appendLateTimestamp(buf, m.Timestamp), m, false)
+	}
 	buf = append(buf, `,"timestamp":"`...)
 	buf = appendTimestamp(buf, m.Timestamp)
 	return appendRecordRest(append(buf, '"'), m, false)
@@ -77,6 +80,9 @@ func (a *JSONEncoder) append(buf []byte, m *Record, aborted bool) []byte {
 	t := m.Timestamp
 	if t.IsZero() {
 		return appendRecordRest(append(buf, `,"timestamp":null`...), m, aborted)
+	}
+	if afterRFC3339(t) {
+		return appendRecordRest(appendLateTimestamp(buf, t), m, aborted)
 	}
 	buf = append(buf, `,"timestamp":"`...)
 	if sec := t.Unix(); a.secText == nil || sec != a.sec {
@@ -180,6 +186,23 @@ var plainASCII = func() (t [256]bool) {
 	}
 	return t
 }()
+
+// lastRFC3339 is the first second RFC 3339 cannot write: year 10000.
+const lastRFC3339 = 253402300800
+
+// afterRFC3339 reports whether t lies past year 9999, which RFC 3339's
+// four-digit years cannot write. Kafka takes such timestamps (a producer
+// that sends microseconds as milliseconds, with
+// message.timestamp.after.max.ms raised).
+func afterRFC3339(t time.Time) bool { return t.Unix() >= lastRFC3339 }
+
+// appendLateTimestamp writes a timestamp past year 9999 as null, with
+// its milliseconds since the epoch beside it, so that every "timestamp"
+// stays RFC 3339 or null and nothing is lost.
+func appendLateTimestamp(buf []byte, t time.Time) []byte {
+	buf = append(buf, `,"timestamp":null,"timestamp_ms":`...)
+	return strconv.AppendInt(buf, t.UnixMilli(), 10)
+}
 
 // appendTimestamp appends t in TimestampFormat without time.Format's
 // general machinery: it runs once per record on the sink's hot path.

@@ -334,3 +334,30 @@ func TestBase64MatchesEncodingBase64(t *testing.T) {
 		}
 	}
 }
+
+// TestTimestampPastYear9999 (helper-37): Kafka takes a timestamp past the
+// year 9999, which RFC 3339 cannot write; "10000-01-01T00:00:00.000Z"
+// broke every RFC 3339 parser reading the sink. Such a timestamp is null,
+// with its milliseconds beside it; the last second of 9999 is still text.
+func TestTimestampPastYear9999(t *testing.T) {
+	for _, tc := range []struct {
+		ms   int64
+		want string
+	}{
+		{253402300799999, `"timestamp":"9999-12-31T23:59:59.999Z","key"`},
+		{253402300800000, `"timestamp":null,"timestamp_ms":253402300800000,"key"`},
+		{1<<63 - 2, `"timestamp":null,"timestamp_ms":9223372036854775806,"key"`},
+	} {
+		m := &Record{Topic: "t", Offset: 1, Timestamp: time.UnixMilli(tc.ms)}
+		var enc JSONEncoder
+		for name, got := range map[string]string{"AppendJSON": string(AppendJSON(nil, m)), "JSONEncoder": string(enc.Append(nil, m))} {
+			if !strings.Contains(got, tc.want) {
+				t.Errorf("%s of %d ms: %s, want it to hold %s", name, tc.ms, got, tc.want)
+			}
+			var v map[string]any
+			if err := json.Unmarshal([]byte(got), &v); err != nil {
+				t.Errorf("%s of %d ms: not JSON: %v", name, tc.ms, err)
+			}
+		}
+	}
+}
