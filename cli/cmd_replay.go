@@ -186,7 +186,7 @@ func runReplay(ctx context.Context, g *globalOptions, o *replayOptions, args []s
 	if err != nil {
 		return err
 	}
-	sink, incomplete, err := o.openSink(cc, tasks, p.enc, stdout)
+	sink, incomplete, err := o.openSink(cc, tasks, p.enc, stdout, g.warn)
 	if err != nil {
 		return err
 	}
@@ -201,9 +201,10 @@ func runReplay(ctx context.Context, g *globalOptions, o *replayOptions, args []s
 }
 
 // openSink opens replay's output for tasks: the --to-topic producer, the
-// --out file, or stdout. incomplete says what a failure leaves behind, for
+// --out file (warning about temporary files of it that earlier replays
+// left), or stdout. incomplete says what a failure leaves behind, for
 // the error message.
-func (o *replayOptions) openSink(cc kafka.ClientConfig, tasks []replay.Task, enc record.Appender, stdout io.Writer) (sink replay.Sink, incomplete string, err error) {
+func (o *replayOptions) openSink(cc kafka.ClientConfig, tasks []replay.Task, enc record.Appender, stdout io.Writer, warn func(string)) (sink replay.Sink, incomplete string, err error) {
 	switch {
 	case o.toTopic != "":
 		sources := make([]offsets.Partition, len(tasks))
@@ -219,6 +220,9 @@ func (o *replayOptions) openSink(cc kafka.ClientConfig, tasks []replay.Task, enc
 		s, err := replay.CreateJSONFile(o.out)
 		if err != nil {
 			return nil, "", err
+		}
+		if left := s.Leftovers(); len(left) > 0 {
+			warn(fmt.Sprintf("%s: a replay to this file that did not finish (killed, or running now) left %s; remove it once no replay is writing it", o.out, describeFiles(left)))
 		}
 		s.SetEncoder(enc)
 		return s, fmt.Sprintf("--out %s was left as it was", o.out), nil
@@ -253,4 +257,20 @@ func writeSafeLines(w io.Writer, write func(io.Writer) error) {
 	for _, line := range strings.Split(strings.TrimRight(b.String(), "\n"), "\n") {
 		fmt.Fprintln(w, record.String(line))
 	}
+}
+
+// describeFiles names files with their sizes: "a (12 MiB)", "a (1 KiB)
+// and b (0 B)".
+func describeFiles(paths []string) string {
+	parts := make([]string, len(paths))
+	for i, p := range paths {
+		parts[i] = p
+		if fi, err := os.Stat(p); err == nil {
+			parts[i] += " (" + record.FormatSize(fi.Size()) + ")"
+		}
+	}
+	if len(parts) == 1 {
+		return parts[0]
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
 }

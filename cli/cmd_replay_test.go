@@ -273,3 +273,38 @@ func TestReplayPlan(t *testing.T) {
 		})
 	}
 }
+
+// TestReplaySaysWhatAKilledReplayLeft (helper-37): a replay killed with
+// SIGKILL leaves its temporary file beside --out (124 MB in the report),
+// and the next replays to the same file said nothing of it. It is named,
+// with its size, and kept: it may be a replay's that runs now.
+func TestReplaySaysWhatAKilledReplayLeft(t *testing.T) {
+	tc := testkafka.New(t)
+	topic := tc.Topic("cli-leftover", 1)
+	tc.ProduceN(topic, 0, 5, 10)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.jsonl")
+	left := filepath.Join(dir, ".out.jsonl.507016775.partial")
+	if err := os.WriteFile(left, make([]byte, 2048), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(dir, ".other.jsonl.1.partial") // another file's: not named
+	if err := os.WriteFile(other, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := runReplayCLI(t, tc, topic+":0:earliest-latest", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	want := fmt.Sprintf("kbatch: warning: %s: a replay to this file that did not finish (killed, or running now) left %s (2.0 KiB)", out, left)
+	if !strings.Contains(stderr, want) || strings.Contains(stderr, other) {
+		t.Errorf("stderr %q, want it to name %s and not %s", stderr, left, other)
+	}
+	if _, err := os.Stat(left); err != nil {
+		t.Errorf("the leftover is gone: %v", err)
+	}
+	_, stderr, _ = runReplayCLI(t, tc, topic+":0:earliest-latest", "--out", filepath.Join(dir, "new.jsonl"))
+	if strings.Contains(stderr, "warning") {
+		t.Errorf("a file without leftovers warned: %s", stderr)
+	}
+}

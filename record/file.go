@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // File is a file written so that it is complete or untouched: bytes go to
@@ -95,6 +96,29 @@ func CreateFile(path string, replace bool) (*File, error) {
 		return nil, err
 	}
 	return &File{f: f, path: path, tmp: f.Name(), mode: mode}, nil
+}
+
+// Leftovers lists the other temporary files of the path in its folder:
+// those of writes that never finished (a process killed with SIGKILL,
+// a machine that went down), or of one running now. CreateFile cannot
+// tell which, so it removes none; the caller says they are there.
+func (f *File) Leftovers() []string {
+	if f.tmp == "" {
+		return nil
+	}
+	dir, base := filepath.Split(f.path)
+	if dir == "" {
+		dir = "."
+	}
+	entries, _ := os.ReadDir(dir)
+	var out []string
+	for _, e := range entries {
+		n := e.Name()
+		if p := filepath.Join(dir, n); strings.HasPrefix(n, "."+base+".") && strings.HasSuffix(n, ".partial") && p != f.tmp && e.Type().IsRegular() {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // Write writes to the temporary file (or the path, when it is not a

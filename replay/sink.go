@@ -60,6 +60,15 @@ func CreateJSONFile(path string) (*JSONSink, error) {
 	return &JSONSink{w: record.NewLineWriter(f), file: f, path: path}, nil
 }
 
+// Leftovers lists temporary files of the --out path that an earlier
+// replay left behind (see record.File.Leftovers).
+func (s *JSONSink) Leftovers() []string {
+	if s.file == nil {
+		return nil
+	}
+	return s.file.Leftovers()
+}
+
 // Write encodes recs and writes them.
 func (s *JSONSink) Write(recs []record.Record) error {
 	if err := s.w.Write(recs); err != nil {
