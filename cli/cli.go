@@ -89,6 +89,9 @@ type globalOptions struct {
 	getenv func(string) string
 	// prompt asks for a password on the terminal (default config.PromptPassword).
 	prompt func(label string) (config.Secret, error)
+	// terminal refuses the screen when there is no terminal for it
+	// (needTerminal); nil checks nothing (tests).
+	terminal func() error
 
 	cfg    *config.File
 	cfgErr error

@@ -242,11 +242,6 @@ func (o *watchOptions) plan(g *globalOptions) (watchPlan, error) {
 	if err := o.checkFiles(g); err != nil {
 		return watchPlan{}, err
 	}
-	if !o.noTUI {
-		if err := checkTerminal(g); err != nil {
-			return watchPlan{}, err
-		}
-	}
 	return watchPlan{cfg: cfg, enc: enc, pick: pick}, nil
 }
 
@@ -285,6 +280,13 @@ func runWatchOnce(ctx context.Context, g *globalOptions, o *watchOptions, stdout
 	cc, err := g.clientConfig()
 	if err != nil {
 		return err
+	}
+	if !o.noTUI {
+		// After the brokers are known (a first run without them is told
+		// how to give them), before reaching them.
+		if err := checkTerminal(g); err != nil {
+			return err
+		}
 	}
 	cc.ReadCommitted = o.isolation == "committed"
 	var done cleanups

@@ -15,7 +15,7 @@ import (
 // reading stdin and writing stdout and stderr, and returns the process's
 // exit code. Errors are reported here, as one line on stderr.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	root := newRootCommandFor(&globalOptions{stderr: stderr, getenv: os.Getenv, prompt: config.PromptPassword})
+	root := newRootCommandFor(&globalOptions{stderr: stderr, getenv: os.Getenv, prompt: config.PromptPassword, terminal: needTerminal(stdin, stdout)})
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(stdout)

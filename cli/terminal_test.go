@@ -24,3 +24,26 @@ func TestDumbTerminalIsRefusedInOneLine(t *testing.T) {
 		t.Fatalf("--no-tui refused on TERM=dumb: %q", r.stderr)
 	}
 }
+
+// Without a terminal for the screen (helper-38): stdout redirected to a
+// file or a pipe showed nothing and filled the file with escape codes;
+// with no terminal at all the error was two lines of library internals
+// after connecting. Each is one line, exit 2, before reaching a cluster;
+// --no-tui runs.
+func TestNoTerminalIsRefusedInOneLine(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"-b", "127.0.0.1:1", "-t", "events"},
+		{"demo"},
+		{"spark", dir},
+	} {
+		r := execKbatch(t, nil, args...) // stdout a buffer, no controlling terminal
+		if r.code != 2 || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 || !strings.Contains(r.stderr, "stdout is not a terminal") || r.stdout != "" {
+			t.Fatalf("kbatch %v without a terminal: exit %d, stdout %q, stderr %q", args, r.code, r.stdout, r.stderr)
+		}
+	}
+	r := execKbatch(t, nil, "-b", "127.0.0.1:1", "-t", "events", "--no-tui")
+	if strings.Contains(r.stderr, "terminal") {
+		t.Fatalf("--no-tui refused without a terminal: %q", r.stderr)
+	}
+}
