@@ -69,7 +69,8 @@ func (h *history) indexOf(id uint64) int {
 }
 
 // add records b. A batch that is already kept (planned, then acked) is
-// replaced in place and keeps its samples.
+// replaced in place and keeps its samples; one of the earlier run's log
+// that this run re-delivered takes the samples it brings.
 func (h *history) add(b *consumer.Batch) *batchEntry {
 	// The entry keeps the batch without its samples: they are copied into
 	// records below, which the sample budget counts; keeping the stream's
@@ -80,32 +81,53 @@ func (h *history) add(b *consumer.Batch) *batchEntry {
 		e := h.newest(i)
 		h.ranges += len(kept.Ranges) - len(e.Ranges)
 		e.Batch = &kept
+		if e.logged && len(b.Samples) > 0 {
+			// A batch of the earlier run's log that this run re-delivers
+			// (helper-38: one waiting for a manual ack showed no records
+			// although they were just read again): it now has records.
+			e.logged = false
+			h.adopt(e, b)
+			h.trimSamples()
+		}
 		return e
 	}
-	e := &batchEntry{Batch: &kept, samples: make([]*record, 0, len(b.Samples))}
-	for _, m := range b.Samples {
-		r := adoptRecord(m, b.ID) // the stream's own copy (consumer.Batch.Samples)
-		r.Aborted = len(b.Aborted) > 0 && b.IsAborted(r.Partition, r.Offset)
-		e.samples = append(e.samples, r)
-		e.sampleBytes += r.size()
-	}
+	e := &batchEntry{Batch: &kept}
+	h.adopt(e, b)
 	h.ring = append(h.ring, e)
 	h.ranges += len(kept.Ranges)
-	h.sampleCount += len(e.samples)
-	h.sampleBytes += e.sampleBytes
 	for len(h.ring) > h.maxLen || (h.ranges > h.maxRanges && len(h.ring) > 1) {
 		h.drop(h.ring[0])
 		h.ranges -= len(h.ring[0].Ranges)
 		h.ring[0] = nil
 		h.ring = h.ring[1:]
 	}
+	h.trimSamples()
+	return e
+}
+
+// trimSamples drops the samples of the oldest batches, the newest's
+// excepted, while the kept samples exceed the budget.
+func (h *history) trimSamples() {
 	for i := 0; i < len(h.ring)-1 && (h.sampleCount > h.maxRecords || h.sampleBytes > h.maxBytes); i++ {
 		if len(h.ring[i].samples) > 0 {
 			h.drop(h.ring[i])
 			h.ring[i].samplesDropped = true
 		}
 	}
-	return e
+}
+
+// adopt makes b's samples (the stream's own copies) e's, counted in the
+// sample budget.
+func (h *history) adopt(e *batchEntry, b *consumer.Batch) {
+	e.samples = make([]*record, 0, len(b.Samples))
+	for _, m := range b.Samples {
+		r := adoptRecord(m, b.ID)
+		r.Aborted = len(b.Aborted) > 0 && b.IsAborted(r.Partition, r.Offset)
+		e.samples = append(e.samples, r)
+		e.sampleBytes += r.size()
+	}
+	h.sampleCount += len(e.samples)
+	h.sampleBytes += e.sampleBytes
 }
 
 func (h *history) drop(e *batchEntry) {

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbatch-dev/kbatch/consumer"
 	"github.com/kbatch-dev/kbatch/offsets"
 )
 
@@ -37,4 +38,28 @@ func TestNoResumeNoticeForAFreshStream(t *testing.T) {
 	m, _ := newTestModel(t, 140, 40, Options{Resume: &Resume{}})
 	feed(m, started(2))
 	mustNotContain(t, screen(m), "resumed")
+}
+
+// A batch of the earlier run that this run re-delivers (planned, never
+// acked) shows the records read again, not "records not kept"
+// (helper-38: one waiting for a manual ack showed 0 samples, so it had to
+// be acked blind).
+func TestRedeliveredBatchShowsItsRecords(t *testing.T) {
+	var log []offsets.Batch
+	for id := uint64(3); id >= 2; id-- {
+		state := offsets.StateAcked
+		if id == 3 {
+			state = offsets.StatePlanned
+		}
+		log = append(log, batch(id, 2, 0, state).Batch)
+	}
+	m, _ := newTestModel(t, 140, 40, Options{Resume: &Resume{LastBatch: 2, Batches: log}})
+	feed(m, started(2))
+	mustContain(t, screen(m), "Records · batch 3 · earlier run, records not kept")
+	re := batch(3, 2, 2, offsets.StatePlanned)
+	re.Redelivered = true
+	feed(m, &consumer.BatchEvent{Batch: re})
+	s := screen(m)
+	mustContain(t, s, "Records · batch 3 · 4 of 4 samples")
+	mustNotContain(t, s, "records not kept")
 }
