@@ -65,7 +65,7 @@ func (v offsetsStreamView) json() offsetsStreamJSON {
 
 func offsetsBatchToJSON(b offsets.Batch) offsetsBatchJSON {
 	j := offsetsBatchJSON{Batch: b.ID, Time: record.FormatTimestamp(b.Time), State: b.State, Redelivered: b.Redelivered,
-		Records: b.Records, Bytes: b.Bytes, Ranges: b.Ranges}
+		Records: b.Records, Bytes: b.Bytes, Ranges: consumer.NonNilRanges(b.Ranges)}
 	if j.Ranges == nil {
 		j.Ranges = []offsets.BatchRange{}
 	}

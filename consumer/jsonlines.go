@@ -104,7 +104,7 @@ func AppendEventJSON(buf []byte, e Event) ([]byte, error) {
 		v = l
 	case *BatchEvent:
 		b := e.Batch
-		v = batchLine{Type: "batch", Batch: b.ID, Time: jsonTime(b.Time), Ranges: b.Ranges, Records: b.Records, Bytes: b.Bytes,
+		v = batchLine{Type: "batch", Batch: b.ID, Time: jsonTime(b.Time), Ranges: NonNilRanges(b.Ranges), Records: b.Records, Bytes: b.Bytes,
 			State: b.State, Redelivered: b.Redelivered, Jumped: b.Jumped(), DurationMS: float64(b.Duration.Microseconds()) / 1000}
 	case *Notice:
 		v = eventLine{Type: "event", EventJSON: NewEventJSON(e.Event)}
@@ -123,4 +123,13 @@ func AppendEventJSON(buf []byte, e Event) ([]byte, error) {
 	}
 	buf = append(buf, record.SafeJSON(b)...)
 	return append(buf, '\n'), nil
+}
+
+// NonNilRanges is rs, or an empty list for none: "ranges" is always an array
+// (helper-37: null broke jq '.ranges[]').
+func NonNilRanges(rs []offsets.BatchRange) []offsets.BatchRange {
+	if rs == nil {
+		return []offsets.BatchRange{}
+	}
+	return rs
 }

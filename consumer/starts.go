@@ -3,38 +3,53 @@ package consumer
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/kbatch-dev/kbatch/offsets"
 )
 
 // usablePending keeps a pending batch for re-delivery unless explicit or
-// imported offsets name one of its partitions: then the user chose where to
-// start, the batch is dropped from the log, and its id is taken by the
-// first new batch.
-func usablePending(p *offsets.Batch, explicit []offsets.Spec, imported bool) *offsets.Batch {
+// imported offsets name one of its partitions (the user chose where to
+// start), or one of its partitions is not among this run's (a stream
+// taken over with other topics: it cannot be read again with the same
+// ranges). Then the batch is dropped from the log, why says why, and its
+// id is taken by the first new batch; the partitions keep their stored
+// positions, so nothing is skipped.
+func usablePending(p *offsets.Batch, parts map[offsets.Partition]offsets.Bounds, explicit []offsets.Spec, imported bool) (keep *offsets.Batch, why string) {
 	if p == nil {
-		return nil
+		return nil, ""
 	}
 	if imported {
-		return nil
+		return nil, "imported offsets (--from-spark) choose where its partitions start"
 	}
+	var gone []string
 	for _, r := range p.Ranges {
 		for _, sp := range explicit {
 			if sp.Matches(r.Partition) {
-				return nil
+				return nil, "-o names one of its partitions"
 			}
 		}
+		if _, ok := parts[r.Partition]; !ok {
+			gone = append(gone, r.Partition.String())
+		}
 	}
-	return p
+	if len(gone) > 0 {
+		return nil, fmt.Sprintf("%s %s not among this run's partitions (other topics) and %s stored %s",
+			strings.Join(gone, ", "), plural(len(gone), "is", "are"), plural(len(gone), "keeps its", "keep their"), plural(len(gone), "position", "positions"))
+	}
+	return p, ""
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // droppedEvent says why the pending batch p is not re-delivered.
-func droppedEvent(p *offsets.Batch, cfg Config) offsets.Event {
-	why := "imported offsets (--from-spark) choose where its partitions start"
-	if cfg.Imported == nil {
-		why = "-o names one of its partitions"
-	}
+func droppedEvent(p *offsets.Batch, why string) offsets.Event {
 	e := offsets.NewEvent(time.Now(), offsets.CodeDropped, offsets.Partition{}, fmt.Sprintf(
 		"batch %d was planned and never acked; it is not re-delivered because %s; the next batch takes its id", p.ID, why))
 	e.Partition = -1

@@ -292,3 +292,58 @@ func TestStartEventListsSomePartitions(t *testing.T) {
 		t.Errorf("reset event %q, want it to start %q and end with partition 19 and 5 more", msg, want)
 	}
 }
+
+// helper-37: a stream taken over (--name) with other topics, its planned
+// batch on the old topic: the batch was "re-delivered with the same
+// ranges" with no range at all and acked empty, over the planned ranges
+// in the log, and its line said "ranges":null. It is dropped with a
+// reason instead; the old topic's stored position stays where it was.
+func TestPendingBatchOfAnotherTopicIsDropped(t *testing.T) {
+	h := newHarness(t)
+	old, now := h.kc.Topic("old", 1), h.kc.Topic("new", 1)
+	h.kc.ProduceN(old, 0, 50, 20)
+	h.kc.ProduceN(now, 0, 30, 20)
+	p0 := offsets.Partition{Topic: old, Partition: 0}
+	st := h.openStore()
+	defer st.Close()
+	if err := st.EnsureStream("test", h.kc.Brokers, []string{old}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Plan("test", offsets.Batch{ID: 1, Ranges: []offsets.BatchRange{
+		{Range: offsets.Range{Partition: p0, From: 0, Until: 50}, Records: 50},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	cfg := h.config(st, now)
+	cfg.NameExplicit, cfg.Reset, cfg.MaxBatches = true, offsets.ResetEarliest, 1
+	evs := runWithin(t, cfg, time.Minute)
+	bs := batches(evs)
+	if len(bs) != 1 || bs[0].ID != 1 || bs[0].Redelivered || len(bs[0].Ranges) != 1 || bs[0].Ranges[0].Topic != now {
+		t.Fatalf("batches %s, want a new batch 1 of %s", describe(evs), now)
+	}
+	var dropped, redelivered bool
+	for _, ev := range evs {
+		if n, ok := ev.(*Notice); ok {
+			dropped = dropped || (n.Code == offsets.CodeDropped && strings.Contains(n.Message, old+"[0] is not among this run's partitions"))
+			redelivered = redelivered || n.Code == offsets.CodeRedelivered
+		}
+	}
+	if !dropped || redelivered {
+		t.Errorf("dropped event %v, redelivered event %v; want a dropped one naming %s[0] and no redelivery: %s", dropped, redelivered, old, describe(evs))
+	}
+	info, _, err := st.Stream("test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if next, ok := info.Next[p0]; ok && next != 0 {
+		t.Errorf("%s's stored position moved to %d", p0, next)
+	}
+}
+
+// A batch line's ranges are a JSON array even when there are none.
+func TestBatchLineRangesAreAnArray(t *testing.T) {
+	buf, err := AppendEventJSON(nil, &BatchEvent{Batch: &Batch{Batch: offsets.Batch{ID: 1}}})
+	if line := string(buf); err != nil || !strings.Contains(line, `"ranges":[]`) {
+		t.Errorf("batch line %s (%v), want \"ranges\":[]", buf, err)
+	}
+}

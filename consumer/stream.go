@@ -172,7 +172,7 @@ func planStart(cfg Config) (startPlan, error) {
 	for p := range in.Stored {
 		in.ReadTopics[p.Topic] = true
 	}
-	redeliver := usablePending(pending, cfg.Explicit, cfg.Imported != nil)
+	redeliver, dropWhy := usablePending(pending, bounds, cfg.Explicit, cfg.Imported != nil)
 	if redeliver != nil {
 		// The batch is read again from its ranges' starts: those are the
 		// positions to check against the log start (a range retention
@@ -200,7 +200,7 @@ func planStart(cfg Config) (startPlan, error) {
 		return startPlan{}, err
 	}
 	if pending != nil && redeliver == nil {
-		n := droppedEvent(pending, cfg)
+		n := droppedEvent(pending, dropWhy)
 		if err := cfg.Store.DropPending(cfg.Name, pending.ID, n); err != nil {
 			return startPlan{}, err
 		}
