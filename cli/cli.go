@@ -189,10 +189,37 @@ config file's [clusters.NAME] profile (see config.example.toml).`,
 	root.RunE = watch.RunE
 	root.Flags().AddFlagSet(watch.Flags())
 	root.Args = cobra.NoArgs // "kbatch frobnicate": an unknown command
-	argsAreUsage(root)
 	root.AddCommand(newGenDocsCommand(root))
+	strictHelpAndCompletion(root)
+	argsAreUsage(root)
 	addCompletions(root, g)
 	return root
+}
+
+// strictHelpAndCompletion makes cobra's help and completion commands (made
+// here rather than at Execute, so that argsAreUsage covers them) refuse
+// what they do not know with a usage error, exit 2: "kbatch completion
+// tcsh" printed its help on stdout with exit 0 (so "> file" wrote help),
+// "kbatch help frob" the root help with exit 0 (helper-38).
+func strictHelpAndCompletion(root *cobra.Command) {
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		switch c.Name() {
+		case "completion":
+			c.RunE = func(cmd *cobra.Command, args []string) error { return cmd.Help() }
+		case "help":
+			run := c.Run
+			c.Run = nil
+			c.RunE = func(cmd *cobra.Command, args []string) error {
+				if found, _, err := cmd.Root().Find(args); err != nil || (len(args) > 0 && found == cmd.Root()) {
+					return usagef("unknown help topic %q: kbatch help lists the commands", strings.Join(args, " "))
+				}
+				run(cmd, args)
+				return nil
+			}
+		}
+	}
 }
 
 // argsAreUsage makes the argument checks of c and its subcommands return

@@ -19,6 +19,9 @@ func TestInputsAcceptedButWrong(t *testing.T) {
 		{"unknown command", []string{"frobnicate"}, []string{"frobnicate"}},
 		{"watch with an argument", []string{"watch", "extra", "-b", "127.0.0.1:1"}, []string{"extra"}},
 		{"version with an argument", []string{"version", "extra"}, []string{"extra"}},
+		{"completion for an unknown shell", []string{"completion", "tcsh"}, []string{"tcsh"}},
+		{"completion with an extra argument", []string{"completion", "bash", "extra"}, []string{"extra"}},
+		{"help on an unknown topic", []string{"help", "frob"}, []string{"frob"}},
 		{"broker port out of range", []string{"topics", "-b", "localhost:99999"}, []string{"localhost:99999", "port"}},
 		{"broker port zero", []string{"topics", "-b", "localhost:0"}, []string{"localhost:0", "port"}},
 	} {
