@@ -106,6 +106,11 @@ func Open(path string, opt OpenOptions) (*Store, error) {
 		return nil, &StoreError{Path: path, Msg: "cannot be read: " + err.Error(), Cause: err}
 	case info.IsDir():
 		return nil, &StoreError{Path: path, Kind: ErrForeign, Msg: "is a directory; pass --store with a file name"}
+	case !info.Mode().IsRegular():
+		// /dev/null, a named pipe, a socket: bbolt needs a file it can map
+		// and lock (helper-38: these were "empty (0 bytes)", to remove).
+		return nil, &StoreError{Path: path, Kind: ErrForeign, Msg: "is " + specialFile(info.Mode()) +
+			", not a regular file; pass --store with the name of a file (kbatch creates it)"}
 	case info.Size() == 0:
 		return nil, &StoreError{Path: path, Kind: ErrForeign, Msg: "is empty (0 bytes): not a kbatch store, or one that was truncated; " +
 			"to start anew, remove it (kbatch creates the store) or pass --store with the name of a file that does not exist"}
@@ -285,4 +290,17 @@ func (s *Store) create(timeout time.Duration) error {
 		_ = d.Close()
 	}
 	return nil
+}
+
+// specialFile names what a file that is not regular nor a directory is.
+func specialFile(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0, m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "a special file"
 }
