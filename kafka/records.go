@@ -8,6 +8,7 @@ import (
 	"hash/crc32"
 	"io"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -162,7 +163,7 @@ func (d *Block) decode(raw []byte, ab *aborts, hs *headerSlab, p offsets.Partiti
 		}
 		b, err := parseBatch(one)
 		if err != nil {
-			return fmt.Errorf("%s: %w", p, err)
+			return err
 		}
 		if b.base >= until {
 			// Nothing lies between the previous batch and this one: the
@@ -185,12 +186,12 @@ func (d *Block) decode(raw []byte, ab *aborts, hs *headerSlab, p offsets.Partiti
 		recs := b.records
 		if b.codec != 0 {
 			if recs, err = decompress(b.codec, b.records); err != nil {
-				return fmt.Errorf("%s: record batch at %d: %w", p, b.base, err)
+				return fmt.Errorf("record batch at %d: %w", b.base, err)
 			}
 		}
 		done, err := d.decodeBatch(&b, recs, hs, p, pos, until)
 		if err != nil {
-			return fmt.Errorf("%s: record batch at %d: %w", p, b.base, err)
+			return fmt.Errorf("record batch at %d: %w", b.base, err)
 		}
 		if done {
 			return nil
@@ -368,15 +369,19 @@ func isAbortMarker(recs []byte) bool {
 func (d *Block) decodeLegacy(in []byte, p offsets.Partition, pos, until int64) (bool, error) {
 	m, err := parseMessage(in)
 	if err != nil {
-		return false, fmt.Errorf("%s: %w", p, err)
+		return false, err
 	}
 	if m.codec == 0 {
 		d.Batches++
 		return d.addLegacy(m, m.offset, m.ts, p, pos, until), nil
 	}
-	set, err := decompress(m.codec, m.value)
+	compressed := m.value
+	if m.magic == 0 && m.codec == codecLZ4 {
+		compressed = fixLZ4Header(compressed) // KAFKA-3160 (lz4legacy.go)
+	}
+	set, err := decompress(m.codec, compressed)
 	if err != nil {
-		return false, fmt.Errorf("%s: message at %d: %w", p, m.offset, err)
+		return false, fmt.Errorf("message at %d: %w", m.offset, err)
 	}
 	var inner []message
 	for len(set) > 0 {
@@ -386,10 +391,10 @@ func (d *Block) decodeLegacy(in []byte, p offsets.Partition, pos, until int64) (
 		}
 		im, err := parseMessage(set[:size])
 		if err != nil {
-			return false, fmt.Errorf("%s: message at %d: %w", p, m.offset, err)
+			return false, fmt.Errorf("message at %d: %w", m.offset, err)
 		}
 		if im.codec != 0 {
-			return false, fmt.Errorf("%s: message at %d: compressed message inside a compressed message", p, m.offset)
+			return false, fmt.Errorf("message at %d: compressed message inside a compressed message", m.offset)
 		}
 		inner = append(inner, im)
 		set = set[size:]
@@ -572,19 +577,44 @@ var xerialMagic = []byte{0x82, 'S', 'N', 'A', 'P', 'P', 'Y', 0}
 // decompress returns src decompressed into a fresh buffer, which the
 // records then point into.
 func decompress(codec int8, src []byte) ([]byte, error) {
+	out, err := decompressRaw(codec, src)
+	if err != nil {
+		name := codecName(codec)
+		if !strings.HasPrefix(err.Error(), name+":") && !strings.HasPrefix(err.Error(), "s2:") {
+			err = fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	return out, err
+}
+
+func codecName(codec int8) string {
+	switch codec {
+	case codecGzip:
+		return "gzip"
+	case codecSnappy:
+		return "snappy"
+	case codecLZ4:
+		return "lz4"
+	case codecZstd:
+		return "zstd"
+	}
+	return fmt.Sprintf("codec %d", codec)
+}
+
+func decompressRaw(codec int8, src []byte) ([]byte, error) {
 	switch codec {
 	case codecGzip:
 		r, _ := gzipPool.Get().(*gzip.Reader)
 		if r == nil {
 			var err error
 			if r, err = gzip.NewReader(bytes.NewReader(src)); err != nil {
-				return nil, fmt.Errorf("gzip: %w", err)
+				return nil, err
 			}
 		} else if err := r.Reset(bytes.NewReader(src)); err != nil {
-			return nil, fmt.Errorf("gzip: %w", err)
+			return nil, err
 		}
 		defer gzipPool.Put(r)
-		return readAll(r, "gzip")
+		return readAll(r)
 	case codecSnappy:
 		if bytes.HasPrefix(src, xerialMagic) {
 			return unxerial(src)
@@ -594,11 +624,11 @@ func decompress(codec int8, src []byte) ([]byte, error) {
 		r := lz4Pool.Get().(*lz4.Reader)
 		defer lz4Pool.Put(r)
 		r.Reset(bytes.NewReader(src))
-		return readAll(r, "lz4")
+		return readAll(r)
 	case codecZstd:
 		dec, err := zstdDec()
 		if err != nil {
-			return nil, fmt.Errorf("zstd: %w", err)
+			return nil, err
 		}
 		var dst []byte
 		var fh zstd.Header
@@ -607,7 +637,7 @@ func decompress(codec int8, src []byte) ([]byte, error) {
 		}
 		out, err := dec.DecodeAll(src, dst)
 		if err != nil {
-			return nil, fmt.Errorf("zstd: %w", err)
+			return nil, err
 		}
 		return out, nil
 	}
@@ -618,14 +648,14 @@ func decompress(codec int8, src []byte) ([]byte, error) {
 func unsnappy(src []byte) ([]byte, error) {
 	n, err := s2.DecodedLen(src)
 	if err != nil {
-		return nil, fmt.Errorf("snappy: %w", err)
+		return nil, err
 	}
 	if n > maxDecompressed {
-		return nil, fmt.Errorf("snappy: %d bytes decompressed is too large", n)
+		return nil, fmt.Errorf("%d bytes decompressed is too large", n)
 	}
 	out, err := s2.Decode(make([]byte, n), src)
 	if err != nil {
-		return nil, fmt.Errorf("snappy: %w", err)
+		return nil, err
 	}
 	return out, nil
 }
@@ -634,23 +664,23 @@ func unsnappy(src []byte) ([]byte, error) {
 // 16-byte header, then blocks each preceded by its length.
 func unxerial(src []byte) ([]byte, error) {
 	if len(src) < 16 {
-		return nil, fmt.Errorf("snappy: %w", errTruncated)
+		return nil, errTruncated
 	}
 	total := 0
 	for c := src[16:]; len(c) > 0; {
 		if len(c) < 4 {
-			return nil, fmt.Errorf("snappy: %w", errTruncated)
+			return nil, errTruncated
 		}
 		l := int(binary.BigEndian.Uint32(c))
 		if l > len(c)-4 {
-			return nil, fmt.Errorf("snappy: %w", errTruncated)
+			return nil, errTruncated
 		}
 		n, err := s2.DecodedLen(c[4 : 4+l])
 		if err != nil {
-			return nil, fmt.Errorf("snappy: %w", err)
+			return nil, err
 		}
 		if total += n; total > maxDecompressed {
-			return nil, fmt.Errorf("snappy: %d bytes decompressed is too large", total)
+			return nil, fmt.Errorf("%d bytes decompressed is too large", total)
 		}
 		c = c[4+l:]
 	}
@@ -659,7 +689,7 @@ func unxerial(src []byte) ([]byte, error) {
 		l := int(binary.BigEndian.Uint32(c))
 		n, _ := s2.DecodedLen(c[4 : 4+l])
 		if _, err := s2.Decode(out[len(out):len(out)+n], c[4:4+l]); err != nil {
-			return nil, fmt.Errorf("snappy: %w", err)
+			return nil, err
 		}
 		out = out[:len(out)+n]
 		c = c[4+l:]
@@ -669,7 +699,7 @@ func unxerial(src []byte) ([]byte, error) {
 
 // readAll reads a decompressor into a pooled scratch buffer and returns an
 // exact-size copy (the size is not known ahead).
-func readAll(r io.Reader, codec string) ([]byte, error) {
+func readAll(r io.Reader) ([]byte, error) {
 	b := scratch.Get().(*bytes.Buffer)
 	defer func() {
 		if b.Cap() <= 8<<20 {
@@ -678,10 +708,10 @@ func readAll(r io.Reader, codec string) ([]byte, error) {
 	}()
 	b.Reset()
 	if _, err := b.ReadFrom(io.LimitReader(r, maxDecompressed+1)); err != nil {
-		return nil, fmt.Errorf("%s: %w", codec, err)
+		return nil, err
 	}
 	if b.Len() > maxDecompressed {
-		return nil, fmt.Errorf("%s: more than %d bytes decompressed", codec, maxDecompressed)
+		return nil, fmt.Errorf("more than %d bytes decompressed", maxDecompressed)
 	}
 	return slices.Clone(b.Bytes()), nil
 }
