@@ -34,7 +34,7 @@ type Tap interface {
 // implements it. A nil Store means nothing is written (--no-store).
 type Store interface {
 	Stream(name string) (offsets.StreamInfo, bool, error)
-	EnsureStreamOn(name, clusterID string, brokers, topics []string) error
+	EnsureStreamOn(name, clusterID string, brokers, topics []string, topicIDs map[string]string) error
 	Plan(stream string, b offsets.Batch) error
 	Ack(stream string, id uint64, at time.Time) error
 	AckAndPlan(stream string, id uint64, at time.Time, next offsets.Batch) error

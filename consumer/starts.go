@@ -12,11 +12,11 @@ import (
 // usablePending keeps a pending batch for re-delivery unless explicit or
 // imported offsets name one of its partitions (the user chose where to
 // start), or one of its partitions is not among this run's (a stream
-// taken over with other topics: it cannot be read again with the same
-// ranges). Then the batch is dropped from the log, why says why, and its
+// taken over with other topics) or is of a topic deleted and created
+// again: it cannot be read again with the same ranges. Then the batch is dropped from the log, why says why, and its
 // id is taken by the first new batch; the partitions keep their stored
 // positions, so nothing is skipped.
-func usablePending(p *offsets.Batch, parts map[offsets.Partition]offsets.Bounds, explicit []offsets.Spec, imported bool) (keep *offsets.Batch, why string) {
+func usablePending(p *offsets.Batch, parts map[offsets.Partition]offsets.Bounds, recreated map[string]bool, explicit []offsets.Spec, imported bool) (keep *offsets.Batch, why string) {
 	if p == nil {
 		return nil, ""
 	}
@@ -29,6 +29,9 @@ func usablePending(p *offsets.Batch, parts map[offsets.Partition]offsets.Bounds,
 			if sp.Matches(r.Partition) {
 				return nil, "-o names one of its partitions"
 			}
+		}
+		if recreated[r.Partition.Topic] {
+			return nil, "topic " + r.Partition.Topic + " was deleted and created again"
 		}
 		if _, ok := parts[r.Partition]; !ok {
 			gone = append(gone, r.Partition.String())

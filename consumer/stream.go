@@ -151,12 +151,13 @@ func planStart(cfg Config) (startPlan, error) {
 	var pending *offsets.Batch
 	var info offsets.StreamInfo
 	var notices []offsets.Event
+	var recreated map[string]bool
 	if cfg.Store != nil {
-		changed, err := takeStream(cfg)
+		changed, gone, err := takeStream(cfg)
 		if err != nil {
 			return startPlan{}, err
 		}
-		notices = changed
+		notices, recreated = changed, gone
 		if info, _, err = cfg.Store.Stream(cfg.Name); err != nil {
 			return startPlan{}, err
 		}
@@ -168,11 +169,27 @@ func planStart(cfg Config) (startPlan, error) {
 	if cfg.Imported != nil {
 		in.Stored, in.StoredSource = cfg.Imported, offsets.SourceImport
 	}
+	if len(recreated) > 0 && in.Stored != nil {
+		// The deleted topic's positions say nothing about the new one:
+		// every partition of it starts at its log start (and is marked
+		// as moved, see markMoved), so none of its records is skipped.
+		in.Stored = maps.Clone(in.Stored)
+		for p := range in.Stored {
+			if recreated[p.Topic] {
+				delete(in.Stored, p)
+			}
+		}
+		for p, b := range bounds {
+			if recreated[p.Topic] {
+				in.Stored[p] = b.LogStart
+			}
+		}
+	}
 	in.ReadTopics = make(map[string]bool)
 	for p := range in.Stored {
 		in.ReadTopics[p.Topic] = true
 	}
-	redeliver, dropWhy := usablePending(pending, bounds, cfg.Explicit, cfg.Imported != nil)
+	redeliver, dropWhy := usablePending(pending, bounds, recreated, cfg.Explicit, cfg.Imported != nil)
 	if redeliver != nil {
 		// The batch is read again from its ranges' starts: those are the
 		// positions to check against the log start (a range retention
@@ -322,30 +339,47 @@ func (s *Stream) Seek(p offsets.Partition, spec offsets.Spec) (int64, error) {
 // this run, then records them. Another cluster or other topics under a
 // derived name is a usage error (the stored offsets belong elsewhere); an
 // explicit name takes the stream over, and the returned event says what
-// changed.
-func takeStream(cfg Config) ([]offsets.Event, error) {
+// changed. A topic whose id (KIP-516) is not the one stored was deleted
+// and created again since: recreated names it, with an event, and its
+// stored positions are not used (they are the deleted topic's).
+func takeStream(cfg Config) (events []offsets.Event, recreated map[string]bool, err error) {
 	clusterID, _ := kafka.ClusterID(cfg.Client, cfg.Topics) // "" when unknown: no check
+	ids, _ := kafka.TopicIDs(cfg.Client, cfg.Topics)        // none when unknown: no check
 	prev, existed, err := cfg.Store.Stream(cfg.Name)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var changed []string
 	if existed {
 		changed = offsets.StreamChanges(prev, clusterID, cfg.Topics)
 	}
 	if len(changed) > 0 && !cfg.NameExplicit {
-		return nil, &offsets.UsageError{Msg: fmt.Sprintf(
+		return nil, nil, &offsets.UsageError{Msg: fmt.Sprintf(
 			"stream %s in the store was made for another cluster or other topics (%s), and its offsets belong there; "+
 				"pass --name %s to take it over here, or --name NEW to start a new stream", cfg.Name, strings.Join(changed, "; "), cfg.Name)}
 	}
-	if err := cfg.Store.EnsureStreamOn(cfg.Name, clusterID, cfg.Brokers, cfg.Topics); err != nil {
-		return nil, err
+	if err := cfg.Store.EnsureStreamOn(cfg.Name, clusterID, cfg.Brokers, cfg.Topics, ids); err != nil {
+		return nil, nil, err
 	}
-	if len(changed) == 0 {
-		return nil, nil
+	if len(changed) > 0 {
+		e := offsets.NewEvent(time.Now(), offsets.CodeStreamChanged, offsets.Partition{},
+			fmt.Sprintf("stream %s taken over (--name): %s", cfg.Name, strings.Join(changed, "; ")))
+		e.Partition = -1
+		events = append(events, e)
 	}
-	e := offsets.NewEvent(time.Now(), offsets.CodeStreamChanged, offsets.Partition{},
-		fmt.Sprintf("stream %s taken over (--name): %s", cfg.Name, strings.Join(changed, "; ")))
-	e.Partition = -1
-	return []offsets.Event{e}, nil
+	for _, t := range cfg.Topics {
+		was, now := prev.TopicIDs[t], ids[t]
+		if was == "" || now == "" || was == now {
+			continue
+		}
+		if recreated == nil {
+			recreated = map[string]bool{}
+		}
+		recreated[t] = true
+		e := offsets.NewEvent(time.Now(), offsets.CodeRecreated, offsets.Partition{Topic: t, Partition: -1},
+			fmt.Sprintf("topic %s was deleted and created again since this stream last ran (topic id %s, was %s): "+
+				"its stored positions were the deleted topic's; reading it from its log start", t, now, was))
+		events = append(events, e)
+	}
+	return events, recreated, nil
 }

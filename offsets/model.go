@@ -133,6 +133,9 @@ const (
 	// CodeStreamChanged: a stream was taken over (an explicit --name) on
 	// another cluster or with other topics than it was stored with.
 	CodeStreamChanged = "stream-changed"
+	// CodeRecreated: a topic of the stream was deleted and created again
+	// (its topic id changed) since the stream last ran.
+	CodeRecreated = "topic-recreated"
 )
 
 // Event is something that moved or threatened a stream's position: a seek,

@@ -54,6 +54,9 @@ type streamMeta struct {
 	// StartChoice is the answer to the topic picker's "where to start"
 	// the last time this stream was picked; see Store.SetStartChoice.
 	StartChoice string `json:"start_choice,omitempty"`
+	// TopicIDs are the stream's topics' ids (KIP-516) as last seen, by
+	// name; a topic the cluster gave none for is missing.
+	TopicIDs map[string]string `json:"topic_ids,omitempty"`
 }
 
 // seekMark is a seek of Partition to Offset made while batches up to
@@ -105,7 +108,7 @@ func (st *streamTx) putMeta() error {
 
 // info copies the stream out of the transaction.
 func (st *streamTx) info() (StreamInfo, error) {
-	info := StreamInfo{Name: st.name, ClusterID: st.meta.ClusterID, Brokers: st.meta.Brokers, Topics: st.meta.Topics,
+	info := StreamInfo{Name: st.name, ClusterID: st.meta.ClusterID, Brokers: st.meta.Brokers, Topics: st.meta.Topics, TopicIDs: st.meta.TopicIDs,
 		Next: make(map[Partition]int64), LastBatch: st.meta.LastBatch, Updated: st.meta.Updated, StartChoice: st.meta.StartChoice}
 	for _, m := range st.meta.Seeks {
 		if info.Seeks == nil {

@@ -18,6 +18,10 @@ type StreamInfo struct {
 	ClusterID string
 	Brokers   []string
 	Topics    []string
+	// TopicIDs are the topics' ids (KIP-516) as the stream last saw
+	// them, by name; nil or missing when unknown (an older store or
+	// cluster). A topic deleted and created again has another id.
+	TopicIDs map[string]string
 	// Next is the next offset per partition, as of the last acked batch or
 	// SetNext; never nil.
 	Next map[Partition]int64
@@ -75,13 +79,13 @@ func (s *Store) Stream(name string) (info StreamInfo, ok bool, err error) {
 // existing one; its positions and logs are kept. Every other write needs the
 // stream to exist. A name is 1 to 1024 bytes. A stored cluster id is kept.
 func (s *Store) EnsureStream(name string, brokers, topics []string) error {
-	return s.EnsureStreamOn(name, "", brokers, topics)
+	return s.EnsureStreamOn(name, "", brokers, topics, nil)
 }
 
 // EnsureStreamOn is EnsureStream that also records the cluster id the
 // stream runs against (kept as it is when clusterID is ""). Callers compare
 // it first with StreamChanges.
-func (s *Store) EnsureStreamOn(name, clusterID string, brokers, topics []string) (err error) {
+func (s *Store) EnsureStreamOn(name, clusterID string, brokers, topics []string, topicIDs map[string]string) (err error) {
 	if name == "" || len(name) > 1024 {
 		return fmt.Errorf("store %s: stream name must be 1 to 1024 bytes, got %d", s.path, len(name))
 	}
@@ -108,6 +112,12 @@ func (s *Store) EnsureStreamOn(name, clusterID string, brokers, topics []string)
 		st.meta.Brokers, st.meta.Topics = slices.Clone(brokers), slices.Clone(topics)
 		if clusterID != "" {
 			st.meta.ClusterID = clusterID
+		}
+		for t, id := range topicIDs {
+			if st.meta.TopicIDs == nil {
+				st.meta.TopicIDs = map[string]string{}
+			}
+			st.meta.TopicIDs[t] = id
 		}
 		st.meta.Updated = time.Now()
 		return st.putMeta()

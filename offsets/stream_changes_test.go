@@ -42,7 +42,7 @@ func TestEnsureStreamOnRecordsCluster(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if err := s.EnsureStreamOn("events", "prod-1", []string{"k:9092"}, []string{"events"}); err != nil {
+	if err := s.EnsureStreamOn("events", "prod-1", []string{"k:9092"}, []string{"events"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.EnsureStream("events", []string{"k:9092"}, []string{"events"}); err != nil {

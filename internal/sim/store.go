@@ -68,8 +68,8 @@ func (k *killable) write(f func() error) error {
 func (k *killable) Stream(name string) (offsets.StreamInfo, bool, error) { return k.st.Stream(name) }
 func (k *killable) Pending(stream string) (*offsets.Batch, error)        { return k.st.Pending(stream) }
 
-func (k *killable) EnsureStreamOn(name, clusterID string, brokers, topics []string) error {
-	return k.write(func() error { return k.st.EnsureStreamOn(name, clusterID, brokers, topics) })
+func (k *killable) EnsureStreamOn(name, clusterID string, brokers, topics []string, topicIDs map[string]string) error {
+	return k.write(func() error { return k.st.EnsureStreamOn(name, clusterID, brokers, topics, topicIDs) })
 }
 
 func (k *killable) AddEvents(stream string, es []offsets.Event) error {

@@ -1,0 +1,73 @@
+package consumer
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kbatch-dev/kbatch/offsets"
+)
+
+// TestRecreatedTopicIsReadFromItsStart (helper-37): a topic deleted and
+// created again while kbatch was stopped, the new one already holding
+// more records than the stored position: kbatch resumed at the old
+// offset, with no event, and the new topic's first records were never
+// delivered. The topic id (KIP-516) tells the two apart: the new topic
+// is read from its log start, with a topic-recreated event and the first
+// range marked as a reset; a batch planned on the old topic is dropped.
+func TestRecreatedTopicIsReadFromItsStart(t *testing.T) {
+	h := newHarness(t)
+	topic := h.kc.Topic("recreated", 1)
+	p0 := offsets.Partition{Topic: topic, Partition: 0}
+	h.kc.ProduceN(topic, 0, 5, 10)
+	st := h.openStore()
+	defer st.Close()
+	cfg := h.config(st, topic)
+	cfg.Reset, cfg.UntilEnd = offsets.ResetEarliest, true
+	if _, until, _ := covered(t, batches(runWithin(t, cfg, time.Minute)), p0); until != 5 {
+		t.Fatalf("first run read up to %d, want 5", until)
+	}
+	// A batch planned on the old topic, never acked.
+	if err := st.Plan("test", offsets.Batch{ID: 2, Ranges: []offsets.BatchRange{
+		{Range: offsets.Range{Partition: p0, From: 5, Until: 6}, Records: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := h.kc.Admin().DeleteTopics(ctx, topic); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		resp, err := h.kc.Admin().CreateTopic(ctx, 1, 1, nil, topic)
+		if err == nil && resp.Err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("create %s again: %v %v", topic, err, resp.Err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	h.kc.Client().PurgeTopicsFromClient(topic) // its producer knew the old topic id
+	h.kc.ProduceN(topic, 0, 8, 10)
+
+	evs := runWithin(t, cfg, time.Minute)
+	from, until, records := covered(t, batches(evs), p0)
+	if from != 0 || until != 8 || records != 8 {
+		t.Fatalf("after the topic was created again: read [%d, %d) with %d records, want [0, 8) with 8: %s", from, until, records, describe(evs))
+	}
+	var recreated, dropped bool
+	for _, ev := range evs {
+		if n, ok := ev.(*Notice); ok {
+			recreated = recreated || (n.Code == offsets.CodeRecreated && n.Topic == topic && strings.Contains(n.Message, "log start"))
+			dropped = dropped || (n.Code == offsets.CodeDropped && strings.Contains(n.Message, "deleted and created again"))
+		}
+	}
+	first := batches(evs)[0]
+	if !recreated || !dropped || first.Ranges[0].Jump != offsets.CodeReset || first.Redelivered {
+		t.Errorf("recreated event %v, dropped event %v, first range %+v (redelivered %v); want both events and a reset jump: %s",
+			recreated, dropped, first.Ranges[0], first.Redelivered, describe(evs))
+	}
+}

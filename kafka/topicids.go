@@ -1,0 +1,42 @@
+package kafka
+
+import (
+	"context"
+	"encoding/hex"
+	"fmt"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// TopicIDs returns the topic id of each of topics (KIP-516, Kafka 2.8 and
+// later: a Metadata answer of v10 or later carries it), as 32 hex digits.
+// A topic deleted and created again under the same name gets a new id, and
+// only the id tells the two apart: their partitions and offsets start
+// over. A topic whose id the cluster does not tell (an older broker) is
+// left out of the map.
+func TopicIDs(c *Client, topics []string) (map[string]string, error) {
+	kc, err := c.fetchClient()
+	if err != nil {
+		return nil, err
+	}
+	req := kmsg.NewPtrMetadataRequest()
+	for _, t := range topics {
+		rt := kmsg.NewMetadataRequestTopic()
+		rt.Topic = kmsg.StringPtr(t)
+		req.Topics = append(req.Topics, rt)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), c.sc.Config().Net.ReadTimeout)
+	defer cancel()
+	resp, err := req.RequestWith(ctx, kc)
+	if err != nil {
+		return nil, fmt.Errorf("topic ids: %w", err)
+	}
+	out := make(map[string]string, len(topics))
+	for _, t := range resp.Topics {
+		if t.Topic == nil || t.ErrorCode != 0 || t.TopicID == ([16]byte{}) {
+			continue
+		}
+		out[*t.Topic] = hex.EncodeToString(t.TopicID[:])
+	}
+	return out, nil
+}
