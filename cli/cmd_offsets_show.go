@@ -46,7 +46,7 @@ batch query read exactly that batch's ranges.`,
 	f.StringVar(&o.format, "format", "text", "text, json, or with --batch also spark")
 	f.IntVar(&o.batches, "batches", 10, "batches shown per stream, newest first (0: none, -1: all)")
 	f.IntVar(&o.events, "events", 10, "events shown per stream, newest first (0: none, -1: all)")
-	f.Uint64Var(&o.batch, "batch", 0, "show only batch N of the stream")
+	f.Var(batchNumber{&o.batch}, "batch", "show only batch N of the stream")
 	f.StringArrayVarP(&o.topics, "topic", "t", nil, "with --format spark: only these topics (the ones the Spark query subscribes to)")
 	return cmd
 }
@@ -285,3 +285,26 @@ func offsetsSafeJoin(ss []string, empty string) string {
 	}
 	return strings.Join(out, ", ")
 }
+
+// batchNumber is the value of --batch: a batch id, 1 or more (pflag's
+// uint64 said "strconv.ParseUint: parsing "-1": invalid syntax", and took
+// 0, which showed every batch as if --batch were not given).
+type batchNumber struct{ n *uint64 }
+
+func (b batchNumber) String() string {
+	if b.n == nil || *b.n == 0 {
+		return ""
+	}
+	return strconv.FormatUint(*b.n, 10)
+}
+
+func (b batchNumber) Set(s string) error {
+	n, ok := offsets.ParseDigits(s)
+	if !ok || n < 1 {
+		return fmt.Errorf("%q is not a batch number: batches are numbered 1, 2, 3…", s)
+	}
+	*b.n = uint64(n)
+	return nil
+}
+
+func (batchNumber) Type() string { return "N" }

@@ -141,6 +141,11 @@ func parseTarget(t string, now time.Time) (Spec, string) {
 	case t[0] == '-':
 		n, ok := ParseDigits(t[1:])
 		if !ok {
+			if d := t[1:]; d != "" && strings.Trim(d, "0123456789") == "" {
+				// Any N up to 2^63-1 is taken (the log start, at most);
+				// past it the number is too large, as an offset's is.
+				return spec, fmt.Sprintf("offset %q is too large: N in -N is at most 9223372036854775807 (earliest reads from the log start)", t)
+			}
 			return spec, fmt.Sprintf("offset %q is not a number (%s)", t, targetHelp)
 		}
 		if n == 0 {
@@ -170,6 +175,11 @@ func ParseTime(v string, now time.Time) (time.Time, string) {
 	tm, err := time.Parse(time.RFC3339Nano, v)
 	if err != nil {
 		d, derr := time.ParseDuration(v)
+		if derr != nil && strings.Contains(derr.Error(), "invalid duration") && strings.HasPrefix(v, "-") && looksLikeDuration(v[1:]) {
+			// time.ParseDuration says "invalid" for a duration past its
+			// range (about 292 years).
+			return time.Time{}, fmt.Sprintf("time %q is too far back: a duration is at most about 290 years (2562047h)", v)
+		}
 		if derr != nil {
 			return time.Time{}, fmt.Sprintf("time %q is neither RFC 3339 (2026-11-29T10:00:00Z) nor a duration like -15m", v)
 		}
@@ -183,6 +193,28 @@ func ParseTime(v string, now time.Time) (time.Time, string) {
 		return time.Time{}, fmt.Sprintf("time %q is before 1970-01-01", v)
 	}
 	return tm.Round(0), ""
+}
+
+// looksLikeDuration reports whether s is digits followed by Go duration
+// units ("99999999h", "5h30m"), whatever its size.
+func looksLikeDuration(s string) bool {
+	if s == "" || s[0] < '0' || s[0] > '9' {
+		return false
+	}
+	rest := strings.TrimLeft(s, "0123456789.")
+	for rest != "" {
+		unit := rest[:len(rest)-len(strings.TrimLeft(rest, "nsuµmh"))]
+		if unit == "" {
+			return false
+		}
+		switch unit {
+		case "ns", "us", "µs", "ms", "s", "m", "h":
+		default:
+			return false
+		}
+		rest = strings.TrimLeft(rest[len(unit):], "0123456789.")
+	}
+	return true
 }
 
 // ParseDigits accepts a non-empty run of ASCII digits that fits an int64;

@@ -207,6 +207,11 @@ func parseBound(t string, now time.Time, isFrom bool) (Bound, string) {
 		return Bound{Kind: BoundTime, Time: tm}, ""
 	}
 	n, ok := offsets.ParseDigits(t)
+	if !ok && strings.Trim(t, "0123456789") == "" {
+		// Digits past 2^63-1 (an UNTIL that large means the end, capped
+		// at the high watermark; past it the number is too large).
+		return Bound{}, fmt.Sprintf("%s %q is too large: at most 9223372036854775807", name, t)
+	}
 	if !ok {
 		return Bound{}, fmt.Sprintf("%s %q is not %s", name, t, want)
 	}

@@ -108,7 +108,7 @@ func TestParseRangeErrors(t *testing.T) {
 		{"events:0:1-2-3", `UNTIL "2-3" is not an offset`},
 		{"events:0:latest-100", `FROM cannot be "latest"`},
 		{"events:0:0-earliest", `UNTIL cannot be "earliest"`},
-		{"events:0:99999999999999999999-1", `FROM "99999999999999999999" is not an offset`},
+		{"events:0:99999999999999999999-1", `FROM "99999999999999999999" is too large`}, // was "is not an offset"
 		{"events:0:@yesterday-100", `FROM time "yesterday" is neither RFC 3339`},
 		{"events:0:@2026-11-29T10:00:00-100", `FROM time "2026-11-29T10:00:00" is neither RFC 3339`},
 		{"events:0:@2026-11-29T10:00:00Z-lates", `UNTIL "lates" is not an offset, latest or @TIME`},
