@@ -58,6 +58,7 @@ serves until Ctrl-C, so kcat or a second kbatch can use them.`,
 				}
 				defer os.RemoveAll(dir)
 				g.store = filepath.Join(dir, "offsets.db")
+				o.tempStore = true
 			}
 			return runWatch(ctx, g, o, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},

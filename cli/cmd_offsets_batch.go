@@ -92,7 +92,7 @@ func showOffsetsBatchSpark(cmd *cobra.Command, g *globalOptions, o *offsetsShowO
 		return err
 	}
 	if client == nil {
-		offsetsNote(cmd.ErrOrStderr(), "no -b/KBATCH_BROKERS: only the %d partitions the store knows are listed; Spark needs every partition of each topic, pass -b to add the others", len(start))
+		offsetsNote(cmd.ErrOrStderr(), "no -b/KBATCH_BROKERS: only the %s the store knows are listed; Spark needs every partition of each topic, pass -b to add the others", offsets.CountPartitions(len(start)))
 	} else {
 		defer client.Close()
 		_, bounds, err := offsetsClusterPartitions(client, topics)

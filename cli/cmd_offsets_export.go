@@ -143,8 +143,8 @@ func exportSpark(g *globalOptions, info offsets.StreamInfo, topics []string, nex
 		}
 		for _, p := range offsets.SortedPartitions(next) {
 			if p.Partition >= counts[p.Topic] {
-				return usagef("stream %s has an offset for %s, but the topic has %d partitions on this cluster (is -b the right cluster?)",
-					offsets.SafeName(info.Name), p, counts[p.Topic])
+				return usagef("stream %s has an offset for %s, but the topic has %s on this cluster (is -b the right cluster?)",
+					offsets.SafeName(info.Name), p, offsets.CountPartitions(int(counts[p.Topic])))
 			}
 		}
 	}

@@ -195,9 +195,9 @@ func offsetsApply(out io.Writer, st *offsets.Store, info offsets.StreamInfo, nex
 	if e.Code == offsets.CodeImport {
 		verb = "imported"
 	}
-	head := fmt.Sprintf("stream %s: %s %s (recorded as a %q event)", offsets.SafeName(info.Name), verb, offsetsPartitions(len(next)), e.Code)
+	head := fmt.Sprintf("stream %s: %s %s (recorded as a %q event)", offsets.SafeName(info.Name), verb, offsets.CountPartitions(len(next)), e.Code)
 	if dryRun {
-		head = fmt.Sprintf("stream %s: would have %s %s (--dry-run: nothing written)", offsets.SafeName(info.Name), verb, offsetsPartitions(len(next)))
+		head = fmt.Sprintf("stream %s: would have %s %s (--dry-run: nothing written)", offsets.SafeName(info.Name), verb, offsets.CountPartitions(len(next)))
 	} else {
 		if create {
 			if err := st.EnsureStream(info.Name, info.Brokers, info.Topics); err != nil {
@@ -220,11 +220,4 @@ func offsetsApply(out io.Writer, st *offsets.Store, info offsets.StreamInfo, nex
 		fmt.Fprintf(w, "  %s\t%s\t%d\n", offsets.SafeName(p.String()), old, next[p])
 	}
 	return w.Flush()
-}
-
-func offsetsPartitions(n int) string {
-	if n == 1 {
-		return "1 partition"
-	}
-	return fmt.Sprintf("%d partitions", n)
 }

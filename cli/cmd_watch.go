@@ -24,6 +24,9 @@ import (
 
 // watchOptions are the flags of watch (and of the root command).
 type watchOptions struct {
+	// tempStore is set by the demo when its store is a temporary file,
+	// removed at the end: quitting says so instead of naming the file.
+	tempStore       bool
 	topics          []string
 	offsets         []string
 	reset           string
@@ -341,6 +344,10 @@ func runWatchOnce(ctx context.Context, g *globalOptions, o *watchOptions, stdout
 	rememberStartChoice(cfg.Store, cfg.Name, o.startChoice)
 	if !o.noTUI {
 		err := runTUI(ctx, stream, *cfg, g, resume, cc, o.screen)
+		if o.tempStore {
+			fmt.Fprintln(stderr, "kbatch: the demo's positions were kept in a temporary store, now removed (demo --store FILE keeps them)")
+			return err
+		}
 		path, _ := g.storePath()
 		printStored(stderr, *cfg, path)
 		return err

@@ -212,8 +212,8 @@ func checkSpecs(parts map[Partition]Bounds, explicit []Spec) error {
 			continue
 		}
 		if _, ok := parts[Partition{Topic: s.Topic, Partition: s.Partition}]; !ok {
-			return &UsageError{Msg: fmt.Sprintf("offset spec %q: unknown partition %s:%d (topic has %d partitions)",
-				s.text(), s.Topic, s.Partition, n)}
+			return &UsageError{Msg: fmt.Sprintf("offset spec %q: unknown partition %s:%d (the topic has %s)",
+				s.text(), s.Topic, s.Partition, CountPartitions(n))}
 		}
 	}
 	return nil
@@ -245,4 +245,12 @@ func (s Spec) text() string {
 		return s.Text
 	}
 	return s.String()
+}
+
+// CountPartitions says n partitions in words: "1 partition", "3 partitions".
+func CountPartitions(n int) string {
+	if n == 1 {
+		return "1 partition"
+	}
+	return fmt.Sprintf("%d partitions", n)
 }

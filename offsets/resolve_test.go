@@ -209,7 +209,7 @@ func TestResolveStartsErrors(t *testing.T) {
 		want string
 	}{
 		{"unknown partition", StartInput{Partitions: threeParts(), Explicit: specs(t, "events:7=5")},
-			`offset spec "events:7=5": unknown partition events:7 (topic has 3 partitions)`},
+			`offset spec "events:7=5": unknown partition events:7 (the topic has 3 partitions)`},
 		{"unknown topic", StartInput{Partitions: threeParts(), Explicit: specs(t, "orders=earliest")},
 			`offset spec "orders=earliest": topic "orders" is not one of the watched topics (events)`},
 		{"strict, partitions left out", StartInput{Partitions: threeParts(), Strict: true,

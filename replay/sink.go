@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"path/filepath"
+	"strings"
 
 	"github.com/kbatch-dev/kbatch/record"
 )
@@ -53,6 +56,12 @@ func CreateJSONFile(path string) (*JSONSink, error) {
 	f, err := record.CreateFile(path, true)
 	if errors.Is(err, record.ErrIsFolder) {
 		return nil, fmt.Errorf("--out %s is a folder; name a file", path)
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) && strings.HasSuffix(pe.Path, ".partial") {
+		// The temporary file beside path: name the folder, not a file
+		// the user never asked for.
+		return nil, fmt.Errorf("create --out %s: cannot write in its folder %s: %w", path, filepath.Dir(pe.Path), pe.Err)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("create --out %s: %w", path, err)

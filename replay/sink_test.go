@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -350,5 +351,16 @@ func TestJSONFileIsPrivate(t *testing.T) {
 	}
 	if m := fi.Mode().Perm(); m != 0o600 {
 		t.Errorf("--out file mode %o, want 600", m)
+	}
+}
+
+// An --out in a folder that does not exist names the folder, not the
+// temporary file kbatch would have written beside it (helper-38: "open
+// /tmp/nonexist/dir/.x.jsonl.2855628385.partial").
+func TestJSONFileInAMissingFolder(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "nonexist", "x.jsonl")
+	_, err := CreateJSONFile(path)
+	if err == nil || strings.Contains(err.Error(), ".partial") || !strings.Contains(err.Error(), "cannot write in its folder "+filepath.Dir(path)) {
+		t.Fatalf("err %v, want one naming the folder %s and no temporary file", err, filepath.Dir(path))
 	}
 }

@@ -84,19 +84,22 @@ func eventStyle(t *theme, code string) lipgloss.Style {
 	switch code {
 	case offsets.CodeDataLoss, offsets.CodeOutOfRange, offsets.CodeBrokerError:
 		return t.bad
-	case offsets.CodeSeek, offsets.CodeReset, offsets.CodeRedelivered, offsets.CodeNewPartition, codeSchema:
+	case offsets.CodeSeek, offsets.CodeReset, offsets.CodeRedelivered, offsets.CodeNewPartition, offsets.CodeRecreated, codeSchema:
 		return t.warn
 	}
 	return t.info
 }
 
 // eventDetail renders every field of a notice for the detail view.
-func eventDetail(e offsets.Event, loc interface{ String() string }) string {
+func eventDetail(e offsets.Event, loc interface{ String() string }, width int) string {
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "%s\n\n", EscapeString(e.Message))
+	fmt.Fprintf(&sb, "%s\n\n", wrap(EscapeString(e.Message), width)) // at words, not inside them
 	fmt.Fprintf(&sb, "code        %s\n", EscapeString(e.Code))
 	fmt.Fprintf(&sb, "time        %s\n", e.Time.Format("2006-01-02 15:04:05.000 MST"))
-	if e.Topic != "" {
+	switch {
+	case e.Topic != "" && e.Partition < 0: // about a whole topic
+		fmt.Fprintf(&sb, "topic       %s\n", EscapeString(e.Topic))
+	case e.Topic != "":
 		fmt.Fprintf(&sb, "partition   %s\n", EscapeString(offsets.Partition{Topic: e.Topic, Partition: e.Partition}.String()))
 	}
 	for _, f := range []struct {

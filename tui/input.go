@@ -160,7 +160,7 @@ func (m *Model) enter() {
 		}
 	case focusEvents:
 		if e, ok := m.events.selected(); ok {
-			tv := newTextView(m.c, "Event "+EscapeString(e.Code), func(int) string { return eventDetail(e, m.c.loc) })
+			tv := newTextView(m.c, "Event "+EscapeString(e.Code), func(w int) string { return eventDetail(e, m.c.loc, w) })
 			m.pushView(tv)
 		}
 	case focusPartitions:

@@ -645,3 +645,25 @@ func TestBigSampleKeepsItsFirstMiBOnly(t *testing.T) {
 		t.Fatalf("small sample value %q (size %d), want it whole", v.Data, v.Size)
 	}
 }
+
+// An event's detail wraps its message at word boundaries (helper-38: "the
+// 1659 of┃ fsets read" at 80 columns), and an event about a whole topic
+// names the topic, not partition -1.
+func TestEventDetailWrapsWords(t *testing.T) {
+	m, _ := newTestModel(t, 80, 24, Options{})
+	msg := "events[1]: the log was truncated at offset 10 (an unclean leader election: leader epoch 0 ends there now); the 1659 offsets read at 10 to 1668 are no longer in it; reading on at 10"
+	e := offsets.NewEvent(t0, offsets.CodeDataLoss, part("events", 1), msg)
+	r := offsets.NewEvent(t0, offsets.CodeRecreated, offsets.Partition{Topic: "events", Partition: -1}, "topic events was deleted and created again")
+	feed(m, started(2), &consumer.Notice{Event: e}, &consumer.Notice{Event: r})
+	press(m, "4", "enter") // the newest first
+	s := screen(m)
+	mustContain(t, s, "topic       events")
+	mustNotContain(t, s, "[-1]")
+	press(m, "esc", "down", "enter")
+	s = screen(m)
+	for _, word := range strings.Fields(msg) {
+		if !strings.Contains(s, word) {
+			t.Errorf("the detail splits %q:\n%s", word, s)
+		}
+	}
+}
