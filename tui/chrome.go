@@ -28,8 +28,8 @@ func (m *Model) header() (string, []segment) {
 		brokers = t.dim.Render("cluster ") + t.info.Render(EscapeString(m.opts.Cluster)) + " " + brokers
 	}
 	line2, _ := joinFitting(m.width, "  ",
-		segment{brokers, 0},
-		segment{t.dim.Render("topics ") + EscapeString(strings.Join(s.topics, ",")), 1})
+		segment{text: brokers},
+		segment{text: t.dim.Render("topics ") + EscapeString(strings.Join(s.topics, ",")), drop: 1})
 	// The store path keeps its end when cut: "…/kbatch/offsets.db".
 	if room := m.width - ansi.StringWidth(line2) - len("  store "); room >= 16 {
 		line2 += t.dim.Render("  store ") + cutLeft(EscapeString(store), room)
@@ -85,10 +85,11 @@ func (m *Model) headerFigures() []segment {
 		rate, bytes = "–", "– B/s" // measured over the first second
 	}
 	return []segment{
-		{rate + " rec/s", 1},
-		{bytes, 3},
-		{"interval " + s.interval.String(), 4},
-		{"acked " + plural(int64(s.batches), "batch", "batches") + ", " + plural(s.records, "record", "records"), 2},
+		{text: rate + " rec/s", drop: 1},
+		{text: bytes, drop: 3},
+		{text: "interval " + s.interval.String(), drop: 4, short: "every " + s.interval.String()},
+		{text: "acked " + plural(int64(s.batches), "batch", "batches") + ", " + plural(s.records, "record", "records"), drop: 2,
+			short: fmt.Sprintf("acked %d b, %s rec", s.batches, formatCount(float64(s.records)))},
 	}
 }
 
@@ -107,38 +108,45 @@ func cutLeft(s string, w int) string {
 type segment struct {
 	text string
 	drop int
+	// short is a shorter text, for the tab bar of a narrow screen; ""
+	// when text is already short.
+	short string
 }
 
-// joinFitting joins segs with sep, leaving out the segments with the
-// highest drop numbers until the line fits in w columns, and returns the
-// ones left out too, in their order. What is left may still be too long;
-// the caller fits it.
+// joinFitting joins segs with sep, in their order, leaving out the
+// segments with the highest drop numbers until the line fits in w
+// columns; a segment left out for a longer one goes back in where there
+// is room for it after all. It returns the ones left out too, in their
+// order. What is left may still be too long; the caller fits it.
 func joinFitting(w int, sep string, segs ...segment) (string, []segment) {
-	var dropped []int
-	for {
+	in := make([]bool, len(segs))
+	join := func() string {
 		var parts []string
-		worst := -1
 		for i, sg := range segs {
-			if slices.Contains(dropped, i) {
-				continue
-			}
-			parts = append(parts, sg.text)
-			if sg.drop > 0 && (worst < 0 || sg.drop > segs[worst].drop) {
-				worst = i
+			if in[i] {
+				parts = append(parts, sg.text)
 			}
 		}
-		line := strings.Join(parts, sep)
-		if ansi.StringWidth(line) <= w || worst < 0 {
-			var out []segment
-			for i, sg := range segs {
-				if slices.Contains(dropped, i) {
-					out = append(out, sg)
-				}
-			}
-			return line, out
-		}
-		dropped = append(dropped, worst)
+		return strings.Join(parts, sep)
 	}
+	order := make([]int, len(segs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return segs[a].drop - segs[b].drop })
+	for _, i := range order {
+		in[i] = true
+		if segs[i].drop > 0 && ansi.StringWidth(join()) > w {
+			in[i] = false
+		}
+	}
+	var out []segment
+	for i, sg := range segs {
+		if !in[i] {
+			out = append(out, sg)
+		}
+	}
+	return join(), out
 }
 
 // brokerList joins the brokers, or shows the first and how many more when

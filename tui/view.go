@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -148,18 +149,19 @@ func (m *Model) tabBar(dropped []segment) string {
 			sb.WriteString(m.c.theme.tab.Render(label))
 		}
 	}
-	// Figures the header had no room for come here, before the hint,
-	// which gives way to them.
+	// Figures the header had no room for come here, the most wanted
+	// first, each in its short form when the long one does not fit (at
+	// 80 columns none did: helper-38); the hint gives way to them.
 	hint := m.c.theme.dim.Render("  tab/1-4 switch")
-	var figs []string
-	for _, sg := range dropped {
-		figs = append(figs, sg.text)
-	}
 	line := sb.String()
-	if len(figs) > 0 {
-		extra := "  " + strings.Join(figs, m.c.theme.dim.Render(" · "))
-		if ansi.StringWidth(line+extra) <= m.width {
-			line += extra
+	sep := "  "
+	for _, sg := range slices.SortedStableFunc(slices.Values(dropped), func(a, b segment) int { return a.drop - b.drop }) {
+		for _, text := range []string{sg.text, sg.short} {
+			if text != "" && ansi.StringWidth(line+sep+text) <= m.width {
+				line += sep + text
+				sep = m.c.theme.dim.Render(" · ")
+				break
+			}
 		}
 	}
 	if ansi.StringWidth(line+hint) <= m.width {
