@@ -106,6 +106,17 @@ func parseBatch(in []byte) (batch, error) {
 	return b, nil
 }
 
+// minRecord is the fewest bytes a v2 record takes: its length,
+// attributes, timestamp and offset deltas, key and value lengths and
+// header count, one byte each. maxExpansion bounds how many times larger
+// than the answer a slab is sized before the records are decoded (a
+// batch claiming more records than its bytes can hold makes the slab
+// grow as it is filled, not a huge allocation up front).
+const (
+	minRecord    = 7
+	maxExpansion = 8
+)
+
 // countRecords counts the records of the answer's whole entries from
 // their headers, without decompressing anything: a v2 batch's record
 // count, one per legacy message (a compressed legacy wrapper counts as
@@ -118,7 +129,11 @@ func countRecords(in []byte) (records, entries int) {
 		}
 		entries++
 		if magic == 2 && size >= batchHeader {
-			records += max(int(int32(binary.BigEndian.Uint32(in[57:]))), 0)
+			// The count is not checked yet (the CRC is, later): it only
+			// sizes the slab, and a record takes at least minRecord bytes
+			// uncompressed, at most maxExpansion times that compressed.
+			n := max(int(int32(binary.BigEndian.Uint32(in[57:]))), 0)
+			records += min(n, (size-batchHeader)*maxExpansion/minRecord+1)
 		} else {
 			records++
 		}
@@ -173,6 +188,7 @@ func (d *Block) decode(raw []byte, ab *aborts, hs *headerSlab, p offsets.Partiti
 			return nil
 		}
 		d.Batches++
+		floor := d.Next // records below it came in an earlier batch of the answer
 		d.Next = max(d.Next, offsets.Next(b.last()))
 		if !committed && b.transactional {
 			m := TxnMark{ProducerID: b.producerID, From: b.base, Until: offsets.Next(b.last()), Marker: b.control}
@@ -190,7 +206,7 @@ func (d *Block) decode(raw []byte, ab *aborts, hs *headerSlab, p offsets.Partiti
 				return fmt.Errorf("record batch at %d: %w", b.base, err)
 			}
 		}
-		done, err := d.decodeBatch(&b, recs, hs, p, pos, until)
+		done, err := d.decodeBatch(&b, recs, hs, p, max(pos, floor), until)
 		if err != nil {
 			return fmt.Errorf("record batch at %d: %w", b.base, err)
 		}
@@ -208,13 +224,18 @@ func (d *Block) grow() *record.Record {
 }
 
 // decodeBatch appends the records of b (in, decompressed) in [pos, until)
-// to the slab; done when until is reached. A record's timestamp is the
+// to the slab; done when until is reached. pos is also past every offset
+// an earlier batch of the answer covered, so a broker that repeats
+// offsets does not deliver one twice. A record's timestamp is the
 // batch's max timestamp under LogAppendTime, else the batch's first
 // timestamp plus the record's delta, as Kafka wrote them (the first
 // timestamp is the first record's, -1 when that has none); negative
 // times (-1 is Kafka's "no timestamp") are left zero.
 func (d *Block) decodeBatch(b *batch, in []byte, hs *headerSlab, p offsets.Partition, pos, until int64) (bool, error) {
 	done := false
+	if int64(b.count) > int64(len(in)/minRecord) {
+		return false, fmt.Errorf("%d records claimed in %d bytes: %w", b.count, len(in), errTruncated)
+	}
 	for i := int32(0); i < b.count; i++ {
 		l, n, err := varint(in)
 		if err != nil || l < 0 || l > int64(len(in)-n) {
@@ -237,8 +258,11 @@ func (d *Block) decodeBatch(b *batch, in []byte, hs *headerSlab, p offsets.Parti
 		}
 		r = r[n:]
 		o := b.base + od
+		if od < 0 || o > b.last() {
+			return false, fmt.Errorf("record at offset delta %d outside the batch (last %d)", od, b.last())
+		}
 		if o < pos {
-			continue
+			continue // before the range, or past already in an earlier batch
 		}
 		if o >= until {
 			done = true
@@ -262,7 +286,7 @@ func (d *Block) decodeBatch(b *batch, in []byte, hs *headerSlab, p offsets.Parti
 		}
 		r = r[n:]
 		nh, n, err := varint(r)
-		if err != nil || nh < 0 || nh > int64(len(r)) {
+		if err != nil || nh < 0 || nh > int64(len(r)/2) { // a header takes two bytes at least
 			return false, errTruncated
 		}
 		r = r[n:]
@@ -372,6 +396,7 @@ func (d *Block) decodeLegacy(in []byte, p offsets.Partition, pos, until int64) (
 	if err != nil {
 		return false, err
 	}
+	pos = max(pos, d.Next) // as for record batches: no offset twice
 	if m.codec == 0 {
 		d.Batches++
 		return d.addLegacy(m, m.offset, m.ts, p, pos, until), nil
@@ -567,6 +592,13 @@ var (
 	})
 )
 
+// claimRatio bounds how much larger than its compressed bytes a batch's
+// own claim of its decompressed size is believed before decompressing:
+// snappy cannot expand more than about 32 times (a copy of 64 bytes in
+// two), so a larger claim is a corrupt or hostile batch; for zstd a
+// larger claim only stops the buffer being sized up front.
+const claimRatio = 64
+
 // maxDecompressed bounds what one batch may decompress to: Kafka's own
 // records are at most max.message.bytes (1 MiB by default, rarely above
 // 100 MiB); a batch claiming more is refused, not allocated.
@@ -632,8 +664,8 @@ func decompressRaw(codec int8, src []byte) ([]byte, error) {
 		}
 		var dst []byte
 		var fh zstd.Header
-		if fh.Decode(src) == nil && fh.HasFCS && fh.FrameContentSize < maxDecompressed {
-			dst = make([]byte, 0, fh.FrameContentSize)
+		if fh.Decode(src) == nil && fh.HasFCS && fh.FrameContentSize <= uint64(len(src))*claimRatio {
+			dst = make([]byte, 0, fh.FrameContentSize) // a claim past claimRatio grows as it is filled
 		}
 		out, err := dec.DecodeAll(src, dst)
 		if err != nil {
@@ -650,8 +682,8 @@ func unsnappy(src []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if n > maxDecompressed {
-		return nil, fmt.Errorf("%d bytes decompressed is too large", n)
+	if n > maxDecompressed || n > len(src)*claimRatio {
+		return nil, fmt.Errorf("a block of %d bytes claims %d decompressed", len(src), n)
 	}
 	out, err := s2.Decode(make([]byte, n), src)
 	if err != nil {
@@ -679,8 +711,8 @@ func unxerial(src []byte) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		if total += n; total > maxDecompressed {
-			return nil, fmt.Errorf("%d bytes decompressed is too large", total)
+		if total += n; total > maxDecompressed || total > len(src)*claimRatio {
+			return nil, fmt.Errorf("%d bytes claim %d decompressed", len(src), total)
 		}
 		c = c[4+l:]
 	}
