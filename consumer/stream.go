@@ -169,22 +169,6 @@ func planStart(cfg Config) (startPlan, error) {
 	if cfg.Imported != nil {
 		in.Stored, in.StoredSource = cfg.Imported, offsets.SourceImport
 	}
-	if len(recreated) > 0 && in.Stored != nil {
-		// The deleted topic's positions say nothing about the new one:
-		// every partition of it starts at its log start (and is marked
-		// as moved, see markMoved), so none of its records is skipped.
-		in.Stored = maps.Clone(in.Stored)
-		for p := range in.Stored {
-			if recreated[p.Topic] {
-				delete(in.Stored, p)
-			}
-		}
-		for p, b := range bounds {
-			if recreated[p.Topic] {
-				in.Stored[p] = b.LogStart
-			}
-		}
-	}
 	in.ReadTopics = make(map[string]bool)
 	for p := range in.Stored {
 		in.ReadTopics[p.Topic] = true
@@ -340,8 +324,11 @@ func (s *Stream) Seek(p offsets.Partition, spec offsets.Spec) (int64, error) {
 // derived name is a usage error (the stored offsets belong elsewhere); an
 // explicit name takes the stream over, and the returned event says what
 // changed. A topic whose id (KIP-516) is not the one stored was deleted
-// and created again since: recreated names it, with an event, and its
-// stored positions are not used (they are the deleted topic's).
+// and created again since (or, rarely, had its id changed: KAFKA-12835):
+// recreated names it, with an event that says so. Its stored positions
+// are kept: only the user can tell whether they still mean anything, and
+// reading the topic again from its start would deliver twice whatever a
+// run acked after the topic was created again while it ran.
 func takeStream(cfg Config) (events []offsets.Event, recreated map[string]bool, err error) {
 	clusterID, _ := kafka.ClusterID(cfg.Client, cfg.Topics) // "" when unknown: no check
 	ids, _ := kafka.TopicIDs(cfg.Client, cfg.Topics)        // none when unknown: no check
@@ -377,8 +364,9 @@ func takeStream(cfg Config) (events []offsets.Event, recreated map[string]bool, 
 		}
 		recreated[t] = true
 		e := offsets.NewEvent(time.Now(), offsets.CodeRecreated, offsets.Partition{Topic: t, Partition: -1},
-			fmt.Sprintf("topic %s was deleted and created again since this stream last ran (topic id %s, was %s): "+
-				"its stored positions were the deleted topic's; reading it from its log start", t, now, was))
+			fmt.Sprintf("topic %s has another id than when this stream last ran (%s, was %s): it was deleted and created again, "+
+				"or its id was changed; reading resumes at the stored positions, so records of the new topic below them are not read "+
+				"(-o %s=earliest reads it from its start)", t, now, was, t))
 		events = append(events, e)
 	}
 	return events, recreated, nil
