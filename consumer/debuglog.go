@@ -52,7 +52,8 @@ func logCut(l *slog.Logger, b *Batch, held int64) {
 
 // logFetch logs one fetch of broker: what was asked (partition @ offset
 // / fetch size) and, per partition, the answer: error, high watermark,
-// last stable offset, record batches, records and their bytes.
+// last stable offset, record batches, records and their bytes as they
+// came (compressed).
 func logFetch(l *slog.Logger, broker int32, in []*reader, maxBytes int64, resp *kafka.FetchResponse, err error, took time.Duration) {
 	var ask strings.Builder
 	for i, r := range in {
