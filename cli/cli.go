@@ -212,7 +212,7 @@ func strictHelpAndCompletion(root *cobra.Command) {
 			run := c.Run
 			c.Run = nil
 			c.RunE = func(cmd *cobra.Command, args []string) error {
-				if found, _, err := cmd.Root().Find(args); err != nil || (len(args) > 0 && found == cmd.Root()) {
+				if found, rest, err := cmd.Root().Find(args); err != nil || len(rest) > 0 || (len(args) > 0 && found == cmd.Root()) {
 					return usagef("unknown help topic %q: kbatch help lists the commands", strings.Join(args, " "))
 				}
 				run(cmd, args)

@@ -222,7 +222,11 @@ func (o *replayOptions) openSink(cc kafka.ClientConfig, tasks []replay.Task, enc
 			return nil, "", err
 		}
 		if left := s.Leftovers(); len(left) > 0 {
-			warn(fmt.Sprintf("%s: a replay to this file that did not finish (killed, or running now) left %s; remove it once no replay is writing it", o.out, describeFiles(left)))
+			them := "it"
+			if len(left) > 1 {
+				them = "them"
+			}
+			warn(fmt.Sprintf("%s: a replay to this file that did not finish (killed, or running now) left %s; remove %s once no replay is writing to it", o.out, describeFiles(left), them))
 		}
 		s.SetEncoder(enc)
 		return s, fmt.Sprintf("--out %s was left as it was", o.out), nil

@@ -22,6 +22,7 @@ func TestInputsAcceptedButWrong(t *testing.T) {
 		{"completion for an unknown shell", []string{"completion", "tcsh"}, []string{"tcsh"}},
 		{"completion with an extra argument", []string{"completion", "bash", "extra"}, []string{"extra"}},
 		{"help on an unknown topic", []string{"help", "frob"}, []string{"frob"}},
+		{"help on an unknown subcommand", []string{"help", "offsets", "nosuch"}, []string{"nosuch"}},
 		{"broker port out of range", []string{"topics", "-b", "localhost:99999"}, []string{"localhost:99999", "port"}},
 		{"broker port zero", []string{"topics", "-b", "localhost:0"}, []string{"localhost:0", "port"}},
 	} {

@@ -159,7 +159,7 @@ func serveMain(args []string) int {
 	_ = fs.Parse(args)
 	sh := textShape(*size, *repetitive)
 	if *shapeName != "" {
-		rows, err := pickShapes(*shapeName)
+		rows, err := pickShapes(*shapeName + ",") // one row by name: "none" is the uncompressed row here, not "no rows"
 		if err != nil || len(rows) != 1 {
 			fmt.Fprintln(os.Stderr, "benchrun serve: -shape takes one row name")
 			return 2

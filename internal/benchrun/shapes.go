@@ -62,6 +62,9 @@ func pickShapes(list string) ([]shape, error) {
 	}
 	var out []shape
 	for _, n := range strings.Split(list, ",") {
+		if strings.TrimSpace(n) == "" {
+			continue
+		}
 		found := false
 		for _, s := range shapes {
 			if s.name == strings.TrimSpace(n) {
