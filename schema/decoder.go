@@ -395,9 +395,10 @@ func (d *Decoder) fetch(id int, e *entry) {
 		// The registry answers again: a later outage is news.
 		delete(d.reported, reportKey{kind: FetchFailed, what: "registry"})
 	}
-	e.c, e.vers, e.err, e.at, e.outage = c, vers, err, time.Now(), isOutage
-	close(e.done)
 	d.mu.Unlock()
+	// The event before the result: a caller that waits for the result
+	// (e.done) finds the event reported (TestRegistryDownNotHammered
+	// saw no event once, under load, when it came after).
 	if err != nil {
 		switch {
 		case isOutage:
@@ -411,6 +412,10 @@ func (d *Decoder) fetch(id int, e *entry) {
 			d.report(reportKey{id: id, kind: kind}, "", fmt.Sprintf("schema id %d: %s", id, oneLine(err.Error(), 160)))
 		}
 	}
+	d.mu.Lock()
+	e.c, e.vers, e.err, e.at, e.outage = c, vers, err, time.Now(), isOutage
+	close(e.done)
+	d.mu.Unlock()
 	if d.opts.Ready != nil {
 		d.opts.Ready(id)
 	}
