@@ -63,6 +63,9 @@ type loop struct {
 	// held is the bytes of the records held for the next batch, over
 	// all partitions (the sum of their partState.bytes).
 	held int64
+	// ids are the topics' ids (KIP-516) the stream reads them under; a
+	// new id means the topic was deleted and created again (onRecreated).
+	ids map[string]string
 
 	refresh chan refreshResult
 	// looked and probed bring back the broker calls the loop started on
@@ -79,7 +82,10 @@ type loop struct {
 
 type refreshResult struct {
 	bounds map[offsets.Partition]offsets.Bounds
-	err    error
+	// ids are the topics' ids as the cluster gave them before the
+	// bounds were read; nil when it did not.
+	ids map[string]string
+	err error
 }
 
 // lookupResult is the bounds of a partition whose position the broker
@@ -90,6 +96,10 @@ type lookupResult struct {
 	pos    int64
 	bounds map[offsets.Partition]offsets.Bounds
 	err    error
+	// recreated is the topic's new id when it is not the one the stream
+	// reads it under: bounds are then those of every partition of the
+	// new topic.
+	recreated string
 	// diverged is set when the log no longer holds what the reader read
 	// below read in leader epoch epoch: it differs from at on.
 	diverged bool
@@ -105,10 +115,14 @@ type probeResult struct {
 	empty        bool
 }
 
-func newLoop(ctx context.Context, s *Stream, starts []offsets.Start, bounds map[offsets.Partition]offsets.Bounds, pending *offsets.Batch) (*loop, error) {
+func newLoop(ctx context.Context, s *Stream, starts []offsets.Start, bounds map[offsets.Partition]offsets.Bounds, pending *offsets.Batch, ids map[string]string) (*loop, error) {
 	cfg := s.cfg
+	if ids == nil {
+		ids = map[string]string{}
+	}
 	l := &loop{
 		ctx:         ctx,
+		ids:         ids,
 		s:           s,
 		cfg:         cfg,
 		parts:       make(map[offsets.Partition]*partState, len(starts)),
@@ -391,14 +405,19 @@ func (l *loop) onOutOfRange(ps *partState, c chunk) error {
 	if c.next <= 0 {
 		epoch = -1
 	}
-	go l.lookup(ps.p, ps.gen, pos, c.next, epoch)
+	go l.lookup(ps.p, ps.gen, pos, c.next, epoch, l.ids[ps.p.Topic])
 	return nil
 }
 
 // lookup reads p's bounds for onLookup, on its own goroutine, and where its
 // log diverged from what the reader read up to read in leader epoch epoch
-// (unless epoch is -1).
-func (l *loop) lookup(p offsets.Partition, gen uint64, pos, read int64, epoch int32) {
+// (unless epoch is -1). A topic deleted and created again answers the old
+// position out of range too, and the new log's end would pass for a
+// truncation: when the log is shorter than pos or diverged, it asks the
+// topic's id, and one that is not id, the one the stream knows, is a
+// recreated topic. (Below the log start, retention, it cannot be: a new
+// topic starts at 0.)
+func (l *loop) lookup(p offsets.Partition, gen uint64, pos, read int64, epoch int32, id string) {
 	r := lookupResult{p: p, gen: gen, pos: pos}
 	if epoch >= 0 {
 		d, err := kafka.Diverged(l.ctx, l.cfg.Client, p, epoch, read)
@@ -409,6 +428,12 @@ func (l *loop) lookup(p offsets.Partition, gen uint64, pos, read int64, epoch in
 		}
 	} else {
 		r.bounds, r.err = kafka.ListBoundsContext(l.ctx, l.cfg.Client, []offsets.Partition{p})
+	}
+	if r.err == nil && id != "" && (r.diverged || pos > r.bounds[p].HighWatermark) {
+		if now := l.topicID(p.Topic); now != "" && now != id {
+			r.recreated, r.diverged = now, false
+			r.bounds, r.err = l.topicBounds(p.Topic)
+		}
 	}
 	select {
 	case l.looked <- r:
@@ -430,6 +455,9 @@ func (l *loop) onLookup(r lookupResult) error {
 		l.notice(offsets.NewEvent(time.Now(), offsets.CodeBrokerError, ps.p, fmt.Sprintf("%s: offset %d out of range, and reading the bounds failed: %v (retrying)", ps.p, pos, r.err)))
 		l.needsReader(ps)
 		return nil
+	}
+	if r.recreated != "" {
+		return l.onRecreated(ps.p.Topic, r.recreated, r.bounds)
 	}
 	b := r.bounds[ps.p]
 	ps.bounds = b
@@ -601,6 +629,13 @@ func (l *loop) onRefresh(r refreshResult) error {
 	if r.err != nil {
 		return nil // the readers report broker trouble themselves
 	}
+	for _, t := range l.cfg.Topics {
+		if was, now := l.ids[t], r.ids[t]; was != "" && now != "" && now != was {
+			if err := l.onRecreated(t, now, r.bounds); err != nil {
+				return err
+			}
+		}
+	}
 	var added []offsets.Partition
 	for p, b := range r.bounds {
 		ps := l.parts[p]
@@ -654,6 +689,7 @@ func (l *loop) refresher() {
 		case <-t.C:
 		}
 		var r refreshResult
+		r.ids, _ = topicIDs(l.cfg.Client, l.cfg.Topics) // before the bounds: see planStart
 		if err := l.cfg.Client.RefreshMetadata(l.cfg.Topics...); err != nil {
 			r.err = err
 		} else if parts, err := kafka.TopicPartitions(l.cfg.Client, l.cfg.Topics); err != nil {

@@ -88,7 +88,7 @@ func Start(ctx context.Context, cfg Config) (*Stream, *Started, error) {
 		cancel: cancel,
 	}
 	s.started = &Started{Stream: cfg.Name, Brokers: cfg.Brokers, Topics: cfg.Topics, Starts: starts, Redelivering: pending}
-	l, err := newLoop(ctx, s, starts, plan.bounds, pending)
+	l, err := newLoop(ctx, s, starts, plan.bounds, pending, plan.ids)
 	if err != nil {
 		cancel()
 		return nil, nil, err
@@ -124,6 +124,9 @@ type startPlan struct {
 	// notices are the events of the start (data loss, a stream taken
 	// over, a planned batch dropped), in the order they are reported.
 	notices []offsets.Event
+	// ids are the topics' ids (KIP-516) the stream reads them under;
+	// a topic the cluster gives no id for is missing.
+	ids map[string]string
 }
 
 // planStart asks the cluster for the partitions and their bounds, reads
@@ -132,6 +135,9 @@ type startPlan struct {
 // be re-delivered as it was is dropped here (recorded in the store);
 // with FailOnDataLoss, data loss at the start is a *DataLossError.
 func planStart(cfg Config) (startPlan, error) {
+	// The ids first: a topic created again after this is seen as such
+	// while running (loop.onRecreated), and its bounds are the new ones.
+	ids, _ := topicIDs(cfg.Client, cfg.Topics) // none when unknown: no check
 	parts, err := kafka.TopicPartitions(cfg.Client, cfg.Topics)
 	if err != nil {
 		return startPlan{}, err
@@ -153,7 +159,7 @@ func planStart(cfg Config) (startPlan, error) {
 	var notices []offsets.Event
 	var recreated map[string]bool
 	if cfg.Store != nil {
-		changed, gone, err := takeStream(cfg)
+		changed, gone, err := takeStream(cfg, ids)
 		if err != nil {
 			return startPlan{}, err
 		}
@@ -208,7 +214,7 @@ func planStart(cfg Config) (startPlan, error) {
 		notices = append([]offsets.Event{n}, notices...)
 	}
 	markMoved(starts, info, redeliver)
-	return startPlan{bounds: bounds, starts: starts, pending: redeliver, notices: notices}, nil
+	return startPlan{bounds: bounds, starts: starts, pending: redeliver, notices: notices, ids: ids}, nil
 }
 
 // failOnDataLoss is --fail-on-data-loss at the start: the first data loss
@@ -329,9 +335,8 @@ func (s *Stream) Seek(p offsets.Partition, spec offsets.Spec) (int64, error) {
 // are kept: only the user can tell whether they still mean anything, and
 // reading the topic again from its start would deliver twice whatever a
 // run acked after the topic was created again while it ran.
-func takeStream(cfg Config) (events []offsets.Event, recreated map[string]bool, err error) {
+func takeStream(cfg Config, ids map[string]string) (events []offsets.Event, recreated map[string]bool, err error) {
 	clusterID, _ := kafka.ClusterID(cfg.Client, cfg.Topics) // "" when unknown: no check
-	ids, _ := kafka.TopicIDs(cfg.Client, cfg.Topics)        // none when unknown: no check
 	prev, existed, err := cfg.Store.Stream(cfg.Name)
 	if err != nil {
 		return nil, nil, err

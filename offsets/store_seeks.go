@@ -21,6 +21,12 @@ type SeekMove struct {
 	Offset    int64
 	Through   uint64
 	Event     Event
+	// Jump marks the partition's next range (CodeSeek when empty).
+	Jump string
+	// TopicID, when set, is stored as the topic's id (KIP-516) with the
+	// move: the topic was created again, and the move is to the new
+	// topic's start.
+	TopicID string
 }
 
 // SeekAll stores the seeks of many partitions as Seek stores one, in
@@ -41,8 +47,18 @@ func (s *Store) SeekAll(stream string, moves []SeekMove) error {
 			if err := st.next.Put(partitionKey(m.Partition), offsetValue(m.Offset)); err != nil {
 				return err
 			}
-			if err := st.markMoved(m.Partition, CodeSeek); err != nil {
+			jump := m.Jump
+			if jump == "" {
+				jump = CodeSeek
+			}
+			if err := st.markMoved(m.Partition, jump); err != nil {
 				return err
+			}
+			if m.TopicID != "" {
+				if st.meta.TopicIDs == nil {
+					st.meta.TopicIDs = map[string]string{}
+				}
+				st.meta.TopicIDs[m.Partition.Topic] = m.TopicID
 			}
 			last[m.Partition] = i
 		}

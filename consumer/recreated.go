@@ -1,0 +1,160 @@
+package consumer
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/kbatch-dev/kbatch/kafka"
+	"github.com/kbatch-dev/kbatch/offsets"
+)
+
+// topicIDs is kafka.TopicIDs. The tests of a truncated log replace it with
+// one that knows no ids, as a cluster before Kafka 2.8 does: kfake has no
+// unclean election, so they create the topic again instead.
+var topicIDs = kafka.TopicIDs
+
+// topicID asks the cluster for topic's id; "" when it does not say (an
+// older broker, an error: no check then).
+func (l *loop) topicID(topic string) string {
+	ids, err := topicIDs(l.cfg.Client, []string{topic})
+	if err != nil {
+		return ""
+	}
+	return ids[topic]
+}
+
+// topicBounds reads the bounds of every partition topic has now.
+func (l *loop) topicBounds(topic string) (map[offsets.Partition]offsets.Bounds, error) {
+	if err := l.cfg.Client.RefreshMetadata(topic); err != nil {
+		return nil, err
+	}
+	parts, err := kafka.TopicPartitions(l.cfg.Client, []string{topic})
+	if err != nil {
+		return nil, err
+	}
+	return kafka.ListBoundsContext(l.ctx, l.cfg.Client, parts)
+}
+
+// onRecreated takes a topic deleted and created again under the running
+// stream: the cluster gives it id, not the one the stream read it under.
+// The old topic's offsets mean nothing in the new one: kept, a position
+// below the new log's end skipped its first records, and one above it
+// was taken for a truncation. So every partition of the topic moves to
+// the new topic's log start (bounds are the new topic's), with one event.
+// Batches already cut stay as they were; records of the old topic held
+// for the next batch are dropped, as records of a truncated log are
+// (onDiverged): the topic they came from no longer exists, and the range
+// before them is delivered. The moves and the new id are stored in one
+// transaction, so a restart goes on in the new topic and does not report
+// the recreation again; the acks of the batches cut before the move store
+// it again (Store.SeekAll). A batch re-delivered from the last run that
+// has a range on the topic cannot be read as planned any more: it is
+// dropped, as it is when a start finds the topic recreated.
+func (l *loop) onRecreated(topic, id string, bounds map[offsets.Partition]offsets.Bounds) error {
+	was := l.ids[topic]
+	l.ids[topic] = id
+	now := time.Now()
+	var moved []*partState
+	var dropped int64
+	for _, ps := range l.states {
+		if ps.p.Topic != topic {
+			continue
+		}
+		if _, ok := bounds[ps.p]; !ok {
+			continue // not in the new topic: its reader reports the broker's errors
+		}
+		moved = append(moved, ps)
+		dropped += int64(len(ps.recs))
+	}
+	e := offsets.NewEvent(now, offsets.CodeRecreated, offsets.Partition{Topic: topic, Partition: -1}, "")
+	e.Message = fmt.Sprintf("topic %s was deleted and created again while the stream ran (its id is %s, was %s): "+
+		"its %d partitions are read from the new topic's log start; the old topic's records not read by then are gone", topic, id, was, len(moved))
+	if dropped > 0 {
+		e.Message += fmt.Sprintf(", and %d read but not yet in a batch are dropped", dropped)
+	}
+	if l.cfg.FailOnDataLoss {
+		e.Message = fmt.Sprintf("topic %s was deleted and created again while the stream ran (its id is %s, was %s): "+
+			"what was not read of the old topic is gone; stopping (--fail-on-data-loss)", topic, id, was)
+		l.notice(e)
+		return &DataLossError{Event: e}
+	}
+	if err := l.dropRedeliveryOn(topic); err != nil {
+		return err
+	}
+	moves := make([]offsets.SeekMove, 0, len(moved))
+	for _, ps := range moved {
+		b := bounds[ps.p]
+		ps.bounds = b
+		if l.cfg.UntilEnd {
+			ps.target = b.HighWatermark
+		}
+		moves = append(moves, offsets.SeekMove{Partition: ps.p, Offset: b.LogStart, Through: l.nextID - 1, Jump: offsets.CodeRecreated, TopicID: id})
+	}
+	if len(moves) > 0 {
+		moves[len(moves)-1].Event = e
+	}
+	if l.cfg.Store != nil {
+		l.flushEvents() // the events before the move, first
+		if len(moves) == 0 {
+			l.events = append(l.events, e)
+		} else if err := l.cfg.Store.SeekAll(l.cfg.Name, moves); err != nil {
+			return err
+		}
+	}
+	for _, ps := range moved {
+		off := bounds[ps.p].LogStart
+		if l.cfg.Store != nil {
+			ps.stored = off
+			if l.waiting != nil || l.busy != nil || l.processed != nil {
+				l.seeks[ps.p] = seekMark{offset: off, through: l.nextID - 1}
+			}
+		}
+		source := ps.source
+		l.moveTo(ps, off, offsets.CodeRecreated)
+		ps.source = source
+	}
+	l.emit(&Notice{e})
+	return nil
+}
+
+// dropRedeliveryOn drops the batch re-delivered from the last run while it
+// is still to be cut and has a range on topic, which was created again:
+// its records are gone. Its other partitions read on from their ranges'
+// starts, which are their stored positions, into new batches.
+func (l *loop) dropRedeliveryOn(topic string) error {
+	pend := l.redeliver
+	if pend == nil {
+		return nil
+	}
+	on := false
+	for _, r := range pend.Ranges {
+		on = on || r.Partition.Topic == topic
+	}
+	if !on {
+		return nil
+	}
+	e := droppedEvent(pend, fmt.Sprintf("topic %s was deleted and created again while it was re-read", topic))
+	if l.cfg.Store != nil {
+		l.flushEvents()
+		if err := l.cfg.Store.DropPending(l.cfg.Name, pend.ID, e); err != nil {
+			return err
+		}
+	}
+	l.redeliver = nil
+	for _, r := range pend.Ranges {
+		ps := l.parts[r.Partition]
+		if ps == nil {
+			continue
+		}
+		if ps.reader != nil {
+			ps.reader.setNeed(0, 0)
+		}
+		delete(l.seeks, r.Partition)
+		if ps.afterRedeliver {
+			ps.afterRedeliver = false
+			l.moveTo(ps, ps.afterRedeliverTo, offsets.CodeSeek)
+		}
+	}
+	l.emit(&Notice{e})
+	return nil
+}
