@@ -11,19 +11,13 @@ BIN     := bin/kbatch
 VERSION ?= $(shell git describe --tags --match 'v*' --dirty 2>/dev/null)
 COMMIT  ?= $(shell c=$$(git rev-parse --short=12 HEAD 2>/dev/null) && { git diff --quiet HEAD || c=$$c+dirty; } && echo $$c)
 LDFLAGS := -s -w -X github.com/kbatch-dev/kbatch/cli.version=$(VERSION) -X github.com/kbatch-dev/kbatch/cli.commit=$(COMMIT)
-# disable_grpc_modules is cloud.google.com/go/storage's documented opt-out of
-# its gRPC DirectPath modules (gRPC xDS, envoy's protos). kbatch reads gs://
-# checkpoints over the JSON API, so nothing is lost, and the binary is 13 MB
-# smaller and every kbatch process 8-9 MiB smaller (BENCHMARKS.md). Release
-# builds (.goreleaser.yaml) and the README's go install use it too.
-GOTAGS  ?= disable_grpc_modules
 
 .PHONY: all build demo test bench bench-kafka soak fuzz lint cross screenshots docs man release-snapshot release-snapshot-one clean
 
 all: build
 
 build:
-	CGO_ENABLED=0 $(GO) build -trimpath -tags '$(GOTAGS)' -ldflags '$(LDFLAGS)' -o $(BIN) .
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) .
 
 demo: build
 	./$(BIN) demo
@@ -120,7 +114,7 @@ cross:
 	[ -n "$$oses" ] && [ -n "$$arches" ] || { echo "cross: no goos/goarch lines in .goreleaser.yaml" >&2; exit 1; }; \
 	for os in $$oses; do for arch in $$arches; do \
 	  echo "build $$os/$$arch"; \
-	  CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -tags '$(GOTAGS)' -o /dev/null . || exit 1; \
+	  CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -o /dev/null . || exit 1; \
 	done; done
 
 lint:

@@ -21,6 +21,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"gocloud.dev/blob"
+	_ "gocloud.dev/blob/gcsblob" // writing gs:// fixtures; kbatch reads with objstore's own driver
 
 	"github.com/kbatch-dev/kbatch/internal/fixtures"
 	"github.com/kbatch-dev/kbatch/internal/testkafka"
@@ -32,7 +33,8 @@ import (
 // SDK's default chain reads to .cache/objstore/env). It runs when
 // KBATCH_TEST_OBJSTORE is set. The checkpoint is KBATCH_TEST_SPARK_CKPT
 // (the one make test-spark's query wrote), else the real-Spark fixture in
-// testdata. Tests write with gocloud.dev/blob; kbatch only reads.
+// testdata. Tests write with gocloud.dev/blob's drivers (gcsblob only
+// here); kbatch only reads.
 
 // realSparkFixture is a checkpoint written on this project's machine by a
 // real Spark 4.2.0 query (testdata/spark-real/SOURCES.md).

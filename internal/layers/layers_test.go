@@ -29,7 +29,8 @@ var rank = map[string]int{
 	// offset JSON, so it sits above offsets/spark.
 	"offsets/exchange": 3,
 	// offsets/spark/objstore opens a checkpoint in a folder or an object
-	// store (gocloud.dev) as an offsets/spark Store.
+	// store (gocloud.dev; GCS over Google's JSON API) as an offsets/spark
+	// Store.
 	"offsets/spark/objstore": 3,
 	"config":                 2,
 	"kafka":                  3,
@@ -50,6 +51,7 @@ var owners = map[string][]string{
 	"charm.land/bubbletea/v2": {"tui"},
 	"go.etcd.io/bbolt":        {"offsets"},
 	"gocloud.dev":             {"offsets/spark/objstore"},
+	"google.golang.org/api":   {"offsets/spark/objstore"},
 	// franz-go: kafka fetches with it; the demo's embedded broker
 	// (kfake) and its producers are franz-go too.
 	"github.com/twmb/franz-go/pkg/kgo":  {"kafka", "demo"},

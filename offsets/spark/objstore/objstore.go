@@ -5,8 +5,11 @@
 // default credential chain. It only ever reads: listings, reads of whole
 // small files and attribute lookups, nothing else.
 //
-// It is the only importer of gocloud.dev outside tests (the object-store
-// suite, cli/objstore_real_test.go, writes with it).
+// S3 and Azure go through gocloud.dev's drivers; GCS through a read-only
+// driver of its own on Google's JSON API (gcs.go), which links far less
+// than gocloud.dev's gcsblob. It is the only importer of gocloud.dev and
+// google.golang.org/api outside tests (the object-store suite,
+// cli/objstore_real_test.go, writes with gocloud.dev's drivers).
 package objstore
 
 import (
@@ -15,16 +18,18 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"net/url"
 	"os"
 	"path"
+	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"gocloud.dev/blob"
 	_ "gocloud.dev/blob/azureblob" // azblob://
-	_ "gocloud.dev/blob/gcsblob"   // gs://
 	_ "gocloud.dev/blob/s3blob"    // s3://
 	"gocloud.dev/gcerrors"
 
@@ -72,7 +77,7 @@ func Open(ctx context.Context, loc string) (Store, error) {
 	if err != nil {
 		return nil, &offsets.UsageError{Msg: err.Error()}
 	}
-	b, err := blob.OpenBucket(ctx, t.Bucket)
+	b, err := openBucket(ctx, t.Bucket)
 	if err != nil {
 		return nil, fmt.Errorf("spark checkpoint %s: %v", t.Location, err)
 	}
@@ -80,6 +85,19 @@ func Open(ctx context.Context, loc string) (Store, error) {
 		b = blob.PrefixedBucket(b, t.Prefix+"/")
 	}
 	return &blobStore{b: b, loc: t.Location}, nil
+}
+
+// openBucket opens a bucket URL of Translate's: gs:// with gcsBucket,
+// the others with gocloud.dev's drivers.
+func openBucket(ctx context.Context, bucketURL string) (*blob.Bucket, error) {
+	if !strings.HasPrefix(bucketURL, "gs://") {
+		return blob.OpenBucket(ctx, bucketURL)
+	}
+	drv, err := openGCS(bucketURL)
+	if err != nil {
+		return nil, err
+	}
+	return blob.NewBucket(drv), nil
 }
 
 type dirStore struct{ *spark.DirStore }
@@ -94,14 +112,15 @@ type Target struct {
 	// without the query.
 	Location string
 	// Bucket is the gocloud.dev URL: "s3://bucket?region=...",
-	// "gs://bucket", "azblob://container?storage_account=...".
+	// "gs://bucket?anonymous=true", "azblob://container?storage_account=...".
 	Bucket string
 	// Prefix is the checkpoint's path in the bucket, without slashes at
 	// either end ("" for the bucket's root).
 	Prefix string
 }
 
-// Translate maps a checkpoint URL to the bucket gocloud.dev opens:
+// Translate maps a checkpoint URL to the bucket Open opens, in gocloud.dev's
+// URL form:
 //
 //	s3://bucket/path?query   (also s3a://, s3n://) → s3://bucket?query
 //	gs://bucket/path?query                         → gs://bucket?query
@@ -112,8 +131,11 @@ type Target struct {
 //
 // The query is gocloud.dev's: for S3 endpoint=, region=, use_path_style=true
 // (MinIO, moto, …); for Azure domain=, protocol=, localemu=true (Azurite).
-// An ADLS Gen2 host (dfs.) is read through its Blob endpoint (blob.), which
-// serves the same files.
+// For GCS it is anonymous=true (a public bucket, no credentials) and
+// nothing else: gcsblob's access_id and private_key_path sign URLs, grpc
+// and zonal choose gRPC, universe_domain leaves Google's own cloud, and
+// kbatch does none of these. An ADLS Gen2 host (dfs.) is read through its
+// Blob endpoint (blob.), which serves the same files.
 func Translate(loc string) (Target, error) {
 	u, err := url.Parse(loc)
 	if err != nil {
@@ -135,6 +157,15 @@ func Translate(loc string) (Target, error) {
 	case "gs":
 		if u.User != nil {
 			return Target{}, fmt.Errorf("spark checkpoint %s: credentials do not go in the URL; kbatch uses Google's default credentials", offsets.SafeName(t.Location))
+		}
+		for _, k := range slices.Sorted(maps.Keys(q)) {
+			v := q[k]
+			if k != "anonymous" {
+				return Target{}, fmt.Errorf("spark checkpoint %s: unknown query parameter %s (gs:// takes anonymous=true)", offsets.SafeName(t.Location), offsets.SafeName(k))
+			}
+			if _, err := strconv.ParseBool(v[len(v)-1]); err != nil || len(v) > 1 {
+				return Target{}, fmt.Errorf("spark checkpoint %s: anonymous=%s: want anonymous=true or false, once", offsets.SafeName(t.Location), offsets.SafeName(strings.Join(v, ",")))
+			}
 		}
 		t.Bucket = (&url.URL{Scheme: "gs", Host: u.Host, RawQuery: q.Encode()}).String()
 	case "abfss", "abfs", "wasbs", "wasb":

@@ -163,8 +163,13 @@ func TestBlobStoreReadsLikeTheFolder(t *testing.T) {
 	b := memblob.OpenBucket(nil)
 	defer b.Close()
 	copyToBucket(t, b, dir, "ckpt/q1/")
-	s := &blobStore{b: blob.PrefixedBucket(b, "ckpt/q1/"), loc: "mem://ckpt/q1"}
+	readsLikeTheFolder(t, &blobStore{b: blob.PrefixedBucket(b, "ckpt/q1/"), loc: "mem://ckpt/q1"}, dir)
+}
 
+// readsLikeTheFolder checks that s, holding a copy of the checkpoint in
+// dir, reads as the folder does, with four requests for spark.OpenStore.
+func readsLikeTheFolder(t *testing.T, s *blobStore, dir string) {
+	t.Helper()
 	fromDisk, err := spark.Open(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -200,7 +205,7 @@ func TestBlobStoreReadsLikeTheFolder(t *testing.T) {
 	if err != nil || !maps.Equal(gotPos.Offsets, wantPos.Offsets) {
 		t.Fatalf("committed offsets: bucket %v (%v), folder %v", gotPos.Offsets, err, wantPos.Offsets)
 	}
-	if _, err := s.ReadFile("offsets/9", 100); !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), "mem://ckpt/q1/offsets/9") {
+	if _, err := s.ReadFile("offsets/9", 100); !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), s.Path("offsets/9")) {
 		t.Errorf("missing file: %v", err)
 	}
 	if _, err := s.ReadDir("nothing"); !errors.Is(err, fs.ErrNotExist) {
