@@ -690,11 +690,28 @@ func (l *loop) refresher() {
 		}
 		var r refreshResult
 		r.ids, _ = topicIDs(l.cfg.Client, l.cfg.Topics) // before the bounds: see planStart
-		if err := l.cfg.Client.RefreshMetadata(l.cfg.Topics...); err != nil {
-			r.err = err
-		} else if parts, err := kafka.TopicPartitions(l.cfg.Client, l.cfg.Topics); err != nil {
-			r.err = err
-		} else {
+		// Topic by topic when the refresh of all fails: one deleted (its
+		// readers report it) does not hide the others' new partitions
+		// and ids.
+		topics := l.cfg.Topics
+		if err := l.cfg.Client.RefreshMetadata(topics...); err != nil {
+			topics = nil
+			for _, t := range l.cfg.Topics {
+				if l.cfg.Client.RefreshMetadata(t) == nil {
+					topics = append(topics, t)
+				}
+			}
+			if len(topics) == 0 {
+				r.err = err
+			}
+		}
+		if r.err == nil {
+			var parts []offsets.Partition
+			for _, t := range topics {
+				if ps, err := kafka.TopicPartitions(l.cfg.Client, []string{t}); err == nil {
+					parts = append(parts, ps...)
+				}
+			}
 			r.bounds, r.err = kafka.ListBoundsContext(l.ctx, l.cfg.Client, parts)
 		}
 		select {

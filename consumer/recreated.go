@@ -40,7 +40,8 @@ func (l *loop) topicBounds(topic string) (map[offsets.Partition]offsets.Bounds, 
 // The old topic's offsets mean nothing in the new one: kept, a position
 // below the new log's end skipped its first records, and one above it
 // was taken for a truncation. So every partition of the topic moves to
-// the new topic's log start (bounds are the new topic's), with one event.
+// the new topic's log start (bounds are the new topic's; 0 for a
+// partition it does not have), with one event.
 // Batches already cut stay as they were; records of the old topic held
 // for the next batch are dropped, as records of a truncated log are
 // (onDiverged): the topic they came from no longer exists, and the range
@@ -57,32 +58,37 @@ func (l *loop) onRecreated(topic, id string, bounds map[offsets.Partition]offset
 	var moved []*partState
 	var dropped int64
 	for _, ps := range l.states {
-		if ps.p.Topic != topic {
-			continue
+		if ps.p.Topic == topic {
+			moved = append(moved, ps)
+			dropped += int64(len(ps.recs))
 		}
-		if _, ok := bounds[ps.p]; !ok {
-			continue // not in the new topic: its reader reports the broker's errors
+	}
+	in := 0 // the new topic's partitions
+	for p := range bounds {
+		if p.Topic == topic {
+			in++
 		}
-		moved = append(moved, ps)
-		dropped += int64(len(ps.recs))
 	}
 	e := offsets.NewEvent(now, offsets.CodeRecreated, offsets.Partition{Topic: topic, Partition: -1}, "")
-	e.Message = fmt.Sprintf("topic %s was deleted and created again while the stream ran (its id is %s, was %s): "+
-		"its %d partitions are read from the new topic's log start; the old topic's records not read by then are gone", topic, id, was, len(moved))
-	if dropped > 0 {
-		e.Message += fmt.Sprintf(", and %d read but not yet in a batch are dropped", dropped)
-	}
 	if l.cfg.FailOnDataLoss {
 		e.Message = fmt.Sprintf("topic %s was deleted and created again while the stream ran (its id is %s, was %s): "+
-			"what was not read of the old topic is gone; stopping (--fail-on-data-loss)", topic, id, was)
+			"the stream's positions are the old topic's; stopping (--fail-on-data-loss)", topic, id, was)
 		l.notice(e)
 		return &DataLossError{Event: e}
+	}
+	e.Message = fmt.Sprintf("topic %s was deleted and created again while the stream ran (its id is %s, was %s): "+
+		"every partition is read from the new topic's log start (it has %d %s); what was not read of the old topic is gone", topic, id, was, in, plural(in, "partition", "partitions"))
+	if dropped > 0 {
+		e.Message += fmt.Sprintf(", and %d %s read but not yet in a batch %s dropped", dropped, plural(int(dropped), "record", "records"), plural(int(dropped), "is", "are"))
 	}
 	if err := l.dropRedeliveryOn(topic); err != nil {
 		return err
 	}
 	moves := make([]offsets.SeekMove, 0, len(moved))
 	for _, ps := range moved {
+		// A partition the new topic does not have (yet) starts at 0, as
+		// one added to it later would; its reader reports the broker's
+		// errors meanwhile, and --until-end does not wait for it.
 		b := bounds[ps.p]
 		ps.bounds = b
 		if l.cfg.UntilEnd {

@@ -2,11 +2,13 @@ package consumer
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/kbatch-dev/kbatch/offsets"
+	"github.com/kbatch-dev/kbatch/record"
 )
 
 // TestRecreatedTopicIsReported (helper-37): a topic deleted and created
@@ -207,5 +209,249 @@ func TestTopicRecreatedWhileRunning(t *testing.T) {
 				t.Errorf("restart read %s [%d, %d), want [%d, %d): %s", p0, from, until, tc.after, tc.after+2, describe(evs))
 			}
 		})
+	}
+}
+
+// failGate blocks the processing of batch id until released, then fails
+// it: the batch stays planned, as after a crash.
+type failGate struct {
+	id      uint64
+	entered chan struct{}
+	release chan struct{}
+}
+
+func (g *failGate) Process(_ context.Context, b *Batch, _ []*record.Record) error {
+	if b.ID != g.id {
+		return nil
+	}
+	close(g.entered)
+	<-g.release
+	return errors.New("stopped here")
+}
+
+// waitNotice reads s's events until one of code comes.
+func waitNotice(t *testing.T, s *Stream, code string) []Event {
+	t.Helper()
+	var evs []Event
+	timeout := time.After(30 * time.Second)
+	for {
+		select {
+		case ev, ok := <-s.Events():
+			if !ok {
+				t.Fatalf("stream ended before a %s event: %s", code, describe(evs))
+			}
+			evs = append(evs, ev)
+			if n, ok := ev.(*Notice); ok && n.Code == code {
+				return evs
+			}
+		case <-timeout:
+			t.Fatalf("no %s event: %s", code, describe(evs))
+		}
+	}
+}
+
+// TestRecreatedAfterAPlannedBatch (helper-42): a batch of the old topic
+// planned and not acked when the running stream saw the topic created
+// again, then a crash. The restart found the ids matching and re-delivered
+// the batch's old range against the new topic: it waited for offsets the
+// new topic did not have, then delivered new records as the old range.
+// The stored move (topic-recreated) says the batch is the old topic's: it
+// is dropped, and the new topic is read from its start.
+func TestRecreatedAfterAPlannedBatch(t *testing.T) {
+	h := newHarness(t)
+	topic := h.kc.Topic("recreated-planned", 1)
+	p0 := offsets.Partition{Topic: topic, Partition: 0}
+	h.kc.ProduceN(topic, 0, 5, 10)
+	st := h.openStore()
+	defer st.Close()
+	cfg := h.config(st, topic)
+	cfg.Reset, cfg.UntilEnd = offsets.ResetEarliest, true
+	runWithin(t, cfg, time.Minute)
+	h.kc.ProduceN(topic, 0, 50, 10)
+
+	g := &failGate{id: 2, entered: make(chan struct{}), release: make(chan struct{})}
+	live := cfg
+	live.UntilEnd, live.Processor = false, g
+	s, _, err := Start(context.Background(), live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-g.entered
+	recreate(t, h, topic, 1)
+	h.kc.ProduceN(topic, 0, 3, 10)
+	waitNotice(t, s, offsets.CodeRecreated)
+	close(g.release)
+	for range s.Events() {
+	}
+	_ = s.Close()
+	if p, _ := st.Pending("test"); p == nil || p.ID != 2 {
+		t.Fatalf("pending batch %+v, want batch 2 of the old topic", p)
+	}
+
+	evs := runWithin(t, cfg, time.Minute)
+	if d := notices(evs, offsets.CodeDropped); len(d) != 1 || !strings.Contains(d[0].Message, "after it was planned") {
+		t.Errorf("dropped events %v, want batch 2 dropped: %s", d, describe(evs))
+	}
+	from, until, records := covered(t, batches(evs), p0)
+	if from != 0 || until != 3 || records != 3 {
+		t.Errorf("restart read [%d, %d) with %d records, want the new topic's [0, 3): %s", from, until, records, describe(evs))
+	}
+	for _, b := range batches(evs) {
+		if b.Redelivered {
+			t.Errorf("batch %d re-delivered the old topic's range on the new one", b.ID)
+		}
+	}
+}
+
+// TestTopicRecreatedWithFewerPartitions (helper-42): a partition the new
+// topic does not have kept its old position; when the topic got it back,
+// the new records below that position were skipped as "data loss", and a
+// --until-end run waited for its old high watermark for good.
+func TestTopicRecreatedWithFewerPartitions(t *testing.T) {
+	h := newHarness(t)
+	topic := h.kc.Topic("recreated-fewer", 2)
+	p0, p1 := offsets.Partition{Topic: topic, Partition: 0}, offsets.Partition{Topic: topic, Partition: 1}
+	h.kc.ProduceN(topic, 0, 5, 10)
+	h.kc.ProduceN(topic, 1, 5, 10)
+	st := h.openStore()
+	defer st.Close()
+	cfg := h.config(st, topic)
+	cfg.Reset, cfg.UntilEnd = offsets.ResetEarliest, true
+	runWithin(t, cfg, time.Minute)
+
+	live := cfg
+	live.UntilEnd = false
+	s, _, err := Start(context.Background(), live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recreate(t, h, topic, 1)
+	h.kc.ProduceN(topic, 0, 3, 10)
+	evs := waitNotice(t, s, offsets.CodeRecreated)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if _, err := h.kc.Admin().UpdatePartitions(ctx, 2, topic); err != nil {
+		t.Fatal(err)
+	}
+	h.kc.Client().PurgeTopicsFromClient(topic)
+	h.kc.ProduceN(topic, 1, 4, 10)
+	timeout := time.After(30 * time.Second)
+	var got1 int64
+	for got1 < 4 {
+		select {
+		case ev := <-s.Events():
+			evs = append(evs, ev)
+			if b, ok := ev.(*BatchEvent); ok {
+				for _, r := range b.Batch.Ranges {
+					if r.Partition == p1 {
+						if r.From != 0 && got1 == 0 {
+							t.Fatalf("%s: first range after the recreation starts at %d: %s", p1, r.From, describe(evs))
+						}
+						got1 += r.Records
+					}
+				}
+			}
+		case <-timeout:
+			t.Fatalf("%s: %d of the 4 new records read: %s", p1, got1, describe(evs))
+		}
+	}
+	_ = s.Close()
+	for _, e := range notices(evs, offsets.CodeDataLoss) {
+		t.Errorf("reported as data loss: %s", e.Message)
+	}
+	if _, until, _ := covered(t, batches(evs), p0); until != 3 {
+		t.Errorf("%s read to %d, want 3", p0, until)
+	}
+}
+
+// TestTopicRecreatedBesideADeletedTopic (helper-42): with another topic of
+// the stream deleted, the metadata refresh failed as a whole and the
+// recreation of the first went unseen; its new records below the old
+// position were skipped.
+func TestTopicRecreatedBesideADeletedTopic(t *testing.T) {
+	h := newHarness(t)
+	a, b := h.kc.Topic("recreated-a", 1), h.kc.Topic("deleted-b", 1)
+	pa := offsets.Partition{Topic: a, Partition: 0}
+	h.kc.ProduceN(a, 0, 10, 10)
+	h.kc.ProduceN(b, 0, 1, 10)
+	cfg := h.config(nil, a, b)
+	cfg.Reset = offsets.ResetEarliest
+	s, _, err := Start(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	waitBatchUntil(t, s, pa, 10)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if _, err := h.kc.Admin().DeleteTopics(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	recreate(t, h, a, 1)
+	h.kc.ProduceN(a, 0, 30, 10) // past the old position: no out of range
+	evs := waitNotice(t, s, offsets.CodeRecreated)
+	// The new topic from its start: the old position may have read some
+	// of it before the refresh saw the id (delivered twice, not skipped).
+	var from, until int64 = -1, -1
+	timeout := time.After(30 * time.Second)
+	for until < 30 {
+		select {
+		case ev := <-s.Events():
+			evs = append(evs, ev)
+			if bt, ok := ev.(*BatchEvent); ok {
+				for _, r := range bt.Batch.Ranges {
+					if r.Partition == pa && r.Jump == offsets.CodeRecreated {
+						from = r.From
+					}
+					if r.Partition == pa && from >= 0 {
+						until = r.Until
+					}
+				}
+			}
+		case <-timeout:
+			t.Fatalf("the new topic not read from 0 to 30 (read [%d, %d)): %s", from, until, describe(evs))
+		}
+	}
+	if from != 0 {
+		t.Errorf("the new topic read from %d, want 0: %s", from, describe(evs))
+	}
+}
+
+// TestRecreatedReportedUntilAStartSucceeds (helper-42): the start stored
+// the new id before it could fail (--fail-on-data-loss, a usage error),
+// so the next start did not report the recreation, and skipped the new
+// topic's records below the stored position without a word. With
+// --fail-on-data-loss, the recreation itself stops the start: records of
+// the new topic would be skipped.
+func TestRecreatedReportedUntilAStartSucceeds(t *testing.T) {
+	h := newHarness(t)
+	topic := h.kc.Topic("recreated-fail", 1)
+	h.kc.ProduceN(topic, 0, 5, 10)
+	st := h.openStore()
+	defer st.Close()
+	cfg := h.config(st, topic)
+	cfg.Reset, cfg.UntilEnd = offsets.ResetEarliest, true
+	runWithin(t, cfg, time.Minute)
+	recreate(t, h, topic, 1)
+	h.kc.ProduceN(topic, 0, 8, 10)
+
+	failing := cfg
+	failing.FailOnDataLoss = true
+	if _, _, err := Start(context.Background(), failing); err == nil {
+		t.Fatal("--fail-on-data-loss started on a recreated topic at the stored position")
+	} else if dl, ok := err.(*DataLossError); !ok || dl.Event.Code != offsets.CodeRecreated {
+		t.Fatalf("start error %v, want a topic-recreated *DataLossError", err)
+	}
+	evs := runWithin(t, cfg, time.Minute)
+	if len(notices(evs, offsets.CodeRecreated)) != 1 {
+		t.Errorf("the start after a failed one did not report the recreation: %s", describe(evs))
+	}
+	// -o TOPIC=earliest: no loss at stake, and --fail-on-data-loss starts.
+	recreate(t, h, topic, 1)
+	h.kc.ProduceN(topic, 0, 2, 10)
+	failing.Explicit = []offsets.Spec{spec(t, topic+"=earliest")}
+	evs = runWithin(t, failing, time.Minute)
+	if n := notices(evs, offsets.CodeRecreated); len(n) != 1 || strings.Contains(n[0].Message, "resumes at the stored") {
+		t.Errorf("recreated events %v, want one that says -o chose the starts", n)
 	}
 }

@@ -16,7 +16,12 @@ import (
 // again: it cannot be read again with the same ranges. Then the batch is dropped from the log, why says why, and its
 // id is taken by the first new batch; the partitions keep their stored
 // positions, so nothing is skipped.
-func usablePending(p *offsets.Batch, parts map[offsets.Partition]offsets.Bounds, recreated map[string]bool, explicit []offsets.Spec, imported bool) (keep *offsets.Batch, why string) {
+//
+// moved are the stored positions' jump codes (StreamInfo.Moved): a range
+// on a partition that a running stream moved to a recreated topic's start
+// after the batch was planned (topic-recreated, and the range does not
+// start there itself) is of the old topic.
+func usablePending(p *offsets.Batch, parts map[offsets.Partition]offsets.Bounds, recreated map[string]bool, moved map[offsets.Partition]string, explicit []offsets.Spec, imported bool) (keep *offsets.Batch, why string) {
 	if p == nil {
 		return nil, ""
 	}
@@ -32,6 +37,9 @@ func usablePending(p *offsets.Batch, parts map[offsets.Partition]offsets.Bounds,
 		}
 		if recreated[r.Partition.Topic] {
 			return nil, "topic " + r.Partition.Topic + " was deleted and created again"
+		}
+		if moved[r.Partition] == offsets.CodeRecreated && r.Jump != offsets.CodeRecreated {
+			return nil, "topic " + r.Partition.Topic + " was deleted and created again after it was planned"
 		}
 		if _, ok := parts[r.Partition]; !ok {
 			gone = append(gone, r.Partition.String())
@@ -49,6 +57,38 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// explainRecreated rewrites the topic-recreated events of the start for
+// topics whose every partition starts where -o (or an import) says, not
+// at a stored position: nothing of the new topic is left out because of
+// the old positions then. It returns the other recreated topics, whose
+// new records below the stored positions are not read: for
+// --fail-on-data-loss, a loss.
+func explainRecreated(notices []offsets.Event, starts []offsets.Start) (atStake map[string]bool) {
+	for i := range notices {
+		e := &notices[i]
+		if e.Code != offsets.CodeRecreated {
+			continue
+		}
+		chosen, any := true, false
+		for _, st := range starts {
+			if st.Partition.Topic == e.Topic {
+				any = true
+				chosen = chosen && st.Source != offsets.SourceStored
+			}
+		}
+		if any && chosen {
+			e.Message = fmt.Sprintf("topic %s has another id than when this stream last ran: it was deleted and created again, "+
+				"or its id was changed; its partitions start where this run says, not at the stored positions", e.Topic)
+			continue
+		}
+		if atStake == nil {
+			atStake = map[string]bool{}
+		}
+		atStake[e.Topic] = true
+	}
+	return atStake
 }
 
 // droppedEvent says why the pending batch p is not re-delivered.
@@ -135,6 +175,9 @@ func (e *DataLossError) Error() string { return e.Event.Message }
 func stopping(e offsets.Event) offsets.Event {
 	p := offsets.Partition{Topic: e.Topic, Partition: e.Partition}
 	switch {
+	case e.Code == offsets.CodeRecreated:
+		e.Message = fmt.Sprintf("topic %s was deleted and created again since this stream last ran: its stored positions are the old topic's, "+
+			"and records of the new topic below them would not be read; stopping (--fail-on-data-loss; -o %s=earliest reads the new topic from its start)", e.Topic, e.Topic)
 	case e.Code == offsets.CodeDataLoss && e.To >= 0 && e.To < e.Expected:
 		e.Message = fmt.Sprintf("%s: the log was truncated at offset %d (an unclean leader election): the %d offsets read at %d to %d are no longer in it; stopping (--fail-on-data-loss)",
 			p, e.To, e.Lost, e.To, e.Expected-1)

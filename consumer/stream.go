@@ -107,6 +107,19 @@ func Start(ctx context.Context, cfg Config) (*Stream, *Started, error) {
 		}
 		s.events <- &Notice{n}
 	}
+	if cfg.Store != nil && len(plan.recreated) > 0 {
+		// Only now, with its event stored and the stream started, is a
+		// recreated topic's new id stored: a start that failed reports
+		// the recreation again next time.
+		ids := make(map[string]string, len(plan.recreated))
+		for t := range plan.recreated {
+			ids[t] = plan.ids[t]
+		}
+		if err := cfg.Store.EnsureStreamOn(cfg.Name, plan.clusterID, cfg.Brokers, cfg.Topics, ids); err != nil {
+			_ = s.Close()
+			return nil, nil, err
+		}
+	}
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
@@ -127,6 +140,10 @@ type startPlan struct {
 	// ids are the topics' ids (KIP-516) the stream reads them under;
 	// a topic the cluster gives no id for is missing.
 	ids map[string]string
+	// recreated are the topics whose id is not the one stored: their new
+	// ids are stored once the start's events are (Start).
+	recreated map[string]bool
+	clusterID string
 }
 
 // planStart asks the cluster for the partitions and their bounds, reads
@@ -158,12 +175,13 @@ func planStart(cfg Config) (startPlan, error) {
 	var info offsets.StreamInfo
 	var notices []offsets.Event
 	var recreated map[string]bool
+	var clusterID string
 	if cfg.Store != nil {
-		changed, gone, err := takeStream(cfg, ids)
+		changed, gone, cluster, err := takeStream(cfg, ids)
 		if err != nil {
 			return startPlan{}, err
 		}
-		notices, recreated = changed, gone
+		notices, recreated, clusterID = changed, gone, cluster
 		if info, _, err = cfg.Store.Stream(cfg.Name); err != nil {
 			return startPlan{}, err
 		}
@@ -179,7 +197,7 @@ func planStart(cfg Config) (startPlan, error) {
 	for p := range in.Stored {
 		in.ReadTopics[p.Topic] = true
 	}
-	redeliver, dropWhy := usablePending(pending, bounds, recreated, cfg.Explicit, cfg.Imported != nil)
+	redeliver, dropWhy := usablePending(pending, bounds, recreated, info.Moved, cfg.Explicit, cfg.Imported != nil)
 	if redeliver != nil {
 		// The batch is read again from its ranges' starts: those are the
 		// positions to check against the log start (a range retention
@@ -203,7 +221,8 @@ func planStart(cfg Config) (startPlan, error) {
 		return startPlan{}, err
 	}
 	notices = append(notices, resolved...)
-	if err := failOnDataLoss(cfg, notices); err != nil {
+	atStake := explainRecreated(notices, starts)
+	if err := failOnDataLoss(cfg, notices, atStake); err != nil {
 		return startPlan{}, err
 	}
 	if pending != nil && redeliver == nil {
@@ -214,19 +233,20 @@ func planStart(cfg Config) (startPlan, error) {
 		notices = append([]offsets.Event{n}, notices...)
 	}
 	markMoved(starts, info, redeliver)
-	return startPlan{bounds: bounds, starts: starts, pending: redeliver, notices: notices, ids: ids}, nil
+	return startPlan{bounds: bounds, starts: starts, pending: redeliver, notices: notices, ids: ids, recreated: recreated, clusterID: clusterID}, nil
 }
 
 // failOnDataLoss is --fail-on-data-loss at the start: the first data loss
-// or out-of-range start among notices, recorded as stopping the stream,
+// or out-of-range start among notices, or a topic recreated whose stored
+// positions are used (recreated), recorded as stopping the stream,
 // becomes a *DataLossError; nil without the flag or without such a
 // notice.
-func failOnDataLoss(cfg Config, notices []offsets.Event) error {
+func failOnDataLoss(cfg Config, notices []offsets.Event, recreated map[string]bool) error {
 	if !cfg.FailOnDataLoss {
 		return nil
 	}
 	for _, n := range notices {
-		if n.Code == offsets.CodeDataLoss || n.Code == offsets.CodeOutOfRange {
+		if n.Code == offsets.CodeDataLoss || n.Code == offsets.CodeOutOfRange || (n.Code == offsets.CodeRecreated && recreated[n.Topic]) {
 			n = stopping(n)
 			if cfg.Store != nil {
 				if err := cfg.Store.AddEvent(cfg.Name, n); err != nil {
@@ -334,31 +354,25 @@ func (s *Stream) Seek(p offsets.Partition, spec offsets.Spec) (int64, error) {
 // recreated names it, with an event that says so. Its stored positions
 // are kept: only the user can tell whether they still mean anything, and
 // reading the topic again from its start would deliver twice whatever a
-// run acked after the topic was created again while it ran.
-func takeStream(cfg Config, ids map[string]string) (events []offsets.Event, recreated map[string]bool, err error) {
-	clusterID, _ := kafka.ClusterID(cfg.Client, cfg.Topics) // "" when unknown: no check
+// run acked after the topic was created again while it ran. Its new id is
+// not stored here but by Start, once the start's events are: a start that
+// fails reports the recreation again next time.
+func takeStream(cfg Config, ids map[string]string) (events []offsets.Event, recreated map[string]bool, clusterID string, err error) {
+	clusterID, _ = kafka.ClusterID(cfg.Client, cfg.Topics) // "" when unknown: no check
 	prev, existed, err := cfg.Store.Stream(cfg.Name)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, "", err
 	}
 	var changed []string
 	if existed {
 		changed = offsets.StreamChanges(prev, clusterID, cfg.Topics)
 	}
 	if len(changed) > 0 && !cfg.NameExplicit {
-		return nil, nil, &offsets.UsageError{Msg: fmt.Sprintf(
+		return nil, nil, "", &offsets.UsageError{Msg: fmt.Sprintf(
 			"stream %s in the store was made for another cluster or other topics (%s), and its offsets belong there; "+
 				"pass --name %s to take it over here, or --name NEW to start a new stream", cfg.Name, strings.Join(changed, "; "), cfg.Name)}
 	}
-	if err := cfg.Store.EnsureStreamOn(cfg.Name, clusterID, cfg.Brokers, cfg.Topics, ids); err != nil {
-		return nil, nil, err
-	}
-	if len(changed) > 0 {
-		e := offsets.NewEvent(time.Now(), offsets.CodeStreamChanged, offsets.Partition{},
-			fmt.Sprintf("stream %s taken over (--name): %s", cfg.Name, strings.Join(changed, "; ")))
-		e.Partition = -1
-		events = append(events, e)
-	}
+	keep := ids // the ids stored now: not those of recreated topics
 	for _, t := range cfg.Topics {
 		was, now := prev.TopicIDs[t], ids[t]
 		if was == "" || now == "" || was == now {
@@ -366,13 +380,24 @@ func takeStream(cfg Config, ids map[string]string) (events []offsets.Event, recr
 		}
 		if recreated == nil {
 			recreated = map[string]bool{}
+			keep = maps.Clone(ids)
 		}
 		recreated[t] = true
+		delete(keep, t)
 		e := offsets.NewEvent(time.Now(), offsets.CodeRecreated, offsets.Partition{Topic: t, Partition: -1},
 			fmt.Sprintf("topic %s has another id than when this stream last ran (%s, was %s): it was deleted and created again, "+
 				"or its id was changed; reading resumes at the stored positions, so records of the new topic below them are not read "+
 				"(-o %s=earliest reads it from its start)", t, now, was, t))
 		events = append(events, e)
 	}
-	return events, recreated, nil
+	if err := cfg.Store.EnsureStreamOn(cfg.Name, clusterID, cfg.Brokers, cfg.Topics, keep); err != nil {
+		return nil, nil, "", err
+	}
+	if len(changed) > 0 {
+		e := offsets.NewEvent(time.Now(), offsets.CodeStreamChanged, offsets.Partition{},
+			fmt.Sprintf("stream %s taken over (--name): %s", cfg.Name, strings.Join(changed, "; ")))
+		e.Partition = -1
+		events = append([]offsets.Event{e}, events...)
+	}
+	return events, recreated, clusterID, nil
 }
