@@ -71,16 +71,19 @@ func (l *loop) onRecreated(topic, id string, bounds map[offsets.Partition]offset
 	}
 	e := offsets.NewEvent(now, offsets.CodeRecreated, offsets.Partition{Topic: topic, Partition: -1}, "")
 	if l.cfg.FailOnDataLoss {
-		e.Message = fmt.Sprintf("topic %s was deleted and created again while the stream ran (its id is %s, was %s): "+
-			"the stream's positions are the old topic's; stopping (--fail-on-data-loss)", topic, id, was)
+		e.Message = fmt.Sprintf("topic %s was deleted and created again while the stream ran: "+
+			"the stream's positions are the old topic's; stopping (--fail-on-data-loss) (topic id %s, was %s)", topic, id, was)
 		l.notice(e)
 		return &DataLossError{Event: e}
 	}
-	e.Message = fmt.Sprintf("topic %s was deleted and created again while the stream ran (its id is %s, was %s): "+
-		"every partition is read from the new topic's log start (it has %d %s); what was not read of the old topic is gone", topic, id, was, in, plural(in, "partition", "partitions"))
+	// What happens first, the ids last: a screen's events pane shows the
+	// start of the line.
+	e.Message = fmt.Sprintf("topic %s was deleted and created again while the stream ran: "+
+		"every partition is read from the new topic's log start (it has %d %s); what was not read of the old topic is gone", topic, in, plural(in, "partition", "partitions"))
 	if dropped > 0 {
 		e.Message += fmt.Sprintf(", and %d %s read but not yet in a batch %s dropped", dropped, plural(int(dropped), "record", "records"), plural(int(dropped), "is", "are"))
 	}
+	e.Message += fmt.Sprintf(" (topic id %s, was %s)", id, was)
 	if err := l.dropRedeliveryOn(topic); err != nil {
 		return err
 	}

@@ -3,9 +3,12 @@ package consumer
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/kbatch-dev/kbatch/offsets"
 	"github.com/kbatch-dev/kbatch/record"
@@ -104,6 +107,34 @@ func recreate(t *testing.T, h *harness, topic string, partitions int32) {
 	h.kc.Client().PurgeTopicsFromClient(topic)
 }
 
+// produceNew writes n records to a topic just created again. A real
+// broker's metadata lags its controller: the producer may learn the old
+// topic's id and be refused (UNKNOWN_TOPIC_ID), so it tries again.
+func produceNew(t *testing.T, h *harness, topic string, partition int32, n int) {
+	t.Helper()
+	recs := make([]*kgo.Record, n)
+	for i := range recs {
+		recs[i] = &kgo.Record{Topic: topic, Partition: partition, Key: fmt.Appendf(nil, "k%d", i), Value: fmt.Appendf(nil, `{"seq":%d}`, i)}
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		err := h.kc.Client().ProduceSync(ctx, recs...).FirstErr()
+		cancel()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("produce to %s created again: %v", topic, err)
+		}
+		for _, r := range recs {
+			r.Offset, r.Timestamp = 0, time.Time{}
+		}
+		h.kc.Client().PurgeTopicsFromClient(topic)
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
 // TestTopicRecreatedWhileRunning: a topic deleted and created again under
 // a running stream. Before, the fetch at the old position was out of
 // range, the leader-epoch check took the new log's end for a truncation
@@ -161,8 +192,8 @@ func TestTopicRecreatedWhileRunning(t *testing.T) {
 			first := len(batches(evs))
 
 			recreate(t, h, topic, 2)
-			h.kc.ProduceN(topic, 0, tc.after, 10)
-			h.kc.ProduceN(topic, 1, tc.after, 10)
+			produceNew(t, h, topic, 0, tc.after)
+			produceNew(t, h, topic, 1, tc.after)
 			// With more records than read, the old position may read some
 			// of the new topic before the refresh sees its id: those are
 			// delivered twice, none is skipped.
@@ -199,7 +230,7 @@ func TestTopicRecreatedWhileRunning(t *testing.T) {
 			}
 
 			// A restart goes on where the new topic was acked, quietly.
-			h.kc.ProduceN(topic, 0, 2, 10)
+			produceNew(t, h, topic, 0, 2)
 			cfg.UntilEnd = true
 			evs = runWithin(t, cfg, time.Minute)
 			if n := notices(evs, offsets.CodeRecreated); len(n) > 0 {
@@ -278,7 +309,7 @@ func TestRecreatedAfterAPlannedBatch(t *testing.T) {
 	}
 	<-g.entered
 	recreate(t, h, topic, 1)
-	h.kc.ProduceN(topic, 0, 3, 10)
+	produceNew(t, h, topic, 0, 3)
 	waitNotice(t, s, offsets.CodeRecreated)
 	close(g.release)
 	for range s.Events() {
@@ -326,7 +357,7 @@ func TestTopicRecreatedWithFewerPartitions(t *testing.T) {
 		t.Fatal(err)
 	}
 	recreate(t, h, topic, 1)
-	h.kc.ProduceN(topic, 0, 3, 10)
+	produceNew(t, h, topic, 0, 3)
 	evs := waitNotice(t, s, offsets.CodeRecreated)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -334,7 +365,7 @@ func TestTopicRecreatedWithFewerPartitions(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.kc.Client().PurgeTopicsFromClient(topic)
-	h.kc.ProduceN(topic, 1, 4, 10)
+	produceNew(t, h, topic, 1, 4)
 	timeout := time.After(30 * time.Second)
 	var got1 int64
 	for got1 < 4 {
@@ -388,7 +419,7 @@ func TestTopicRecreatedBesideADeletedTopic(t *testing.T) {
 		t.Fatal(err)
 	}
 	recreate(t, h, a, 1)
-	h.kc.ProduceN(a, 0, 30, 10) // past the old position: no out of range
+	produceNew(t, h, a, 0, 30) // past the old position: no out of range
 	evs := waitNotice(t, s, offsets.CodeRecreated)
 	// The new topic from its start: the old position may have read some
 	// of it before the refresh saw the id (delivered twice, not skipped).
@@ -433,7 +464,7 @@ func TestRecreatedReportedUntilAStartSucceeds(t *testing.T) {
 	cfg.Reset, cfg.UntilEnd = offsets.ResetEarliest, true
 	runWithin(t, cfg, time.Minute)
 	recreate(t, h, topic, 1)
-	h.kc.ProduceN(topic, 0, 8, 10)
+	produceNew(t, h, topic, 0, 8)
 
 	failing := cfg
 	failing.FailOnDataLoss = true
@@ -448,10 +479,65 @@ func TestRecreatedReportedUntilAStartSucceeds(t *testing.T) {
 	}
 	// -o TOPIC=earliest: no loss at stake, and --fail-on-data-loss starts.
 	recreate(t, h, topic, 1)
-	h.kc.ProduceN(topic, 0, 2, 10)
+	produceNew(t, h, topic, 0, 2)
 	failing.Explicit = []offsets.Spec{spec(t, topic+"=earliest")}
 	evs = runWithin(t, failing, time.Minute)
 	if n := notices(evs, offsets.CodeRecreated); len(n) != 1 || strings.Contains(n[0].Message, "resumes at the stored") {
 		t.Errorf("recreated events %v, want one that says -o chose the starts", n)
+	}
+}
+
+// TestRecreatedTwiceWithABatchInFlight (helper-43): a batch of the first
+// new topic (its range marked topic-recreated) in flight when the topic
+// was created again a second time, then a crash. The restart kept the
+// batch, since its range starts at a recreation, and re-delivered it on
+// the newest topic: it waited for offsets that topic lacked (--until-end
+// hung) or delivered other records under the batch's ranges. The second
+// move was made after the batch was cut: the batch is dropped.
+func TestRecreatedTwiceWithABatchInFlight(t *testing.T) {
+	h := newHarness(t)
+	topic := h.kc.Topic("recreated-twice", 1)
+	p0 := offsets.Partition{Topic: topic, Partition: 0}
+	h.kc.ProduceN(topic, 0, 5, 10)
+	st := h.openStore()
+	defer st.Close()
+	cfg := h.config(st, topic)
+	cfg.Reset = offsets.ResetEarliest
+	g := &failGate{id: 2, entered: make(chan struct{}), release: make(chan struct{})}
+	live := cfg
+	live.Processor = g
+	s, _, err := Start(context.Background(), live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitBatchUntil(t, s, p0, 5)
+	recreate(t, h, topic, 1)
+	produceNew(t, h, topic, 0, 30)
+	<-g.entered // batch 2, of the first new topic
+	recreate(t, h, topic, 1)
+	produceNew(t, h, topic, 0, 4)
+	var evs []Event
+	for seen := 0; seen < 2; {
+		evs = append(evs, waitNotice(t, s, offsets.CodeRecreated)...)
+		seen++
+	}
+	close(g.release)
+	for range s.Events() {
+	}
+	_ = s.Close()
+
+	cfg.UntilEnd = true
+	evs = runWithin(t, cfg, time.Minute)
+	if d := notices(evs, offsets.CodeDropped); len(d) != 1 {
+		t.Errorf("dropped events %v, want batch 2 dropped: %s", d, describe(evs))
+	}
+	from, until, records := covered(t, batches(evs), p0)
+	if from != 0 || until != 4 || records != 4 {
+		t.Errorf("restart read [%d, %d) with %d records, want the newest topic's [0, 4): %s", from, until, records, describe(evs))
+	}
+	for _, b := range batches(evs) {
+		if b.Redelivered {
+			t.Errorf("batch %d re-delivered a range of an earlier topic", b.ID)
+		}
 	}
 }

@@ -17,11 +17,12 @@ import (
 // id is taken by the first new batch; the partitions keep their stored
 // positions, so nothing is skipped.
 //
-// moved are the stored positions' jump codes (StreamInfo.Moved): a range
-// on a partition that a running stream moved to a recreated topic's start
-// after the batch was planned (topic-recreated, and the range does not
-// start there itself) is of the old topic.
-func usablePending(p *offsets.Batch, parts map[offsets.Partition]offsets.Bounds, recreated map[string]bool, moved map[offsets.Partition]string, explicit []offsets.Spec, imported bool) (keep *offsets.Batch, why string) {
+// moved and seeks are the stream's stored jump codes and kept moves
+// (StreamInfo.Moved, StreamInfo.Seeks). A range on a partition that a
+// running stream moved to a recreated topic's start is of the old topic
+// when the move came after the batch was cut (the move is kept for the
+// batch's ack), or when the range does not start at the move itself.
+func usablePending(p *offsets.Batch, parts map[offsets.Partition]offsets.Bounds, recreated map[string]bool, moved map[offsets.Partition]string, seeks map[offsets.Partition]int64, explicit []offsets.Spec, imported bool) (keep *offsets.Batch, why string) {
 	if p == nil {
 		return nil, ""
 	}
@@ -38,7 +39,8 @@ func usablePending(p *offsets.Batch, parts map[offsets.Partition]offsets.Bounds,
 		if recreated[r.Partition.Topic] {
 			return nil, "topic " + r.Partition.Topic + " was deleted and created again"
 		}
-		if moved[r.Partition] == offsets.CodeRecreated && r.Jump != offsets.CodeRecreated {
+		_, after := seeks[r.Partition]
+		if moved[r.Partition] == offsets.CodeRecreated && (after || r.Jump != offsets.CodeRecreated) {
 			return nil, "topic " + r.Partition.Topic + " was deleted and created again after it was planned"
 		}
 		if _, ok := parts[r.Partition]; !ok {

@@ -197,7 +197,7 @@ func planStart(cfg Config) (startPlan, error) {
 	for p := range in.Stored {
 		in.ReadTopics[p.Topic] = true
 	}
-	redeliver, dropWhy := usablePending(pending, bounds, recreated, info.Moved, cfg.Explicit, cfg.Imported != nil)
+	redeliver, dropWhy := usablePending(pending, bounds, recreated, info.Moved, info.Seeks, cfg.Explicit, cfg.Imported != nil)
 	if redeliver != nil {
 		// The batch is read again from its ranges' starts: those are the
 		// positions to check against the log start (a range retention
