@@ -284,7 +284,17 @@ func (f *fetcher) route() {
 			f.brokerFetcher(leader.ID).add(r)
 		}
 		for _, quiet := range []bool{false, true} {
-			if rs := noLeader[quiet]; len(rs) > 0 && !f.failedAll(rs, fmt.Errorf("no leader: %w", lastErr[quiet]), quiet) {
+			rs := noLeader[quiet]
+			if len(rs) == 0 {
+				continue
+			}
+			err := fmt.Errorf("no leader: %w", lastErr[quiet])
+			if errors.Is(lastErr[quiet], kafka.ErrUnknownTopicOrPartition) {
+				// A topic deleted (and maybe to be created again, see
+				// onRecreated), or a partition count gone down.
+				err = fmt.Errorf("the cluster does not have it now (deleted?): %w", lastErr[quiet])
+			}
+			if !f.failedAll(rs, err, quiet) {
 				return
 			}
 		}

@@ -446,6 +446,24 @@ func TestTopicRecreatedBesideADeletedTopic(t *testing.T) {
 	if from != 0 {
 		t.Errorf("the new topic read from %d, want 0: %s", from, describe(evs))
 	}
+	// The deleted topic's partition says so, not only "no leader".
+	gone := func() bool {
+		for _, n := range notices(evs, offsets.CodeBrokerError) {
+			if n.Topic == b && strings.Contains(n.Message, "does not have it now (deleted?)") {
+				return true
+			}
+		}
+		return false
+	}
+	timeout = time.After(20 * time.Second)
+	for !gone() {
+		select {
+		case ev := <-s.Events():
+			evs = append(evs, ev)
+		case <-timeout:
+			t.Fatalf("no broker-error that says %s is gone: %v", b, notices(evs, offsets.CodeBrokerError))
+		}
+	}
 }
 
 // TestRecreatedReportedUntilAStartSucceeds (helper-42): the start stored
