@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/kbatch-dev/kbatch/offsets"
@@ -85,11 +86,32 @@ func TestRecreatedTopicIsReported(t *testing.T) {
 }
 
 // recreate deletes topic and creates it again with partitions partitions,
-// and makes the test cluster's producer forget the old topic's id.
+// and waits until the broker serves the new topic: a real broker applies
+// the controller's metadata a moment later, and a produce in between goes
+// to the old log (or is refused). The answers come from a client of their
+// own, which caches no metadata.
 func recreate(t *testing.T, h *harness, topic string, partitions int32) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	idNow := func() (kadm.TopicID, bool) {
+		cl, err := kgo.NewClient(kgo.SeedBrokers(h.kc.Brokers...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cl.Close()
+		md, err := kadm.NewClient(cl).Metadata(ctx, topic)
+		if err != nil {
+			return kadm.TopicID{}, false
+		}
+		td, ok := md.Topics[topic]
+		served := ok && td.Err == nil && len(td.Partitions) == int(partitions)
+		for _, p := range td.Partitions {
+			served = served && p.Err == nil && p.Leader >= 0
+		}
+		return td.ID, served
+	}
+	old, _ := idNow()
 	if _, err := h.kc.Admin().DeleteTopics(ctx, topic); err != nil {
 		t.Fatal(err)
 	}
@@ -104,33 +126,44 @@ func recreate(t *testing.T, h *harness, topic string, partitions int32) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+	for {
+		if id, served := idNow(); served && id != old {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s, created again, is not served by the broker", topic)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 	h.kc.Client().PurgeTopicsFromClient(topic)
 }
 
-// produceNew writes n records to a topic just created again. A real
-// broker's metadata lags its controller: the producer may learn the old
-// topic's id and be refused (UNKNOWN_TOPIC_ID), so it tries again.
+// produceNew writes n records to a topic just created again, with a
+// producer of its own: the test cluster's may keep the old topic's id, and
+// a real broker's metadata lags its controller (UNKNOWN_TOPIC_ID), so it
+// tries again with a new one.
 func produceNew(t *testing.T, h *harness, topic string, partition int32, n int) {
 	t.Helper()
-	recs := make([]*kgo.Record, n)
-	for i := range recs {
-		recs[i] = &kgo.Record{Topic: topic, Partition: partition, Key: fmt.Appendf(nil, "k%d", i), Value: fmt.Appendf(nil, `{"seq":%d}`, i)}
-	}
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(40 * time.Second)
 	for {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		err := h.kc.Client().ProduceSync(ctx, recs...).FirstErr()
+		recs := make([]*kgo.Record, n)
+		for i := range recs {
+			recs[i] = &kgo.Record{Topic: topic, Partition: partition, Key: fmt.Appendf(nil, "k%d", i), Value: fmt.Appendf(nil, `{"seq":%d}`, i)}
+		}
+		pc, err := kgo.NewClient(kgo.SeedBrokers(h.kc.Brokers...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		err = pc.ProduceSync(ctx, recs...).FirstErr()
 		cancel()
+		pc.Close()
 		if err == nil {
 			return
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("produce to %s created again: %v", topic, err)
 		}
-		for _, r := range recs {
-			r.Offset, r.Timestamp = 0, time.Time{}
-		}
-		h.kc.Client().PurgeTopicsFromClient(topic)
 		time.Sleep(200 * time.Millisecond)
 	}
 }
