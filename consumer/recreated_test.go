@@ -42,24 +42,8 @@ func TestRecreatedTopicIsReported(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if _, err := h.kc.Admin().DeleteTopics(ctx, topic); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		resp, err := h.kc.Admin().CreateTopic(ctx, 1, 1, nil, topic)
-		if err == nil && resp.Err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("create %s again: %v %v", topic, err, resp.Err)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	h.kc.Client().PurgeTopicsFromClient(topic) // its producer knew the old topic id
-	h.kc.ProduceN(topic, 0, 8, 10)
+	recreate(t, h, topic, 1)
+	produceNew(t, h, topic, 0, 8)
 
 	evs := runWithin(t, cfg, time.Minute)
 	from, until, records := covered(t, batches(evs), p0)
@@ -77,7 +61,7 @@ func TestRecreatedTopicIsReported(t *testing.T) {
 		t.Errorf("recreated event %v, dropped event %v; want both and no redelivery: %s", recreated, dropped, describe(evs))
 	}
 	// The next run knows the new id: no event again.
-	h.kc.ProduceN(topic, 0, 2, 10)
+	produceNew(t, h, topic, 0, 2)
 	for _, ev := range runWithin(t, cfg, time.Minute) {
 		if n, ok := ev.(*Notice); ok && n.Code == offsets.CodeRecreated {
 			t.Errorf("the recreation was reported again: %s", n.Message)
