@@ -116,7 +116,8 @@ func Start(ctx context.Context, cfg Config) (*Stream, *Started, error) {
 			ids[t] = plan.ids[t]
 		}
 		if err := cfg.Store.EnsureStreamOn(cfg.Name, plan.clusterID, cfg.Brokers, cfg.Topics, ids); err != nil {
-			_ = s.Close()
+			l.shutdown()
+			cancel()
 			return nil, nil, err
 		}
 	}
