@@ -260,6 +260,24 @@ func TestTopicRecreatedWhileRunning(t *testing.T) {
 	}
 }
 
+// readToEnd makes a topic of partitions partitions with 5 records each
+// and a stream with a store that has read and acked all of them
+// (--reset earliest --until-end, the config it returns).
+func readToEnd(t *testing.T, name string, partitions int32) (*harness, string, *offsets.Store, Config) {
+	t.Helper()
+	h := newHarness(t)
+	topic := h.kc.Topic(name, partitions)
+	for p := range partitions {
+		h.kc.ProduceN(topic, p, 5, 10)
+	}
+	st := h.openStore()
+	t.Cleanup(func() { _ = st.Close() })
+	cfg := h.config(st, topic)
+	cfg.Reset, cfg.UntilEnd = offsets.ResetEarliest, true
+	runWithin(t, cfg, time.Minute)
+	return h, topic, st, cfg
+}
+
 // failGate blocks the processing of batch id until released, then fails
 // it: the batch stays planned, as after a crash.
 type failGate struct {
@@ -306,15 +324,8 @@ func waitNotice(t *testing.T, s *Stream, code string) []Event {
 // The stored move (topic-recreated) says the batch is the old topic's: it
 // is dropped, and the new topic is read from its start.
 func TestRecreatedAfterAPlannedBatch(t *testing.T) {
-	h := newHarness(t)
-	topic := h.kc.Topic("recreated-planned", 1)
+	h, topic, st, cfg := readToEnd(t, "recreated-planned", 1)
 	p0 := offsets.Partition{Topic: topic, Partition: 0}
-	h.kc.ProduceN(topic, 0, 5, 10)
-	st := h.openStore()
-	defer st.Close()
-	cfg := h.config(st, topic)
-	cfg.Reset, cfg.UntilEnd = offsets.ResetEarliest, true
-	runWithin(t, cfg, time.Minute)
 	h.kc.ProduceN(topic, 0, 50, 10)
 
 	g := &failGate{id: 2, entered: make(chan struct{}), release: make(chan struct{})}
@@ -356,16 +367,8 @@ func TestRecreatedAfterAPlannedBatch(t *testing.T) {
 // the new records below that position were skipped as "data loss", and a
 // --until-end run waited for its old high watermark for good.
 func TestTopicRecreatedWithFewerPartitions(t *testing.T) {
-	h := newHarness(t)
-	topic := h.kc.Topic("recreated-fewer", 2)
+	h, topic, _, cfg := readToEnd(t, "recreated-fewer", 2)
 	p0, p1 := offsets.Partition{Topic: topic, Partition: 0}, offsets.Partition{Topic: topic, Partition: 1}
-	h.kc.ProduceN(topic, 0, 5, 10)
-	h.kc.ProduceN(topic, 1, 5, 10)
-	st := h.openStore()
-	defer st.Close()
-	cfg := h.config(st, topic)
-	cfg.Reset, cfg.UntilEnd = offsets.ResetEarliest, true
-	runWithin(t, cfg, time.Minute)
 
 	live := cfg
 	live.UntilEnd = false
@@ -490,14 +493,7 @@ func TestTopicRecreatedBesideADeletedTopic(t *testing.T) {
 // --fail-on-data-loss, the recreation itself stops the start: records of
 // the new topic would be skipped.
 func TestRecreatedReportedUntilAStartSucceeds(t *testing.T) {
-	h := newHarness(t)
-	topic := h.kc.Topic("recreated-fail", 1)
-	h.kc.ProduceN(topic, 0, 5, 10)
-	st := h.openStore()
-	defer st.Close()
-	cfg := h.config(st, topic)
-	cfg.Reset, cfg.UntilEnd = offsets.ResetEarliest, true
-	runWithin(t, cfg, time.Minute)
+	h, topic, _, cfg := readToEnd(t, "recreated-fail", 1)
 	recreate(t, h, topic, 1)
 	produceNew(t, h, topic, 0, 8)
 
