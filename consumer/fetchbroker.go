@@ -58,7 +58,9 @@ func (bf *brokerFetcher) remove(r *reader) {
 // eligible drops closed readers and returns the ones to fetch now (not
 // paused, below their read-ahead), the room their answer has within the
 // loop's share of the read-ahead (what all its readers hold counts against
-// it), and whether one of those to fetch has a backlog. When the share is
+// it), whether one of those to fetch has a backlog, and whether a reader
+// left out has one: it waits for room, which the next cut makes (see
+// run). When the share is
 // spent, the readers the re-delivered batch at start needs are fetched,
 // with room for what they need. Else, when a reader holds more than its
 // own read-ahead (a record batch larger than it came in one answer: a huge
@@ -73,7 +75,7 @@ func (bf *brokerFetcher) remove(r *reader) {
 // for it as before: fetching past it then would keep the loop from being
 // starved, a catch-up from being cut (TestCatchUpWithIdlePartitionsCutsByItself)
 // and a wide topic's catch-up to small answers.
-func (bf *brokerFetcher) eligible() (out []*reader, room int64, backlog bool) {
+func (bf *brokerFetcher) eligible() (out []*reader, room int64, backlog, waiting bool) {
 	bf.mu.Lock()
 	defer bf.mu.Unlock()
 	var held, need int64
@@ -88,6 +90,9 @@ func (bf *brokerFetcher) eligible() (out []*reader, room int64, backlog bool) {
 		kept = append(kept, r)
 		held += bytes
 		overfull = overfull || bytes > 0 && r.overfull()
+		if !r.paused.Load() && !free && r.behind() {
+			waiting = true
+		}
 		if !r.paused.Load() && free {
 			out = append(out, r)
 			behind := r.behind()
@@ -107,13 +112,13 @@ func (bf *brokerFetcher) eligible() (out []*reader, room int64, backlog bool) {
 	room = share - held
 	switch {
 	case room > 0:
-		return out, room, backlog
+		return out, room, backlog, waiting
 	case need > 0:
-		return needy, need, true
+		return needy, need, true, waiting
 	case len(empty) > 0 && overfull:
-		return empty, minAnswerBytes, true
+		return empty, minAnswerBytes, true, waiting
 	}
-	return out, room, backlog
+	return out, room, backlog, waiting
 }
 
 // setBacklog records whether the loop has a backlog. A loop that no longer
@@ -153,7 +158,7 @@ func (bf *brokerFetcher) run() {
 		// readers hold plus the answer it asks for. Other brokers' fetches
 		// and records never count against it, so a broker that is idle,
 		// slow or down holds up no other broker's partitions.
-		in, room, backlog := bf.eligible()
+		in, room, backlog, waiting := bf.eligible()
 		bf.setBacklog(backlog)
 		if len(in) == 0 || room <= 0 {
 			bf.starved.Store(len(in) > 0)
@@ -178,8 +183,19 @@ func (bf *brokerFetcher) run() {
 		if !backlog {
 			ask = min(ask, minAnswerBytes)
 		}
+		// A partition left out has records to read and waits for room,
+		// which the loop's next cut makes. A fetch the broker may hold
+		// (the partitions asked have nothing new, or were never fetched
+		// and turn out to have nothing) would keep it from being fetched
+		// for the broker's whole wait: a busy partition beside idle ones
+		// waited so after every batch of its catch-up
+		// (TestBusyPartitionDoesNotWaitForALongPollOfIdleOnes). The
+		// broker is asked to answer at once instead; with every
+		// partition asked at its high watermark, the loop then waits as
+		// long for a reader to make room.
+		poll := waiting
 		start := time.Now()
-		resp, err := f.client.Fetch(bf.id, bf.request(in, ask, backlog))
+		resp, err := f.client.Fetch(bf.id, bf.request(in, ask, backlog, poll))
 		if f.log != nil {
 			logFetch(f.log, bf.id, in, ask, resp, err, time.Since(start))
 		}
@@ -197,17 +213,37 @@ func (bf *brokerFetcher) run() {
 		if !bf.handle(resp, in, ask) {
 			return
 		}
+		if poll && !backlog && !bf.pause(f.fetch.MaxWait) {
+			return
+		}
 	}
+}
+
+// pause waits up to d, or until a reader of the loop is woken (made room,
+// resumed, added); false when the fetcher stops.
+func (bf *brokerFetcher) pause(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-bf.f.stop:
+		return false
+	case <-bf.wake:
+	case <-t.C:
+	}
+	return true
 }
 
 // request builds one fetch of every reader in in (in no fixed order: see
 // kafka.NewFetchRequest). Without a backlog (every partition at its high
 // watermark) the broker is asked to wait for liveMinBytes, up to the
 // client's MaxWait, so live traffic comes in a few answers a second and
-// not one per produced batch.
-func (bf *brokerFetcher) request(in []*reader, maxBytes int64, backlog bool) *kafka.FetchRequest {
+// not one per produced batch; with poll, it answers at once.
+func (bf *brokerFetcher) request(in []*reader, maxBytes int64, backlog, poll bool) *kafka.FetchRequest {
 	o := bf.f.fetch
-	if !backlog {
+	switch {
+	case poll:
+		o.MinBytes, o.MaxWait = 1, 0
+	case !backlog:
 		o.MinBytes = max(o.MinBytes, liveMinBytes)
 	}
 	req := kafka.NewFetchRequest(o, int32(maxBytes))

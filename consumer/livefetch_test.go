@@ -79,3 +79,73 @@ func TestLiveFetchesWaitForBytes(t *testing.T) {
 		}
 	}
 }
+
+// A partition with a backlog that waits for room in the read-ahead (its
+// records wait to be cut) must not wait for a long poll of its broker's
+// idle partitions as well: once the cut makes room, it is fetched at once.
+// A catch-up of one busy partition beside idle ones on the same broker
+// spent the broker's whole wait (100 ms) after every batch, as the idle
+// partitions were asked alone to wait for new records.
+func TestBusyPartitionDoesNotWaitForALongPollOfIdleOnes(t *testing.T) {
+	if testkafka.Real() {
+		t.Skip("reads the fetch requests a broker receives: kfake only")
+	}
+	h := newHarness(t)
+	topic := h.kc.Topic("skew", 3)
+	const n = 30000
+	produceRandom(h.kc, topic, 0, n, 200)
+
+	type asked struct {
+		busyAt  int64 // partition 0's offset, -1 when left out
+		maxWait int32
+	}
+	var mu sync.Mutex
+	var reqs []asked
+	h.kc.Fake.ControlKey(int16(kmsg.Fetch), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
+		h.kc.Fake.KeepControl()
+		req := kreq.(*kmsg.FetchRequest)
+		a := asked{busyAt: -1, maxWait: req.MaxWaitMillis}
+		for _, tp := range req.Topics {
+			for _, p := range tp.Partitions {
+				if p.Partition == 0 {
+					a.busyAt = p.FetchOffset
+				}
+			}
+		}
+		mu.Lock()
+		reqs = append(reqs, a)
+		mu.Unlock()
+		return nil, nil, false
+	})
+	cfg := h.config(nil, topic)
+	cfg.Reset = offsets.ResetEarliest
+	cfg.UntilEnd = true
+	cfg.Interval = time.Hour
+	cfg.MaxPerPartition = 2000 // many cuts, each a chance to wait
+	evs := runWithin(t, cfg, 60*time.Second)
+	if e := ended(t, evs); e.Err != nil || e.Reason != "until-end" {
+		t.Fatalf("ended %+v", e)
+	}
+	var got int64
+	for _, b := range batches(evs) {
+		got += b.Records
+	}
+	if got != n {
+		t.Fatalf("%d records delivered, want %d", got, n)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	// A fetch that left partition 0 out and asked the broker to wait,
+	// followed by one of partition 0 below its end: partition 0 had
+	// records to read while the broker was told to wait for others.
+	waited := -1
+	for i, a := range reqs {
+		switch {
+		case a.busyAt < 0 && a.maxWait > 0:
+			waited = i
+		case a.busyAt >= 0 && a.busyAt < n && waited >= 0:
+			t.Fatalf("fetch %d asked the broker to wait %d ms for the idle partitions while partition 0, at %d of %d, waited for room; fetch %d then read it",
+				waited, reqs[waited].maxWait, a.busyAt, n, i)
+		}
+	}
+}

@@ -29,7 +29,7 @@ var codecs = map[string]kgo.CompressionCodec{
 }
 
 // fillShape creates a topic of parts partitions and produces n records of
-// shape s round-robin over them.
+// shape s round-robin over them (all on partition 0 when s.hot).
 func fillShape(seeds []string, prefix string, n int, parts int32, s shape) (string, error) {
 	linger, batchMax := 5*time.Millisecond, int32(1<<20)
 	if s.linger != 0 {
@@ -42,8 +42,12 @@ func fillShape(seeds []string, prefix string, n int, parts int32, s shape) (stri
 	if !ok {
 		return "", fmt.Errorf("shape %s: unknown codec %q", s.name, s.codec)
 	}
+	partitioner := kgo.RoundRobinPartitioner()
+	if s.hot {
+		partitioner = kgo.ManualPartitioner()
+	}
 	cl, err := kgo.NewClient(kgo.SeedBrokers(seeds...), kgo.ProducerLinger(linger),
-		kgo.RecordPartitioner(kgo.RoundRobinPartitioner()), kgo.ProducerBatchMaxBytes(batchMax),
+		kgo.RecordPartitioner(partitioner), kgo.ProducerBatchMaxBytes(batchMax),
 		kgo.ProducerBatchCompression(codec), kgo.MaxBufferedRecords(100_000), kgo.MaxBufferedBytes(64<<20))
 	if err != nil {
 		return "", err
@@ -72,6 +76,7 @@ func fillShape(seeds []string, prefix string, n int, parts int32, s shape) (stri
 	for i := 0; i < n; i++ {
 		r := s.record(rng, i)
 		r.Topic = topic
+		r.Partition = 0 // used by the manual partitioner only
 		cl.Produce(ctx, r, func(_ *kgo.Record, err error) {
 			if err != nil {
 				select {

@@ -74,7 +74,7 @@ func main() {
 	flag.IntVar(&o.size, "size", 200, "value size in bytes")
 	flag.IntVar(&o.partitions, "partitions", 3, "partitions of each data set's topic")
 	flag.StringVar(&o.wide, "wide", "1000,10000", "partitions of the many-partition topics, comma-separated (0 or empty: none)")
-	flag.StringVar(&o.matrix, "matrix", "all", "data-shape rows to run: all, none, or names (bin200,avro1k,tiny16,text10k,bin1m,headers10,none,gzip,lz4,zstd,small-batches)")
+	flag.StringVar(&o.matrix, "matrix", "all", "data-shape rows to run: all, none, or names (bin200,avro1k,tiny16,text10k,bin1m,headers10,none,gzip,lz4,zstd,small-batches,hot)")
 	flag.IntVar(&o.matrixMB, "matrix-mb", defaultMatrixMB, "MiB of values per data-shape row")
 	flag.IntVar(&o.matrixMax, "matrix-max-records", defaultMatrixMax, "at most this many records per data-shape row")
 	flag.IntVar(&o.wideRecords, "wide-records", 200_000, "records on the many-partition topic")

@@ -23,6 +23,9 @@ type shape struct {
 	// and batchMax of a few records.
 	linger   time.Duration
 	batchMax int32
+	// hot puts every record on partition 0: the others stay empty, as
+	// idle partitions beside a busy one on the same broker.
+	hot bool
 }
 
 // shapes are the rows of the data-shape matrix (issue 17), in order. The
@@ -41,6 +44,7 @@ var shapes = []shape{
 	{name: "zstd", title: "200 B text JSON, zstd", size: 200, record: textRecord(200), codec: "zstd"},
 	{name: "small-batches", title: "200 B text JSON, small producer batches (linger 0, ≤ 2 KiB: ~8 records)", size: 200,
 		record: textRecord(200), linger: -1, batchMax: 2 << 10},
+	{name: "hot", title: "200 B text JSON, all on one partition (the other two idle)", size: 200, record: textRecord(200), hot: true},
 }
 
 // textShape is the bench's own rows: 200 B (or -size) text JSON, snappy,
