@@ -190,9 +190,11 @@ func (bf *brokerFetcher) run() {
 		// for the broker's whole wait: a busy partition beside idle ones
 		// waited so after every batch of its catch-up
 		// (TestBusyPartitionDoesNotWaitForALongPollOfIdleOnes). The
-		// broker is asked to answer at once instead; with every
-		// partition asked at its high watermark, the loop then waits as
-		// long for a reader to make room.
+		// broker is asked to answer at once instead; when that answer
+		// gives no reason to ask again at once (no partition moved on:
+		// at their high watermark, or held at an open transaction,
+		// TestPollsWhileAPartitionWaitsForRoomArePaced), the loop then
+		// waits as long for a reader to make room.
 		poll := waiting
 		start := time.Now()
 		resp, err := f.client.Fetch(bf.id, bf.request(in, ask, backlog, poll))
@@ -210,10 +212,11 @@ func (bf *brokerFetcher) run() {
 			}
 			continue
 		}
-		if !bf.handle(resp, in, ask) {
+		ok, again := bf.handle(resp, in, ask)
+		if !ok {
 			return
 		}
-		if poll && !backlog && !bf.pause(f.fetch.MaxWait) {
+		if poll && !again && !bf.pause(f.fetch.MaxWait) {
 			return
 		}
 	}
@@ -258,8 +261,11 @@ func (bf *brokerFetcher) request(in []*reader, maxBytes int64, backlog, poll boo
 }
 
 // handle takes one answer: records and positions to the loop, errors to
-// the loop (out of range) or the router (retry). False when stopping.
-func (bf *brokerFetcher) handle(resp *kafka.FetchResponse, in []*reader, ask int64) bool {
+// the loop (out of range) or the router (retry). ok is false when
+// stopping; again tells whether a fetch at once may bring more: a
+// partition's position moved on, or its fetch size grew (a record batch
+// larger than it).
+func (bf *brokerFetcher) handle(resp *kafka.FetchResponse, in []*reader, ask int64) (ok, again bool) {
 	f := bf.f
 	var out []chunk
 	var lost []*reader // failed: to the router once their reports are sent
@@ -282,8 +288,10 @@ func (bf *brokerFetcher) handle(resp *kafka.FetchResponse, in []*reader, ask int
 		if blk == nil {
 			continue // left out of a throttled answer: fetched again next round
 		}
-		asked := int64(r.size)
+		size, from := r.size, r.pos
+		asked := int64(size)
 		t := bf.take(r, blk)
+		again = again || r.size > size || t.report != nil && t.report.err == nil && t.report.next > from
 		if t.lost {
 			lost = append(lost, r)
 		}
@@ -299,12 +307,12 @@ func (bf *brokerFetcher) handle(resp *kafka.FetchResponse, in []*reader, ask int
 		}
 	}
 	if !f.send(out...) {
-		return false
+		return false, false
 	}
 	for _, r := range lost {
 		f.lose(r)
 	}
-	return true
+	return true, again
 }
 
 // taken is what one partition's part of an answer comes to: a chunk to

@@ -3,12 +3,15 @@ package consumer
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kbatch-dev/kbatch/internal/testkafka"
+	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
 )
 
@@ -147,5 +150,73 @@ func TestBusyPartitionDoesNotWaitForALongPollOfIdleOnes(t *testing.T) {
 			t.Fatalf("fetch %d asked the broker to wait %d ms for the idle partitions while partition 0, at %d of %d, waited for room; fetch %d then read it",
 				waited, reqs[waited].maxWait, a.busyAt, n, i)
 		}
+	}
+}
+
+// While a busy partition waits for room (here: its batch waits for an
+// ack), its broker's other partitions are asked without a long poll; one
+// with records the broker cannot give yet (an open transaction under
+// read_committed: its high watermark is above its last stable offset)
+// must still not be asked again and again: the loop waits about as long
+// as a long poll would between such fetches.
+func TestPollsWhileAPartitionWaitsForRoomArePaced(t *testing.T) {
+	if testkafka.Real() {
+		t.Skip("counts the fetch requests a broker receives: kfake only")
+	}
+	h := newHarness(t)
+	topic := h.kc.Topic("paced", 2)
+	produceRandom(h.kc, topic, 0, 50000, 200)
+	open, err := kgo.NewClient(kgo.SeedBrokers(h.kc.Brokers...), kgo.TransactionalID("paced-open"),
+		kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer open.Close()
+	if err := open.BeginTransaction(); err != nil {
+		t.Fatal(err)
+	}
+	if err := open.ProduceSync(context.Background(), testkafka.Values(topic, 1, "open")...).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+
+	var fetches atomic.Int64
+	h.kc.Fake.ControlKey(int16(kmsg.Fetch), func(kmsg.Request) (kmsg.Response, error, bool) {
+		h.kc.Fake.KeepControl()
+		fetches.Add(1)
+		return nil, nil, false
+	})
+	cfg := h.config(nil, topic)
+	cc := kafka.ClientConfig{Brokers: h.kc.Brokers, ReadCommitted: true}
+	conf := cc.SaramaConfig()
+	conf.Consumer.MaxWaitTime = 50 * time.Millisecond
+	if cfg.Client, err = kafka.DialWith(cc, conf); err != nil {
+		t.Fatal(err)
+	}
+	defer cfg.Client.Close()
+	cfg.Reset = offsets.ResetEarliest
+	cfg.MaxPerPartition = 1000
+	cfg.ManualAck = true // batch 1 waits, and partition 0 fills its read-ahead behind it
+	s, _, err := Start(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	deadline := time.After(30 * time.Second)
+	for first := false; !first; {
+		select {
+		case ev := <-s.Events():
+			_, first = ev.(*BatchEvent)
+		case <-deadline:
+			t.Fatal("no batch after 30s")
+		}
+	}
+	wait := conf.Consumer.MaxWaitTime
+	from, start := fetches.Load(), time.Now()
+	time.Sleep(20 * wait)
+	n, took := fetches.Load()-from, time.Since(start)
+	// A long poll every wait, with room for a few wakes: a loop that
+	// does not wait asks thousands of times.
+	if most := 4*int64(took/wait) + 10; n > most {
+		t.Fatalf("%d fetches in %v while batch 1 waited for its ack (the broker's wait is %v): at most %d expected", n, took.Round(time.Millisecond), wait, most)
 	}
 }
