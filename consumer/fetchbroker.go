@@ -90,7 +90,11 @@ func (bf *brokerFetcher) eligible() (out []*reader, room int64, backlog, waiting
 		kept = append(kept, r)
 		held += bytes
 		overfull = overfull || bytes > 0 && r.overfull()
-		if !r.paused.Load() && !free && r.behind() {
+		// A full reader waits for room when it has records to read, as
+		// far as its last answer said, or when that answer brought
+		// records: live, its high watermark is already stale
+		// (TestLiveHotPartitionDoesNotWaitForALongPollOfIdleOnes).
+		if !r.paused.Load() && !free && (r.behind() || r.idleSince.Load() == 0) {
 			waiting = true
 		}
 		if !r.paused.Load() && free {
@@ -216,24 +220,46 @@ func (bf *brokerFetcher) run() {
 		if !ok {
 			return
 		}
-		if poll && !again && !bf.pause(f.fetch.MaxWait) {
+		if poll && !again && !bf.pause(f.fetch.MaxWait, in) {
 			return
 		}
 	}
 }
 
-// pause waits up to d, or until a reader of the loop is woken (made room,
-// resumed, added); false when the fetcher stops.
-func (bf *brokerFetcher) pause(d time.Duration) bool {
+// pause waits, after a poll of in, up to d or until a reader that was not
+// in it can be fetched (room made, resumed, added, reopened by a seek) or
+// none can; false when the fetcher stops. A wake that frees nothing new
+// does not end it: a partition holding an answer of many times its
+// read-ahead is woken by every cut, and the others would be polled once
+// per cut (TestPollsWhileAPartitionDrainsItsReadAheadArePaced).
+func (bf *brokerFetcher) pause(d time.Duration, in []*reader) bool {
 	t := time.NewTimer(d)
 	defer t.Stop()
-	select {
-	case <-bf.f.stop:
-		return false
-	case <-bf.wake:
-	case <-t.C:
+	var polled map[*reader]bool
+	for {
+		select {
+		case <-bf.f.stop:
+			return false
+		case <-t.C:
+			return true
+		case <-bf.wake:
+		}
+		out, room, _, _ := bf.eligible()
+		if len(out) == 0 || room <= 0 {
+			return true
+		}
+		if polled == nil {
+			polled = make(map[*reader]bool, len(in))
+			for _, r := range in {
+				polled[r] = true
+			}
+		}
+		for _, r := range out {
+			if !polled[r] {
+				return true
+			}
+		}
 	}
-	return true
 }
 
 // request builds one fetch of every reader in in (in no fixed order: see
@@ -263,8 +289,10 @@ func (bf *brokerFetcher) request(in []*reader, maxBytes int64, backlog, poll boo
 // handle takes one answer: records and positions to the loop, errors to
 // the loop (out of range) or the router (retry). ok is false when
 // stopping; again tells whether a fetch at once may bring more: a
-// partition's position moved on, or its fetch size grew (a record batch
-// larger than it).
+// partition moved on and is still below its high watermark, or its fetch
+// size grew (a record batch larger than it). A partition that reached its
+// high watermark is no reason: live records would be polled as they come
+// (TestLiveRecordsBesideAPartitionWaitingForRoomArePaced).
 func (bf *brokerFetcher) handle(resp *kafka.FetchResponse, in []*reader, ask int64) (ok, again bool) {
 	f := bf.f
 	var out []chunk
@@ -291,7 +319,7 @@ func (bf *brokerFetcher) handle(resp *kafka.FetchResponse, in []*reader, ask int
 		size, from := r.size, r.pos
 		asked := int64(size)
 		t := bf.take(r, blk)
-		again = again || r.size > size || t.report != nil && t.report.err == nil && t.report.next > from
+		again = again || r.size > size || t.report != nil && t.report.err == nil && t.report.next > from && r.behind()
 		if t.lost {
 			lost = append(lost, r)
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/kbatch-dev/kbatch/internal/testkafka"
 	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
+	"github.com/kbatch-dev/kbatch/record"
 )
 
 // TestLiveFetchesWaitForBytes: while partitions have a backlog the stream
@@ -218,5 +219,238 @@ func TestPollsWhileAPartitionWaitsForRoomArePaced(t *testing.T) {
 	// does not wait asks thousands of times.
 	if most := 4*int64(took/wait) + 10; n > most {
 		t.Fatalf("%d fetches in %v while batch 1 waited for its ack (the broker's wait is %v): at most %d expected", n, took.Round(time.Millisecond), wait, most)
+	}
+}
+
+// countFetchRequests counts the Fetch requests the fake receives, and
+// those that asked the broker not to wait (MaxWait 0).
+func countFetchRequests(h *harness) (total, noWait *atomic.Int64) {
+	total, noWait = new(atomic.Int64), new(atomic.Int64)
+	h.kc.Fake.ControlKey(int16(kmsg.Fetch), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
+		h.kc.Fake.KeepControl()
+		total.Add(1)
+		if kreq.(*kmsg.FetchRequest).MaxWaitMillis == 0 {
+			noWait.Add(1)
+		}
+		return nil, nil, false
+	})
+	return total, noWait
+}
+
+// A catch-up of small records on partition 0 beside idle partitions 1
+// and 2 of the same broker, with --max-per-partition 5: one answer of
+// partition 0 holds some 17,000 records, far over its read-ahead (512
+// records), and takes thousands of cuts to drain. Each cut releases a few
+// records and wakes the broker loop; partition 0 still holds more than its
+// read-ahead and has records to read, so the loop polls the idle
+// partitions again at once: one fetch per batch cut. Before 2d21fc4 the
+// idle partitions were long-polled, one fetch per MaxWait.
+func TestPollsWhileAPartitionDrainsItsReadAheadArePaced(t *testing.T) {
+	if testkafka.Real() {
+		t.Skip("counts the fetch requests a broker receives: kfake only")
+	}
+	h := newHarness(t)
+	topic := h.kc.Topic("drain", 3)
+	produceRandom(h.kc, topic, 0, 200000, 20)
+	total, noWait := countFetchRequests(h)
+	cfg := h.config(nil, topic)
+	cfg.Reset = offsets.ResetEarliest
+	cfg.MaxPerPartition = 5
+	cfg.Interval = time.Hour
+	// A sink that takes a millisecond a batch, so that the loop is not
+	// busy cutting (with GOMAXPROCS=2 and no sink the same shows at
+	// thousands of fetches a second).
+	cfg.Processor = procFunc(func(*Batch, []*record.Record) { time.Sleep(time.Millisecond) })
+	s, _, err := Start(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var cut int
+	from, fromNoWait, start := total.Load(), noWait.Load(), time.Now()
+	window := time.After(2 * time.Second)
+wait:
+	for {
+		select {
+		case ev := <-s.Events():
+			if b, ok := ev.(*BatchEvent); ok && b.Batch.State == offsets.StateAcked {
+				cut++
+			}
+		case <-window:
+			break wait
+		}
+	}
+	n, nw, took := total.Load()-from, noWait.Load()-fromNoWait, time.Since(start)
+	wait := 50 * time.Millisecond // h.client's MaxWait
+	// A long poll every wait, plus one fetch of partition 0 per answer it
+	// drained (some 3,400 of its records a batch would be generous).
+	if most := 4*int64(took/wait) + 10 + int64(cut)*5/512; n > most {
+		t.Fatalf("%d fetches (%d asking the broker not to wait) in %v while %d batches were cut: at most %d expected",
+			n, nw, took.Round(time.Millisecond), cut, most)
+	}
+}
+
+// While partition 0 waits for room (batch 1 waits for its manual ack, as
+// in the TUI), records keep coming to the broker's other partitions, a few
+// thousand a second. Each no-wait poll of them brings a few records, so a
+// partition "moved on" and the loop polls again at once: the fetch rate
+// follows the produce rate instead of one long poll (MinBytes 64 KiB) per
+// MaxWait, the CPU cost liveMinBytes was introduced to avoid.
+func TestLiveRecordsBesideAPartitionWaitingForRoomArePaced(t *testing.T) {
+	if testkafka.Real() {
+		t.Skip("counts the fetch requests a broker receives: kfake only")
+	}
+	h := newHarness(t)
+	topic := h.kc.Topic("trickle", 4)
+	produceRandom(h.kc, topic, 0, 60000, 200)
+	total, noWait := countFetchRequests(h)
+	cfg := h.config(nil, topic)
+	cfg.Reset = offsets.ResetEarliest
+	cfg.ManualAck = true // default --max-per-partition: the idle partitions have room for 10,000 records each
+	s, _, err := Start(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	deadline := time.After(30 * time.Second)
+	for first := false; !first; {
+		select {
+		case ev := <-s.Events():
+			_, first = ev.(*BatchEvent)
+		case <-deadline:
+			t.Fatal("no batch after 30s")
+		}
+	}
+	time.Sleep(200 * time.Millisecond) // partition 0 fills its read-ahead behind batch 1
+
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	var produced int
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		cl := h.kc.Client()
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			cl.Produce(context.Background(), &kgo.Record{Topic: topic, Partition: int32(1 + i%3), Value: []byte("live")}, nil)
+			produced++
+			if i%4 == 0 {
+				time.Sleep(100 * time.Microsecond)
+			}
+		}
+	}()
+	from, fromNoWait, start := total.Load(), noWait.Load(), time.Now()
+	time.Sleep(2 * time.Second)
+	n, nw, took := total.Load()-from, noWait.Load()-fromNoWait, time.Since(start)
+	close(stop)
+	wg.Wait()
+	wait := 50 * time.Millisecond
+	if most := 4*int64(took/wait) + 10; n > most {
+		t.Fatalf("%d fetches (%d asking the broker not to wait) in %v while batch 1 waited for its ack and %d records came to the idle partitions: at most %d expected",
+			n, nw, took.Round(time.Millisecond), produced, most)
+	}
+}
+
+// A live hot partition (records produced all the time, faster than its
+// batches take them) beside idle partitions on the same broker. When its
+// read-ahead fills with an answer that reached the high watermark of that
+// moment, the reader does not count as behind (its high watermark is
+// stale), so the idle partitions are long-polled and partition 0, which
+// has records to read, waits out the broker's wait after the cut: the case
+// 2d21fc4 fixed for a catch-up, left as it was for live traffic.
+func TestLiveHotPartitionDoesNotWaitForALongPollOfIdleOnes(t *testing.T) {
+	if testkafka.Real() {
+		t.Skip("reads the fetch requests a broker receives: kfake only")
+	}
+	h := newHarness(t)
+	topic := h.kc.Topic("livehot", 3)
+	var produced atomic.Int64 // partition 0's high watermark is at least this
+	type asked struct {
+		busyAt  int64 // partition 0's offset, -1 when left out
+		maxWait int32
+		end     int64 // produced when asked
+	}
+	var mu sync.Mutex
+	var reqs []asked
+	h.kc.Fake.ControlKey(int16(kmsg.Fetch), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
+		h.kc.Fake.KeepControl()
+		req := kreq.(*kmsg.FetchRequest)
+		a := asked{busyAt: -1, maxWait: req.MaxWaitMillis, end: produced.Load()}
+		for _, tp := range req.Topics {
+			for _, p := range tp.Partitions {
+				if p.Partition == 0 {
+					a.busyAt = p.FetchOffset
+				}
+			}
+		}
+		mu.Lock()
+		reqs = append(reqs, a)
+		mu.Unlock()
+		return nil, nil, false
+	})
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		cl := h.kc.Client()
+		v := make([]byte, 100)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			recs := make([]*kgo.Record, 200)
+			for i := range recs {
+				recs[i] = &kgo.Record{Topic: topic, Partition: 0, Value: v}
+			}
+			res := cl.ProduceSync(context.Background(), recs...)
+			if res.FirstErr() == nil {
+				produced.Store(res[len(res)-1].Record.Offset + 1)
+			}
+		}
+	}()
+	defer func() { close(stop); wg.Wait() }()
+	cfg := h.config(nil, topic)
+	cfg.Reset = offsets.ResetLatest
+	cfg.Interval = time.Hour
+	cfg.MaxPerPartition = 1000
+	s, _, err := Start(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	window := time.After(3 * time.Second)
+wait:
+	for {
+		select {
+		case <-s.Events():
+		case <-window:
+			break wait
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	waited, bad := -1, 0
+	for i, a := range reqs {
+		switch {
+		case a.busyAt < 0 && a.maxWait > 0:
+			waited = i
+		case a.busyAt >= 0 && waited >= 0:
+			// partition 0 was at most at busyAt during the long poll,
+			// below what had been produced when it was sent
+			if a.busyAt < reqs[waited].end {
+				bad++
+			}
+			waited = -1
+		}
+	}
+	if bad > 0 {
+		t.Fatalf("%d of %d fetches were long polls of the idle partitions while partition 0 had records to read", bad, len(reqs))
 	}
 }
