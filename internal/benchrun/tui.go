@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
@@ -18,19 +19,23 @@ var ackedRE = regexp.MustCompile(`acked ([0-9,]+) batch(?:es)?, ([0-9,]+) record
 
 // tuiRun runs kbatch with the TUI in a 140×40 pane of a tmux server of
 // its own. The server and the pane's shell are started first and the
-// shell waits for a line; the clock starts when that line is sent and the
-// shell execs kbatch, so the server's start-up is not in the time.
+// shell waits for a line; when that line is sent the shell execs kbatch,
+// and the clock starts when the pane's process is kbatch (its
+// /proc/PID/comm, read every 200µs), so neither the server's start-up nor
+// tmux's delivery of the line is in the time: the headless twin's clock
+// starts at its exec too.
 //
 // The screen is read from outside (tmux capture-pane of the header line)
-// every 20ms until the header first counts an acked batch (first), then
 // every 250ms, as each capture starts a tmux client that takes CPU from
-// the two cores kbatch and the broker share. The header counting all n
-// records acked ends the run (CPU time and peak
-// RSS are read from /proc then, and q quits). done is not read from the
-// screen, which redraws a catch-up only a few times a second: it is the
-// time the store (store, stream name) recorded for the ack of the batch
-// that completed the n records, the same moment the headless twin's
-// batch line is written.
+// the two cores kbatch and the broker share (every 20ms until the first
+// batch, as before 2026-12-03, took a tenth of a core from the short
+// rows' first second). The header counting all n records acked ends the
+// run (CPU time and peak RSS are read from /proc then, and q quits).
+// first and done are not read from the screen, which redraws a catch-up
+// only a few times a second: they are the times the store (store, stream
+// name) recorded for the acks of the first batch and of the batch that
+// completed the n records, the moments the headless twin's batch lines
+// are written.
 func tuiRun(kbatch string, args []string, n int64, store, stream string) sample {
 	var s sample
 	sock := fmt.Sprintf("benchrun-%d", os.Getpid())
@@ -49,11 +54,12 @@ func tuiRun(kbatch string, args []string, n int64, store, stream string) sample 
 		return s
 	}
 	pid, _ := strconv.Atoi(strings.TrimSpace(string(out)))
-	start := time.Now()
+	shell, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm")
 	if out, err := tmux("send-keys", "-t", "bench", "Enter").CombinedOutput(); err != nil {
 		s.err = fmt.Errorf("tmux: %v: %s", err, out)
 		return s
 	}
+	start := execed(pid, shell)
 	stopPoll := make(chan struct{})
 	polled := make(chan int64, 1)
 	go func() { polled <- pollHWM(pid, stopPoll) }()
@@ -70,18 +76,10 @@ func tuiRun(kbatch string, args []string, n int64, store, stream string) sample 
 			break
 		}
 		if m := ackedRE.FindSubmatch(screen); m != nil {
-			batches, _ := strconv.ParseInt(strings.ReplaceAll(string(m[1]), ",", ""), 10, 64)
 			records, _ := strconv.ParseInt(strings.ReplaceAll(string(m[2]), ",", ""), 10, 64)
-			if batches > 0 && s.first == 0 {
-				s.first = time.Since(start)
-			}
 			onScreen = records >= n
 		}
-		switch {
-		case onScreen:
-		case s.first == 0:
-			time.Sleep(20 * time.Millisecond)
-		default:
+		if !onScreen {
 			time.Sleep(250 * time.Millisecond)
 		}
 	}
@@ -100,27 +98,41 @@ func tuiRun(kbatch string, args []string, n int64, store, stream string) sample 
 		}
 	}
 	if s.err == nil {
-		at, err := ackedAt(store, stream, n)
+		first, done, err := ackedAt(store, stream, n)
 		if err != nil {
 			s.err = err
 		} else {
-			s.done = at.Sub(start)
+			s.first, s.done = first.Sub(start), done.Sub(start)
 		}
 	}
 	return s
 }
 
-// ackedAt is when the store recorded the ack of the batch that brought
-// stream's acked records to n.
-func ackedAt(path, stream string, n int64) (time.Time, error) {
+// execed waits until process pid, a shell whose /proc/PID/comm was shell,
+// has exec'd another program, and returns that moment (read every 200µs,
+// at most 10 s).
+func execed(pid int, shell []byte) time.Time {
+	path := "/proc/" + strconv.Itoa(pid) + "/comm"
+	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(200 * time.Microsecond) {
+		comm, err := os.ReadFile(path)
+		if err != nil || !bytes.Equal(comm, shell) {
+			break
+		}
+	}
+	return time.Now()
+}
+
+// ackedAt is when the store recorded the acks of stream's first batch and
+// of the batch that brought its acked records to n.
+func ackedAt(path, stream string, n int64) (first, done time.Time, err error) {
 	st, err := offsets.Open(path, offsets.OpenOptions{ReadOnly: true})
 	if err != nil {
-		return time.Time{}, err
+		return first, done, err
 	}
 	defer st.Close()
 	batches, err := st.Batches(stream, 0)
 	if err != nil {
-		return time.Time{}, err
+		return first, done, err
 	}
 	var total int64
 	for i := len(batches) - 1; i >= 0; i-- { // oldest first
@@ -128,11 +140,14 @@ func ackedAt(path, stream string, n int64) (time.Time, error) {
 		if b.State != offsets.StateAcked {
 			continue
 		}
+		if first.IsZero() {
+			first = b.AckedAt
+		}
 		if total += b.Records; total >= n {
-			return b.AckedAt, nil
+			return first, b.AckedAt, nil
 		}
 	}
-	return time.Time{}, fmt.Errorf("the store %s holds %d acked records of %s, want %d", path, total, stream, n)
+	return first, done, fmt.Errorf("the store %s holds %d acked records of %s, want %d", path, total, stream, n)
 }
 
 func processAlive(pid int) bool {
