@@ -246,8 +246,14 @@ func (bf *brokerFetcher) pause(d time.Duration, in []*reader) bool {
 		}
 		out, room, _, _ := bf.eligible()
 		if len(out) == 0 || room <= 0 {
-			return true
+			// Nothing can be fetched now: the loop would only wait for
+			// a wake too. Keep the pace (the share may come back at
+			// once: another broker's backlog went), but say so, so
+			// that the loop cuts.
+			bf.starved.Store(len(out) > 0)
+			continue
 		}
+		bf.starved.Store(false)
 		if polled == nil {
 			polled = make(map[*reader]bool, len(in))
 			for _, r := range in {
@@ -366,6 +372,9 @@ func (bf *brokerFetcher) take(r *reader, blk *kafka.PartitionAnswer) taken {
 		// to its leader (KIP-392); the leader's answer decides.
 		logReplica(f.log, r.p, -1, r.replica, "back to the leader: "+blk.Err.Error())
 		r.replica = -1
+		// Not at once: a leader that names the replica again would
+		// send it straight back, at the network's pace.
+		r.retryAt = time.Now().Add(100 * time.Millisecond)
 		bf.remove(r)
 		return taken{lost: true}
 	case blk.Err == nil && blk.PreferredReplica >= 0 && blk.PreferredReplica != bf.id:

@@ -2,6 +2,7 @@ package consumer
 
 import (
 	"context"
+	"math/rand/v2"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -452,5 +453,106 @@ wait:
 	}
 	if bad > 0 {
 		t.Fatalf("%d of %d fetches were long polls of the idle partitions while partition 0 had records to read", bad, len(reqs))
+	}
+}
+
+// Two brokers. Broker 1 leads partition 1, which holds one answer of many
+// times its read-ahead (17,000 records of 20 bytes, --max-per-partition
+// 5: thousands of cuts to drain it), and idle partition 2: the setting of
+// TestPollsWhileAPartitionDrainsItsReadAheadArePaced. Broker 0 leads
+// partition 0, a catch-up in record batches of 5 whose read-ahead refills
+// after every cut, so broker 0's backlog goes on and off once per cut,
+// and with it broker 1's share of the read-ahead (budget/2 while broker 0
+// has a backlog, the whole budget when not). Partition 1 holds about
+// 3.2 MB in memory, between the two (budget 3.4 MB). A cut wakes broker
+// 1's pause while broker 0 has a backlog: its room is <= 0, so pause
+// returns; broker 0 then drops its backlog and wakes every loop, and
+// broker 1, with room again, polls partition 2 at once: one poll per cut.
+func TestPollsBesideADrainArePacedWhileAnotherBrokersBacklogComesAndGoes(t *testing.T) {
+	h := newBrokersHarness(t, 2)
+	topic := h.kc.Topic("drain2", 3)
+	h.lead(topic, 0, 0)
+	h.lead(topic, 1, 1)
+	h.lead(topic, 2, 1)
+	// partition 0: 20,000 records of 1 KB in record batches of 5
+	small, err := kgo.NewClient(kgo.SeedBrokers(h.kc.Brokers...), kgo.ProducerLinger(0),
+		kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.MaxBufferedRecords(1<<20),
+		kgo.ProducerBatchMaxBytes(5*1020+100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	recs := make([]*kgo.Record, 20000)
+	for i := range recs {
+		v := make([]byte, 1000)
+		for j := range v {
+			v[j] = byte(rng.Uint32())
+		}
+		recs[i] = &kgo.Record{Topic: topic, Partition: 0, Value: v}
+	}
+	if err := small.ProduceSync(context.Background(), recs...).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	small.Close()
+	produceRandom(h.kc, topic, 1, 200000, 20)
+
+	var mu sync.Mutex
+	fetches := map[int32]int{}
+	h.kc.Fake.ControlKey(int16(kmsg.Fetch), func(kmsg.Request) (kmsg.Response, error, bool) {
+		h.kc.Fake.KeepControl()
+		mu.Lock()
+		fetches[h.kc.Fake.CurrentNode()]++
+		mu.Unlock()
+		return nil, nil, false
+	})
+	cfg := h.config(nil, topic)
+	cc := kafka.ClientConfig{Brokers: h.kc.Brokers}
+	conf := cc.SaramaConfig()
+	conf.Consumer.MaxWaitTime = 50 * time.Millisecond
+	conf.Consumer.Fetch.Default = 1 << 10 // partition 0's answers: one record batch (5 records)
+	if cfg.Client, err = kafka.DialWith(cc, conf); err != nil {
+		t.Fatal(err)
+	}
+	defer cfg.Client.Close()
+	cfg.Reset = offsets.ResetEarliest
+	cfg.MaxPerPartition = 5
+	cfg.MaxBatchBytes = 1700 << 10 // budget 3.4 MB: partition 1's 3.2 MB between budget/2 and budget
+	cfg.Interval = time.Hour
+	cfg.Processor = procFunc(func(*Batch, []*record.Record) { time.Sleep(time.Millisecond) })
+	s, _, err := Start(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var cut int
+	var p1 int64
+	start := time.Now()
+	window := time.After(2 * time.Second)
+wait:
+	for {
+		select {
+		case ev := <-s.Events():
+			if b, ok := ev.(*BatchEvent); ok && b.Batch.State == offsets.StateAcked {
+				cut++
+				for _, r := range b.Batch.Ranges {
+					if r.Partition.Partition == 1 {
+						p1 += r.Records
+					}
+				}
+			}
+		case <-window:
+			break wait
+		}
+	}
+	took := time.Since(start)
+	mu.Lock()
+	n0, n1 := fetches[0], fetches[1]
+	mu.Unlock()
+	wait := 50 * time.Millisecond
+	// A poll every wait, plus a fetch of partition 1 per 100 of its
+	// records cut (one per 512, its read-ahead, would do).
+	if most := 4*int64(took/wait) + 10 + p1/100; int64(n1) > most {
+		t.Fatalf("broker 1: %d fetches in %v while %d batches were cut (broker 0: %d fetches): at most %d expected",
+			n1, took.Round(time.Millisecond), cut, n0, most)
 	}
 }

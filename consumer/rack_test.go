@@ -189,3 +189,85 @@ func testRackReplica(t *testing.T, drop bool) {
 		}
 	}
 }
+
+// KIP-392: the leader (broker 0) names broker 1 as the preferred read
+// replica; broker 1 is behind and answers OFFSET_OUT_OF_RANGE, for a
+// second. The follower's error sends the partitions back to the leader
+// at once (no failure counted, no back-off), the leader's answer sends
+// them back to the follower at once (failures cleared): a ping-pong at
+// the network's pace.
+func TestReplicaBehindIsNotAskedAtTheNetworksPace(t *testing.T) {
+	h := newBrokersHarness(t, 2)
+	topic := h.kc.Topic("rackbehind", 3)
+	for p := int32(0); p < 3; p++ {
+		h.lead(topic, p, 0)
+		h.kc.Fake.SetFollowers(topic, p, []int32{1})
+	}
+	h.kc.ProduceN(topic, 1, 10, 20)
+	var behind atomic.Bool
+	var mu sync.Mutex
+	fetches := map[int32]int{}
+	h.kc.Fake.ControlKey(int16(kmsg.Fetch), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
+		h.kc.Fake.KeepControl()
+		req := kreq.(*kmsg.FetchRequest)
+		node := h.kc.Fake.CurrentNode()
+		mu.Lock()
+		fetches[node]++
+		mu.Unlock()
+		if node == 1 && !behind.Load() || node == 0 && req.Rack != "b" {
+			return nil, nil, false
+		}
+		resp := req.ResponseKind().(*kmsg.FetchResponse)
+		for _, rt := range req.Topics {
+			st := kmsg.NewFetchResponseTopic()
+			st.Topic, st.TopicID = rt.Topic, rt.TopicID
+			for _, rp := range rt.Partitions {
+				sp := kmsg.NewFetchResponseTopicPartition()
+				sp.Partition = rp.Partition
+				sp.HighWatermark, sp.LastStableOffset, sp.LogStartOffset = -1, -1, -1
+				if node == 0 {
+					sp.PreferredReadReplica = 1
+				} else {
+					sp.ErrorCode = kerr.OffsetOutOfRange.Code
+				}
+				st.Partitions = append(st.Partitions, sp)
+			}
+			resp.Topics = append(resp.Topics, st)
+		}
+		return resp, nil, true
+	})
+	count := func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return fetches[0] + fetches[1]
+	}
+	cc := kafka.ClientConfig{Brokers: h.kc.Brokers, Rack: "b"}
+	conf := cc.SaramaConfig()
+	conf.Consumer.MaxWaitTime = 50 * time.Millisecond
+	client, err := kafka.DialWith(cc, conf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	cfg := h.config(nil, topic)
+	cfg.Client = client
+	cfg.Reset = offsets.ResetEarliest
+	s, _, err := Start(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	go func() {
+		for range s.Events() {
+		}
+	}()
+	time.Sleep(500 * time.Millisecond) // read from the replica
+	behind.Store(true)
+	from, start := count(), time.Now()
+	time.Sleep(time.Second)
+	n, took := count()-from, time.Since(start)
+	behind.Store(false)
+	if most := 4*int64(took/(50*time.Millisecond)) + 30; int64(n) > most {
+		t.Fatalf("%d fetches in %v while the replica was behind: at most %d expected", n, took.Round(time.Millisecond), most)
+	}
+}
