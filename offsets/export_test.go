@@ -52,8 +52,11 @@ func TestShellQuoteTerminalSafe(t *testing.T) {
 		"café and \x1b",
 	} {
 		got := offsets.ShellQuote(in)
+		if !utf8.ValidString(got) {
+			t.Fatalf("ShellQuote(%q) = %q is not valid UTF-8", in, got)
+		}
 		for i, r := range got {
-			if record.UnsafeRune(r) || r == utf8.RuneError {
+			if record.UnsafeRune(r) {
 				t.Fatalf("ShellQuote(%q) = %q holds %U at %d", in, got, r, i)
 			}
 		}
@@ -118,13 +121,18 @@ func unquoteShell(s string) (string, bool) {
 // topic or broker name comes back exactly, and the word holds nothing a
 // terminal acts on.
 func FuzzShellQuote(f *testing.F) {
-	for _, s := range []string{"events", "", "it's", "ev\x1b]0;x\x07", "\u009b2J", "\u202e", "\xff", "a b", `\`, "$(rm -rf /)", "é'\x1b\\"} {
+	for _, s := range []string{"events", "", "it's", "ev\x1b]0;x\x07", "\u009b2J", "\u202e", "\xff", "a b", `\`, "$(rm -rf /)", "é'\x1b\\", "\ufffd", "a\ufffd\xff"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		q := offsets.ShellQuote(s)
+		// A name may hold U+FFFD itself, which is printable; what must
+		// not pass is a byte that is not UTF-8.
+		if !utf8.ValidString(q) {
+			t.Fatalf("ShellQuote(%q) = %q is not valid UTF-8", s, q)
+		}
 		for _, r := range q {
-			if record.UnsafeRune(r) || r == utf8.RuneError {
+			if record.UnsafeRune(r) {
 				t.Fatalf("ShellQuote(%q) = %q holds %U", s, q, r)
 			}
 		}
