@@ -247,7 +247,7 @@ func (m *Model) planDone(msg planDoneMsg) tea.Cmd {
 func (m *Model) waitReplay(id int, ch <-chan replayItem, last time.Time) tea.Cmd {
 	b := m.bridge
 	return func() tea.Msg {
-		items, closed, at := collect(ch, frameGap, last, b.now, b.after)
+		items, closed, at, _ := collect(ch, frameGap, last, b.now, b.after)
 		return replayMsg{id: id, items: items, closed: closed, at: at, ch: ch}
 	}
 }

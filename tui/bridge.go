@@ -14,19 +14,25 @@ import (
 const frameGap = 33 * time.Millisecond
 
 // While the stream outruns the screen (a catch-up cutting batches back to
-// back), a delivery holds more than busyEvents events; then the gap
-// doubles with each such delivery up to busyGap, about five redraws a
-// second, so drawing does not take CPU from reading. Key presses are not
-// events: they redraw at once whatever the gap. The first quiet delivery
-// brings the gap back to frameGap.
+// back), a delivery holds more than busyEvents events, or its first event
+// came less than busyWithin after the delivery before (events at more
+// than ~15 a second: a catch-up cuts a batch every few tens of
+// milliseconds, one or two per frame, and each frame cost as much CPU as
+// the reading of a batch); then the gap doubles with each such delivery
+// up to busyGap, about five redraws a second, so drawing does not take
+// CPU from reading. Key presses are not events: they redraw at once
+// whatever the gap. The first quiet delivery brings the gap back to
+// frameGap.
 const (
 	busyEvents = 4
+	busyWithin = 2 * frameGap
 	busyGap    = 200 * time.Millisecond
 )
 
-// nextGap is the gap after a delivery of n events made with gap.
-func nextGap(gap time.Duration, n int) time.Duration {
-	if n <= busyEvents {
+// nextGap is the gap after a delivery of n events made with gap, whose
+// first event came waited after the delivery before it.
+func nextGap(gap time.Duration, n int, waited time.Duration) time.Duration {
+	if n <= busyEvents && waited >= busyWithin {
 		return frameGap
 	}
 	return min(max(2*gap, frameGap), busyGap)
@@ -34,12 +40,14 @@ func nextGap(gap time.Duration, n int) time.Duration {
 
 // eventsMsg is a burst of stream events delivered as one message. closed
 // is set when the channel was closed; the bridge is then not re-armed.
-// gap is the frame gap it was collected with.
+// gap is the frame gap it was collected with; waited is how long after
+// the delivery before (at of the message before) its first event came.
 type eventsMsg struct {
 	events []consumer.Event
 	closed bool
 	at     time.Time
 	gap    time.Duration
+	waited time.Duration
 }
 
 // bridge turns the stream's event channel into messages. It is the only
@@ -61,33 +69,38 @@ func newBridge(ch <-chan consumer.Event) *bridge {
 // re-arms it with the at of the message it got and next's answer.
 func (b *bridge) wait(last time.Time, gap time.Duration) tea.Cmd {
 	return func() tea.Msg {
-		evs, closed, at := collect(b.ch, gap, last, b.now, b.after)
-		return eventsMsg{events: evs, closed: closed, at: at, gap: gap}
+		evs, closed, at, first := collect(b.ch, gap, last, b.now, b.after)
+		waited := busyWithin // the first delivery: nothing came before it
+		if !last.IsZero() {
+			waited = first.Sub(last)
+		}
+		return eventsMsg{events: evs, closed: closed, at: at, gap: gap, waited: waited}
 	}
 }
 
 // next is the Cmd for the delivery after msg.
 func (b *bridge) next(msg eventsMsg) tea.Cmd {
-	return b.wait(msg.at, nextGap(msg.gap, len(msg.events)))
+	return b.wait(msg.at, nextGap(msg.gap, len(msg.events), msg.waited))
 }
 
 // collect blocks until ch yields an item or is closed, keeps collecting
 // until gap has passed since last, then takes whatever else is ready
-// without blocking. It returns the items, whether ch was closed, and the
-// time of delivery.
-func collect[T any](ch <-chan T, gap time.Duration, last time.Time, now func() time.Time, after func(time.Duration) <-chan time.Time) ([]T, bool, time.Time) {
+// without blocking. It returns the items, whether ch was closed, the time
+// of delivery and the time the first item came.
+func collect[T any](ch <-chan T, gap time.Duration, last time.Time, now func() time.Time, after func(time.Duration) <-chan time.Time) (items []T, closed bool, at, firstAt time.Time) {
 	first, ok := <-ch
+	firstAt = now()
 	if !ok {
-		return nil, true, now()
+		return nil, true, firstAt, firstAt
 	}
-	items := []T{first}
+	items = []T{first}
 	if d := gap - now().Sub(last); d > 0 {
 		timer := after(d)
 		for waiting := true; waiting; {
 			select {
 			case it, ok := <-ch:
 				if !ok {
-					return items, true, now()
+					return items, true, now(), firstAt
 				}
 				items = append(items, it)
 			case <-timer:
@@ -99,11 +112,11 @@ func collect[T any](ch <-chan T, gap time.Duration, last time.Time, now func() t
 		select {
 		case it, ok := <-ch:
 			if !ok {
-				return items, true, now()
+				return items, true, now(), firstAt
 			}
 			items = append(items, it)
 		default:
-			return items, false, now()
+			return items, false, now(), firstAt
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -77,7 +78,7 @@ func TestBridgeBacksOffWhileTheStreamOutrunsTheScreen(t *testing.T) {
 	gap := frameGap
 	var seen []time.Duration
 	for i := 0; i < 5; i++ {
-		gap = nextGap(gap, busyEvents+1)
+		gap = nextGap(gap, busyEvents+1, busyWithin)
 		seen = append(seen, gap)
 	}
 	want := []time.Duration{2 * frameGap, 4 * frameGap, busyGap, busyGap, busyGap}
@@ -86,8 +87,54 @@ func TestBridgeBacksOffWhileTheStreamOutrunsTheScreen(t *testing.T) {
 			t.Fatalf("gaps after busy deliveries: %v, want %v", seen, want)
 		}
 	}
-	if g := nextGap(busyGap, busyEvents); g != frameGap {
+	if g := nextGap(busyGap, busyEvents, busyWithin); g != frameGap {
 		t.Fatalf("gap after a quiet delivery: %s, want %s", g, frameGap)
+	}
+}
+
+// A catch-up cuts a batch every few tens of milliseconds: one or two
+// events per frame, never a burst, and the screen drew ~30 frames a
+// second, each costing the reading as much CPU as a batch. Events that
+// come faster than busyWithin back off as a burst does; a delivery that
+// waited longer restores frameGap.
+func TestBridgeBacksOffWhileEventsComeFasterThanFrames(t *testing.T) {
+	ch := make(chan consumer.Event, 1)
+	b := newBridge(ch)
+	last := time.Unix(1000, 0)
+	clock := last
+	b.now = func() time.Time { return clock }
+	b.after = func(time.Duration) <-chan time.Time {
+		c := make(chan time.Time, 1)
+		c <- clock
+		return c
+	}
+	gap := frameGap
+	var seen []time.Duration
+	for i := 0; i < 4; i++ {
+		clock = clock.Add(20 * time.Millisecond) // the next batch, one event
+		ch <- &consumer.Progress{}
+		msg := b.wait(last, gap)().(eventsMsg)
+		if len(msg.events) != 1 || msg.waited != 20*time.Millisecond {
+			t.Fatalf("delivery %d: %d events, waited %s; want 1 and 20ms", i, len(msg.events), msg.waited)
+		}
+		gap = nextGap(msg.gap, len(msg.events), msg.waited)
+		seen = append(seen, gap)
+		last = msg.at
+	}
+	want := []time.Duration{2 * frameGap, 4 * frameGap, busyGap, busyGap}
+	if !slices.Equal(seen, want) {
+		t.Fatalf("gaps while one event comes every 20ms: %v, want %v", seen, want)
+	}
+	clock = clock.Add(time.Second) // live: the next batch after the interval
+	ch <- &consumer.Progress{}
+	msg := b.wait(last, gap)().(eventsMsg)
+	if g := nextGap(msg.gap, len(msg.events), msg.waited); g != frameGap {
+		t.Fatalf("gap after an event that came %s after the delivery before: %s, want %s", msg.waited, g, frameGap)
+	}
+	ch <- &consumer.Progress{}
+	first := b.wait(time.Time{}, frameGap)().(eventsMsg)
+	if g := nextGap(first.gap, len(first.events), first.waited); g != frameGap {
+		t.Fatalf("gap after the first delivery: %s, want %s", g, frameGap)
 	}
 }
 
