@@ -325,6 +325,9 @@ func runWatchOnce(ctx context.Context, g *globalOptions, o *watchOptions, stdout
 	if !o.noTUI && o.tailRecords > 0 {
 		cfg.Tap = tui.NewTail(o.tailRecords) // copies records only while the tail view is open
 	}
+	if !o.noTUI {
+		cfg.SampleGate = tui.NewSampleGate() // no samples for batches cut while the screen is behind
+	}
 	var resume *tui.Resume
 	if !o.noTUI {
 		resume = resumeInfo(cfg.Store, cfg.Name) // before the start writes the stream

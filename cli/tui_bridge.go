@@ -23,6 +23,7 @@ func runTUI(ctx context.Context, stream *consumer.Stream, cfg consumer.Config, g
 		}
 	}
 	tail, _ := cfg.Tap.(*tui.Tail)
+	gate, _ := cfg.SampleGate.(*tui.SampleGate)
 	interval := cfg.Interval
 	if interval == 0 {
 		interval = time.Second
@@ -40,6 +41,7 @@ func runTUI(ctx context.Context, stream *consumer.Stream, cfg consumer.Config, g
 		StorePath:    store,
 		Replayer:     replayer{client: cfg.Client},
 		Tail:         tail,
+		SampleGate:   gate,
 		Resume:       resume,
 		Writer:       w,
 		Groups:       groupReader{client: cfg.Client},

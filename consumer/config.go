@@ -96,6 +96,10 @@ type Config struct {
 	// Tap, if set, sees every record as it is read (the screen's tail
 	// view); nil costs nothing.
 	Tap Tap
+	// SampleGate, if set, bounds the samples sent and not yet taken by
+	// the receiver of the events (samples.go); nil: every batch has its
+	// Samples.
+	SampleGate SampleGate
 
 	// MetadataInterval is how often log starts are refreshed and new
 	// partitions looked for; default 5s.

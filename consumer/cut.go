@@ -124,6 +124,8 @@ func (l *loop) cut(now time.Time) (*Batch, []*record.Record) {
 		clear(l.holding)
 		return nil, nil
 	}
+	samples := l.sampling()
+	b.SamplesSkipped = samples < l.cfg.Samples
 	// The batch's records and ranges in one allocation each, not grown
 	// partition by partition.
 	recs := make([]*record.Record, 0, n)
@@ -135,7 +137,7 @@ func (l *loop) cut(now time.Time) (*Batch, []*record.Record) {
 		}
 		n := min(len(ps.recs), l.cfg.MaxPerPartition)
 		until := offsets.Next(ps.recs[n-1].Offset)
-		recs = l.take(b, ps, recs, n, until)
+		recs = l.take(b, ps, recs, n, until, samples)
 	}
 	if len(b.Ranges) == 0 {
 		return nil, nil
@@ -143,8 +145,9 @@ func (l *loop) cut(now time.Time) (*Batch, []*record.Record) {
 	return b, recs
 }
 
-// take moves ps's first n records into b as the range [ps.from, until).
-func (l *loop) take(b *Batch, ps *partState, recs []*record.Record, n int, until int64) []*record.Record {
+// take moves ps's first n records into b as the range [ps.from, until),
+// with copies of the first samples of them in b.Samples.
+func (l *loop) take(b *Batch, ps *partState, recs []*record.Record, n int, until int64, samples int) []*record.Record {
 	taken := ps.recs[:n]
 	var bytes int64
 	for _, m := range taken {
@@ -157,7 +160,7 @@ func (l *loop) take(b *Batch, ps *partState, recs []*record.Record, n int, until
 	b.Records += int64(n)
 	b.Bytes += bytes
 	b.addAborted(ps.marks.take(ps.p, ps.from, until))
-	for _, m := range taken[:min(n, l.cfg.Samples)] {
+	for _, m := range taken[:min(n, samples)] {
 		b.Samples = append(b.Samples, detach(m))
 	}
 	recs = append(recs, taken...)
@@ -214,6 +217,8 @@ func (l *loop) maybeRedeliver(now time.Time) error {
 		}
 	}
 	b := &Batch{Batch: offsets.Batch{ID: pend.ID, Time: now, State: offsets.StatePlanned, Redelivered: true}}
+	samples := l.sampling()
+	b.SamplesSkipped = samples < l.cfg.Samples
 	var recs []*record.Record
 	for _, r := range pend.Ranges {
 		ps := l.parts[r.Partition]
@@ -229,7 +234,7 @@ func (l *loop) maybeRedeliver(now time.Time) error {
 		// there, marked with jump.
 		after, jump := ps.from, ps.jump
 		ps.from = r.From
-		recs = l.take(b, ps, recs, n, r.Until)
+		recs = l.take(b, ps, recs, n, r.Until, samples)
 		b.Ranges[len(b.Ranges)-1].Jump = r.Jump
 		if after > r.Until && ps.restart == nil {
 			ps.from, ps.jump = after, jump
@@ -414,9 +419,3 @@ func (l *loop) onResult(r jobResult) error {
 	l.emit(&BatchEvent{Batch: &acked})
 	return nil
 }
-
-// detach copies m with its own bytes. A record read from the broker shares
-// its memory with every record of the same fetch answer (one slab of
-// messages, one buffer of bytes), so a sample kept by a screen's batch
-// history would otherwise pin a whole answer for as long as it is shown.
-func detach(m *record.Record) *record.Record { return m.Clone() }

@@ -33,6 +33,11 @@ type Batch struct {
 	// stream's own copy, sharing no bytes with a fetch answer or another
 	// batch, so a receiver may keep it as it is.
 	Samples []*record.Record
+	// SamplesSkipped is set when the batch was cut while the receiver's
+	// SampleGate was closed (it had not taken the samples of earlier
+	// events): the batch has none, so that a screen behind a catch-up of
+	// large records does not get copies of all of them (samples.go).
+	SamplesSkipped bool
 	// Duration is how long processing (sink, ack) took.
 	Duration time.Duration
 	// Aborted holds the offsets of the batch's records that belong to

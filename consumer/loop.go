@@ -750,11 +750,13 @@ func (l *loop) flushEvents() {
 func (l *loop) emit(e Event) {
 	select {
 	case l.s.events <- e:
+		l.sentSamples(e)
 		return
 	default:
 	}
 	select {
 	case l.s.events <- e:
+		l.sentSamples(e)
 	case <-l.ctx.Done():
 	}
 }

@@ -17,6 +17,7 @@ func (m *Model) apply(evs []consumer.Event) {
 		case *consumer.Started:
 			m.started(e)
 		case *consumer.BatchEvent:
+			m.opts.SampleGate.took(e.Batch)
 			m.batch(e.Batch)
 			batchAdded = true
 		case *consumer.Notice:

@@ -27,7 +27,7 @@ const (
 type batchEntry struct {
 	*consumer.Batch
 	samples        []*record
-	samplesDropped bool // the samples were dropped to bound memory
+	samplesDropped bool // the samples were dropped (or not copied) to bound memory
 	// logged is a batch of an earlier run, from the store's batch log:
 	// its ranges are known, its records were not kept.
 	logged      bool
@@ -91,7 +91,9 @@ func (h *history) add(b *consumer.Batch) *batchEntry {
 		}
 		return e
 	}
-	e := &batchEntry{Batch: &kept}
+	// A batch cut while the screen was behind the stream by a batch's
+	// worth of samples comes without them (consumer.Batch.SamplesSkipped).
+	e := &batchEntry{Batch: &kept, samplesDropped: b.SamplesSkipped}
 	h.adopt(e, b)
 	h.ring = append(h.ring, e)
 	h.ranges += len(kept.Ranges)

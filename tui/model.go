@@ -41,6 +41,10 @@ type Options struct {
 	// Tail is the stream's tap for the tail view (t), also given to the
 	// stream as consumer.Config.Tap; nil: no tail view.
 	Tail *Tail
+	// SampleGate, also given to the stream as consumer.Config.SampleGate,
+	// is told of each batch's samples as the screen takes them; nil: the
+	// stream sends every batch's samples.
+	SampleGate *SampleGate
 	// Resume, when set, is the stored stream this run resumes (shown
 	// when the stream starts).
 	Resume *Resume

@@ -198,6 +198,38 @@ func TestDroppedSamplesSayWhy(t *testing.T) {
 	mustNotContain(t, s, "no sample records in this batch")
 }
 
+// A batch the stream cut while the screen was behind it by a batch's
+// worth of samples comes without them (consumer.Batch.SamplesSkipped); the
+// records pane says why, as for samples the history dropped.
+func TestSkippedSamplesSayWhy(t *testing.T) {
+	m, _ := newTestModel(t, 140, 40, Options{})
+	skipped := batch(2, 2, 2, offsets.StateAcked)
+	skipped.Samples, skipped.SamplesSkipped = nil, true
+	feed(m, started(2), batchEv(1, 2, 0, offsets.StateAcked), &consumer.BatchEvent{Batch: skipped})
+	s := screen(m)
+	mustContain(t, s, "Records · batch 2 · 0 of 4 samples (dropped to bound memory)", "samples dropped to bound memory; newer batches keep theirs; r replays the batch")
+	mustNotContain(t, s, "no sample records in this batch")
+	press(m, "2", "j")
+	mustContain(t, screen(m), "Records · batch 1 · 4 of 4 samples")
+}
+
+// The screen counts a batch's samples as taken when it applies the batch:
+// the stream told the gate of them when it sent the event, and the gate
+// opens again once the screen has them.
+func TestScreenTakesSamplesFromTheGate(t *testing.T) {
+	gate := NewSampleGate()
+	m, _ := newTestModel(t, 140, 40, Options{SampleGate: gate})
+	b := batch(1, 2, 0, offsets.StateAcked)
+	gate.Sent(consumer.SampleBytes(b) + sampleGateBytes - 1)
+	if gate.Open() {
+		t.Fatal("gate open with more than sampleGateBytes waiting")
+	}
+	feed(m, started(2), &consumer.BatchEvent{Batch: b})
+	if !gate.Open() || gate.waiting.Load() != sampleGateBytes-1 {
+		t.Fatalf("after the screen took the batch: open %v, %d bytes waiting; want %d", gate.Open(), gate.waiting.Load(), sampleGateBytes-1)
+	}
+}
+
 // / on the main screen searches every sample kept (issue 19: it used to
 // filter only the selected batch's); enter shows a match, y copies it.
 func TestRecordsFilterDetailCopy(t *testing.T) {

@@ -1,0 +1,97 @@
+package consumer
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/kbatch-dev/kbatch/offsets"
+)
+
+// countingGate is a SampleGate that is closed while limit bytes or more
+// were sent and not taken.
+type countingGate struct {
+	waiting atomic.Int64
+	limit   int64
+}
+
+func (g *countingGate) Open() bool       { return g.waiting.Load() < g.limit }
+func (g *countingGate) Sent(bytes int64) { g.waiting.Add(bytes) }
+
+// A receiver that falls behind a catch-up of large records does not get
+// copies of all of them as samples: while its gate is closed, batches come
+// without them (issue 17: on 1 MiB values the screen's process copied the
+// whole topic, and its heap stood above the soft limit). Once it has taken
+// what waited, the next batch has its samples again.
+func TestSamplesWaitForAReceiverThatFallsBehind(t *testing.T) {
+	h := newHarness(t)
+	topic := h.kc.Topic("large", 1)
+	const size = 64 << 10
+	h.kc.ProduceN(topic, 0, 40, size)
+	st := h.openStore()
+	defer st.Close()
+	cfg := h.config(st, topic)
+	cfg.Reset = offsets.ResetEarliest
+	cfg.Samples = 3
+	cfg.MaxPerPartition = 2 // 20 batches of 2 records: every record a sample
+	gate := &countingGate{limit: 4 * size}
+	cfg.SampleGate = gate
+	s, _, err := Start(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+
+	var records, kept int64
+	skipped := 0
+	for records < 40 {
+		var ev Event
+		select {
+		case ev = <-s.Events():
+		case <-time.After(20 * time.Second):
+			t.Fatalf("%d of 40 records in batches after 20 s", records)
+		}
+		be, ok := ev.(*BatchEvent)
+		if !ok {
+			continue
+		}
+		b := be.Batch
+		records += b.Records
+		switch {
+		case b.SamplesSkipped:
+			skipped++
+			if len(b.Samples) != 0 {
+				t.Errorf("batch %d: skipped, with %d samples", b.ID, len(b.Samples))
+			}
+		case len(b.Samples) != int(b.Records):
+			t.Errorf("batch %d: %d samples of %d records, want all (Samples 3, 2 per batch)", b.ID, len(b.Samples), b.Records)
+		}
+		kept += SampleBytes(b)
+	}
+	if skipped == 0 {
+		t.Fatalf("no batch of the 20 came without samples; %d bytes of samples sent", kept)
+	}
+	if got := gate.waiting.Load(); got != kept {
+		t.Errorf("the gate was told of %d bytes, the batches had %d", got, kept)
+	}
+	// Sent and not taken: up to the gate's limit, plus the batches cut
+	// before the events that closed it were sent (one at the committer,
+	// one processed and not yet acked, the one being cut).
+	if limit := gate.limit + 3*2*(size+8); kept > limit {
+		t.Errorf("%d bytes of samples made for a receiver that took none, want at most %d", kept, limit)
+	}
+
+	// Taken: the next batch has its samples.
+	gate.waiting.Store(0)
+	h.kc.ProduceN(topic, 0, 1, size)
+	for {
+		ev := <-s.Events()
+		if be, ok := ev.(*BatchEvent); ok {
+			if b := be.Batch; b.SamplesSkipped || len(b.Samples) != 1 {
+				t.Fatalf("batch %d after the receiver took every sample: skipped %v, %d samples; want 1", b.ID, b.SamplesSkipped, len(b.Samples))
+			}
+			return
+		}
+	}
+}

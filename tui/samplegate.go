@@ -1,0 +1,40 @@
+package tui
+
+import (
+	"sync/atomic"
+
+	"github.com/kbatch-dev/kbatch/consumer"
+)
+
+// sampleGateBytes is how much of the samples sent to the screen may wait
+// for it: about one batch of the default --max-batch-bytes. The screen
+// takes the stream's events a few times a second (bridge.go); during a
+// catch-up of 1 MiB values the batches cut in between brought copies of
+// every record, 96 MB at the peak, which the history dropped at once
+// (issue 17). With the gate the stream skips the samples of the batches
+// it cuts while this much waits.
+const sampleGateBytes = 8 << 20
+
+// SampleGate is the screen's consumer.SampleGate: the stream adds the
+// sample bytes of each batch event it sends, the screen subtracts them as
+// it takes the event, and the gate is open while less than
+// sampleGateBytes waits. Use one per stream; the zero value is ready.
+type SampleGate struct {
+	waiting atomic.Int64
+}
+
+// NewSampleGate returns an open gate.
+func NewSampleGate() *SampleGate { return &SampleGate{} }
+
+// Open implements consumer.SampleGate.
+func (g *SampleGate) Open() bool { return g.waiting.Load() < sampleGateBytes }
+
+// Sent implements consumer.SampleGate.
+func (g *SampleGate) Sent(bytes int64) { g.waiting.Add(bytes) }
+
+// took counts b's samples as taken; nil-safe.
+func (g *SampleGate) took(b *consumer.Batch) {
+	if g != nil && len(b.Samples) > 0 {
+		g.waiting.Add(-consumer.SampleBytes(b))
+	}
+}
