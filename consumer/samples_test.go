@@ -95,3 +95,60 @@ func TestSamplesWaitForAReceiverThatFallsBehind(t *testing.T) {
 		}
 	}
 }
+
+// With manual acks the planned and the acked event of a batch both carry
+// its samples: what the gate is told and what a receiver that takes every
+// event counts down balance once the stream is closed and drained
+// (helper-46), so the gate cannot stay closed for good.
+func TestSampleGateBalancesUnderManualAck(t *testing.T) {
+	h := newHarness(t)
+	topic := h.kc.Topic("large", 2)
+	const size = 64 << 10
+	h.kc.ProduceN(topic, 0, 30, size)
+	h.kc.ProduceN(topic, 1, 30, size)
+	st := h.openStore()
+	defer st.Close()
+	cfg := h.config(st, topic)
+	cfg.Reset = offsets.ResetEarliest
+	cfg.Samples = 3
+	cfg.MaxPerPartition = 4
+	cfg.ManualAck = true
+	gate := &countingGate{limit: 3 * size}
+	cfg.SampleGate = gate
+	s, _, err := Start(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var acked int64
+	skipped := 0
+	deadline := time.After(30 * time.Second)
+	for acked < 60 {
+		select {
+		case ev := <-s.Events():
+			if be, ok := ev.(*BatchEvent); ok {
+				gate.waiting.Add(-SampleBytes(be.Batch))
+				if be.Batch.SamplesSkipped {
+					skipped++
+				}
+				switch be.Batch.State {
+				case offsets.StatePlanned:
+					_ = s.Ack(be.Batch.ID)
+				case offsets.StateAcked:
+					acked += be.Batch.Records
+				}
+			}
+		case <-deadline:
+			t.Fatalf("%d of 60 records acked after 30 s", acked)
+		}
+	}
+	s.Close()
+	for ev := range s.Events() {
+		if be, ok := ev.(*BatchEvent); ok {
+			gate.waiting.Add(-SampleBytes(be.Batch))
+		}
+	}
+	if w := gate.waiting.Load(); w != 0 {
+		t.Fatalf("gate left at %d bytes after every event was taken (%d skipped)", w, skipped)
+	}
+	t.Logf("%d batch events skipped", skipped)
+}

@@ -247,8 +247,8 @@ func (m *Model) planDone(msg planDoneMsg) tea.Cmd {
 func (m *Model) waitReplay(id int, ch <-chan replayItem, last time.Time) tea.Cmd {
 	b := m.bridge
 	return func() tea.Msg {
-		items, closed, at, _ := collect(ch, frameGap, last, b.now, b.after)
-		return replayMsg{id: id, items: items, closed: closed, at: at, ch: ch}
+		d := collect(ch, frameGap, last, b.now, b.after)
+		return replayMsg{id: id, items: d.items, closed: d.closed, at: d.at, ch: ch}
 	}
 }
 

@@ -14,25 +14,30 @@ import (
 const frameGap = 33 * time.Millisecond
 
 // While the stream outruns the screen (a catch-up cutting batches back to
-// back), a delivery holds more than busyEvents events, or its first event
-// came less than busyWithin after the delivery before (events at more
-// than ~15 a second: a catch-up cuts a batch every few tens of
-// milliseconds, one or two per frame, and each frame cost as much CPU as
-// the reading of a batch); then the gap doubles with each such delivery
-// up to busyGap, about five redraws a second, so drawing does not take
-// CPU from reading. Key presses are not events: they redraw at once
-// whatever the gap. The first quiet delivery brings the gap back to
-// frameGap.
+// back), a delivery holds more than busyEvents events, or its events came
+// faster than one per busyWithin since the delivery before (more than ~15
+// a second: a catch-up cuts a batch every few tens of milliseconds, one or
+// two per frame, and each frame cost as much CPU as the reading of a
+// batch); then the gap doubles with each such delivery up to busyGap,
+// about five redraws a second, so drawing does not take CPU from reading.
+// Key presses are not events: they redraw at once whatever the gap. The
+// first quiet delivery brings the gap back to frameGap.
+//
+// The pace is the delivery's events over the time since the delivery
+// before, not the time its first event took to come: after a catch-up,
+// live batches every 100 ms came the same few milliseconds after each
+// 200 ms delivery, which looked busy and kept the screen at busyGap
+// (helper-46; TestLiveBatchesRestoreTheFrameGapAfterACatchUp).
 const (
 	busyEvents = 4
 	busyWithin = 2 * frameGap
 	busyGap    = 200 * time.Millisecond
 )
 
-// nextGap is the gap after a delivery of n events made with gap, whose
-// first event came waited after the delivery before it.
-func nextGap(gap time.Duration, n int, waited time.Duration) time.Duration {
-	if n <= busyEvents && waited >= busyWithin {
+// nextGap is the gap after a delivery of n events made with gap, since
+// after the delivery before it.
+func nextGap(gap time.Duration, n int, since time.Duration) time.Duration {
+	if n <= busyEvents && since >= time.Duration(n)*busyWithin {
 		return frameGap
 	}
 	return min(max(2*gap, frameGap), busyGap)
@@ -40,14 +45,14 @@ func nextGap(gap time.Duration, n int, waited time.Duration) time.Duration {
 
 // eventsMsg is a burst of stream events delivered as one message. closed
 // is set when the channel was closed; the bridge is then not re-armed.
-// gap is the frame gap it was collected with; waited is how long after
-// the delivery before (at of the message before) its first event came.
+// gap is the frame gap it was collected with; since is how long after
+// the delivery before it was made.
 type eventsMsg struct {
 	events []consumer.Event
 	closed bool
 	at     time.Time
 	gap    time.Duration
-	waited time.Duration
+	since  time.Duration
 }
 
 // bridge turns the stream's event channel into messages. It is the only
@@ -69,40 +74,49 @@ func newBridge(ch <-chan consumer.Event) *bridge {
 // re-arms it with the at of the message it got and next's answer.
 func (b *bridge) wait(last time.Time, gap time.Duration) tea.Cmd {
 	return func() tea.Msg {
-		evs, closed, at, first := collect(b.ch, gap, last, b.now, b.after)
-		waited := busyWithin // the first delivery: nothing came before it
+		d := collect(b.ch, gap, last, b.now, b.after)
+		since := time.Duration(len(d.items)) * busyWithin // the first delivery: nothing came before it
 		if !last.IsZero() {
-			waited = first.Sub(last)
+			since = d.at.Sub(last)
 		}
-		return eventsMsg{events: evs, closed: closed, at: at, gap: gap, waited: waited}
+		return eventsMsg{events: d.items, closed: d.closed, at: d.at, gap: gap, since: since}
 	}
 }
 
 // next is the Cmd for the delivery after msg.
 func (b *bridge) next(msg eventsMsg) tea.Cmd {
-	return b.wait(msg.at, nextGap(msg.gap, len(msg.events), msg.waited))
+	return b.wait(msg.at, nextGap(msg.gap, len(msg.events), msg.since))
+}
+
+// delivery is what collect took: the items, whether ch was closed, and
+// the time of delivery.
+type delivery[T any] struct {
+	items  []T
+	closed bool
+	at     time.Time
 }
 
 // collect blocks until ch yields an item or is closed, keeps collecting
 // until gap has passed since last, then takes whatever else is ready
-// without blocking. It returns the items, whether ch was closed, the time
-// of delivery and the time the first item came.
-func collect[T any](ch <-chan T, gap time.Duration, last time.Time, now func() time.Time, after func(time.Duration) <-chan time.Time) (items []T, closed bool, at, firstAt time.Time) {
-	first, ok := <-ch
-	firstAt = now()
+// without blocking.
+func collect[T any](ch <-chan T, gap time.Duration, last time.Time, now func() time.Time, after func(time.Duration) <-chan time.Time) delivery[T] {
+	var d delivery[T]
+	it, ok := <-ch
 	if !ok {
-		return nil, true, firstAt, firstAt
+		d.closed, d.at = true, now()
+		return d
 	}
-	items = []T{first}
-	if d := gap - now().Sub(last); d > 0 {
-		timer := after(d)
+	d.items = []T{it}
+	if wait := gap - now().Sub(last); wait > 0 {
+		timer := after(wait)
 		for waiting := true; waiting; {
 			select {
 			case it, ok := <-ch:
 				if !ok {
-					return items, true, now(), firstAt
+					d.closed, d.at = true, now()
+					return d
 				}
-				items = append(items, it)
+				d.items = append(d.items, it)
 			case <-timer:
 				waiting = false
 			}
@@ -112,11 +126,13 @@ func collect[T any](ch <-chan T, gap time.Duration, last time.Time, now func() t
 		select {
 		case it, ok := <-ch:
 			if !ok {
-				return items, true, now(), firstAt
+				d.closed, d.at = true, now()
+				return d
 			}
-			items = append(items, it)
+			d.items = append(d.items, it)
 		default:
-			return items, false, now(), firstAt
+			d.at = now()
+			return d
 		}
 	}
 }

@@ -78,7 +78,7 @@ func TestBridgeBacksOffWhileTheStreamOutrunsTheScreen(t *testing.T) {
 	gap := frameGap
 	var seen []time.Duration
 	for i := 0; i < 5; i++ {
-		gap = nextGap(gap, busyEvents+1, busyWithin)
+		gap = nextGap(gap, busyEvents+1, time.Second)
 		seen = append(seen, gap)
 	}
 	want := []time.Duration{2 * frameGap, 4 * frameGap, busyGap, busyGap, busyGap}
@@ -87,7 +87,7 @@ func TestBridgeBacksOffWhileTheStreamOutrunsTheScreen(t *testing.T) {
 			t.Fatalf("gaps after busy deliveries: %v, want %v", seen, want)
 		}
 	}
-	if g := nextGap(busyGap, busyEvents, busyWithin); g != frameGap {
+	if g := nextGap(busyGap, busyEvents, time.Second); g != frameGap {
 		t.Fatalf("gap after a quiet delivery: %s, want %s", g, frameGap)
 	}
 }
@@ -114,10 +114,10 @@ func TestBridgeBacksOffWhileEventsComeFasterThanFrames(t *testing.T) {
 		clock = clock.Add(20 * time.Millisecond) // the next batch, one event
 		ch <- &consumer.Progress{}
 		msg := b.wait(last, gap)().(eventsMsg)
-		if len(msg.events) != 1 || msg.waited != 20*time.Millisecond {
-			t.Fatalf("delivery %d: %d events, waited %s; want 1 and 20ms", i, len(msg.events), msg.waited)
+		if len(msg.events) != 1 || msg.since != 20*time.Millisecond {
+			t.Fatalf("delivery %d: %d events, %s after the one before; want 1 and 20ms", i, len(msg.events), msg.since)
 		}
-		gap = nextGap(msg.gap, len(msg.events), msg.waited)
+		gap = nextGap(msg.gap, len(msg.events), msg.since)
 		seen = append(seen, gap)
 		last = msg.at
 	}
@@ -128,12 +128,12 @@ func TestBridgeBacksOffWhileEventsComeFasterThanFrames(t *testing.T) {
 	clock = clock.Add(time.Second) // live: the next batch after the interval
 	ch <- &consumer.Progress{}
 	msg := b.wait(last, gap)().(eventsMsg)
-	if g := nextGap(msg.gap, len(msg.events), msg.waited); g != frameGap {
-		t.Fatalf("gap after an event that came %s after the delivery before: %s, want %s", msg.waited, g, frameGap)
+	if g := nextGap(msg.gap, len(msg.events), msg.since); g != frameGap {
+		t.Fatalf("gap after a delivery %s after the one before: %s, want %s", msg.since, g, frameGap)
 	}
 	ch <- &consumer.Progress{}
 	first := b.wait(time.Time{}, frameGap)().(eventsMsg)
-	if g := nextGap(first.gap, len(first.events), first.waited); g != frameGap {
+	if g := nextGap(first.gap, len(first.events), first.since); g != frameGap {
 		t.Fatalf("gap after the first delivery: %s, want %s", g, frameGap)
 	}
 }
@@ -158,5 +158,53 @@ func TestModelRearmsWithTheBusyGap(t *testing.T) {
 	msg := cmd().(eventsMsg)
 	if d := <-asked; d != 2*frameGap || msg.gap != 2*frameGap {
 		t.Fatalf("after a busy delivery the bridge waited %s (message gap %s), want %s", d, msg.gap, 2*frameGap)
+	}
+}
+
+// After a catch-up left the gap at busyGap, live batches every 100 or
+// 200 ms came the same few milliseconds after each delivery: measured from
+// the delivery, they looked busy, and the screen stayed at 5 frames a
+// second, a batch waiting up to 180 ms for its frame (helper-46). The pace
+// is measured from event to event: 10 events a second are not busy.
+func TestLiveBatchesRestoreTheFrameGapAfterACatchUp(t *testing.T) {
+	for _, period := range []time.Duration{100 * time.Millisecond, 200 * time.Millisecond} {
+		t.Run(period.String(), func(t *testing.T) {
+			ch := make(chan consumer.Event, 64)
+			b := newBridge(ch)
+			clock := time.Unix(1000, 0)
+			b.now = func() time.Time { return clock }
+			next := clock.Add(20 * time.Millisecond) // the first live batch
+			b.after = func(d time.Duration) <-chan time.Time {
+				until := clock.Add(d)
+				for !next.After(until) {
+					ch <- &consumer.Progress{}
+					next = next.Add(period)
+				}
+				clock = until
+				c := make(chan time.Time, 1)
+				c <- clock
+				return c
+			}
+			last, gap := clock, busyGap // the catch-up's last delivery
+			var gaps []time.Duration
+			var late time.Duration
+			for i := 0; i < 10; i++ {
+				came := clock
+				if next.After(clock) {
+					clock = next
+					came = clock
+					ch <- &consumer.Progress{}
+					next = next.Add(period)
+				}
+				msg := b.wait(last, gap)().(eventsMsg)
+				late = max(late, msg.at.Sub(came))
+				gap = nextGap(msg.gap, len(msg.events), msg.since)
+				last = msg.at
+				gaps = append(gaps, gap)
+			}
+			if gap != frameGap {
+				t.Errorf("gaps over 10 deliveries of live batches every %s: %v; want back at %s (a batch waited up to %s for its frame)", period, gaps, frameGap, late)
+			}
+		})
 	}
 }

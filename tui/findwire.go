@@ -172,8 +172,8 @@ func (m *Model) startBrokerSearch(ranges []string, tasks []ReplayTask, q string)
 func (m *Model) waitSearch(id int, ch <-chan searchItem, last time.Time) tea.Cmd {
 	b := m.bridge
 	return func() tea.Msg {
-		items, closed, at, _ := collect(ch, frameGap, last, b.now, b.after)
-		return searchMsg{id: id, items: items, closed: closed, at: at, ch: ch}
+		d := collect(ch, frameGap, last, b.now, b.after)
+		return searchMsg{id: id, items: d.items, closed: d.closed, at: d.at, ch: ch}
 	}
 }
 
