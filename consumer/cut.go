@@ -124,8 +124,7 @@ func (l *loop) cut(now time.Time) (*Batch, []*record.Record) {
 		clear(l.holding)
 		return nil, nil
 	}
-	samples := l.sampling()
-	b.SamplesSkipped = samples < l.cfg.Samples
+	samples := l.sampling(b)
 	// The batch's records and ranges in one allocation each, not grown
 	// partition by partition.
 	recs := make([]*record.Record, 0, n)
@@ -217,8 +216,7 @@ func (l *loop) maybeRedeliver(now time.Time) error {
 		}
 	}
 	b := &Batch{Batch: offsets.Batch{ID: pend.ID, Time: now, State: offsets.StatePlanned, Redelivered: true}}
-	samples := l.sampling()
-	b.SamplesSkipped = samples < l.cfg.Samples
+	samples := l.sampling(b)
 	var recs []*record.Record
 	for _, r := range pend.Ranges {
 		ps := l.parts[r.Partition]

@@ -88,21 +88,8 @@ func testRackReplica(t *testing.T, drop bool) {
 		if req.Rack != "b" {
 			return nil, nil, false
 		}
-		resp := req.ResponseKind().(*kmsg.FetchResponse)
-		for _, rt := range req.Topics {
-			st := kmsg.NewFetchResponseTopic()
-			st.Topic, st.TopicID = rt.Topic, rt.TopicID
-			for _, rp := range rt.Partitions {
-				sp := kmsg.NewFetchResponseTopicPartition()
-				sp.Partition = rp.Partition
-				sp.HighWatermark, sp.LastStableOffset, sp.LogStartOffset = -1, -1, -1
-				sp.PreferredReadReplica = 1
-				st.Partitions = append(st.Partitions, sp)
-			}
-			resp.Topics = append(resp.Topics, st)
-		}
 		redirected.Add(1)
-		return resp, nil, true
+		return answerEach(req, func(sp *kmsg.FetchResponseTopicPartition) { sp.PreferredReadReplica = 1 }), nil, true
 	})
 
 	cc := kafka.ClientConfig{Brokers: h.kc.Brokers, Rack: "b"}
@@ -217,24 +204,13 @@ func TestReplicaBehindIsNotAskedAtTheNetworksPace(t *testing.T) {
 		if node == 1 && !behind.Load() || node == 0 && req.Rack != "b" {
 			return nil, nil, false
 		}
-		resp := req.ResponseKind().(*kmsg.FetchResponse)
-		for _, rt := range req.Topics {
-			st := kmsg.NewFetchResponseTopic()
-			st.Topic, st.TopicID = rt.Topic, rt.TopicID
-			for _, rp := range rt.Partitions {
-				sp := kmsg.NewFetchResponseTopicPartition()
-				sp.Partition = rp.Partition
-				sp.HighWatermark, sp.LastStableOffset, sp.LogStartOffset = -1, -1, -1
-				if node == 0 {
-					sp.PreferredReadReplica = 1
-				} else {
-					sp.ErrorCode = kerr.OffsetOutOfRange.Code
-				}
-				st.Partitions = append(st.Partitions, sp)
+		return answerEach(req, func(sp *kmsg.FetchResponseTopicPartition) {
+			if node == 0 {
+				sp.PreferredReadReplica = 1
+			} else {
+				sp.ErrorCode = kerr.OffsetOutOfRange.Code
 			}
-			resp.Topics = append(resp.Topics, st)
-		}
-		return resp, nil, true
+		}), nil, true
 	})
 	count := func() int {
 		mu.Lock()
@@ -270,4 +246,23 @@ func TestReplicaBehindIsNotAskedAtTheNetworksPace(t *testing.T) {
 	if most := 4*int64(took/(50*time.Millisecond)) + 30; int64(n) > most {
 		t.Fatalf("%d fetches in %v while the replica was behind: at most %d expected", n, took.Round(time.Millisecond), most)
 	}
+}
+
+// answerEach is a fake broker's answer to req: every partition asked,
+// without records or offsets, as set makes it.
+func answerEach(req *kmsg.FetchRequest, set func(*kmsg.FetchResponseTopicPartition)) *kmsg.FetchResponse {
+	resp := req.ResponseKind().(*kmsg.FetchResponse)
+	for _, rt := range req.Topics {
+		st := kmsg.NewFetchResponseTopic()
+		st.Topic, st.TopicID = rt.Topic, rt.TopicID
+		for _, rp := range rt.Partitions {
+			sp := kmsg.NewFetchResponseTopicPartition()
+			sp.Partition = rp.Partition
+			sp.HighWatermark, sp.LastStableOffset, sp.LogStartOffset = -1, -1, -1
+			set(&sp)
+			st.Partitions = append(st.Partitions, sp)
+		}
+		resp.Topics = append(resp.Topics, st)
+	}
+	return resp
 }

@@ -25,12 +25,14 @@ type SampleGate interface {
 	Sent(bytes int64)
 }
 
-// sampling returns how many samples per partition the batch being cut
-// keeps: Config.Samples, or none while the receiver's gate is closed.
-func (l *loop) sampling() int {
+// sampling returns how many samples per partition b, being cut, keeps:
+// Config.Samples, or none while the receiver's gate is closed, which it
+// marks on b.
+func (l *loop) sampling(b *Batch) int {
 	if l.cfg.Samples == 0 || l.cfg.SampleGate == nil || l.cfg.SampleGate.Open() {
 		return l.cfg.Samples
 	}
+	b.SamplesSkipped = true
 	return 0
 }
 
