@@ -85,7 +85,8 @@ func newCluster(seed uint64, h History, textHeaderKeys bool) (*cluster, error) {
 	fake.Control(c.control)
 	opts := []kgo.Opt{kgo.SeedBrokers(c.addrs...), kgo.ProducerLinger(0),
 		kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.RequiredAcks(kgo.AllISRAcks()),
-		kgo.ProducerBatchMaxBytes(3 << 20), kgo.MaxBufferedRecords(1 << 16), kgo.RetryBackoffFn(func(int) time.Duration { return 20 * time.Millisecond })}
+		kgo.ProducerBatchMaxBytes(3 << 20), kgo.MaxBufferedRecords(1 << 16), kgo.RetryBackoffFn(func(int) time.Duration { return 20 * time.Millisecond }),
+		kgo.ProducerBatchCompression(codec(h.Codec))}
 	if c.cl, err = kgo.NewClient(opts...); err != nil {
 		fake.Close()
 		return nil, err
@@ -546,4 +547,19 @@ func (c *cluster) rec(part int32, o int64) *Rec {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.records[part][o]
+}
+
+// codec is the producer compression a history's Codec names.
+func codec(name string) kgo.CompressionCodec {
+	switch name {
+	case "gzip":
+		return kgo.GzipCompression()
+	case "snappy":
+		return kgo.SnappyCompression()
+	case "lz4":
+		return kgo.Lz4Compression()
+	case "zstd":
+		return kgo.ZstdCompression()
+	}
+	return kgo.NoCompression()
 }

@@ -144,12 +144,20 @@ type History struct {
 	// Busy are the partitions producers write to most; the others are
 	// idle, and their leader is a broker that leads no busy partition.
 	Busy []int32
-	Ops  []Op
+	// Codec is what the producers compress their batches with: none,
+	// gzip, snappy, lz4 or zstd (drawn apart from the ops, so a seed's
+	// ops are what they were before the codec was drawn).
+	Codec string
+	Ops   []Op
 }
 
 func (h History) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "seed %d: %d partitions, busy %v\n", h.Seed, h.Partitions, h.Busy)
+	fmt.Fprintf(&b, "seed %d: %d partitions, busy %v", h.Seed, h.Partitions, h.Busy)
+	if h.Codec != "" && h.Codec != "none" {
+		fmt.Fprintf(&b, ", codec %s", h.Codec)
+	}
+	b.WriteString("\n")
 	for i, o := range h.Ops {
 		fmt.Fprintf(&b, "  %3d %s\n", i, o)
 	}
@@ -252,6 +260,7 @@ func Generate(seed uint64) History {
 	if running {
 		h.Ops = append(h.Ops, Op{Kind: OpStop})
 	}
+	h.Codec = drawCodec(seed)
 	return h
 }
 
@@ -344,4 +353,13 @@ func (g *gen) flags() Flags {
 		f.MaxBatches = 1 + g.r.IntN(4)
 	}
 	return f
+}
+
+// Codecs are the producer codecs a history draws from.
+var Codecs = []string{"none", "gzip", "snappy", "lz4", "zstd"}
+
+// drawCodec draws a history's codec: none in 2 of 6, each codec in 1.
+func drawCodec(seed uint64) string {
+	x := rand.New(rand.NewPCG(seed^0xc0dec, seed)).IntN(len(Codecs) + 1)
+	return Codecs[max(x-1, 0)]
 }
