@@ -653,6 +653,9 @@ func decompressRaw(codec int8, src []byte) ([]byte, error) {
 		}
 		return unsnappy(src)
 	case codecLZ4:
+		if out, ok, err := unlz4(src); ok {
+			return out, err
+		}
 		r := lz4Pool.Get().(*lz4.Reader)
 		defer lz4Pool.Put(r)
 		r.Reset(bytes.NewReader(src))
@@ -737,28 +740,37 @@ func unxerial(src []byte) ([]byte, error) {
 var expansion [codecZstd + 1]atomic.Uint32
 
 // readAll reads a decompressor into a buffer sized from the codec's last
-// expansion (4x at first), growing it when that was too small; a result
-// that leaves a quarter of its buffer unused is copied to one of its size,
-// since records keep the buffer alive.
+// expansion (guessSize), growing it when that was too small.
 func readAll(r io.Reader, codec int8, srcLen int) ([]byte, error) {
-	ratio := int(expansion[codec].Load())
-	if ratio == 0 {
-		ratio = 4 * 16
-	}
-	guess := min(srcLen*ratio/16+bytes.MinRead, maxDecompressed+bytes.MinRead)
-	b := bytes.NewBuffer(make([]byte, 0, guess))
+	b := bytes.NewBuffer(make([]byte, 0, guessSize(codec, srcLen)))
 	if _, err := b.ReadFrom(io.LimitReader(r, maxDecompressed+1)); err != nil {
 		return nil, err
 	}
 	if b.Len() > maxDecompressed {
 		return nil, fmt.Errorf("more than %d bytes decompressed", maxDecompressed)
 	}
-	out := b.Bytes()
+	return fitted(codec, b.Bytes(), srcLen), nil
+}
+
+// guessSize is the buffer for srcLen bytes of codec: its last batch's
+// expansion (4x at first).
+func guessSize(codec int8, srcLen int) int {
+	ratio := int(expansion[codec].Load())
+	if ratio == 0 {
+		ratio = 4 * 16
+	}
+	return min(srcLen*ratio/16+bytes.MinRead, maxDecompressed+bytes.MinRead)
+}
+
+// fitted records codec's expansion from srcLen bytes to out, and returns
+// out, copied to a buffer of its size when it leaves a quarter of its
+// buffer unused: records keep the buffer alive.
+func fitted(codec int8, out []byte, srcLen int) []byte {
 	if srcLen > 0 {
 		expansion[codec].Store(uint32(min(len(out)*16/srcLen+1, 1<<24)))
 	}
 	if cap(out)-len(out) > len(out)/4+bytes.MinRead {
 		out = slices.Clone(out)
 	}
-	return out, nil
+	return out
 }

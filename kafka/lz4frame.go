@@ -1,0 +1,205 @@
+package kafka
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/pierrec/lz4/v4"
+)
+
+// The LZ4 frame format (lz4_Frame_format.md in the lz4 project), as far as
+// unlz4 reads it.
+const (
+	lz4FrameMagic  = 0x184D2204
+	lz4Version     = 0x40 // FLG bits 7-6: 01
+	lz4Independent = 0x20 // FLG: blocks do not refer to earlier blocks
+	lz4BlockSum    = 0x10 // FLG: each block is followed by its xxh32
+	lz4ContentSize = 0x08 // FLG: the descriptor holds the content size
+	lz4ContentSum  = 0x04 // FLG: the frame ends with the content's xxh32
+	lz4Reserved    = 0x02
+	lz4DictID      = 0x01
+	lz4Raw         = 1 << 31 // a block size's high bit: stored, not compressed
+)
+
+// unlz4 decodes a record batch's LZ4 frame straight into the buffer the
+// records then point into, block by block, with pierrec/lz4's block
+// decoder. pierrec/lz4's streaming Reader, which readAll used, decodes
+// each block into a buffer of its own and copies it out through Read,
+// over a bytes.Reader, and sums the content with xxh32: a quarter of the
+// decompressing on a catch-up of lz4 text records (profile of the lz4
+// row, BENCHMARKS.md). Only the frame's framing is read here; the block
+// format stays the library's.
+//
+// Every Kafka producer writes frames of independent blocks: Java's
+// KafkaLZ4BlockOutputStream, librdkafka, and franz-go and sarama through
+// pierrec/lz4. ok is false for anything else (linked blocks, a
+// dictionary, a skippable or legacy frame, a version other than 1): the
+// caller reads it with the Reader, as before.
+//
+// The header checksum is checked (a v0 message's was mended before, by
+// fixLZ4Header); the blocks' and the content's are not:
+// the batch's CRC-32C covers these bytes (parseBatch), as a legacy
+// message's CRC-32 does (parseMessage). A corrupt or hostile frame still
+// only yields an error: block sizes are checked against the frame's
+// block size and the bytes left, and the decoder never writes past the
+// room it is given.
+func unlz4(src []byte) (out []byte, ok bool, err error) {
+	// One pass over the framing first: a frame unlz4 does not take is
+	// left whole to the Reader, with nothing decoded twice.
+	size, blockMax, ok := lz4Frames(src)
+	if !ok {
+		return nil, false, nil
+	}
+	srcLen := len(src)
+	if size < 0 {
+		size = guessSize(codecLZ4, srcLen)
+	}
+	out = make([]byte, 0, min(size, maxDecompressed))
+	for len(src) > 0 {
+		flg := src[4]
+		h, start, want := 7, len(out), -1
+		if flg&lz4ContentSize != 0 {
+			h, want = 15, int(binary.LittleEndian.Uint64(src[6:])&(1<<62-1))
+		}
+		src = src[h:]
+		for {
+			n := binary.LittleEndian.Uint32(src)
+			src = src[4:]
+			if n == 0 {
+				break
+			}
+			blk := src[:n&^lz4Raw]
+			src = src[len(blk):]
+			if flg&lz4BlockSum != 0 {
+				src = src[4:]
+			}
+			if out, err = lz4Block(out, blk, n&lz4Raw != 0, blockMax); err != nil {
+				return nil, true, err
+			}
+		}
+		if flg&lz4ContentSum != 0 {
+			src = src[4:]
+		}
+		if want >= 0 && len(out)-start != want {
+			return nil, true, fmt.Errorf("lz4: a frame of %d bytes decoded to %d", want, len(out)-start)
+		}
+	}
+	return fitted(codecLZ4, out, srcLen), true, nil
+}
+
+// lz4Frames checks the framing of src, one or more frames, before any
+// block is decoded: every frame one unlz4 takes, every block inside the
+// bytes left and no larger than its frame's block size. size is the sum
+// of the frames' content sizes when each says it (-1 otherwise); blockMax
+// the largest block size of any frame.
+func lz4Frames(src []byte) (size, blockMax int, ok bool) {
+	if len(src) == 0 {
+		return 0, 0, false
+	}
+	for len(src) > 0 {
+		if len(src) < 7 || binary.LittleEndian.Uint32(src) != lz4FrameMagic {
+			return 0, 0, false
+		}
+		flg, bd := src[4], src[5]
+		if flg&0xC0 != lz4Version || flg&lz4Independent == 0 || flg&(lz4Reserved|lz4DictID) != 0 || bd&0x8F != 0 {
+			return 0, 0, false
+		}
+		var frameMax int
+		switch bd >> 4 {
+		case 4:
+			frameMax = 64 << 10
+		case 5:
+			frameMax = 256 << 10
+		case 6:
+			frameMax = 1 << 20
+		case 7:
+			frameMax = 4 << 20
+		default:
+			return 0, 0, false
+		}
+		blockMax = max(blockMax, frameMax)
+		h := 7
+		if flg&lz4ContentSize != 0 {
+			if len(src) < 15 {
+				return 0, 0, false
+			}
+			cs := binary.LittleEndian.Uint64(src[6:])
+			if size >= 0 && cs <= maxDecompressed {
+				size += int(cs)
+			} else {
+				size = -1
+			}
+			h = 15
+		} else {
+			size = -1
+		}
+		if src[h-1] != byte(xxh32(src[4:h-1])>>8) {
+			return 0, 0, false // the Reader says what is wrong (see fixLZ4Header)
+		}
+		src = src[h:]
+		for {
+			if len(src) < 4 {
+				return 0, 0, false
+			}
+			n := binary.LittleEndian.Uint32(src)
+			src = src[4:]
+			if n == 0 {
+				break
+			}
+			l := int(n &^ lz4Raw)
+			if l > frameMax {
+				return 0, 0, false
+			}
+			if flg&lz4BlockSum != 0 {
+				l += 4
+			}
+			if l > len(src) {
+				return 0, 0, false
+			}
+			src = src[l:]
+		}
+		if flg&lz4ContentSum != 0 {
+			if len(src) < 4 {
+				return 0, 0, false
+			}
+			src = src[4:]
+		}
+	}
+	if size > maxDecompressed {
+		size = -1
+	}
+	return size, blockMax, true
+}
+
+var errLZ4Block = errors.New("lz4: corrupt block")
+
+// lz4Block appends one block to out: stored as it is, or decoded. A block
+// decodes to at most its frame's block size, so while the room left is
+// smaller, a failure may only mean the room was too small: the buffer
+// grows and the block is decoded again.
+func lz4Block(out, blk []byte, raw bool, blockMax int) ([]byte, error) {
+	if raw {
+		if len(out)+len(blk) > maxDecompressed {
+			return nil, fmt.Errorf("lz4: more than %d bytes decompressed", maxDecompressed)
+		}
+		return append(out, blk...), nil
+	}
+	for {
+		n, err := lz4.UncompressBlock(blk, out[len(out):cap(out)])
+		if err == nil {
+			return out[:len(out)+n], nil
+		}
+		room := cap(out) - len(out)
+		if room >= blockMax {
+			return nil, errLZ4Block
+		}
+		if len(out)+room >= maxDecompressed {
+			return nil, fmt.Errorf("lz4: more than %d bytes decompressed", maxDecompressed)
+		}
+		grown := make([]byte, len(out), min(len(out)+max(2*room, 4*len(blk), bytes.MinRead), len(out)+blockMax, maxDecompressed))
+		copy(grown, out)
+		out = grown
+	}
+}

@@ -1,0 +1,222 @@
+package kafka
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/pierrec/lz4/v4"
+)
+
+// lz4Frame writes payload as pierrec/lz4's Writer does with opts (what
+// franz-go and sarama producers send).
+func lz4Frame(t testing.TB, payload []byte, opts ...lz4.Option) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	w := lz4.NewWriter(&b)
+	if err := w.Apply(opts...); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write(payload); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// javaLZ4Frame writes payload as Java's KafkaLZ4BlockOutputStream does:
+// FLG 0x60 (version 1, independent blocks, no checksums, no size), 64 KiB
+// blocks, a block that does not shrink stored as it is (the size's high
+// bit), and the end mark.
+func javaLZ4Frame(payload []byte) []byte {
+	desc := []byte{0x60, 0x40}
+	out := binary.LittleEndian.AppendUint32(nil, lz4FrameMagic)
+	out = append(out, desc...)
+	out = append(out, byte(xxh32(desc)>>8))
+	for len(payload) > 0 {
+		blk := payload[:min(len(payload), 64<<10)]
+		payload = payload[len(blk):]
+		c := make([]byte, lz4.CompressBlockBound(len(blk)))
+		n, err := lz4.CompressBlock(blk, c, nil)
+		if err != nil || n == 0 || n >= len(blk) {
+			out = binary.LittleEndian.AppendUint32(out, uint32(len(blk))|lz4Raw)
+			out = append(out, blk...)
+			continue
+		}
+		out = binary.LittleEndian.AppendUint32(out, uint32(n))
+		out = append(out, c[:n]...)
+	}
+	return binary.LittleEndian.AppendUint32(out, 0)
+}
+
+// readerLZ4 is what pierrec/lz4's Reader makes of frame: the reference.
+func readerLZ4(frame []byte) ([]byte, error) {
+	return io.ReadAll(lz4.NewReader(bytes.NewReader(frame)))
+}
+
+func lz4Payloads() map[string][]byte {
+	rnd := make([]byte, 300<<10)
+	x := uint32(1)
+	for i := range rnd {
+		x ^= x << 13
+		x ^= x >> 17
+		x ^= x << 5
+		rnd[i] = byte(x)
+	}
+	text := bytes.Repeat([]byte(`{"seq":1,"payload":"aaaa","user":"someone"}`), 130000) // 5.5 MiB: blocks of every size fill up
+	return map[string][]byte{"empty": {}, "one byte": {7}, "random": rnd, "text": text, "text and random": append(append([]byte{}, text[:200<<10]...), rnd...)}
+}
+
+// TestLZ4FramesOfEveryProducer: unlz4 takes the frames of every kind of
+// producer, each block size, with and without block and content
+// checksums and the content size, and returns the bytes the Reader
+// does; a frame after another is read too.
+func TestLZ4FramesOfEveryProducer(t *testing.T) {
+	for name, payload := range lz4Payloads() {
+		frames := map[string][]byte{"java": javaLZ4Frame(payload)}
+		for _, bs := range []lz4.BlockSize{lz4.Block64Kb, lz4.Block256Kb, lz4.Block1Mb, lz4.Block4Mb} {
+			frames["pierrec "+bs.String()] = lz4Frame(t, payload, lz4.BlockSizeOption(bs))
+		}
+		frames["checksums off"] = lz4Frame(t, payload, lz4.ChecksumOption(false))
+		frames["block checksums"] = lz4Frame(t, payload, lz4.BlockChecksumOption(true), lz4.BlockSizeOption(lz4.Block64Kb))
+		frames["content size"] = lz4Frame(t, payload, lz4.SizeOption(uint64(len(payload))))
+		frames["level 9"] = lz4Frame(t, payload, lz4.CompressionLevelOption(lz4.Level9))
+		frames["two frames"] = append(lz4Frame(t, payload), javaLZ4Frame(payload)...)
+		for kind, frame := range frames {
+			want, err := readerLZ4(frame)
+			if err != nil {
+				t.Fatalf("%s, %s: the Reader: %v", name, kind, err)
+			}
+			got, ok, err := unlz4(frame)
+			if !ok || err != nil || !bytes.Equal(got, want) {
+				t.Errorf("%s, %s: taken %v, %d bytes of %d, %v", name, kind, ok, len(got), len(want), err)
+			}
+			if cap(got)-len(got) > len(got)/4+bytes.MinRead {
+				t.Errorf("%s, %s: a buffer of %d kept for %d bytes", name, kind, cap(got), len(got))
+			}
+			if out, err := decompress(codecLZ4, frame); err != nil || !bytes.Equal(out, want) {
+				t.Errorf("%s, %s: decompress: %d bytes, %v", name, kind, len(out), err)
+			}
+		}
+	}
+}
+
+// TestLZ4FramesLeftToTheReader: a frame of linked blocks, a skippable
+// frame, a broken header checksum or framing are not unlz4's: the Reader
+// reads them (or says what is wrong), as before.
+func TestLZ4FramesLeftToTheReader(t *testing.T) {
+	payload := lz4Payloads()["text"][:100<<10]
+	frame := javaLZ4Frame(payload)
+	withFLG := func(flg byte) []byte {
+		f := bytes.Clone(frame)
+		f[4] = flg
+		f[6] = byte(xxh32(f[4:6]) >> 8)
+		return f
+	}
+	skippable := binary.LittleEndian.AppendUint32(nil, 0x184D2A50)
+	skippable = binary.LittleEndian.AppendUint32(skippable, 3)
+	skippable = append(append(skippable, 1, 2, 3), frame...)
+	brokenHC := bytes.Clone(frame)
+	brokenHC[6] ^= 0xFF
+	for name, f := range map[string][]byte{
+		"linked blocks": withFLG(0x40),
+		"skippable":     skippable,
+		"header sum":    brokenHC,
+		"truncated":     frame[:len(frame)-1],
+		"not lz4":       []byte("plain text, not a frame"),
+		"trailing":      append(bytes.Clone(frame), 0xAA),
+		"empty":         nil,
+	} {
+		if _, ok, _ := unlz4(f); ok {
+			t.Errorf("%s: unlz4 took it", name)
+		}
+		want, werr := readerLZ4(f)
+		got, err := decompress(codecLZ4, f)
+		if (werr == nil) != (err == nil) || (err == nil && !bytes.Equal(got, want)) {
+			t.Errorf("%s: decompress %d bytes, %v; the Reader %d bytes, %v", name, len(got), err, len(want), werr)
+		}
+	}
+}
+
+// TestLZ4CorruptBlocks: a block that does not decode, or decodes to more
+// than its frame's block size or its stated content size, is an error,
+// never a panic or bytes from past the block.
+func TestLZ4CorruptBlocks(t *testing.T) {
+	payload := lz4Payloads()["text"][:200<<10]
+	frame := javaLZ4Frame(payload)
+	for i := 11; i < len(frame)-4; i += 97 {
+		f := bytes.Clone(frame)
+		f[i] ^= 0x5A
+		got, ok, err := unlz4(f)
+		if ok && err == nil && bytes.Equal(got, payload) {
+			t.Fatalf("byte %d changed, and the same bytes came back", i)
+		}
+	}
+	sized := lz4Frame(t, payload, lz4.SizeOption(uint64(len(payload))), lz4.ChecksumOption(false))
+	binary.LittleEndian.PutUint64(sized[6:], uint64(len(payload)-1))
+	sized[14] = byte(xxh32(sized[4:14]) >> 8)
+	if _, ok, err := unlz4(sized); !ok || err == nil || !strings.Contains(err.Error(), "decoded to") {
+		t.Errorf("a frame longer than its content size: taken %v, %v", ok, err)
+	}
+}
+
+// FuzzLZ4Frame: whatever the bytes, unlz4 does not panic, and when the
+// Reader reads a frame unlz4 took, both return the same bytes; unlz4
+// takes a frame the Reader refuses only for a checksum it does not
+// check (the batch's CRC covers it).
+func FuzzLZ4Frame(f *testing.F) {
+	text := lz4Payloads()["text"][:70<<10]
+	f.Add(javaLZ4Frame(text))
+	f.Add(lz4Frame(f, text, lz4.ChecksumOption(false), lz4.BlockSizeOption(lz4.Block64Kb)))
+	f.Add(lz4Frame(f, text[:3000], lz4.SizeOption(3000), lz4.BlockChecksumOption(true)))
+	f.Add(javaLZ4Frame([]byte("a")))
+	f.Fuzz(func(t *testing.T, frame []byte) {
+		got, ok, err := unlz4(frame)
+		if !ok {
+			return
+		}
+		want, werr := readerLZ4(frame)
+		switch {
+		case werr == nil && err != nil:
+			t.Fatalf("the Reader read %d bytes; unlz4: %v", len(want), err)
+		case werr == nil && !bytes.Equal(got, want):
+			t.Fatalf("unlz4 %d bytes, the Reader %d", len(got), len(want))
+		case werr != nil && err == nil && !strings.Contains(werr.Error(), "checksum"):
+			t.Fatalf("unlz4 read %d bytes; the Reader: %v", len(got), werr)
+		}
+	})
+}
+
+// BenchmarkLZ4 decodes a 1 MiB batch of JSON-looking text as franz-go's
+// producer compresses it: unlz4, and pierrec/lz4's Reader (readAll) that
+// it replaced for such frames.
+func BenchmarkLZ4(b *testing.B) {
+	var text []byte
+	for i := 0; len(text) < 1<<20; i++ {
+		text = fmt.Appendf(text, `{"seq":%d,"user":"user-%d","event":"click","ts":%d,"pad":"%x"}`, i, i%997, 1700000000000+i, i*2654435761)
+	}
+	frame := lz4Frame(b, text)
+	b.Run("unlz4", func(b *testing.B) {
+		b.SetBytes(int64(len(text)))
+		for b.Loop() {
+			if out, ok, err := unlz4(frame); !ok || err != nil || len(out) != len(text) {
+				b.Fatal(ok, err)
+			}
+		}
+	})
+	b.Run("reader", func(b *testing.B) {
+		b.SetBytes(int64(len(text)))
+		r := lz4.NewReader(nil)
+		for b.Loop() {
+			r.Reset(bytes.NewReader(frame))
+			if out, err := readAll(r, codecLZ4, len(frame)); err != nil || len(out) != len(text) {
+				b.Fatal(err)
+			}
+		}
+	})
+}
