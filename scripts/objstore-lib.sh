@@ -96,12 +96,14 @@ o_stop() {
 
 # o_install: moto, fake-gcs-server and Azurite, each once.
 o_install() {
-  if [ ! -f "$O_MOTOENV/.complete-$MOTO_VERSION" ]; then
+  # A virtualenv writes its own path into its scripts: one moved with .cache (a CI cache
+  # restored elsewhere) fails to start, so the marker names the path it was made at.
+  if [ "$(cat "$O_MOTOENV/.complete-$MOTO_VERSION" 2>/dev/null)" != "$O_MOTOENV" ]; then
     olog "installing moto[server]==$MOTO_VERSION into ${O_MOTOENV#"$KBATCH_ROOT"/}"
     rm -rf "$O_MOTOENV"
     python3 -m venv "$O_MOTOENV" || odie "python3 -m venv failed"
     "$O_MOTOENV/bin/pip" install -q "moto[server]==$MOTO_VERSION" >&2 || odie "pip install moto[server]==$MOTO_VERSION failed"
-    touch "$O_MOTOENV/.complete-$MOTO_VERSION"
+    echo "$O_MOTOENV" >"$O_MOTOENV/.complete-$MOTO_VERSION"
   fi
   if ! { [ -x "$O_GCS_BIN" ] && go version -m "$O_GCS_BIN" 2>/dev/null | grep -q "fake-gcs-server[[:space:]]*$FAKE_GCS_VERSION"; }; then
     olog "building fake-gcs-server $FAKE_GCS_VERSION into ${O_GCS_BIN#"$KBATCH_ROOT"/}"

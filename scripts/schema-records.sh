@@ -11,12 +11,14 @@ CONFLUENT_KAFKA_VERSION=${CONFLUENT_KAFKA_VERSION:-2.16.1}
 boot=$(cat "$root/.cache/kafka/bootstrap" 2>/dev/null) || { echo "schema-records: no broker; run 'make kafka-up'" >&2; exit 1; }
 reg=$(cat "$root/.cache/registry/url" 2>/dev/null) || { echo "schema-records: no registry; run 'make registry-up'" >&2; exit 1; }
 
-if [ ! -f "$venv/.complete-$CONFLUENT_KAFKA_VERSION" ]; then
+# A virtualenv writes its own path into its scripts: one moved with .cache (a CI cache
+# restored elsewhere) fails to start, so the marker names the path it was made at.
+if [ "$(cat "$venv/.complete-$CONFLUENT_KAFKA_VERSION" 2>/dev/null)" != "$venv" ]; then
   echo "schema-records: installing confluent-kafka $CONFLUENT_KAFKA_VERSION into ${venv#"$root"/}" >&2
   rm -rf "$venv"
   python3 -m venv "$venv"
   "$venv/bin/pip" install -q "confluent-kafka[avro,protobuf,json,schemaregistry]==$CONFLUENT_KAFKA_VERSION" grpcio-tools >&2
-  touch "$venv/.complete-$CONFLUENT_KAFKA_VERSION"
+  echo "$venv" >"$venv/.complete-$CONFLUENT_KAFKA_VERSION"
 fi
 
 gen=$root/.cache/registry/pygen

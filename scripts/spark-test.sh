@@ -13,12 +13,14 @@ cache=$root/.cache/spark
 venv=$root/.cache/sparkenv
 boot=$(cat "$root/.cache/kafka/bootstrap" 2>/dev/null) || { echo "test-spark: no broker; run 'make kafka-up' first" >&2; exit 1; }
 command -v java >/dev/null || { echo "test-spark: no java on PATH (Spark needs Java 17 or later)" >&2; exit 1; }
-if [ ! -f "$venv/.complete-$PYSPARK_VERSION" ]; then
+# A virtualenv writes its own path into its scripts: one moved with .cache (a CI cache
+# restored elsewhere) fails to start, so the marker names the path it was made at.
+if [ "$(cat "$venv/.complete-$PYSPARK_VERSION" 2>/dev/null)" != "$venv" ]; then
   echo "test-spark: installing pyspark $PYSPARK_VERSION into ${venv#"$root"/}" >&2
   rm -rf "$venv"
   python3 -m venv "$venv"
   "$venv/bin/pip" install -q "pyspark==$PYSPARK_VERSION" >&2
-  touch "$venv/.complete-$PYSPARK_VERSION"
+  echo "$venv" >"$venv/.complete-$PYSPARK_VERSION"
 fi
 mkdir -p "$cache"
 t0=$SECONDS
