@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/pierrec/lz4/v4"
 )
@@ -48,20 +49,20 @@ const (
 func unlz4(src []byte) (out []byte, ok bool, err error) {
 	// One pass over the framing first: a frame unlz4 does not take is
 	// left whole to the Reader, with nothing decoded twice.
-	size, blockMax, ok := lz4Frames(src)
+	size, ok := lz4Frames(src)
 	if !ok {
 		return nil, false, nil
 	}
 	srcLen := len(src)
-	if size < 0 {
+	if size < 0 || size > srcLen*claimRatio { // a claim past claimRatio grows as it is filled
 		size = guessSize(codecLZ4, srcLen)
 	}
 	out = make([]byte, 0, min(size, maxDecompressed))
 	for len(src) > 0 {
-		flg := src[4]
-		h, start, want := 7, len(out), -1
+		flg, frameMax := src[4], blockSize(src[5])
+		h, start, sized, want := 7, len(out), false, uint64(0)
 		if flg&lz4ContentSize != 0 {
-			h, want = 15, int(binary.LittleEndian.Uint64(src[6:])&(1<<62-1))
+			h, sized, want = 15, true, binary.LittleEndian.Uint64(src[6:])
 		}
 		src = src[h:]
 		for {
@@ -70,19 +71,20 @@ func unlz4(src []byte) (out []byte, ok bool, err error) {
 			if n == 0 {
 				break
 			}
+			at := srcLen - len(src) // where blk starts
 			blk := src[:n&^lz4Raw]
 			src = src[len(blk):]
 			if flg&lz4BlockSum != 0 {
 				src = src[4:]
 			}
-			if out, err = lz4Block(out, blk, n&lz4Raw != 0, blockMax); err != nil {
+			if out, err = lz4Block(out, blk, n&lz4Raw != 0, frameMax, at, srcLen); err != nil {
 				return nil, true, err
 			}
 		}
 		if flg&lz4ContentSum != 0 {
 			src = src[4:]
 		}
-		if want >= 0 && len(out)-start != want {
+		if sized && uint64(len(out)-start) != want {
 			return nil, true, fmt.Errorf("lz4: a frame of %d bytes decoded to %d", want, len(out)-start)
 		}
 	}
@@ -92,38 +94,27 @@ func unlz4(src []byte) (out []byte, ok bool, err error) {
 // lz4Frames checks the framing of src, one or more frames, before any
 // block is decoded: every frame one unlz4 takes, every block inside the
 // bytes left and no larger than its frame's block size. size is the sum
-// of the frames' content sizes when each says it (-1 otherwise); blockMax
-// the largest block size of any frame.
-func lz4Frames(src []byte) (size, blockMax int, ok bool) {
+// of the frames' content sizes when each says it (-1 otherwise).
+func lz4Frames(src []byte) (size int, ok bool) {
 	if len(src) == 0 {
-		return 0, 0, false
+		return 0, false
 	}
 	for len(src) > 0 {
 		if len(src) < 7 || binary.LittleEndian.Uint32(src) != lz4FrameMagic {
-			return 0, 0, false
+			return 0, false
 		}
 		flg, bd := src[4], src[5]
 		if flg&0xC0 != lz4Version || flg&lz4Independent == 0 || flg&(lz4Reserved|lz4DictID) != 0 || bd&0x8F != 0 {
-			return 0, 0, false
+			return 0, false
 		}
-		var frameMax int
-		switch bd >> 4 {
-		case 4:
-			frameMax = 64 << 10
-		case 5:
-			frameMax = 256 << 10
-		case 6:
-			frameMax = 1 << 20
-		case 7:
-			frameMax = 4 << 20
-		default:
-			return 0, 0, false
+		frameMax := blockSize(bd)
+		if frameMax == 0 {
+			return 0, false
 		}
-		blockMax = max(blockMax, frameMax)
 		h := 7
 		if flg&lz4ContentSize != 0 {
 			if len(src) < 15 {
-				return 0, 0, false
+				return 0, false
 			}
 			cs := binary.LittleEndian.Uint64(src[6:])
 			if size >= 0 && cs <= maxDecompressed {
@@ -136,12 +127,12 @@ func lz4Frames(src []byte) (size, blockMax int, ok bool) {
 			size = -1
 		}
 		if src[h-1] != byte(xxh32(src[4:h-1])>>8) {
-			return 0, 0, false // the Reader says what is wrong (see fixLZ4Header)
+			return 0, false // the Reader says what is wrong (see fixLZ4Header)
 		}
 		src = src[h:]
 		for {
 			if len(src) < 4 {
-				return 0, 0, false
+				return 0, false
 			}
 			n := binary.LittleEndian.Uint32(src)
 			src = src[4:]
@@ -150,19 +141,19 @@ func lz4Frames(src []byte) (size, blockMax int, ok bool) {
 			}
 			l := int(n &^ lz4Raw)
 			if l > frameMax {
-				return 0, 0, false
+				return 0, false
 			}
 			if flg&lz4BlockSum != 0 {
 				l += 4
 			}
 			if l > len(src) {
-				return 0, 0, false
+				return 0, false
 			}
 			src = src[l:]
 		}
 		if flg&lz4ContentSum != 0 {
 			if len(src) < 4 {
-				return 0, 0, false
+				return 0, false
 			}
 			src = src[4:]
 		}
@@ -170,16 +161,37 @@ func lz4Frames(src []byte) (size, blockMax int, ok bool) {
 	if size > maxDecompressed {
 		size = -1
 	}
-	return size, blockMax, true
+	return size, true
+}
+
+// blockSize is the largest block of a frame whose BD byte is bd; 0 for
+// none the format defines.
+func blockSize(bd byte) int {
+	switch bd >> 4 {
+	case 4:
+		return 64 << 10
+	case 5:
+		return 256 << 10
+	case 6:
+		return 1 << 20
+	case 7:
+		return 4 << 20
+	}
+	return 0
 }
 
 var errLZ4Block = errors.New("lz4: corrupt block")
 
-// lz4Block appends one block to out: stored as it is, or decoded. A block
-// decodes to at most its frame's block size, so while the room left is
-// smaller, a failure may only mean the room was too small: the buffer
-// grows and the block is decoded again.
-func lz4Block(out, blk []byte, raw bool, blockMax int) ([]byte, error) {
+// lz4Block appends one block to out: stored as it is, or decoded into at
+// most its frame's block size (frameMax), which is what the Reader allows
+// it. While the room left is smaller, a failure may only mean the room was
+// too small: the buffer grows and the block is decoded again. It grows to
+// what the expansion so far makes of the frames' bytes from blk on (blk
+// starts at byte at of srcLen), and by at least a quarter: a batch
+// decodes in amortized linear time however wrong the size guess, and a
+// guess short by a few percent costs one copy, not a buffer twice the
+// size that fitted copies again.
+func lz4Block(out, blk []byte, raw bool, frameMax, at, srcLen int) ([]byte, error) {
 	if raw {
 		if len(out)+len(blk) > maxDecompressed {
 			return nil, fmt.Errorf("lz4: more than %d bytes decompressed", maxDecompressed)
@@ -187,19 +199,24 @@ func lz4Block(out, blk []byte, raw bool, blockMax int) ([]byte, error) {
 		return append(out, blk...), nil
 	}
 	for {
-		n, err := lz4.UncompressBlock(blk, out[len(out):cap(out)])
+		room := out[len(out):min(cap(out), len(out)+frameMax)]
+		n, err := lz4.UncompressBlock(blk, room)
 		if err == nil {
 			return out[:len(out)+n], nil
 		}
-		room := cap(out) - len(out)
-		if room >= blockMax {
+		if len(room) >= frameMax {
 			return nil, errLZ4Block
 		}
-		if len(out)+room >= maxDecompressed {
+		if cap(out) >= maxDecompressed {
 			return nil, fmt.Errorf("lz4: more than %d bytes decompressed", maxDecompressed)
 		}
-		grown := make([]byte, len(out), min(len(out)+max(2*room, 4*len(blk), bytes.MinRead), len(out)+blockMax, maxDecompressed))
-		copy(grown, out)
-		out = grown
+		want := cap(out) + cap(out)/4
+		want = max(want, len(out)+min(frameMax, 4*len(blk)+bytes.MinRead))
+		if at > 0 { // the frames' bytes from blk on, at the expansion of those before
+			rest := min((srcLen-at)*len(out)/at*9/8, (srcLen-at)*claimRatio) // believed up to claimRatio, as a claim is
+			want = max(want, len(out)+rest+bytes.MinRead)
+		}
+		// slices.Grow does not clear the bytes it copies.
+		out = slices.Grow(out, min(want, maxDecompressed)-len(out))
 	}
 }

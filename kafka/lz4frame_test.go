@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/klauspost/compress/gzip"
 	"github.com/pierrec/lz4/v4"
 )
 
@@ -167,18 +168,26 @@ func TestLZ4CorruptBlocks(t *testing.T) {
 
 // FuzzLZ4Frame: whatever the bytes, unlz4 does not panic, and when the
 // Reader reads a frame unlz4 took, both return the same bytes; unlz4
-// takes a frame the Reader refuses only for a checksum it does not
-// check (the batch's CRC covers it).
+// takes a frame the Reader refuses only for a checksum it does not check
+// (the batch's CRC covers it). Every header checksum it finds is mended
+// first, so the fuzzer reaches the header's fields, and the expansion the
+// buffer is guessed from is the fuzzer's too (helper-47).
 func FuzzLZ4Frame(f *testing.F) {
 	text := lz4Payloads()["text"][:70<<10]
-	f.Add(javaLZ4Frame(text))
-	f.Add(lz4Frame(f, text, lz4.ChecksumOption(false), lz4.BlockSizeOption(lz4.Block64Kb)))
-	f.Add(lz4Frame(f, text[:3000], lz4.SizeOption(3000), lz4.BlockChecksumOption(true)))
-	f.Add(javaLZ4Frame([]byte("a")))
-	f.Fuzz(func(t *testing.T, frame []byte) {
+	f.Add(javaLZ4Frame(text), uint32(0))
+	f.Add(lz4Frame(f, text, lz4.ChecksumOption(false), lz4.BlockSizeOption(lz4.Block64Kb)), uint32(16))
+	f.Add(lz4Frame(f, text[:3000], lz4.SizeOption(3000), lz4.BlockChecksumOption(true)), uint32(4000))
+	f.Add(append(javaLZ4Frame(text[:100]), lz4Frame(f, text[:5000])...), uint32(250*16))
+	f.Add(javaLZ4Frame([]byte("a")), uint32(1))
+	f.Fuzz(func(t *testing.T, frame []byte, exp uint32) {
+		frame = mendHeaders(frame)
+		expansion[codecLZ4].Store(exp % (1 << 24))
 		got, ok, err := unlz4(frame)
 		if !ok {
 			return
+		}
+		if err == nil && cap(got)-len(got) > len(got)/4+bytes.MinRead {
+			t.Fatalf("a buffer of %d kept for %d bytes", cap(got), len(got))
 		}
 		want, werr := readerLZ4(frame)
 		switch {
@@ -190,6 +199,186 @@ func FuzzLZ4Frame(f *testing.F) {
 			t.Fatalf("unlz4 read %d bytes; the Reader: %v", len(got), werr)
 		}
 	})
+}
+
+// mendHeaders returns frames with the header checksum of each frame it
+// can walk to computed again.
+func mendHeaders(frames []byte) []byte {
+	frames = bytes.Clone(frames)
+	for p := 0; p+7 <= len(frames) && binary.LittleEndian.Uint32(frames[p:]) == lz4FrameMagic; {
+		flg, h := frames[p+4], 7
+		if flg&lz4ContentSize != 0 {
+			h = 15
+		}
+		if p+h > len(frames) {
+			break
+		}
+		frames[p+h-1] = byte(xxh32(frames[p+4:p+h-1]) >> 8)
+		q, end := p+h, false
+		for q+4 <= len(frames) {
+			n := binary.LittleEndian.Uint32(frames[q:])
+			q += 4
+			if n == 0 {
+				end = true
+				break
+			}
+			q += int(n &^ lz4Raw)
+			if flg&lz4BlockSum != 0 {
+				q += 4
+			}
+		}
+		if !end {
+			break
+		}
+		if flg&lz4ContentSum != 0 {
+			q += 4
+		}
+		p = q
+	}
+	return frames
+}
+
+// handFrame writes one frame by hand: flg, bd, the content size when flg
+// says so, the header checksum, the blocks (each with its size word), and
+// the end mark.
+func handFrame(flg, bd byte, size uint64, blocks ...[]byte) []byte {
+	out := binary.LittleEndian.AppendUint32(nil, lz4FrameMagic)
+	out = append(out, flg, bd)
+	if flg&lz4ContentSize != 0 {
+		out = binary.LittleEndian.AppendUint64(out, size)
+	}
+	out = append(out, byte(xxh32(out[4:])>>8))
+	for _, b := range blocks {
+		out = append(out, b...)
+	}
+	return binary.LittleEndian.AppendUint32(out, 0)
+}
+
+// compressedBlock is payload as one compressed block with its size word.
+func compressedBlock(t testing.TB, payload []byte) []byte {
+	c := make([]byte, lz4.CompressBlockBound(len(payload)))
+	n, err := lz4.CompressBlock(payload, c, nil)
+	if err != nil || n == 0 {
+		t.Fatalf("CompressBlock: %d, %v", n, err)
+	}
+	return append(binary.LittleEndian.AppendUint32(nil, uint32(n)), c[:n]...)
+}
+
+// TestLZ4ContentSizeHighBits (helper-47): a content size with bit 62 or 63
+// set was masked before the comparison, and the frame taken; the Reader
+// refuses it.
+func TestLZ4ContentSizeHighBits(t *testing.T) {
+	payload := []byte("hello, hello, hello, hello")
+	for _, size := range []uint64{1<<62 + uint64(len(payload)), 1<<63 + uint64(len(payload)), 3<<62 + uint64(len(payload))} {
+		frame := handFrame(0x68, 0x40, size, compressedBlock(t, payload))
+		if got, ok, err := unlz4(frame); ok && err == nil {
+			t.Errorf("content size %#x: %q taken", size, got)
+		}
+		if _, err := decompress(codecLZ4, frame); err == nil {
+			t.Errorf("content size %#x: decompressed", size)
+		}
+	}
+}
+
+// TestLZ4BlockLargerThanItsFrameBlockSize (helper-47): a block decoding to
+// 200 KiB in a frame of 64 KiB blocks. The Reader refuses it; unlz4 took
+// it when its buffer had the room (a content size, or a large expansion
+// left by the previous batch).
+func TestLZ4BlockLargerThanItsFrameBlockSize(t *testing.T) {
+	big := bytes.Repeat([]byte("0123456789abcdef"), 200<<10/16)
+	for _, flg := range []byte{0x60, 0x68} {
+		for _, exp := range []uint32{0, 16, 250 * 16} {
+			frame := handFrame(flg, 0x40, uint64(len(big)), compressedBlock(t, big))
+			expansion[codecLZ4].Store(exp)
+			if got, ok, err := unlz4(frame); !ok || err == nil {
+				t.Errorf("FLG %#x, expansion %d/16: taken %v, %d bytes, %v", flg, exp, ok, len(got), err)
+			}
+		}
+	}
+}
+
+// lz4Batch is b with its records section compressed by frame into an LZ4
+// batch, CRC and length made again.
+func lz4Batch(b tbatch, frame func(records []byte) []byte) []byte {
+	plain := b.Encode()
+	recs := frame(plain[61:])
+	out := append(bytes.Clone(plain[:61]), recs...)
+	binary.BigEndian.PutUint32(out[8:], uint32(61-12+len(recs)))
+	binary.BigEndian.PutUint16(out[21:], binary.BigEndian.Uint16(out[21:])|codecLZ4)
+	return recrc(out)
+}
+
+// TestLZ4ContentSizeClaimIsBounded (helper-47): a batch of 92 bytes whose
+// frame claims 1 GiB of content allocated 1 GiB before it failed. The
+// claim is believed up to claimRatio times the frame's bytes, as snappy's
+// and zstd's are.
+func TestLZ4ContentSizeClaimIsBounded(t *testing.T) {
+	b := tbatch{ProducerID: -1, FirstTS: 1, MaxTS: 1, Records: []trec{{Value: []byte("v")}}}
+	raw := lz4Batch(b, func(recs []byte) []byte {
+		return handFrame(0x68, 0x40, 1<<30, append(binary.LittleEndian.AppendUint32(nil, uint32(len(recs))|lz4Raw), recs...))
+	})
+	var err error
+	n := allocated(func() { _, err = DecodeRecords(raw, nil, tp, 0, NoEnd, false) })
+	if err == nil || n > 1<<20 {
+		t.Errorf("a batch of %d bytes claiming 1 GiB: %d bytes allocated, %v", len(raw), n, err)
+	}
+	good := lz4Batch(b, func(recs []byte) []byte {
+		return lz4Frame(t, recs, lz4.SizeOption(uint64(len(recs))))
+	})
+	if d, err := DecodeRecords(good, nil, tp, 0, NoEnd, false); err != nil || len(d.Msgs) != 1 || string(d.Msgs[0].Value) != "v" {
+		t.Errorf("a batch with its true content size: %+v, %v", d.Msgs, err)
+	}
+}
+
+// TestLZ4GrowthIsLinear (helper-47): the buffer grew by at most a block
+// at a time, so a batch decoded after one that expanded less copied all
+// that was decoded at every block: 16 MiB of zeros in 64 KiB blocks
+// allocated about 1.9 GB. It doubles now.
+func TestLZ4GrowthIsLinear(t *testing.T) {
+	payload := make([]byte, 16<<20)
+	frame := javaLZ4Frame(payload)
+	expansion[codecLZ4].Store(16) // the last batch did not expand
+	var out []byte
+	var err error
+	n := allocated(func() { out, err = decompress(codecLZ4, frame) })
+	if err != nil || !bytes.Equal(out, payload) {
+		t.Fatalf("%d bytes, %v", len(out), err)
+	}
+	if n > 4*uint64(len(payload)) {
+		t.Errorf("%d MiB decoded from %d bytes allocated %d MiB", len(payload)>>20, len(frame), n>>20)
+	}
+}
+
+// TestDecompressGuessIsBounded (helper-47): after a batch of zeros
+// (255x), a 4 MiB batch of other data was given a buffer of 1 GiB; the
+// guess is at most 16 MiB (or 4x) now, for every codec that guesses.
+func TestDecompressGuessIsBounded(t *testing.T) {
+	rnd := lz4Payloads()["random"]
+	rnd = bytes.Repeat(rnd, 4<<20/len(rnd)+1)[:4<<20]
+	for codec, frame := range map[int8][]byte{codecLZ4: javaLZ4Frame(rnd), codecGzip: gzipped(t, rnd)} {
+		expansion[codec].Store(255 * 16)
+		var out []byte
+		var err error
+		n := allocated(func() { out, err = decompress(codec, frame) })
+		if err != nil || !bytes.Equal(out, rnd) {
+			t.Fatalf("codec %d: %d bytes, %v", codec, len(out), err)
+		}
+		if n > 64<<20 {
+			t.Errorf("codec %d: 4 MiB after a batch of zeros allocated %d MiB", codec, n>>20)
+		}
+	}
+}
+
+func gzipped(t testing.TB, payload []byte) []byte {
+	var b bytes.Buffer
+	w := gzip.NewWriter(&b)
+	if _, err := w.Write(payload); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
 }
 
 // BenchmarkLZ4 decodes a 1 MiB batch of JSON-looking text as franz-go's
