@@ -333,7 +333,7 @@ func TestLZ4ContentSizeClaimIsBounded(t *testing.T) {
 // TestLZ4GrowthIsLinear (helper-47): the buffer grew by at most a block
 // at a time, so a batch decoded after one that expanded less copied all
 // that was decoded at every block: 16 MiB of zeros in 64 KiB blocks
-// allocated about 1.9 GB. It doubles now.
+// allocated 14 GiB. It grows by at least a quarter now.
 func TestLZ4GrowthIsLinear(t *testing.T) {
 	payload := make([]byte, 16<<20)
 	frame := javaLZ4Frame(payload)
@@ -344,7 +344,8 @@ func TestLZ4GrowthIsLinear(t *testing.T) {
 	if err != nil || !bytes.Equal(out, payload) {
 		t.Fatalf("%d bytes, %v", len(out), err)
 	}
-	if n > 4*uint64(len(payload)) {
+	if n > 8*uint64(len(payload)) { // 3.4x here (4.4x with -race), 14 GiB when it grew by a block
+
 		t.Errorf("%d MiB decoded from %d bytes allocated %d MiB", len(payload)>>20, len(frame), n>>20)
 	}
 }
