@@ -345,7 +345,6 @@ func TestLZ4GrowthIsLinear(t *testing.T) {
 		t.Fatalf("%d bytes, %v", len(out), err)
 	}
 	if n > 8*uint64(len(payload)) { // 3.4x here (4.4x with -race), 14 GiB when it grew by a block
-
 		t.Errorf("%d MiB decoded from %d bytes allocated %d MiB", len(payload)>>20, len(frame), n>>20)
 	}
 }
