@@ -595,8 +595,9 @@ var (
 // claimRatio bounds how much larger than its compressed bytes a batch's
 // own claim of its decompressed size is believed before decompressing:
 // snappy cannot expand more than about 32 times (a copy of 64 bytes in
-// two), so a larger claim is a corrupt or hostile batch; for zstd a
-// larger claim only stops the buffer being sized up front.
+// two), so a larger claim is a corrupt or hostile batch; for zstd and lz4
+// a larger claim only stops the buffer being sized up front (and bounds
+// unlz4's guess of what is left when it grows).
 const claimRatio = 64
 
 // maxDecompressed bounds what one batch may decompress to: Kafka's own
@@ -733,10 +734,11 @@ func unxerial(src []byte) ([]byte, error) {
 }
 
 // expansion is, per codec, how many times its last batch grew when
-// decompressed (in 16ths): readAll sizes its buffer by it. A frame of
-// gzip or lz4 does not say its decompressed size, and reading into a
-// scratch buffer and copying the result out cost a sixth of the CPU of a
-// catch-up of lz4 records (slices.Clone 17 % of a profile).
+// decompressed (in 16ths): guessSize sizes gzip's buffers by it, and
+// lz4's when the frame does not say its content size (producers' frames
+// do not). Reading into a scratch buffer and copying the result out cost
+// a sixth of the CPU of a catch-up of lz4 records (slices.Clone 17 % of a
+// profile).
 var expansion [codecZstd + 1]atomic.Uint32
 
 // readAll reads a decompressor into a buffer sized from the codec's last
