@@ -3,13 +3,10 @@ package kafka
 import (
 	"bytes"
 	"testing"
-
-	"github.com/klauspost/compress/gzip"
-	"github.com/pierrec/lz4/v4"
 )
 
 // TestDecompressSizesItsBuffer: gzip and lz4 frames do not say their
-// decompressed size; readAll guesses it from the codec's last batch.
+// decompressed size; guessSize guesses it from the codec's last batch.
 // Whatever the guess, the bytes come back exact, and a result keeps at
 // most a quarter more buffer than it holds (records keep it alive),
 // through batches that expand 1x (random), 30x (repeated) and back.
@@ -20,14 +17,7 @@ func TestDecompressSizesItsBuffer(t *testing.T) {
 	}
 	rep := bytes.Repeat([]byte(`{"seq":1,"payload":"aaaa"}`), 12000)
 	for _, payload := range [][]byte{rnd, rep, rep, rnd, rnd[:100], rep, nil} {
-		var lz, gz bytes.Buffer
-		w := lz4.NewWriter(&lz)
-		_, _ = w.Write(payload)
-		_ = w.Close()
-		g := gzip.NewWriter(&gz)
-		_, _ = g.Write(payload)
-		_ = g.Close()
-		for codec, frame := range map[int8][]byte{codecLZ4: lz.Bytes(), codecGzip: gz.Bytes()} {
+		for codec, frame := range map[int8][]byte{codecLZ4: lz4Frame(t, payload), codecGzip: gzipped(t, payload)} {
 			out, err := decompress(codec, frame)
 			if err != nil || !bytes.Equal(out, payload) {
 				t.Fatalf("codec %d, %d bytes: %d bytes back, %v", codec, len(payload), len(out), err)

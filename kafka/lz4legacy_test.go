@@ -1,10 +1,7 @@
 package kafka
 
 import (
-	"bytes"
 	"testing"
-
-	"github.com/pierrec/lz4/v4"
 )
 
 // XXH32's published values (seed 0).
@@ -30,15 +27,7 @@ func TestLegacyLZ4WithKafka3160Header(t *testing.T) {
 	for i := int64(0); i < 3; i++ {
 		inner = append(inner, legacy(0, 10+i, 0, 0, []byte{byte(10 + i)}, []byte("v"))...)
 	}
-	var frame bytes.Buffer
-	w := lz4.NewWriter(&frame)
-	if _, err := w.Write(inner); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	broken := frame.Bytes()
+	broken := lz4Frame(t, inner)
 	hc := 6
 	if broken[4]&0x08 != 0 {
 		hc += 8
