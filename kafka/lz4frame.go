@@ -43,9 +43,10 @@ const (
 // fixLZ4Header); the blocks' and the content's are not:
 // the batch's CRC-32C covers these bytes (parseBatch), as a legacy
 // message's CRC-32 does (parseMessage). A corrupt or hostile frame still
-// only yields an error: block sizes are checked against the frame's
-// block size and the bytes left, and the decoder never writes past the
-// room it is given.
+// only yields an error: a block, stored or as it decodes, is at most its
+// frame's block size and inside the bytes left, a content size is
+// believed up to claimRatio, and the decoder never writes past the room
+// it is given.
 func unlz4(src []byte) (out []byte, ok bool, err error) {
 	// One pass over the framing first: a frame unlz4 does not take is
 	// left whole to the Reader, with nothing decoded twice.
