@@ -35,8 +35,11 @@ def main():
     ap.add_argument("--dump", required=True, help="JSON lines: topic, key, value (base64), want_key, want_value")
     a = ap.parse_args()
 
-    sr = SchemaRegistryClient({"url": a.registry})
-    producer = Producer({"bootstrap.servers": a.bootstrap, "linger.ms": 5})
+    # A request timeout, so that a connection the registry stopped answering is retried
+    # (max.retries) instead of waited on for ever: httpx waits without one by default, and
+    # CI once hung here for over ten minutes in a read after a failed GET of /associations.
+    sr = SchemaRegistryClient({"url": a.registry, "timeout": 20, "max.retries": 3})
+    producer = Producer({"bootstrap.servers": a.bootstrap, "linger.ms": 5, "message.timeout.ms": 30000})
     dump = []
 
     def send(topic, key, value, want_key, want_value):

@@ -27,6 +27,8 @@ mkdir -p "$gen"
 "$venv/bin/python" -m grpc_tools.protoc -I "$root/schema/testdata/proto" --python_out="$gen" \
   shop/v1/common.proto shop/v1/order.proto
 dump=$root/.cache/registry/records.jsonl
-PYTHONPATH=$gen "$venv/bin/python" "$root/scripts/schema-records.py" --bootstrap "$boot" \
-  --registry "$reg" --testdata "$root/schema/testdata" --prefix "${1:-schemas}" --dump "$dump"
+# A bound on the whole run as well: whatever hangs, the suite fails in minutes, not at CI's limit.
+PYTHONPATH=$gen timeout --kill-after=10 300 "$venv/bin/python" "$root/scripts/schema-records.py" --bootstrap "$boot" \
+  --registry "$reg" --testdata "$root/schema/testdata" --prefix "${1:-schemas}" --dump "$dump" ||
+  { rc=$?; [ "$rc" -ne 124 ] || echo "schema-records: gave up after 300 s (registry $reg, broker $boot)" >&2; exit "$rc"; }
 echo "$dump"
