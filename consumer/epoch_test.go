@@ -29,12 +29,18 @@ func TestFetchCarriesLeaderEpochAndRetriesWhenFenced(t *testing.T) {
 	p := offsets.Partition{Topic: topic, Partition: 0}
 	h.kc.ProduceN(topic, 0, 100, 20)
 
+	md, err := h.kc.Admin().Metadata(context.Background(), topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := md.Topics[topic].ID // Fetch v13 names the topic by id only
+
 	var mu sync.Mutex
 	seen := map[int32]int{} // leader epochs the fetches of p carried
 	h.kc.Fake.ControlKey(int16(kmsg.Fetch), func(req kmsg.Request) (kmsg.Response, error, bool) {
 		h.kc.Fake.KeepControl()
 		for _, rt := range req.(*kmsg.FetchRequest).Topics {
-			if rt.Topic != topic {
+			if rt.Topic != topic && rt.TopicID != id {
 				continue
 			}
 			for _, rp := range rt.Partitions {

@@ -68,6 +68,9 @@ type loop struct {
 	ids map[string]string
 
 	refresh chan refreshResult
+	// nudge asks the refresher for a refresh now: a reader's broker has
+	// no topic of the id it reads under (kafka.ErrUnknownTopicID).
+	nudge chan struct{}
 	// looked and probed bring back the broker calls the loop started on
 	// goroutines of their own: no call to a broker runs on the loop, which
 	// serves the commands (DESIGN §2.9).
@@ -132,6 +135,7 @@ func newLoop(ctx context.Context, s *Stream, starts []offsets.Start, bounds map[
 		redeliver:   pending,
 		seeks:       map[offsets.Partition]seekMark{},
 		refresh:     make(chan refreshResult, 1),
+		nudge:       make(chan struct{}, 1),
 		looked:      make(chan lookupResult),
 		probed:      make(chan probeResult),
 		jobs:        make(chan job, 1),
@@ -375,6 +379,14 @@ func (l *loop) onReadError(ps *partState, c chunk) error {
 	if kind := errorKind(err); !ps.errored || ps.errKind != kind {
 		ps.errored, ps.errKind = true, kind
 		l.notice(offsets.NewEvent(time.Now(), offsets.CodeBrokerError, ps.p, fmt.Sprintf("%s: %v (retrying)", ps.p, err)))
+	}
+	if errors.Is(err, kafka.ErrUnknownTopicID) {
+		// The topic was deleted, maybe created again: the refresh
+		// tells (onRefresh), without waiting for its tick.
+		select {
+		case l.nudge <- struct{}{}:
+		default:
+		}
 	}
 	return nil
 }
@@ -675,8 +687,8 @@ func (l *loop) onRefresh(r refreshResult) error {
 	return nil
 }
 
-// refresher fetches partitions and bounds every MetadataInterval, off the
-// loop, and hands the result over.
+// refresher fetches partitions and bounds every MetadataInterval, and when
+// nudged, off the loop, and hands the result over.
 func (l *loop) refresher() {
 	t := time.NewTicker(l.cfg.MetadataInterval)
 	defer t.Stop()
@@ -687,6 +699,7 @@ func (l *loop) refresher() {
 		case <-l.s.done:
 			return
 		case <-t.C:
+		case <-l.nudge:
 		}
 		var r refreshResult
 		r.ids, _ = topicIDs(l.cfg.Client, l.cfg.Topics) // before the bounds: see planStart
@@ -845,7 +858,7 @@ func (l *loop) onProbe(r probeResult) {
 func (l *loop) newReader(p offsets.Partition, gen uint64, offset int64) *reader {
 	maxHeld := int64(max(l.cfg.MaxPerPartition, maxChunk))
 	maxHeldBytes := max(l.cfg.MaxBatchBytes/int64(max(len(l.order), 1)), 1<<20)
-	r := l.fetch.open(p, gen, offset, maxHeld, maxHeldBytes)
+	r := l.fetch.open(p, kafka.ParseTopicID(l.ids[p.Topic]), gen, offset, maxHeld, maxHeldBytes)
 	if l.redeliver != nil {
 		for _, rg := range l.redeliver.Ranges {
 			if rg.Partition == p && offset < rg.Until {

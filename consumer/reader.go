@@ -47,6 +47,7 @@ const maxChunk = 512
 // read-ahead and closes it.
 type reader struct {
 	p   offsets.Partition
+	id  kafka.TopicID // the topic's id the stream reads it under (zero: none known)
 	gen uint64
 	f   *fetcher
 

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/kbatch-dev/kbatch/offsets"
@@ -42,7 +41,7 @@ func TestRecreatedTopicIsReported(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	recreate(t, h, topic, 1)
+	h.kc.Recreate(topic, 1)
 	produceNew(t, h, topic, 0, 8)
 
 	evs := runWithin(t, cfg, time.Minute)
@@ -67,59 +66,6 @@ func TestRecreatedTopicIsReported(t *testing.T) {
 			t.Errorf("the recreation was reported again: %s", n.Message)
 		}
 	}
-}
-
-// recreate deletes topic and creates it again with partitions partitions,
-// and waits until the broker serves the new topic: a real broker applies
-// the controller's metadata a moment later, and a produce in between goes
-// to the old log (or is refused). The answers come from a client of their
-// own, which caches no metadata.
-func recreate(t *testing.T, h *harness, topic string, partitions int32) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	idNow := func() (kadm.TopicID, bool) {
-		cl, err := kgo.NewClient(kgo.SeedBrokers(h.kc.Brokers...))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer cl.Close()
-		md, err := kadm.NewClient(cl).Metadata(ctx, topic)
-		if err != nil {
-			return kadm.TopicID{}, false
-		}
-		td, ok := md.Topics[topic]
-		served := ok && td.Err == nil && len(td.Partitions) == int(partitions)
-		for _, p := range td.Partitions {
-			served = served && p.Err == nil && p.Leader >= 0
-		}
-		return td.ID, served
-	}
-	old, _ := idNow()
-	if _, err := h.kc.Admin().DeleteTopics(ctx, topic); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		resp, err := h.kc.Admin().CreateTopic(ctx, partitions, 1, nil, topic)
-		if err == nil && resp.Err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("create %s again: %v %v", topic, err, resp.Err)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	for {
-		if id, served := idNow(); served && id != old {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s, created again, is not served by the broker", topic)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	h.kc.Client().PurgeTopicsFromClient(topic)
 }
 
 // produceNew writes n records to a topic just created again, with a
@@ -208,7 +154,7 @@ func TestTopicRecreatedWhileRunning(t *testing.T) {
 			readTo(5, func() bool { return seen[p0] == 5 && seen[p1] == 5 })
 			first := len(batches(evs))
 
-			recreate(t, h, topic, 2)
+			h.kc.Recreate(topic, 2)
 			produceNew(t, h, topic, 0, tc.after)
 			produceNew(t, h, topic, 1, tc.after)
 			// With more records than read, the old position may read some
@@ -336,7 +282,7 @@ func TestRecreatedAfterAPlannedBatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-g.entered
-	recreate(t, h, topic, 1)
+	h.kc.Recreate(topic, 1)
 	produceNew(t, h, topic, 0, 3)
 	waitNotice(t, s, offsets.CodeRecreated)
 	close(g.release)
@@ -376,7 +322,7 @@ func TestTopicRecreatedWithFewerPartitions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	recreate(t, h, topic, 1)
+	h.kc.Recreate(topic, 1)
 	produceNew(t, h, topic, 0, 3)
 	evs := waitNotice(t, s, offsets.CodeRecreated)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -438,7 +384,7 @@ func TestTopicRecreatedBesideADeletedTopic(t *testing.T) {
 	if _, err := h.kc.Admin().DeleteTopics(ctx, b); err != nil {
 		t.Fatal(err)
 	}
-	recreate(t, h, a, 1)
+	h.kc.Recreate(a, 1)
 	produceNew(t, h, a, 0, 30) // past the old position: no out of range
 	evs := waitNotice(t, s, offsets.CodeRecreated)
 	// The new topic from its start: the old position may have read some
@@ -494,7 +440,7 @@ func TestTopicRecreatedBesideADeletedTopic(t *testing.T) {
 // the new topic would be skipped.
 func TestRecreatedReportedUntilAStartSucceeds(t *testing.T) {
 	h, topic, _, cfg := readToEnd(t, "recreated-fail", 1)
-	recreate(t, h, topic, 1)
+	h.kc.Recreate(topic, 1)
 	produceNew(t, h, topic, 0, 8)
 
 	failing := cfg
@@ -509,7 +455,7 @@ func TestRecreatedReportedUntilAStartSucceeds(t *testing.T) {
 		t.Errorf("the start after a failed one did not report the recreation: %s", describe(evs))
 	}
 	// -o TOPIC=earliest: no loss at stake, and --fail-on-data-loss starts.
-	recreate(t, h, topic, 1)
+	h.kc.Recreate(topic, 1)
 	produceNew(t, h, topic, 0, 2)
 	failing.Explicit = []offsets.Spec{spec(t, topic+"=earliest")}
 	evs = runWithin(t, failing, time.Minute)
@@ -547,11 +493,11 @@ func TestRecreatedTwiceWithABatchInFlight(t *testing.T) {
 	// check of the topic id (the recreated-topic window), cutting batch 2
 	// before the move, and a second recreation within one metadata
 	// refresh is seen as one.
-	recreate(t, h, topic, 1)
+	h.kc.Recreate(topic, 1)
 	waitNotice(t, s, offsets.CodeRecreated)
 	produceNew(t, h, topic, 0, 30)
 	<-g.entered // batch 2, of the first new topic
-	recreate(t, h, topic, 1)
+	h.kc.Recreate(topic, 1)
 	produceNew(t, h, topic, 0, 4)
 	waitNotice(t, s, offsets.CodeRecreated)
 	close(g.release)
@@ -571,6 +517,89 @@ func TestRecreatedTwiceWithABatchInFlight(t *testing.T) {
 	for _, b := range batches(evs) {
 		if b.Redelivered {
 			t.Errorf("batch %d re-delivered a range of an earlier topic", b.ID)
+		}
+	}
+}
+
+// TestRecreatedTopicIsNotReadUnderTheOldID: a topic deleted and created
+// again while the stream runs, the new one holding more records than the
+// stream had read. Before Fetch v13, the read at the old position took
+// the new topic's records as the old topic's until the next metadata
+// refresh saw the new id: a batch had them in the old topic's range, and
+// they came again from the new topic's start. Fetches now carry the
+// topic's id, the broker refuses the old one (UNKNOWN_TOPIC_ID), and that
+// refusal makes the stream look at the ids at once: the metadata refresh
+// here is an hour away. Every record of the new topic comes once, in
+// ranges from its log start marked topic-recreated.
+func TestRecreatedTopicIsNotReadUnderTheOldID(t *testing.T) {
+	h := newHarness(t)
+	if v := h.kc.FetchMaxVersion(); v < 13 {
+		t.Skipf("the broker serves Fetch v%d at most; topic ids came in v13 (Kafka 3.1)", v)
+	}
+	topic := h.kc.Topic("recreated-by-id", 2)
+	parts := []offsets.Partition{{Topic: topic, Partition: 0}, {Topic: topic, Partition: 1}}
+	for _, p := range parts {
+		h.kc.ProduceN(topic, p.Partition, 5, 10)
+	}
+	st := h.openStore()
+	defer st.Close()
+	cfg := h.config(st, topic)
+	cfg.Reset, cfg.MetadataInterval = offsets.ResetEarliest, time.Hour
+	s, _, err := Start(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var evs []Event
+	until := map[offsets.Partition]int64{}
+	readUntil := func(done func() bool) {
+		t.Helper()
+		timeout := time.After(30 * time.Second)
+		for !done() {
+			select {
+			case ev, ok := <-s.Events():
+				if !ok {
+					t.Fatalf("stream ended: %s", describe(evs))
+				}
+				evs = append(evs, ev)
+				if b, ok := ev.(*BatchEvent); ok {
+					for _, r := range b.Batch.Ranges {
+						until[r.Partition] = r.Until
+					}
+				}
+			case <-timeout:
+				t.Fatalf("not read as far as wanted: %s", describe(evs))
+			}
+		}
+	}
+	readUntil(func() bool { return until[parts[0]] == 5 && until[parts[1]] == 5 })
+	first := len(batches(evs))
+
+	h.kc.Recreate(topic, 2)
+	for _, p := range parts {
+		produceNew(t, h, topic, p.Partition, 9)
+	}
+	recreated := func() bool { return len(notices(evs, offsets.CodeRecreated)) > 0 }
+	readUntil(func() bool { return recreated() && until[parts[0]] == 9 && until[parts[1]] == 9 })
+	for _, p := range parts {
+		var jumped bool
+		var records int64
+		for _, b := range batches(evs)[first:] {
+			for _, r := range b.Ranges {
+				if r.Partition != p {
+					continue
+				}
+				jumped = jumped || r.Jump == offsets.CodeRecreated
+				if !jumped && r.Records > 0 {
+					t.Errorf("%s: batch %d has [%d, %d) with %d records before the move: the new topic's, read under the old id: %s", p, b.ID, r.From, r.Until, r.Records, describe(evs))
+				}
+				if jumped {
+					records += r.Records
+				}
+			}
+		}
+		if !jumped || records != 9 {
+			t.Errorf("%s: after the move %d records (moved %v), want the new topic's 9 once: %s", p, records, jumped, describe(evs))
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package kafka
 
 import (
+	"encoding/hex"
 	"errors"
 	"math/rand/v2"
 	"time"
@@ -46,7 +47,32 @@ func (o FetchOptions) Committed() bool { return o.ReadCommitted && o.Version >= 
 
 // FetchRequest is a Fetch request under construction: NewFetchRequest,
 // then Add for each partition.
-type FetchRequest struct{ r *kmsg.FetchRequest }
+type FetchRequest struct {
+	r *kmsg.FetchRequest
+	// names are the topics of the ids asked for: an answer of Fetch v13
+	// and later names its topics by id only.
+	names map[TopicID]string
+	// unchecked is set when a topic was asked without an id: the request
+	// then goes as Fetch v12 at most, by names (see maxVersion).
+	unchecked bool
+}
+
+// TopicID is a topic's id (KIP-516, Kafka 2.8 and later); the zero id is
+// none.
+type TopicID [16]byte
+
+// ParseTopicID reads an id as TopicIDs writes it (32 hex digits); the
+// zero id for "" or anything else.
+func ParseTopicID(s string) TopicID {
+	var id TopicID
+	if len(s) != 2*len(id) {
+		return TopicID{}
+	}
+	if _, err := hex.Decode(id[:], []byte(s)); err != nil {
+		return TopicID{}
+	}
+	return id
+}
 
 // NewFetchRequest is the one place kbatch builds a Fetch request: the
 // stream, replay and the probe (NoRecordsBetween) all send what it builds.
@@ -87,6 +113,17 @@ func (f *FetchRequest) Add(p offsets.Partition, pos int64, size int32) {
 // metadata, ask again), so a fetch is never served by a leader the client
 // does not know is current. -1 asks without the check.
 func (f *FetchRequest) AddEpoch(p offsets.Partition, pos int64, size, epoch int32) {
+	f.AddChecked(p, pos, size, epoch, TopicID{})
+}
+
+// AddChecked is AddEpoch with the id of the topic p was read under (the
+// zero id: none). On Kafka 3.1 and later the request then goes as Fetch
+// v13, which names topics by id: a broker whose topic of that name has
+// another id (deleted and created again) answers UNKNOWN_TOPIC_ID
+// (ErrUnknownTopicID) rather than the new topic's records at the old
+// topic's offsets. A request with any topic asked without an id goes by
+// names (v12 at most), as do all of them on older brokers.
+func (f *FetchRequest) AddChecked(p offsets.Partition, pos int64, size, epoch int32, id TopicID) {
 	var t *kmsg.FetchRequestTopic
 	if n := len(f.r.Topics); n > 0 && f.r.Topics[n-1].Topic == p.Topic {
 		t = &f.r.Topics[n-1]
@@ -98,10 +135,24 @@ func (f *FetchRequest) AddEpoch(p offsets.Partition, pos int64, size, epoch int3
 			}
 		}
 	}
-	if t == nil {
+	switch {
+	case t == nil:
 		f.r.Topics = append(f.r.Topics, kmsg.NewFetchRequestTopic())
 		t = &f.r.Topics[len(f.r.Topics)-1]
-		t.Topic = p.Topic
+		t.Topic, t.TopicID = p.Topic, id
+		if id == (TopicID{}) {
+			f.unchecked = true
+			break
+		}
+		if f.names == nil {
+			f.names = make(map[TopicID]string, 1)
+		}
+		f.names[id] = p.Topic
+	case t.TopicID != id:
+		// Partitions of one topic asked under two ids (not one the
+		// stream asks): by name, as before ids.
+		t.TopicID = TopicID{}
+		f.unchecked = true
 	}
 	rp := kmsg.NewFetchRequestTopicPartition()
 	rp.Partition, rp.FetchOffset, rp.PartitionMaxBytes, rp.CurrentLeaderEpoch = p.Partition, pos, size, epoch
@@ -112,6 +163,17 @@ func (f *FetchRequest) AddEpoch(p offsets.Partition, pos int64, size, epoch int3
 		}
 	}
 	t.Partitions = append(t.Partitions, rp)
+}
+
+// maxVersion is the highest Fetch version the request may go as: v13 and
+// later name topics by id only, so a request with a topic asked without
+// one goes as v12 at most. The client's version table (FetchVersion) and
+// the broker's ApiVersions answer bound it further.
+func (f *FetchRequest) maxVersion() int16 {
+	if f.unchecked || len(f.r.Topics) == 0 {
+		return 12
+	}
+	return 13
 }
 
 // shuffle puts the request's topics and partitions in a random order.
@@ -125,6 +187,7 @@ func (f *FetchRequest) shuffle() {
 // FetchResponse is a broker's answer to a FetchRequest.
 type FetchResponse struct {
 	r     *kmsg.FetchResponse
+	names map[TopicID]string // the request's (an answer of v13 names topics by id)
 	index map[offsets.Partition]*kmsg.FetchResponseTopicPartition
 }
 
@@ -145,8 +208,15 @@ func (f *FetchResponse) Partition(p offsets.Partition) *PartitionAnswer {
 		f.index = make(map[offsets.Partition]*kmsg.FetchResponseTopicPartition)
 		for i := range f.r.Topics {
 			t := &f.r.Topics[i]
+			name := t.Topic
+			if f.r.Version >= 13 {
+				name = f.names[t.TopicID]
+				if name == "" {
+					continue // an id not asked for
+				}
+			}
 			for j := range t.Partitions {
-				f.index[offsets.Partition{Topic: t.Topic, Partition: t.Partitions[j].Partition}] = &t.Partitions[j]
+				f.index[offsets.Partition{Topic: name, Partition: t.Partitions[j].Partition}] = &t.Partitions[j]
 			}
 		}
 	}
@@ -158,7 +228,11 @@ func (f *FetchResponse) Partition(p offsets.Partition) *PartitionAnswer {
 	if f.r.Version >= 11 {
 		a.PreferredReplica = blk.PreferredReadReplica
 	}
-	if blk.ErrorCode != 0 {
+	switch blk.ErrorCode {
+	case 0:
+	case codeUnknownTopicID, codeInconsistentTopicID:
+		a.Err = ErrUnknownTopicID
+	default:
 		a.Err = sarama.KError(blk.ErrorCode)
 	}
 	for _, t := range blk.AbortedTransactions {
@@ -240,6 +314,19 @@ func FetchVersion(v sarama.KafkaVersion) int16 {
 	return 0
 }
 
+// Error codes of Fetch v13 and later that sarama's table does not have.
+const (
+	codeUnknownTopicID      = 100 // UNKNOWN_TOPIC_ID
+	codeInconsistentTopicID = 103 // INCONSISTENT_TOPIC_ID (Kafka 3.1 to 3.4, for the same case)
+)
+
+// ErrUnknownTopicID is a partition's error when the broker has no topic of
+// the id it was asked under (AddChecked): the topic was deleted, and maybe
+// created again under the same name with another id. It is Retriable: the
+// stream goes on asking under the old id until its metadata refresh sees
+// what became of the topic (a new id: the stream moves to the new topic).
+var ErrUnknownTopicID = errors.New("UNKNOWN_TOPIC_ID: the broker has no topic of the id it was read under (deleted, or deleted and created again)")
+
 // retriable is kbatch's one list of partition errors that a metadata
 // refresh and another try can cure: leadership moving, a broker
 // restarting or briefly overloaded. It is the union of the stream's and
@@ -251,6 +338,7 @@ var retriable = []error{
 	sarama.ErrOffsetNotAvailable, sarama.ErrKafkaStorageError,
 	sarama.ErrRequestTimedOut, sarama.ErrNetworkException,
 	sarama.ErrNotEnoughReplicas, sarama.ErrBrokerNotAvailable,
+	ErrUnknownTopicID,
 }
 
 // Retriable reports whether err, a partition's error in an answer, is

@@ -56,7 +56,7 @@ func (c *Client) closeFetch() {
 // timeouts and protocol version (Fetch at most FetchVersion of it).
 func newFetchClient(cc ClientConfig, conf *sarama.Config) (*kgo.Client, error) {
 	versions := kversion.Stable()
-	versions.SetMaxKeyVersion(kmsg.Fetch.Int16(), FetchVersion(conf.Version))
+	versions.SetMaxKeyVersion(kmsg.Fetch.Int16(), fetchMaxVersion(conf.Version))
 	opts := []kgo.Opt{
 		kgo.SeedBrokers(cc.Brokers...),
 		kgo.ClientID(conf.ClientID),
@@ -79,6 +79,20 @@ func newFetchClient(cc ClientConfig, conf *sarama.Config) (*kgo.Client, error) {
 		opts = append(opts, kgo.SASL(m))
 	}
 	return kgo.NewClient(opts...)
+}
+
+// fetchMaxVersion is the highest Fetch version the kgo client sends under
+// protocol version v: FetchVersion's, and v13 (topic ids, Kafka 3.1) where
+// that is v12 (protocol 2.7 and later, the default 2.8 among them). kgo
+// asks every broker its versions (ApiVersions) and never sends one it
+// does not serve, so a 2.8 to 3.0 broker is still asked v12; v13 is what
+// lets a broker refuse to serve a topic created again under the old
+// topic's name to a reader of the old one (AddChecked).
+func fetchMaxVersion(v sarama.KafkaVersion) int16 {
+	if n := FetchVersion(v); n < 12 {
+		return n
+	}
+	return 13
 }
 
 // saslMechanism is conf's SASL mechanism for kgo.
@@ -173,7 +187,7 @@ func (c *Client) send(id int32, req *FetchRequest) (*FetchResponse, error) {
 	req.shuffle()
 	ctx, cancel := context.WithTimeout(context.Background(), c.fetchTimeout(req))
 	defer cancel()
-	kr, err := kc.Broker(int(id)).Request(ctx, req.r)
+	kr, err := kc.Broker(int(id)).Request(ctx, versioned{req.r, req.maxVersion()})
 	if err != nil {
 		return nil, fetchError(err)
 	}
@@ -184,7 +198,27 @@ func (c *Client) send(id int32, req *FetchRequest) (*FetchResponse, error) {
 	if resp.ErrorCode != 0 {
 		return nil, sarama.KError(resp.ErrorCode)
 	}
-	return &FetchResponse{r: resp}, nil
+	return &FetchResponse{r: resp, names: req.names}, nil
+}
+
+// versioned is a Fetch request that kgo sends at most as version max: kgo
+// sends every request as the highest version that it, the client's
+// version table and the broker know (kgo.MaxVersions, ApiVersions), and
+// takes the request's own highest from MaxVersion. A request asked by
+// topic names must not go as v13, which names topics by id only.
+// Timeout gives kgo the long poll's wait, which it adds to the read
+// deadline of the answer (as it does for a *kmsg.FetchRequest, which
+// versioned no longer is to its type switch); Fetch goes on the broker's
+// fetch connection by its key.
+type versioned struct {
+	*kmsg.FetchRequest
+	max int16
+}
+
+func (v versioned) MaxVersion() int16 { return min(v.max, v.FetchRequest.MaxVersion()) }
+func (v versioned) Timeout() int32    { return v.MaxWaitMillis }
+func (v versioned) SetTimeout(ms int32) {
+	v.MaxWaitMillis = ms
 }
 
 // fetchError says what a failed Fetch met, without kgo's own wording

@@ -19,6 +19,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // EnvBrokers is the variable that points the tests at a real cluster.
@@ -256,4 +257,73 @@ func (c *Cluster) DeleteRecords(topic string, partition int32, before int64) {
 	if err != nil {
 		c.t.Fatalf("delete records %s[%d] before %d: %v", topic, partition, before, err)
 	}
+}
+
+// Recreate deletes topic and creates it again with partitions partitions,
+// and waits until the broker serves the new topic under its new id: a
+// real broker applies the controller's metadata a moment later, and a
+// produce in between goes to the old log (or is refused). The answers
+// come from a client of their own, which caches no metadata.
+func (c *Cluster) Recreate(topic string, partitions int32) {
+	c.t.Helper()
+	cx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	idNow := func() (kadm.TopicID, bool) {
+		cl, err := kgo.NewClient(kgo.SeedBrokers(c.Brokers...))
+		if err != nil {
+			c.t.Fatal(err)
+		}
+		defer cl.Close()
+		md, err := kadm.NewClient(cl).Metadata(cx, topic)
+		if err != nil {
+			return kadm.TopicID{}, false
+		}
+		td, ok := md.Topics[topic]
+		served := ok && td.Err == nil && len(td.Partitions) == int(partitions)
+		for _, p := range td.Partitions {
+			served = served && p.Err == nil && p.Leader >= 0
+		}
+		return td.ID, served
+	}
+	old, _ := idNow()
+	if _, err := c.admin.DeleteTopics(cx, topic); err != nil {
+		c.t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		resp, err := c.admin.CreateTopic(cx, partitions, 1, nil, topic)
+		if err == nil && resp.Err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			c.t.Fatalf("create %s again: %v %v", topic, err, resp.Err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	for {
+		if id, served := idNow(); served && id != old {
+			break
+		}
+		if time.Now().After(deadline) {
+			c.t.Fatalf("%s, created again, is not served by the broker", topic)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	c.client.PurgeTopicsFromClient(topic)
+}
+
+// FetchMaxVersion is the highest Fetch version the cluster's first broker
+// serves (ApiVersions): tests of what a version brings skip below it.
+func (c *Cluster) FetchMaxVersion() int16 {
+	c.t.Helper()
+	resp, err := kmsg.NewPtrApiVersionsRequest().RequestWith(ctx(c.t), c.client)
+	if err != nil {
+		c.t.Fatalf("api versions: %v", err)
+	}
+	for _, k := range resp.ApiKeys {
+		if k.ApiKey == kmsg.Fetch.Int16() {
+			return k.MaxVersion
+		}
+	}
+	return -1
 }
