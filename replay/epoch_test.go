@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"context"
 	"reflect"
 	"sync"
 	"testing"
@@ -33,13 +34,18 @@ func TestReplayFetchCarriesLeaderEpoch(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	md, err := tc.Admin().Metadata(context.Background(), topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := md.Topics[topic].ID // Fetch v13 names the topic by id only
 	var mu sync.Mutex
 	seen := map[int32]int{}
 	tc.Fake.ControlKey(int16(kmsg.Fetch), func(req kmsg.Request) (kmsg.Response, error, bool) {
 		tc.Fake.KeepControl()
 		for _, rt := range req.(*kmsg.FetchRequest).Topics {
 			for _, rp := range rt.Partitions {
-				if rt.Topic == topic {
+				if rt.Topic == topic || rt.TopicID == id {
 					mu.Lock()
 					seen[rp.CurrentLeaderEpoch]++
 					mu.Unlock()

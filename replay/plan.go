@@ -26,6 +26,11 @@ type Task struct {
 	Bounds offsets.Bounds
 	// Capped is set when Requested.Until was beyond the end.
 	Capped bool
+	// TopicID is the topic's id when planned (KIP-516; zero when the
+	// cluster gave none). Reads ask under it, so a topic deleted and
+	// created again while it is replayed fails the replay instead of
+	// handing on the new topic's records at the range's offsets.
+	TopicID kafka.TopicID
 }
 
 // Missing is the part of Requested below the log start, which no longer
@@ -57,6 +62,16 @@ func Plan(client *kafka.Client, specs []RangeSpec) ([]Task, error) {
 			used = append(used, pr.part)
 		}
 	}
+	// The ids before the bounds: a topic created again in between is
+	// then read under the old id, and refused, rather than planned with
+	// the new topic's bounds and read as the old one.
+	var topics []string
+	for _, p := range used {
+		if !slices.Contains(topics, p.Topic) {
+			topics = append(topics, p.Topic)
+		}
+	}
+	ids, _ := kafka.TopicIDs(client, topics) // none: reads go by name
 	bounds, err := kafka.ListBounds(client, used)
 	if err != nil {
 		return nil, fmt.Errorf("log bounds: %w", err)
@@ -71,6 +86,7 @@ func Plan(client *kafka.Client, specs []RangeSpec) ([]Task, error) {
 		if err != nil {
 			return nil, err
 		}
+		t.TopicID = kafka.ParseTopicID(ids[pr.part.Topic])
 		tasks = append(tasks, t)
 	}
 	return tasks, nil

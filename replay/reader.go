@@ -125,7 +125,7 @@ func (r *reader) read(ctx context.Context, task int, t Task, emit func(chunk) er
 			return err
 		}
 		reserved = max(lastMem, int64(ask))
-		resp, err := r.client.FetchLeader(p, r.request(p, pos, ask))
+		resp, err := r.client.FetchLeader(p, r.request(p, t.TopicID, pos, ask))
 		if err != nil {
 			// No leader known, or a fetch that failed ("fetch from
 			// broker ADDR: ..."): the leader may have moved.
@@ -148,7 +148,7 @@ func (r *reader) read(ctx context.Context, task int, t Task, emit func(chunk) er
 			}
 			continue
 		}
-		st := r.decide(p, pos, until, ask, size, blk)
+		st := r.decide(p, t.TopicID, pos, until, ask, size, blk)
 		switch {
 		case st.fail != nil:
 			return st.fail
@@ -211,9 +211,22 @@ type step struct {
 
 // decide reads one partition's answer to a fetch of ask bytes (size
 // being the current full size) at pos, for a range ending at until.
-func (r *reader) decide(p offsets.Partition, pos, until int64, ask, size int32, blk *kafka.PartitionAnswer) step {
+func (r *reader) decide(p offsets.Partition, id kafka.TopicID, pos, until int64, ask, size int32, blk *kafka.PartitionAnswer) step {
 	switch {
 	case blk.Err == nil:
+	case errors.Is(blk.Err, kafka.ErrUnknownTopicID):
+		// The broker has no topic of the id planned: one that has none
+		// or another one now was deleted, with the range's records.
+		// Otherwise a broker behind its controller: again.
+		ids, err := kafka.TopicIDs(r.client, []string{p.Topic})
+		if now := ids[p.Topic]; err == nil && kafka.ParseTopicID(now) != id {
+			how := "deleted"
+			if now != "" {
+				how = "deleted and created again"
+			}
+			return step{fail: fmt.Errorf("read %s at offset %d: topic %s was %s while it was replayed: the rest of the range is gone", p, pos, p.Topic, how)}
+		}
+		return step{retry: blk.Err, refresh: true}
 	case errors.Is(blk.Err, kafka.ErrOffsetOutOfRange):
 		// Retention moved the log start past pos while reading.
 		if start, err := r.client.LogStart(p); err == nil && start > pos {
@@ -285,17 +298,18 @@ func (r *reader) mayHaveGaps(topic string) bool {
 	return c
 }
 
-// request builds a fetch of one partition from pos, with its leader
-// epoch as the metadata knows it (KIP-320: a fenced or unknown epoch is
-// retried after a metadata refresh; -1 when the leader is unknown, which
-// FetchLeader then reports).
-func (r *reader) request(p offsets.Partition, pos int64, size int32) *kafka.FetchRequest {
+// request builds a fetch of one partition from pos, under its topic's id
+// as planned (kafka.AddChecked), with its leader epoch as the metadata
+// knows it (KIP-320: a fenced or unknown epoch is retried after a
+// metadata refresh; -1 when the leader is unknown, which FetchLeader then
+// reports).
+func (r *reader) request(p offsets.Partition, id kafka.TopicID, pos int64, size int32) *kafka.FetchRequest {
 	req := kafka.NewFetchRequest(r.fetch, size)
 	epoch := int32(-1)
 	if _, e, err := r.client.LeaderEpoch(p); err == nil {
 		epoch = e
 	}
-	req.AddEpoch(p, pos, size, epoch)
+	req.AddChecked(p, pos, size, epoch, id)
 	return req
 }
 

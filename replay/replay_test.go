@@ -275,3 +275,45 @@ func TestRunCancelled(t *testing.T) {
 		t.Fatalf("err %v, aborted %d, closed %d; want an error and an aborted sink", err, sink.aborted, sink.closed)
 	}
 }
+
+// TestReplayOfATopicDeletedMeanwhile: a topic deleted, or deleted and
+// created again, between the plan and the reads. Read by name, the new
+// topic's records at the range's offsets were handed on as the range's.
+// Reads now ask under the id planned (Fetch v13), and the replay fails
+// saying what became of the topic, with nothing of another topic written.
+func TestReplayOfATopicDeletedMeanwhile(t *testing.T) {
+	for _, again := range []bool{true, false} {
+		t.Run(fmt.Sprintf("created again %v", again), func(t *testing.T) {
+			tc := testkafka.New(t)
+			if v := tc.FetchMaxVersion(); v < 13 {
+				t.Skipf("the broker serves Fetch v%d at most; topic ids came in v13 (Kafka 3.1)", v)
+			}
+			topic := tc.Topic("replay-recreated", 1)
+			tc.ProduceN(topic, 0, 10, 10)
+			client := dialTest(t, tc, false)
+			spec, _ := ParseRange(topic+":0:5-latest", time.Now())
+			tasks, err := Plan(client, []RangeSpec{spec})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := "deleted while it was replayed"
+			if again {
+				tc.Recreate(topic, 1)
+				tc.ProduceN(topic, 0, 20, 10)
+				want = "deleted and created again while it was replayed"
+			} else if _, err := tc.Admin().DeleteTopics(context.Background(), topic); err != nil {
+				t.Fatal(err)
+			}
+			sink := &memSink{}
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			_, err = Run(ctx, client, tasks, sink, Options{})
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Fatalf("replay after the topic was %s: error %v, want one that says so", map[bool]string{true: "created again", false: "deleted"}[again], err)
+			}
+			if len(sink.recs) > 0 || sink.aborted != 1 {
+				t.Errorf("%d records written (aborted %d): want none, the sink aborted", len(sink.recs), sink.aborted)
+			}
+		})
+	}
+}
