@@ -376,19 +376,28 @@ func (l *loop) onReadError(ps *partState, c chunk) error {
 	if errors.Is(err, kafka.ErrOffsetOutOfRange) || errors.Is(err, kafka.ErrDiverged) {
 		return l.onOutOfRange(ps, c)
 	}
-	if kind := errorKind(err); !ps.errored || ps.errKind != kind {
-		ps.errored, ps.errKind = true, kind
-		l.notice(offsets.NewEvent(time.Now(), offsets.CodeBrokerError, ps.p, fmt.Sprintf("%s: %v (retrying)", ps.p, err)))
-	}
 	if errors.Is(err, kafka.ErrUnknownTopicID) {
-		// The topic was deleted, maybe created again: the refresh
-		// tells (onRefresh), without waiting for its tick.
+		// The topic was deleted, maybe created again: the refresh tells
+		// (onRefresh), without waiting for its tick, and reports the
+		// error only if the topic was not created again.
+		ps.unknownID = err
 		select {
 		case l.nudge <- struct{}{}:
 		default:
 		}
+		return nil
 	}
+	l.reportReadError(ps, err)
 	return nil
+}
+
+// reportReadError reports a partition's failed reads, once for each kind
+// of error in a streak of them.
+func (l *loop) reportReadError(ps *partState, err error) {
+	if kind := errorKind(err); !ps.errored || ps.errKind != kind {
+		ps.errored, ps.errKind = true, kind
+		l.notice(offsets.NewEvent(time.Now(), offsets.CodeBrokerError, ps.p, fmt.Sprintf("%s: %v (retrying)", ps.p, err)))
+	}
 }
 
 // onOutOfRange handles the broker saying the position is no longer in the
@@ -642,10 +651,22 @@ func (l *loop) onRefresh(r refreshResult) error {
 		return nil // the readers report broker trouble themselves
 	}
 	for _, t := range l.cfg.Topics {
-		if was, now := l.ids[t], r.ids[t]; was != "" && now != "" && now != was {
+		was, now := l.ids[t], r.ids[t]
+		switch {
+		case was != "" && now != "" && now != was:
 			if err := l.onRecreated(t, now, r.bounds); err != nil {
 				return err
 			}
+		case was == "" && now != "":
+			if err := l.adoptID(t, now); err != nil {
+				return err
+			}
+		}
+	}
+	for _, ps := range l.states {
+		if err := ps.unknownID; err != nil {
+			ps.unknownID = nil // not created again: an error to report
+			l.reportReadError(ps, err)
 		}
 	}
 	var added []offsets.Partition

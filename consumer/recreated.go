@@ -111,6 +111,7 @@ func (l *loop) onRecreated(topic, id string, bounds map[offsets.Partition]offset
 		}
 	}
 	for _, ps := range moved {
+		ps.unknownID = nil // this event says what it meant
 		off := bounds[ps.p].LogStart
 		if l.cfg.Store != nil {
 			ps.stored = off
@@ -165,5 +166,27 @@ func (l *loop) dropRedeliveryOn(topic string) error {
 		}
 	}
 	l.emit(&Notice{e})
+	return nil
+}
+
+// adoptID takes the id of a topic the stream had none for: the lookup at
+// start failed (or the cluster gave none then). The topic's readers are
+// started again where they are, to read under it (a reader's id is fixed
+// when it is made), so that from now on a broker refuses the old topic's
+// offsets in a new topic of the same name; and the store keeps it, so a
+// restart tells a topic created again while kbatch was stopped. Whether
+// the topic was created again before this refresh, nothing can tell.
+func (l *loop) adoptID(topic, id string) error {
+	l.ids[topic] = id
+	if l.cfg.Store != nil {
+		if err := l.cfg.Store.EnsureStreamOn(l.cfg.Name, "", l.cfg.Brokers, l.cfg.Topics, map[string]string{topic: id}); err != nil {
+			return err
+		}
+	}
+	for _, ps := range l.states {
+		if ps.p.Topic == topic && ps.reader != nil {
+			l.startReader(ps, ps.position())
+		}
+	}
 	return nil
 }

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
 	"github.com/kbatch-dev/kbatch/record"
 )
@@ -601,5 +603,92 @@ func TestRecreatedTopicIsNotReadUnderTheOldID(t *testing.T) {
 		if !jumped || records != 9 {
 			t.Errorf("%s: after the move %d records (moved %v), want the new topic's 9 once: %s", p, records, jumped, describe(evs))
 		}
+	}
+	// One event says it all (helper-48: each partition also had a
+	// broker-error for UNKNOWN_TOPIC_ID, then a reconnected one).
+	if n, b, c := len(notices(evs, offsets.CodeRecreated)), len(notices(evs, offsets.CodeBrokerError)), len(notices(evs, offsets.CodeReconnected)); n != 1 || b+c > 0 {
+		t.Errorf("%d topic-recreated, %d broker-error and %d reconnected events; want one topic-recreated alone: %s", n, b, c, describe(evs))
+	}
+}
+
+// TestTopicIDLearnedAfterAFailedLookup (helper-48): the lookup of the
+// topics' ids at start failed (a timeout of the first request, say), and
+// the ids the refresher learnt later were thrown away: the stream read by
+// names for the rest of the run, and a topic created again was read at
+// the old topic's offsets, its first records skipped, with no event. The
+// refresher's id is now taken, the readers started again under it, and
+// the store keeps it.
+func TestTopicIDLearnedAfterAFailedLookup(t *testing.T) {
+	h := newHarness(t)
+	if v := h.kc.FetchMaxVersion(); v < 13 {
+		t.Skipf("the broker serves Fetch v%d at most; topic ids came in v13 (Kafka 3.1)", v)
+	}
+	var calls atomic.Int32
+	topicIDs = func(c *kafka.Client, topics []string) (map[string]string, error) {
+		if calls.Add(1) == 1 {
+			return nil, errors.New("no answer in time")
+		}
+		return kafka.TopicIDs(c, topics)
+	}
+	t.Cleanup(func() { topicIDs = kafka.TopicIDs })
+
+	topic := h.kc.Topic("recreated-late-id", 1)
+	p0 := offsets.Partition{Topic: topic, Partition: 0}
+	h.kc.ProduceN(topic, 0, 5, 10)
+	st := h.openStore()
+	defer st.Close()
+	cfg := h.config(st, topic)
+	cfg.Reset = offsets.ResetEarliest
+	s, _, err := Start(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	waitBatchUntil(t, s, p0, 5)
+	var evs []Event
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		info, _, err := st.Stream("test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.TopicIDs[topic] != "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the topic's id was never stored after the lookup at start failed (%d lookups)", calls.Load())
+		}
+	}
+
+	h.kc.Recreate(topic, 1)
+	produceNew(t, h, topic, 0, 9)
+	var jumped bool
+	var records int64
+	timeout := time.After(30 * time.Second)
+	for !jumped || records < 9 {
+		select {
+		case ev, ok := <-s.Events():
+			if !ok {
+				t.Fatalf("stream ended: %s", describe(evs))
+			}
+			evs = append(evs, ev)
+			b, ok := ev.(*BatchEvent)
+			if !ok {
+				continue
+			}
+			for _, r := range b.Batch.Ranges {
+				jumped = jumped || r.Jump == offsets.CodeRecreated
+				if !jumped && r.Records > 0 && r.From >= 5 {
+					t.Fatalf("batch %d has [%d, %d) before the move: the new topic's records read under the old topic: %s", b.Batch.ID, r.From, r.Until, describe(evs))
+				}
+				if jumped {
+					records += r.Records
+				}
+			}
+		case <-timeout:
+			t.Fatalf("the new topic was not read from its start: %s", describe(evs))
+		}
+	}
+	if records != 9 || len(notices(evs, offsets.CodeRecreated)) != 1 {
+		t.Errorf("%d records after the move, %d topic-recreated events; want 9 and 1: %s", records, len(notices(evs, offsets.CodeRecreated)), describe(evs))
 	}
 }
