@@ -111,7 +111,11 @@ func (l *loop) onRecreated(topic, id string, bounds map[offsets.Partition]offset
 		}
 	}
 	for _, ps := range moved {
-		ps.unknownID = nil // this event says what it meant
+		// This event says what the partition's errors meant (a topic
+		// that was gone): the new topic's reader reports its own, and
+		// the screen does not show the partition in error until records
+		// come (a new topic may have none for a while).
+		ps.unknownID, ps.errored, ps.errKind = nil, false, ""
 		off := bounds[ps.p].LogStart
 		if l.cfg.Store != nil {
 			ps.stored = off

@@ -692,3 +692,55 @@ func TestTopicIDLearnedAfterAFailedLookup(t *testing.T) {
 		t.Errorf("%d records after the move, %d topic-recreated events; want 9 and 1: %s", records, len(notices(evs, offsets.CodeRecreated)), describe(evs))
 	}
 }
+
+// TestRecreatedTopicClearsItsErrors: a topic deleted while the stream
+// reads it (each partition reports the broker's error), then created
+// again with no records yet. The partitions stayed "error" on the screen
+// until the new topic's first records came, and then each got a
+// reconnected event: the topic-recreated event already says what the
+// errors meant.
+func TestRecreatedTopicClearsItsErrors(t *testing.T) {
+	h := newHarness(t)
+	topic := h.kc.Topic("recreated-errors", 2)
+	p0 := offsets.Partition{Topic: topic, Partition: 0}
+	h.kc.ProduceN(topic, 0, 5, 10)
+	cfg := h.config(nil, topic)
+	cfg.Reset = offsets.ResetEarliest
+	s, _, err := Start(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	waitBatchUntil(t, s, p0, 5)
+	if _, err := h.kc.Admin().DeleteTopics(context.Background(), topic); err != nil {
+		t.Fatal(err)
+	}
+	evs := waitNotice(t, s, offsets.CodeBrokerError)
+	if resp, err := h.kc.Admin().CreateTopic(context.Background(), 2, 1, nil, topic); err != nil || resp.Err != nil {
+		t.Fatalf("create %s again: %v %v", topic, err, resp.Err)
+	}
+	evs = append(evs, waitNotice(t, s, offsets.CodeRecreated)...)
+	timeout := time.After(30 * time.Second)
+	for {
+		select {
+		case ev := <-s.Events():
+			evs = append(evs, ev)
+			pr, ok := ev.(*Progress)
+			if !ok {
+				continue
+			}
+			clean := true
+			for _, st := range pr.Partitions {
+				clean = clean && !st.Errored
+			}
+			if clean {
+				if n := notices(evs, offsets.CodeReconnected); len(n) > 0 {
+					t.Errorf("reconnected events after the recreation: %s", describe(evs))
+				}
+				return
+			}
+		case <-timeout:
+			t.Fatalf("the partitions of the new topic are still in error: %s", describe(evs))
+		}
+	}
+}
