@@ -287,7 +287,7 @@ func (bf *brokerFetcher) request(in []*reader, maxBytes int64, backlog, poll boo
 		if r.verify {
 			pos-- // the record before: is it still the one read? (take)
 		}
-		req.AddChecked(r.p, pos, r.size, r.epoch, r.id)
+		req.AddChecked(r.p, pos, r.size, r.epoch, r.id())
 	}
 	return req
 }

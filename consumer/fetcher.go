@@ -140,8 +140,9 @@ func (f *fetcher) committed() bool {
 // at offset. Records come to the loop as chunks carrying gen. maxHeld and maxHeldBytes bound what the reader forwards
 // before the loop puts it in a batch.
 func (f *fetcher) open(p offsets.Partition, id kafka.TopicID, gen uint64, offset, maxHeld, maxHeldBytes int64) *reader {
-	r := &reader{p: p, id: id, gen: gen, f: f, pos: offset, size: f.partBytes, replica: -1, lastEpoch: -1, maxHeld: maxHeld, maxHeldBytes: maxHeldBytes}
+	r := &reader{p: p, gen: gen, f: f, pos: offset, size: f.partBytes, replica: -1, lastEpoch: -1, maxHeld: maxHeld, maxHeldBytes: maxHeldBytes}
 	r.hwm.Store(-1)
+	r.setID(id)
 	f.lose(r)
 	return r
 }

@@ -47,7 +47,6 @@ const maxChunk = 512
 // read-ahead and closes it.
 type reader struct {
 	p   offsets.Partition
-	id  kafka.TopicID // the topic's id the stream reads it under (zero: none known)
 	gen uint64
 	f   *fetcher
 
@@ -84,6 +83,10 @@ type reader struct {
 	// back yet).
 	idleSince atomic.Int64
 	paused    atomic.Bool
+	// topicID is the id of the topic the stream reads p under (nil or
+	// zero: none known); the loop sets one it learns later (adoptID)
+	// without starting the reader again, which would forget lastEpoch.
+	topicID atomic.Pointer[kafka.TopicID]
 
 	// mu guards the read-ahead counts and closed, so a close and a chunk
 	// in flight never leave bytes counted in its broker's share.
@@ -283,3 +286,14 @@ func errorKind(err error) string {
 		err = inner
 	}
 }
+
+// id is the topic id the reader fetches under; zero when none is known.
+func (r *reader) id() kafka.TopicID {
+	if id := r.topicID.Load(); id != nil {
+		return *id
+	}
+	return kafka.TopicID{}
+}
+
+// setID sets the topic id the reader fetches under from its next fetch.
+func (r *reader) setID(id kafka.TopicID) { r.topicID.Store(&id) }

@@ -174,12 +174,15 @@ func (l *loop) dropRedeliveryOn(topic string) error {
 }
 
 // adoptID takes the id of a topic the stream had none for: the lookup at
-// start failed (or the cluster gave none then). The topic's readers are
-// started again where they are, to read under it (a reader's id is fixed
-// when it is made), so that from now on a broker refuses the old topic's
-// offsets in a new topic of the same name; and the store keeps it, so a
-// restart tells a topic created again while kbatch was stopped. Whether
-// the topic was created again before this refresh, nothing can tell.
+// start failed (a seed broker down, say) or the cluster gave none then.
+// The topic's readers fetch under it from their next fetch, so that from
+// now on a broker refuses the old topic's offsets in a new topic of the
+// same name; they are not started again, which would forget the leader
+// epoch of what they read and with it the check of the log after an
+// unclean election (the unclean suite's "frozen" case failed so). The
+// store keeps the id, so a restart tells a topic created again while
+// kbatch was stopped. Whether the topic was created again before this
+// refresh, nothing can tell.
 func (l *loop) adoptID(topic, id string) error {
 	l.ids[topic] = id
 	if l.cfg.Store != nil {
@@ -187,9 +190,10 @@ func (l *loop) adoptID(topic, id string) error {
 			return err
 		}
 	}
+	tid := kafka.ParseTopicID(id)
 	for _, ps := range l.states {
 		if ps.p.Topic == topic && ps.reader != nil {
-			l.startReader(ps, ps.position())
+			ps.reader.setID(tid)
 		}
 	}
 	return nil

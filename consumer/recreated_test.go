@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
@@ -742,5 +745,85 @@ func TestRecreatedTopicClearsItsErrors(t *testing.T) {
 		case <-timeout:
 			t.Fatalf("the partitions of the new topic are still in error: %s", describe(evs))
 		}
+	}
+}
+
+// TestAdoptedIDKeepsTheEpochCheck: the id of a topic learnt after start
+// (adoptID) first started the topic's readers again. A new reader knows
+// no leader epoch of what was read, so after a leader change it no longer
+// checked the log (the fetch from position-1, KIP-320): the unclean suite
+// on three real brokers ("frozen") then read a truncated log's new
+// history as if it continued the old one. The readers now take the id
+// where they are; after an election the next fetch is the check.
+func TestAdoptedIDKeepsTheEpochCheck(t *testing.T) {
+	h := newBrokersHarness(t, 1)
+	if v := h.kc.FetchMaxVersion(); v < 13 {
+		t.Skipf("the broker serves Fetch v%d at most", v)
+	}
+	var calls atomic.Int32
+	topicIDs = func(c *kafka.Client, topics []string) (map[string]string, error) {
+		if calls.Add(1) == 1 {
+			return nil, errors.New("no answer in time")
+		}
+		return kafka.TopicIDs(c, topics)
+	}
+	t.Cleanup(func() { topicIDs = kafka.TopicIDs })
+	topic := h.kc.Topic("adopted-epoch", 1)
+	p0 := offsets.Partition{Topic: topic, Partition: 0}
+	h.kc.ProduceN(topic, 0, 5, 10)
+	md, err := h.kc.Admin().Metadata(context.Background(), topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := md.Topics[topic].ID
+	var mu sync.Mutex
+	var asked []int64 // offsets the fetches of p0 asked for
+	h.kc.Fake.ControlKey(int16(kmsg.Fetch), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		h.kc.Fake.KeepControl()
+		for _, rt := range req.(*kmsg.FetchRequest).Topics {
+			if rt.Topic != topic && rt.TopicID != id {
+				continue
+			}
+			for _, rp := range rt.Partitions {
+				mu.Lock()
+				asked = append(asked, rp.FetchOffset)
+				mu.Unlock()
+			}
+		}
+		return nil, nil, false
+	})
+
+	st := h.openStore()
+	defer st.Close()
+	cfg := h.config(st, topic)
+	cfg.Reset = offsets.ResetEarliest
+	s, _, err := Start(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	waitBatchUntil(t, s, p0, 5)
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		info, _, err := st.Stream("test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.TopicIDs[topic] != "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the topic's id was never taken")
+		}
+	}
+	mu.Lock()
+	asked = nil
+	mu.Unlock()
+	h.lead(topic, 0, 0) // an election: the epoch moves on
+	h.kc.ProduceN(topic, 0, 3, 10)
+	waitBatchUntil(t, s, p0, 8)
+	mu.Lock()
+	defer mu.Unlock()
+	if !slices.Contains(asked, 4) {
+		t.Errorf("after the election the fetches asked for %v: none from 4, the check of the record before position 5", asked)
 	}
 }

@@ -27,7 +27,17 @@ func TopicIDs(c *Client, topics []string) (map[string]string, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), c.sc.Config().Net.ReadTimeout)
 	defer cancel()
-	resp, err := req.RequestWith(ctx, kc)
+	// A few tries: the fetch client retries nothing itself, and the
+	// broker it asks (any one) may be down while the others answer: a
+	// stream that starts without the ids reads by names until its
+	// metadata refresh learns them.
+	var resp *kmsg.MetadataResponse
+	for try := 1; ; try++ {
+		resp, err = req.RequestWith(ctx, kc)
+		if err == nil || try == 3 || ctx.Err() != nil {
+			break
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("topic ids: %w", err)
 	}
