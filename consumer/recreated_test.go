@@ -626,14 +626,7 @@ func TestTopicIDLearnedAfterAFailedLookup(t *testing.T) {
 	if v := h.kc.FetchMaxVersion(); v < 13 {
 		t.Skipf("the broker serves Fetch v%d at most; topic ids came in v13 (Kafka 3.1)", v)
 	}
-	var calls atomic.Int32
-	topicIDs = func(c *kafka.Client, topics []string) (map[string]string, error) {
-		if calls.Add(1) == 1 {
-			return nil, errors.New("no answer in time")
-		}
-		return kafka.TopicIDs(c, topics)
-	}
-	t.Cleanup(func() { topicIDs = kafka.TopicIDs })
+	failFirstIDLookup(t)
 
 	topic := h.kc.Topic("recreated-late-id", 1)
 	p0 := offsets.Partition{Topic: topic, Partition: 0}
@@ -649,18 +642,7 @@ func TestTopicIDLearnedAfterAFailedLookup(t *testing.T) {
 	defer s.Close()
 	waitBatchUntil(t, s, p0, 5)
 	var evs []Event
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		info, _, err := st.Stream("test")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if info.TopicIDs[topic] != "" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the topic's id was never stored after the lookup at start failed (%d lookups)", calls.Load())
-		}
-	}
+	waitIDStored(t, st, topic)
 
 	h.kc.Recreate(topic, 1)
 	produceNew(t, h, topic, 0, 9)
@@ -760,14 +742,7 @@ func TestAdoptedIDKeepsTheEpochCheck(t *testing.T) {
 	if v := h.kc.FetchMaxVersion(); v < 13 {
 		t.Skipf("the broker serves Fetch v%d at most", v)
 	}
-	var calls atomic.Int32
-	topicIDs = func(c *kafka.Client, topics []string) (map[string]string, error) {
-		if calls.Add(1) == 1 {
-			return nil, errors.New("no answer in time")
-		}
-		return kafka.TopicIDs(c, topics)
-	}
-	t.Cleanup(func() { topicIDs = kafka.TopicIDs })
+	failFirstIDLookup(t)
 	topic := h.kc.Topic("adopted-epoch", 1)
 	p0 := offsets.Partition{Topic: topic, Partition: 0}
 	h.kc.ProduceN(topic, 0, 5, 10)
@@ -803,18 +778,7 @@ func TestAdoptedIDKeepsTheEpochCheck(t *testing.T) {
 	}
 	defer s.Close()
 	waitBatchUntil(t, s, p0, 5)
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		info, _, err := st.Stream("test")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if info.TopicIDs[topic] != "" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the topic's id was never taken")
-		}
-	}
+	waitIDStored(t, st, topic)
 	mu.Lock()
 	asked = nil
 	mu.Unlock()
@@ -825,5 +789,35 @@ func TestAdoptedIDKeepsTheEpochCheck(t *testing.T) {
 	defer mu.Unlock()
 	if !slices.Contains(asked, 4) {
 		t.Errorf("after the election the fetches asked for %v: none from 4, the check of the record before position 5", asked)
+	}
+}
+
+// failFirstIDLookup makes the stream's first lookup of topic ids fail, as
+// with a seed broker down at start; the later ones ask the cluster.
+func failFirstIDLookup(t *testing.T) {
+	var calls atomic.Int32
+	topicIDs = func(c *kafka.Client, topics []string) (map[string]string, error) {
+		if calls.Add(1) == 1 {
+			return nil, errors.New("no answer in time")
+		}
+		return kafka.TopicIDs(c, topics)
+	}
+	t.Cleanup(func() { topicIDs = kafka.TopicIDs })
+}
+
+// waitIDStored waits until the store holds topic's id for stream "test".
+func waitIDStored(t *testing.T, st *offsets.Store, topic string) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		info, _, err := st.Stream("test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.TopicIDs[topic] != "" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the id of %s was never stored after the lookup at start failed", topic)
+		}
 	}
 }
