@@ -137,8 +137,9 @@ func (f *fetcher) committed() bool {
 }
 
 // open starts reading p, of the topic whose id is id (zero: none known),
-// at offset. Records come to the loop as chunks carrying gen. maxHeld and maxHeldBytes bound what the reader forwards
-// before the loop puts it in a batch.
+// at offset. Records come to the loop as chunks carrying gen. maxHeld and
+// maxHeldBytes bound what the reader forwards before the loop puts it in a
+// batch.
 func (f *fetcher) open(p offsets.Partition, id kafka.TopicID, gen uint64, offset, maxHeld, maxHeldBytes int64) *reader {
 	r := &reader{p: p, gen: gen, f: f, pos: offset, size: f.partBytes, replica: -1, lastEpoch: -1, maxHeld: maxHeld, maxHeldBytes: maxHeldBytes}
 	r.hwm.Store(-1)

@@ -84,7 +84,8 @@ type loop struct {
 }
 
 type refreshResult struct {
-	bounds map[offsets.Partition]offsets.Bounds
+	started time.Time // when the refresh asked the cluster
+	bounds  map[offsets.Partition]offsets.Bounds
 	// ids are the topics' ids as the cluster gave them before the
 	// bounds were read; nil when it did not.
 	ids map[string]string
@@ -380,7 +381,7 @@ func (l *loop) onReadError(ps *partState, c chunk) error {
 		// The topic was deleted, maybe created again: the refresh tells
 		// (onRefresh), without waiting for its tick, and reports the
 		// error only if the topic was not created again.
-		ps.unknownID = err
+		ps.unknownID, ps.unknownAt = err, time.Now()
 		select {
 		case l.nudge <- struct{}{}:
 		default:
@@ -664,8 +665,11 @@ func (l *loop) onRefresh(r refreshResult) error {
 		}
 	}
 	for _, ps := range l.states {
-		if err := ps.unknownID; err != nil {
-			ps.unknownID = nil // not created again: an error to report
+		// Not created again, as a refresh started after the error
+		// tells (one started before it may not know yet): an error to
+		// report.
+		if err := ps.unknownID; err != nil && r.started.After(ps.unknownAt) {
+			ps.unknownID = nil
 			l.reportReadError(ps, err)
 		}
 	}
@@ -722,7 +726,7 @@ func (l *loop) refresher() {
 		case <-t.C:
 		case <-l.nudge:
 		}
-		var r refreshResult
+		r := refreshResult{started: time.Now()}
 		r.ids, _ = topicIDs(l.cfg.Client, l.cfg.Topics) // before the bounds: see planStart
 		// Topic by topic when the refresh of all fails: one deleted (its
 		// readers report it) does not hide the others' new partitions

@@ -40,11 +40,12 @@ type partState struct {
 	userPaused bool
 	errored    bool
 	errKind    string // the kind (errorKind) of the error last reported
-	// unknownID is the reader's kafka.ErrUnknownTopicID, held until the
-	// refresh it nudged tells whether the topic was created again (one
-	// topic-recreated event) or not (then it is reported as the broker
-	// error it is).
+	// unknownID is the reader's kafka.ErrUnknownTopicID, held until a
+	// refresh started after unknownAt (the one it nudged) tells whether
+	// the topic was created again (one topic-recreated event) or not
+	// (then it is reported as the broker error it is).
 	unknownID error
+	unknownAt time.Time
 
 	bounds offsets.Bounds
 	// stored is the acked next offset, -1 when none.

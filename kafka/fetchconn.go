@@ -53,7 +53,7 @@ func (c *Client) closeFetch() {
 }
 
 // newFetchClient makes the kgo client of cc, with conf's client id,
-// timeouts and protocol version (Fetch at most FetchVersion of it).
+// timeouts and protocol version (Fetch at most fetchMaxVersion of it).
 func newFetchClient(cc ClientConfig, conf *sarama.Config) (*kgo.Client, error) {
 	versions := kversion.Stable()
 	versions.SetMaxKeyVersion(kmsg.Fetch.Int16(), fetchMaxVersion(conf.Version))
