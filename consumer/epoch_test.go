@@ -29,11 +29,7 @@ func TestFetchCarriesLeaderEpochAndRetriesWhenFenced(t *testing.T) {
 	p := offsets.Partition{Topic: topic, Partition: 0}
 	h.kc.ProduceN(topic, 0, 100, 20)
 
-	md, err := h.kc.Admin().Metadata(context.Background(), topic)
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := md.Topics[topic].ID // Fetch v13 names the topic by id only
+	id := h.kc.TopicID(topic) // Fetch v13 names the topic by id only
 
 	var mu sync.Mutex
 	seen := map[int32]int{} // leader epochs the fetches of p carried

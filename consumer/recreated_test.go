@@ -132,32 +132,10 @@ func TestTopicRecreatedWhileRunning(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var evs []Event
-			seen := map[offsets.Partition]int64{}
-			inNew := map[offsets.Partition]bool{} // a range marked topic-recreated came
-			readTo := func(want int64, done func() bool) {
-				t.Helper()
-				timeout := time.After(30 * time.Second)
-				for !done() {
-					select {
-					case ev, ok := <-s.Events():
-						if !ok {
-							t.Fatalf("stream ended: %s", describe(evs))
-						}
-						evs = append(evs, ev)
-						if b, ok := ev.(*BatchEvent); ok {
-							for _, r := range b.Batch.Ranges {
-								seen[r.Partition] = r.Until
-								inNew[r.Partition] = inNew[r.Partition] || r.Jump == offsets.CodeRecreated
-							}
-						}
-					case <-timeout:
-						t.Fatalf("no batch up to %d on both partitions: %s", want, describe(evs))
-					}
-				}
-			}
-			readTo(5, func() bool { return seen[p0] == 5 && seen[p1] == 5 })
-			first := len(batches(evs))
+			br := newBatchReader(s)
+			seen, inNew := br.until, br.moved
+			br.readUntil(t, "batch up to 5 on both partitions", func() bool { return seen[p0] == 5 && seen[p1] == 5 })
+			first := len(batches(br.evs))
 
 			h.kc.Recreate(topic, 2)
 			produceNew(t, h, topic, 0, tc.after)
@@ -165,13 +143,13 @@ func TestTopicRecreatedWhileRunning(t *testing.T) {
 			// With more records than read, the old position may read some
 			// of the new topic before the refresh sees its id: those are
 			// delivered twice, none is skipped.
-			readTo(int64(tc.after), func() bool {
+			br.readUntil(t, fmt.Sprintf("batch up to %d on both partitions, after the move", tc.after), func() bool {
 				return inNew[p0] && inNew[p1] && seen[p0] == int64(tc.after) && seen[p1] == int64(tc.after)
 			})
 			if err := s.Close(); err != nil {
 				t.Fatal(err)
 			}
-			for _, e := range notices(evs, offsets.CodeDataLoss) {
+			for _, e := range notices(br.evs, offsets.CodeDataLoss) {
 				t.Errorf("a recreated topic was reported as data loss: %s", e.Message)
 			}
 			for _, p := range []offsets.Partition{p0, p1} {
@@ -179,7 +157,7 @@ func TestTopicRecreatedWhileRunning(t *testing.T) {
 				// log start, marked as the jump it is.
 				var from int64 = -1
 				var records int64
-				for _, b := range batches(evs)[first:] {
+				for _, b := range batches(br.evs)[first:] {
 					for _, r := range b.Ranges {
 						if r.Partition != p {
 							continue
@@ -193,14 +171,14 @@ func TestTopicRecreatedWhileRunning(t *testing.T) {
 					}
 				}
 				if from != 0 || records != int64(tc.after) {
-					t.Errorf("%s: after the recreation read from %d, %d records, want all %d from 0: %s", p, from, records, tc.after, describe(evs))
+					t.Errorf("%s: after the recreation read from %d, %d records, want all %d from 0: %s", p, from, records, tc.after, describe(br.evs))
 				}
 			}
 
 			// A restart goes on where the new topic was acked, quietly.
 			produceNew(t, h, topic, 0, 2)
 			cfg.UntilEnd = true
-			evs = runWithin(t, cfg, time.Minute)
+			evs := runWithin(t, cfg, time.Minute)
 			if n := notices(evs, offsets.CodeRecreated); len(n) > 0 {
 				t.Errorf("the restart reported the recreation again: %s", n[0].Message)
 			}
@@ -208,6 +186,44 @@ func TestTopicRecreatedWhileRunning(t *testing.T) {
 				t.Errorf("restart read %s [%d, %d), want [%d, %d): %s", p0, from, until, tc.after, tc.after+2, describe(evs))
 			}
 		})
+	}
+}
+
+// batchReader reads a stream's events and keeps them, with the end of
+// each partition's last range and whether a range of it marked
+// topic-recreated came.
+type batchReader struct {
+	s     *Stream
+	evs   []Event
+	until map[offsets.Partition]int64
+	moved map[offsets.Partition]bool
+}
+
+func newBatchReader(s *Stream) *batchReader {
+	return &batchReader{s: s, until: map[offsets.Partition]int64{}, moved: map[offsets.Partition]bool{}}
+}
+
+// readUntil reads events until done; the test fails when the stream ends
+// first or after 30 s, saying there was no what.
+func (br *batchReader) readUntil(t *testing.T, what string, done func() bool) {
+	t.Helper()
+	timeout := time.After(30 * time.Second)
+	for !done() {
+		select {
+		case ev, ok := <-br.s.Events():
+			if !ok {
+				t.Fatalf("stream ended: %s", describe(br.evs))
+			}
+			br.evs = append(br.evs, ev)
+			if b, ok := ev.(*BatchEvent); ok {
+				for _, r := range b.Batch.Ranges {
+					br.until[r.Partition] = r.Until
+					br.moved[r.Partition] = br.moved[r.Partition] || r.Jump == offsets.CodeRecreated
+				}
+			}
+		case <-timeout:
+			t.Fatalf("no %s: %s", what, describe(br.evs))
+		}
 	}
 }
 
@@ -555,48 +571,28 @@ func TestRecreatedTopicIsNotReadUnderTheOldID(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	var evs []Event
-	until := map[offsets.Partition]int64{}
-	readUntil := func(done func() bool) {
-		t.Helper()
-		timeout := time.After(30 * time.Second)
-		for !done() {
-			select {
-			case ev, ok := <-s.Events():
-				if !ok {
-					t.Fatalf("stream ended: %s", describe(evs))
-				}
-				evs = append(evs, ev)
-				if b, ok := ev.(*BatchEvent); ok {
-					for _, r := range b.Batch.Ranges {
-						until[r.Partition] = r.Until
-					}
-				}
-			case <-timeout:
-				t.Fatalf("not read as far as wanted: %s", describe(evs))
-			}
-		}
-	}
-	readUntil(func() bool { return until[parts[0]] == 5 && until[parts[1]] == 5 })
-	first := len(batches(evs))
+	br := newBatchReader(s)
+	until := br.until
+	br.readUntil(t, "batch up to 5 on both partitions", func() bool { return until[parts[0]] == 5 && until[parts[1]] == 5 })
+	first := len(batches(br.evs))
 
 	h.kc.Recreate(topic, 2)
 	for _, p := range parts {
 		produceNew(t, h, topic, p.Partition, 9)
 	}
-	recreated := func() bool { return len(notices(evs, offsets.CodeRecreated)) > 0 }
-	readUntil(func() bool { return recreated() && until[parts[0]] == 9 && until[parts[1]] == 9 })
+	recreated := func() bool { return len(notices(br.evs, offsets.CodeRecreated)) > 0 }
+	br.readUntil(t, "batch up to 9 on both partitions, after the move", func() bool { return recreated() && until[parts[0]] == 9 && until[parts[1]] == 9 })
 	for _, p := range parts {
 		var jumped bool
 		var records int64
-		for _, b := range batches(evs)[first:] {
+		for _, b := range batches(br.evs)[first:] {
 			for _, r := range b.Ranges {
 				if r.Partition != p {
 					continue
 				}
 				jumped = jumped || r.Jump == offsets.CodeRecreated
 				if !jumped && r.Records > 0 {
-					t.Errorf("%s: batch %d has [%d, %d) with %d records before the move: the new topic's, read under the old id: %s", p, b.ID, r.From, r.Until, r.Records, describe(evs))
+					t.Errorf("%s: batch %d has [%d, %d) with %d records before the move: the new topic's, read under the old id: %s", p, b.ID, r.From, r.Until, r.Records, describe(br.evs))
 				}
 				if jumped {
 					records += r.Records
@@ -604,13 +600,13 @@ func TestRecreatedTopicIsNotReadUnderTheOldID(t *testing.T) {
 			}
 		}
 		if !jumped || records != 9 {
-			t.Errorf("%s: after the move %d records (moved %v), want the new topic's 9 once: %s", p, records, jumped, describe(evs))
+			t.Errorf("%s: after the move %d records (moved %v), want the new topic's 9 once: %s", p, records, jumped, describe(br.evs))
 		}
 	}
 	// One event says it all (helper-48: each partition also had a
 	// broker-error for UNKNOWN_TOPIC_ID, then a reconnected one).
-	if n, b, c := len(notices(evs, offsets.CodeRecreated)), len(notices(evs, offsets.CodeBrokerError)), len(notices(evs, offsets.CodeReconnected)); n != 1 || b+c > 0 {
-		t.Errorf("%d topic-recreated, %d broker-error and %d reconnected events; want one topic-recreated alone: %s", n, b, c, describe(evs))
+	if n, b, c := len(notices(br.evs, offsets.CodeRecreated)), len(notices(br.evs, offsets.CodeBrokerError)), len(notices(br.evs, offsets.CodeReconnected)); n != 1 || b+c > 0 {
+		t.Errorf("%d topic-recreated, %d broker-error and %d reconnected events; want one topic-recreated alone: %s", n, b, c, describe(br.evs))
 	}
 }
 
@@ -746,11 +742,7 @@ func TestAdoptedIDKeepsTheEpochCheck(t *testing.T) {
 	topic := h.kc.Topic("adopted-epoch", 1)
 	p0 := offsets.Partition{Topic: topic, Partition: 0}
 	h.kc.ProduceN(topic, 0, 5, 10)
-	md, err := h.kc.Admin().Metadata(context.Background(), topic)
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := md.Topics[topic].ID
+	id := h.kc.TopicID(topic)
 	var mu sync.Mutex
 	var asked []int64 // offsets the fetches of p0 asked for
 	h.kc.Fake.ControlKey(int16(kmsg.Fetch), func(req kmsg.Request) (kmsg.Response, error, bool) {

@@ -1,7 +1,6 @@
 package replay
 
 import (
-	"context"
 	"reflect"
 	"sync"
 	"testing"
@@ -34,11 +33,7 @@ func TestReplayFetchCarriesLeaderEpoch(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	md, err := tc.Admin().Metadata(context.Background(), topic)
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := md.Topics[topic].ID // Fetch v13 names the topic by id only
+	id := tc.TopicID(topic) // Fetch v13 names the topic by id only
 	var mu sync.Mutex
 	seen := map[int32]int{}
 	tc.Fake.ControlKey(int16(kmsg.Fetch), func(req kmsg.Request) (kmsg.Response, error, bool) {

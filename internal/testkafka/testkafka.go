@@ -327,3 +327,15 @@ func (c *Cluster) FetchMaxVersion() int16 {
 	}
 	return -1
 }
+
+// TopicID is topic's id as the cluster gives it now: a Fetch v13 request
+// names the topic by it only, so a test that looks at fetches matches
+// either.
+func (c *Cluster) TopicID(topic string) [16]byte {
+	c.t.Helper()
+	md, err := c.admin.Metadata(ctx(c.t), topic)
+	if err != nil {
+		c.t.Fatalf("metadata of %s: %v", topic, err)
+	}
+	return md.Topics[topic].ID
+}
