@@ -70,15 +70,16 @@ screenshots: build
 	./scripts/screenshots.sh
 
 # docs/cli: the command reference, one markdown page per command, written
-# from the command tree (TestCLIReferenceIsCurrent fails when it is stale).
+# from the command tree by internal/gendocs, which is not part of the
+# binary (TestCLIReferenceIsCurrent fails when docs/cli is stale).
 docs:
 	rm -rf docs/cli
-	$(GO) run . gen-docs --markdown docs/cli
+	$(GO) run ./internal/gendocs --markdown docs/cli
 
 # Man pages (section 1) into man/; `man ./man/kbatch.1` reads one.
 man:
 	rm -rf man
-	$(GO) run . gen-docs --man man
+	$(GO) run ./internal/gendocs --man man
 
 # Release archives and checksums for every platform into dist/ with
 # goreleaser (.goreleaser.yaml), run with go run: nothing is installed.

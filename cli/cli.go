@@ -189,7 +189,6 @@ config file's [clusters.NAME] profile (see config.example.toml).`,
 	root.RunE = watch.RunE
 	root.Flags().AddFlagSet(watch.Flags())
 	root.Args = cobra.NoArgs // "kbatch frobnicate": an unknown command
-	root.AddCommand(newGenDocsCommand(root))
 	strictHelpAndCompletion(root)
 	argsAreUsage(root)
 	addCompletions(root, g)

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -9,73 +8,6 @@ import (
 	"strings"
 	"testing"
 )
-
-// TestCLIReferenceIsCurrent: docs/cli holds exactly what gen-docs writes
-// for today's command tree; a changed flag or help text without `make
-// docs` fails here.
-func TestCLIReferenceIsCurrent(t *testing.T) {
-	t.Chdir("..") // the repository root
-	dir := t.TempDir()
-	if err := genMarkdown(newRootCommandFor(&globalOptions{}), dir); err != nil {
-		t.Fatal(err)
-	}
-	want := readDir(t, dir)
-	have := readDir(t, filepath.Join("docs", "cli"))
-	for name, w := range want {
-		h, ok := have[name]
-		switch {
-		case !ok:
-			t.Errorf("docs/cli/%s is missing: run make docs", name)
-		case !bytes.Equal(h, w):
-			t.Errorf("docs/cli/%s is stale: run make docs", name)
-		}
-	}
-	for name := range have {
-		if _, ok := want[name]; !ok {
-			t.Errorf("docs/cli/%s documents no command: run make docs", name)
-		}
-	}
-}
-
-func readDir(t *testing.T, dir string) map[string][]byte {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string][]byte{}
-	for _, e := range entries {
-		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		out[e.Name()] = data
-	}
-	return out
-}
-
-// TestGenDocsWritesManPagesAndCompletions: make man and the release
-// archives get a page per command and the three completion scripts.
-func TestGenDocsWritesManPagesAndCompletions(t *testing.T) {
-	dir := t.TempDir()
-	_, errOut, code := runKbatch(t, "gen-docs", "--man", filepath.Join(dir, "man"), "--completions", filepath.Join(dir, "completions"))
-	if code != 0 {
-		t.Fatalf("gen-docs: exit %d: %s", code, errOut)
-	}
-	for _, name := range []string{"man/kbatch.1", "man/kbatch-watch.1", "man/kbatch-replay.1", "man/kbatch-offsets-set.1",
-		"completions/kbatch.bash", "completions/kbatch.zsh", "completions/kbatch.fish"} {
-		data, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil || len(data) == 0 {
-			t.Errorf("%s: %v (%d bytes)", name, err, len(data))
-		}
-	}
-	if data, _ := os.ReadFile(filepath.Join(dir, "man", "kbatch-replay.1")); !bytes.Contains(data, []byte("TOPIC:PARTITIONS:FROM-UNTIL")) {
-		t.Errorf("kbatch-replay.1 lacks replay's help")
-	}
-	if _, _, code := runKbatch(t, "gen-docs"); code != exitUsage {
-		t.Errorf("gen-docs without a folder: exit %d, want 2", code)
-	}
-}
 
 // mdLink matches inline markdown links and images: [text](target).
 var mdLink = regexp.MustCompile(`!?\[[^\]]*\]\(([^)\s]+)(?:\s+"[^"]*")?\)`)
