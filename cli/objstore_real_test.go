@@ -21,7 +21,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"gocloud.dev/blob"
-	_ "gocloud.dev/blob/gcsblob" // writing gs:// fixtures; kbatch reads with objstore's own driver
+	_ "gocloud.dev/blob/azureblob" // the suite writes fixtures with gocloud.dev's drivers;
+	_ "gocloud.dev/blob/gcsblob"   // kbatch reads with objstore's own readers
+	_ "gocloud.dev/blob/s3blob"
 
 	"github.com/kbatch-dev/kbatch/internal/fixtures"
 	"github.com/kbatch-dev/kbatch/internal/testkafka"
@@ -33,8 +35,8 @@ import (
 // SDK's default chain reads to .cache/objstore/env). It runs when
 // KBATCH_TEST_OBJSTORE is set. The checkpoint is KBATCH_TEST_SPARK_CKPT
 // (the one make test-spark's query wrote), else the real-Spark fixture in
-// testdata. Tests write with gocloud.dev/blob's drivers (gcsblob only
-// here); kbatch only reads.
+// testdata. Tests write with gocloud.dev/blob's drivers; kbatch only
+// reads, with objstore's own readers (no gocloud.dev in the binary).
 
 // realSparkFixture is a checkpoint written on this project's machine by a
 // real Spark 4.2.0 query (testdata/spark-real/SOURCES.md).

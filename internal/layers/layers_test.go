@@ -29,8 +29,8 @@ var rank = map[string]int{
 	// offset JSON, so it sits above offsets/spark.
 	"offsets/exchange": 3,
 	// offsets/spark/objstore opens a checkpoint in a folder or an object
-	// store (gocloud.dev; GCS over Google's JSON API) as an offsets/spark
-	// Store.
+	// store (S3, GCS and Azure Blob, each with its cloud's credentials) as
+	// an offsets/spark Store.
 	"offsets/spark/objstore": 3,
 	"config":                 2,
 	"kafka":                  3,
@@ -50,8 +50,11 @@ var owners = map[string][]string{
 	"github.com/IBM/sarama":   {"kafka"},
 	"charm.land/bubbletea/v2": {"tui"},
 	"go.etcd.io/bbolt":        {"offsets"},
-	"gocloud.dev":             {"offsets/spark/objstore"},
-	"google.golang.org/api":   {"offsets/spark/objstore"},
+	// The clouds' clients and credential chains: only the object-store
+	// reader (MSK IAM's signer in kafka brings AWS's own).
+	"github.com/aws/aws-sdk-go-v2/service/s3": {"offsets/spark/objstore"},
+	"github.com/Azure/azure-sdk-for-go":       {"offsets/spark/objstore"},
+	"golang.org/x/oauth2/google":              {"offsets/spark/objstore"},
 	// franz-go: kafka fetches with it; the demo's embedded broker
 	// (kfake) and its producers are franz-go too.
 	"github.com/twmb/franz-go/pkg/kgo":  {"kafka", "demo"},

@@ -6,16 +6,19 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/url"
 	"strings"
-	"time"
 
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/google"
-	"google.golang.org/api/googleapi"
-	storage "google.golang.org/api/storage/v1"
+
+	"github.com/kbatch-dev/kbatch/record"
 )
+
+// gcsReadOnlyScope is the OAuth scope kbatch asks for: reading objects.
+const gcsReadOnlyScope = "https://www.googleapis.com/auth/devstorage.read_only"
 
 // The requests of gcsBucket: its client, credentials, errors and retries.
 
@@ -33,7 +36,7 @@ func (b *gcsBucket) httpClient() (*http.Client, error) {
 	if !b.anonymous {
 		// Not the request's context: the token source keeps this one for
 		// every refresh, long after that request is done.
-		creds, err := google.FindDefaultCredentials(context.Background(), storage.DevstorageReadOnlyScope)
+		creds, err := google.FindDefaultCredentials(context.Background(), gcsReadOnlyScope)
 		if err != nil {
 			return nil, credentialsError(err)
 		}
@@ -43,27 +46,18 @@ func (b *gcsBucket) httpClient() (*http.Client, error) {
 	return b.client, nil
 }
 
-// get sends one GET to the JSON API: path (a template of
-// googleapi.Expand: "b/{bucket}/o/{object}") with query. A status other
-// than 2xx is a *gcsError, a failed request a *url.Error (see failure).
-func (b *gcsBucket) get(ctx context.Context, path, key string, query url.Values, header http.Header) (*http.Response, error) {
+// get sends one GET to the JSON API: path (escaped, relative to the
+// endpoint) with query. A status other than 2xx is a *gcsError (a 404
+// wraps fs.ErrNotExist), a failed request a *url.Error (see failure).
+func (b *gcsBucket) get(ctx context.Context, path string, query url.Values) (*http.Response, error) {
 	client, err := b.httpClient()
 	if err != nil {
 		return nil, err
 	}
-	u, err := url.Parse(b.endpoint + path)
-	if err != nil {
-		return nil, err
-	}
-	googleapi.Expand(u, map[string]string{"bucket": b.name, "object": key})
 	query.Set("prettyPrint", "false")
-	u.RawQuery = query.Encode()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, b.endpoint+path+"?"+query.Encode(), nil)
 	if err != nil {
 		return nil, err
-	}
-	for k, v := range header {
-		req.Header[k] = v
 	}
 	req.Header.Set("User-Agent", "kbatch")
 	res, err := client.Do(req)
@@ -72,15 +66,15 @@ func (b *gcsBucket) get(ctx context.Context, path, key string, query url.Values,
 	}
 	if res.StatusCode < 200 || res.StatusCode > 299 {
 		defer res.Body.Close()
-		res.Body = io.NopCloser(io.LimitReader(res.Body, 1<<20))
-		return nil, failure(googleapi.CheckResponse(res))
+		body, _ := io.ReadAll(io.LimitReader(res.Body, 1<<20))
+		return nil, &gcsError{code: res.StatusCode, body: body}
 	}
 	return res, nil
 }
 
 // getJSON sends get and decodes the answer into v.
-func (b *gcsBucket) getJSON(ctx context.Context, path, key string, query url.Values, v any) error {
-	res, err := b.get(ctx, path, key, query, nil)
+func (b *gcsBucket) getJSON(ctx context.Context, path string, query url.Values, v any) error {
+	res, err := b.get(ctx, path, query)
 	if err != nil {
 		return err
 	}
@@ -106,13 +100,8 @@ func credentialsError(err error) error {
 	return &errCredentials{"no usable Google credentials: " + strings.TrimPrefix(err.Error(), "google: ")}
 }
 
-// failure makes err, from the client, one line that keeps what
-// ErrorCode and ErrorAs look for.
+// failure makes a refused credential, from the client, one line.
 func failure(err error) error {
-	var api *googleapi.Error
-	if errors.As(err, &api) {
-		return &gcsError{api}
-	}
 	var re *oauth2.RetrieveError
 	if errors.As(err, &re) {
 		why := re.ErrorCode
@@ -127,23 +116,29 @@ func failure(err error) error {
 	return err
 }
 
-// gcsError is the service's answer to a failed request, in one line: the
-// status and the service's message (googleapi.Error prints the whole JSON
-// body of a failed download).
-type gcsError struct{ api *googleapi.Error }
+// gcsError is the service's answer to a failed request, said in one line:
+// the status and the service's message, not the whole JSON body.
+type gcsError struct {
+	code int
+	body []byte
+}
 
-func (e *gcsError) Unwrap() error { return e.api }
+// Unwrap makes a 404 (a missing object or bucket) fs.ErrNotExist.
+func (e *gcsError) Unwrap() error {
+	if e.code == http.StatusNotFound {
+		return fs.ErrNotExist
+	}
+	return nil
+}
 
 func (e *gcsError) Error() string {
-	s := fmt.Sprintf("Google Cloud Storage answered %d %s", e.api.Code, http.StatusText(e.api.Code))
-	msg := e.api.Message
-	if msg == "" {
-		var reply struct {
-			Error struct{ Message string } `json:"error"`
-		}
-		if json.Unmarshal([]byte(e.api.Body), &reply) == nil {
-			msg = reply.Error.Message
-		}
+	s := fmt.Sprintf("Google Cloud Storage answered %d %s", e.code, http.StatusText(e.code))
+	var reply struct {
+		Error struct{ Message string } `json:"error"`
+	}
+	msg := ""
+	if json.Unmarshal(e.body, &reply) == nil {
+		msg = reply.Error.Message
 	}
 	if msg = oneLine(msg); msg != "" {
 		s += ": " + msg
@@ -151,43 +146,5 @@ func (e *gcsError) Error() string {
 	return s
 }
 
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-// retrying sends a request again when it failed on the way or the service
-// answered 408, 429 or a 5xx (but 501), after each of pauses in turn — as
-// cloud.google.com/go/storage did for reads. kbatch only sends GETs,
-// which are safe to repeat; the request's context bounds the whole.
-type retrying struct {
-	base   http.RoundTripper
-	pauses []time.Duration
-}
-
-func (t *retrying) RoundTrip(req *http.Request) (*http.Response, error) {
-	ctx := req.Context()
-	for i := 0; ; i++ {
-		res, err := t.base.RoundTrip(req)
-		if i == len(t.pauses) || ctx.Err() != nil || (err == nil && !retryStatus(res.StatusCode)) {
-			return res, err
-		}
-		if res != nil {
-			_, _ = io.Copy(io.Discard, io.LimitReader(res.Body, 64<<10))
-			_ = res.Body.Close()
-		}
-		timer := time.NewTimer(t.pauses[i])
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			return nil, ctx.Err()
-		case <-timer.C:
-		}
-	}
-}
-
-func retryStatus(code int) bool {
-	switch code {
-	case http.StatusRequestTimeout, http.StatusTooManyRequests, http.StatusInternalServerError,
-		http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
-		return true
-	}
-	return false
-}
+// oneLine is s, from a server, on one line and escaped for a terminal.
+func oneLine(s string) string { return record.String(strings.Join(strings.Fields(s), " ")) }

@@ -1,15 +1,19 @@
 // Package objstore opens a Spark checkpoint where Spark keeps it: a local
-// folder, or an object store through gocloud.dev/blob — Amazon S3 (s3://,
-// s3a://, s3n://), Google Cloud Storage (gs://) and Azure Blob Storage /
-// ADLS Gen2 (abfss://, abfs://, wasbs://, wasb://) — with each cloud's
-// default credential chain. It only ever reads: listings, reads of whole
-// small files and attribute lookups, nothing else.
+// folder, or an object store — Amazon S3 (s3://, s3a://, s3n://), Google
+// Cloud Storage (gs://) and Azure Blob Storage / ADLS Gen2 (abfss://,
+// abfs://, wasbs://, wasb://) — with each cloud's default credential
+// chain. It only ever reads: listings, reads of whole small files and
+// attribute lookups, nothing else.
 //
-// S3 and Azure go through gocloud.dev's drivers; GCS through a read-only
-// driver of its own on Google's JSON API (gcs.go), which links far less
-// than gocloud.dev's gcsblob. It is the only importer of gocloud.dev and
-// google.golang.org/api outside tests (the object-store suite,
-// cli/objstore_real_test.go, writes with gocloud.dev's drivers).
+// Each store is reached with the least code that reads it well, because
+// every kbatch process (every Tab of a shell completion) maps what is
+// linked: S3 with the AWS SDK's S3 client (s3.go; its credential chain is
+// linked anyway, by MSK IAM), GCS over its JSON API with
+// golang.org/x/oauth2/google's credentials (gcs.go), Azure Blob over its
+// REST API with Shared Key, SAS or azidentity's default credential
+// (azure.go). gocloud.dev, cloud.google.com/go/storage, Google's API
+// packages and the Azure storage SDK are not used outside tests: they link
+// gRPC, OpenTelemetry and arrow-go, about 20 MB of the binary.
 package objstore
 
 import (
@@ -27,11 +31,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
-
-	"gocloud.dev/blob"
-	_ "gocloud.dev/blob/azureblob" // azblob://
-	_ "gocloud.dev/blob/s3blob"    // s3://
-	"gocloud.dev/gcerrors"
 
 	"github.com/kbatch-dev/kbatch/offsets"
 	"github.com/kbatch-dev/kbatch/offsets/spark"
@@ -63,8 +62,8 @@ type Store interface {
 
 // Open opens the checkpoint at loc: a local folder, or an object-store URL
 // (see the package doc; Translate says how each is reached). A malformed
-// URL or an unknown scheme is an *offsets.UsageError. Opening a bucket sends
-// no request; the first read does.
+// URL, an unknown scheme or query parameter is an *offsets.UsageError.
+// Opening a bucket sends no request; the first read does.
 func Open(ctx context.Context, loc string) (Store, error) {
 	if !IsURL(loc) {
 		s, err := spark.NewDirStore(loc)
@@ -78,26 +77,59 @@ func Open(ctx context.Context, loc string) (Store, error) {
 		return nil, &offsets.UsageError{Msg: err.Error()}
 	}
 	b, err := openBucket(ctx, t.Bucket)
+	var ue *offsets.UsageError
+	if errors.As(err, &ue) {
+		return nil, &offsets.UsageError{Msg: fmt.Sprintf("spark checkpoint %s: %s", offsets.SafeName(t.Location), ue.Msg)}
+	}
 	if err != nil {
-		return nil, fmt.Errorf("spark checkpoint %s: %v", t.Location, err)
+		return nil, fmt.Errorf("spark checkpoint %s: %w", t.Location, err)
 	}
+	prefix := ""
 	if t.Prefix != "" {
-		b = blob.PrefixedBucket(b, t.Prefix+"/")
+		prefix = t.Prefix + "/"
 	}
-	return &blobStore{b: b, loc: t.Location}, nil
+	return &bucketStore{b: b, prefix: prefix, loc: t.Location}, nil
 }
 
-// openBucket opens a bucket URL of Translate's: gs:// with gcsBucket,
-// the others with gocloud.dev's drivers.
-func openBucket(ctx context.Context, bucketURL string) (*blob.Bucket, error) {
-	if !strings.HasPrefix(bucketURL, "gs://") {
-		return blob.OpenBucket(ctx, bucketURL)
-	}
-	drv, err := openGCS(bucketURL)
+// openBucket opens a bucket URL of Translate's with the store's reader.
+// Query parameters it does not know are a *offsets.UsageError.
+func openBucket(ctx context.Context, bucketURL string) (bucket, error) {
+	u, err := url.Parse(bucketURL)
 	if err != nil {
 		return nil, err
 	}
-	return blob.NewBucket(drv), nil
+	switch u.Scheme {
+	case "s3":
+		return openS3(ctx, u)
+	case "gs":
+		return openGCS(u)
+	case "azblob":
+		return openAzure(u)
+	}
+	return nil, fmt.Errorf("unsupported bucket scheme %q", u.Scheme)
+}
+
+// bucket is one store's bucket (container), read only. Its methods may be
+// called concurrently; a missing object or bucket is an error that wraps
+// fs.ErrNotExist.
+type bucket interface {
+	// list returns one page, of at most pageSize names, of what is
+	// directly under prefix (a "folder" ending in '/', or ""), the
+	// folders among them with dir set, and the token of the next page
+	// ("" after the last).
+	list(ctx context.Context, prefix, token string, pageSize int) ([]object, string, error)
+	// read opens key with one request. size is the object's size, or -1
+	// when the store did not say.
+	read(ctx context.Context, key string) (body io.ReadCloser, size int64, err error)
+	// stat returns key's modification time with one request.
+	stat(ctx context.Context, key string) (time.Time, error)
+}
+
+// object is one name of a listing.
+type object struct {
+	key     string
+	dir     bool
+	modTime time.Time
 }
 
 type dirStore struct{ *spark.DirStore }
@@ -105,13 +137,14 @@ type dirStore struct{ *spark.DirStore }
 func (dirStore) Requests() int64 { return 0 }
 func (dirStore) Close() error    { return nil }
 
-// Target is where a checkpoint URL is read: a gocloud.dev bucket URL and the
+// Target is where a checkpoint URL is read: a bucket URL and the
 // checkpoint's prefix in it.
 type Target struct {
 	// Location is the URL as shown in messages: scheme, bucket and path,
 	// without the query.
 	Location string
-	// Bucket is the gocloud.dev URL: "s3://bucket?region=...",
+	// Bucket is the bucket's URL, in the form gocloud.dev's URL openers
+	// take (tests write fixtures with them): "s3://bucket?region=...",
 	// "gs://bucket?anonymous=true", "azblob://container?storage_account=...".
 	Bucket string
 	// Prefix is the checkpoint's path in the bucket, without slashes at
@@ -120,7 +153,7 @@ type Target struct {
 }
 
 // Translate maps a checkpoint URL to the bucket Open opens, in gocloud.dev's
-// URL form:
+// URL form (which Open reads with the stores' own readers):
 //
 //	s3://bucket/path?query   (also s3a://, s3n://) → s3://bucket?query
 //	gs://bucket/path?query                         → gs://bucket?query
@@ -129,12 +162,13 @@ type Target struct {
 //	                                               → azblob://container?storage_account=account&domain=blob.core.windows.net&query
 //	                                                 (no domain= when AZURE_STORAGE_DOMAIN is set: it applies)
 //
-// The query is gocloud.dev's: for S3 endpoint=, region=, use_path_style=true
-// (MinIO, moto, …); for Azure domain=, protocol=, localemu=true (Azurite).
-// For GCS it is anonymous=true (a public bucket, no credentials) and
-// nothing else: gcsblob's access_id and private_key_path sign URLs, grpc
-// and zonal choose gRPC, universe_domain leaves Google's own cloud, and
-// kbatch does none of these. An ADLS Gen2 host (dfs.) is read through its
+// The query is gocloud.dev's, the part of it kbatch reads: for S3
+// endpoint=, region=, use_path_style=true (MinIO, moto, …), profile= and
+// anonymous=true (s3.go); for Azure domain=, protocol=, localemu=true
+// (Azurite) and cdn=true (azure.go). For GCS it is anonymous=true (a public
+// bucket, no credentials) and nothing else: gcsblob's access_id and
+// private_key_path sign URLs, grpc and zonal choose gRPC, universe_domain
+// leaves Google's own cloud, and kbatch does none of these. An ADLS Gen2 host (dfs.) is read through its
 // Blob endpoint (blob.), which serves the same files.
 func Translate(loc string) (Target, error) {
 	u, err := url.Parse(loc)
@@ -204,36 +238,40 @@ func azureDomain(scheme string) string {
 	return "blob.core.windows.net"
 }
 
-// blobStore is a checkpoint in a bucket under a prefix.
-type blobStore struct {
-	b        *blob.Bucket
+// bucketStore is a checkpoint in a bucket under a prefix.
+type bucketStore struct {
+	b        bucket
+	prefix   string // "" or ending in '/'
 	loc      string
 	requests atomic.Int64
 }
 
-func (s *blobStore) Location() string        { return s.loc }
-func (s *blobStore) Path(name string) string { return s.loc + "/" + name }
-func (s *blobStore) Requests() int64         { return s.requests.Load() }
-func (s *blobStore) Close() error            { return s.b.Close() }
+func (s *bucketStore) Location() string        { return s.loc }
+func (s *bucketStore) Path(name string) string { return s.loc + "/" + name }
+func (s *bucketStore) Requests() int64         { return s.requests.Load() }
 
-func (s *blobStore) err(name string, err error) error {
-	if gcerrors.Code(err) == gcerrors.NotFound {
+// Close does nothing: the stores' clients share http.DefaultTransport's
+// connections, or hold their own idle ones only.
+func (s *bucketStore) Close() error { return nil }
+
+func (s *bucketStore) err(name string, err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
 		err = fs.ErrNotExist
 	}
 	return fmt.Errorf("spark checkpoint %s: %w", s.Path(name), err)
 }
 
 // ReadFile reads name with one GET, refusing a file over limit bytes.
-func (s *blobStore) ReadFile(name string, limit int64) ([]byte, error) {
+func (s *bucketStore) ReadFile(name string, limit int64) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), RequestTimeout)
 	defer cancel()
 	s.requests.Add(1)
-	r, err := s.b.NewReader(ctx, name, nil)
+	r, size, err := s.b.read(ctx, s.prefix+name)
 	if err != nil {
 		return nil, s.err(name, err)
 	}
 	defer r.Close()
-	if r.Size() > limit {
+	if size > limit {
 		return nil, spark.TooLarge(s, name, limit)
 	}
 	b, err := io.ReadAll(io.LimitReader(r, limit+1))
@@ -249,30 +287,29 @@ func (s *blobStore) ReadFile(name string, limit int64) ([]byte, error) {
 // ReadDir lists the folder name with a delimited listing, one request per
 // page of pageSize names. An empty listing is a missing folder: object
 // stores have no empty folders.
-func (s *blobStore) ReadDir(name string) ([]spark.Entry, error) {
-	prefix := ""
+func (s *bucketStore) ReadDir(name string) ([]spark.Entry, error) {
+	prefix := s.prefix
 	if name != "" {
-		prefix = strings.TrimSuffix(name, "/") + "/"
+		prefix += strings.TrimSuffix(name, "/") + "/"
 	}
-	opts := &blob.ListOptions{Prefix: prefix, Delimiter: "/"}
 	var out []spark.Entry
-	token := blob.FirstPageToken
+	token := ""
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), RequestTimeout)
 		s.requests.Add(1)
-		objs, next, err := s.b.ListPage(ctx, token, pageSize, opts)
+		objs, next, err := s.b.list(ctx, prefix, token, pageSize)
 		cancel()
 		if err != nil {
 			return nil, s.err(name, err)
 		}
 		for _, o := range objs {
-			base := strings.TrimSuffix(strings.TrimPrefix(o.Key, prefix), "/")
+			base := strings.TrimSuffix(strings.TrimPrefix(o.key, prefix), "/")
 			if base == "" || strings.Contains(base, "/") {
 				continue // the folder's own marker object, or not directly in it
 			}
-			out = append(out, spark.Entry{Name: base, Dir: o.IsDir, ModTime: o.ModTime})
+			out = append(out, spark.Entry{Name: base, Dir: o.dir, ModTime: o.modTime})
 		}
-		if len(next) == 0 {
+		if next == "" {
 			break
 		}
 		token = next
@@ -284,13 +321,13 @@ func (s *blobStore) ReadDir(name string) ([]spark.Entry, error) {
 }
 
 // Stat looks name up with one attributes request (HEAD).
-func (s *blobStore) Stat(name string) (spark.Entry, error) {
+func (s *bucketStore) Stat(name string) (spark.Entry, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), RequestTimeout)
 	defer cancel()
 	s.requests.Add(1)
-	a, err := s.b.Attributes(ctx, name)
+	mod, err := s.b.stat(ctx, s.prefix+name)
 	if err != nil {
 		return spark.Entry{}, s.err(name, err)
 	}
-	return spark.Entry{Name: path.Base(name), ModTime: a.ModTime}, nil
+	return spark.Entry{Name: path.Base(name), ModTime: mod}, nil
 }

@@ -3,6 +3,7 @@ package objstore
 import (
 	"context"
 	"errors"
+	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -10,10 +11,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
-
-	"gocloud.dev/blob"
-	"gocloud.dev/blob/memblob"
+	"time"
 
 	"github.com/kbatch-dev/kbatch/internal/fixtures"
 	"github.com/kbatch-dev/kbatch/offsets"
@@ -136,8 +136,70 @@ func TestOpenFolder(t *testing.T) {
 	}
 }
 
+// memBucket is a bucket in memory, listed as the stores list: names in
+// order, folders ending in '/', at most pageSize per page.
+type memBucket struct {
+	mu      sync.Mutex
+	objects map[string][]byte
+}
+
+func newMemBucket() *memBucket { return &memBucket{objects: map[string][]byte{}} }
+
+func (m *memBucket) put(key string, data []byte) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.objects[key] = data
+}
+
+func (m *memBucket) list(_ context.Context, prefix, token string, pageSize int) ([]object, string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var names []string
+	for k := range m.objects {
+		if rest, ok := strings.CutPrefix(k, prefix); ok {
+			if i := strings.IndexByte(rest, '/'); i >= 0 {
+				k = prefix + rest[:i+1]
+			}
+			if k > token {
+				names = append(names, k)
+			}
+		}
+	}
+	slices.Sort(names)
+	names = slices.Compact(names)
+	next := ""
+	if len(names) > pageSize {
+		names = names[:pageSize]
+		next = names[pageSize-1]
+	}
+	var out []object
+	for _, n := range names {
+		out = append(out, object{key: n, dir: strings.HasSuffix(n, "/"), modTime: time.Unix(1, 0)})
+	}
+	return out, next, nil
+}
+
+func (m *memBucket) read(_ context.Context, key string) (io.ReadCloser, int64, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	data, ok := m.objects[key]
+	if !ok {
+		return nil, 0, fs.ErrNotExist
+	}
+	return io.NopCloser(strings.NewReader(string(data))), int64(len(data)), nil
+}
+
+func (m *memBucket) stat(_ context.Context, key string) (time.Time, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.objects[key]; !ok {
+		return time.Time{}, fs.ErrNotExist
+	}
+	return time.Unix(1, 0), nil
+}
+
 // copyToBucket copies the folder dir into b under prefix.
-func copyToBucket(t *testing.T, b *blob.Bucket, dir, prefix string) {
+func copyToBucket(t *testing.T, b *memBucket, dir, prefix string) {
 	t.Helper()
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -148,7 +210,8 @@ func copyToBucket(t *testing.T, b *blob.Bucket, dir, prefix string) {
 		if err != nil {
 			return err
 		}
-		return b.WriteAll(context.Background(), prefix+filepath.ToSlash(rel), data, nil)
+		b.put(prefix+filepath.ToSlash(rel), data)
+		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -158,17 +221,16 @@ func copyToBucket(t *testing.T, b *blob.Bucket, dir, prefix string) {
 // A checkpoint Spark wrote reads the same from a bucket as from the
 // folder, with four requests for Open (metadata, two listings, the last
 // commit).
-func TestBlobStoreReadsLikeTheFolder(t *testing.T) {
+func TestBucketStoreReadsLikeTheFolder(t *testing.T) {
 	dir := filepath.Join(fixtures.SparkCheckpoint(t), "kafka-0-10-sql", "structured-streaming", "checkpoint-version-2.4.3-kafka-include-headers-default")
-	b := memblob.OpenBucket(nil)
-	defer b.Close()
+	b := newMemBucket()
 	copyToBucket(t, b, dir, "ckpt/q1/")
-	readsLikeTheFolder(t, &blobStore{b: blob.PrefixedBucket(b, "ckpt/q1/"), loc: "mem://ckpt/q1"}, dir)
+	readsLikeTheFolder(t, &bucketStore{b: b, prefix: "ckpt/q1/", loc: "mem://ckpt/q1"}, dir)
 }
 
 // readsLikeTheFolder checks that s, holding a copy of the checkpoint in
 // dir, reads as the folder does, with four requests for spark.OpenStore.
-func readsLikeTheFolder(t *testing.T, s *blobStore, dir string) {
+func readsLikeTheFolder(t *testing.T, s *bucketStore, dir string) {
 	t.Helper()
 	fromDisk, err := spark.Open(dir)
 	if err != nil {
@@ -215,22 +277,14 @@ func readsLikeTheFolder(t *testing.T, s *blobStore, dir string) {
 
 // A log folder longer than a page is listed page by page, one request
 // each, and a file over the limit is refused.
-func TestBlobStorePagesAndLimits(t *testing.T) {
-	b := memblob.OpenBucket(nil)
-	defer b.Close()
-	ctx := context.Background()
+func TestBucketStorePagesAndLimits(t *testing.T) {
+	b := newMemBucket()
 	for i := range 2500 {
-		if err := b.WriteAll(ctx, "offsets/"+strconv.Itoa(i), []byte("v1\n{}\n"), nil); err != nil {
-			t.Fatal(err)
-		}
+		b.put("offsets/"+strconv.Itoa(i), []byte("v1\n{}\n"))
 	}
-	if err := b.WriteAll(ctx, "offsets/sub/deeper", []byte("x"), nil); err != nil {
-		t.Fatal(err)
-	}
-	if err := b.WriteAll(ctx, "big", make([]byte, 2048), nil); err != nil {
-		t.Fatal(err)
-	}
-	s := &blobStore{b: b, loc: "mem://b"}
+	b.put("offsets/sub/deeper", []byte("x"))
+	b.put("big", make([]byte, 2048))
+	s := &bucketStore{b: b, loc: "mem://b"}
 	ents, err := s.ReadDir("offsets")
 	if err != nil {
 		t.Fatal(err)
