@@ -44,6 +44,10 @@ const RequestTimeout = 30 * time.Second
 // and as many checksum files, so one page is the rule.
 const pageSize = 1000
 
+// maxPages bounds one listing (a million names): a store that keeps
+// answering "there is more" does not keep kbatch listing forever.
+const maxPages = 1000
+
 // IsURL says whether loc names an object store (scheme://...) rather than a
 // local folder. A Windows drive letter ("C:\...") is not a scheme.
 func IsURL(loc string) bool {
@@ -294,7 +298,10 @@ func (s *bucketStore) ReadDir(name string) ([]spark.Entry, error) {
 	}
 	var out []spark.Entry
 	token := ""
-	for {
+	for page := 1; ; page++ {
+		if page > maxPages {
+			return nil, s.err(name, fmt.Errorf("the listing goes on past %d pages of %d names; not a checkpoint folder", maxPages, pageSize))
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), RequestTimeout)
 		s.requests.Add(1)
 		objs, next, err := s.b.list(ctx, prefix, token, pageSize)
@@ -311,6 +318,9 @@ func (s *bucketStore) ReadDir(name string) ([]spark.Entry, error) {
 		}
 		if next == "" {
 			break
+		}
+		if next == token {
+			return nil, s.err(name, errors.New("the store answered the same page token twice"))
 		}
 		token = next
 	}

@@ -296,3 +296,33 @@ func TestBucketStorePagesAndLimits(t *testing.T) {
 		t.Fatalf("a file over the limit: %v", err)
 	}
 }
+
+// endlessBucket answers every listing with one more name and "there is
+// more", under a new token or always the same one.
+type endlessBucket struct {
+	memBucket
+	sameToken bool
+	calls     int
+}
+
+func (e *endlessBucket) list(_ context.Context, prefix, token string, _ int) ([]object, string, error) {
+	e.calls++
+	next := "t" + strconv.Itoa(e.calls)
+	if e.sameToken {
+		next = "t"
+	}
+	return []object{{key: prefix + strconv.Itoa(e.calls)}}, next, nil
+}
+
+// A store whose listing never ends, or repeats its page token, is an
+// error after a bounded number of requests, not a loop.
+func TestBucketStoreListingEnds(t *testing.T) {
+	for _, same := range []bool{false, true} {
+		b := &endlessBucket{sameToken: same}
+		s := &bucketStore{b: b, loc: "mem://b"}
+		_, err := s.ReadDir("offsets")
+		if err == nil || b.calls > maxPages || (same && b.calls != 2) {
+			t.Errorf("same token %v: %v after %d requests", same, err, b.calls)
+		}
+	}
+}
