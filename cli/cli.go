@@ -150,14 +150,19 @@ config file's [clusters.NAME] profile (see config.example.toml).`,
 				// name as JSON text: it would not read back the same.
 				return usagef("invalid --name %q: not UTF-8 text", g.name)
 			}
+			if !cmd.HasParent() && versionAsked(cmd) {
+				return nil // --version reads no config
+			}
 			if cmd.Name() == "watch" || !cmd.HasParent() {
 				return g.applyWatchDefaults(cmd)
 			}
 			return nil
 		},
 	}
-	root.Version = currentVersionLine()
-	root.SetVersionTemplate("{{.Version}}\n")
+	// --version is kbatch's own flag, not cobra's: cobra prints its version
+	// through text/template, whose reflection keeps every exported method
+	// of every type in the binary alive to the linker.
+	root.Flags().BoolP("version", "v", false, "version for kbatch")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	pf := root.PersistentFlags()
 	g.flags = pf
@@ -186,13 +191,25 @@ config file's [clusters.NAME] profile (see config.example.toml).`,
 	root.AddCommand(newReplayCommand(g), newOffsetsCommand(g))
 	root.AddCommand(newSparkCommand(g))
 	// "kbatch [flags]" runs watch.
-	root.RunE = watch.RunE
+	root.RunE = func(cmd *cobra.Command, args []string) error {
+		if versionAsked(cmd) {
+			_, err := fmt.Fprintln(cmd.OutOrStdout(), currentVersionLine())
+			return err
+		}
+		return watch.RunE(cmd, args)
+	}
 	root.Flags().AddFlagSet(watch.Flags())
 	root.Args = cobra.NoArgs // "kbatch frobnicate": an unknown command
 	strictHelpAndCompletion(root)
 	argsAreUsage(root)
 	addCompletions(root, g)
 	return root
+}
+
+// versionAsked says whether the root's --version was given.
+func versionAsked(cmd *cobra.Command) bool {
+	v, _ := cmd.Flags().GetBool("version")
+	return v
 }
 
 // strictHelpAndCompletion makes cobra's help and completion commands (made
