@@ -7,13 +7,15 @@
 //
 // Each store is reached with the least code that reads it well, because
 // every kbatch process (every Tab of a shell completion) maps what is
-// linked: S3 with the AWS SDK's S3 client (s3.go; its credential chain is
-// linked anyway, by MSK IAM), GCS over its JSON API with
-// golang.org/x/oauth2/google's credentials (gcs.go), Azure Blob over its
-// REST API with Shared Key, SAS or azidentity's default credential
-// (azure.go). gocloud.dev, cloud.google.com/go/storage, Google's API
-// packages and the Azure storage SDK are not used outside tests: they link
-// gRPC, OpenTelemetry and arrow-go, about 20 MB of the binary.
+// linked: S3 over its REST API, signed by the AWS SDK's SigV4 signer with
+// the SDK's credential chain, both linked anyway by MSK IAM (s3.go); GCS
+// over its JSON API with golang.org/x/oauth2/google's credentials
+// (gcs.go); Azure Blob over its REST API with Shared Key, SAS or
+// azidentity's default credential (azure.go). gocloud.dev,
+// cloud.google.com/go/storage, Google's API packages and the Azure storage
+// SDK are not used outside tests: they linked gRPC, OpenTelemetry and
+// arrow-go, 9.5 MB of the binary (53.0 against 43.5 MB stripped, with
+// the SDK's S3 client still in; linux/amd64).
 package objstore
 
 import (
