@@ -115,6 +115,9 @@ func runReplayEmit(g *globalOptions, o *replayOptions, args []string, stdout, st
 	if len(partial.Missing) > 0 {
 		return partial
 	}
+	if short := replay.Short(tasks, cc.ReadCommitted); short != nil {
+		return short
+	}
 	return nil
 }
 
