@@ -16,12 +16,15 @@ import (
 func TestRegistryErrorsNameTheirOwnID(t *testing.T) {
 	big := strings.Repeat("x", maxResponse+10)
 	cases := []struct {
-		name string
-		fail func(w http.ResponseWriter, r *http.Request)
-		want string
+		name    string
+		fail    func(w http.ResponseWriter, r *http.Request)
+		want    string
+		timeout time.Duration // of one request; 0: the default 10s
 	}{
-		{"oversized answer", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(big)) }, "registry answer over 8388608 bytes"},
-		{"timeout", func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }, "Client.Timeout exceeded"},
+		{"oversized answer", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(big)) }, "registry answer over 8388608 bytes", 0},
+		// The handler never answers: the request times out whatever its
+		// timeout, which is short only to keep the test short.
+		{"timeout", func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }, "Client.Timeout exceeded", 200 * time.Millisecond},
 		{"bad header", func(w http.ResponseWriter, r *http.Request) {
 			conn, buf, err := w.(http.Hijacker).Hijack()
 			if err != nil {
@@ -30,11 +33,11 @@ func TestRegistryErrorsNameTheirOwnID(t *testing.T) {
 			defer conn.Close()
 			buf.WriteString("HTTP/1.1 200 OK\r\nno colon in this header\r\n\r\n{}")
 			buf.Flush()
-		}, "malformed MIME header"},
+		}, "malformed MIME header", 0},
 		{"server error", func(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, `{"message":"store unavailable"}`, http.StatusServiceUnavailable)
-		}, "registry answered 503: store unavailable"},
-		{"not the registry's API", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("<html>login</html>")) }, "registry answer is not JSON"},
+		}, "registry answered 503: store unavailable", 0},
+		{"not the registry's API", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("<html>login</html>")) }, "registry answer is not JSON", 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -48,7 +51,7 @@ func TestRegistryErrorsNameTheirOwnID(t *testing.T) {
 				c.fail(w, r)
 			}))
 			defer srv.Close()
-			d := newDecoder(t, Options{RegistryURL: srv.URL, Timeout: 200 * time.Millisecond, RetryAfter: time.Hour, Event: func(e Event) {
+			d := newDecoder(t, Options{RegistryURL: srv.URL, Timeout: c.timeout, RetryAfter: time.Hour, Event: func(e Event) {
 				mu.Lock()
 				events = append(events, e)
 				mu.Unlock()
