@@ -101,7 +101,7 @@ func offsetsPickStream(st *offsets.Store, name string) (offsets.StreamInfo, erro
 	}
 	names := make([]string, len(streams))
 	for i, s := range streams {
-		names[i] = offsets.SafeName(s.Name)
+		names[i] = offsets.QuoteName(s.Name)
 	}
 	have := "it has none yet"
 	if len(names) > 0 {
@@ -113,7 +113,7 @@ func offsetsPickStream(st *offsets.Store, name string) (offsets.StreamInfo, erro
 	case name == "":
 		return offsets.StreamInfo{}, usagef("store %s holds %d streams: pass --name STREAM (%s)", st.Path(), len(streams), have)
 	}
-	return offsets.StreamInfo{}, usagef("unknown stream %s in store %s (%s)", offsets.SafeName(name), st.Path(), have)
+	return offsets.StreamInfo{}, usagef("unknown stream %s in store %s (%s)", offsets.QuoteName(name), st.Path(), have)
 }
 
 // offsetsCluster dials the cluster when brokers are configured (-b,
@@ -173,7 +173,7 @@ func offsetsCheckPending(st *offsets.Store, stream string, next map[offsets.Part
 	return fmt.Errorf("stream %s has batch %d planned but not acked (a watch stopped mid-batch) on %s: "+
 		"the next watch re-delivers it from its own ranges and its ack moves those partitions again, so this change would not stick; "+
 		"run kbatch watch --name %s until the batch is acked and try again, or give the offsets to watch as -o SPEC, which wins over the pending batch",
-		offsets.SafeName(stream), pending.ID, offsets.JoinSome(len(hit), 5, func(i int) string { return hit[i] }), offsets.SafeName(stream))
+		offsets.QuoteName(stream), pending.ID, offsets.JoinSome(len(hit), 5, func(i int) string { return hit[i] }), offsets.QuoteName(stream))
 }
 
 // offsetsNote writes a "note: ..." line on stderr.

@@ -20,7 +20,7 @@ func showOffsetsBatch(cmd *cobra.Command, g *globalOptions, o *offsetsShowOption
 		return err
 	}
 	if !ok {
-		return usagef("stream %s has no batch %d in its log%s", offsets.SafeName(info.Name), o.batch, offsetsBatchSpan(st, info.Name))
+		return usagef("stream %s has no batch %d in its log%s", offsets.QuoteName(info.Name), o.batch, offsetsBatchSpan(st, info.Name))
 	}
 	out := cmd.OutOrStdout()
 	switch format {
@@ -80,7 +80,7 @@ func showOffsetsBatchSpark(cmd *cobra.Command, g *globalOptions, o *offsetsShowO
 	if len(o.topics) > 0 {
 		for _, t := range o.topics {
 			if !slices.Contains(topics, t) {
-				return usagef("topic %s is not read by stream %s (%s)", offsets.SafeName(t), offsets.SafeName(info.Name), offsetsSafeJoin(topics, "no topics"))
+				return usagef("topic %s is not read by stream %s (%s)", offsets.QuoteName(t), offsets.QuoteName(info.Name), offsetsQuoteJoin(topics, "no topics"))
 			}
 		}
 		topics = o.topics
@@ -106,7 +106,7 @@ func showOffsetsBatchSpark(cmd *cobra.Command, g *globalOptions, o *offsetsShowO
 		}
 		for p := range start {
 			if _, ok := bounds[p]; !ok {
-				return usagef("stream %s has an offset for %s, which the cluster does not have (is -b the right cluster?)", offsets.SafeName(info.Name), p)
+				return usagef("stream %s has an offset for %s, which the cluster does not have (is -b the right cluster?)", offsets.QuoteName(info.Name), p)
 			}
 		}
 	}

@@ -96,7 +96,7 @@ func exportTopics(info offsets.StreamInfo, only []string) ([]string, error) {
 	}
 	for _, t := range only {
 		if !slices.Contains(topics, t) {
-			return nil, usagef("topic %s is not read by stream %s (%s)", offsets.SafeName(t), offsets.SafeName(info.Name), offsetsSafeJoin(topics, "it has no topics yet"))
+			return nil, usagef("topic %s is not read by stream %s (%s)", offsets.QuoteName(t), offsets.QuoteName(info.Name), offsetsQuoteJoin(topics, "it has no topics yet"))
 		}
 	}
 	topics = dedupe(only)
@@ -117,10 +117,10 @@ func exportKcat(g *globalOptions, info offsets.StreamInfo, next map[offsets.Part
 		brokers = info.Brokers
 	}
 	if len(brokers) == 0 {
-		return usagef("no brokers known for stream %s: pass -b host:port", offsets.SafeName(info.Name))
+		return usagef("no brokers known for stream %s: pass -b host:port", offsets.QuoteName(info.Name))
 	}
 	if len(next) == 0 {
-		offsetsNote(stderr, "stream %s has no stored offsets: nothing to print", offsets.SafeName(info.Name))
+		offsetsNote(stderr, "stream %s has no stored offsets: nothing to print", offsets.QuoteName(info.Name))
 	}
 	_, err = fmt.Fprint(out, offsetsLines(offsets.KcatCommands(brokers, next)))
 	return err
@@ -144,7 +144,7 @@ func exportSpark(g *globalOptions, info offsets.StreamInfo, topics []string, nex
 		for _, p := range offsets.SortedPartitions(next) {
 			if p.Partition >= counts[p.Topic] {
 				return usagef("stream %s has an offset for %s, but the topic has %s on this cluster (is -b the right cluster?)",
-					offsets.SafeName(info.Name), p, offsets.CountPartitions(int(counts[p.Topic])))
+					offsets.QuoteName(info.Name), p, offsets.CountPartitions(int(counts[p.Topic])))
 			}
 		}
 	}

@@ -154,7 +154,7 @@ func (imp *offsetsImported) keepTopics(stderr io.Writer, keep []string) {
 	}
 	for _, t := range keep {
 		if !slices.Contains(offsets.TopicsOf(imp.Next), t) {
-			offsetsNote(stderr, "%s has no offsets for topic %s", imp.from, offsets.SafeName(t))
+			offsetsNote(stderr, "%s has no offsets for topic %s", imp.from, offsets.QuoteName(t))
 		}
 	}
 }
@@ -172,10 +172,10 @@ func offsetsReadImport(cmd *cobra.Command, o *offsetsImportOptions, client *kafk
 	case client == nil:
 		return imp, usagef("--from-group needs the cluster: pass -b host:port or set KBATCH_BROKERS")
 	default:
-		imp = offsetsImported{from: "consumer group " + offsets.SafeName(o.fromGroup)}
+		imp = offsetsImported{from: "consumer group " + offsets.QuoteName(o.fromGroup)}
 		imp.Next, err = kafka.GroupOffsets(client, o.fromGroup)
 		if err == nil && len(imp.Next) == 0 {
-			err = usagef("consumer group %s has no committed offsets on this cluster (is the name right?)", offsets.SafeName(o.fromGroup))
+			err = usagef("consumer group %s has no committed offsets on this cluster (is the name right?)", offsets.QuoteName(o.fromGroup))
 		}
 	}
 	if err != nil {
@@ -225,11 +225,11 @@ func offsetsImportStream(stderr io.Writer, st *offsets.Store, name string, imp *
 	imp.Next, dropped = offsets.FilterTopics(imp.Next, topics)
 	if len(dropped) > 0 {
 		offsetsNote(stderr, "skipped topics %s: stream %s reads %s (pass --topic to import them anyway)",
-			strings.Join(dropped, ", "), offsets.SafeName(name), offsetsSafeJoin(topics, ""))
+			strings.Join(dropped, ", "), offsets.QuoteName(name), offsetsQuoteJoin(topics, ""))
 	}
 	if len(imp.Next) == 0 {
 		return info, true, usagef("nothing to import: %s has no offsets for the topics of stream %s (%s)",
-			imp.from, offsets.SafeName(name), offsetsSafeJoin(topics, ""))
+			imp.from, offsets.QuoteName(name), offsetsQuoteJoin(topics, ""))
 	}
 	return info, true, nil
 }

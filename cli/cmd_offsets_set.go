@@ -106,7 +106,7 @@ func setSpecTopics(info offsets.StreamInfo, specs []offsets.Spec) ([]string, err
 	for _, sp := range specs {
 		if !slices.Contains(topics, sp.Topic) {
 			return nil, usagef("offset spec %q: topic %s is not read by stream %s (%s)", sp.Text, sp.Topic,
-				offsets.SafeName(info.Name), offsetsSafeJoin(topics, "it has no topics yet"))
+				offsets.QuoteName(info.Name), offsetsQuoteJoin(topics, "it has no topics yet"))
 		}
 		if !slices.Contains(specTopics, sp.Topic) {
 			specTopics = append(specTopics, sp.Topic)

@@ -180,8 +180,8 @@ func (v offsetsStreamView) writeText(out io.Writer) error {
 	if info.ClusterID != "" {
 		fmt.Fprintf(w, "  cluster id\t%s\n", offsets.SafeName(info.ClusterID))
 	}
-	fmt.Fprintf(w, "  brokers\t%s\n", offsetsSafeJoin(info.Brokers, "-"))
-	fmt.Fprintf(w, "  topics\t%s\n", offsetsSafeJoin(info.Topics, "-"))
+	fmt.Fprintf(w, "  brokers\t%s\n", record.String(offsetsQuoteJoin(info.Brokers, "-")))
+	fmt.Fprintf(w, "  topics\t%s\n", record.String(offsetsQuoteJoin(info.Topics, "-")))
 	fmt.Fprintf(w, "  last acked batch\t%d\n", info.LastBatch)
 	fmt.Fprintf(w, "  updated\t%s\n", offsetsTime(info.Updated))
 	if v.pending != nil {
@@ -275,13 +275,15 @@ func offsetsTime(t time.Time) string {
 	return record.FormatTimestamp(t)
 }
 
-func offsetsSafeJoin(ss []string, empty string) string {
+// offsetsQuoteJoin lists names for a message escaped where it is printed
+// (offsets.QuoteName), or says empty when there are none.
+func offsetsQuoteJoin(ss []string, empty string) string {
 	if len(ss) == 0 {
 		return empty
 	}
 	out := make([]string, len(ss))
 	for i, s := range ss {
-		out[i] = offsets.SafeName(s)
+		out[i] = offsets.QuoteName(s)
 	}
 	return strings.Join(out, ", ")
 }

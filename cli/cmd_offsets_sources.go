@@ -31,13 +31,13 @@ func offsetsReadJSONFile(stdin io.Reader, stderr io.Writer, path string) (offset
 	}
 	doc, skipped, err := exchange.Parse(b)
 	if err != nil {
-		return offsetsImported{}, usagef("--from-json %s: %v", offsets.SafeName(from), err)
+		return offsetsImported{}, usagef("--from-json %s: %v", offsets.QuoteName(from), err)
 	}
-	imp := offsetsImported{Document: doc, from: offsets.SafeName(from)}
+	imp := offsetsImported{Document: doc, from: offsets.QuoteName(from)}
 	if len(skipped) > 0 {
 		names := make([]string, len(skipped))
 		for i, p := range skipped {
-			names[i] = offsets.SafeName(p.String())
+			names[i] = offsets.QuoteName(p.String())
 		}
 		offsetsNote(stderr, "%s: %s are -2 (earliest) or -1 (latest), not positions; left out (watch starts them per --reset)", imp.from, offsets.JoinSome(len(names), 10, func(i int) string { return names[i] }))
 	}
@@ -59,7 +59,7 @@ func offsetsReadSpark(stderr io.Writer, dir string, source int) (offsetsImported
 		return offsetsImported{}, err
 	}
 	imp := offsetsImported{Document: exchange.Document{Next: map[offsets.Partition]int64(pos.Offsets)},
-		from: fmt.Sprintf("Spark checkpoint %s, %s", offsets.SafeName(cp.Dir), offsets.SafeName(pos.Origin))}
+		from: fmt.Sprintf("Spark checkpoint %s, %s", offsets.QuoteName(cp.Dir), offsets.QuoteName(pos.Origin))}
 	if pos.InFlight != nil {
 		offsetsNote(stderr, "Spark had planned the batch after the committed one but not committed it; it would re-run that batch, and watch reads its ranges too from the imported offsets")
 	}

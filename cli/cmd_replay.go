@@ -49,9 +49,12 @@ RANGE is TOPIC:PARTITIONS:FROM-UNTIL:
 
 A partition is read until its position reaches UNTIL, whatever offsets hold
 no record (compaction, transaction markers, aborted transactions). UNTIL
-beyond the end of the log is capped at the end seen at start. Offsets below
-the log start no longer exist: the rest is read, the summary names what is
-missing, and the exit code is 3. Several ranges and partitions are read
+beyond the end of the log is capped at the end seen at start: the high
+watermark, or with --isolation committed the last stable offset (an open
+transaction holds it back); when UNTIL is an offset, a line says the replay
+stopped short of it and the exit code is 4. Offsets below the log start no
+longer exist: the rest is read, the summary names what is missing, and the
+exit code is 3. Several ranges and partitions are read
 concurrently; each partition's records come out in offset order.
 
 --out FILE is written to a temporary file renamed into place at the end, so
@@ -68,7 +71,8 @@ environment, --cluster profile); secrets are never written, the job reads
 the SASL password from $KAFKA_SASL_PASSWORD.
 
 Exit codes: 0 done, 1 failure, 2 bad RANGE or flag, unknown topic or
-partition, 3 some requested offsets were below the log start.`,
+partition, 3 some requested offsets were below the log start, 4 an UNTIL
+offset was beyond the end seen at start (and none was below the log start).`,
 		Example: `  kbatch replay events:3:1200-1350 --out incident.jsonl
   kbatch replay 'events:*:earliest-latest' --out /dev/null
   kbatch replay events:1:@2026-11-29T10:00:00Z-@-5m --isolation committed
@@ -196,6 +200,11 @@ func runReplay(ctx context.Context, g *globalOptions, o *replayOptions, args []s
 	var partial *replay.PartialError
 	if err != nil && !errors.As(err, &partial) {
 		return fmt.Errorf("%w; %s", err, incomplete)
+	}
+	if err == nil {
+		if short := replay.Short(tasks, p.committed); short != nil {
+			return short
+		}
 	}
 	return err
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kbatch-dev/kbatch/config"
+	"github.com/kbatch-dev/kbatch/offsets"
 	"github.com/kbatch-dev/kbatch/record"
 	"github.com/kbatch-dev/kbatch/schema"
 	"github.com/kbatch-dev/kbatch/tui"
@@ -119,7 +120,7 @@ func (g *globalOptions) registryOptions(d *decodeFlags) (schema.Options, error) 
 		return opts, usagef("a registry password was given without a user: pass --registry-user or set KBATCH_REGISTRY_USER")
 	}
 	if opts.Username != "" && pw == "" {
-		return opts, usagef("registry user %s needs a password: set KBATCH_REGISTRY_PASSWORD, or pass --registry-password-env VAR or --registry-password-file FILE", record.String(opts.Username))
+		return opts, usagef("registry user %s needs a password: set KBATCH_REGISTRY_PASSWORD, or pass --registry-password-env VAR or --registry-password-file FILE", offsets.QuoteName(opts.Username))
 	}
 	opts.Password = string(pw)
 	opts.BearerToken = g.env("KBATCH_REGISTRY_TOKEN")
@@ -151,7 +152,7 @@ func (g *globalOptions) registryTLS(d *decodeFlags, profile config.Registry, url
 	case v != "":
 		b, err := strconv.ParseBool(v)
 		if err != nil {
-			return nil, usagef("KBATCH_REGISTRY_INSECURE_SKIP_VERIFY=%s: want true or false", record.String(v))
+			return nil, usagef("KBATCH_REGISTRY_INSECURE_SKIP_VERIFY=%s: want true or false", offsets.QuoteName(v))
 		}
 		t.InsecureSkipVerify = &b
 	default:

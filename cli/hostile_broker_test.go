@@ -65,13 +65,18 @@ func TestHostileBrokerStrings(t *testing.T) {
 		fake.ControlKey(kmsg.SASLAuthenticate.Int16(), func(req kmsg.Request) (kmsg.Response, error, bool) {
 			fake.KeepControl()
 			resp := req.ResponseKind().(*kmsg.SASLAuthenticateResponse)
-			resp.SASLAuthBytes = []byte("e=" + hostilePayload)
+			resp.SASLAuthBytes = []byte("e=" + hostilePayload + ` \x1b]0;LITERAL`)
 			return resp, nil, true
 		})
 		r := execKbatch(t, []string{"KBATCH_SASL_PASSWORD=bob-Pa55word!"}, "topics", "-b", fake.ListenAddrs()[0],
 			"--sasl-mechanism", "SCRAM-SHA-256", "--sasl-user", "bob", "--dial-timeout", "5s")
 		checkOneLine(t, r, exitFailure, []string{"PWNED"}, "bob-Pa55word!")
 		checkNoControl(t, "stderr", r.stderr)
+		// Escaped once: the ESC as \x1b, the server's own four characters
+		// \x1b as \\x1b, so the two do not look the same.
+		if !strings.Contains(r.stderr, `\x1b]0;PWNED\x07`) || !strings.Contains(r.stderr, ` \\x1b]0;LITERAL`) || strings.Contains(r.stderr, `\\x1b]0;PWNED`) {
+			t.Errorf("stderr %q, want the ESC as \\x1b and the literal \\x1b doubled, once", r.stderr)
+		}
 	})
 
 	t.Run("broker host name in metadata", func(t *testing.T) {

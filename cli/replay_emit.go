@@ -103,7 +103,7 @@ func runReplayEmit(g *globalOptions, o *replayOptions, args []string, stdout, st
 		return usagef("the RANGEs hold no offsets to read (empty, or below the log start): no job written")
 	}
 	if err := os.MkdirAll(o.out, 0o700); err != nil { // DESIGN §2.7: folders 0700, files 0600
-		return fmt.Errorf("--out %s: %w", offsets.SafeName(o.out), err)
+		return fmt.Errorf("--out %s: %w", offsets.QuoteName(o.out), err)
 	}
 	for name, text := range map[string]string{emitPySpark: job.PySpark(), emitScala: job.Scala()} {
 		if err := writeFileAtomic(filepath.Join(o.out, name), []byte(text)); err != nil {
@@ -115,6 +115,9 @@ func runReplayEmit(g *globalOptions, o *replayOptions, args []string, stdout, st
 	if len(partial.Missing) > 0 {
 		return partial
 	}
+	if short := replay.Short(tasks, cc.ReadCommitted); short != nil {
+		return short
+	}
 	return nil
 }
 
@@ -123,18 +126,18 @@ func runReplayEmit(g *globalOptions, o *replayOptions, args []string, stdout, st
 func writeFileAtomic(path string, b []byte) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
-		return fmt.Errorf("writing %s: %w", offsets.SafeName(path), err)
+		return fmt.Errorf("writing %s: %w", offsets.QuoteName(path), err)
 	}
 	defer os.Remove(tmp.Name())
 	if _, err := tmp.Write(b); err != nil {
 		tmp.Close()
-		return fmt.Errorf("writing %s: %w", offsets.SafeName(path), err)
+		return fmt.Errorf("writing %s: %w", offsets.QuoteName(path), err)
 	}
 	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", offsets.SafeName(path), err)
+		return fmt.Errorf("writing %s: %w", offsets.QuoteName(path), err)
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("writing %s: %w", offsets.SafeName(path), err)
+		return fmt.Errorf("writing %s: %w", offsets.QuoteName(path), err)
 	}
 	return nil
 }

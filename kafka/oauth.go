@@ -17,8 +17,6 @@ import (
 	"github.com/aws/aws-msk-iam-sasl-signer-go/signer"
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/clientcredentials"
-
-	"github.com/kbatch-dev/kbatch/record"
 )
 
 // TokenFunc fetches a fresh bearer token and the time it expires (the
@@ -228,8 +226,11 @@ func redact(s, secret string) string {
 	return strings.ReplaceAll(s, secret, "[redacted]")
 }
 
-// firstLine is s up to its first line break, escaped for a terminal.
+// firstLine is s up to its first line break. Text from a server stays
+// as it came: it is escaped once, where it reaches the terminal
+// (record.String at the edge), as doubling backslashes twice would show
+// them doubled twice.
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(s, "\n")
-	return record.String(strings.TrimSpace(s))
+	return strings.TrimSpace(s)
 }

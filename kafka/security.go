@@ -16,8 +16,6 @@ import (
 	"github.com/IBM/sarama"
 	"github.com/xdg-go/scram"
 	"github.com/xdg-go/stringprep"
-
-	"github.com/kbatch-dev/kbatch/record"
 )
 
 // SCRAMClientFor returns the SCRAM conversation generator for mechanism
@@ -110,7 +108,7 @@ func (c *scramClient) Begin(user, password, authzID string) error {
 	cl, err := newClient(user, password, authzID)
 	if err != nil {
 		// The library's message names the user name, never the password.
-		return fmt.Errorf("scram: %s", record.String(err.Error()))
+		return fmt.Errorf("scram: %s", firstLine(err.Error()))
 	}
 	c.conv = cl.WithNonceGenerator(func() string { return c.nonce }).NewConversation()
 	return nil
@@ -131,12 +129,12 @@ func (c *scramClient) Step(challenge string) (string, error) {
 		}
 		out, err := c.conv.Step(challenge)
 		if err != nil {
-			return "", fmt.Errorf("scram: %s", record.String(err.Error()))
+			return "", fmt.Errorf("scram: %s", firstLine(err.Error()))
 		}
 		return out, nil
 	case 3:
 		if e, ok := scramAttrs(challenge)["e"]; ok {
-			return "", fmt.Errorf("scram: server refused: %s", record.String(e))
+			return "", fmt.Errorf("scram: server refused: %s", firstLine(e))
 		}
 		if _, err := c.conv.Step(challenge); err != nil || !c.conv.Valid() {
 			return "", errors.New("scram: the server's signature does not match (is it the real broker?)")
@@ -157,7 +155,7 @@ func (c *scramClient) Done() bool { return c.done }
 func (c *scramClient) checkServerFirst(serverFirst string) error {
 	attrs := scramAttrs(serverFirst)
 	if e, ok := attrs["e"]; ok {
-		return fmt.Errorf("scram: server refused: %s", record.String(e))
+		return fmt.Errorf("scram: server refused: %s", firstLine(e))
 	}
 	nonce, salt64, iter := attrs["r"], attrs["s"], attrs["i"]
 	if !strings.HasPrefix(nonce, c.nonce) || len(nonce) == len(c.nonce) {
@@ -167,7 +165,7 @@ func (c *scramClient) checkServerFirst(serverFirst string) error {
 		return errors.New("scram: server sent an invalid salt")
 	}
 	if n, err := strconv.Atoi(iter); err != nil || n < 1 || n > scramMaxIterations {
-		return fmt.Errorf("scram: server asked for an invalid iteration count %s", strconv.Quote(record.String(iter)))
+		return fmt.Errorf("scram: server asked for an invalid iteration count (%s)", firstLine(iter))
 	}
 	return nil
 }

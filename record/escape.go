@@ -20,9 +20,14 @@ const tabWidth = 8
 //     other format characters, variation selectors, and line and paragraph
 //     separators become \uXXXX (or \UXXXXXXXX), so text cannot reorder
 //     itself or hide, and every rune has the width lipgloss measures;
-//   - each byte of invalid UTF-8 becomes \xNN.
+//   - each byte of invalid UTF-8 becomes \xNN;
+//   - a backslash becomes \\, so that the four characters \x1b of the
+//     input and an escaped ESC never look the same: every escape of the
+//     output reads back to one input (tabs aside, which become spaces).
 //
-// Backslashes are kept as they are. Work is proportional to the output:
+// This is the one rule for every path to the terminal (screen, stderr,
+// event and log lines); JSON output keeps JSON's own escaping (SafeJSON).
+// Work is proportional to the output:
 // escaping stops once the result is at least maxWidth columns wide
 // (maxWidth <= 0: no limit), so a value of several MiB costs what one line
 // on screen costs. The caller truncates to the exact width with ansi
@@ -49,8 +54,10 @@ func EscapeText(b []byte, maxWidth int) string {
 
 // String is EscapeLine for a string, with no limit: the form for names
 // and messages from outside (a topic or host name, a broker's error text, a
-// file name) on stderr and in kbatch's own text. It is idempotent: what it
-// returns is printable ASCII or safe runes and backslashes, which it keeps.
+// file name) on stderr and in kbatch's own text. Apply it once, where the
+// text goes to the terminal: it doubles backslashes, so text escaped twice
+// shows its escapes doubled. Messages built inside kbatch carry raw text
+// (offsets.QuoteName marks a name that will show escaped).
 func String(s string) string {
 	if isPlain(s) {
 		return s
@@ -58,11 +65,11 @@ func String(s string) string {
 	return EscapeLine([]byte(s), 0)
 }
 
-// isPlain reports whether s is printable ASCII only, the common case that
-// needs no work.
+// isPlain reports whether s is printable ASCII without a backslash, the
+// common case that needs no work.
 func isPlain(s string) bool {
 	for i := 0; i < len(s); i++ {
-		if s[i] < 0x20 || s[i] >= 0x7f {
+		if s[i] < 0x20 || s[i] >= 0x7f || s[i] == '\\' {
 			return false
 		}
 	}
@@ -104,6 +111,8 @@ func (e *escaper) write(b []byte) {
 				e.literal(`\r`)
 			case c < 0x20 || c == 0x7f:
 				e.literal(`\x` + string(hexDigit[c>>4]) + string(hexDigit[c&0xf]))
+			case c == '\\':
+				e.literal(`\\`)
 			default:
 				e.sb.WriteByte(c)
 				e.advance(1)
@@ -130,6 +139,30 @@ func (e *escaper) write(b []byte) {
 			e.advance(1)
 		}
 	}
+}
+
+// EscapeBinary renders bytes that are not text: printable ASCII stays,
+// a backslash becomes \\, and every other byte becomes \xNN. Like
+// EscapeLine it stops after about maxWidth columns (maxWidth <= 0: no
+// limit).
+func EscapeBinary(b []byte, maxWidth int) string {
+	var sb strings.Builder
+	for _, c := range b {
+		if maxWidth > 0 && sb.Len() >= maxWidth {
+			break
+		}
+		switch {
+		case c == '\\':
+			sb.WriteString(`\\`)
+		case c >= 0x20 && c < 0x7f:
+			sb.WriteByte(c)
+		default:
+			sb.WriteString(`\x`)
+			sb.WriteByte(hexDigit[c>>4])
+			sb.WriteByte(hexDigit[c&0xf])
+		}
+	}
+	return sb.String()
 }
 
 func (e *escaper) literal(s string) {

@@ -1,8 +1,10 @@
 package record
 
 import (
+	"bytes"
 	"encoding/json"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -18,8 +20,8 @@ func TestEscapeLine(t *testing.T) {
 		{"empty", "", ""},
 		{"esc csi", "a\x1b[31mred", `a\x1b[31mred`},
 		{"osc title", "\x1b]0;pwned\x07", `\x1b]0;pwned\x07`},
-		{"osc 52 clipboard", "\x1b]52;c;ZXZpbA==\x1b\\", `\x1b]52;c;ZXZpbA==\x1b\`},
-		{"dcs", "\x1bP+q\x1b\\", `\x1bP+q\x1b\`},
+		{"osc 52 clipboard", "\x1b]52;c;ZXZpbA==\x1b\\", `\x1b]52;c;ZXZpbA==\x1b\\`},
+		{"dcs", "\x1bP+q\x1b\\", `\x1bP+q\x1b\\`},
 		{"c0", "\x00\x01\x08\x0b\x0c\x1f", `\x00\x01\x08\x0b\x0c\x1f`},
 		{"del", "a\x7fb", `a\x7fb`},
 		{"newline and cr", "a\nb\r\nc\rd", `a\nb\r\nc\rd`},
@@ -40,7 +42,9 @@ func TestEscapeLine(t *testing.T) {
 		{"wide runes kept", "日本語", "日本語"},
 		{"accents kept", "café é", "café é"},
 		{"replacement char kept", "\ufffd", "\ufffd"},
-		{"backslash kept", `a\nb`, `a\nb`},
+		{"backslash doubled", `a\nb\`, `a\\nb\\`},
+		{"escaped ESC and its four characters differ", "\x1b" + `\x1b`, `\x1b\\x1b`},
+		{"backslash before an escape", "\\\x1b", `\\\x1b`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -93,16 +97,71 @@ func TestString(t *testing.T) {
 		{"bad \xff utf-8", `bad \xff utf-8`},
 		{"rtl \u202egnp.exe", `rtl \u202egnp.exe`},
 		{"café", "café"},
+		{`C:\tmp\x1b`, `C:\\tmp\\x1b`},
+		{"esc \x1b or " + `\x1b`, `esc \x1b or \\x1b`},
 	}
 	for _, tt := range tests {
 		got := String(tt.in)
 		if got != tt.want {
 			t.Errorf("String(%q) = %q, want %q", tt.in, got, tt.want)
 		}
-		if again := String(got); again != got {
-			t.Errorf("String is not idempotent on %q: %q then %q", tt.in, got, again)
+	}
+}
+
+func TestEscapeBinary(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"ab~", "ab~"},
+		{"\x00\xff\x1b", `\x00\xff\x1b`},
+		{`\x00`, `\\x00`},
+		{"日", `\xe6\x97\xa5`},
+	}
+	for _, tt := range tests {
+		if got := EscapeBinary([]byte(tt.in), 0); got != tt.want {
+			t.Errorf("EscapeBinary(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
+}
+
+// unescape reads the escapes of EscapeLine and EscapeBinary back: \\,
+// \n, \r, \xNN (a byte), \uXXXX and \UXXXXXXXX (a rune). ok is false on
+// a backslash that starts none of them.
+func unescape(s string) (b []byte, ok bool) {
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' {
+			b = append(b, s[i])
+			continue
+		}
+		if i+1 >= len(s) {
+			return nil, false
+		}
+		i++
+		switch s[i] {
+		case '\\':
+			b = append(b, '\\')
+		case 'n':
+			b = append(b, '\n')
+		case 'r':
+			b = append(b, '\r')
+		case 'x', 'u', 'U':
+			n := map[byte]int{'x': 2, 'u': 4, 'U': 8}[s[i]]
+			if i+n >= len(s) {
+				return nil, false
+			}
+			v, err := strconv.ParseUint(s[i+1:i+1+n], 16, 32)
+			if err != nil {
+				return nil, false
+			}
+			if s[i] == 'x' {
+				b = append(b, byte(v))
+			} else {
+				b = utf8.AppendRune(b, rune(v))
+			}
+			i += n
+		default:
+			return nil, false
+		}
+	}
+	return b, true
 }
 
 func TestUnsafeRune(t *testing.T) {
@@ -135,7 +194,7 @@ func checkSafe(t testing.TB, in []byte, s string) {
 }
 
 func FuzzEscape(f *testing.F) {
-	for _, s := range []string{"", "plain", "\x1b[31m", "\x1b]0;t\x07", "\u202e", "\xff", "a\tb\r\nc", "日本\ufe0f", "\u009b"} {
+	for _, s := range []string{"", "plain", "\x1b[31m", "\x1b]0;t\x07", "\u202e", "\xff", "a\tb\r\nc", "日本\ufe0f", "\u009b", `\x1b`, `a\\b\`} {
 		f.Add([]byte(s), 0)
 		f.Add([]byte(s), 5)
 	}
@@ -148,8 +207,18 @@ func FuzzEscape(f *testing.F) {
 		}
 		checkSafe(t, b, EscapeText(b, limit))
 		if limit <= 0 {
-			if s := String(string(b)); s != line || String(s) != s {
-				t.Fatalf("String(%q) = %q, EscapeLine gave %q; not idempotent or not the same rule", b, s, line)
+			if s := String(string(b)); s != line {
+				t.Fatalf("String(%q) = %q, EscapeLine gave %q; not the same rule", b, s, line)
+			}
+			// Every escape reads back to the input: distinct inputs
+			// never look the same (tabs aside, which become spaces).
+			if !bytes.ContainsRune(b, '\t') {
+				if back, ok := unescape(line); !ok || !bytes.Equal(back, b) {
+					t.Fatalf("EscapeLine(%q) = %q reads back as %q (%v)", b, line, back, ok)
+				}
+			}
+			if back, ok := unescape(EscapeBinary(b, 0)); !ok || !bytes.Equal(back, b) {
+				t.Fatalf("EscapeBinary(%q) reads back as %q (%v)", b, back, ok)
 			}
 		}
 		if limit <= 0 && utf8.Valid(b) && isPlain(string(b)) && EscapeLine(b, 0) != string(b) {

@@ -50,6 +50,62 @@ func (e *PartialError) Error() string {
 // ExitCode is 3: a replay range was only partly available.
 func (e *PartialError) ExitCode() int { return 3 }
 
+// ShortError says a replay read its ranges up to the end of the log seen
+// at start, and that end was before an explicit UNTIL: the high watermark,
+// or, with --isolation committed, the last stable offset (an open
+// transaction holds it back). Everything up to the end was written; the
+// offsets after it did not exist yet, or were not committed yet, so a
+// later replay can read them. ExitCode is 4.
+type ShortError struct {
+	// Committed: the end is the last stable offset.
+	Committed bool
+	// Tasks are the tasks whose UNTIL was beyond the end, in task order.
+	Tasks []Task
+}
+
+// Short is the ShortError of tasks, or nil when every explicit UNTIL was
+// within the end seen at start.
+func Short(tasks []Task, committed bool) *ShortError {
+	e := &ShortError{Committed: committed}
+	for _, t := range tasks {
+		if t.Unreachable {
+			e.Tasks = append(e.Tasks, t)
+		}
+	}
+	if len(e.Tasks) == 0 {
+		return nil
+	}
+	return e
+}
+
+// Error is one line naming the first few partitions, their end and their
+// UNTIL, e.g.
+//
+//	replay short of UNTIL: events[0] ends at the last stable offset 5, before UNTIL 10; the end was seen at start: with --isolation committed it is the last stable offset, which an open transaction holds back; everything up to the end was written
+func (e *ShortError) Error() string {
+	end, why := "high watermark", "the offsets after it did not exist yet"
+	if e.Committed {
+		end, why = "last stable offset", "with --isolation committed it is the last stable offset, which an open transaction holds back"
+	}
+	var b strings.Builder
+	b.WriteString("replay short of UNTIL: ")
+	for i, t := range e.Tasks {
+		if i == 3 {
+			fmt.Fprintf(&b, " and %d more ranges", len(e.Tasks)-i)
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s ends at the %s %d, before UNTIL %d", t.Read.Partition, end, t.Bounds.HighWatermark, t.Requested.Until)
+	}
+	fmt.Fprintf(&b, "; the end was seen at start: %s; everything up to the end was written", why)
+	return b.String()
+}
+
+// ExitCode is 4: an explicit UNTIL was beyond the end seen at start.
+func (e *ShortError) ExitCode() int { return 4 }
+
 func plural(n int64) string {
 	if n == 1 {
 		return ""

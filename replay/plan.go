@@ -26,6 +26,11 @@ type Task struct {
 	Bounds offsets.Bounds
 	// Capped is set when Requested.Until was beyond the end.
 	Capped bool
+	// Unreachable is set when UNTIL was an explicit offset beyond the end
+	// (Capped is set too): the read stops at the end, short of what was
+	// asked, and the replay says so with its own exit code (ShortError).
+	// An UNTIL of latest or @TIME means "up to the end" and never is.
+	Unreachable bool
 	// TopicID is the topic's id when planned (KIP-516; zero when the
 	// cluster gave none). Reads ask under it, so a topic deleted and
 	// created again while it is replayed fails the replay instead of
@@ -221,7 +226,8 @@ func planTask(s RangeSpec, p offsets.Partition, b offsets.Bounds, fromTime, unti
 	read := offsets.Range{Partition: p}
 	read.From = min(max(req.From, b.LogStart), end)
 	read.Until = max(min(req.Until, end), read.From)
-	return Task{Spec: s.Text, Requested: req, Read: read, Bounds: b, Capped: req.Until > end}, nil
+	return Task{Spec: s.Text, Requested: req, Read: read, Bounds: b, Capped: req.Until > end,
+		Unreachable: s.Until.Kind == BoundOffset && req.Until > end}, nil
 }
 
 // describePartitions renders a topic's partitions for messages: "0..5"

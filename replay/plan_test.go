@@ -10,6 +10,65 @@ import (
 
 var tp = offsets.Partition{Topic: "t", Partition: 0}
 
+// An explicit UNTIL beyond the end is unreachable; latest and @TIME mean
+// "up to the end" and never are, even when the task is capped.
+func TestPlanTaskUnreachable(t *testing.T) {
+	b := offsets.Bounds{LogStart: 120, HighWatermark: 400}
+	tests := []struct {
+		spec                string
+		untilTime           int64
+		capped, unreachable bool
+	}{
+		{"t:0:0-500", -1, true, true},
+		{"t:0:380-401", -1, true, true},
+		{"t:0:500-600", -1, true, true},
+		{"t:0:0-400", -1, false, false},
+		{"t:0:0-50", -1, false, false},
+		{"t:0:500-latest", -1, true, false},
+		{"t:0:0-latest", -1, false, false},
+		{"t:0:0-@-1m", -1, false, false},
+		{"t:0:0-@-1m", 300, false, false},
+	}
+	for _, tc := range tests {
+		spec, err := ParseRange(tc.spec, testNow)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := planTask(spec, tp, b, -1, tc.untilTime)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.spec, err)
+		}
+		if got.Capped != tc.capped || got.Unreachable != tc.unreachable {
+			t.Errorf("%s (until time %d): capped %v unreachable %v, want %v %v", tc.spec, tc.untilTime, got.Capped, got.Unreachable, tc.capped, tc.unreachable)
+		}
+	}
+}
+
+func TestShortError(t *testing.T) {
+	p := func(n int32) offsets.Partition { return offsets.Partition{Topic: "t", Partition: n} }
+	task := func(n int32, end, until int64, unreachable bool) Task {
+		return Task{Requested: offsets.Range{Partition: p(n), From: 0, Until: until}, Read: offsets.Range{Partition: p(n), From: 0, Until: min(end, until)},
+			Bounds: offsets.Bounds{HighWatermark: end}, Capped: until > end, Unreachable: unreachable}
+	}
+	if e := Short([]Task{task(0, 10, 5, false), task(1, 10, 20, false)}, false); e != nil {
+		t.Fatalf("Short of reachable tasks: %v", e)
+	}
+	tasks := []Task{task(0, 10, 5, false), task(1, 10, 20, true), task(2, 3, 4, true), task(3, 1, 2, true), task(4, 1, 2, true), task(5, 1, 2, true)}
+	e := Short(tasks, true)
+	if e == nil || e.ExitCode() != 4 || len(e.Tasks) != 5 {
+		t.Fatalf("Short: %+v", e)
+	}
+	want := "replay short of UNTIL: t[1] ends at the last stable offset 10, before UNTIL 20, t[2] ends at the last stable offset 3, before UNTIL 4, " +
+		"t[3] ends at the last stable offset 1, before UNTIL 2 and 2 more ranges; the end was seen at start: with --isolation committed it is " +
+		"the last stable offset, which an open transaction holds back; everything up to the end was written"
+	if e.Error() != want {
+		t.Errorf("error\n %q\nwant\n %q", e.Error(), want)
+	}
+	if got := Short(tasks[1:2], false).Error(); !strings.Contains(got, "t[1] ends at the high watermark 10, before UNTIL 20; the end was seen at start: the offsets after it did not exist yet") {
+		t.Errorf("error %q", got)
+	}
+}
+
 func TestPlanTask(t *testing.T) {
 	b := offsets.Bounds{LogStart: 120, HighWatermark: 400}
 	rng := func(from, until int64) offsets.Range { return offsets.Range{Partition: tp, From: from, Until: until} }

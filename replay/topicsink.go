@@ -138,7 +138,7 @@ func (s *TopicSink) Write(recs []record.Record) error {
 		if err := s.producer.Send(s.topic, partition, r); err != nil {
 			// Counted as sent and failed, so Close still waits for the others.
 			s.fail(fmt.Errorf("%s is %w (%s takes its max.message.bytes, or 1 MB when that cannot be read)",
-				offsets.SafeName(fmt.Sprintf("%s[%d]@%d", r.Topic, r.Partition, r.Offset)), err, s.topic))
+				offsets.QuoteName(fmt.Sprintf("%s[%d]@%d", r.Topic, r.Partition, r.Offset)), err, s.topic))
 			return s.err()
 		}
 	}

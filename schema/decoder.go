@@ -153,8 +153,8 @@ type Decoder struct {
 	mu        sync.Mutex
 	ids       map[int]*entry
 	reported  map[reportKey]bool
-	downUntil time.Time // the registry failed as a whole: no request before this
-	downErr   error
+	downUntil time.Time     // the registry failed as a whole: no request before this
+	down      *registryDown // why, while downUntil is ahead
 }
 
 // maxFetches bounds the registry requests in flight; maxFailedIDs bounds
@@ -188,6 +188,44 @@ type entry struct {
 	err    error
 	at     time.Time // when err was set
 	outage bool      // err is the registry's as a whole, not this id's
+}
+
+// registryDown is a failure of the registry as a whole, met while
+// fetching one schema id: it names that id, so that no other id's error
+// carries its text as if that id had been asked.
+type registryDown struct {
+	url string // the registry URL, credentials hidden
+	id  int    // the schema id whose fetch met the failure
+	at  time.Time
+	err error
+}
+
+// describe is one line: the registry, the id that failed, how long ago
+// when age.
+func (r *registryDown) describe(age bool) string {
+	when := ""
+	if age {
+		when = " " + time.Since(r.at).Round(time.Second).String() + " ago"
+	}
+	return fmt.Sprintf("the registry at %s failed for schema id %d%s: %s", r.url, r.id, when, oneLine(r.err.Error(), 160))
+}
+
+// notAskedError is the error of an id the registry was not asked for
+// because it was failing as a whole.
+type notAskedError struct{ down *registryDown }
+
+func (e notAskedError) Error() string { return "not looked up: " + e.down.describe(true) }
+
+func (e notAskedError) Unwrap() error { return e.down.err }
+
+// reasonFor is the one line saying why schema id failed: the id first,
+// then what its own lookup met, or why there was none.
+func reasonFor(id int, err error) string {
+	var na notAskedError
+	if errors.As(err, &na) {
+		return fmt.Sprintf("schema id %d %s", id, oneLine(na.Error(), 240))
+	}
+	return fmt.Sprintf("schema id %d: %s", id, oneLine(err.Error(), 160))
 }
 
 // New builds a Decoder; it compiles the local schemas now and says which
@@ -295,9 +333,9 @@ func (d *Decoder) decode(topic string, isKey bool, b []byte, wait bool) Result {
 		}
 	}
 	if e.err != nil {
-		res.Reason = fmt.Sprintf("schema id %d: %s", f.ID, oneLine(e.err.Error(), 160))
+		res.Reason = reasonFor(f.ID, e.err)
 		if e.outage {
-			d.report(reportKey{kind: FetchFailed, what: "registry"}, topic, oneLine(e.err.Error(), 160))
+			d.report(reportKey{kind: FetchFailed, what: "registry"}, topic, d.outageMessage(f.ID, e.err))
 		} else {
 			d.report(reportKey{id: f.ID, kind: FetchFailed}, topic, res.Reason)
 		}
@@ -338,7 +376,7 @@ func (d *Decoder) entryFor(id int) *entry {
 	e = &entry{done: make(chan struct{})}
 	d.ids[id] = e
 	if now := time.Now(); now.Before(d.downUntil) {
-		e.err, e.at, e.outage = d.downErr, now, true
+		e.err, e.at, e.outage = notAskedError{d.down}, now, true
 		close(e.done)
 		return e
 	}
@@ -372,10 +410,10 @@ func (d *Decoder) fetch(id int, e *entry) {
 	select {
 	case d.sem <- struct{}{}:
 		d.mu.Lock()
-		down, downErr := time.Now().Before(d.downUntil), d.downErr
+		isDown, down := time.Now().Before(d.downUntil), d.down
 		d.mu.Unlock()
-		if down {
-			err, isOutage = downErr, true
+		if isDown {
+			err, isOutage = notAskedError{down}, true
 		} else {
 			c, vers, err = d.load(id)
 			if err != nil && d.ctx.Err() != nil {
@@ -389,7 +427,8 @@ func (d *Decoder) fetch(id int, e *entry) {
 	d.mu.Lock()
 	if err != nil && !isOutage && outage(err) && d.ctx.Err() == nil {
 		isOutage = true
-		d.downUntil, d.downErr = time.Now().Add(d.opts.RetryAfter), err
+		now := time.Now()
+		d.downUntil, d.down = now.Add(d.opts.RetryAfter), &registryDown{url: d.reg.shownURL(), id: id, at: now, err: err}
 	}
 	if err == nil {
 		// The registry answers again: a later outage is news.
@@ -402,7 +441,7 @@ func (d *Decoder) fetch(id int, e *entry) {
 	if err != nil {
 		switch {
 		case isOutage:
-			d.report(reportKey{kind: FetchFailed, what: "registry"}, "", oneLine(err.Error(), 160))
+			d.report(reportKey{kind: FetchFailed, what: "registry"}, "", d.outageMessage(id, err))
 		default:
 			kind := FetchFailed
 			var ce compileError
@@ -447,6 +486,16 @@ func (d *Decoder) load(id int) (*compiled, []subjectVersion, error) {
 		return c, f.Versions, nil
 	}
 	return nil, nil, errors.New("unreachable")
+}
+
+// outageMessage is the one line of the event reporting an outage met by
+// id: the failure of the id that asked, never one id's text under another.
+func (d *Decoder) outageMessage(id int, err error) string {
+	var na notAskedError
+	if errors.As(err, &na) {
+		return na.down.describe(false)
+	}
+	return (&registryDown{url: d.reg.shownURL(), id: id, at: time.Now(), err: err}).describe(false)
 }
 
 func (d *Decoder) report(k reportKey, topic, msg string) {

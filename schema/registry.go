@@ -135,6 +135,15 @@ func (r *registry) get(ctx context.Context, path string, v any) error {
 	return nil
 }
 
+// shownURL is the registry URL as messages show it: a password in it is
+// hidden.
+func (r *registry) shownURL() string {
+	if u, err := url.Parse(r.base); err == nil {
+		return u.Redacted()
+	}
+	return oneLine(r.base, 80)
+}
+
 // fetch reads schema id with its references and the subjects naming it,
 // from the disk cache when useDisk and it holds the id.
 func (r *registry) fetch(ctx context.Context, id int, useDisk bool) (f *fetched, fromDisk bool, err error) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kbatch-dev/kbatch/consumer"
 	"github.com/kbatch-dev/kbatch/offsets"
+	krecord "github.com/kbatch-dev/kbatch/record"
 )
 
 // controlKind names a stream command run from a key.
@@ -72,10 +73,10 @@ func (m *Model) controlDone(msg controlDoneMsg) tea.Cmd {
 			m.setStatus("the stream has ended; q quits", t.warn)
 			return nil
 		}
-		m.setStatus("failed: "+EscapeString(msg.err.Error()), t.bad)
+		m.setStatus("failed: "+krecord.String(msg.err.Error()), t.bad)
 		return nil
 	}
-	p := EscapeString(msg.part.String())
+	p := krecord.String(msg.part.String())
 	switch msg.kind {
 	case ctlPauseAll:
 		m.stream.paused = true

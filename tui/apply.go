@@ -5,6 +5,7 @@ import (
 
 	"github.com/kbatch-dev/kbatch/consumer"
 	"github.com/kbatch-dev/kbatch/offsets"
+	krecord "github.com/kbatch-dev/kbatch/record"
 )
 
 // apply folds a burst of stream events into the model. Only the state
@@ -94,7 +95,7 @@ func (m *Model) notice(e offsets.Event) {
 	if e.Code == offsets.CodeSeek && m.now().Before(m.seekSummaryUntil) {
 		return // S's summary stays; the events pane has each seek
 	}
-	m.setStatus(e.Code+": "+EscapeString(e.Message), eventStyle(&m.c.theme, e.Code))
+	m.setStatus(e.Code+": "+krecord.String(e.Message), eventStyle(&m.c.theme, e.Code))
 	if e.Code == offsets.CodeDataLoss {
 		m.stream.loss.add(e)
 		m.parts.setLoss(m.stream.loss.partitions)
@@ -127,7 +128,7 @@ func (m *Model) ended(e *consumer.Ended) {
 	m.stream.ended = e
 	text := fmt.Sprintf("the stream ended (%s) after %s", e.Reason, plural(int64(e.Batches), "batch", "batches"))
 	if e.Err != nil {
-		text += ": " + EscapeString(e.Err.Error())
+		text += ": " + krecord.String(e.Err.Error())
 		m.setStatus(text+"; q quits", m.c.theme.bad)
 		return
 	}

@@ -10,6 +10,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/kbatch-dev/kbatch/offsets"
+	krecord "github.com/kbatch-dev/kbatch/record"
 )
 
 // batchesPane lists the kept batches newest first and, beneath, the
@@ -313,15 +314,15 @@ func (b *batchesPane) rangeLines(n int) []string {
 // rangeLine renders one range; a jumped range that does not fit the pane
 // drops the words "records" and "jump:" before the jump's reason is cut.
 func (b *batchesPane) rangeLine(r offsets.BatchRange) string {
-	part := EscapeString(r.Partition.String())
+	part := krecord.String(r.Partition.String())
 	s := fmt.Sprintf("  %s %d → %d (%s)", part, r.From, r.Until, plural(r.Records, "record", "records"))
 	if r.Jump == "" {
 		return s
 	}
-	jump := "  * jump: " + EscapeString(r.Jump)
+	jump := "  * jump: " + krecord.String(r.Jump)
 	if lipgloss.Width(s+jump) > b.width {
 		s = fmt.Sprintf("  %s %d → %d (%d)", part, r.From, r.Until, r.Records)
-		jump = "  * " + EscapeString(r.Jump)
+		jump = "  * " + krecord.String(r.Jump)
 	}
 	return s + b.theme.warn.Render(jump)
 }

@@ -7,6 +7,8 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	"github.com/charmbracelet/x/ansi"
+
+	krecord "github.com/kbatch-dev/kbatch/record"
 )
 
 // header is two lines: the stream, its state, rates, interval and acked
@@ -25,14 +27,14 @@ func (m *Model) header() (string, []segment) {
 	}
 	brokers := t.dim.Render("brokers ") + brokerList(s.brokers, max(20, m.width/3))
 	if m.opts.Cluster != "" {
-		brokers = t.dim.Render("cluster ") + t.info.Render(EscapeString(m.opts.Cluster)) + " " + brokers
+		brokers = t.dim.Render("cluster ") + t.info.Render(krecord.String(m.opts.Cluster)) + " " + brokers
 	}
 	line2, _ := joinFitting(m.width, "  ",
 		segment{text: brokers},
-		segment{text: t.dim.Render("topics ") + EscapeString(strings.Join(s.topics, ",")), drop: 1})
+		segment{text: t.dim.Render("topics ") + krecord.String(strings.Join(s.topics, ",")), drop: 1})
 	// The store path keeps its end when cut: "…/kbatch/offsets.db".
 	if room := m.width - ansi.StringWidth(line2) - len("  store "); room >= 16 {
-		line2 += t.dim.Render("  store ") + cutLeft(EscapeString(store), room)
+		line2 += t.dim.Render("  store ") + cutLeft(krecord.String(store), room)
 	}
 	return fit(line1, m.width) + "\n" + fit(line2, m.width), dropped
 }
@@ -73,7 +75,7 @@ func (m *Model) headerLead() string {
 	if m.opts.InsecureTLS {
 		badges = append(badges, t.badgeWarn.Render("TLS NOT VERIFIED"))
 	}
-	return t.bold.Render("kbatch") + " " + t.info.Render(EscapeString(s.name)) + "  " + strings.Join(badges, " ") + "  "
+	return t.bold.Render("kbatch") + " " + t.info.Render(krecord.String(s.name)) + "  " + strings.Join(badges, " ") + "  "
 }
 
 // headerFigures are the stream's figures on the header's first line; what
@@ -152,11 +154,11 @@ func joinFitting(w int, sep string, segs ...segment) (string, []segment) {
 // brokerList joins the brokers, or shows the first and how many more when
 // they take more than w columns.
 func brokerList(brokers []string, w int) string {
-	all := EscapeString(strings.Join(brokers, ","))
+	all := krecord.String(strings.Join(brokers, ","))
 	if len(brokers) < 2 || ansi.StringWidth(all) <= w {
 		return all
 	}
-	return EscapeString(brokers[0]) + fmt.Sprintf(" +%d", len(brokers)-1)
+	return krecord.String(brokers[0]) + fmt.Sprintf(" +%d", len(brokers)-1)
 }
 
 func (m *Model) statusView() string {

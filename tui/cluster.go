@@ -9,6 +9,8 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+
+	krecord "github.com/kbatch-dev/kbatch/record"
 )
 
 // Profile is a [clusters.NAME] of the config, for c.
@@ -131,7 +133,7 @@ func (v *clusterPicker) View() string {
 	th := &v.theme
 	if v.probing != "" {
 		return strings.Join([]string{
-			wrap(fmt.Sprintf("Connecting to cluster %s…", EscapeString(v.probing)), v.width),
+			wrap(fmt.Sprintf("Connecting to cluster %s…", krecord.String(v.probing)), v.width),
 			"",
 			wrap("The stream goes on until the cluster answers.", v.width),
 			"",
@@ -141,8 +143,8 @@ func (v *clusterPicker) View() string {
 	if v.confirming {
 		p := v.profiles[v.cur.sel]
 		return strings.Join([]string{
-			th.warn.Render(wrap(fmt.Sprintf("Close stream %s and connect to cluster %s (%s)?", EscapeString(v.stream),
-				EscapeString(p.Name), brokerList(p.Brokers, 60)), v.width)),
+			th.warn.Render(wrap(fmt.Sprintf("Close stream %s and connect to cluster %s (%s)?", krecord.String(v.stream),
+				krecord.String(p.Name), brokerList(p.Brokers, 60)), v.width)),
 			"",
 			wrap(v.switchText(), v.width),
 			"",
@@ -151,12 +153,12 @@ func (v *clusterPicker) View() string {
 	}
 	lines := []string{th.dim.Render(wrap("The [clusters.NAME] profiles of the config file:", v.width))}
 	if v.failed != "" {
-		lines = append([]string{th.warn.Render(wrap(EscapeString(v.failed), v.width)), ""}, lines...)
+		lines = append([]string{th.warn.Render(wrap(krecord.String(v.failed), v.width)), ""}, lines...)
 	}
 	from, until := v.cur.visible()
 	for i := from; i < until; i++ {
 		p := v.profiles[i]
-		name := EscapeString(p.Name)
+		name := krecord.String(p.Name)
 		if p.Name == v.current {
 			name += " (current)"
 		}

@@ -12,6 +12,8 @@ import (
 	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	krecord "github.com/kbatch-dev/kbatch/record"
 )
 
 // Limits of the record detail: a value of several MiB shows its start.
@@ -21,6 +23,20 @@ const (
 	detailHexLimit  = 4 << 10   // bytes shown as hex
 	prettyJSONLimit = 256 << 10 // larger JSON is shown as it is
 )
+
+// jsonText is JSON text (valid: from the schema decoder, or a record
+// value that parsed as JSON) made safe for the terminal by JSON's own
+// escaping (record.SafeJSON) instead of the terminal rule: JSON already
+// reads back unambiguously, and the terminal rule would double its
+// backslashes (\u001b would show as \\u001b). Work is bounded by limit
+// columns (limit <= 0: none): at most 4·limit bytes are taken, and cut
+// reports that some were left out.
+func jsonText(b []byte, limit int) (s string, cut bool) {
+	if limit > 0 && len(b) > 4*limit {
+		b, cut = b[:4*limit], true
+	}
+	return string(krecord.SafeJSON(b)), cut
+}
 
 // textView is a scrollable full-screen text: record detail, batch ranges,
 // event detail, full help. Its content is rebuilt on resize so it wraps
@@ -90,7 +106,7 @@ func recordDetail(t *theme, r *record, loc *time.Location, w int) string {
 func recordDetailAs(t *theme, r *record, loc *time.Location, w int, d *decoding, mode detailMode) string {
 	var sb strings.Builder
 	label := func(s string) string { return t.bold.Render(fmt.Sprintf("%-10s", s)) }
-	fmt.Fprintf(&sb, "%s %s · offset %d", label("record"), EscapeString(r.Partition.String()), r.Offset)
+	fmt.Fprintf(&sb, "%s %s · offset %d", label("record"), krecord.String(r.Partition.String()), r.Offset)
 	if r.Batch > 0 {
 		fmt.Fprintf(&sb, " · batch %d", r.Batch)
 	}
@@ -112,9 +128,9 @@ func recordDetailAs(t *theme, r *record, loc *time.Location, w int, d *decoding,
 	for _, h := range r.Headers {
 		v := "(null)"
 		if !h.Value.null() {
-			v = EscapeLine(h.Value.Data, detailKeyLimit)
+			v = krecord.EscapeLine(h.Value.Data, detailKeyLimit)
 		}
-		sb.WriteString(indent(EscapeLine(h.Key, detailKeyLimit)+" = "+v, w) + "\n")
+		sb.WriteString(indent(krecord.EscapeLine(h.Key, detailKeyLimit)+" = "+v, w) + "\n")
 	}
 	return strings.TrimRight(sb.String(), "\n")
 }
@@ -167,7 +183,11 @@ func renderBytes(b []byte, complete bool, limit, w int) (body, kind string) {
 	case complete && len(b) <= prettyJSONLimit && isJSONDoc(b):
 		var out bytes.Buffer
 		if json.Indent(&out, b, "", "  ") == nil {
-			return EscapeText(out.Bytes(), limit), "JSON"
+			s, cut := jsonText(out.Bytes(), limit)
+			if cut {
+				return s + "…", fmt.Sprintf("JSON, cut after %s", formatBytes(int64(4*limit)))
+			}
+			return s, "JSON"
 		}
 	}
 	// A final line break shows as \n (or \r\n) rather than as a blank
@@ -179,7 +199,7 @@ func renderBytes(b []byte, complete bool, limit, w int) (body, kind string) {
 	case bytes.HasSuffix(b, []byte("\n")):
 		b, end = b[:len(b)-1], `\n`
 	}
-	s := EscapeText(b, limit)
+	s := krecord.EscapeText(b, limit)
 	if ansi.StringWidth(s) >= limit {
 		s += "…"
 		kind = fmt.Sprintf("text, cut after %d columns", limit)
@@ -284,7 +304,7 @@ func batchDetail(m *Model, e *batchEntry, width int) string {
 		if !r.Value.null() {
 			value, _ = m.c.schemas.preview(r, false, width)
 		}
-		line := fmt.Sprintf("%s @ %d  %s  %s  %s", EscapeString(r.Partition.String()), r.Offset,
+		line := fmt.Sprintf("%s @ %d  %s  %s  %s", krecord.String(r.Partition.String()), r.Offset,
 			r.Timestamp.In(m.c.loc).Format("15:04:05.000"), ansi.Truncate(key, 24, "…"), value)
 		sb.WriteString(ansi.Truncate(line, max(10, width-1), "…") + "\n")
 	}

@@ -18,6 +18,8 @@
 // too, never inside Update, because the stream's loop may be waiting for
 // the UI to take an event.
 //
-// Every byte that comes from a record goes through EscapeLine or
-// EscapeText before it is drawn (DESIGN §2.7).
+// Every byte that comes from a record, a broker or a file goes through the
+// record package's one escaping rule (record.EscapeLine, EscapeText,
+// EscapeBinary, String) once, where it is drawn, or through
+// record.SafeJSON when it is shown as JSON (DESIGN §2.7).
 package tui

@@ -10,6 +10,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/kbatch-dev/kbatch/offsets"
+	krecord "github.com/kbatch-dev/kbatch/record"
 )
 
 // eventsPane lists the stream's notices newest first: data loss,
@@ -69,10 +70,10 @@ func (p *eventsPane) View() string {
 	for i := from; i < until; i++ {
 		e := p.newest(i)
 		sel := i == p.cur.sel
-		line := fit(e.Time.In(p.loc).Format("15:04:05"), 8) + " " + fit(e.Code, 13) + " " + EscapeString(e.Message)
+		line := fit(e.Time.In(p.loc).Format("15:04:05"), 8) + " " + fit(e.Code, 13) + " " + krecord.String(e.Message)
 		if !sel {
 			line = p.theme.dim.Render(fit(e.Time.In(p.loc).Format("15:04:05"), 8)) + " " +
-				eventStyle(&p.theme, e.Code).Render(fit(e.Code, 13)) + " " + EscapeString(e.Message)
+				eventStyle(&p.theme, e.Code).Render(fit(e.Code, 13)) + " " + krecord.String(e.Message)
 		}
 		lines = append(lines, markRow(&p.theme, fit(line, p.width-2), sel, p.focused))
 	}
@@ -93,14 +94,14 @@ func eventStyle(t *theme, code string) lipgloss.Style {
 // eventDetail renders every field of a notice for the detail view.
 func eventDetail(e offsets.Event, loc interface{ String() string }, width int) string {
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "%s\n\n", wrap(EscapeString(e.Message), width)) // at words, not inside them
-	fmt.Fprintf(&sb, "code        %s\n", EscapeString(e.Code))
+	fmt.Fprintf(&sb, "%s\n\n", wrap(krecord.String(e.Message), width)) // at words, not inside them
+	fmt.Fprintf(&sb, "code        %s\n", krecord.String(e.Code))
 	fmt.Fprintf(&sb, "time        %s\n", e.Time.Format("2006-01-02 15:04:05.000 MST"))
 	switch {
 	case e.Topic != "" && e.Partition < 0: // about a whole topic
-		fmt.Fprintf(&sb, "topic       %s\n", EscapeString(e.Topic))
+		fmt.Fprintf(&sb, "topic       %s\n", krecord.String(e.Topic))
 	case e.Topic != "":
-		fmt.Fprintf(&sb, "partition   %s\n", EscapeString(offsets.Partition{Topic: e.Topic, Partition: e.Partition}.String()))
+		fmt.Fprintf(&sb, "partition   %s\n", krecord.String(offsets.Partition{Topic: e.Topic, Partition: e.Partition}.String()))
 	}
 	for _, f := range []struct {
 		name string

@@ -29,7 +29,7 @@ func TestSearchWholeHistory(t *testing.T) {
 	s := screen(m)
 	// Batches 1..6 hold seq 2, 4, … 12 on partition 0 and 102 … 112 on 1
 	// (and "plain value" at the odd offsets); the tail 3 more records.
-	mustContain(t, s, `Search "\"SEQ\":1" · 8 in 27 records kept`, `{"seq":112}`, `{"seq":102}`, `{"seq":12}`, `{"seq":10}`)
+	mustContain(t, s, `Search ""SEQ":1" · 8 in 27 records kept`, `{"seq":112}`, `{"seq":102}`, `{"seq":12}`, `{"seq":10}`)
 	mustNotContain(t, s, `{"seq":2}`, "plain value")
 	if !strings.Contains(m.View().Content, matchOn+`"seq":1`+matchOff) {
 		t.Fatal("matches are not marked")

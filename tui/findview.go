@@ -14,6 +14,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/kbatch-dev/kbatch/offsets"
+	krecord "github.com/kbatch-dev/kbatch/record"
 )
 
 // The search view (/ on the main screen) finds records by a key or value
@@ -153,14 +154,14 @@ func (v *findView) title() string {
 	if v.query == "" {
 		return "Search"
 	}
-	s := fmt.Sprintf("Search %q · %d in %d records kept", v.query, v.history, v.kept)
+	s := fmt.Sprintf("Search \"%s\" · %d in %d records kept", v.query, v.history, v.kept)
 	if b := v.broker; b != nil && b.query == v.query {
 		s += fmt.Sprintf(" · %d more on the broker", b.matches)
 	}
 	if ms := v.list.modeStatus(); ms != "" {
 		s += " · " + ms
 	}
-	return EscapeString(s)
+	return krecord.String(s)
 }
 
 // paste types pasted text into the search field, or the list's filter.
@@ -230,7 +231,7 @@ func (v *findView) back() bool {
 func (v *findView) View() string {
 	in := v.input.View()
 	if !v.editing {
-		in = v.theme.info.Render("search> ") + EscapeString(v.query) + v.theme.dim.Render("   / edits · enter: record · ] [: next, previous · f: search the broker")
+		in = v.theme.info.Render("search> ") + krecord.String(v.query) + v.theme.dim.Render("   / edits · enter: record · ] [: next, previous · f: search the broker")
 	}
 	lines := []string{in}
 	if b := v.broker; b != nil {
@@ -251,7 +252,7 @@ func (v *findView) brokerLine(b *brokerSearch) string {
 	if span > 0 && !(b.done && b.err == nil && !b.stopped) {
 		pct = float64(read) * 100 / float64(span)
 	}
-	s := fmt.Sprintf("broker %s: %3.0f%% · %s records read · %d matches", ansi.Truncate(EscapeString(strings.Join(b.ranges, " ")), max(10, v.width/3), "…"),
+	s := fmt.Sprintf("broker %s: %3.0f%% · %s records read · %d matches", ansi.Truncate(krecord.String(strings.Join(b.ranges, " ")), max(10, v.width/3), "…"),
 		pct, strconv.FormatInt(b.read, 10), b.matches)
 	if b.query != v.query {
 		s += fmt.Sprintf(" for %q", b.query)
@@ -261,7 +262,7 @@ func (v *findView) brokerLine(b *brokerSearch) string {
 	}
 	switch {
 	case b.err != nil:
-		return v.theme.bad.Render(s + " · stopped: " + EscapeString(b.err.Error()))
+		return v.theme.bad.Render(s + " · stopped: " + krecord.String(b.err.Error()))
 	case b.stopped:
 		return v.theme.warn.Render(s + " · stopped (esc)")
 	case b.done:

@@ -6,6 +6,8 @@ import (
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	krecord "github.com/kbatch-dev/kbatch/record"
 )
 
 // fit truncates s (which may hold style sequences) to w columns, marking a
@@ -29,7 +31,7 @@ func fit(s string, w int) string {
 // topic ("sensor-d…[3]") so the partition number always shows.
 func partitionLabel(topic string, part int32, w int) string {
 	num := "[" + strconv.Itoa(int(part)) + "]"
-	t := EscapeString(topic)
+	t := krecord.String(topic)
 	if ansi.StringWidth(t)+len(num) <= w || w <= len(num)+1 {
 		return t + num
 	}

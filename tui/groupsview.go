@@ -14,6 +14,7 @@ import (
 
 	"github.com/kbatch-dev/kbatch/consumer"
 	"github.com/kbatch-dev/kbatch/offsets"
+	krecord "github.com/kbatch-dev/kbatch/record"
 )
 
 // GroupReader reads the consumer groups that committed offsets on some of
@@ -101,8 +102,8 @@ func (v *groupsView) SetSize(w, h int) {
 	v.width, v.height = w, h
 	cols := append([]column(nil), groupColumns...)
 	for _, r := range v.rows {
-		fitContent(cols, "GROUP", len(EscapeString(r.group)), 40)
-		fitContent(cols, "PARTITION", len(EscapeString(r.part.Topic))+2+len(strconv.Itoa(int(r.part.Partition))), 32)
+		fitContent(cols, "GROUP", len(krecord.String(r.group)), 40)
+		fitContent(cols, "PARTITION", len(krecord.String(r.part.Topic))+2+len(strconv.Itoa(int(r.part.Partition))), 32)
 	}
 	v.cols = layoutColumns(cols, w-2)
 	v.cur.setHeight(h - 2)
@@ -118,7 +119,7 @@ func (v *groupsView) title() string {
 	if !v.at.IsZero() {
 		s += " · read " + v.at.In(v.loc).Format("15:04:05") + ", every " + groupsRefresh.String()
 	}
-	return EscapeString(s)
+	return krecord.String(s)
 }
 
 func (v *groupsView) topics() []string {
@@ -184,7 +185,7 @@ func (v *groupsView) View() string {
 	case !v.loaded:
 		return strings.Join(append(lines, th.dim.Render("  reading consumer groups…")), "\n")
 	case v.err != nil && len(v.rows) == 0:
-		return strings.Join(append(lines, th.bad.Render(fit("  cannot read consumer groups: "+EscapeString(v.err.Error()), v.width))), "\n")
+		return strings.Join(append(lines, th.bad.Render(fit("  cannot read consumer groups: "+krecord.String(v.err.Error()), v.width))), "\n")
 	case len(v.rows) == 0 && v.total == 0:
 		return strings.Join(append(lines, th.dim.Render(fit("  no consumer group to show: the cluster lists none this user may describe "+
 			"(Kafka lists only the groups a user has DESCRIBE on)", v.width))), "\n")
@@ -199,7 +200,7 @@ func (v *groupsView) View() string {
 		r := v.rows[i]
 		sel := i == v.cur.sel
 		if r.err != "" {
-			line := fit(EscapeString(r.group), 20) + " " + th.bad.Render(EscapeString(r.err))
+			line := fit(krecord.String(r.group), 20) + " " + th.bad.Render(krecord.String(r.err))
 			lines = append(lines, markRow(th, line, sel, true))
 			continue
 		}
@@ -210,7 +211,7 @@ func (v *groupsView) View() string {
 			switch col.title {
 			case "GROUP":
 				if r.first || i == from {
-					cells[c] = EscapeString(r.group)
+					cells[c] = krecord.String(r.group)
 				}
 			case "STATE":
 				if r.first || i == from {
@@ -256,7 +257,7 @@ func (v *groupsView) View() string {
 		}
 	}
 	if v.err != nil {
-		lines = append(lines, th.bad.Render(fit("  the last refresh failed: "+EscapeString(v.err.Error()), v.width)))
+		lines = append(lines, th.bad.Render(fit("  the last refresh failed: "+krecord.String(v.err.Error()), v.width)))
 	}
 	return strings.Join(lines, "\n")
 }

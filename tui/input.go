@@ -6,6 +6,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	krecord "github.com/kbatch-dev/kbatch/record"
 	"github.com/kbatch-dev/kbatch/schema"
 )
 
@@ -160,7 +161,7 @@ func (m *Model) enter() {
 		}
 	case focusEvents:
 		if e, ok := m.events.selected(); ok {
-			tv := newTextView(m.c, "Event "+EscapeString(e.Code), func(w int) string { return eventDetail(e, m.c.loc, w) })
+			tv := newTextView(m.c, "Event "+krecord.String(e.Code), func(w int) string { return eventDetail(e, m.c.loc, w) })
 			m.pushView(tv)
 		}
 	case focusPartitions:
@@ -234,11 +235,11 @@ func (m *Model) copyValue() tea.Cmd {
 	if rv, ok := m.top().(*recordView); ok && rv.mode == showDecoded {
 		if res := m.c.schemas.result(r, false, false); res.Status == schema.Decoded {
 			m.setStatus(fmt.Sprintf("copied the decoded JSON of %s @ %d (%s, %s) with OSC 52; v then y copies the raw bytes",
-				EscapeString(r.Partition.String()), r.Offset, describeDecoded(res), formatBytes(int64(len(res.JSON)))), m.c.theme.ok)
+				krecord.String(r.Partition.String()), r.Offset, describeDecoded(res), formatBytes(int64(len(res.JSON)))), m.c.theme.ok)
 			return tea.SetClipboard(res.JSON)
 		}
 	}
-	text := fmt.Sprintf("copied the value of %s @ %d (%s) with OSC 52", EscapeString(r.Partition.String()), r.Offset, formatBytes(int64(len(r.Value.Data))))
+	text := fmt.Sprintf("copied the value of %s @ %d (%s) with OSC 52", krecord.String(r.Partition.String()), r.Offset, formatBytes(int64(len(r.Value.Data))))
 	if r.Value.truncated() {
 		text += fmt.Sprintf("; only its first %s are kept in memory", formatBytes(int64(len(r.Value.Data))))
 	}

@@ -153,7 +153,7 @@ func TestProduceChecksTheFields(t *testing.T) {
 	press(m, "backspace", "backspace", "tab")
 	typeText(m, `bad\q`)
 	press(m, "enter")
-	mustContain(t, screen(m), `key: unknown escape \q at column 4`)
+	mustContain(t, screen(m), `key: unknown escape \\q at column 4`)
 }
 
 // A null value (ctrl+n) is a tombstone; a value file's bytes are the

@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/kbatch-dev/kbatch/consumer"
+	krecord "github.com/kbatch-dev/kbatch/record"
 )
 
 // partFilter is / in the partitions pane: it shows only the partitions
@@ -181,7 +182,7 @@ func (p *partitionsPane) matchTerm(r consumer.PartitionStatus, t string) bool {
 	case "loss":
 		return state == lossState
 	}
-	name := strings.ToLower(EscapeString(r.Topic)) + "[" + strconv.Itoa(int(r.Partition.Partition)) + "]"
+	name := strings.ToLower(krecord.String(r.Topic)) + "[" + strconv.Itoa(int(r.Partition.Partition)) + "]"
 	return strings.Contains(name, t)
 }
 
@@ -194,7 +195,7 @@ func (p *partitionsPane) filterLine() string {
 		}
 		return ansi.Truncate(s, max(0, p.width), "…")
 	}
-	s := p.theme.info.Render("/ "+EscapeString(p.pf.query)) + p.theme.dim.Render("  ("+strconv.Itoa(len(p.pf.shown))+" of "+strconv.Itoa(len(p.rows))+"; esc clears)")
+	s := p.theme.info.Render("/ "+krecord.String(p.pf.query)) + p.theme.dim.Render("  ("+strconv.Itoa(len(p.pf.shown))+" of "+strconv.Itoa(len(p.rows))+"; esc clears)")
 	if p.pf.problem != "" {
 		s += "  " + p.theme.warn.Render(p.pf.problem)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kbatch-dev/kbatch/consumer"
 	"github.com/kbatch-dev/kbatch/offsets"
+	krecord "github.com/kbatch-dev/kbatch/record"
 )
 
 // sparkHistory is how many rate samples (one per progress event, about
@@ -110,7 +111,7 @@ func (p *partitionsPane) setRows(rows []consumer.PartitionStatus) {
 	p.refilter()
 	grow := func(col string, w int) { p.content[col] = max(p.content[col], w) }
 	for _, r := range rows {
-		grow("PARTITION", ansi.StringWidth(EscapeString(r.Topic))+2+len(strconv.Itoa(int(r.Partition.Partition))))
+		grow("PARTITION", ansi.StringWidth(krecord.String(r.Topic))+2+len(strconv.Itoa(int(r.Partition.Partition))))
 		grow("SOURCE", len(r.Source))
 		grow("NEXT", len(formatOffset(r.NextOffset)))
 		grow("LOG START", len(formatOffset(r.LogStart)))

@@ -12,6 +12,8 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	krecord "github.com/kbatch-dev/kbatch/record"
 )
 
 // TopicInfo is one topic as the picker lists it.
@@ -381,7 +383,7 @@ func (p *Picker) header() string {
 	th := &p.c.theme
 	s := th.bold.Render("kbatch") + " " + th.badgeManual.Render("PICK TOPICS")
 	if p.opts.Cluster != "" {
-		s += "  cluster " + EscapeString(p.opts.Cluster)
+		s += "  cluster " + krecord.String(p.opts.Cluster)
 	}
 	if len(p.opts.Brokers) > 0 {
 		s += "  brokers " + brokerList(p.opts.Brokers, p.width)
@@ -394,7 +396,7 @@ func (p *Picker) header() string {
 func (p *Picker) columns() []column {
 	nameW := 12
 	for _, t := range p.all {
-		nameW = max(nameW, ansi.StringWidth(EscapeString(t.Name)))
+		nameW = max(nameW, ansi.StringWidth(krecord.String(t.Name)))
 	}
 	return layoutColumns([]column{
 		{title: "   ", width: 3, priority: 0},
@@ -429,7 +431,7 @@ func (p *Picker) body() string {
 	case p.loading && p.all == nil:
 		lines = append(lines, th.dim.Render("  listing topics…"))
 	case p.err != nil && p.all == nil:
-		lines = append(lines, th.bad.Render("  listing topics failed: ")+EscapeString(p.err.Error()), th.dim.Render("  r lists again, q quits"))
+		lines = append(lines, th.bad.Render("  listing topics failed: ")+krecord.String(p.err.Error()), th.dim.Render("  r lists again, q quits"))
 	case len(p.all) == 0:
 		lines = append(lines, th.dim.Render("  no topics on this cluster (internal \"__\" topics are hidden); q quits"))
 	case len(p.shown) == 0:
@@ -443,7 +445,7 @@ func (p *Picker) body() string {
 		if p.marked[t.Name] {
 			mark = "[x]"
 		}
-		cells[0], cells[1] = mark, EscapeString(t.Name)
+		cells[0], cells[1] = mark, krecord.String(t.Name)
 		cells[2], cells[3] = strconv.Itoa(t.Partitions), strconv.FormatInt(t.Records, 10)
 		lines = append(lines, markRow(th, renderRow(cols, cells), i == p.cur.sel, true))
 	}
@@ -454,11 +456,11 @@ func (p *Picker) statusLine() string {
 	th := &p.c.theme
 	switch {
 	case p.asking != nil:
-		return fit(th.dim.Render("starting with "+EscapeString(strings.Join(p.chosen, ", "))), p.width)
+		return fit(th.dim.Render("starting with "+krecord.String(strings.Join(p.chosen, ", "))), p.width)
 	case p.status != "":
 		return fit(th.warn.Render(p.status), p.width)
 	case p.err != nil && p.all != nil:
-		return fit(th.bad.Render("listing topics again failed: ")+EscapeString(p.err.Error()), p.width)
+		return fit(th.bad.Render("listing topics again failed: ")+krecord.String(p.err.Error()), p.width)
 	case p.loading && p.all != nil:
 		return fit(th.dim.Render("listing topics…"), p.width)
 	case len(p.marked) > 0:

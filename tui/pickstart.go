@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/kbatch-dev/kbatch/offsets"
+	krecord "github.com/kbatch-dev/kbatch/record"
 )
 
 // StartQuestion is what the picker knows of the stream a pick makes, to
@@ -70,7 +71,7 @@ type startChoice struct{ value, desc string }
 func newStartAsk(q StartQuestion, topics []string, records int64) *startAsk {
 	a := &startAsk{q: q, topics: topics, records: records}
 	if q.Stored {
-		desc := fmt.Sprintf("where stream %s stopped: after batch %d", EscapeString(q.Stream), q.LastBatch)
+		desc := fmt.Sprintf("where stream %s stopped: after batch %d", krecord.String(q.Stream), q.LastBatch)
 		if !q.AckedAt.IsZero() {
 			desc += ", acked " + q.AckedAt.Format("2006-01-02 15:04:05")
 		}
@@ -122,7 +123,7 @@ func (a *startAsk) key(k tea.KeyPressMsg, now time.Time) (done, back bool, cmd t
 		return false, false, nil
 	case "enter":
 		if strings.EqualFold(strings.TrimSpace(a.input.Value()), ChoiceResume) && !a.q.Stored {
-			a.problem = fmt.Sprintf("stream %s has no stored positions to resume from: pick latest, earliest, -N or @TIME", EscapeString(a.q.Stream))
+			a.problem = fmt.Sprintf("stream %s has no stored positions to resume from: pick latest, earliest, -N or @TIME", a.q.Stream)
 			return false, false, nil
 		}
 		v, err := ParseStartChoice(a.input.Value(), now)
@@ -139,12 +140,12 @@ func (a *startAsk) key(k tea.KeyPressMsg, now time.Time) (done, back bool, cmd t
 }
 
 func (a *startAsk) title() string {
-	return "Where to start · stream " + EscapeString(a.q.Stream)
+	return "Where to start · stream " + krecord.String(a.q.Stream)
 }
 
 func (a *startAsk) lines(th *theme, w int) []string {
 	intro := wrap(fmt.Sprintf("Where should %s start reading? ↑/↓ picks, or type as -o takes it: an offset, earliest, latest, -N (per partition), @TIME.",
-		EscapeString(strings.Join(a.topics, ", "))), w-4)
+		krecord.String(strings.Join(a.topics, ", "))), w-4)
 	var lines []string
 	for _, l := range strings.Split(intro, "\n") {
 		lines = append(lines, " "+l)
@@ -168,9 +169,9 @@ func (a *startAsk) lines(th *theme, w int) []string {
 	lines = append(lines, "", " "+a.input.View(), "")
 	switch {
 	case a.problem != "":
-		lines = append(lines, " "+th.bad.Render(EscapeString(a.problem)))
+		lines = append(lines, " "+th.bad.Render(krecord.String(a.problem)))
 	case a.q.Remember != "":
-		lines = append(lines, " "+th.dim.Render("the answer is remembered for stream "+EscapeString(a.q.Stream)+" ("+EscapeString(a.q.Remember)+")"))
+		lines = append(lines, " "+th.dim.Render("the answer is remembered for stream "+krecord.String(a.q.Stream)+" ("+krecord.String(a.q.Remember)+")"))
 	default:
 		lines = append(lines, " "+th.dim.Render("not remembered: nothing is stored in this session"))
 	}

@@ -168,7 +168,7 @@ func (f *produceForm) dialog() bool    { return true }
 
 func (f *produceForm) title() string {
 	if f.origin != "" {
-		return "Edit and re-produce " + EscapeString(f.origin)
+		return "Edit and re-produce " + krecord.String(f.origin)
 	}
 	return "Produce a record"
 }
@@ -340,7 +340,7 @@ func (f *produceForm) View() string {
 		}
 		lines = append(lines, "")
 		if f.problem != "" {
-			lines = append(lines, th.bad.Render(wrap(EscapeString(f.problem), f.width)))
+			lines = append(lines, th.bad.Render(wrap(krecord.String(f.problem), f.width)))
 		} else {
 			lines = append(lines, th.dim.Render("tab/↑↓ move · enter reviews · esc cancels"))
 		}
@@ -354,7 +354,7 @@ func (f *produceForm) View() string {
 			lines = append(lines, th.bold.Render("y writes it")+th.dim.Render(" · n or esc goes back to the form"))
 		}
 	case stageDone:
-		lines = append(lines, th.ok.Render(EscapeString(f.result)), th.dim.Render("on "+f.cluster), "")
+		lines = append(lines, th.ok.Render(krecord.String(f.result)), th.dim.Render("on "+f.cluster), "")
 		lines = append(lines, f.summary()...)
 		lines = append(lines, "", th.dim.Render("enter writes another · esc closes"))
 	}
@@ -375,18 +375,18 @@ func (f *produceForm) summary() []string {
 		if b == nil {
 			return "null"
 		}
-		return fmt.Sprintf("%s (%s)", EscapeLine(b, f.width), formatBytes(int64(len(b))))
+		return fmt.Sprintf("%s (%s)", krecord.EscapeLine(b, f.width), formatBytes(int64(len(b))))
 	}
 	value := show(r.Value)
 	switch {
 	case f.file != "":
-		value = fmt.Sprintf("%s from %s", formatBytes(f.size), EscapeString(f.file))
+		value = fmt.Sprintf("%s from %s", formatBytes(f.size), krecord.String(f.file))
 	case r.Value == nil:
 		value = "null (a tombstone)"
 	}
 	hs := make([]string, len(r.Headers))
 	for i, h := range r.Headers {
-		hs[i] = EscapeLine(h.Key, 40) + "=" + EscapeLine(h.Value, 60)
+		hs[i] = krecord.EscapeLine(h.Key, 40) + "=" + krecord.EscapeLine(h.Value, 60)
 	}
 	headers := "none"
 	if len(hs) > 0 {
@@ -412,7 +412,7 @@ func (f *produceForm) FullHelp() [][]key.Binding { return [][]key.Binding{f.Shor
 func (m *Model) clusterLabel() string {
 	s := "brokers " + brokerList(m.stream.brokers, 60)
 	if m.opts.Cluster != "" {
-		s = "cluster " + EscapeString(m.opts.Cluster) + " (" + brokerList(m.stream.brokers, 60) + ")"
+		s = "cluster " + krecord.String(m.opts.Cluster) + " (" + brokerList(m.stream.brokers, 60) + ")"
 	}
 	return s
 }
@@ -500,9 +500,9 @@ func readValueFile(path string) ([]byte, error) {
 
 func (m *Model) produceDone(msg produceDoneMsg) tea.Cmd {
 	if msg.err != nil {
-		m.setStatus("write failed: "+EscapeString(msg.err.Error()), m.c.theme.bad)
+		m.setStatus("write failed: "+krecord.String(msg.err.Error()), m.c.theme.bad)
 	} else {
-		m.setStatus(fmt.Sprintf("wrote 1 record to %s at offset %d on %s", EscapeString(fmt.Sprintf("%s[%d]", msg.req.Topic, msg.result.Partition)), msg.result.Offset, m.clusterLabel()), m.c.theme.ok)
+		m.setStatus(fmt.Sprintf("wrote 1 record to %s at offset %d on %s", krecord.String(fmt.Sprintf("%s[%d]", msg.req.Topic, msg.result.Partition)), msg.result.Offset, m.clusterLabel()), m.c.theme.ok)
 	}
 	for _, v := range m.views {
 		if f, ok := v.(*produceForm); ok && f.pending == msg.id {

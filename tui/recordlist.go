@@ -9,6 +9,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	krecord "github.com/kbatch-dev/kbatch/record"
 )
 
 // recordList is a filterable list of records: the records pane shows the
@@ -82,7 +84,7 @@ func (l *recordList) measure(recs []*record) {
 	for _, r := range recs {
 		grow("OFFSET", len(strconv.FormatInt(r.Offset, 10)))
 		if l.multiTop {
-			grow("PARTITION", ansi.StringWidth(EscapeString(r.Topic))+2+len(strconv.Itoa(int(r.Partition.Partition))))
+			grow("PARTITION", ansi.StringWidth(krecord.String(r.Topic))+2+len(strconv.Itoa(int(r.Partition.Partition))))
 		}
 		grow("KEY", ansi.StringWidth(previewField(r.Key, 25)))
 	}
@@ -259,7 +261,7 @@ func (l *recordList) View() string {
 	if l.editing {
 		lines = append(lines, l.filter.View())
 	} else if l.query != "" {
-		lines = append(lines, l.theme.info.Render("/ "+EscapeString(l.query))+l.theme.dim.Render("  ("+strconv.Itoa(len(l.shown))+" of "+strconv.Itoa(len(l.all))+"; esc clears)"))
+		lines = append(lines, l.theme.info.Render("/ "+krecord.String(l.query))+l.theme.dim.Render("  ("+strconv.Itoa(len(l.shown))+" of "+strconv.Itoa(len(l.all))+"; esc clears)"))
 	}
 	lines = append(lines, "  "+headerRow(&l.theme, l.cols))
 	if len(l.shown) == 0 {
@@ -336,9 +338,9 @@ func previewField(f field, width int) string {
 		return "(null)"
 	}
 	if looksBinary(f.Data) {
-		return EscapeBinary(f.Data, width)
+		return krecord.EscapeBinary(f.Data, width)
 	}
-	return EscapeLine(f.Data, width)
+	return krecord.EscapeLine(f.Data, width)
 }
 
 func (l *recordList) ShortHelp() []key.Binding {

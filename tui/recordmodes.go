@@ -6,6 +6,8 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	"github.com/charmbracelet/x/ansi"
+
+	krecord "github.com/kbatch-dev/kbatch/record"
 )
 
 // How a record list shows values beyond one truncated line: z wraps them
@@ -146,7 +148,7 @@ func highlight(cell, q string) string {
 	if q == "" || cell == "" {
 		return cell
 	}
-	q = EscapeString(q)
+	q = krecord.String(q)
 	lc, lq := strings.ToLower(cell), strings.ToLower(q)
 	if len(lc) != len(cell) || !strings.Contains(lc, lq) {
 		return cell // ToLower changed byte lengths (non-ASCII): no marks

@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	krecord "github.com/kbatch-dev/kbatch/record"
 	"github.com/kbatch-dev/kbatch/schema"
 )
 
@@ -38,7 +39,7 @@ type recordView struct {
 
 func (m *Model) newRecordView(r *record) *recordView {
 	rv := &recordView{}
-	rv.textView = newTextView(m.c, fmt.Sprintf("Record %s @ %d", EscapeString(r.Partition.String()), r.Offset),
+	rv.textView = newTextView(m.c, fmt.Sprintf("Record %s @ %d", krecord.String(r.Partition.String()), r.Offset),
 		func(w int) string { return recordDetailAs(&m.c.theme, r, m.c.loc, w, m.c.schemas, rv.mode) })
 	rv.rec = r
 	rv.extra = append(rv.extra, m.c.keys.Copy, m.c.keys.Decoded)
@@ -114,7 +115,7 @@ func writeRecordField(sb *strings.Builder, t *theme, label string, r *record, is
 	case showRaw:
 		body, kind := "", "empty"
 		if len(f.Data) > 0 {
-			body, kind = EscapeText(f.Data, limit), "raw text"
+			body, kind = krecord.EscapeText(f.Data, limit), "raw text"
 			if ansi.StringWidth(body) >= limit {
 				body += "…"
 				kind = fmt.Sprintf("raw text, cut after %d columns", limit)
@@ -144,14 +145,14 @@ func writeRecordField(sb *strings.Builder, t *theme, label string, r *record, is
 	case schema.Decoded:
 		writeFieldAs(sb, t, label, f, w, prettyDecoded(res.JSON, limit), describeDecoded(res))
 		if res.Reason != "" {
-			sb.WriteString(indent(t.warn.Render(EscapeString(res.Reason)), w) + "\n")
+			sb.WriteString(indent(t.warn.Render(krecord.String(res.Reason)), w) + "\n")
 		}
 	case schema.Pending:
 		writeField(sb, t, label, f, limit, w)
 		sb.WriteString(indent(t.dim.Render(fmt.Sprintf("decoding… fetching schema id %d from the registry", res.SchemaID)), w) + "\n")
 	case schema.Failed:
 		writeField(sb, t, label, f, limit, w)
-		sb.WriteString(indent(t.warn.Render("not decoded: "+EscapeString(res.Reason)), w) + "\n")
+		sb.WriteString(indent(t.warn.Render("not decoded: "+krecord.String(res.Reason)), w) + "\n")
 	default:
 		writeField(sb, t, label, f, limit, w)
 	}
@@ -188,20 +189,20 @@ func describeDecoded(res schema.Result) string {
 		s += fmt.Sprintf(" · schema id %d", res.SchemaID)
 	}
 	if res.Subject != "" {
-		s += " · " + EscapeString(res.Subject)
+		s += " · " + krecord.String(res.Subject)
 		if res.Version > 0 {
 			s += fmt.Sprintf(" v%d", res.Version)
 		}
 	}
 	if res.Local != "" {
-		s += " · local " + EscapeString(res.Local)
+		s += " · local " + krecord.String(res.Local)
 	}
 	return s
 }
 
 // prettyDecoded indents decoded JSON (compact and valid, with control
-// characters escaped by the decoder) and escapes it once more for the
-// terminal, bounded by limit columns.
+// characters escaped by the decoder) and makes it safe for the terminal
+// by JSON's own escaping (jsonText), bounded by limit columns.
 func prettyDecoded(text string, limit int) string {
 	b := []byte(text)
 	if len(b) <= prettyJSONLimit {
@@ -210,8 +211,8 @@ func prettyDecoded(text string, limit int) string {
 			b = out.Bytes()
 		}
 	}
-	s := EscapeText(b, limit)
-	if ansi.StringWidth(s) >= limit {
+	s, cut := jsonText(b, limit)
+	if cut {
 		s += "…"
 	}
 	return s

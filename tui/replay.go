@@ -11,6 +11,8 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+
+	krecord "github.com/kbatch-dev/kbatch/record"
 )
 
 // Replay memory bounds: records past them are counted, not kept, and `w`
@@ -193,7 +195,7 @@ func (v *replayView) headLines() int {
 func (v *replayView) capturing() bool { return v.writing || v.list.capturing() }
 
 func (v *replayView) title() string {
-	s := "Replay " + EscapeString(strings.Join(v.ranges, " "))
+	s := "Replay " + krecord.String(strings.Join(v.ranges, " "))
 	if ms := v.list.modeStatus(); ms != "" {
 		s += " · " + ms
 	}
@@ -208,9 +210,9 @@ func (v *replayView) Update(msg tea.Msg) tea.Cmd {
 		}
 		v.wpend = 0
 		if msg.err != nil {
-			v.wmsg = v.theme.bad.Render("write failed: " + EscapeString(msg.err.Error()))
+			v.wmsg = v.theme.bad.Render("write failed: " + krecord.String(msg.err.Error()))
 		} else {
-			v.wmsg = v.theme.ok.Render(fmt.Sprintf("wrote %s to %s", plural(int64(msg.records), "record", "records"), EscapeString(msg.path)))
+			v.wmsg = v.theme.ok.Render(fmt.Sprintf("wrote %s to %s", plural(int64(msg.records), "record", "records"), krecord.String(msg.path)))
 		}
 		return nil
 	case tea.KeyPressMsg:
@@ -267,7 +269,7 @@ func (v *replayView) promptKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		if err := checkWritable(path); err != nil {
 			// The prompt stays open with the name, to be changed.
-			v.wmsg = v.theme.bad.Render(EscapeString(err.Error()))
+			v.wmsg = v.theme.bad.Render(krecord.String(err.Error()))
 			v.SetSize(v.width, v.height)
 			return nil
 		}
@@ -292,7 +294,7 @@ func (v *replayView) complete() bool { return v.done && v.err == nil && v.droppe
 func (v *replayView) taskLines() []string {
 	var out []string
 	for i, t := range v.tasks {
-		s := fmt.Sprintf("%s %d → %d · %s", EscapeString(t.Range.Partition.String()), t.Range.From, t.Range.Until,
+		s := fmt.Sprintf("%s %d → %d · %s", krecord.String(t.Range.Partition.String()), t.Range.From, t.Range.Until,
 			plural(int64(v.count[i]), "record", "records"))
 		if t.Capped {
 			s += " (capped at the end of the log)"
@@ -309,7 +311,7 @@ func (v *replayView) View() string {
 	state := v.theme.info.Render("reading…")
 	switch {
 	case v.done && v.err != nil:
-		state = v.theme.bad.Render("stopped: " + EscapeString(v.err.Error()))
+		state = v.theme.bad.Render("stopped: " + krecord.String(v.err.Error()))
 	case v.done:
 		state = v.theme.ok.Render("done in " + formatDuration(v.took))
 	}

@@ -1,12 +1,13 @@
 package tui
 
 import (
-	"strconv"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
+
+	krecord "github.com/kbatch-dev/kbatch/record"
 )
 
 // planRequestMsg asks the root to plan ranges typed in the replay form.
@@ -114,11 +115,11 @@ func (f *replayForm) submit() tea.Cmd {
 func (f *replayForm) View() string {
 	intro := "Read exact ranges [from, until) again. The stream and its stored positions do not move."
 	if f.search != "" {
-		intro = "Read these ranges from the broker and keep the records whose key or value holds " + strconv.Quote(f.search) +
+		intro = "Read these ranges from the broker and keep the records whose key or value holds \"" + f.search + "\"" +
 			" (prefilled: what the batches on screen cover; @-1h-latest is the last hour). The stream does not move."
 	}
 	lines := []string{
-		wrap(EscapeString(intro), f.width),
+		wrap(krecord.String(intro), f.width),
 		"",
 		f.input.View(),
 		"",
@@ -127,7 +128,7 @@ func (f *replayForm) View() string {
 	case f.pending != 0:
 		lines = append(lines, f.theme.info.Render("planning…"))
 	case f.problem != "":
-		lines = append(lines, f.theme.bad.Render(wrap(EscapeString(f.problem), f.width)))
+		lines = append(lines, f.theme.bad.Render(wrap(krecord.String(f.problem), f.width)))
 	default:
 		lines = append(lines, f.theme.dim.Render(wrap("RANGE is TOPIC:PARTITIONS:FROM-UNTIL, space separated; PARTITIONS is N, N,M or *; "+
 			"FROM is an offset, earliest or @TIME; UNTIL an offset (exclusive), latest or @TIME.", f.width)))

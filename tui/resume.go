@@ -6,6 +6,7 @@ import (
 
 	"github.com/kbatch-dev/kbatch/consumer"
 	"github.com/kbatch-dev/kbatch/offsets"
+	krecord "github.com/kbatch-dev/kbatch/record"
 )
 
 // Resume is what the store held for the stream before this run: the
@@ -48,5 +49,5 @@ func (m *Model) resumed(r *Resume) {
 	}
 	e := offsets.NewEvent(m.now(), CodeResumed, offsets.Partition{}, text)
 	m.events.add(e)
-	m.setStatus(EscapeString(text), m.c.theme.info)
+	m.setStatus(krecord.String(text), m.c.theme.info)
 }

@@ -11,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/kbatch-dev/kbatch/offsets"
+	krecord "github.com/kbatch-dev/kbatch/record"
 	"github.com/kbatch-dev/kbatch/schema"
 )
 
@@ -210,7 +211,8 @@ func (d *decoding) preview(r *record, isKey bool, width int) (s string, pending 
 	}
 	switch res := d.result(r, isKey, true); res.Status {
 	case schema.Decoded:
-		return EscapeLine([]byte(res.JSON), width), false
+		s, _ := jsonText([]byte(res.JSON), width)
+		return s, false
 	case schema.Pending:
 		return "decoding… " + previewField(f, width), true
 	}
@@ -250,7 +252,7 @@ func (d *decoding) schemaIDs(recs []*record) string {
 	for i, id := range ids {
 		parts[i] = strconv.Itoa(id)
 		if n := names[id]; n != "" {
-			parts[i] += " (" + EscapeString(n) + ")"
+			parts[i] += " (" + krecord.String(n) + ")"
 		}
 	}
 	return strings.Join(parts, ", ")

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kbatch-dev/kbatch/consumer"
 	"github.com/kbatch-dev/kbatch/offsets"
+	krecord "github.com/kbatch-dev/kbatch/record"
 )
 
 // seekRule is the one rule of every seek, stated in the form and applied
@@ -198,9 +199,9 @@ func (f *seekForm) parse(text string) ([]offsets.Partition, offsets.Spec, string
 	}
 	if len(parts) == 0 {
 		if spec.AllPartitions {
-			return nil, spec, fmt.Sprintf("%s is not a topic of this stream (%s)", EscapeString(spec.Topic), EscapeString(strings.Join(topicsOf(f.parts), ", ")))
+			return nil, spec, fmt.Sprintf("%s is not a topic of this stream (%s)", spec.Topic, strings.Join(topicsOf(f.parts), ", "))
 		}
-		return nil, spec, fmt.Sprintf("%s is not a partition of this stream", EscapeString(offsets.Partition{Topic: spec.Topic, Partition: spec.Partition}.String()))
+		return nil, spec, fmt.Sprintf("%s is not a partition of this stream", offsets.Partition{Topic: spec.Topic, Partition: spec.Partition}.String())
 	}
 	return parts, spec, ""
 }
@@ -221,7 +222,7 @@ func (f *seekForm) title() string {
 	if f.many {
 		return "Seek " + plural(int64(len(f.parts)), "partition", "partitions")
 	}
-	return "Seek " + EscapeString(f.parts[0].String())
+	return "Seek " + krecord.String(f.parts[0].String())
 }
 
 // status returns p's figures: the live status with the bounds listed
@@ -245,7 +246,7 @@ func (f *seekForm) status(p offsets.Partition) consumer.PartitionStatus {
 func (f *seekForm) listedNote() string {
 	switch {
 	case f.listErr != nil:
-		return "listing the bounds failed (" + EscapeString(f.listErr.Error()) + "); shown as last known, listed again at the seek"
+		return "listing the bounds failed (" + krecord.String(f.listErr.Error()) + "); shown as last known, listed again at the seek"
 	case f.listedAt.IsZero():
 		return "listing the bounds…; listed again at the seek"
 	}
@@ -278,7 +279,7 @@ func (f *seekForm) figures() string {
 			hwm = [2]int64{min(hwm[0], st.HighWatermark), max(hwm[1], st.HighWatermark)}
 			n++
 		}
-		lines = append(lines, fmt.Sprintf("%s: %s · log start %s · high watermark %s", EscapeString(t),
+		lines = append(lines, fmt.Sprintf("%s: %s · log start %s · high watermark %s", krecord.String(t),
 			plural(int64(n), "partition", "partitions"), span(ls), span(hwm)))
 	}
 	return strings.Join(append(lines, f.listedNote()), "\n")
@@ -300,7 +301,7 @@ func (f *seekForm) View() string {
 			plural(int64(len(f.parts)), "partition", "partitions")) + seekRule
 	} else {
 		about = fmt.Sprintf("Move %s to a new next offset. Records read but not yet in a batch are dropped; "+
-			"the next range starts there and is marked as a jump. ", EscapeString(f.parts[0].String())) + seekRule
+			"the next range starts there and is marked as a jump. ", krecord.String(f.parts[0].String())) + seekRule
 	}
 	about = wrap(about, f.width)
 	figures := wrap(f.figures(), f.width)
@@ -309,7 +310,7 @@ func (f *seekForm) View() string {
 	case f.pending != 0:
 		status = f.theme.info.Render("seeking…")
 	case f.problem != "":
-		status = f.theme.bad.Render(wrap(EscapeString(f.problem), f.width))
+		status = f.theme.bad.Render(wrap(krecord.String(f.problem), f.width))
 	default:
 		status = f.theme.dim.Render(wrap("an offset, earliest, latest, -N (N before the high watermark), @TIME (RFC 3339 or @-15m); "+
 			"outside log start to high watermark it moves to the nearest end", f.width))

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kbatch-dev/kbatch/consumer"
 	"github.com/kbatch-dev/kbatch/offsets"
+	krecord "github.com/kbatch-dev/kbatch/record"
 )
 
 // seekControls is what s and S need of the stream beyond Controls:
@@ -124,17 +125,17 @@ func (m *Model) seekDone(msg seekDoneMsg) tea.Cmd {
 	switch {
 	case msg.err == nil && len(msg.moved) == 1:
 		s := msg.moved[0]
-		text := fmt.Sprintf("seek: %s moves to %d; its next range is marked as a jump", EscapeString(s.Partition.String()), s.Offset)
+		text := fmt.Sprintf("seek: %s moves to %d; its next range is marked as a jump", krecord.String(s.Partition.String()), s.Offset)
 		style := t.ok
 		if s.Note != "" {
-			text, style = fmt.Sprintf("seek: %s moves to %d: %s", EscapeString(s.Partition.String()), s.Offset, EscapeString(s.Note)), t.warn
+			text, style = fmt.Sprintf("seek: %s moves to %d: %s", krecord.String(s.Partition.String()), s.Offset, krecord.String(s.Note)), t.warn
 		}
 		m.setStatus(text, style)
 	case msg.err == nil:
 		var noted []string
 		for _, s := range msg.moved {
 			if s.Note != "" {
-				noted = append(noted, EscapeString(s.Partition.String()))
+				noted = append(noted, krecord.String(s.Partition.String()))
 			}
 		}
 		text := fmt.Sprintf("seek: %s moved; each next range is marked as a jump", plural(int64(len(msg.moved)), "partition", "partitions"))
@@ -147,7 +148,7 @@ func (m *Model) seekDone(msg seekDoneMsg) tea.Cmd {
 		m.seekSummaryUntil = m.now().Add(3 * time.Second)
 	default:
 		if f, ok := m.top().(*seekForm); !ok || f.pending != msg.id {
-			m.setStatus("seek failed: "+EscapeString(msg.err.Error()), t.bad)
+			m.setStatus("seek failed: "+krecord.String(msg.err.Error()), t.bad)
 		}
 	}
 	if f, ok := m.top().(*seekForm); ok {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kbatch-dev/kbatch/offsets"
 	sparkopts "github.com/kbatch-dev/kbatch/offsets/spark"
+	krecord "github.com/kbatch-dev/kbatch/record"
 )
 
 // The Spark export key (e): a batch's ranges as the startingOffsets /
@@ -63,7 +64,7 @@ func (m *Model) exportSpark() tea.Cmd {
 	text := sparkExportText(starting, ending)
 	id := e.ID
 	m.pushView(newTextView(m.c, fmt.Sprintf("Spark options · batch %d", id), func(int) string {
-		return EscapeString("startingOffsets="+starting) + "\n" + EscapeString("endingOffsets="+ending) + "\n\n" +
+		return krecord.String("startingOffsets="+starting) + "\n" + krecord.String("endingOffsets="+ending) + "\n\n" +
 			m.c.theme.dim.Render(fmt.Sprintf("A Spark batch query (spark.read.format(\"kafka\")) given these two options\n"+
 				"reads exactly batch %d: its ranges, and an empty range on every other partition\n"+
 				"(Spark wants every partition listed). Copied to the clipboard (OSC 52); esc closes.", id))

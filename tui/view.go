@@ -7,6 +7,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	krecord "github.com/kbatch-dev/kbatch/record"
 )
 
 // Screen sizes: the wide layout shows all panes at once, batches and
@@ -74,7 +76,7 @@ func (m *Model) layout() {
 func (m *Model) View() tea.View {
 	v := tea.NewView(m.render())
 	v.AltScreen = true
-	v.WindowTitle = "kbatch " + EscapeString(m.stream.name)
+	v.WindowTitle = "kbatch " + krecord.String(m.stream.name)
 	v.MouseMode = tea.MouseModeCellMotion // mouse.go
 	return v
 }

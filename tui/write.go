@@ -53,9 +53,9 @@ func (m *Model) write(req writeRequestMsg) tea.Cmd {
 
 func (m *Model) writeDone(msg writeDoneMsg) tea.Cmd {
 	if msg.err != nil {
-		m.setStatus("write failed: "+EscapeString(msg.err.Error()), m.c.theme.bad)
+		m.setStatus("write failed: "+krecord.String(msg.err.Error()), m.c.theme.bad)
 	} else {
-		m.setStatus(fmt.Sprintf("wrote %s to %s", plural(int64(msg.records), "record", "records"), EscapeString(msg.path)), m.c.theme.ok)
+		m.setStatus(fmt.Sprintf("wrote %s to %s", plural(int64(msg.records), "record", "records"), krecord.String(msg.path)), m.c.theme.ok)
 	}
 	if m.replay != nil {
 		return m.replay.Update(msg)

@@ -90,3 +90,26 @@ func (c *Cluster) WaitVisible(topic string, partition int32, at int64) {
 		}
 	}
 }
+
+// Open writes recs (Topic and Partition set) in a transaction that it
+// leaves open, and returns their offsets: the last stable offset of their
+// partitions stays at the first of them, and a read_committed reader sees
+// nothing from there on, until the transaction times out.
+func (p *TxnProducer) Open(recs ...*kgo.Record) []int64 {
+	t := p.c.t
+	t.Helper()
+	cx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := p.cl.BeginTransaction(); err != nil {
+		t.Fatalf("begin transaction: %v", err)
+	}
+	res := p.cl.ProduceSync(cx, recs...)
+	if err := res.FirstErr(); err != nil {
+		t.Fatalf("transactional produce: %v", err)
+	}
+	out := make([]int64, len(res))
+	for i, r := range res {
+		out[i] = r.Record.Offset
+	}
+	return out
+}

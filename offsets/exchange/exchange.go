@@ -96,7 +96,7 @@ func Parse(b []byte) (d Document, skipped []offsets.Partition, err error) {
 		case !isDoc && (off == spark.OffsetEarliest || off == spark.OffsetLatest):
 			skipped = append(skipped, p)
 		default:
-			return d, nil, fmt.Errorf("offset %d of %s is not a next offset", off, offsets.SafeName(p.String()))
+			return d, nil, fmt.Errorf("offset %d of %s is not a next offset", off, offsets.QuoteName(p.String()))
 		}
 		if d.Topics != nil && !slices.Contains(d.Topics, p.Topic) {
 			d.Topics = append(d.Topics, p.Topic) // the stream reads what it has positions of

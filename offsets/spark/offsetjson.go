@@ -106,18 +106,18 @@ func parseTopicOffsets(dec *json.Decoder, topic string, out Offsets) error {
 		}
 		num, ok := tok.(json.Number)
 		if !ok {
-			return badOffsetJSON("offset of %s is %s, not a number", offsets.SafeName(tp.String()), describeToken(tok))
+			return badOffsetJSON("offset of %s is %s, not a number", offsets.QuoteName(tp.String()), describeToken(tok))
 		}
 		off, err := strconv.ParseInt(string(num), 10, 64)
 		if err != nil {
-			return badOffsetJSON("offset of %s is not a 64-bit integer", offsets.SafeName(tp.String()))
+			return badOffsetJSON("offset of %s is not a 64-bit integer", offsets.QuoteName(tp.String()))
 		}
 		if off < OffsetEarliest || off > MaxOffset {
 			return fmt.Errorf("%w Kafka offset JSON: %w: offset of %s is %d; an offset is 0 to 2^62, or -1 (latest) or -2 (earliest) in option JSON",
-				ErrMalformed, ErrImpossibleOffset, offsets.SafeName(tp.String()), off)
+				ErrMalformed, ErrImpossibleOffset, offsets.QuoteName(tp.String()), off)
 		}
 		if _, dup := out[tp]; dup {
-			return badOffsetJSON("%s appears twice", offsets.SafeName(tp.String()))
+			return badOffsetJSON("%s appears twice", offsets.QuoteName(tp.String()))
 		}
 		out[tp] = off
 	}
@@ -184,7 +184,7 @@ func badOffsetJSON(format string, args ...any) error {
 func checkResolved(o Offsets) error {
 	for _, p := range o.Partitions() {
 		if off := o[p]; off < 0 {
-			return fmt.Errorf("%w: offset of %s is %d; Spark writes only resolved offsets (0 or more) in its logs", ErrImpossibleOffset, offsets.SafeName(p.String()), off)
+			return fmt.Errorf("%w: offset of %s is %d; Spark writes only resolved offsets (0 or more) in its logs", ErrImpossibleOffset, offsets.QuoteName(p.String()), off)
 		}
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/kbatch-dev/kbatch/offsets"
+	"github.com/kbatch-dev/kbatch/record"
 )
 
 func TestParseOffsetJSON(t *testing.T) {
@@ -96,10 +97,10 @@ func TestOffsetsPartitionsSorted(t *testing.T) {
 }
 
 // TestParseOffsetJSONErrorsQuoteTopics: a partition named in an error
-// about its offset is made safe and quoted when it needed escapes
-// (offsets.SafeName), so a hostile topic's control bytes never reach an
-// error string raw.
-// Before, "offset of <raw topic>[0] ..." carried them as they were.
+// about its offset is quoted when it needs escapes (offsets.QuoteName),
+// so the reader sees where the name ends; the error keeps it raw, and the
+// line printed from it (record.String, once, at the edge) shows it
+// escaped, with no control byte.
 func TestParseOffsetJSONErrorsQuoteTopics(t *testing.T) {
 	evil := `e\u001b]0;PWNED\u0007\u009b2J`
 	for _, in := range []string{
@@ -112,15 +113,16 @@ func TestParseOffsetJSONErrorsQuoteTopics(t *testing.T) {
 		if err == nil {
 			t.Fatalf("ParseOffsetJSON(%s) accepted it", in)
 		}
-		if strings.ContainsAny(err.Error(), "\x1b\x07\u009b") {
-			t.Errorf("ParseOffsetJSON(%s): error holds raw control bytes: %q", in, err)
-		}
-		if !strings.Contains(err.Error(), `"e\x1b]0;PWNED`) {
+		if !strings.Contains(err.Error(), "\"e\x1b]0;PWNED\x07\u009b2J[") {
 			t.Errorf("ParseOffsetJSON(%s): error %q does not quote the topic", in, err)
+		}
+		line := record.String(err.Error())
+		if strings.ContainsAny(line, "\x1b\x07\u009b") || !strings.Contains(line, `"e\x1b]0;PWNED\x07\u009b2J[`) {
+			t.Errorf("ParseOffsetJSON(%s): printed as %q", in, line)
 		}
 	}
 	err := checkResolved(Offsets{{Topic: "e\x1b[2J", Partition: 0}: -1})
-	if err == nil || strings.ContainsRune(err.Error(), 0x1b) {
+	if err == nil || !strings.Contains(err.Error(), "\"e\x1b[2J[0]\"") {
 		t.Errorf("checkResolved: %q", err)
 	}
 }

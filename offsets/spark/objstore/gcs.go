@@ -83,7 +83,7 @@ func emulatorEndpoint(host string) (string, error) {
 	if strings.Contains(host, "://") {
 		var err error
 		if u, err = url.Parse(host); err != nil || u.Host == "" {
-			return "", fmt.Errorf("STORAGE_EMULATOR_HOST=%s: want HOST:PORT or http://HOST:PORT", offsets.SafeName(host))
+			return "", fmt.Errorf("STORAGE_EMULATOR_HOST=%s: want HOST:PORT or http://HOST:PORT", offsets.QuoteName(host))
 		}
 	}
 	u.Path, u.RawPath, u.RawQuery, u.Fragment = "/storage/v1/", "", "", ""

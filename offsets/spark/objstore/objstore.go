@@ -179,32 +179,32 @@ type Target struct {
 func Translate(loc string) (Target, error) {
 	u, err := url.Parse(loc)
 	if err != nil {
-		return Target{}, fmt.Errorf("spark checkpoint %s: not a URL: %v", offsets.SafeName(loc), errors.Unwrap(err))
+		return Target{}, fmt.Errorf("spark checkpoint %s: not a URL: %v", offsets.QuoteName(loc), errors.Unwrap(err))
 	}
 	prefix := strings.Trim(path.Clean("/"+u.Path), "/")
 	q := u.Query()
 	shown := url.URL{Scheme: u.Scheme, Host: u.Host, User: u.User, Path: "/" + prefix}
 	t := Target{Location: strings.TrimSuffix(shown.Redacted(), "/"), Prefix: prefix}
 	if u.Host == "" {
-		return Target{}, fmt.Errorf("spark checkpoint %s: no bucket or container in the URL", offsets.SafeName(loc))
+		return Target{}, fmt.Errorf("spark checkpoint %s: no bucket or container in the URL", offsets.QuoteName(loc))
 	}
 	switch strings.ToLower(u.Scheme) {
 	case "s3", "s3a", "s3n":
 		if u.User != nil {
-			return Target{}, fmt.Errorf("spark checkpoint %s: credentials do not go in the URL; kbatch uses AWS's default credential chain", offsets.SafeName(t.Location))
+			return Target{}, fmt.Errorf("spark checkpoint %s: credentials do not go in the URL; kbatch uses AWS's default credential chain", offsets.QuoteName(t.Location))
 		}
 		t.Bucket = (&url.URL{Scheme: "s3", Host: u.Host, RawQuery: q.Encode()}).String()
 	case "gs":
 		if u.User != nil {
-			return Target{}, fmt.Errorf("spark checkpoint %s: credentials do not go in the URL; kbatch uses Google's default credentials", offsets.SafeName(t.Location))
+			return Target{}, fmt.Errorf("spark checkpoint %s: credentials do not go in the URL; kbatch uses Google's default credentials", offsets.QuoteName(t.Location))
 		}
 		for _, k := range slices.Sorted(maps.Keys(q)) {
 			v := q[k]
 			if k != "anonymous" {
-				return Target{}, fmt.Errorf("spark checkpoint %s: unknown query parameter %s (gs:// takes anonymous=true)", offsets.SafeName(t.Location), offsets.SafeName(k))
+				return Target{}, fmt.Errorf("spark checkpoint %s: unknown query parameter %s (gs:// takes anonymous=true)", offsets.QuoteName(t.Location), offsets.QuoteName(k))
 			}
 			if _, err := strconv.ParseBool(v[len(v)-1]); err != nil || len(v) > 1 {
-				return Target{}, fmt.Errorf("spark checkpoint %s: anonymous=%s: want anonymous=true or false, once", offsets.SafeName(t.Location), offsets.SafeName(strings.Join(v, ",")))
+				return Target{}, fmt.Errorf("spark checkpoint %s: anonymous=%s: want anonymous=true or false, once", offsets.QuoteName(t.Location), offsets.QuoteName(strings.Join(v, ",")))
 			}
 		}
 		t.Bucket = (&url.URL{Scheme: "gs", Host: u.Host, RawQuery: q.Encode()}).String()
@@ -212,11 +212,11 @@ func Translate(loc string) (Target, error) {
 		container := u.User.Username()
 		host := u.Hostname()
 		if _, hasPass := u.User.Password(); u.User == nil || container == "" || hasPass {
-			return Target{}, fmt.Errorf("spark checkpoint %s: want %s://CONTAINER@ACCOUNT.%s/PATH", offsets.SafeName(t.Location), u.Scheme, azureDomain(u.Scheme))
+			return Target{}, fmt.Errorf("spark checkpoint %s: want %s://CONTAINER@ACCOUNT.%s/PATH", offsets.QuoteName(t.Location), u.Scheme, azureDomain(u.Scheme))
 		}
 		account, domain, ok := strings.Cut(host, ".")
 		if !ok || account == "" {
-			return Target{}, fmt.Errorf("spark checkpoint %s: want %s://CONTAINER@ACCOUNT.%s/PATH", offsets.SafeName(t.Location), u.Scheme, azureDomain(u.Scheme))
+			return Target{}, fmt.Errorf("spark checkpoint %s: want %s://CONTAINER@ACCOUNT.%s/PATH", offsets.QuoteName(t.Location), u.Scheme, azureDomain(u.Scheme))
 		}
 		if strings.HasPrefix(domain, "dfs.") {
 			domain = "blob." + strings.TrimPrefix(domain, "dfs.")
@@ -232,7 +232,7 @@ func Translate(loc string) (Target, error) {
 		}
 		t.Bucket = (&url.URL{Scheme: "azblob", Host: container, RawQuery: q.Encode()}).String()
 	default:
-		return Target{}, fmt.Errorf("spark checkpoint %s: unsupported scheme %q (want a folder, s3://, gs://, abfss:// or wasbs://)", offsets.SafeName(t.Location), offsets.SafeName(u.Scheme))
+		return Target{}, fmt.Errorf("spark checkpoint %s: unsupported scheme %q (want a folder, s3://, gs://, abfss:// or wasbs://)", offsets.QuoteName(t.Location), offsets.QuoteName(u.Scheme))
 	}
 	return t, nil
 }

@@ -82,8 +82,9 @@ func TestTranslateRefuses(t *testing.T) {
 	for in, want := range cases {
 		_, err := Translate(in)
 		if want == "" {
-			if err != nil && strings.ContainsRune(err.Error(), 0x1b) {
-				t.Errorf("Translate(%q): error carries a raw escape: %q", in, err)
+			// Quoted, raw; escaped once where the line is printed.
+			if err != nil && !strings.Contains(err.Error(), `"gs://b/`+"\x1b[31mred\"") {
+				t.Errorf("Translate(%q): error does not quote the location: %q", in, err)
 			}
 			continue
 		}
