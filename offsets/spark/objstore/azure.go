@@ -111,7 +111,7 @@ func parseConnectionString(cs string) map[string]string {
 func (s azureSettings) withQuery(q url.Values) (azureSettings, error) {
 	for k, vs := range q {
 		if len(vs) > 1 {
-			return s, &offsets.UsageError{Msg: fmt.Sprintf("%s= is given %d times", offsets.SafeName(k), len(vs))}
+			return s, &offsets.UsageError{Msg: fmt.Sprintf("%s= is given %d times", offsets.QuoteName(k), len(vs))}
 		}
 		v := vs[0]
 		switch k {
@@ -124,7 +124,7 @@ func (s azureSettings) withQuery(q url.Values) (azureSettings, error) {
 		case "cdn", "localemu":
 			b, err := strconv.ParseBool(v)
 			if err != nil {
-				return s, &offsets.UsageError{Msg: fmt.Sprintf("%s=%s: want true or false", k, offsets.SafeName(v))}
+				return s, &offsets.UsageError{Msg: fmt.Sprintf("%s=%s: want true or false", k, offsets.QuoteName(v))}
 			}
 			if k == "cdn" {
 				s.cdn = b
@@ -132,7 +132,7 @@ func (s azureSettings) withQuery(q url.Values) (azureSettings, error) {
 				s.emulator = b
 			}
 		default:
-			return s, &offsets.UsageError{Msg: fmt.Sprintf("unknown query parameter %s (Azure URLs take domain, protocol, localemu and cdn)", offsets.SafeName(k))}
+			return s, &offsets.UsageError{Msg: fmt.Sprintf("unknown query parameter %s (Azure URLs take domain, protocol, localemu and cdn)", offsets.QuoteName(k))}
 		}
 	}
 	return s, nil
@@ -148,7 +148,7 @@ func (s azureSettings) serviceURL() (string, error) {
 	}
 	for _, r := range s.account {
 		if !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9') {
-			return "", fmt.Errorf("storage account %s: letters and digits only", offsets.SafeName(s.account))
+			return "", fmt.Errorf("storage account %s: letters and digits only", offsets.QuoteName(s.account))
 		}
 	}
 	domain := strings.ToLower(s.domain)
@@ -165,10 +165,10 @@ func (s azureSettings) serviceURL() (string, error) {
 	case protocol == "https" && s.emulator:
 		return "", fmt.Errorf("a local emulator speaks http (AZURE_STORAGE_PROTOCOL=http or protocol=http)")
 	case protocol != "http" && protocol != "https":
-		return "", fmt.Errorf("protocol %s: want https, or http for a local emulator", offsets.SafeName(protocol))
+		return "", fmt.Errorf("protocol %s: want https, or http for a local emulator", offsets.QuoteName(protocol))
 	case s.emulator:
 		if !loopback(domain) {
-			return "", fmt.Errorf("local emulator %s: not a loopback address", offsets.SafeName(domain))
+			return "", fmt.Errorf("local emulator %s: not a loopback address", offsets.QuoteName(domain))
 		}
 		return protocol + "://" + domain + "/" + s.account, nil
 	}
@@ -177,7 +177,7 @@ func (s azureSettings) serviceURL() (string, error) {
 		known = known || d == domain
 	}
 	if !known {
-		return "", fmt.Errorf("storage domain %s: not one of Azure's (%s)", offsets.SafeName(domain), strings.Join(azureDomains, ", "))
+		return "", fmt.Errorf("storage domain %s: not one of Azure's (%s)", offsets.QuoteName(domain), strings.Join(azureDomains, ", "))
 	}
 	if s.cdn {
 		return protocol + "://" + domain, nil
@@ -258,7 +258,7 @@ func (b *azureBucket) list(ctx context.Context, prefix, token string, pageSize i
 	defer res.Body.Close()
 	var l azureList
 	if err := xml.NewDecoder(io.LimitReader(res.Body, 64<<20)).Decode(&l); err != nil {
-		return nil, "", fmt.Errorf("decoding a listing of container %s: %w", offsets.SafeName(b.container), err)
+		return nil, "", fmt.Errorf("decoding a listing of container %s: %w", offsets.QuoteName(b.container), err)
 	}
 	var objs []object
 	for _, o := range l.Blobs.Blob {

@@ -13,8 +13,6 @@ import (
 
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/google"
-
-	"github.com/kbatch-dev/kbatch/record"
 )
 
 // gcsReadOnlyScope is the OAuth scope kbatch asks for: reading objects.
@@ -146,5 +144,6 @@ func (e *gcsError) Error() string {
 	return s
 }
 
-// oneLine is s, from a server, on one line and escaped for a terminal.
-func oneLine(s string) string { return record.String(strings.Join(strings.Fields(s), " ")) }
+// oneLine is s, from a server, on one line. It stays raw: whoever prints
+// an error escapes it (record.String), once.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

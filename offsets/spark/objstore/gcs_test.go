@@ -27,6 +27,7 @@ import (
 	"github.com/kbatch-dev/kbatch/internal/fixtures"
 	"github.com/kbatch-dev/kbatch/offsets"
 	"github.com/kbatch-dev/kbatch/offsets/spark"
+	"github.com/kbatch-dev/kbatch/record"
 )
 
 // fakeGCS serves the three GETs of the JSON API that gcsBucket sends —
@@ -348,8 +349,11 @@ func TestGCSErrors(t *testing.T) {
 func TestGCSErrorMessageIsEscaped(t *testing.T) {
 	e := &gcsError{code: 403, body: []byte(`{"error":{"code":403,"message":"denied\u001b]8;;http://evil\u0007click\u001b[2J\nnext"}}`)}
 	msg := e.Error()
-	if strings.ContainsAny(msg, "\x1b\x07\n") || !strings.HasPrefix(msg, "Google Cloud Storage answered 403 Forbidden: denied") {
-		t.Errorf("message %q carries control bytes", msg)
+	if strings.Contains(msg, "\n") || !strings.HasPrefix(msg, "Google Cloud Storage answered 403 Forbidden: denied") {
+		t.Errorf("message %q is not the server's text on one line", msg)
+	}
+	if printed := record.String(msg); strings.ContainsAny(printed, "\x1b\x07") {
+		t.Errorf("printed as %q, with control bytes", printed)
 	}
 	if errors.Is(e, fs.ErrNotExist) || !errors.Is(&gcsError{code: 404}, fs.ErrNotExist) {
 		t.Error("only a 404 is fs.ErrNotExist")

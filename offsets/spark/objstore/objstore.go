@@ -85,7 +85,7 @@ func Open(ctx context.Context, loc string) (Store, error) {
 	b, err := openBucket(ctx, t.Bucket)
 	var ue *offsets.UsageError
 	if errors.As(err, &ue) {
-		return nil, &offsets.UsageError{Msg: fmt.Sprintf("spark checkpoint %s: %s", offsets.SafeName(t.Location), ue.Msg)}
+		return nil, &offsets.UsageError{Msg: fmt.Sprintf("spark checkpoint %s: %s", offsets.QuoteName(t.Location), ue.Msg)}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("spark checkpoint %s: %w", t.Location, err)

@@ -68,7 +68,7 @@ func openS3(ctx context.Context, u *url.URL) (*s3Bucket, error) {
 	for _, k := range slices.Sorted(maps.Keys(q)) {
 		v := q[k][len(q[k])-1]
 		if len(q[k]) > 1 {
-			return nil, &offsets.UsageError{Msg: fmt.Sprintf("%s= is given %d times", offsets.SafeName(k), len(q[k]))}
+			return nil, &offsets.UsageError{Msg: fmt.Sprintf("%s= is given %d times", offsets.QuoteName(k), len(q[k]))}
 		}
 		switch k {
 		case "region":
@@ -80,7 +80,7 @@ func openS3(ctx context.Context, u *url.URL) (*s3Bucket, error) {
 		case "use_path_style", "anonymous":
 			b, err := strconv.ParseBool(v)
 			if err != nil {
-				return nil, &offsets.UsageError{Msg: fmt.Sprintf("%s=%s: want true or false", k, offsets.SafeName(v))}
+				return nil, &offsets.UsageError{Msg: fmt.Sprintf("%s=%s: want true or false", k, offsets.QuoteName(v))}
 			}
 			if k == "use_path_style" {
 				pathStyle = b
@@ -88,7 +88,7 @@ func openS3(ctx context.Context, u *url.URL) (*s3Bucket, error) {
 				anonymous = b
 			}
 		default:
-			return nil, &offsets.UsageError{Msg: fmt.Sprintf("unknown query parameter %s (s3:// takes region, endpoint, use_path_style, profile and anonymous)", offsets.SafeName(k))}
+			return nil, &offsets.UsageError{Msg: fmt.Sprintf("unknown query parameter %s (s3:// takes region, endpoint, use_path_style, profile and anonymous)", offsets.QuoteName(k))}
 		}
 	}
 	cfg, err := config.LoadDefaultConfig(ctx, loads...)
@@ -137,7 +137,7 @@ func s3BucketURL(bucket, region, endpoint string, pathStyle bool) (*url.URL, err
 	}
 	e, err := url.Parse(endpoint)
 	if err != nil || (e.Scheme != "http" && e.Scheme != "https") || e.Host == "" {
-		return nil, &offsets.UsageError{Msg: fmt.Sprintf("S3 endpoint %s: want http://HOST[:PORT] or https://HOST[:PORT]", offsets.SafeName(endpoint))}
+		return nil, &offsets.UsageError{Msg: fmt.Sprintf("S3 endpoint %s: want http://HOST[:PORT] or https://HOST[:PORT]", offsets.QuoteName(endpoint))}
 	}
 	e.Path, e.RawPath, e.RawQuery, e.Fragment = strings.TrimSuffix(e.Path, "/"), "", "", ""
 	if pathStyle || net.ParseIP(strings.Trim(e.Hostname(), "[]")) != nil || !virtualHostable(bucket, e.Scheme == "https") {
@@ -191,7 +191,7 @@ func (b *s3Bucket) list(ctx context.Context, prefix, token string, pageSize int)
 	defer res.Body.Close()
 	var l s3List
 	if err := xml.NewDecoder(io.LimitReader(res.Body, 64<<20)).Decode(&l); err != nil {
-		return nil, "", fmt.Errorf("decoding a listing of bucket %s: %w", offsets.SafeName(b.name), err)
+		return nil, "", fmt.Errorf("decoding a listing of bucket %s: %w", offsets.QuoteName(b.name), err)
 	}
 	var objs []object
 	for _, o := range l.Contents {

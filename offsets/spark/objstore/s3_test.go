@@ -19,6 +19,7 @@ import (
 
 	"github.com/kbatch-dev/kbatch/internal/fixtures"
 	"github.com/kbatch-dev/kbatch/offsets"
+	"github.com/kbatch-dev/kbatch/record"
 )
 
 // fakeS3 serves what s3Bucket sends — ListObjectsV2 (prefix, delimiter,
@@ -228,7 +229,7 @@ func TestS3PagesAndErrors(t *testing.T) {
 
 	f.status["closed"] = http.StatusForbidden
 	_, err = openFake(t, "s3://closed/q").ReadFile("metadata", 100)
-	if err == nil || errors.Is(err, fs.ErrNotExist) || strings.ContainsAny(err.Error(), "\u202e\u009b\n") ||
+	if err == nil || errors.Is(err, fs.ErrNotExist) || strings.Contains(err.Error(), "\n") || strings.ContainsAny(record.String(err.Error()), "\u202e\u009b\n") ||
 		!strings.Contains(err.Error(), "S3 answered 403 Forbidden (AccessDenied): Access Denied") {
 		t.Errorf("403: %v", err)
 	}
