@@ -3,6 +3,8 @@ package kafka
 import (
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 )
 
 // DefaultMaxRecordBytes is how many bytes one record batch may take once
@@ -62,7 +64,7 @@ type CorruptBatchError struct {
 
 func (e *CorruptBatchError) Error() string {
 	if e.Limit > 0 {
-		return fmt.Sprintf("record batch at offset %d too large: %s, above the limit of %s (--max-record-bytes)", e.Offset, e.Reason, FormatBytes(e.Limit))
+		return fmt.Sprintf("record batch at offset %d too large: %s (a larger --max-record-bytes reads it)", e.Offset, e.Reason)
 	}
 	return fmt.Sprintf("corrupt record batch at offset %d: %s", e.Offset, e.Reason)
 }
@@ -84,9 +86,9 @@ type tooLargeError struct {
 
 func (e *tooLargeError) Error() string {
 	if e.claim >= 0 {
-		return fmt.Sprintf("it claims %d bytes decompressed", e.claim)
+		return fmt.Sprintf("%d bytes decompressed, above the limit of %s", e.claim, FormatBytes(int64(e.limit)))
 	}
-	return fmt.Sprintf("it decompresses to more than %d bytes", e.limit)
+	return fmt.Sprintf("more than %s decompressed", FormatBytes(int64(e.limit)))
 }
 
 // corrupt makes err, met decoding the batch at offset, a
@@ -103,17 +105,41 @@ func corrupt(offset int64, err error) error {
 }
 
 // FormatBytes writes n in the largest binary unit it is a whole number
-// of (64 MiB, 1536 KiB, 1000 B), as ParseBytes reads it.
+// of (64MiB, 1536KiB, 1000B), as ParseBytes reads it.
 func FormatBytes(n int64) string {
 	for _, u := range byteUnits {
 		if n >= u.n && n%u.n == 0 {
-			return fmt.Sprintf("%d %s", n/u.n, u.name)
+			return fmt.Sprintf("%d%s", n/u.n, u.name)
 		}
 	}
-	return fmt.Sprintf("%d B", n)
+	return fmt.Sprintf("%dB", n)
 }
 
 var byteUnits = []struct {
 	name string
 	n    int64
 }{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}}
+
+// ParseBytes reads a size for MaxRecordBytes: a number of bytes, or one
+// of KiB, MiB or GiB ("64MiB", "512 KiB"); at least 1 KiB, at most 1 GiB.
+func ParseBytes(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	mult := int64(1)
+	for _, u := range byteUnits {
+		if rest, ok := strings.CutSuffix(t, u.name); ok {
+			t, mult = strings.TrimSpace(rest), u.n
+			break
+		}
+	}
+	t = strings.TrimSpace(strings.TrimSuffix(t, "B"))
+	n, err := strconv.ParseInt(t, 10, 64)
+	switch {
+	case err != nil || n < 0:
+		return 0, fmt.Errorf("want a size like 64MiB, 512KiB or a number of bytes")
+	case n > maxRecordBytesCap/mult || n*mult > maxRecordBytesCap:
+		return 0, fmt.Errorf("at most %s", FormatBytes(maxRecordBytesCap))
+	case n*mult < 1<<10:
+		return 0, fmt.Errorf("at least 1 KiB")
+	}
+	return n * mult, nil
+}

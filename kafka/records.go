@@ -828,26 +828,43 @@ func unxerial(src []byte, limit int) ([]byte, error) {
 var expansion [codecZstd + 1]atomic.Uint32
 
 // readAll reads a decompressor into a buffer sized from the codec's last
-// expansion (guessSize), growing it when that was too small, never past
-// limit+1 bytes: more than limit is a *tooLargeError.
+// expansion (guessSize). When that was too small, the rest goes into
+// further buffers of the same size, joined once at the end: nothing
+// decompressed is copied while reading, so a batch that turns out too
+// large (more than limit bytes: a *tooLargeError) has taken limit+1
+// bytes at most, and left no garbage of grown buffers behind.
 func readAll(r io.Reader, codec int8, srcLen, limit int) ([]byte, error) {
-	buf := make([]byte, 0, min(guessSize(codec, srcLen), limit+1))
-	for {
-		if len(buf) == cap(buf) {
-			if cap(buf) > limit {
+	cur := make([]byte, 0, min(guessSize(codec, srcLen), limit+1))
+	var full [][]byte // filled before cur
+	total := 0        // their bytes
+	for idle := 0; ; {
+		if len(cur) == cap(cur) {
+			if total += len(cur); total > limit {
 				return nil, &tooLargeError{limit: limit, claim: -1}
 			}
-			// Grown by half, not doubled: near the limit the old and
-			// the new buffer are both live while one is copied.
-			buf = slices.Grow(buf, min(cap(buf)/2+bytes.MinRead, limit+1-cap(buf)))
+			full = append(full, cur)
+			cur = make([]byte, 0, min(cap(cur), limit+1-total))
 		}
-		n, err := r.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if err == io.EOF {
-			return fitted(codec, buf, srcLen), nil
-		}
-		if err != nil {
+		n, err := r.Read(cur[len(cur):cap(cur)])
+		cur = cur[:len(cur)+n]
+		switch {
+		case err == io.EOF:
+			if len(full) == 0 {
+				return fitted(codec, cur, srcLen), nil
+			}
+			out := make([]byte, 0, total+len(cur))
+			for _, b := range full {
+				out = append(out, b...)
+			}
+			return fitted(codec, append(out, cur...), srcLen), nil
+		case err != nil:
 			return nil, err
+		case n > 0:
+			idle = 0
+		default:
+			if idle++; idle > 100 {
+				return nil, io.ErrNoProgress
+			}
 		}
 	}
 }
