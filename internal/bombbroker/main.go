@@ -16,9 +16,6 @@ import (
 	"os"
 	"os/signal"
 
-	"github.com/twmb/franz-go/pkg/kfake"
-	"github.com/twmb/franz-go/pkg/kmsg"
-
 	"github.com/kbatch-dev/kbatch/internal/testkafka"
 )
 
@@ -43,58 +40,25 @@ func main() {
 		}
 		return testkafka.Seal(b)
 	}
-	ends := map[int32]int64{0: int64(*batches), 1: 10}
-	fake, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(2, "bombs"))
+	fake, err := testkafka.NewScripted("bombs", 2, func(p int32, offset int64) ([]byte, int64) {
+		if p == 1 {
+			var out []byte
+			for o := max(offset, 0); o < 10; o++ {
+				out = append(out, testkafka.At(o, o, o).Encode()...)
+			}
+			return out, 10
+		}
+		var out []byte
+		for o := max(offset, 0); o < int64(*batches); o++ {
+			out = append(out, at(o)...)
+		}
+		return out, int64(*batches)
+	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bombbroker:", err)
 		os.Exit(1)
 	}
 	defer fake.Close()
-	fake.ControlKey(int16(kmsg.Fetch), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
-		fake.KeepControl()
-		req := kreq.(*kmsg.FetchRequest)
-		resp := req.ResponseKind().(*kmsg.FetchResponse)
-		for _, rt := range req.Topics {
-			st := kmsg.NewFetchResponseTopic()
-			st.Topic, st.TopicID = rt.Topic, rt.TopicID
-			for _, rp := range rt.Partitions {
-				sp := kmsg.NewFetchResponseTopicPartition()
-				sp.Partition = rp.Partition
-				end := ends[rp.Partition]
-				sp.HighWatermark, sp.LastStableOffset = end, end
-				for o := max(rp.FetchOffset, 0); o < end; o++ {
-					if rp.Partition == 0 {
-						sp.RecordBatches = append(sp.RecordBatches, at(o)...)
-					} else {
-						sp.RecordBatches = append(sp.RecordBatches, testkafka.At(o, o, o).Encode()...)
-					}
-				}
-				st.Partitions = append(st.Partitions, sp)
-			}
-			resp.Topics = append(resp.Topics, st)
-		}
-		return resp, nil, true
-	})
-	fake.ControlKey(int16(kmsg.ListOffsets), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
-		fake.KeepControl()
-		req := kreq.(*kmsg.ListOffsetsRequest)
-		resp := req.ResponseKind().(*kmsg.ListOffsetsResponse)
-		for _, rt := range req.Topics {
-			st := kmsg.NewListOffsetsResponseTopic()
-			st.Topic = rt.Topic
-			for _, rp := range rt.Partitions {
-				sp := kmsg.NewListOffsetsResponseTopicPartition()
-				sp.Partition, sp.Offset, sp.LeaderEpoch = rp.Partition, ends[rp.Partition], 0
-				if rp.Timestamp == -2 {
-					sp.Offset = 0
-				}
-				sp.OldStyleOffsets = []int64{sp.Offset}
-				st.Partitions = append(st.Partitions, sp)
-			}
-			resp.Topics = append(resp.Topics, st)
-		}
-		return resp, nil, true
-	})
 	fmt.Println(fake.ListenAddrs()[0])
 	fmt.Fprintf(os.Stderr, "bombbroker: %d %s batches of %d MiB each, %d bytes on the wire each\n", *batches, *codecName, *size, len(bomb))
 	stop := make(chan os.Signal, 1)
