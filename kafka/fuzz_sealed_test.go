@@ -24,10 +24,10 @@ func FuzzDecodeSealedBatch(f *testing.F) {
 		b := testkafka.Batch{First: 100, LastDelta: 3, ProducerID: -1, FirstTS: 1000, MaxTS: 1003, Codec: codec, Records: recs}
 		f.Add(b.Encode(), int64(100), false)
 		if codec != 0 {
-			f.Add(testkafka.Bomb(codec, 100, 2<<20), int64(0), false) // past the limit
+			f.Add(testkafka.Bomb(codec, 100, 128<<10), int64(0), false) // past the limit
 		}
 	}
-	const limit = 1 << 20
+	const limit = 64 << 10
 	f.Fuzz(func(t *testing.T, batch []byte, pos int64, committed bool) {
 		if len(batch) < batchHeader || pos < 0 {
 			return
