@@ -257,16 +257,23 @@ func (g *globalOptions) clientConfig() (kafka.ClientConfig, error) {
 	if g.changed("dial-timeout") && g.dialTimeout <= 0 {
 		return cc, usagef("--dial-timeout %s: want a positive duration like 10s", g.dialTimeout)
 	}
-	if g.maxRecordBytes != "" {
+	conn, err := g.connection()
+	if err != nil {
+		return cc, err
+	}
+	switch {
+	case g.changed("max-record-bytes") || conn.MaxRecordBytes == "":
 		n, err := kafka.ParseBytes(g.maxRecordBytes)
 		if err != nil {
 			return cc, usagef("--max-record-bytes %q: %v", g.maxRecordBytes, err)
 		}
 		cc.MaxRecordBytes = n
-	}
-	conn, err := g.connection()
-	if err != nil {
-		return cc, err
+	default:
+		n, err := kafka.ParseBytes(conn.MaxRecordBytes)
+		if err != nil {
+			return cc, usagef("max_record_bytes %q in the profile %s: %v", conn.MaxRecordBytes, conn.Name, err)
+		}
+		cc.MaxRecordBytes = n
 	}
 	cc.Brokers = conn.Brokers
 	cc.Rack = conn.Rack

@@ -256,3 +256,30 @@ func TestWatchThousandsOfPartitions(t *testing.T) {
 		t.Errorf("the start line names %d partitions, want %d", got, n)
 	}
 }
+
+// --max-record-bytes, and a profile's max_record_bytes under it: the
+// limit that refuses a bomb, a larger one that reads it, and values that
+// are not sizes (exit 2, one line).
+func TestMaxRecordBytesFromFlagAndProfile(t *testing.T) {
+	bomb := testkafka.Bomb(testkafka.CodecZstd, 0, 2<<20)
+	addr := scripted(t, "t", 1, func(_ int32, offset int64) ([]byte, int64) {
+		if offset > 0 {
+			return nil, 1
+		}
+		return bomb, 1
+	})
+	dir := t.TempDir()
+	conf := writeFile(t, dir, "config.toml", fmt.Sprintf("[clusters.bombs]\nbrokers = [%q]\nmax_record_bytes = \"1MiB\"\n", addr), 0o600)
+	bad := writeFile(t, dir, "bad.toml", fmt.Sprintf("[clusters.bombs]\nbrokers = [%q]\nmax_record_bytes = \"lots\"\n", addr), 0o600)
+	watch := []string{"watch", "-t", "t", "--reset", "earliest", "--no-tui", "--until-end", "--no-store"}
+	r := execKbatch(t, nil, append(watch, "--config", conf, "--cluster", "bombs")...)
+	checkOneLine(t, r, exitFailure, []string{"offset 0", "too large", "more than 1MiB"})
+	r = execKbatch(t, nil, append(watch, "--config", conf, "--cluster", "bombs", "--max-record-bytes", "3MiB")...)
+	if r.code != exitOK {
+		t.Errorf("--max-record-bytes 3MiB over the profile's 1MiB: exit %d, %s", r.code, r.stderr)
+	}
+	r = execKbatch(t, nil, append(watch, "--config", bad, "--cluster", "bombs")...)
+	checkOneLine(t, r, exitUsage, []string{`max_record_bytes "lots"`})
+	r = execKbatch(t, nil, append(watch, "-b", addr, "--max-record-bytes", "2GiB")...)
+	checkOneLine(t, r, exitUsage, []string{`--max-record-bytes "2GiB": at most 1GiB`})
+}
