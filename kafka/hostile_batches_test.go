@@ -45,8 +45,8 @@ func TestRepeatedOffsetsInsideABatchAreCorrupt(t *testing.T) {
 	} {
 		d, err := DecodeRecords(concat(plainBatch(0, 2), rbatch(2, tc.last, -1, false, tc.deltas...)), nil, tp, 0, NoEnd, false)
 		checkCorrupt(t, tc.name, err, 2, "offset")
-		if len(d.Msgs) != 2 || d.Msgs[1].Offset != 1 || d.Next != 2 {
-			t.Errorf("%s: %d records, next %d; want the first batch's 0 and 1, next 2", tc.name, len(d.Msgs), d.Next)
+		if len(d.Msgs) != 2 || d.Msgs[1].Offset != 1 || d.Next != 2 || d.Batches != 1 {
+			t.Errorf("%s: %d records, next %d, %d batches; want the first batch's 0 and 1, next 2, 1 batch", tc.name, len(d.Msgs), d.Next, d.Batches)
 		}
 	}
 	// Read from inside the batch, the bad order is found all the same.
@@ -62,8 +62,8 @@ func TestCorruptBatchKeepsTheBatchesBefore(t *testing.T) {
 	bad[len(bad)-1] ^= 1 // CRC mismatch
 	d, err := DecodeRecords(concat(plainBatch(0, 3), bad, plainBatch(6, 1)), nil, tp, 0, NoEnd, false)
 	checkCorrupt(t, "bad CRC", err, 3, "CRC")
-	if len(d.Msgs) != 3 || d.Next != 3 {
-		t.Errorf("%d records, next %d; want 3 and 3", len(d.Msgs), d.Next)
+	if len(d.Msgs) != 3 || d.Next != 3 || d.Batches != 1 {
+		t.Errorf("%d records, next %d, %d batches; want 3, 3 and 1", len(d.Msgs), d.Next, d.Batches)
 	}
 }
 

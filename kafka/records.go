@@ -194,11 +194,11 @@ func (d *Block) decode(raw []byte, ab *aborts, hs *headerSlab, p offsets.Partiti
 		in = in[size:]
 		// What the answer held before this batch, so that a bad batch
 		// leaves nothing of itself behind.
-		msgs, bytes, next, txn := len(d.Msgs), d.Bytes, d.Next, len(d.Txn)
+		msgs, bytes, next, txn, batches := len(d.Msgs), d.Bytes, d.Next, len(d.Txn), d.Batches
 		done, err := d.decodeEntry(one, magic, ab, hs, p, pos, until, committed, maxBatch)
 		if err != nil {
 			clear(d.Msgs[msgs:])
-			d.Msgs, d.Bytes, d.Next, d.Txn = d.Msgs[:msgs], bytes, next, d.Txn[:txn]
+			d.Msgs, d.Bytes, d.Next, d.Txn, d.Batches = d.Msgs[:msgs], bytes, next, d.Txn[:txn], batches
 			return err
 		}
 		if done {
