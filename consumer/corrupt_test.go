@@ -135,3 +135,19 @@ func TestUntilEndWithACorruptBatchEndsWithItsError(t *testing.T) {
 		t.Errorf("t[1] read to %d with %d records, want 10 and 10", until, n)
 	}
 }
+
+// A partition stopped at a corrupt batch is no backlog: catch-up batches
+// of the others are cut when full, not at the interval (an hour here),
+// and --until-end does not wait for it.
+func TestCatchUpBesideACorruptPartitionIsNotHeldBack(t *testing.T) {
+	cfg := corruptCluster(t)
+	cfg.UntilEnd, cfg.Interval, cfg.MaxPerPartition = true, time.Hour, 3
+	evs := runWithin(t, cfg, 30*time.Second)
+	var ce *CorruptError
+	if e := ended(t, evs); !errors.As(e.Err, &ce) {
+		t.Fatalf("ended %+v, want a CorruptError", e)
+	}
+	if _, until, n := covered(t, batches(evs), offsets.Partition{Topic: "t", Partition: 1}); until != 10 || n != 10 {
+		t.Errorf("t[1] read to %d with %d records, want 10 and 10", until, n)
+	}
+}
