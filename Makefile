@@ -137,7 +137,7 @@ include scripts/kafka.mk
 #                        broker of `make kafka-up`, then decode them with schema/
 .PHONY: registry-up registry-down test-registry
 FUZZ_TARGETS += schema:FuzzDecode
-FUZZ_TARGETS += kafka:FuzzDecodeRecords kafka:FuzzLZ4Frame
+FUZZ_TARGETS += kafka:FuzzDecodeRecords kafka:FuzzDecodeSealedBatch kafka:FuzzLZ4Frame
 FUZZ_TARGETS += tui:FuzzFieldText
 
 registry-up:

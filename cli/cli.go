@@ -78,8 +78,10 @@ type globalOptions struct {
 	kafkaVersion string
 	rack         string
 	dialTimeout  time.Duration
-	tls          tlsFlags
-	sasl         saslFlags
+	// maxRecordBytes is --max-record-bytes as given ("" for the default).
+	maxRecordBytes string
+	tls            tlsFlags
+	sasl           saslFlags
 
 	// flags are the root's persistent flags, for Changed.
 	flags *pflag.FlagSet
@@ -174,6 +176,8 @@ config file's [clusters.NAME] profile (see config.example.toml).`,
 	pf.StringVar(&g.kafkaVersion, "kafka-version", "", "Kafka protocol version to speak (env KBATCH_KAFKA_VERSION, default 2.8.0)")
 	pf.StringVar(&g.rack, "rack", "", "this client's rack: fetch from a replica in it where the brokers allow (KIP-392; env KBATCH_RACK)")
 	pf.DurationVar(&g.dialTimeout, "dial-timeout", 10*time.Second, "give up reaching the cluster after this long")
+	pf.StringVar(&g.maxRecordBytes, "max-record-bytes", kafka.FormatBytes(kafka.DefaultMaxRecordBytes),
+		"the most one record batch (and so one record) may take decompressed, up to 1GiB; a larger one is reported as too large, never read")
 	pf.BoolVar(&g.tls.enabled, "tls", false, "connect with TLS (implied by any --tls-* flag; --tls=false turns a profile's TLS off)")
 	pf.StringVar(&g.tls.caFile, "tls-ca", "", "PEM file of CA certificates to trust (default: the system's)")
 	pf.StringVar(&g.tls.certFile, "tls-cert", "", "PEM client certificate (with --tls-key)")
@@ -272,6 +276,20 @@ func (g *globalOptions) clientConfig() (kafka.ClientConfig, error) {
 	conn, err := g.connection()
 	if err != nil {
 		return cc, err
+	}
+	switch {
+	case g.changed("max-record-bytes") || conn.MaxRecordBytes == "":
+		n, err := kafka.ParseBytes(g.maxRecordBytes)
+		if err != nil {
+			return cc, usagef("--max-record-bytes %q: %v", g.maxRecordBytes, err)
+		}
+		cc.MaxRecordBytes = n
+	default:
+		n, err := kafka.ParseBytes(conn.MaxRecordBytes)
+		if err != nil {
+			return cc, usagef("max_record_bytes %q in the profile %s: %v", conn.MaxRecordBytes, conn.Name, err)
+		}
+		cc.MaxRecordBytes = n
 	}
 	cc.Brokers = conn.Brokers
 	cc.Rack = conn.Rack

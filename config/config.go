@@ -42,8 +42,12 @@ type Connection struct {
 	// may answer that a replica in the same rack serves its fetches.
 	Rack        string
 	DialTimeout time.Duration
-	TLS         TLS
-	SASL        SASL
+	// MaxRecordBytes is the profile's max_record_bytes as written ("64MiB"),
+	// "" for none; --max-record-bytes wins over it, and the command line
+	// checks it (kafka.ParseBytes).
+	MaxRecordBytes string
+	TLS            TLS
+	SASL           SASL
 	// Registry is the profile's schema registry: the screen and --decode
 	// decode with it.
 	Registry Registry

@@ -29,6 +29,7 @@ func Merge(layers ...Connection) Connection {
 			out.DialTimeout = l.DialTimeout
 		}
 		first(&out.Rack, l.Rack)
+		first(&out.MaxRecordBytes, l.MaxRecordBytes)
 		t := &out.TLS
 		if t.Enabled == nil {
 			t.Enabled = l.TLS.Enabled

@@ -111,7 +111,7 @@ const maxTailRecords = 1_000_000
 
 var (
 	topKeys      = []string{"default_cluster", "clusters", "watch", "store"}
-	clusterKeys  = []string{"brokers", "kafka_version", "dial_timeout", "rack", "tls", "sasl", "registry", "topics"}
+	clusterKeys  = []string{"brokers", "kafka_version", "dial_timeout", "max_record_bytes", "rack", "tls", "sasl", "registry", "topics"}
 	registryKeys = []string{"url", "username", "password_env", "password_file", "ca_file", "cert_file", "key_file", "insecure_skip_verify"}
 	topicKeys    = []string{"key_avro", "key_proto", "key_descriptor_set", "key_message", "value_avro", "value_proto", "value_descriptor_set", "value_message", "proto_path"}
 	tlsKeys      = []string{"enabled", "ca_file", "cert_file", "key_file", "key_password_env", "key_password_file", "key_password_command", "server_name", "insecure_skip_verify"}
@@ -194,6 +194,8 @@ func (d *decoder) cluster(name string, v any, path []string) (Connection, error)
 			c.DialTimeout, err = d.duration(v, p)
 		case "rack":
 			c.Rack, err = d.str(v, p)
+		case "max_record_bytes":
+			c.MaxRecordBytes, err = d.str(v, p)
 		case "tls":
 			c.TLS, err = d.tls(v, p)
 		case "sasl":

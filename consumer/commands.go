@@ -178,7 +178,7 @@ func (l *loop) emitProgress(now time.Time) {
 		st := PartitionStatus{Acked: acked, Ahead: ahead,
 			Partition: p, Source: ps.source, NextOffset: next, Stored: ps.stored, Bounds: b,
 			Read: read, Rate: rate,
-			Paused: l.pausedAll || ps.userPaused, Errored: ps.errored, Buffered: len(ps.recs), LastRecord: ps.lastRecord,
+			Paused: l.pausedAll || ps.userPaused, Errored: ps.errored, Corrupt: ps.corrupt != nil, CorruptAt: corruptAt(ps), Buffered: len(ps.recs), LastRecord: ps.lastRecord,
 		}
 		st.Lag = StatusLag(st)
 		pr.Partitions = append(pr.Partitions, st)

@@ -38,7 +38,7 @@ func (l *loop) maybeCut(now time.Time) error {
 
 func (l *loop) untilEndReached(now time.Time) bool {
 	for _, ps := range l.parts {
-		if ps.target >= 0 && !l.reached(ps, ps.target, now) {
+		if ps.target >= 0 && ps.corrupt == nil && !l.reached(ps, ps.target, now) {
 			return false
 		}
 	}
@@ -53,8 +53,8 @@ func (l *loop) untilEndReached(now time.Time) bool {
 // fetcher's, is spent). One full partition does not cut a batch while
 // another still has records to read: with a backlog everywhere, every
 // batch holds MaxPerPartition records of every partition. Partitions that
-// cannot read now (paused, broker trouble, a data-loss restart pending)
-// are not waited for.
+// cannot read now (paused, broker trouble, a data-loss restart pending,
+// stopped at a corrupt batch) are not waited for.
 //
 // Only partitions holding records can be full, so with none full this
 // costs the partitions holding records; and the partition that last held
@@ -103,7 +103,7 @@ func (l *loop) full(ps *partState) bool {
 // backlogged reports whether ps has records left to read and can read
 // them now: a catch-up batch waits for it.
 func (l *loop) backlogged(ps *partState) bool {
-	if ps.reader == nil || ps.userPaused || ps.errored || ps.restart != nil || l.full(ps) {
+	if ps.reader == nil || ps.userPaused || ps.errored || ps.corrupt != nil || ps.restart != nil || l.full(ps) {
 		return false
 	}
 	return ps.fetched < ps.hwm()

@@ -92,9 +92,14 @@ type PartitionStatus struct {
 	// from (StatusLag).
 	Read int64
 	// Rate is records per second over the last few seconds.
-	Rate       float64
-	Paused     bool
-	Errored    bool
+	Rate    float64
+	Paused  bool
+	Errored bool
+	// Corrupt is set while the partition is stopped at a record batch
+	// that cannot be delivered (kafka.CorruptBatchError), at offset
+	// CorruptAt: it reads nothing more until a seek.
+	Corrupt    bool
+	CorruptAt  int64
 	Buffered   int
 	LastRecord time.Time
 	// Acked is the next offset after the last acked range: where the

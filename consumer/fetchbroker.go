@@ -24,6 +24,11 @@ type brokerFetcher struct {
 	// read-ahead is spent, so its readers cannot read more for now.
 	starved atomic.Bool
 
+	// turn is where the next answer's decoding starts among its
+	// partitions (handle): it moves on by one each answer, so the
+	// partitions past an answer's budget are first in a later one.
+	turn int
+
 	mu      sync.Mutex
 	readers []*reader
 }
@@ -216,7 +221,7 @@ func (bf *brokerFetcher) run() {
 			}
 			continue
 		}
-		ok, again := bf.handle(resp, in, ask)
+		ok, again := bf.handle(resp, in, ask, room)
 		if !ok {
 			return
 		}
@@ -299,7 +304,17 @@ func (bf *brokerFetcher) request(in []*reader, maxBytes int64, backlog, poll boo
 // size grew (a record batch larger than it). A partition that reached its
 // high watermark is no reason: live records would be polled as they come
 // (TestLiveRecordsBesideAPartitionWaitingForRoomArePaced).
-func (bf *brokerFetcher) handle(resp *kafka.FetchResponse, in []*reader, ask int64) (ok, again bool) {
+//
+// The answer is decoded within room, the memory the loop's share of the
+// read-ahead had left when it was asked (eligible): each partition's
+// records count against it before the next partition's, and the next
+// batch's, are decoded. The first partition decoded takes at least one
+// batch, whatever its size (up to the client's MaxRecordBytes), so a
+// batch larger than the read-ahead makes progress alone; a partition
+// met once room is spent is left as if the answer had left it out, and
+// fetched again later. Decoding starts at another partition each answer,
+// so none waits for good behind the others.
+func (bf *brokerFetcher) handle(resp *kafka.FetchResponse, in []*reader, ask, room int64) (ok, again bool) {
 	f := bf.f
 	var out []chunk
 	var lost []*reader // failed: to the router once their reports are sent
@@ -317,14 +332,21 @@ func (bf *brokerFetcher) handle(resp *kafka.FetchResponse, in []*reader, ask int
 		}
 		f.observe(wire, decoded)
 	}()
-	for _, r := range in {
+	first := bf.turn % max(len(in), 1)
+	bf.turn++
+	left, started := room, false
+	for i := range in {
+		r := in[(first+i)%len(in)]
 		blk := resp.Partition(r.p)
 		if blk == nil {
 			continue // left out of a throttled answer: fetched again next round
 		}
+		if left <= 0 && started {
+			continue // no room left in memory: fetched again once there is
+		}
 		size, from := r.size, r.pos
 		asked := int64(size)
-		t := bf.take(r, blk)
+		t := bf.take(r, blk, left)
 		again = again || r.size > size || t.report != nil && t.report.err == nil && t.report.next > from && r.behind()
 		if t.lost {
 			lost = append(lost, r)
@@ -332,6 +354,11 @@ func (bf *brokerFetcher) handle(resp *kafka.FetchResponse, in []*reader, ask int
 		if t.report != nil {
 			out = append(out, *t.report)
 		}
+		if t.corrupt != nil {
+			out = append(out, *t.corrupt)
+		}
+		started = started || t.mem > 0
+		left -= t.mem
 		if t.report == nil || t.report.err != nil {
 			continue // no records: nothing learnt of their size in memory
 		}
@@ -352,18 +379,21 @@ func (bf *brokerFetcher) handle(resp *kafka.FetchResponse, in []*reader, ask int
 // taken is what one partition's part of an answer comes to: a chunk to
 // send to the loop (records and the new position, or an error), whether
 // the reader lost its broker (to the router), and what its records take
-// in memory.
+// in memory. corrupt, sent after report, is set when the answer holds a
+// record batch that cannot be delivered (kafka.CorruptBatchError): the
+// reader ends at it, and report holds the records before it.
 type taken struct {
-	report *chunk
-	lost   bool
-	mem    int64
+	report  *chunk
+	corrupt *chunk
+	lost    bool
+	mem     int64
 }
 
 // take applies one partition's part of an answer to its reader r: an
 // error ends the reader here (out of range: the loop decides where to go
 // on; others: the router retries), a partial batch grows the fetch size,
 // records move the position and are held until the loop cuts them.
-func (bf *brokerFetcher) take(r *reader, blk *kafka.PartitionAnswer) taken {
+func (bf *brokerFetcher) take(r *reader, blk *kafka.PartitionAnswer, budget int64) taken {
 	f := bf.f
 	switch {
 	case r.replica == bf.id && blk.Err != nil:
@@ -422,7 +452,20 @@ func (bf *brokerFetcher) take(r *reader, blk *kafka.PartitionAnswer) taken {
 			return bf.done(r, kafka.ErrDiverged)
 		}
 	}
-	d, err := blk.Decode(r.p, r.pos, kafka.NoEnd, f.committed())
+	d, err := blk.DecodeWithin(r.p, r.pos, kafka.NoEnd, f.committed(), budget)
+	if _, bad := kafka.IsCorrupt(err); bad {
+		// Another fetch brings the same bytes: the reader stops at the
+		// bad batch, after the records before it, and the loop decides
+		// (a corrupt state until a seek moves the partition past it).
+		t := taken{}
+		if d.Next > r.pos {
+			t = bf.accept(r, blk, d)
+		}
+		bf.remove(r)
+		r.home.Store(nil)
+		t.corrupt = &chunk{p: r.p, gen: r.gen, next: r.pos, err: err, epoch: r.lastEpoch}
+		return t
+	}
 	if err != nil {
 		return bf.failed(r, err, false)
 	}
@@ -433,6 +476,13 @@ func (bf *brokerFetcher) take(r *reader, blk *kafka.PartitionAnswer) taken {
 		r.size = int32(min(2*int64(r.size), int64(f.maxBytes)))
 		return taken{}
 	}
+	return bf.accept(r, blk, d)
+}
+
+// accept applies the records of d, decoded from r's part of an answer
+// (blk), to r: the next fetch size, the position, what r holds.
+func (bf *brokerFetcher) accept(r *reader, blk *kafka.PartitionAnswer, d kafka.Block) taken {
+	f := bf.f
 	end := blk.HighWatermark
 	if f.committed() && blk.LastStable >= 0 {
 		end = blk.LastStable // an open transaction is not "more to read"

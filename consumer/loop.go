@@ -238,6 +238,9 @@ func (l *loop) run() {
 	}
 	l.shutdown()
 	l.flushEvents()
+	if err == nil && l.ctx.Err() == nil {
+		err = l.corruptError() // --until-end, --batches: a partition stopped short
+	}
 	end := &Ended{Batches: l.batches, Records: l.records, Err: err}
 	switch {
 	case err != nil:
@@ -322,14 +325,37 @@ func (l *loop) finished() bool {
 	}
 	now := time.Now()
 	for _, ps := range l.parts {
-		if ps.target >= 0 && !l.reached(ps, ps.target, now) {
+		if len(ps.recs) > 0 {
 			return false
 		}
-		if len(ps.recs) > 0 {
+		if ps.corrupt != nil {
+			continue // cannot get further: the end reports it (corruptError)
+		}
+		if ps.target >= 0 && !l.reached(ps, ps.target, now) {
 			return false
 		}
 	}
 	return true
+}
+
+// corruptError is the stream's error when it ends by itself (--until-end,
+// --batches) with a partition stopped at a corrupt batch: the first such
+// partition's, in partition order, and how many others there are.
+func (l *loop) corruptError() error {
+	var first *partState
+	n := 0
+	for _, ps := range l.states {
+		if ps.corrupt == nil {
+			continue
+		}
+		if n++; first == nil {
+			first = ps
+		}
+	}
+	if first == nil {
+		return nil
+	}
+	return &CorruptError{Partition: first.p, Batch: first.corrupt, Others: n - 1}
 }
 
 func (l *loop) onChunk(c chunk) error {
@@ -377,6 +403,10 @@ func (l *loop) onReadError(ps *partState, c chunk) error {
 	if errors.Is(err, kafka.ErrOffsetOutOfRange) || errors.Is(err, kafka.ErrDiverged) {
 		return l.onOutOfRange(ps, c)
 	}
+	if bad, ok := kafka.IsCorrupt(err); ok {
+		l.onCorrupt(ps, bad)
+		return nil
+	}
 	if errors.Is(err, kafka.ErrUnknownTopicID) {
 		// The topic was deleted, maybe created again: the refresh tells
 		// (onRefresh), without waiting for its tick, and reports the
@@ -390,6 +420,19 @@ func (l *loop) onReadError(ps *partState, c chunk) error {
 	}
 	l.reportReadError(ps, err)
 	return nil
+}
+
+// onCorrupt takes a partition's reader stopping at a record batch that
+// cannot be delivered: another fetch would bring the same bytes, so it
+// is not retried. The partition is in the corrupt state (Progress) and
+// reads nothing more until a seek starts a reader elsewhere (moveTo);
+// its records before the batch are cut as usual, and the other
+// partitions go on.
+func (l *loop) onCorrupt(ps *partState, bad *kafka.CorruptBatchError) {
+	ps.corrupt, ps.errored = bad, false
+	e := offsets.NewEvent(time.Now(), offsets.CodeCorrupt, ps.p, fmt.Sprintf("%s: %v; the partition stops before it: seek past it to read on", ps.p, bad))
+	e.Expected = bad.Offset
+	l.notice(e)
 }
 
 // reportReadError reports a partition's failed reads, once for each kind
@@ -606,6 +649,7 @@ func (l *loop) startReader(ps *partState, offset int64) {
 	l.gen++
 	ps.gen = l.gen
 	ps.needReader = false
+	ps.corrupt = nil // a reader elsewhere (a seek): it finds a bad batch again if it meets one
 	ps.fetched = offset
 	ps.reader = l.newReader(ps.p, ps.gen, offset)
 	if ps.userPaused || l.pausedAll {

@@ -3,6 +3,7 @@ package consumer
 import (
 	"time"
 
+	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
 	"github.com/kbatch-dev/kbatch/record"
 )
@@ -38,8 +39,11 @@ type partState struct {
 	needReader bool
 
 	userPaused bool
-	errored    bool
-	errKind    string // the kind (errorKind) of the error last reported
+	// corrupt is the record batch the reader stopped at, which cannot
+	// be delivered; the partition reads nothing more until a seek.
+	corrupt *kafka.CorruptBatchError
+	errored bool
+	errKind string // the kind (errorKind) of the error last reported
 	// unknownID is the reader's kafka.ErrUnknownTopicID, held until a
 	// refresh started after unknownAt (the one it nudged) tells whether
 	// the topic was created again (one topic-recreated event) or not
@@ -130,4 +134,12 @@ func (w *rateWindow) roll() (float64, float64) {
 	w.i = (w.i + 1) % len(w.counts)
 	w.counts[w.i], w.bytes[w.i] = 0, 0
 	return float64(n) / float64(w.filled), float64(b) / float64(w.filled)
+}
+
+// corruptAt is PartitionStatus.CorruptAt of ps.
+func corruptAt(ps *partState) int64 {
+	if ps.corrupt == nil {
+		return 0
+	}
+	return ps.corrupt.Offset
 }

@@ -80,6 +80,10 @@ type ClientConfig struct {
 	Rack string
 	// Isolation is used by fetches and ListOffsets.
 	ReadCommitted bool
+	// MaxRecordBytes is how many bytes one record batch (and so one
+	// record) may take once decompressed; a batch above it is a
+	// CorruptBatchError, never allocated. 0: DefaultMaxRecordBytes.
+	MaxRecordBytes int64
 	// FailFast makes one attempt at each metadata request and bounds
 	// every request by DialTimeout, for answers that are worth less than
 	// a wait (shell completion).

@@ -223,13 +223,13 @@ func TestDecodeRecordsMalformed(t *testing.T) {
 	short := tbatch{First: 3, LastDelta: 1, Records: []trec{{Key: []byte("k")}}}.Encode()
 	binary.BigEndian.PutUint32(short[57:], 2) // claims two records, holds one
 	binary.BigEndian.PutUint32(short[17:], crc32.Checksum(short[21:], castagnoli))
-	if _, err := DecodeRecords(short, nil, tp, 0, NoEnd, false); err == nil || !strings.Contains(err.Error(), "at 3") {
+	if _, err := DecodeRecords(short, nil, tp, 0, NoEnd, false); err == nil || !strings.Contains(err.Error(), "at offset 3") {
 		t.Errorf("short batch: err %v, want one naming offset 3", err)
 	}
 	m := legacy(0, 3, 0, 0, []byte("key"), []byte("value"))
 	binary.BigEndian.PutUint32(m[16+2:], 100) // key length past the message
 	binary.BigEndian.PutUint32(m[12:], crc32.ChecksumIEEE(m[16:]))
-	if _, err := DecodeRecords(m, nil, tp, 0, NoEnd, false); err == nil || !strings.Contains(err.Error(), "at 3") {
+	if _, err := DecodeRecords(m, nil, tp, 0, NoEnd, false); err == nil || !strings.Contains(err.Error(), "at offset 3") {
 		t.Errorf("legacy message: err %v, want one naming offset 3", err)
 	}
 }

@@ -18,7 +18,7 @@ func TestDecompressSizesItsBuffer(t *testing.T) {
 	rep := bytes.Repeat([]byte(`{"seq":1,"payload":"aaaa"}`), 12000)
 	for _, payload := range [][]byte{rnd, rep, rep, rnd, rnd[:100], rep, nil} {
 		for codec, frame := range map[int8][]byte{codecLZ4: lz4Frame(t, payload), codecGzip: gzipped(t, payload)} {
-			out, err := decompress(codec, frame)
+			out, err := decompress(codec, frame, DefaultMaxRecordBytes)
 			if err != nil || !bytes.Equal(out, payload) {
 				t.Fatalf("codec %d, %d bytes: %d bytes back, %v", codec, len(payload), len(out), err)
 			}

@@ -189,6 +189,8 @@ type FetchResponse struct {
 	r     *kmsg.FetchResponse
 	names map[TopicID]string // the request's (an answer of v13 names topics by id)
 	index map[offsets.Partition]*kmsg.FetchResponseTopicPartition
+	// maxBatch is the client's MaxRecordBytes (0: the default).
+	maxBatch int64
 }
 
 // NewFetchResponse wraps an answer built by hand (tests of what the
@@ -224,7 +226,7 @@ func (f *FetchResponse) Partition(p offsets.Partition) *PartitionAnswer {
 	if blk == nil {
 		return nil
 	}
-	a := &PartitionAnswer{HighWatermark: blk.HighWatermark, LastStable: blk.LastStableOffset, PreferredReplica: -1, raw: blk.RecordBatches}
+	a := &PartitionAnswer{HighWatermark: blk.HighWatermark, LastStable: blk.LastStableOffset, PreferredReplica: -1, raw: blk.RecordBatches, maxBatch: f.maxBatch}
 	if f.r.Version >= 11 {
 		a.PreferredReplica = blk.PreferredReadReplica
 	}
@@ -254,11 +256,23 @@ type PartitionAnswer struct {
 	PreferredReplica int32
 	raw              []byte // the record batches (or legacy messages) as they came
 	aborted          []AbortedTxn
+	maxBatch         int64 // the client's MaxRecordBytes
 }
 
-// Decode decodes the records in [pos, until) (see DecodeRecords).
+// Decode decodes the records in [pos, until) (see DecodeRecords), each
+// record batch within the client's MaxRecordBytes, without a budget.
 func (a *PartitionAnswer) Decode(p offsets.Partition, pos, until int64, committed bool) (Block, error) {
-	return DecodeRecords(a.raw, a.aborted, p, pos, until, committed)
+	return a.DecodeWithin(p, pos, until, committed, NoBudget)
+}
+
+// DecodeWithin is Decode within budget bytes of memory (Limits.Budget):
+// the answer's batches past the budget are left for a later fetch. It is
+// the one decode of the stream, replay and the broker search, so one
+// budget and one cap on a batch hold for all of them. An error is a
+// *CorruptBatchError: the Block then holds what the batches before the
+// bad one gave (DecodeLimited).
+func (a *PartitionAnswer) DecodeWithin(p offsets.Partition, pos, until int64, committed bool, budget int64) (Block, error) {
+	return DecodeLimited(a.raw, a.aborted, p, pos, until, committed, Limits{Budget: budget, MaxBatch: a.maxBatch})
 }
 
 // Partial reports whether the answer holds only the start of a record

@@ -198,7 +198,7 @@ func (c *Client) send(id int32, req *FetchRequest) (*FetchResponse, error) {
 	if resp.ErrorCode != 0 {
 		return nil, sarama.KError(resp.ErrorCode)
 	}
-	return &FetchResponse{r: resp, names: req.names}, nil
+	return &FetchResponse{r: resp, names: req.names, maxBatch: c.cc.MaxRecordBytes}, nil
 }
 
 // versioned is a Fetch request that kgo sends at most as version max: kgo

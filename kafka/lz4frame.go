@@ -47,7 +47,7 @@ const (
 // frame's block size and inside the bytes left, a content size is
 // believed up to claimRatio, and the decoder never writes past the room
 // it is given.
-func unlz4(src []byte) (out []byte, ok bool, err error) {
+func unlz4(src []byte, limit int) (out []byte, ok bool, err error) {
 	// One pass over the framing first: a frame unlz4 does not take is
 	// left whole to the Reader, with nothing decoded twice.
 	size, ok := lz4Frames(src)
@@ -55,10 +55,13 @@ func unlz4(src []byte) (out []byte, ok bool, err error) {
 		return nil, false, nil
 	}
 	srcLen := len(src)
+	if size > limit {
+		return nil, true, &tooLargeError{limit: limit, claim: int64(size)}
+	}
 	if size < 0 || size > srcLen*claimRatio { // a claim past claimRatio grows as it is filled
 		size = guessSize(codecLZ4, srcLen)
 	}
-	out = make([]byte, 0, min(size, maxDecompressed))
+	out = make([]byte, 0, min(size, limit))
 	for len(src) > 0 {
 		flg, frameMax := src[4], blockSize(src[5])
 		h, start, sized, want := 7, len(out), false, uint64(0)
@@ -78,7 +81,7 @@ func unlz4(src []byte) (out []byte, ok bool, err error) {
 			if flg&lz4BlockSum != 0 {
 				src = src[4:]
 			}
-			if out, err = lz4Block(out, blk, n&lz4Raw != 0, frameMax, at, srcLen); err != nil {
+			if out, err = lz4Block(out, blk, n&lz4Raw != 0, frameMax, at, srcLen, limit); err != nil {
 				return nil, true, err
 			}
 		}
@@ -118,7 +121,7 @@ func lz4Frames(src []byte) (size int, ok bool) {
 				return 0, false
 			}
 			cs := binary.LittleEndian.Uint64(src[6:])
-			if size >= 0 && cs <= maxDecompressed {
+			if size >= 0 && cs <= maxRecordBytesCap {
 				size += int(cs)
 			} else {
 				size = -1
@@ -159,7 +162,7 @@ func lz4Frames(src []byte) (size int, ok bool) {
 			src = src[4:]
 		}
 	}
-	if size > maxDecompressed {
+	if size > maxRecordBytesCap {
 		size = -1
 	}
 	return size, true
@@ -192,10 +195,10 @@ var errLZ4Block = errors.New("lz4: corrupt block")
 // decodes in amortized linear time however wrong the size guess, and a
 // guess short by a few percent costs one copy, not a buffer twice the
 // size that fitted copies again.
-func lz4Block(out, blk []byte, raw bool, frameMax, at, srcLen int) ([]byte, error) {
+func lz4Block(out, blk []byte, raw bool, frameMax, at, srcLen, limit int) ([]byte, error) {
 	if raw {
-		if len(out)+len(blk) > maxDecompressed {
-			return nil, fmt.Errorf("lz4: more than %d bytes decompressed", maxDecompressed)
+		if len(out)+len(blk) > limit {
+			return nil, &tooLargeError{limit: limit, claim: -1}
 		}
 		return append(out, blk...), nil
 	}
@@ -208,8 +211,8 @@ func lz4Block(out, blk []byte, raw bool, frameMax, at, srcLen int) ([]byte, erro
 		if len(room) >= frameMax {
 			return nil, errLZ4Block
 		}
-		if cap(out) >= maxDecompressed {
-			return nil, fmt.Errorf("lz4: more than %d bytes decompressed", maxDecompressed)
+		if cap(out) >= limit {
+			return nil, &tooLargeError{limit: limit, claim: -1}
 		}
 		want := cap(out) + cap(out)/4
 		want = max(want, len(out)+min(frameMax, 4*len(blk)+bytes.MinRead))
@@ -218,6 +221,6 @@ func lz4Block(out, blk []byte, raw bool, frameMax, at, srcLen int) ([]byte, erro
 			want = max(want, len(out)+rest+bytes.MinRead)
 		}
 		// slices.Grow does not clear the bytes it copies.
-		out = slices.Grow(out, min(want, maxDecompressed)-len(out))
+		out = slices.Grow(out, min(want, limit)-len(out))
 	}
 }

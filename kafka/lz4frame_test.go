@@ -93,14 +93,14 @@ func TestLZ4FramesOfEveryProducer(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s, %s: the Reader: %v", name, kind, err)
 			}
-			got, ok, err := unlz4(frame)
+			got, ok, err := unlz4(frame, DefaultMaxRecordBytes)
 			if !ok || err != nil || !bytes.Equal(got, want) {
 				t.Errorf("%s, %s: taken %v, %d bytes of %d, %v", name, kind, ok, len(got), len(want), err)
 			}
 			if cap(got)-len(got) > len(got)/4+bytes.MinRead {
 				t.Errorf("%s, %s: a buffer of %d kept for %d bytes", name, kind, cap(got), len(got))
 			}
-			if out, err := decompress(codecLZ4, frame); err != nil || !bytes.Equal(out, want) {
+			if out, err := decompress(codecLZ4, frame, DefaultMaxRecordBytes); err != nil || !bytes.Equal(out, want) {
 				t.Errorf("%s, %s: decompress: %d bytes, %v", name, kind, len(out), err)
 			}
 		}
@@ -133,11 +133,11 @@ func TestLZ4FramesLeftToTheReader(t *testing.T) {
 		"trailing":      append(bytes.Clone(frame), 0xAA),
 		"empty":         nil,
 	} {
-		if _, ok, _ := unlz4(f); ok {
+		if _, ok, _ := unlz4(f, DefaultMaxRecordBytes); ok {
 			t.Errorf("%s: unlz4 took it", name)
 		}
 		want, werr := readerLZ4(f)
-		got, err := decompress(codecLZ4, f)
+		got, err := decompress(codecLZ4, f, DefaultMaxRecordBytes)
 		if (werr == nil) != (err == nil) || (err == nil && !bytes.Equal(got, want)) {
 			t.Errorf("%s: decompress %d bytes, %v; the Reader %d bytes, %v", name, len(got), err, len(want), werr)
 		}
@@ -153,7 +153,7 @@ func TestLZ4CorruptBlocks(t *testing.T) {
 	for i := 11; i < len(frame)-4; i += 97 {
 		f := bytes.Clone(frame)
 		f[i] ^= 0x5A
-		got, ok, err := unlz4(f)
+		got, ok, err := unlz4(f, DefaultMaxRecordBytes)
 		if ok && err == nil && bytes.Equal(got, payload) {
 			t.Fatalf("byte %d changed, and the same bytes came back", i)
 		}
@@ -161,7 +161,7 @@ func TestLZ4CorruptBlocks(t *testing.T) {
 	sized := lz4Frame(t, payload, lz4.SizeOption(uint64(len(payload))), lz4.ChecksumOption(false))
 	binary.LittleEndian.PutUint64(sized[6:], uint64(len(payload)-1))
 	sized[14] = byte(xxh32(sized[4:14]) >> 8)
-	if _, ok, err := unlz4(sized); !ok || err == nil || !strings.Contains(err.Error(), "decoded to") {
+	if _, ok, err := unlz4(sized, DefaultMaxRecordBytes); !ok || err == nil || !strings.Contains(err.Error(), "decoded to") {
 		t.Errorf("a frame longer than its content size: taken %v, %v", ok, err)
 	}
 }
@@ -182,7 +182,7 @@ func FuzzLZ4Frame(f *testing.F) {
 	f.Fuzz(func(t *testing.T, frame []byte, exp uint32) {
 		frame = mendHeaders(frame)
 		expansion[codecLZ4].Store(exp % (1 << 24))
-		got, ok, err := unlz4(frame)
+		got, ok, err := unlz4(frame, DefaultMaxRecordBytes)
 		if !ok {
 			return
 		}
@@ -271,10 +271,10 @@ func TestLZ4ContentSizeHighBits(t *testing.T) {
 	payload := []byte("hello, hello, hello, hello")
 	for _, size := range []uint64{1<<62 + uint64(len(payload)), 1<<63 + uint64(len(payload)), 3<<62 + uint64(len(payload))} {
 		frame := handFrame(0x68, 0x40, size, compressedBlock(t, payload))
-		if got, ok, err := unlz4(frame); ok && err == nil {
+		if got, ok, err := unlz4(frame, DefaultMaxRecordBytes); ok && err == nil {
 			t.Errorf("content size %#x: %q taken", size, got)
 		}
-		if _, err := decompress(codecLZ4, frame); err == nil {
+		if _, err := decompress(codecLZ4, frame, DefaultMaxRecordBytes); err == nil {
 			t.Errorf("content size %#x: decompressed", size)
 		}
 	}
@@ -290,7 +290,7 @@ func TestLZ4BlockLargerThanItsFrameBlockSize(t *testing.T) {
 		for _, exp := range []uint32{0, 16, 250 * 16} {
 			frame := handFrame(flg, 0x40, uint64(len(big)), compressedBlock(t, big))
 			expansion[codecLZ4].Store(exp)
-			if got, ok, err := unlz4(frame); !ok || err == nil {
+			if got, ok, err := unlz4(frame, DefaultMaxRecordBytes); !ok || err == nil {
 				t.Errorf("FLG %#x, expansion %d/16: taken %v, %d bytes, %v", flg, exp, ok, len(got), err)
 			}
 		}
@@ -340,7 +340,7 @@ func TestLZ4GrowthIsLinear(t *testing.T) {
 	expansion[codecLZ4].Store(16) // the last batch did not expand
 	var out []byte
 	var err error
-	n := allocated(func() { out, err = decompress(codecLZ4, frame) })
+	n := allocated(func() { out, err = decompress(codecLZ4, frame, DefaultMaxRecordBytes) })
 	if err != nil || !bytes.Equal(out, payload) {
 		t.Fatalf("%d bytes, %v", len(out), err)
 	}
@@ -359,7 +359,7 @@ func TestDecompressGuessIsBounded(t *testing.T) {
 		expansion[codec].Store(255 * 16)
 		var out []byte
 		var err error
-		n := allocated(func() { out, err = decompress(codec, frame) })
+		n := allocated(func() { out, err = decompress(codec, frame, DefaultMaxRecordBytes) })
 		if err != nil || !bytes.Equal(out, rnd) {
 			t.Fatalf("codec %d: %d bytes, %v", codec, len(out), err)
 		}
@@ -393,7 +393,7 @@ func BenchmarkLZ4(b *testing.B) {
 	b.Run("unlz4", func(b *testing.B) {
 		b.SetBytes(int64(len(text)))
 		for b.Loop() {
-			if out, ok, err := unlz4(frame); !ok || err != nil || len(out) != len(text) {
+			if out, ok, err := unlz4(frame, DefaultMaxRecordBytes); !ok || err != nil || len(out) != len(text) {
 				b.Fatal(ok, err)
 			}
 		}
@@ -403,7 +403,7 @@ func BenchmarkLZ4(b *testing.B) {
 		r := lz4.NewReader(nil)
 		for b.Loop() {
 			r.Reset(bytes.NewReader(frame))
-			if out, err := readAll(r, codecLZ4, len(frame)); err != nil || len(out) != len(text) {
+			if out, err := readAll(r, codecLZ4, len(frame), DefaultMaxRecordBytes); err != nil || len(out) != len(text) {
 				b.Fatal(err)
 			}
 		}

@@ -33,7 +33,7 @@ func TestLegacyLZ4WithKafka3160Header(t *testing.T) {
 		hc += 8
 	}
 	broken[hc] = byte(xxh32(broken[:hc]) >> 8) // over the magic too: Kafka's mistake
-	if _, err := decompress(codecLZ4, broken); err == nil {
+	if _, err := decompress(codecLZ4, broken, DefaultMaxRecordBytes); err == nil {
 		t.Fatal("the LZ4 reader took the broken header; the test proves nothing")
 	}
 	d, err := DecodeRecords(legacy(0, 12, codecLZ4, 0, nil, broken), nil, tp, 0, NoEnd, false)

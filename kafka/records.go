@@ -37,6 +37,9 @@ var (
 	// errTruncated is a record batch or message whose declared sizes run
 	// past its bytes: a malformed answer.
 	errTruncated = errors.New("truncated record batch")
+	// errCRC is a batch or message whose checksum does not match its
+	// bytes.
+	errCRC = errors.New("CRC mismatch")
 )
 
 // batchHeader is the size of a v2 record batch's header: base offset (8),
@@ -84,10 +87,10 @@ func parseBatch(in []byte) (batch, error) {
 	var b batch
 	b.base = int64(binary.BigEndian.Uint64(in))
 	if len(in) < batchHeader {
-		return b, fmt.Errorf("record batch at %d: %w", b.base, errTruncated)
+		return b, errTruncated
 	}
 	if crc32.Checksum(in[21:], castagnoli) != binary.BigEndian.Uint32(in[17:]) {
-		return b, fmt.Errorf("record batch at %d: CRC mismatch (corrupt answer)", b.base)
+		return b, errCRC
 	}
 	b.attrs = int16(binary.BigEndian.Uint16(in[21:]))
 	b.lastDelta = int32(binary.BigEndian.Uint32(in[23:]))
@@ -100,8 +103,11 @@ func parseBatch(in []byte) (batch, error) {
 	b.logAppend = b.attrs&8 != 0
 	b.transactional = b.attrs&0x10 != 0
 	b.control = b.attrs&0x20 != 0
-	if b.count < 0 {
-		return b, fmt.Errorf("record batch at %d: %d records", b.base, b.count)
+	switch {
+	case b.count < 0:
+		return b, fmt.Errorf("%d records", b.count)
+	case b.lastDelta < 0:
+		return b, fmt.Errorf("last offset delta %d", b.lastDelta)
 	}
 	return b, nil
 }
@@ -148,73 +154,107 @@ func countRecords(in []byte) (records, entries int) {
 // Under read_committed (committed) the batches of aborted transactions
 // are skipped as Kafka's Java consumer does: a producer id is aborted
 // from the first offset of an aborted transaction listed in the answer
-// (aborted) until its abort marker. An error means a malformed answer.
+// (aborted) until its abort marker. It decodes without a budget and
+// with DefaultMaxRecordBytes (DecodeLimited).
 func DecodeRecords(raw []byte, aborted []AbortedTxn, p offsets.Partition, pos, until int64, committed bool) (Block, error) {
+	return DecodeLimited(raw, aborted, p, pos, until, committed, Limits{Budget: NoBudget})
+}
+
+// DecodeLimited is DecodeRecords within lim. A batch that cannot be
+// delivered (see CorruptBatchError) ends the decode with that error; the
+// Block then holds what the batches before it gave, and its Next is at
+// most the bad batch's base offset: nothing of the bad batch, and
+// nothing after it, is delivered.
+func DecodeLimited(raw []byte, aborted []AbortedTxn, p offsets.Partition, pos, until int64, committed bool, lim Limits) (Block, error) {
 	d := Block{Next: pos}
 	if n, _ := countRecords(raw); n > 0 {
 		d.Msgs = make([]record.Record, 0, n) // one slab per answer
 	}
 	var hs headerSlab
 	ab := newAborts(aborted, committed)
-	err := d.decode(raw, &ab, &hs, p, pos, until, committed)
+	err := d.decode(raw, &ab, &hs, p, pos, until, committed, lim)
 	d.Next = min(d.Next, until) // a batch can run past the range
 	return d, err
 }
 
-func (d *Block) decode(raw []byte, ab *aborts, hs *headerSlab, p offsets.Partition, pos, until int64, committed bool) error {
+func (d *Block) decode(raw []byte, ab *aborts, hs *headerSlab, p offsets.Partition, pos, until int64, committed bool, lim Limits) error {
+	maxBatch := lim.maxBatch()
 	for in := raw; len(in) > 0; {
 		size, magic, whole := entry(in)
 		if !whole {
 			d.Partial = d.Batches == 0
 			return nil
 		}
-		one := in[:size]
-		in = in[size:]
-		if magic < 2 {
-			done, err := d.decodeLegacy(one, p, pos, until)
-			if err != nil || done {
-				return err
-			}
-			continue
-		}
-		b, err := parseBatch(one)
-		if err != nil {
-			return err
-		}
-		if b.base >= until {
-			// Nothing lies between the previous batch and this one: the
-			// range is done.
-			d.Next = until
+		if d.Batches > 0 && d.Memory() >= lim.Budget {
+			// The answer took its budget: the rest is fetched again
+			// once there is room.
 			return nil
 		}
-		d.Batches++
-		floor := d.Next // records below it came in an earlier batch of the answer
-		d.Next = max(d.Next, offsets.Next(b.last()))
-		if !committed && b.transactional {
-			m := TxnMark{ProducerID: b.producerID, From: b.base, Until: offsets.Next(b.last()), Marker: b.control}
-			if b.control {
-				m.Abort = isAbortMarker(b.records)
-			}
-			d.Txn = append(d.Txn, m)
-		}
-		if ab.skip(&b) {
-			continue
-		}
-		recs := b.records
-		if b.codec != 0 {
-			if recs, err = decompress(b.codec, b.records); err != nil {
-				return fmt.Errorf("record batch at %d: %w", b.base, err)
-			}
-		}
-		done, err := d.decodeBatch(&b, recs, hs, p, max(pos, floor), until)
+		one := in[:size]
+		in = in[size:]
+		// What the answer held before this batch, so that a bad batch
+		// leaves nothing of itself behind.
+		msgs, bytes, next, txn, batches := len(d.Msgs), d.Bytes, d.Next, len(d.Txn), d.Batches
+		done, err := d.decodeEntry(one, magic, ab, hs, p, pos, until, committed, maxBatch)
 		if err != nil {
-			return fmt.Errorf("record batch at %d: %w", b.base, err)
+			clear(d.Msgs[msgs:])
+			d.Msgs, d.Bytes, d.Next, d.Txn, d.Batches = d.Msgs[:msgs], bytes, next, d.Txn[:txn], batches
+			return err
 		}
 		if done {
 			return nil
 		}
 	}
 	return nil
+}
+
+// decodeEntry decodes one whole entry of an answer, a record batch
+// (magic 2) or a legacy message; done when until is reached. Its error is
+// a CorruptBatchError.
+func (d *Block) decodeEntry(one []byte, magic int8, ab *aborts, hs *headerSlab, p offsets.Partition, pos, until int64, committed bool, maxBatch int) (bool, error) {
+	if magic < 2 {
+		done, err := d.decodeLegacy(one, p, pos, until, maxBatch)
+		if err != nil {
+			return false, corrupt(int64(binary.BigEndian.Uint64(one)), err)
+		}
+		return done, nil
+	}
+	b, err := parseBatch(one)
+	if err != nil {
+		return false, corrupt(b.base, err)
+	}
+	if b.base >= until {
+		// Nothing lies between the previous batch and this one: the
+		// range is done.
+		d.Next = until
+		return true, nil
+	}
+	d.Batches++
+	floor := d.Next // records below it came in an earlier batch of the answer
+	d.Next = max(d.Next, offsets.Next(b.last()))
+	if !committed && b.transactional {
+		m := TxnMark{ProducerID: b.producerID, From: b.base, Until: offsets.Next(b.last()), Marker: b.control}
+		if b.control {
+			m.Abort = isAbortMarker(b.records)
+		}
+		d.Txn = append(d.Txn, m)
+	}
+	if ab.skip(&b) {
+		return false, nil
+	}
+	recs := b.records
+	if b.codec != 0 {
+		if recs, err = decompress(b.codec, b.records, maxBatch); err != nil {
+			return false, corrupt(b.base, err)
+		}
+	} else if len(recs) > maxBatch {
+		return false, corrupt(b.base, &tooLargeError{limit: maxBatch, claim: int64(len(recs))})
+	}
+	done, err := d.decodeBatch(&b, recs, hs, p, max(pos, floor), until)
+	if err != nil {
+		return false, corrupt(b.base, err)
+	}
+	return done, nil
 }
 
 // grow appends a zero record to the slab and returns it.
@@ -233,6 +273,7 @@ func (d *Block) grow() *record.Record {
 // times (-1 is Kafka's "no timestamp") are left zero.
 func (d *Block) decodeBatch(b *batch, in []byte, hs *headerSlab, p offsets.Partition, pos, until int64) (bool, error) {
 	done := false
+	prev := b.base - 1 // the offset of the record before, inside the batch
 	if int64(b.count) > int64(len(in)/minRecord) {
 		return false, fmt.Errorf("%d records claimed in %d bytes: %w", b.count, len(in), errTruncated)
 	}
@@ -261,6 +302,10 @@ func (d *Block) decodeBatch(b *batch, in []byte, hs *headerSlab, p offsets.Parti
 		if od < 0 || o > b.last() {
 			return false, fmt.Errorf("record at offset delta %d outside the batch (last %d)", od, b.last())
 		}
+		if o <= prev {
+			return false, fmt.Errorf("record at offset %d after offset %d: offsets inside a batch must increase", o, prev)
+		}
+		prev = o
 		if o < pos {
 			continue // before the range, or past already in an earlier batch
 		}
@@ -391,7 +436,7 @@ func isAbortMarker(recs []byte) bool {
 // 0.11; in holds it whole): a plain message is one record, a compressed
 // one wraps a message set whose offsets are relative under v1 (the
 // wrapper carries the last one's). It reports done when it reached until.
-func (d *Block) decodeLegacy(in []byte, p offsets.Partition, pos, until int64) (bool, error) {
+func (d *Block) decodeLegacy(in []byte, p offsets.Partition, pos, until int64, maxBatch int) (bool, error) {
 	m, err := parseMessage(in)
 	if err != nil {
 		return false, err
@@ -405,9 +450,9 @@ func (d *Block) decodeLegacy(in []byte, p offsets.Partition, pos, until int64) (
 	if m.magic == 0 && m.codec == codecLZ4 {
 		compressed = fixLZ4Header(compressed) // KAFKA-3160 (lz4legacy.go)
 	}
-	set, err := decompress(m.codec, compressed)
+	set, err := decompress(m.codec, compressed, maxBatch)
 	if err != nil {
-		return false, fmt.Errorf("message at %d: %w", m.offset, err)
+		return false, err
 	}
 	var inner []message
 	for len(set) > 0 {
@@ -417,10 +462,10 @@ func (d *Block) decodeLegacy(in []byte, p offsets.Partition, pos, until int64) (
 		}
 		im, err := parseMessage(set[:size])
 		if err != nil {
-			return false, fmt.Errorf("message at %d: %w", m.offset, err)
+			return false, err
 		}
 		if im.codec != 0 {
-			return false, fmt.Errorf("message at %d: compressed message inside a compressed message", m.offset)
+			return false, errors.New("compressed message inside a compressed message")
 		}
 		inner = append(inner, im)
 		set = set[size:]
@@ -481,18 +526,18 @@ type message struct {
 func parseMessage(in []byte) (message, error) {
 	m := message{offset: int64(binary.BigEndian.Uint64(in))}
 	if len(in) < 12+4+2 {
-		return m, fmt.Errorf("message at %d: %w", m.offset, errTruncated)
+		return m, errTruncated
 	}
 	body := in[16:]
 	if crc32.ChecksumIEEE(body) != binary.BigEndian.Uint32(in[12:]) {
-		return m, fmt.Errorf("message at %d: CRC mismatch (corrupt answer)", m.offset)
+		return m, errCRC
 	}
 	m.magic, m.codec = int8(body[0]), int8(body[1]&7)
 	m.logAppend = body[1]&8 != 0
 	body = body[2:]
 	if m.magic >= 1 {
 		if len(body) < 8 {
-			return m, fmt.Errorf("message at %d: %w", m.offset, errTruncated)
+			return m, errTruncated
 		}
 		if ms := int64(binary.BigEndian.Uint64(body)); ms >= 0 {
 			m.ts = time.UnixMilli(ms)
@@ -501,10 +546,10 @@ func parseMessage(in []byte) (message, error) {
 	}
 	var err error
 	if m.key, body, err = legacyBytes(body); err != nil {
-		return m, fmt.Errorf("message at %d: %w", m.offset, err)
+		return m, err
 	}
 	if m.value, _, err = legacyBytes(body); err != nil {
-		return m, fmt.Errorf("message at %d: %w", m.offset, err)
+		return m, err
 	}
 	return m, nil
 }
@@ -587,8 +632,12 @@ const (
 var (
 	gzipPool sync.Pool
 	lz4Pool  = sync.Pool{New: func() any { return lz4.NewReader(nil) }}
-	zstdDec  = sync.OnceValues(func() (*zstd.Decoder, error) {
-		return zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(maxDecompressed))
+	zstdPool sync.Pool // stream decoders, for frames that do not say their size
+	// zstdAll decodes whole frames into a buffer of the size they say,
+	// and no more.
+	zstdAll = sync.OnceValues(func() (*zstd.Decoder, error) {
+		return zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecodeAllCapLimit(true),
+			zstd.WithDecoderMaxMemory(maxRecordBytesCap))
 	})
 )
 
@@ -600,18 +649,18 @@ var (
 // unlz4's guess of what is left when it grows).
 const claimRatio = 64
 
-// maxDecompressed bounds what one batch may decompress to: Kafka's own
-// records are at most max.message.bytes (1 MiB by default, rarely above
-// 100 MiB); a batch claiming more is refused, not allocated.
-const maxDecompressed = 1 << 30
-
 var xerialMagic = []byte{0x82, 'S', 'N', 'A', 'P', 'P', 'Y', 0}
 
 // decompress returns src decompressed into a fresh buffer, which the
-// records then point into.
-func decompress(codec int8, src []byte) ([]byte, error) {
-	out, err := decompressRaw(codec, src)
-	if err != nil {
+// records then point into. The output never passes limit bytes: a
+// batch that would take more is a *tooLargeError, found from its own
+// claim where it makes one (snappy, zstd and lz4 frames that say their
+// size) and else while decompressing, with the buffer grown to limit+1
+// bytes at most.
+func decompress(codec int8, src []byte, limit int) ([]byte, error) {
+	out, err := decompressRaw(codec, src, limit)
+	var tl *tooLargeError
+	if err != nil && !errors.As(err, &tl) {
 		name := codecName(codec)
 		if !strings.HasPrefix(err.Error(), name+":") && !strings.HasPrefix(err.Error(), "s2:") {
 			err = fmt.Errorf("%s: %w", name, err)
@@ -634,7 +683,7 @@ func codecName(codec int8) string {
 	return fmt.Sprintf("codec %d", codec)
 }
 
-func decompressRaw(codec int8, src []byte) ([]byte, error) {
+func decompressRaw(codec int8, src []byte, limit int) ([]byte, error) {
 	switch codec {
 	case codecGzip:
 		r, _ := gzipPool.Get().(*gzip.Reader)
@@ -647,46 +696,80 @@ func decompressRaw(codec int8, src []byte) ([]byte, error) {
 			return nil, err
 		}
 		defer gzipPool.Put(r)
-		return readAll(r, codec, len(src))
+		return readAll(r, codec, len(src), limit)
 	case codecSnappy:
 		if bytes.HasPrefix(src, xerialMagic) {
-			return unxerial(src)
+			return unxerial(src, limit)
 		}
-		return unsnappy(src)
+		return unsnappy(src, limit)
 	case codecLZ4:
-		if out, ok, err := unlz4(src); ok {
+		if out, ok, err := unlz4(src, limit); ok {
 			return out, err
 		}
 		r := lz4Pool.Get().(*lz4.Reader)
 		defer lz4Pool.Put(r)
 		r.Reset(bytes.NewReader(src))
-		return readAll(r, codec, len(src))
+		return readAll(r, codec, len(src), limit)
 	case codecZstd:
-		dec, err := zstdDec()
-		if err != nil {
-			return nil, err
-		}
-		var dst []byte
-		var fh zstd.Header
-		if fh.Decode(src) == nil && fh.HasFCS && fh.FrameContentSize <= uint64(len(src))*claimRatio {
-			dst = make([]byte, 0, fh.FrameContentSize) // a claim past claimRatio grows as it is filled
-		}
-		out, err := dec.DecodeAll(src, dst)
-		if err != nil {
-			return nil, err
-		}
-		return out, nil
+		return unzstd(src, limit)
 	}
 	return nil, fmt.Errorf("unknown compression codec %d", codec)
 }
 
+// unzstd decodes zstd frames. A frame that says its content size (every
+// frame Kafka's producers write does) is decoded into a buffer of that
+// size and no more; one that does not is read as a stream, within limit.
+func unzstd(src []byte, limit int) ([]byte, error) {
+	var fh zstd.Header
+	if fh.Decode(src) == nil && fh.HasFCS {
+		if fh.FrameContentSize > uint64(limit) {
+			return nil, &tooLargeError{limit: limit, claim: int64(min(fh.FrameContentSize, 1<<62))}
+		}
+		dec, err := zstdAll()
+		if err != nil {
+			return nil, err
+		}
+		// A frame's content past its claim, or a second frame, does
+		// not fit: DecodeAll stops at cap (WithDecodeAllCapLimit).
+		out, err := dec.DecodeAll(src, make([]byte, 0, fh.FrameContentSize))
+		if errors.Is(err, zstd.ErrDecoderSizeExceeded) && len(src) > int(fh.HeaderSize) {
+			return unzstdStream(src, limit)
+		}
+		return out, err
+	}
+	return unzstdStream(src, limit)
+}
+
+// unzstdStream reads zstd frames as a stream, within limit.
+func unzstdStream(src []byte, limit int) ([]byte, error) {
+	r, _ := zstdPool.Get().(*zstd.Decoder)
+	if r == nil {
+		var err error
+		if r, err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
+			zstd.WithDecoderMaxWindow(DefaultMaxRecordBytes)); err != nil {
+			return nil, err
+		}
+	}
+	if err := r.Reset(bytes.NewReader(src)); err != nil {
+		return nil, err
+	}
+	defer func() {
+		_ = r.Reset(nil)
+		zstdPool.Put(r)
+	}()
+	return readAll(r, codecZstd, len(src), limit)
+}
+
 // unsnappy decodes one raw snappy block (what Go and C producers write).
-func unsnappy(src []byte) ([]byte, error) {
+func unsnappy(src []byte, limit int) ([]byte, error) {
 	n, err := s2.DecodedLen(src)
 	if err != nil {
 		return nil, err
 	}
-	if n > maxDecompressed || n > len(src)*claimRatio {
+	if n > limit {
+		return nil, &tooLargeError{limit: limit, claim: int64(n)}
+	}
+	if n > len(src)*claimRatio {
 		return nil, fmt.Errorf("a block of %d bytes claims %d decompressed", len(src), n)
 	}
 	out, err := s2.Decode(make([]byte, n), src)
@@ -698,7 +781,7 @@ func unsnappy(src []byte) ([]byte, error) {
 
 // unxerial decodes snappy in the xerial framing Java producers write: a
 // 16-byte header, then blocks each preceded by its length.
-func unxerial(src []byte) ([]byte, error) {
+func unxerial(src []byte, limit int) ([]byte, error) {
 	if len(src) < 16 {
 		return nil, errTruncated
 	}
@@ -715,7 +798,10 @@ func unxerial(src []byte) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		if total += n; total > maxDecompressed || total > len(src)*claimRatio {
+		if total += n; total > limit {
+			return nil, &tooLargeError{limit: limit, claim: -1}
+		}
+		if total > len(src)*claimRatio {
 			return nil, fmt.Errorf("%d bytes claim %d decompressed", len(src), total)
 		}
 		c = c[4+l:]
@@ -742,16 +828,45 @@ func unxerial(src []byte) ([]byte, error) {
 var expansion [codecZstd + 1]atomic.Uint32
 
 // readAll reads a decompressor into a buffer sized from the codec's last
-// expansion (guessSize), growing it when that was too small.
-func readAll(r io.Reader, codec int8, srcLen int) ([]byte, error) {
-	b := bytes.NewBuffer(make([]byte, 0, guessSize(codec, srcLen)))
-	if _, err := b.ReadFrom(io.LimitReader(r, maxDecompressed+1)); err != nil {
-		return nil, err
+// expansion (guessSize). When that was too small, the rest goes into
+// further buffers of the same size, joined once at the end: nothing
+// decompressed is copied while reading, so a batch that turns out too
+// large (more than limit bytes: a *tooLargeError) has taken limit+1
+// bytes at most, and left no garbage of grown buffers behind.
+func readAll(r io.Reader, codec int8, srcLen, limit int) ([]byte, error) {
+	cur := make([]byte, 0, min(guessSize(codec, srcLen), limit+1))
+	var full [][]byte // filled before cur
+	total := 0        // their bytes
+	for idle := 0; ; {
+		if len(cur) == cap(cur) {
+			if total += len(cur); total > limit {
+				return nil, &tooLargeError{limit: limit, claim: -1}
+			}
+			full = append(full, cur)
+			cur = make([]byte, 0, min(cap(cur), limit+1-total))
+		}
+		n, err := r.Read(cur[len(cur):cap(cur)])
+		cur = cur[:len(cur)+n]
+		switch {
+		case err == io.EOF:
+			if len(full) == 0 {
+				return fitted(codec, cur, srcLen), nil
+			}
+			out := make([]byte, 0, total+len(cur))
+			for _, b := range full {
+				out = append(out, b...)
+			}
+			return fitted(codec, append(out, cur...), srcLen), nil
+		case err != nil:
+			return nil, err
+		case n > 0:
+			idle = 0
+		default:
+			if idle++; idle > 100 {
+				return nil, io.ErrNoProgress
+			}
+		}
 	}
-	if b.Len() > maxDecompressed {
-		return nil, fmt.Errorf("more than %d bytes decompressed", maxDecompressed)
-	}
-	return fitted(codec, b.Bytes(), srcLen), nil
 }
 
 // guessSize is the buffer for srcLen bytes of codec: its last batch's
@@ -766,7 +881,7 @@ func guessSize(codec int8, srcLen int) int {
 	if ratio == 0 {
 		ratio = 4 * 16
 	}
-	return min(srcLen*ratio/16*9/8, max(4*srcLen, 16<<20), maxDecompressed) + bytes.MinRead
+	return min(srcLen*ratio/16*9/8, max(4*srcLen, 16<<20), maxRecordBytesCap) + bytes.MinRead
 }
 
 // fitted records codec's expansion from srcLen bytes to out, and returns

@@ -126,10 +126,14 @@ const (
 	CodeDropped      = "dropped"
 	CodeBrokerError  = "broker-error"
 	CodeReconnected  = "reconnected"
-	CodeSet          = "set"
-	CodeImport       = "import"
-	CodePause        = "pause"
-	CodeResume       = "resume"
+	// CodeCorrupt: a record batch of the partition cannot be delivered
+	// (bad CRC, lengths or offsets, or too large once decompressed);
+	// the partition stops before it until a seek moves it past.
+	CodeCorrupt = "corrupt-batch"
+	CodeSet     = "set"
+	CodeImport  = "import"
+	CodePause   = "pause"
+	CodeResume  = "resume"
 	// CodeStreamChanged: a stream was taken over (an explicit --name) on
 	// another cluster or with other topics than it was stored with.
 	CodeStreamChanged = "stream-changed"

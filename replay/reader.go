@@ -148,7 +148,7 @@ func (r *reader) read(ctx context.Context, task int, t Task, emit func(chunk) er
 			}
 			continue
 		}
-		st := r.decide(p, t.TopicID, pos, until, ask, size, blk)
+		st := r.decide(p, t.TopicID, pos, until, ask, size, reserved, blk)
 		switch {
 		case st.fail != nil:
 			return st.fail
@@ -210,8 +210,13 @@ type step struct {
 }
 
 // decide reads one partition's answer to a fetch of ask bytes (size
-// being the current full size) at pos, for a range ending at until.
-func (r *reader) decide(p offsets.Partition, id kafka.TopicID, pos, until int64, ask, size int32, blk *kafka.PartitionAnswer) step {
+// being the current full size) at pos, for a range ending at until,
+// decoding it within budget bytes of memory (what the read reserved: the
+// batches past it are fetched again). A record batch that cannot be
+// delivered (kafka.CorruptBatchError) fails the read, naming the
+// partition and the batch's offset, once the records before it are
+// handed on.
+func (r *reader) decide(p offsets.Partition, id kafka.TopicID, pos, until int64, ask, size int32, budget int64, blk *kafka.PartitionAnswer) step {
 	switch {
 	case blk.Err == nil:
 	case errors.Is(blk.Err, kafka.ErrUnknownTopicID):
@@ -238,9 +243,12 @@ func (r *reader) decide(p offsets.Partition, id kafka.TopicID, pos, until int64,
 	default:
 		return step{fail: fmt.Errorf("read %s at offset %d: %w", p, pos, blk.Err)}
 	}
-	d, err := blk.Decode(p, pos, until, r.committed())
+	d, err := blk.DecodeWithin(p, pos, until, r.committed(), budget)
 	if err != nil {
-		return step{fail: err}
+		if d.Next > pos {
+			return step{d: d} // the batches before the bad one; the next fetch starts at it
+		}
+		return step{fail: fmt.Errorf("read %s: %w", p, err)}
 	}
 	switch {
 	case d.Partial:

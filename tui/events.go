@@ -83,7 +83,7 @@ func (p *eventsPane) View() string {
 // eventStyle colours a notice by how bad it is.
 func eventStyle(t *theme, code string) lipgloss.Style {
 	switch code {
-	case offsets.CodeDataLoss, offsets.CodeOutOfRange, offsets.CodeBrokerError:
+	case offsets.CodeDataLoss, offsets.CodeOutOfRange, offsets.CodeBrokerError, offsets.CodeCorrupt:
 		return t.bad
 	case offsets.CodeSeek, offsets.CodeReset, offsets.CodeRedelivered, offsets.CodeNewPartition, offsets.CodeRecreated, codeSchema:
 		return t.warn

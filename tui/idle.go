@@ -21,7 +21,7 @@ func (m *Model) idleReason() []string {
 		return []string{"paused before the first batch: space resumes"}
 	}
 	var lag int64
-	lagging, errored, paused := 0, 0, 0
+	lagging, errored, paused, corrupt := 0, 0, 0, 0
 	for _, r := range rows {
 		if l := m.parts.lag(r); l > 0 {
 			lag += l
@@ -33,9 +33,15 @@ func (m *Model) idleReason() []string {
 		if r.Errored {
 			errored++
 		}
+		if r.Corrupt {
+			corrupt++
+		}
 	}
 	from := m.startPhrase()
 	switch {
+	case corrupt > 0 && corrupt == len(rows):
+		return []string{fmt.Sprintf("%s: every partition stopped at a corrupt record batch (the events pane says which and why): s seeks past it",
+			from)}
 	case lag > 0 && errored > 0:
 		return []string{fmt.Sprintf("%s: %s to read, but the broker fails for %s (the events pane says why; kbatch retries)",
 			from, plural(lag, "record", "records"), plural(int64(errored), "partition", "partitions"))}

@@ -177,7 +177,7 @@ func (p *partitionsPane) matchTerm(r consumer.PartitionStatus, t string) bool {
 	}
 	state, _ := p.state(r)
 	switch t {
-	case "live", "paused", "error":
+	case "live", "paused", "error", corruptState:
 		return state == t
 	case "loss":
 		return state == lossState

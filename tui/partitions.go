@@ -119,6 +119,9 @@ func (p *partitionsPane) setRows(rows []consumer.PartitionStatus) {
 		grow("LAG", len(strconv.FormatInt(p.lag(r), 10)))
 		grow("AHEAD", len(strconv.FormatInt(r.Ahead, 10)))
 		grow("REC/S", len(formatCount(r.Rate)))
+		if r.Corrupt {
+			grow("STATE", len(corruptState))
+		}
 	}
 	p.layout()
 	if hadSel {
@@ -313,6 +316,8 @@ func (p *partitionsPane) View() string {
 
 func (p *partitionsPane) state(r consumer.PartitionStatus) (string, *lipgloss.Style) {
 	switch {
+	case r.Corrupt:
+		return corruptState, &p.theme.bad
 	case r.Errored:
 		return "error", &p.theme.bad
 	case p.loss[r.Partition]:
@@ -322,6 +327,10 @@ func (p *partitionsPane) state(r consumer.PartitionStatus) (string, *lipgloss.St
 	}
 	return "live", &p.theme.dim
 }
+
+// corruptState is the STATE of a partition stopped at a record batch
+// that cannot be delivered, until a seek moves it past.
+const corruptState = "corrupt"
 
 // lossState is the STATE of a partition with data loss not yet dismissed.
 const lossState = "data loss"

@@ -1,10 +1,16 @@
 package testkafka
 
 import (
+	"bytes"
 	"encoding/binary"
+	"fmt"
 	"hash/crc32"
+	"io"
 
+	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/s2"
+	"github.com/klauspost/compress/zstd"
+	"github.com/pierrec/lz4/v4"
 )
 
 // Record batches and legacy messages written byte for byte as Kafka
@@ -29,8 +35,22 @@ type Batch struct {
 	Control        bool
 	LogAppend      bool
 	Snappy         bool // the records as one raw snappy block
-	Records        []Rec
+	// Codec compresses the records with Kafka's codec of that number
+	// (CodecGzip … CodecZstd; CodecSnappy is a raw block, XerialSnappy
+	// the xerial framing Java producers write); 0 and Snappy as before.
+	Codec   int8
+	Records []Rec
 }
+
+// Codecs of a batch's attributes; XerialSnappy is snappy (2) in the
+// xerial framing.
+const (
+	CodecGzip    int8 = 1
+	CodecSnappy  int8 = 2
+	CodecLZ4     int8 = 3
+	CodecZstd    int8 = 4
+	XerialSnappy int8 = -2
+)
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
@@ -59,8 +79,13 @@ func (b Batch) Encode() []byte {
 		recs = append(recs, one...)
 	}
 	var attrs uint16
-	if b.Snappy {
-		recs, attrs = s2.EncodeSnappy(nil, recs), 2
+	codec := b.Codec
+	if b.Snappy && codec == 0 {
+		codec = CodecSnappy
+	}
+	if codec != 0 {
+		recs = Compress(codec, recs)
+		attrs = uint16(max(codec, -codec))
 	}
 	if b.LogAppend {
 		attrs |= 8
@@ -83,9 +108,83 @@ func (b Batch) Encode() []byte {
 	binary.BigEndian.PutUint64(h[35:], uint64(b.MaxTS))
 	binary.BigEndian.PutUint64(h[43:], uint64(b.ProducerID))
 	binary.BigEndian.PutUint32(h[57:], uint32(len(b.Records)))
-	out := append(h, recs...)
-	binary.BigEndian.PutUint32(out[17:], crc32.Checksum(out[21:], castagnoli))
-	return out
+	return Seal(append(h, recs...))
+}
+
+// Seal writes a v2 record batch's length and CRC-32C from its bytes, as
+// a broker that means what it sends would: a test that changes a batch
+// seals it again so that a client reads the change, not a CRC mismatch.
+func Seal(batch []byte) []byte {
+	binary.BigEndian.PutUint32(batch[8:], uint32(len(batch)-12))
+	binary.BigEndian.PutUint32(batch[17:], crc32.Checksum(batch[21:], castagnoli))
+	return batch
+}
+
+// Compress compresses a batch's records with codec (see Batch.Codec), as
+// Kafka's producers frame them.
+func Compress(codec int8, recs []byte) []byte {
+	var buf bytes.Buffer
+	w := Compressor(codec, &buf)
+	if _, err := w.Write(recs); err != nil {
+		panic(err)
+	}
+	if err := w.Close(); err != nil {
+		panic(err)
+	}
+	return buf.Bytes()
+}
+
+// Compressor is a writer of codec's compressed bytes to out, for records
+// too large to hold whole (a bomb of zeros written as a stream); Close
+// ends the frame. Raw and xerial snappy buffer everything written.
+func Compressor(codec int8, out io.Writer) io.WriteCloser {
+	switch codec {
+	case 0:
+		return nopCloser{out}
+	case CodecGzip:
+		return gzip.NewWriter(out)
+	case CodecLZ4:
+		return lz4.NewWriter(out)
+	case CodecZstd:
+		w, err := zstd.NewWriter(out, zstd.WithEncoderConcurrency(1))
+		if err != nil {
+			panic(err)
+		}
+		return w
+	case CodecSnappy, XerialSnappy:
+		return &snappyWriter{out: out, xerial: codec == XerialSnappy}
+	}
+	panic(fmt.Sprintf("no codec %d", codec))
+}
+
+// snappyWriter writes what it was given as one raw snappy block, or as
+// xerial-framed blocks of 32 KiB, on Close.
+type snappyWriter struct {
+	out    io.Writer
+	xerial bool
+	buf    []byte
+}
+
+func (w *snappyWriter) Write(p []byte) (int, error) {
+	w.buf = append(w.buf, p...)
+	return len(p), nil
+}
+
+func (w *snappyWriter) Close() error {
+	if !w.xerial {
+		_, err := w.out.Write(s2.EncodeSnappy(nil, w.buf))
+		return err
+	}
+	out := []byte{0x82, 'S', 'N', 'A', 'P', 'P', 'Y', 0, 0, 0, 0, 1, 0, 0, 0, 1}
+	for in := w.buf; len(in) > 0; {
+		n := min(len(in), 32<<10)
+		blk := s2.EncodeSnappy(nil, in[:n])
+		out = binary.BigEndian.AppendUint32(out, uint32(len(blk)))
+		out = append(out, blk...)
+		in = in[n:]
+	}
+	_, err := w.out.Write(out)
+	return err
 }
 
 // At is a batch from first to last holding records at the given offsets
@@ -120,4 +219,49 @@ func Legacy(magic int8, offset int64, codec int8, ts int64, key, value []byte) [
 	out = binary.BigEndian.AppendUint32(out, uint32(4+len(body)))
 	out = binary.BigEndian.AppendUint32(out, crc32.ChecksumIEEE(body))
 	return append(out, body...)
+}
+
+// Bomb is a record batch at offset of one record whose value is n zero
+// bytes, compressed with codec: a compression bomb, a few KiB on the wire
+// for hundreds of MiB decompressed. The record is written to the
+// compressor as a stream, so building it takes little memory (but raw
+// and xerial snappy, which compress what they hold whole).
+func Bomb(codec int8, offset, n int64) []byte {
+	value := binary.AppendVarint(nil, n)
+	one := 1 + 1 + 1 + 1 + int64(len(value)) + n + 1 // attributes, deltas, null key, value, no header
+	var body bytes.Buffer
+	w := Compressor(codec, &body)
+	head := binary.AppendVarint(nil, one)
+	head = append(head, 0, 0, 0)         // attributes, timestamp and offset deltas
+	head = binary.AppendVarint(head, -1) // null key
+	head = append(head, value...)        // the value's length
+	if _, err := w.Write(head); err != nil {
+		panic(err)
+	}
+	if _, err := io.CopyN(struct{ io.Writer }{w}, zeros{}, n); err != nil { // lz4.Writer's ReadFrom ends its frame
+		panic(err)
+	}
+	if _, err := w.Write([]byte{0}); err != nil { // no header
+		panic(err)
+	}
+	if err := w.Close(); err != nil {
+		panic(err)
+	}
+	h := Batch{First: offset, ProducerID: -1, FirstTS: 1000, MaxTS: 1000}.Encode() // its header; no record yet
+	binary.BigEndian.PutUint16(h[21:], uint16(max(codec, -codec)))
+	binary.BigEndian.PutUint32(h[57:], 1)
+	return Seal(append(h, body.Bytes()...))
+}
+
+// nopCloser is an uncompressed "codec".
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }
+
+// zeros reads as endless zero bytes.
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
 }

@@ -1,0 +1,64 @@
+package testkafka
+
+import (
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// Serve is what a scripted broker holds in one partition of its topic:
+// the record batches a fetch from offset gets (written as they are,
+// whatever they hold), and the partition's end (its high watermark and
+// last stable offset; ListOffsets says 0 for the log start and end for
+// the latest offset).
+type Serve func(partition int32, offset int64) (batches []byte, end int64)
+
+// NewScripted starts a one-broker kfake cluster with topic of partitions
+// partitions whose Fetch and ListOffsets answers come from serve: a
+// broker that sends what a test wants, corrupt or hostile included
+// (kfake's ControlKey). The caller closes it.
+func NewScripted(topic string, partitions int32, serve Serve) (*kfake.Cluster, error) {
+	fake, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(partitions, topic))
+	if err != nil {
+		return nil, err
+	}
+	fake.ControlKey(int16(kmsg.Fetch), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
+		fake.KeepControl()
+		req := kreq.(*kmsg.FetchRequest)
+		resp := req.ResponseKind().(*kmsg.FetchResponse)
+		for _, rt := range req.Topics {
+			st := kmsg.NewFetchResponseTopic()
+			st.Topic, st.TopicID = rt.Topic, rt.TopicID
+			for _, rp := range rt.Partitions {
+				sp := kmsg.NewFetchResponseTopicPartition()
+				sp.Partition = rp.Partition
+				batches, end := serve(rp.Partition, rp.FetchOffset)
+				sp.RecordBatches, sp.HighWatermark, sp.LastStableOffset = batches, end, end
+				st.Partitions = append(st.Partitions, sp)
+			}
+			resp.Topics = append(resp.Topics, st)
+		}
+		return resp, nil, true
+	})
+	fake.ControlKey(int16(kmsg.ListOffsets), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
+		fake.KeepControl()
+		req := kreq.(*kmsg.ListOffsetsRequest)
+		resp := req.ResponseKind().(*kmsg.ListOffsetsResponse)
+		for _, rt := range req.Topics {
+			st := kmsg.NewListOffsetsResponseTopic()
+			st.Topic = rt.Topic
+			for _, rp := range rt.Partitions {
+				sp := kmsg.NewListOffsetsResponseTopicPartition()
+				_, end := serve(rp.Partition, 0)
+				sp.Partition, sp.Offset, sp.LeaderEpoch = rp.Partition, end, 0
+				if rp.Timestamp == -2 {
+					sp.Offset = 0
+				}
+				sp.OldStyleOffsets = []int64{sp.Offset}
+				st.Partitions = append(st.Partitions, sp)
+			}
+			resp.Topics = append(resp.Topics, st)
+		}
+		return resp, nil, true
+	})
+	return fake, nil
+}

@@ -1,0 +1,179 @@
+package kafka
+
+import (
+	"encoding/binary"
+	"strings"
+	"testing"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/kbatch-dev/kbatch/internal/testkafka"
+)
+
+// Record batches a hostile or broken broker sends with a valid CRC: each
+// is a *CorruptBatchError at its offset, nothing of it is delivered, the
+// batches before it are, and nothing is allocated past the limits.
+
+// checkCorrupt fails unless err is a CorruptBatchError at offset whose
+// text holds want.
+func checkCorrupt(t *testing.T, what string, err error, offset int64, want string) *CorruptBatchError {
+	t.Helper()
+	c, ok := IsCorrupt(err)
+	if !ok {
+		t.Fatalf("%s: err %v, want a corrupt batch at offset %d", what, err, offset)
+	}
+	if c.Offset != offset || !strings.Contains(err.Error(), want) {
+		t.Fatalf("%s: %v, want offset %d and %q", what, err, offset, want)
+	}
+	return c
+}
+
+// A batch with base 0, last delta 1 and records at deltas 1, 0, 0 was
+// delivered as offsets 1, 0, 0: each record was compared with the start
+// of the batch only.
+func TestRepeatedOffsetsInsideABatchAreCorrupt(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		last   int32
+		deltas []int64
+	}{
+		{"repeated", 1, []int64{1, 0, 0}},
+		{"the same twice", 2, []int64{0, 1, 1}},
+		{"backward", 3, []int64{0, 2, 1}},
+		{"below the base", 2, []int64{0, -1}},
+		{"past the last delta", 1, []int64{0, 2}},
+	} {
+		d, err := DecodeRecords(concat(plainBatch(0, 2), rbatch(2, tc.last, -1, false, tc.deltas...)), nil, tp, 0, NoEnd, false)
+		checkCorrupt(t, tc.name, err, 2, "offset")
+		if len(d.Msgs) != 2 || d.Msgs[1].Offset != 1 || d.Next != 2 || d.Batches != 1 {
+			t.Errorf("%s: %d records, next %d, %d batches; want the first batch's 0 and 1, next 2, 1 batch", tc.name, len(d.Msgs), d.Next, d.Batches)
+		}
+	}
+	// Read from inside the batch, the bad order is found all the same.
+	if _, err := DecodeRecords(rbatch(0, 1, -1, false, 1, 0, 0), nil, tp, 1, NoEnd, false); err == nil {
+		t.Error("read from offset 1: no error")
+	}
+}
+
+// A batch that does not check out ends the answer there: the batches
+// before it are delivered, Next stays at its base, and the error names it.
+func TestCorruptBatchKeepsTheBatchesBefore(t *testing.T) {
+	bad := plainBatch(3, 3)
+	bad[len(bad)-1] ^= 1 // CRC mismatch
+	d, err := DecodeRecords(concat(plainBatch(0, 3), bad, plainBatch(6, 1)), nil, tp, 0, NoEnd, false)
+	checkCorrupt(t, "bad CRC", err, 3, "CRC")
+	if len(d.Msgs) != 3 || d.Next != 3 || d.Batches != 1 {
+		t.Errorf("%d records, next %d, %d batches; want 3, 3 and 1", len(d.Msgs), d.Next, d.Batches)
+	}
+}
+
+// Lengths and varints that lie, under a valid CRC: a record count above
+// what the bytes hold, a varint of eleven bytes, a key length of 2^62, a
+// header count of 2^40, a record length past the batch.
+func TestLyingLengthsAndVarintsAreCorrupt(t *testing.T) {
+	rec := func(b []byte) []byte {
+		body := append([]byte{byte(len(b) * 2)}, b...) // a zig-zag length under 64
+		batch := tbatch{First: 5, ProducerID: -1}.Encode()
+		binary.BigEndian.PutUint32(batch[57:], 1)
+		return testkafka.Seal(append(batch, body...))
+	}
+	overflow := []byte{0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01} // offset delta
+	hugeKey := append([]byte{0, 0, 0}, binary.AppendVarint(nil, 1<<62)...)
+	hugeHeaders := append([]byte{0, 0, 0, 1, 1}, binary.AppendVarint(nil, 1<<40)...)
+	count := tbatch{First: 5, ProducerID: -1, Records: []trec{{Value: []byte("v")}}}.Encode()
+	binary.BigEndian.PutUint32(count[57:], 1<<30)
+	length := tbatch{First: 5, ProducerID: -1, Records: []trec{{Value: []byte("v")}}}.Encode()
+	length[61] = 0x7e // the record's length: 63, past the batch
+	for name, raw := range map[string][]byte{
+		"varint overflow":  rec(overflow),
+		"key of 2^62":      rec(hugeKey),
+		"2^40 headers":     rec(hugeHeaders),
+		"2^30 records":     testkafka.Seal(count),
+		"record too long":  testkafka.Seal(length),
+		"negative records": testkafka.Seal(func() []byte { b := append([]byte(nil), count...); binary.BigEndian.PutUint32(b[57:], 1<<31); return b }()),
+	} {
+		var d Block
+		var err error
+		if n := allocated(func() { d, err = DecodeRecords(raw, nil, tp, 0, NoEnd, false) }); n > 1<<20 {
+			t.Errorf("%s: %d bytes allocated for an answer of %d", name, n, len(raw))
+		}
+		checkCorrupt(t, name, err, 5, "")
+		if len(d.Msgs) != 0 || d.Next != 0 {
+			t.Errorf("%s: %d records, next %d; want none and 0", name, len(d.Msgs), d.Next)
+		}
+	}
+}
+
+// bombCodecs are the codecs of the bomb tests, by name.
+var bombCodecs = map[string]int8{
+	"gzip": testkafka.CodecGzip, "snappy": testkafka.CodecSnappy, "xerial snappy": testkafka.XerialSnappy,
+	"lz4": testkafka.CodecLZ4, "zstd": testkafka.CodecZstd,
+}
+
+// A batch of one record of 32 MiB of zeros, under a limit of 1 MiB: too
+// large, said at its offset with the flag that reads it, and never
+// decompressed past the limit (an answer of such batches took gigabytes):
+// an answer of three of them allocates less than half of one (the limit,
+// and the codec's own state: zstd's stream decoder, lz4's 4 MiB blocks).
+func TestCompressionBombsAreRefusedAtTheLimit(t *testing.T) {
+	const limit, bomb = 1 << 20, 32 << 20
+	raw := map[string][]byte{}
+	for name, codec := range bombCodecs {
+		raw[name] = testkafka.Bomb(codec, 7, bomb)
+	}
+	// zstd frames that say their size (zstd.EncodeAll): refused from the claim.
+	enc, _ := zstd.NewWriter(nil)
+	value := make([]byte, bomb)
+	one := testkafka.Batch{First: 7, ProducerID: -1, Records: []trec{{Value: value}}}.Encode()
+	recs := enc.EncodeAll(one[61:], nil)
+	h := append([]byte(nil), one[:61]...)
+	binary.BigEndian.PutUint16(h[21:], uint16(codecZstd))
+	raw["zstd with its size"] = testkafka.Seal(append(h, recs...))
+	for name, b := range raw {
+		answer := concat(plainBatch(5, 2), b, b, b)
+		var d Block
+		var err error
+		_, _ = DecodeLimited(b, nil, tp, 0, NoEnd, false, Limits{MaxBatch: limit}) // the codec's pooled state, made once
+		n := allocated(func() {
+			d, err = DecodeLimited(answer, nil, tp, 0, NoEnd, false, Limits{Budget: NoBudget, MaxBatch: limit})
+		})
+		c := checkCorrupt(t, name, err, 7, "--max-record-bytes")
+		if c.Limit != limit {
+			t.Errorf("%s: limit %d, want %d", name, c.Limit, limit)
+		}
+		t.Logf("%s: %d bytes allocated", name, n)
+		if n > bomb/2 {
+			t.Errorf("%s: %d bytes allocated decoding %d bytes of bombs under a limit of %d", name, n, len(answer), limit)
+		}
+		if len(d.Msgs) != 2 || d.Next != 7 {
+			t.Errorf("%s: %d records, next %d; want the 2 before the bomb, next 7", name, len(d.Msgs), d.Next)
+		}
+		// Under a limit above it, the same batch is read.
+		d, err = DecodeLimited(b, nil, tp, 0, NoEnd, false, Limits{Budget: NoBudget, MaxBatch: 2 * bomb})
+		if err != nil || len(d.Msgs) != 1 || len(d.Msgs[0].Value) != bomb {
+			t.Errorf("%s under a limit of %d: %d records, err %v", name, 2*bomb, len(d.Msgs), err)
+		}
+	}
+}
+
+// An answer's batches are decoded while its records take less memory
+// than the budget: the rest is left for the next fetch, from d.Next. The
+// first batch is decoded whatever its size.
+func TestAnswerDecodesWithinItsBudget(t *testing.T) {
+	const value = 256 << 10
+	var parts [][]byte
+	for i := range 8 {
+		parts = append(parts, testkafka.Batch{First: int64(i), ProducerID: -1, Codec: testkafka.CodecZstd,
+			Records: []trec{{Value: make([]byte, value)}}}.Encode())
+	}
+	answer := concat(parts...)
+	for _, tc := range []struct {
+		budget int64
+		want   int
+	}{{1, 1}, {value, 1}, {value + RecordOverhead + 1, 2}, {3 * value, 3}, {NoBudget, 8}} {
+		d, err := DecodeLimited(answer, nil, tp, 0, NoEnd, false, Limits{Budget: tc.budget})
+		if err != nil || len(d.Msgs) != tc.want || d.Next != int64(tc.want) || d.Partial {
+			t.Errorf("budget %d: %d records, next %d, partial %v, err %v; want %d", tc.budget, len(d.Msgs), d.Next, d.Partial, err, tc.want)
+		}
+	}
+}
