@@ -339,3 +339,49 @@ func (c *Cluster) TopicID(topic string) [16]byte {
 	}
 	return md.Topics[topic].ID
 }
+
+// LiveMember starts a consumer (franz-go, classic group protocol) in
+// group on topic and waits until the group is Stable with it as a
+// member; the member leaves at cleanup, or when the returned func is
+// called.
+func (c *Cluster) LiveMember(group, topic string) (leave func()) {
+	c.t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.Brokers...), kgo.ConsumerGroup(group), kgo.ConsumeTopics(topic),
+		kgo.DisableAutoCommit(), kgo.ClientID("live-member"))
+	if err != nil {
+		c.t.Fatalf("group member: %v", err)
+	}
+	pollCtx, stop := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for pollCtx.Err() == nil {
+			cl.PollFetches(pollCtx)
+		}
+	}()
+	var once bool
+	leave = func() {
+		if once {
+			return
+		}
+		once = true
+		stop()
+		<-done
+		cl.Close()
+	}
+	c.t.Cleanup(leave)
+	cx := ctx(c.t)
+	for {
+		ds, err := c.admin.DescribeGroups(cx, group)
+		if err == nil {
+			if d, ok := ds[group]; ok && d.State == "Stable" && len(d.Members) > 0 {
+				return leave
+			}
+		}
+		select {
+		case <-cx.Done():
+			c.t.Fatalf("group %s: no Stable member after 30s (%v)", group, err)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}

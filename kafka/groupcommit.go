@@ -1,0 +1,245 @@
+package kafka
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/IBM/sarama"
+
+	"github.com/kbatch-dev/kbatch/offsets"
+)
+
+// GroupState is a consumer group as its coordinator describes it.
+type GroupState struct {
+	Name string
+	// State is Empty, Stable, PreparingRebalance, CompletingRebalance or
+	// Dead; "" for a group the coordinator does not know.
+	State string
+	// Members are the group's live consumers.
+	Members []GroupMember
+}
+
+// GroupMember is one live consumer of a group.
+type GroupMember struct {
+	ClientID string
+	// Host is where the consumer runs, as the broker saw it ("/10.0.0.5").
+	Host string
+}
+
+// GroupActiveError says a group has live members, so kbatch does not
+// write its offsets: the members would go on from their own positions and
+// commit over them, and a member's next commit is what the group would
+// resume from. Kafka's own tools refuse the same (kafka-consumer-groups
+// --reset-offsets: "can only be reset if the group is inactive").
+type GroupActiveError struct {
+	Group   string
+	State   string
+	Members []GroupMember
+	// Refusal is the broker's error when it refused a commit for a
+	// member that joined after the check and was gone again when
+	// described; "" otherwise.
+	Refusal string
+}
+
+func (e *GroupActiveError) Error() string {
+	if len(e.Members) == 0 {
+		return fmt.Sprintf("consumer group %q refused the commit (%s): a consumer joined it; its offsets are written only while it is inactive",
+			e.Group, e.Refusal)
+	}
+	hosts := []string{}
+	for _, m := range e.Members {
+		if !slices.Contains(hosts, m.Host) {
+			hosts = append(hosts, m.Host)
+		}
+	}
+	slices.Sort(hosts)
+	where := ""
+	if len(hosts) > 0 {
+		where = " on " + offsets.JoinSome(len(hosts), 5, func(i int) string { return hosts[i] })
+	}
+	state := e.State
+	if state == "" {
+		state = "unknown"
+	}
+	return fmt.Sprintf("consumer group %q has %s%s (state %s): its offsets are written only while it is inactive; stop its consumers first",
+		e.Group, countMembers(len(e.Members)), where, state)
+}
+
+func countMembers(n int) string {
+	if n == 1 {
+		return "1 live member"
+	}
+	return fmt.Sprintf("%d live members", n)
+}
+
+// DescribeGroup asks group's coordinator for its state and members
+// (DescribeGroups). It only reads: the group is never joined.
+func DescribeGroup(c *Client, group string) (GroupState, error) {
+	if group == "" {
+		return GroupState{}, &offsets.UsageError{Msg: "empty consumer group name"}
+	}
+	var lastErr error
+	for attempt := 0; attempt < 5; attempt++ {
+		if attempt > 0 {
+			_ = c.sc.RefreshCoordinator(group)
+			time.Sleep(time.Duration(attempt) * 200 * time.Millisecond)
+		}
+		st, err := describeGroup(c, group)
+		if err == nil {
+			return st, nil
+		}
+		lastErr = err
+		if !retriableGroupError(err) {
+			break
+		}
+	}
+	return GroupState{}, lastErr
+}
+
+func describeGroup(c *Client, group string) (GroupState, error) {
+	coord, err := c.sc.Coordinator(group)
+	if err != nil {
+		return GroupState{}, fmt.Errorf("coordinator of consumer group %q: %w", group, err)
+	}
+	req := &sarama.DescribeGroupsRequest{Groups: []string{group}}
+	switch v := c.sc.Config().Version; {
+	case v.IsAtLeast(sarama.V2_4_0_0):
+		req.Version = 5
+	case v.IsAtLeast(sarama.V2_3_0_0):
+		req.Version = 3
+	case v.IsAtLeast(sarama.V2_0_0_0):
+		req.Version = 2
+	case v.IsAtLeast(sarama.V1_1_0_0):
+		req.Version = 1
+	}
+	resp, err := coord.DescribeGroups(req)
+	if err != nil {
+		_ = coord.Close()
+		return GroupState{}, fmt.Errorf("describing consumer group %q on broker %s: %w", group, coord.Addr(), err)
+	}
+	st := GroupState{Name: group}
+	for _, d := range resp.Groups {
+		if d == nil || d.GroupId != group {
+			continue
+		}
+		switch {
+		case errors.Is(d.Err, sarama.ErrGroupIDNotFound):
+			return st, nil
+		case errors.Is(d.Err, sarama.ErrGroupAuthorizationFailed):
+			return st, fmt.Errorf("not authorized to describe consumer group %q: the user needs DESCRIBE on the group (Kafka ACL): %w", group, d.Err)
+		case !errors.Is(d.Err, sarama.ErrNoError):
+			return st, fmt.Errorf("describing consumer group %q: %w", group, d.Err)
+		}
+		if d.State != "Dead" {
+			st.State = d.State
+		}
+		for _, m := range d.Members {
+			st.Members = append(st.Members, GroupMember{ClientID: m.ClientId, Host: m.ClientHost})
+		}
+		slices.SortFunc(st.Members, func(a, b GroupMember) int {
+			return strings.Compare(a.Host+"\x00"+a.ClientID, b.Host+"\x00"+b.ClientID)
+		})
+	}
+	return st, nil
+}
+
+// CommitGroupOffsets writes next (next offsets, Kafka's commit
+// convention) as group's committed offsets, the way an admin tool does:
+// an OffsetCommit with generation -1 and no member id, so kbatch never
+// joins the group. Partitions next does not name keep their commits.
+//
+// A group with live members is refused with a *GroupActiveError, twice
+// over: DescribeGroups is asked first, and a member that joins in between
+// makes the broker refuse the commit itself (UNKNOWN_MEMBER_ID,
+// ILLEGAL_GENERATION, REBALANCE_IN_PROGRESS), which is reported the same
+// way. So a live group is never moved. The commit is all or nothing from
+// the caller's side: any partition refused makes it an error naming the
+// first one (the others may have been written; writing the same offsets
+// again is harmless). Missing permissions (READ on the group and on the
+// topics) are named in the error. Coordinator moves are retried.
+func CommitGroupOffsets(c *Client, group string, next map[offsets.Partition]int64) error {
+	st, err := DescribeGroup(c, group)
+	if err != nil {
+		return err
+	}
+	if len(st.Members) > 0 {
+		return &GroupActiveError{Group: group, State: st.State, Members: st.Members}
+	}
+	return commitGroup(c, group, next)
+}
+
+// commitGroup is CommitGroupOffsets after its check of the members.
+func commitGroup(c *Client, group string, next map[offsets.Partition]int64) error {
+	if len(next) == 0 {
+		return nil
+	}
+	var lastErr error
+	for attempt := 0; attempt < 5; attempt++ {
+		if attempt > 0 {
+			_ = c.sc.RefreshCoordinator(group)
+			time.Sleep(time.Duration(attempt) * 200 * time.Millisecond)
+		}
+		err := sendGroupCommit(c, group, next)
+		if err == nil {
+			return nil
+		}
+		lastErr = err
+		if !retriableGroupError(err) {
+			break
+		}
+	}
+	var active *GroupActiveError
+	if errors.As(lastErr, &active) {
+		// The broker saw members: name them, as the check before does.
+		if st, err := DescribeGroup(c, group); err == nil && len(st.Members) > 0 {
+			active.State, active.Members = st.State, st.Members
+		}
+	}
+	return lastErr
+}
+
+func sendGroupCommit(c *Client, group string, next map[offsets.Partition]int64) error {
+	coord, err := c.sc.Coordinator(group)
+	if err != nil {
+		return fmt.Errorf("coordinator of consumer group %q: %w", group, err)
+	}
+	req := sarama.NewOffsetCommitRequest(c.sc.Config(), group)
+	req.ConsumerGroupGeneration = sarama.GroupGenerationUndefined
+	req.ConsumerID = ""
+	for p, off := range next {
+		req.AddBlockWithLeaderEpoch(p.Topic, p.Partition, off, -1, 0, "")
+	}
+	resp, err := coord.CommitOffset(req)
+	if err != nil {
+		_ = coord.Close()
+		return fmt.Errorf("committing offsets of consumer group %q on broker %s: %w", group, coord.Addr(), err)
+	}
+	for _, p := range offsets.SortedPartitions(next) {
+		kerr, ok := resp.Errors[p.Topic][p.Partition]
+		if !ok || errors.Is(kerr, sarama.ErrNoError) {
+			continue
+		}
+		return groupCommitError(group, p, kerr)
+	}
+	return nil
+}
+
+// groupCommitError turns a partition's OffsetCommit error into one line
+// that says what to do.
+func groupCommitError(group string, p offsets.Partition, kerr sarama.KError) error {
+	switch {
+	case errors.Is(kerr, sarama.ErrGroupAuthorizationFailed):
+		return fmt.Errorf("not authorized to commit offsets of consumer group %q (GROUP_AUTHORIZATION_FAILED): the user needs READ on the group (Kafka ACL)", group)
+	case errors.Is(kerr, sarama.ErrTopicAuthorizationFailed):
+		return fmt.Errorf("not authorized to commit offsets of consumer group %q on topic %s (TOPIC_AUTHORIZATION_FAILED): the user needs READ on the topic (Kafka ACL)", group, offsets.SafeName(p.Topic))
+	case errors.Is(kerr, sarama.ErrUnknownMemberId), errors.Is(kerr, sarama.ErrIllegalGeneration),
+		errors.Is(kerr, sarama.ErrRebalanceInProgress), errors.Is(kerr, sarama.ErrFencedInstancedId):
+		return &GroupActiveError{Group: group, Refusal: kerr.Error()}
+	case errors.Is(kerr, sarama.ErrUnknownTopicOrPartition):
+		return fmt.Errorf("committing offsets of consumer group %q: %s does not exist on this cluster", group, p)
+	}
+	return fmt.Errorf("committing offsets of consumer group %q on %s: %w", group, p, kerr)
+}
