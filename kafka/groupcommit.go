@@ -243,3 +243,27 @@ func groupCommitError(group string, p offsets.Partition, kerr sarama.KError) err
 	}
 	return fmt.Errorf("committing offsets of consumer group %q on %s: %w", group, p, kerr)
 }
+
+// GroupWriter commits a stream's acked next offsets to one consumer
+// group (watch --commit-group): it is what the consumer package's
+// GroupCommitter asks for. Each commit is a CommitGroupOffsets, so a group
+// with live members is never moved. Safe for one caller at a time.
+type GroupWriter struct {
+	c     *Client
+	group string
+}
+
+// NewGroupWriter returns a GroupWriter for group on c; c must outlive it.
+func NewGroupWriter(c *Client, group string) *GroupWriter {
+	return &GroupWriter{c: c, group: group}
+}
+
+// Group is the group's name.
+func (w *GroupWriter) Group() string { return w.group }
+
+// CommitGroup writes next as the group's committed offsets
+// (CommitGroupOffsets): an error wrapping *GroupActiveError means the
+// group has live members.
+func (w *GroupWriter) CommitGroup(next map[offsets.Partition]int64) error {
+	return CommitGroupOffsets(w.c, w.group, next)
+}
