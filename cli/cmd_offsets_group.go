@@ -78,7 +78,7 @@ func runOffsetsToGroup(out, stderr io.Writer, g *globalOptions, o *offsetsExport
 	if err != nil {
 		return err
 	}
-	if len(state.Members) > 0 {
+	if state.Active() {
 		return &kafka.GroupActiveError{Group: tg.group, State: state.State, Members: state.Members}
 	}
 	committed, err := kafka.GroupOffsets(client, tg.group)

@@ -20,7 +20,7 @@ func (g groupSetter) PlanGroup(_ context.Context, group string, next map[offsets
 		return tui.GroupPlan{}, err
 	}
 	plan := tui.GroupPlan{State: state.State, Members: len(state.Members)}
-	if len(state.Members) > 0 {
+	if state.Active() {
 		plan.Refusal = (&kafka.GroupActiveError{Group: group, State: state.State, Members: state.Members}).Error()
 	}
 	committed, err := kafka.GroupOffsets(g.client, group)

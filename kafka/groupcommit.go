@@ -22,6 +22,14 @@ type GroupState struct {
 	Members []GroupMember
 }
 
+// Active reports whether the group has live consumers: members listed, or
+// a state other than Empty while none are listed. A consumer group of
+// Kafka 4's protocol (KIP-848) is described as Stable with no members by
+// DescribeGroups, which lists only classic members.
+func (s GroupState) Active() bool {
+	return len(s.Members) > 0 || (s.State != "" && s.State != "Empty")
+}
+
 // GroupMember is one live consumer of a group.
 type GroupMember struct {
 	ClientID string
@@ -45,9 +53,13 @@ type GroupActiveError struct {
 }
 
 func (e *GroupActiveError) Error() string {
-	if len(e.Members) == 0 {
+	switch {
+	case e.Refusal != "":
 		return fmt.Sprintf("consumer group %q refused the commit (%s): a consumer joined it; its offsets are written only while it is inactive",
 			e.Group, e.Refusal)
+	case len(e.Members) == 0:
+		return fmt.Sprintf("consumer group %q is %s with members DescribeGroups does not list (a consumer group of Kafka 4's protocol, KIP-848): "+
+			"its offsets are written only while it is inactive; stop its consumers first", e.Group, e.State)
 	}
 	hosts := []string{}
 	for _, m := range e.Members {
@@ -152,7 +164,7 @@ func describeGroup(c *Client, group string) (GroupState, error) {
 // joins the group. Partitions next does not name keep their commits.
 //
 // A group with live members is refused with a *GroupActiveError, twice
-// over: DescribeGroups is asked first, and a member that joins in between
+// over: DescribeGroups is asked first (GroupState.Active), and a member that joins in between
 // makes the broker refuse the commit itself (UNKNOWN_MEMBER_ID,
 // ILLEGAL_GENERATION, REBALANCE_IN_PROGRESS), which is reported the same
 // way. So a live group is never moved. The commit is all or nothing from
@@ -165,7 +177,7 @@ func CommitGroupOffsets(c *Client, group string, next map[offsets.Partition]int6
 	if err != nil {
 		return err
 	}
-	if len(st.Members) > 0 {
+	if st.Active() {
 		return &GroupActiveError{Group: group, State: st.State, Members: st.Members}
 	}
 	return commitGroup(c, group, next)
@@ -195,7 +207,7 @@ func commitGroup(c *Client, group string, next map[offsets.Partition]int64) erro
 	if errors.As(lastErr, &active) {
 		// The broker saw members: name them, as the check before does.
 		if st, err := DescribeGroup(c, group); err == nil && len(st.Members) > 0 {
-			active.State, active.Members = st.State, st.Members
+			active.State, active.Members, active.Refusal = st.State, st.Members, ""
 		}
 	}
 	return lastErr

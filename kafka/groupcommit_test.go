@@ -8,6 +8,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kbatch-dev/kbatch/internal/testkafka"
@@ -106,6 +107,35 @@ func TestCommitGroupOffsetsRefusesALiveGroup(t *testing.T) {
 	err = commitGroup(c, group, map[offsets.Partition]int64{p0: 15})
 	if !errors.As(err, &active) || len(active.Members) != 1 {
 		t.Fatalf("a commit the broker refused: want a GroupActiveError naming the member, got %v", err)
+	}
+	if got := groupCommitted(t, kc, group)[p0]; got != 3 {
+		t.Errorf("the live group's offset moved to %d, want 3", got)
+	}
+}
+
+// A consumer group of Kafka 4's protocol (KIP-848), whose members
+// DescribeGroups does not list, is refused all the same and not moved.
+func TestCommitGroupOffsetsRefusesAConsumerProtocolGroup(t *testing.T) {
+	kc := testkafka.New(t)
+	topic := kc.Topic("live848", 1)
+	kc.ProduceN(topic, 0, 20, 10)
+	group := "live848-" + topic
+	var o kadm.Offsets
+	o.Add(kadm.Offset{Topic: topic, Partition: 0, At: 3})
+	if resp, err := kc.Admin().CommitOffsets(context.Background(), group, o); err != nil || resp.Error() != nil {
+		t.Fatalf("seed commit: %v %v", err, resp.Error())
+	}
+	kc.LiveMember(group, topic, kgo.ServerSideBalancer(), kgo.Balancers(kgo.RangeBalancer()))
+	c, err := Dial(ClientConfig{Brokers: kc.Brokers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	p0 := offsets.Partition{Topic: topic, Partition: 0}
+	err = CommitGroupOffsets(c, group, map[offsets.Partition]int64{p0: 15})
+	var active *GroupActiveError
+	if !errors.As(err, &active) || !strings.Contains(err.Error(), "stop its consumers first") {
+		t.Fatalf("want a GroupActiveError, got %v", err)
 	}
 	if got := groupCommitted(t, kc, group)[p0]; got != 3 {
 		t.Errorf("the live group's offset moved to %d, want 3", got)

@@ -340,14 +340,14 @@ func (c *Cluster) TopicID(topic string) [16]byte {
 	return md.Topics[topic].ID
 }
 
-// LiveMember starts a consumer (franz-go, classic group protocol) in
-// group on topic and waits until the group is Stable with it as a
-// member; the member leaves at cleanup, or when the returned func is
-// called.
-func (c *Cluster) LiveMember(group, topic string) (leave func()) {
+// LiveMember starts a consumer (franz-go; the classic group protocol
+// unless opts say otherwise, kgo.ServerSideBalancer for Kafka 4's) in
+// group on topic and waits until the group is Stable with it; the member
+// leaves at cleanup, or when the returned func is called.
+func (c *Cluster) LiveMember(group, topic string, opts ...kgo.Opt) (leave func()) {
 	c.t.Helper()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(c.Brokers...), kgo.ConsumerGroup(group), kgo.ConsumeTopics(topic),
-		kgo.DisableAutoCommit(), kgo.ClientID("live-member"))
+	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(c.Brokers...), kgo.ConsumerGroup(group), kgo.ConsumeTopics(topic),
+		kgo.DisableAutoCommit(), kgo.ClientID("live-member")}, opts...)...)
 	if err != nil {
 		c.t.Fatalf("group member: %v", err)
 	}
@@ -374,7 +374,9 @@ func (c *Cluster) LiveMember(group, topic string) (leave func()) {
 	for {
 		ds, err := c.admin.DescribeGroups(cx, group)
 		if err == nil {
-			if d, ok := ds[group]; ok && d.State == "Stable" && len(d.Members) > 0 {
+			// Stable: a classic group then lists the member; one of
+			// Kafka 4's protocol is Stable with no classic members.
+			if d, ok := ds[group]; ok && d.State == "Stable" {
 				return leave
 			}
 		}
