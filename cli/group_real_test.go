@@ -1,13 +1,19 @@
+//go:build unix
+
 package cli
 
 import (
 	"bytes"
+	"context"
 	"fmt"
+	"io"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
@@ -144,7 +150,76 @@ func TestGroupWrittenByKbatchIsReadByKafkasTools(t *testing.T) {
 			}
 		})
 	}
+	t.Run("live", func(t *testing.T) { liveJavaGroupIsNeverMoved(t, kc, topic, store, b) })
 	next, _ := offsetsStored(t, store, "s")
 	offsetsSameNext(t, "the store after the exports", next, map[offsets.Partition]int64{
 		offsetsTP(topic, 0): 45, offsetsTP(topic, 1): 40, offsetsTP(topic, 2): 10})
+}
+
+// liveJavaGroupIsNeverMoved runs Kafka's console consumer in a group, with
+// the consumer protocol of Kafka 4 (KIP-848) where the broker has it, else
+// the classic one, and checks that --to-group --execute refuses the group
+// (exit 1, one line) and leaves it without a commit.
+func liveJavaGroupIsNeverMoved(t *testing.T, kc *testkafka.Cluster, topic, store, b string) {
+	group := "live-" + topic
+	tool, err := filepath.Abs(filepath.Join("..", "scripts", "kafka-tool.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, protocol := range []string{"consumer", "classic"} {
+		args := []string{"org.apache.kafka.tools.consumer.ConsoleConsumer", "--bootstrap-server", b, "--topic", topic,
+			"--group", group + "-" + protocol, "--timeout-ms", "60000"}
+		if protocol == "consumer" {
+			args = append(args, "--consumer-property", "group.protocol=consumer")
+		}
+		cmd := exec.Command(tool, args...)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // the JVM is the script's child: stop both
+		var errOut bytes.Buffer
+		cmd.Stdout, cmd.Stderr = io.Discard, &errOut
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		exited := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(exited) }()
+		stop := func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); <-exited }
+		g := group + "-" + protocol
+		joined := false
+	wait:
+		for i := 0; i < 300 && !joined; i++ {
+			select {
+			case <-exited:
+				break wait // this Kafka has no such protocol: try the next
+			case <-time.After(100 * time.Millisecond):
+			}
+			// A broker without KIP-848 ignores group.protocol: the
+			// member is then a classic one, live all the same.
+			ds, err := kc.Admin().DescribeGroups(context.Background(), g)
+			joined = err == nil && len(ds[g].Members) > 0
+			if protocol == "consumer" && !joined {
+				cs, err := kc.Admin().DescribeConsumerGroups(context.Background(), g)
+				joined = err == nil && cs[g].Err == nil && len(cs[g].Members) > 0
+			}
+		}
+		if !joined {
+			stop()
+			t.Logf("no %s-protocol member joined group %s: %s", protocol, g, lastLine(errOut.String()))
+			continue
+		}
+		stdout, stderr, code := offsetsRun(t, "", "offsets", "export", "--to-group", g, "--execute", "-b", b, "--store", store)
+		stop()
+		if code != exitFailure || strings.Count(stderr, "kbatch: ") != 1 || !strings.Contains(stderr, "its offsets are written only while it is inactive") {
+			t.Errorf("%s protocol: exit %d, want 1 with one refusal line; stdout %q stderr %q", protocol, code, stdout, stderr)
+		}
+		if got := groupAt(t, kc, g); len(got) != 0 {
+			t.Errorf("%s protocol: the live group was moved to %v", protocol, got)
+		}
+		t.Logf("%s protocol refused: %s", protocol, strings.TrimSpace(stderr))
+		return
+	}
+	t.Fatal("no live group could be made with Kafka's console consumer")
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
 }

@@ -93,22 +93,30 @@ func DescribeGroup(c *Client, group string) (GroupState, error) {
 	if group == "" {
 		return GroupState{}, &offsets.UsageError{Msg: "empty consumer group name"}
 	}
-	var lastErr error
-	for attempt := 0; attempt < 5; attempt++ {
+	var st GroupState
+	err := retryGroup(c, group, func() (err error) {
+		st, err = describeGroup(c, group)
+		return err
+	})
+	return st, err
+}
+
+// retryGroup runs try until it succeeds, fails for good, or about 8s of
+// coordinator trouble (a move, offsets loading, NOT_COORDINATOR while a
+// fresh cluster creates __consumer_offsets on its first group request)
+// have passed.
+func retryGroup(c *Client, group string, try func() error) error {
+	var err error
+	for attempt := 0; attempt < 10; attempt++ {
 		if attempt > 0 {
 			_ = c.sc.RefreshCoordinator(group)
-			time.Sleep(time.Duration(attempt) * 200 * time.Millisecond)
+			time.Sleep(min(time.Duration(attempt)*250*time.Millisecond, time.Second))
 		}
-		st, err := describeGroup(c, group)
-		if err == nil {
-			return st, nil
-		}
-		lastErr = err
-		if !retriableGroupError(err) {
-			break
+		if err = try(); err == nil || !retriableGroupError(err) {
+			return err
 		}
 	}
-	return GroupState{}, lastErr
+	return err
 }
 
 func describeGroup(c *Client, group string) (GroupState, error) {
@@ -188,21 +196,7 @@ func commitGroup(c *Client, group string, next map[offsets.Partition]int64) erro
 	if len(next) == 0 {
 		return nil
 	}
-	var lastErr error
-	for attempt := 0; attempt < 5; attempt++ {
-		if attempt > 0 {
-			_ = c.sc.RefreshCoordinator(group)
-			time.Sleep(time.Duration(attempt) * 200 * time.Millisecond)
-		}
-		err := sendGroupCommit(c, group, next)
-		if err == nil {
-			return nil
-		}
-		lastErr = err
-		if !retriableGroupError(err) {
-			break
-		}
-	}
+	lastErr := retryGroup(c, group, func() error { return sendGroupCommit(c, group, next) })
 	var active *GroupActiveError
 	if errors.As(lastErr, &active) {
 		// The broker saw members: name them, as the check before does.

@@ -116,6 +116,13 @@ func TestCommitGroupOffsetsRefusesALiveGroup(t *testing.T) {
 // A consumer group of Kafka 4's protocol (KIP-848), whose members
 // DescribeGroups does not list, is refused all the same and not moved.
 func TestCommitGroupOffsetsRefusesAConsumerProtocolGroup(t *testing.T) {
+	if testkafka.Real() {
+		// A real 4.x broker describes such a group as GROUP_ID_NOT_FOUND
+		// ("not a classic group") and refuses the commit itself;
+		// TestGroupWrittenByKbatchIsReadByKafkasTools checks that with
+		// Kafka's own consumer.
+		t.Skip("kfake's answers for a KIP-848 group; the real broker's are checked with Kafka's own consumer")
+	}
 	kc := testkafka.New(t)
 	topic := kc.Topic("live848", 1)
 	kc.ProduceN(topic, 0, 20, 10)
