@@ -166,8 +166,16 @@ func liveJavaGroupIsNeverMoved(t *testing.T, kc *testkafka.Cluster, topic, store
 	if err != nil {
 		t.Fatal(err)
 	}
+	type attempt struct{ protocol, class string }
+	var attempts []attempt
 	for _, protocol := range []string{"consumer", "classic"} {
-		args := []string{"org.apache.kafka.tools.consumer.ConsoleConsumer", "--bootstrap-server", b, "--topic", topic,
+		for _, class := range []string{"org.apache.kafka.tools.consumer.ConsoleConsumer", "kafka.tools.ConsoleConsumer"} {
+			attempts = append(attempts, attempt{protocol, class})
+		}
+	}
+	for _, at := range attempts {
+		protocol := at.protocol
+		args := []string{at.class, "--bootstrap-server", b, "--topic", topic,
 			"--group", group + "-" + protocol, "--timeout-ms", "60000"}
 		if protocol == "consumer" {
 			args = append(args, "--consumer-property", "group.protocol=consumer")
@@ -188,7 +196,7 @@ func liveJavaGroupIsNeverMoved(t *testing.T, kc *testkafka.Cluster, topic, store
 		for i := 0; i < 300 && !joined; i++ {
 			select {
 			case <-exited:
-				break wait // this Kafka has no such protocol: try the next
+				break wait // no such class, or no such protocol: try the next
 			case <-time.After(100 * time.Millisecond):
 			}
 			// A broker without KIP-848 ignores group.protocol: the
@@ -202,7 +210,7 @@ func liveJavaGroupIsNeverMoved(t *testing.T, kc *testkafka.Cluster, topic, store
 		}
 		if !joined {
 			stop()
-			t.Logf("no %s-protocol member joined group %s: %s", protocol, g, lastLine(errOut.String()))
+			t.Logf("no %s-protocol member of %s joined group %s: %s", protocol, at.class, g, lastLine(errOut.String()))
 			continue
 		}
 		stdout, stderr, code := offsetsRun(t, "", "offsets", "export", "--to-group", g, "--execute", "-b", b, "--store", store)
