@@ -46,17 +46,18 @@ type GroupActiveError struct {
 	Group   string
 	State   string
 	Members []GroupMember
-	// Refusal is the broker's error when it refused a commit for a
-	// member that joined after the check and was gone again when
-	// described; "" otherwise.
+	// Refusal is the broker's error when it refused the commit while
+	// DescribeGroups listed no member: one joined after the check, or the
+	// group is a consumer group of Kafka 4's protocol (KIP-848), which a
+	// 4.x broker does not describe ("not a classic group"); "" otherwise.
 	Refusal string
 }
 
 func (e *GroupActiveError) Error() string {
 	switch {
 	case e.Refusal != "":
-		return fmt.Sprintf("consumer group %q refused the commit (%s): a consumer joined it; its offsets are written only while it is inactive",
-			e.Group, e.Refusal)
+		return fmt.Sprintf("consumer group %q refused the commit (%s): it has live consumers (one that joined meanwhile, or of Kafka 4's protocol, "+
+			"which DescribeGroups does not list); its offsets are written only while it is inactive; stop its consumers first", e.Group, e.Refusal)
 	case len(e.Members) == 0:
 		return fmt.Sprintf("consumer group %q is %s with members DescribeGroups does not list (a consumer group of Kafka 4's protocol, KIP-848): "+
 			"its offsets are written only while it is inactive; stop its consumers first", e.Group, e.State)
