@@ -205,3 +205,78 @@ func TestCommitGroupNeverMovesALiveGroup(t *testing.T) {
 		t.Errorf("the live group moved to %d, want 7", got)
 	}
 }
+
+// stuckGroup's commits wait until release is closed.
+type stuckGroup struct {
+	entered chan struct{} // a commit started
+	release chan struct{}
+	once    sync.Once
+	mu      sync.Mutex
+	last    map[offsets.Partition]int64
+}
+
+func (s *stuckGroup) Group() string { return "stuck" }
+
+func (s *stuckGroup) CommitGroup(next map[offsets.Partition]int64) error {
+	s.once.Do(func() { close(s.entered) })
+	<-s.release
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.last == nil {
+		s.last = map[offsets.Partition]int64{}
+	}
+	maps.Copy(s.last, next)
+	return nil
+}
+
+// A group commit that does not answer holds no batch back: every batch
+// is acked while the first commit hangs; the stream's end waits for the
+// last commit, which carries the last acked offsets.
+func TestCommitGroupNeverHoldsABatchBack(t *testing.T) {
+	h := newHarness(t)
+	topic := h.kc.Topic("gcstuck", 1)
+	h.kc.ProduceN(topic, 0, 400, 20)
+	st := h.openStore()
+	defer st.Close()
+	cfg := h.config(st, topic)
+	cfg.Reset, cfg.UntilEnd, cfg.MaxPerPartition = offsets.ResetEarliest, true, 50
+	sg := &stuckGroup{entered: make(chan struct{}), release: make(chan struct{})}
+	cfg.GroupCommit = sg
+	s, _, err := Start(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var records int64
+	acked := 0
+	for records < 400 {
+		ev, ok := <-s.Events()
+		if !ok {
+			t.Fatalf("the stream ended after %d records", records)
+		}
+		if b, ok := ev.(*BatchEvent); ok && b.Batch.State == offsets.StateAcked {
+			records += b.Batch.Records
+			acked++
+		}
+		if _, ok := ev.(*Ended); ok {
+			t.Fatalf("ended before the hung commit was released, after %d records", records)
+		}
+	}
+	<-sg.entered // the first commit is hanging, and all 8 batches are acked
+	if acked != 8 {
+		t.Errorf("%d batches acked while the commit hung, want 8", acked)
+	}
+	close(sg.release)
+	var end *Ended
+	for ev := range s.Events() {
+		if e, ok := ev.(*Ended); ok {
+			end = e
+		}
+	}
+	if end == nil || end.Err != nil || end.Records != 400 {
+		t.Fatalf("ended %+v", end)
+	}
+	sg.mu.Lock()
+	defer sg.mu.Unlock()
+	sameOffsets(t, "group after the stream", sg.last, storedNext(t, st, "test"))
+}
