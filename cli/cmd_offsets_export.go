@@ -75,7 +75,7 @@ of its topics (a Spark query must list exactly the topics it subscribes to).`,
 
 func runOffsetsExport(cmd *cobra.Command, g *globalOptions, o *offsetsExportOptions) error {
 	fl := cmd.Flags()
-	if err := o.toGroup.check(fl.Changed("format"), fl.Changed("ending"), fl.Changed("at")); err != nil {
+	if err := o.toGroup.check(fl.Changed("format"), fl.Changed("ending"), fl.Changed("at"), fl.Changed("to-group")); err != nil {
 		return err
 	}
 	switch o.format {

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/kbatch-dev/kbatch/kafka"
@@ -25,9 +26,12 @@ const (
 )
 
 // check checks the --to-group flags against each other and export's
-// own; formatChanged and endingChanged say whether --format and --ending
+// own; the booleans say whether --format, --ending, --at and --to-group
 // were given.
-func (o *toGroupOptions) check(formatChanged, endingChanged, atChanged bool) error {
+func (o *toGroupOptions) check(formatChanged, endingChanged, atChanged, groupChanged bool) error {
+	if groupChanged && strings.TrimSpace(o.group) == "" {
+		return usagef("--to-group needs a consumer group name")
+	}
 	if o.group == "" {
 		switch {
 		case o.execute:

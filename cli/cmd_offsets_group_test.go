@@ -143,6 +143,7 @@ func TestOffsetsExportToGroupBadInput(t *testing.T) {
 		want string
 	}{
 		{[]string{"--execute"}, exitUsage, "--execute applies to --to-group GROUP"},
+		{[]string{"--to-group", " ", "-b", b}, exitUsage, "--to-group needs a consumer group name"},
 		{[]string{"--batch", "1"}, exitUsage, "--batch applies to --to-group GROUP"},
 		{[]string{"--to-group", "g", "--format", "json", "-b", b}, exitUsage, "--format and --ending print them"},
 		{[]string{"--to-group", "g", "--batch", "1", "--at", "end", "-b", b}, exitUsage, `invalid --at "end": want from (the batch's start) or until (its end)`},
