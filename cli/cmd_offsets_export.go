@@ -16,16 +16,17 @@ import (
 )
 
 type offsetsExportOptions struct {
-	format string
-	ending bool
-	topics []string
+	format  string
+	ending  bool
+	topics  []string
+	toGroup toGroupOptions
 }
 
 func newOffsetsExportCommand(g *globalOptions) *cobra.Command {
 	o := &offsetsExportOptions{}
 	cmd := &cobra.Command{
-		Use:   "export --format json|spark|kcat [--name STREAM]",
-		Short: "Print a stream's next offsets as JSON, Spark startingOffsets, or kcat commands",
+		Use:   "export (--format json|spark|kcat | --to-group GROUP [--execute]) [--name STREAM]",
+		Short: "Print a stream's next offsets as JSON, Spark startingOffsets, or kcat commands, or write them to a consumer group",
 		Long: `export prints the stream's stored next offsets on stdout:
 
   json   {"stream":"events","topics":["events"],"next":{"events":{"0":80,"1":120}}}
@@ -39,11 +40,25 @@ func newOffsetsExportCommand(g *globalOptions) *cobra.Command {
   kcat   one "kcat -C -b BROKERS -t TOPIC -p PARTITION -o OFFSET" line per stored
          partition (brokers from -b, else the ones the stream last used)
 
+With --to-group GROUP (needs -b) export puts a consumer group at the
+stream's next offsets, so the group's consumers start where the stream
+stands. It prints the plan, per partition the group's committed offset now,
+the new one and the difference, and changes nothing; --execute writes it
+(an OffsetCommit with generation -1, as kafka-consumer-groups does: kbatch
+never joins the group) and reads it back. A group with live members is
+refused (exit 1): stop its consumers first. --batch N takes batch N's
+offsets instead: --at from (the default) puts the group at the batch's start,
+so it reads the batch again; --at until at its end, so it goes on after it.
+Partitions the batch did not read are put where they were at the batch.
+Partitions the group committed on other topics keep their offsets.
+
 --name defaults to the store's only stream; --topic limits the output to some
 of its topics (a Spark query must list exactly the topics it subscribes to).`,
 		Example: `  kbatch offsets export --name events --format json > events.json
   kbatch offsets export --name events --format spark -b localhost:9092
-  kbatch offsets export --name events --format kcat`,
+  kbatch offsets export --name events --format kcat
+  kbatch offsets export --name events --to-group billing -b localhost:9092
+  kbatch offsets export --name events --to-group billing --batch 12 --at until --execute -b localhost:9092`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runOffsetsExport(cmd, g, o) },
 	}
@@ -51,10 +66,18 @@ of its topics (a Spark query must list exactly the topics it subscribes to).`,
 	f.StringVar(&o.format, "format", "json", "json, spark or kcat")
 	f.BoolVar(&o.ending, "ending", false, "with --format spark: print endingOffsets instead of startingOffsets")
 	f.StringArrayVarP(&o.topics, "topic", "t", nil, "only these topics of the stream (repeatable)")
+	f.StringVar(&o.toGroup.group, "to-group", "", "print the plan that puts consumer GROUP at the stream's offsets (needs -b)")
+	f.BoolVar(&o.toGroup.execute, "execute", false, "with --to-group: write the plan to the group")
+	f.Var(batchNumber{&o.toGroup.batch}, "batch", "with --to-group: batch N's offsets instead of the stream's next ones")
+	f.StringVar(&o.toGroup.at, "at", toGroupAtFrom, "with --batch: from (the group reads batch N again) or until (it goes on after it)")
 	return cmd
 }
 
 func runOffsetsExport(cmd *cobra.Command, g *globalOptions, o *offsetsExportOptions) error {
+	fl := cmd.Flags()
+	if err := o.toGroup.check(fl.Changed("format"), fl.Changed("ending"), fl.Changed("at"), fl.Changed("to-group")); err != nil {
+		return err
+	}
 	switch o.format {
 	case "json", "spark", "kcat":
 	default:
@@ -76,8 +99,11 @@ func runOffsetsExport(cmd *cobra.Command, g *globalOptions, o *offsetsExportOpti
 	if err != nil {
 		return err
 	}
-	next, _ := offsets.FilterTopics(info.Next, topics)
 	out, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	if o.toGroup.group != "" {
+		return runOffsetsToGroup(out, stderr, g, o, st, info, topics)
+	}
+	next, _ := offsets.FilterTopics(info.Next, topics)
 	switch o.format {
 	case "json":
 		return exchange.Write(out, exchange.Document{Stream: info.Name, Topics: topics, Next: next})

@@ -47,6 +47,7 @@ type watchOptions struct {
 	isolation       string
 	log             string
 	debugAddr       string
+	commitGroup     string
 	dec             decodeFlags
 
 	// startChoice is the picker's answer to where the stream starts,
@@ -72,7 +73,11 @@ A batch is written ahead to the store as planned, then processed (screen,
 With --no-tui it writes one JSON object per line on stdout: start, batch,
 event and end (docs/json-output.md). --sink - writes the records to stdout
 instead, and the event lines then go to stderr; --format kcat writes the
-records in kcat -J's shape.`,
+records in kcat -J's shape.
+
+--commit-group GROUP also commits the acked next offsets to a consumer group
+after each batch (docs/offsets-and-batches.md), so a consumer of that group
+starts where the stream stands; the store stays the source of truth.`,
 		Example: `  kbatch -b localhost:9092 -t events
   kbatch watch -b localhost:9092 -t events -o events:0=50 -o events:1=-100
   kbatch watch -t events --no-tui --until-end --sink records.jsonl
@@ -109,6 +114,7 @@ func addWatchFlags(cmd *cobra.Command, o *watchOptions) {
 	f.StringVar(&o.isolation, "isolation", "committed", "committed: skip aborted transactions, read up to the last stable offset; uncommitted: read everything, records of aborted transactions marked")
 	addDecodeFlags(f, &o.dec)
 	f.StringVar(&o.log, "log", "", "append a debug log for a bug report to FILE (connections, metadata, fetches, batches, store writes; never secrets nor record bytes)")
+	f.StringVar(&o.commitGroup, "commit-group", "", "after each acked batch, commit the acked next offsets to consumer GROUP too (never joined; stops if the group has live members)")
 	f.StringVar(&o.debugAddr, "debug-addr", "", "serve Go's pprof profiles (goroutines, heap, CPU) on this loopback HOST:PORT, e.g. 127.0.0.1:6060")
 }
 
@@ -461,6 +467,9 @@ func (o *watchOptions) open(ctx context.Context, g *globalOptions, p watchPlan, 
 		done.add(func() { _ = client.Close() })
 	}
 	cfg.Client, cfg.Brokers = client, cc.Brokers
+	if o.commitGroup != "" {
+		cfg.GroupCommit = kafka.NewGroupWriter(client, o.commitGroup)
+	}
 	logCluster(cfg.Log, cc, client, cfg.Topics)
 	setLeaderLookup(p.enc, client)
 	return &cfg, events, nil

@@ -45,6 +45,7 @@ func runTUI(ctx context.Context, stream *consumer.Stream, cfg consumer.Config, g
 		Resume:       resume,
 		Writer:       w,
 		Groups:       groupReader{client: cfg.Client},
+		GroupSetter:  groupSetter{client: cfg.Client},
 		Profiles:     g.screenProfiles(),
 		ProbeProfile: g.probeProfile,
 		Decoder:      sd.decoder(),

@@ -93,6 +93,11 @@ type Config struct {
 
 	Store     Store
 	Processor Processor
+	// GroupCommit, if set, gets the acked next offsets after each acked
+	// batch (--commit-group, groupcommit.go); GroupRetry is the first
+	// wait after a failed commit (default 1s, doubling to 30s).
+	GroupCommit GroupCommitter
+	GroupRetry  time.Duration
 	// Tap, if set, sees every record as it is read (the screen's tail
 	// view); nil costs nothing.
 	Tap Tap

@@ -415,5 +415,6 @@ func (l *loop) onResult(r jobResult) error {
 	l.batches++
 	l.records += b.Records
 	l.emit(&BatchEvent{Batch: &acked})
+	l.offerGroup()
 	return nil
 }

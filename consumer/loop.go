@@ -81,6 +81,11 @@ type loop struct {
 	events  []offsets.Event
 	batches int
 	records int64
+	// group commits the acked positions to a consumer group
+	// (--commit-group); nil without. groupBase are the start positions
+	// of the partitions no batch moved yet (startGroup).
+	group     *groupCommits
+	groupBase map[offsets.Partition]int64
 }
 
 type refreshResult struct {
@@ -221,6 +226,7 @@ func (l *loop) run() {
 	defer progress.Stop()
 	go l.refresher()
 	go l.committer()
+	l.startGroup()
 
 	err := l.work(tick.C, progress.C)
 	// Whatever ended the loop, let the committer finish its job, and ack
@@ -237,6 +243,7 @@ func (l *loop) run() {
 	for range l.results {
 	}
 	l.shutdown()
+	l.closeGroup()
 	l.flushEvents()
 	if err == nil && l.ctx.Err() == nil {
 		err = l.corruptError() // --until-end, --batches: a partition stopped short
@@ -301,6 +308,8 @@ func (l *loop) work(tick, progress <-chan time.Time) error {
 			}
 		case r := <-l.probed:
 			l.onProbe(r)
+		case r := <-l.groupResults():
+			l.onGroupResult(r)
 		}
 		if err := l.maybeCut(time.Now()); err != nil {
 			return err

@@ -20,6 +20,8 @@ tests=(
   TestReplayRanges TestReplayAgreesWithKcat TestReplayCommandOutputs TestRoundTripTopic
   # faults: kbatch SIGKILLed 16 times while a producer writes
   TestKilledKbatchLosesNothing
+  # a consumer group written by kbatch, read by Kafka's own tools; a live group never moved
+  TestGroupWrittenByKbatchIsReadByKafkasTools TestWatchCommitGroup TestCommitGroupOffsetsRefusesALiveGroup
 )
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT

@@ -85,7 +85,8 @@ func eventStyle(t *theme, code string) lipgloss.Style {
 	switch code {
 	case offsets.CodeDataLoss, offsets.CodeOutOfRange, offsets.CodeBrokerError, offsets.CodeCorrupt:
 		return t.bad
-	case offsets.CodeSeek, offsets.CodeReset, offsets.CodeRedelivered, offsets.CodeNewPartition, offsets.CodeRecreated, codeSchema:
+	case offsets.CodeSeek, offsets.CodeReset, offsets.CodeRedelivered, offsets.CodeNewPartition, offsets.CodeRecreated, codeSchema,
+		offsets.CodeGroupCommitFailed, offsets.CodeGroupCommitStopped:
 		return t.warn
 	}
 	return t.info

@@ -100,6 +100,9 @@ func newHelpView(m *Model) *helpView {
 			{"c", "switch to another [clusters.NAME] profile: the stream closes cleanly, then the topic picker opens"},
 			{"C", "consumer groups that committed on these topics: offsets, lag, where they stand against this stream " +
 				"and its batches; read-only, refreshed every 5s"},
+			{"O", "set a consumer group at the selected batch's start or end (tab) or at the selected partition's " +
+				"acked offset: enter shows the plan (committed, new, difference), a second enter writes it; " +
+				"a group with live members is never moved, and kbatch never joins it"},
 			{"mouse", "click focuses a pane and selects a row (or a tab); the wheel scrolls"},
 		}},
 	}

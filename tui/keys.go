@@ -21,6 +21,8 @@ type keyMap struct {
 	// Produce, Edit, SortParts, Palette, Cluster, Groups: issue 19
 	// (produce.go, palette.go, groupsview.go, cluster.go).
 	Produce, Edit, SortParts, Palette, Cluster, Groups key.Binding
+	// SetGroup puts a consumer group at a batch or partition (setgroup.go).
+	SetGroup key.Binding
 }
 
 func newKeyMap() keyMap {
@@ -72,6 +74,7 @@ func newKeyMap() keyMap {
 		Palette:      b([]string{":"}, ":", "command palette"),
 		Cluster:      b([]string{"c"}, "c", "switch cluster"),
 		Groups:       b([]string{"C"}, "C", "consumer groups"),
+		SetGroup:     b([]string{"O"}, "O", "set group offsets…"),
 	}
 }
 

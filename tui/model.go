@@ -53,6 +53,8 @@ type Options struct {
 	// Groups reads the consumer groups on the stream's topics (C); nil
 	// disables the view.
 	Groups GroupReader
+	// GroupSetter writes a consumer group's offsets (O); nil disables it.
+	GroupSetter GroupSetter
 	// Profiles are the config's cluster profiles c switches between.
 	Profiles []Profile
 	// ProbeProfile, when set, connects to a profile's cluster before c
@@ -211,6 +213,7 @@ func New(src EventSource, ctl Controls, opts Options) *Model {
 	c.keys.Ack.SetEnabled(opts.ManualAck)
 	c.keys.Step.SetEnabled(opts.ManualAck)
 	c.keys.Replay.SetEnabled(opts.Replayer != nil)
+	c.keys.SetGroup.SetEnabled(opts.GroupSetter != nil)
 	m := &Model{c: c, opts: opts, controls: ctl, bridge: newBridge(src.Events()), now: opts.Now, hist: newHistory()}
 	m.bridge.now = opts.Now
 	m.parts = newPartitionsPane(c)

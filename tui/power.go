@@ -17,6 +17,8 @@ func (m *Model) updateMore(msg tea.Msg) (tea.Cmd, bool) {
 		return m.groupsAnswered(msg), true
 	case groupsTickMsg:
 		return m.groupsTick(msg), true
+	case setGroupDoneMsg:
+		return m.groupSet(msg), true
 	case paletteRunMsg:
 		if _, ok := m.top().(*palette); ok {
 			m.popView()
@@ -56,6 +58,8 @@ func (m *Model) moreKey(ks string) (tea.Cmd, bool) {
 	case keyIs(ks, km.Edit) && (top == nil || m.selectedRecord() != nil):
 		m.openEdit()
 		return nil, true
+	case keyIs(ks, km.SetGroup) && (top == nil || m.batchOnTop() != nil):
+		return m.openSetGroup(), true
 	}
 	if top != nil {
 		return nil, false

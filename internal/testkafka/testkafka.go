@@ -339,3 +339,51 @@ func (c *Cluster) TopicID(topic string) [16]byte {
 	}
 	return md.Topics[topic].ID
 }
+
+// LiveMember starts a consumer (franz-go; the classic group protocol
+// unless opts say otherwise, kgo.ServerSideBalancer for Kafka 4's) in
+// group on topic and waits until the group is Stable with it; the member
+// leaves at cleanup, or when the returned func is called.
+func (c *Cluster) LiveMember(group, topic string, opts ...kgo.Opt) (leave func()) {
+	c.t.Helper()
+	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(c.Brokers...), kgo.ConsumerGroup(group), kgo.ConsumeTopics(topic),
+		kgo.DisableAutoCommit(), kgo.ClientID("live-member")}, opts...)...)
+	if err != nil {
+		c.t.Fatalf("group member: %v", err)
+	}
+	pollCtx, stop := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for pollCtx.Err() == nil {
+			cl.PollFetches(pollCtx)
+		}
+	}()
+	var once bool
+	leave = func() {
+		if once {
+			return
+		}
+		once = true
+		stop()
+		<-done
+		cl.Close()
+	}
+	c.t.Cleanup(leave)
+	cx := ctx(c.t)
+	for {
+		ds, err := c.admin.DescribeGroups(cx, group)
+		if err == nil {
+			// Stable: a classic group then lists the member; one of
+			// Kafka 4's protocol is Stable with no classic members.
+			if d, ok := ds[group]; ok && d.State == "Stable" {
+				return leave
+			}
+		}
+		select {
+		case <-cx.Done():
+			c.t.Fatalf("group %s: no Stable member after 30s (%v)", group, err)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}

@@ -1,0 +1,282 @@
+package consumer
+
+import (
+	"context"
+	"errors"
+	"maps"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+
+	"github.com/kbatch-dev/kbatch/kafka"
+	"github.com/kbatch-dev/kbatch/offsets"
+)
+
+// groupAt reads group's committed offsets with franz-go.
+func groupAt(t *testing.T, h *harness, group string) map[offsets.Partition]int64 {
+	t.Helper()
+	resp, err := h.kc.Admin().FetchOffsets(context.Background(), group)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[offsets.Partition]int64{}
+	resp.Each(func(o kadm.OffsetResponse) {
+		if o.Err == nil && o.At >= 0 {
+			out[offsets.Partition{Topic: o.Topic, Partition: o.Partition}] = o.At
+		}
+	})
+	return out
+}
+
+func storedNext(t *testing.T, st *offsets.Store, name string) map[offsets.Partition]int64 {
+	t.Helper()
+	info, ok, err := st.Stream(name)
+	if err != nil || !ok {
+		t.Fatalf("stream %s: %v %v", name, ok, err)
+	}
+	return info.Next
+}
+
+func sameOffsets(t *testing.T, what string, got, want map[offsets.Partition]int64) {
+	t.Helper()
+	if !maps.Equal(got, want) {
+		t.Errorf("%s: got %v, want %v", what, got, want)
+	}
+}
+
+// After the stream ends, the group holds exactly the store's next
+// offsets, read back by another client; one group-commit notice says so.
+func TestCommitGroupFollowsTheAckedOffsets(t *testing.T) {
+	h := newHarness(t)
+	topic := h.kc.Topic("gc", 3)
+	h.kc.ProduceN(topic, 0, 250, 20)
+	h.kc.ProduceN(topic, 1, 120, 20)
+	st := h.openStore()
+	defer st.Close()
+	cfg := h.config(st, topic)
+	cfg.Reset, cfg.UntilEnd, cfg.MaxPerPartition = offsets.ResetEarliest, true, 100
+	group := "follow-" + topic
+	cfg.GroupCommit = kafka.NewGroupWriter(cfg.Client, group)
+	evs := run(t, cfg)
+	if e := ended(t, evs); e.Err != nil || e.Reason != "until-end" || e.Batches < 3 {
+		t.Fatalf("ended %+v", e)
+	}
+	next := storedNext(t, st, "test")
+	sameOffsets(t, "group after the stream", groupAt(t, h, group), next)
+	if n := notices(evs, offsets.CodeGroupCommit); len(n) != 1 {
+		t.Errorf("group-commit notices %+v, want one (the first commit)", n)
+	}
+	if n := notices(evs, offsets.CodeGroupCommitFailed); len(n) != 0 {
+		t.Errorf("failures %+v", n)
+	}
+}
+
+// flakyGroup fails its first failures commits, then writes to a map.
+type flakyGroup struct {
+	mu        sync.Mutex
+	failures  int
+	calls     int
+	committed map[offsets.Partition]int64
+	active    bool // every commit is refused with live members
+}
+
+func (f *flakyGroup) Group() string { return "flaky" }
+
+func (f *flakyGroup) CommitGroup(next map[offsets.Partition]int64) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls++
+	if f.active {
+		return &kafka.GroupActiveError{Group: "flaky", State: "Stable", Members: []kafka.GroupMember{{ClientID: "c", Host: "/10.0.0.5"}}}
+	}
+	if f.calls <= f.failures {
+		return errors.New("coordinator not available")
+	}
+	if f.committed == nil {
+		f.committed = map[offsets.Partition]int64{}
+	}
+	maps.Copy(f.committed, next)
+	return nil
+}
+
+// A failed commit is a notice and a retry with the positions acked by
+// then; no batch waits for it and none is lost, and the group ends at the
+// store's offsets.
+func TestCommitGroupRetriesAFailedCommit(t *testing.T) {
+	h := newHarness(t)
+	topic := h.kc.Topic("gcfail", 2)
+	h.kc.ProduceN(topic, 0, 300, 20)
+	h.kc.ProduceN(topic, 1, 300, 20)
+	st := h.openStore()
+	defer st.Close()
+	cfg := h.config(st, topic)
+	cfg.Reset, cfg.UntilEnd, cfg.MaxPerPartition = offsets.ResetEarliest, true, 50
+	fg := &flakyGroup{failures: 3}
+	cfg.GroupCommit, cfg.GroupRetry = fg, 1
+	evs := run(t, cfg)
+	e := ended(t, evs)
+	if e.Err != nil || e.Reason != "until-end" || e.Records != 600 {
+		t.Fatalf("ended %+v: every record must be acked whatever the group commits do", e)
+	}
+	failed := notices(evs, offsets.CodeGroupCommitFailed)
+	if len(failed) != 3 || !strings.Contains(failed[0].Message, "commit to consumer group flaky failed, tried again in") ||
+		!strings.Contains(failed[0].Message, "the batch stays acked") {
+		t.Errorf("failure notices %+v, want 3", failed)
+	}
+	if n := notices(evs, offsets.CodeGroupCommit); len(n) != 1 {
+		t.Errorf("group-commit notices %+v, want one after the failures", n)
+	}
+	next := storedNext(t, st, "test")
+	fg.mu.Lock()
+	sameOffsets(t, "group after the stream", fg.committed, next)
+	fg.mu.Unlock()
+	// The notices are in the store's event log too.
+	evlog, err := st.Events("test", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, ev := range evlog {
+		if ev.Code == offsets.CodeGroupCommitFailed {
+			n++
+		}
+	}
+	if n != 3 {
+		t.Errorf("the event log holds %d group-commit-failed events, want 3", n)
+	}
+}
+
+// A group with live members stops the commits with one notice; the
+// stream goes on and acks every batch.
+func TestCommitGroupStopsAtALiveMember(t *testing.T) {
+	h := newHarness(t)
+	topic := h.kc.Topic("gclive", 1)
+	h.kc.ProduceN(topic, 0, 300, 20)
+	st := h.openStore()
+	defer st.Close()
+	cfg := h.config(st, topic)
+	cfg.Reset, cfg.UntilEnd, cfg.MaxPerPartition = offsets.ResetEarliest, true, 50
+	fg := &flakyGroup{active: true}
+	cfg.GroupCommit = fg
+	evs := run(t, cfg)
+	if e := ended(t, evs); e.Err != nil || e.Records != 300 || e.Batches != 6 {
+		t.Fatalf("ended %+v", e)
+	}
+	stopped := notices(evs, offsets.CodeGroupCommitStopped)
+	if len(stopped) != 1 || !strings.Contains(stopped[0].Message, `commits to consumer group flaky stopped: consumer group "flaky" has 1 live member on /10.0.0.5 (state Stable)`) {
+		t.Errorf("stopped notices %+v, want one naming the member", stopped)
+	}
+	fg.mu.Lock()
+	defer fg.mu.Unlock()
+	if fg.calls != 1 {
+		t.Errorf("%d commits tried, want 1: a live group stops them", fg.calls)
+	}
+}
+
+// Against the broker: a real live member in the group, and the group's
+// offset does not move.
+func TestCommitGroupNeverMovesALiveGroup(t *testing.T) {
+	h := newHarness(t)
+	topic := h.kc.Topic("gcmember", 1)
+	h.kc.ProduceN(topic, 0, 100, 20)
+	group := "member-" + topic
+	var o kadm.Offsets
+	o.Add(kadm.Offset{Topic: topic, Partition: 0, At: 7})
+	if resp, err := h.kc.Admin().CommitOffsets(context.Background(), group, o); err != nil || resp.Error() != nil {
+		t.Fatalf("seed: %v %v", err, resp.Error())
+	}
+	h.kc.LiveMember(group, topic)
+	st := h.openStore()
+	defer st.Close()
+	cfg := h.config(st, topic)
+	cfg.Reset, cfg.UntilEnd = offsets.ResetEarliest, true
+	cfg.GroupCommit = kafka.NewGroupWriter(cfg.Client, group)
+	evs := run(t, cfg)
+	if e := ended(t, evs); e.Err != nil || e.Records != 100 {
+		t.Fatalf("ended %+v", e)
+	}
+	if n := notices(evs, offsets.CodeGroupCommitStopped); len(n) != 1 {
+		t.Errorf("stopped notices %+v, want one", n)
+	}
+	p0 := offsets.Partition{Topic: topic, Partition: 0}
+	if got := groupAt(t, h, group)[p0]; got != 7 {
+		t.Errorf("the live group moved to %d, want 7", got)
+	}
+}
+
+// stuckGroup's commits wait until release is closed.
+type stuckGroup struct {
+	entered chan struct{} // a commit started
+	release chan struct{}
+	once    sync.Once
+	mu      sync.Mutex
+	last    map[offsets.Partition]int64
+}
+
+func (s *stuckGroup) Group() string { return "stuck" }
+
+func (s *stuckGroup) CommitGroup(next map[offsets.Partition]int64) error {
+	s.once.Do(func() { close(s.entered) })
+	<-s.release
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.last == nil {
+		s.last = map[offsets.Partition]int64{}
+	}
+	maps.Copy(s.last, next)
+	return nil
+}
+
+// A group commit that does not answer holds no batch back: every batch
+// is acked while the first commit hangs; the stream's end waits for the
+// last commit, which carries the last acked offsets.
+func TestCommitGroupNeverHoldsABatchBack(t *testing.T) {
+	h := newHarness(t)
+	topic := h.kc.Topic("gcstuck", 1)
+	h.kc.ProduceN(topic, 0, 400, 20)
+	st := h.openStore()
+	defer st.Close()
+	cfg := h.config(st, topic)
+	cfg.Reset, cfg.UntilEnd, cfg.MaxPerPartition = offsets.ResetEarliest, true, 50
+	sg := &stuckGroup{entered: make(chan struct{}), release: make(chan struct{})}
+	cfg.GroupCommit = sg
+	s, _, err := Start(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var records int64
+	acked := 0
+	for records < 400 {
+		ev, ok := <-s.Events()
+		if !ok {
+			t.Fatalf("the stream ended after %d records", records)
+		}
+		if b, ok := ev.(*BatchEvent); ok && b.Batch.State == offsets.StateAcked {
+			records += b.Batch.Records
+			acked++
+		}
+		if _, ok := ev.(*Ended); ok {
+			t.Fatalf("ended before the hung commit was released, after %d records", records)
+		}
+	}
+	<-sg.entered // the first commit is hanging, and all 8 batches are acked
+	if acked != 8 {
+		t.Errorf("%d batches acked while the commit hung, want 8", acked)
+	}
+	close(sg.release)
+	var end *Ended
+	for ev := range s.Events() {
+		if e, ok := ev.(*Ended); ok {
+			end = e
+		}
+	}
+	if end == nil || end.Err != nil || end.Records != 400 {
+		t.Fatalf("ended %+v", end)
+	}
+	sg.mu.Lock()
+	defer sg.mu.Unlock()
+	sameOffsets(t, "group after the stream", sg.last, storedNext(t, st, "test"))
+}

@@ -1,0 +1,193 @@
+package kafka
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kbatch-dev/kbatch/internal/testkafka"
+	"github.com/kbatch-dev/kbatch/offsets"
+)
+
+// groupCommitted reads group's committed offsets with franz-go, a client
+// kbatch's sarama code did not write.
+func groupCommitted(t *testing.T, kc *testkafka.Cluster, group string) map[offsets.Partition]int64 {
+	t.Helper()
+	resp, err := kc.Admin().FetchOffsets(context.Background(), group)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[offsets.Partition]int64{}
+	resp.Each(func(o kadm.OffsetResponse) {
+		if o.Err == nil && o.At >= 0 {
+			out[offsets.Partition{Topic: o.Topic, Partition: o.Partition}] = o.At
+		}
+	})
+	return out
+}
+
+func TestCommitGroupOffsetsWritesWithoutJoining(t *testing.T) {
+	kc := testkafka.New(t)
+	topic := kc.Topic("gc", 3)
+	for p := int32(0); p < 3; p++ {
+		kc.ProduceN(topic, p, 50, 10)
+	}
+	c, err := Dial(ClientConfig{Brokers: kc.Brokers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	tp := func(n int32) offsets.Partition { return offsets.Partition{Topic: topic, Partition: n} }
+	group := "gc-" + topic
+
+	st, err := DescribeGroup(c, group)
+	if err != nil || len(st.Members) != 0 {
+		t.Fatalf("unknown group described as %+v, %v", st, err)
+	}
+	if err := CommitGroupOffsets(c, group, map[offsets.Partition]int64{tp(0): 10, tp(1): 20}); err != nil {
+		t.Fatal(err)
+	}
+	// A second commit moves one partition and leaves the other as it is.
+	if err := CommitGroupOffsets(c, group, map[offsets.Partition]int64{tp(0): 5, tp(2): 50}); err != nil {
+		t.Fatal(err)
+	}
+	want := map[offsets.Partition]int64{tp(0): 5, tp(1): 20, tp(2): 50}
+	got := groupCommitted(t, kc, group)
+	for p, off := range want {
+		if got[p] != off {
+			t.Errorf("committed %v, want %v", got, want)
+			break
+		}
+	}
+	back, err := GroupOffsets(c, group)
+	if err != nil || len(back) != 3 || back[tp(1)] != 20 {
+		t.Errorf("kbatch reads back %v (%v), want %v", back, err, want)
+	}
+	st, err = DescribeGroup(c, group)
+	if err != nil || len(st.Members) != 0 {
+		t.Errorf("after the commits the group is %+v (%v); kbatch must never join it", st, err)
+	}
+}
+
+func TestCommitGroupOffsetsRefusesALiveGroup(t *testing.T) {
+	kc := testkafka.New(t)
+	topic := kc.Topic("live", 2)
+	kc.ProduceN(topic, 0, 20, 10)
+	group := "live-" + topic
+	var o kadm.Offsets
+	o.Add(kadm.Offset{Topic: topic, Partition: 0, At: 3})
+	if resp, err := kc.Admin().CommitOffsets(context.Background(), group, o); err != nil || resp.Error() != nil {
+		t.Fatalf("seed commit: %v %v", err, resp.Error())
+	}
+	kc.LiveMember(group, topic)
+	c, err := Dial(ClientConfig{Brokers: kc.Brokers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	p0 := offsets.Partition{Topic: topic, Partition: 0}
+	err = CommitGroupOffsets(c, group, map[offsets.Partition]int64{p0: 15})
+	var active *GroupActiveError
+	if !errors.As(err, &active) || len(active.Members) != 1 || active.State != "Stable" {
+		t.Fatalf("want a GroupActiveError with one member, got %v", err)
+	}
+	for _, w := range []string{"1 live member on ", "state Stable", "stop its consumers"} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("%q does not say %q", err, w)
+		}
+	}
+	// The broker's own refusal, when a member joins after the check, is
+	// the same error with the members named.
+	err = commitGroup(c, group, map[offsets.Partition]int64{p0: 15})
+	if !errors.As(err, &active) || len(active.Members) != 1 {
+		t.Fatalf("a commit the broker refused: want a GroupActiveError naming the member, got %v", err)
+	}
+	if got := groupCommitted(t, kc, group)[p0]; got != 3 {
+		t.Errorf("the live group's offset moved to %d, want 3", got)
+	}
+}
+
+// A consumer group of Kafka 4's protocol (KIP-848), whose members
+// DescribeGroups does not list, is refused all the same and not moved.
+func TestCommitGroupOffsetsRefusesAConsumerProtocolGroup(t *testing.T) {
+	if testkafka.Real() {
+		// A real 4.x broker describes such a group as GROUP_ID_NOT_FOUND
+		// ("not a classic group") and refuses the commit itself;
+		// TestGroupWrittenByKbatchIsReadByKafkasTools checks that with
+		// Kafka's own consumer.
+		t.Skip("kfake's answers for a KIP-848 group; the real broker's are checked with Kafka's own consumer")
+	}
+	kc := testkafka.New(t)
+	topic := kc.Topic("live848", 1)
+	kc.ProduceN(topic, 0, 20, 10)
+	group := "live848-" + topic
+	var o kadm.Offsets
+	o.Add(kadm.Offset{Topic: topic, Partition: 0, At: 3})
+	if resp, err := kc.Admin().CommitOffsets(context.Background(), group, o); err != nil || resp.Error() != nil {
+		t.Fatalf("seed commit: %v %v", err, resp.Error())
+	}
+	kc.LiveMember(group, topic, kgo.ServerSideBalancer(), kgo.Balancers(kgo.RangeBalancer()))
+	c, err := Dial(ClientConfig{Brokers: kc.Brokers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	p0 := offsets.Partition{Topic: topic, Partition: 0}
+	err = CommitGroupOffsets(c, group, map[offsets.Partition]int64{p0: 15})
+	var active *GroupActiveError
+	if !errors.As(err, &active) || !strings.Contains(err.Error(), "stop its consumers first") {
+		t.Fatalf("want a GroupActiveError, got %v", err)
+	}
+	if got := groupCommitted(t, kc, group)[p0]; got != 3 {
+		t.Errorf("the live group's offset moved to %d, want 3", got)
+	}
+}
+
+// The two permissions a commit needs (READ on the group, READ on the
+// topic) are each named in one line when missing.
+func TestCommitGroupOffsetsWithoutPermission(t *testing.T) {
+	if testkafka.Real() {
+		t.Skip("needs kfake's ACLs")
+	}
+	const topic, group = "guarded", "billing"
+	acl := func(rt kmsg.ACLResourceType, name string, op kmsg.ACLOperation) kfake.ACL {
+		return kfake.ACL{Resource: rt, Name: name, Pattern: kmsg.ACLResourcePatternTypeLiteral, Operation: op, Allow: true}
+	}
+	readTopic := acl(kmsg.ACLResourceTypeTopic, topic, kmsg.ACLOperationRead)
+	describeTopic := acl(kmsg.ACLResourceTypeTopic, topic, kmsg.ACLOperationDescribe)
+	describeGroup := acl(kmsg.ACLResourceTypeGroup, group, kmsg.ACLOperationDescribe)
+	readGroup := acl(kmsg.ACLResourceTypeGroup, group, kmsg.ACLOperationRead)
+	kc := testkafka.NewWith(t, kfake.SeedTopics(1, topic), kfake.EnableSASL(), kfake.EnableACLs(),
+		kfake.Superuser("PLAIN", "admin", "admin"),
+		kfake.User("PLAIN", "nogroup", "pw", readTopic, describeTopic, describeGroup),
+		kfake.User("PLAIN", "notopic", "pw", describeTopic, describeGroup, readGroup),
+		kfake.User("PLAIN", "both", "pw", readTopic, describeTopic, describeGroup, readGroup))
+	p0 := offsets.Partition{Topic: topic, Partition: 0}
+	for _, tc := range []struct {
+		user string
+		want string // "" for success
+	}{
+		{"nogroup", `not authorized to commit offsets of consumer group "billing" (GROUP_AUTHORIZATION_FAILED): the user needs READ on the group`},
+		{"notopic", `not authorized to commit offsets of consumer group "billing" on topic guarded (TOPIC_AUTHORIZATION_FAILED): the user needs READ on the topic`},
+		{"both", ""},
+	} {
+		c, err := Dial(ClientConfig{Brokers: kc.Brokers, SASL: &SASL{Mechanism: "PLAIN", User: tc.user, Password: "pw"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = CommitGroupOffsets(c, group, map[offsets.Partition]int64{p0: 0})
+		_ = c.Close()
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: %v", tc.user, err)
+		case tc.want != "" && (err == nil || err.Error() != tc.want+" (Kafka ACL)"):
+			t.Errorf("%s: got %v\nwant %s (Kafka ACL)", tc.user, err, tc.want)
+		}
+	}
+}
