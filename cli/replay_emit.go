@@ -13,6 +13,7 @@ import (
 	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
 	"github.com/kbatch-dev/kbatch/offsets/spark"
+	"github.com/kbatch-dev/kbatch/record"
 	"github.com/kbatch-dev/kbatch/replay"
 )
 
@@ -53,6 +54,11 @@ func runReplayEmit(g *globalOptions, o *replayOptions, args []string, stdout, st
 	case o.format != "json" || o.dec.decode:
 		return usagef("--format and --decode shape kbatch's own output; the Spark job writes Spark's columns")
 	}
+	if o.where != "" {
+		if _, err := compileWhere(o.where); err != nil {
+			return err
+		}
+	}
 	if o.isolation != "uncommitted" {
 		return usagef("--isolation with --emit spark: set the job's kafka.isolation.level yourself; Spark reads uncommitted by default like kbatch")
 	}
@@ -87,6 +93,10 @@ func runReplayEmit(g *globalOptions, o *replayOptions, args []string, stdout, st
 			TLS: conn.TLS.On(), CAFile: conn.TLS.CAFile, ClientCert: conn.TLS.CertFile != "",
 			NoHostnameCheck: conn.TLS.Insecure(),
 		}}
+	if o.where != "" {
+		job.Comment += "\n" + whereNotInSpark(o.where)
+		fmt.Fprintln(stderr, "kbatch: warning: "+record.String(whereNotInSpark(o.where)))
+	}
 	if conn.SASL.On() {
 		job.Security.SASLMechanism, job.Security.SASLUser = conn.SASL.Mechanism, conn.SASL.User
 	}
@@ -116,6 +126,12 @@ func runReplayEmit(g *globalOptions, o *replayOptions, args []string, stdout, st
 		return partial
 	}
 	return nil
+}
+
+// whereNotInSpark is the note the Spark job and stderr carry under
+// --where: Spark has no CEL, and the job's records are its raw columns.
+func whereNotInSpark(expr string) string {
+	return "--where " + expr + " is NOT applied by this job: Spark cannot evaluate kbatch's CEL expressions over decoded records, so the job writes every record of the ranges; filter its output in Spark (df.where) or run kbatch replay --where"
 }
 
 // writeFileAtomic writes path through a temporary file renamed into place,

@@ -1,0 +1,79 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/spf13/pflag"
+
+	"github.com/kbatch-dev/kbatch/consumer"
+	"github.com/kbatch-dev/kbatch/filter"
+	"github.com/kbatch-dev/kbatch/record"
+	"github.com/kbatch-dev/kbatch/replay"
+)
+
+// whereHelp is the --where flag's help, the same on replay and watch.
+const whereHelp = `keep only the records for which the CEL expression EXPR is true, e.g. 'value.amount > 90.0 && value.country == "FR"' (docs/filters.md)`
+
+func addWhereFlag(f *pflag.FlagSet, expr *string) {
+	f.StringVar(expr, "where", "", whereHelp)
+}
+
+// compileWhere compiles --where before anything is opened or read; a bad
+// expression is a usage error (exit 2) of one line naming its column.
+func compileWhere(expr string) (*filter.Program, error) {
+	p, err := filter.Compile(expr)
+	var ce *filter.CompileError
+	if errors.As(err, &ce) {
+		return nil, usagef("--where: %s", ce.Error())
+	}
+	if err != nil {
+		return nil, fmt.Errorf("--where: %w", err)
+	}
+	return p, nil
+}
+
+// whereSink hands on to a replay sink only the records that match.
+type whereSink struct {
+	replay.Sink
+	where *filter.Where
+	kept  []record.Record
+}
+
+func (s *whereSink) Write(recs []record.Record) error {
+	s.kept = s.kept[:0]
+	for i := range recs {
+		if s.where.Keep(&recs[i]) {
+			s.kept = append(s.kept, recs[i])
+		}
+	}
+	if len(s.kept) == 0 {
+		return nil
+	}
+	err := s.Sink.Write(s.kept)
+	clear(s.kept) // keep no record's bytes until the next Write
+	return err
+}
+
+// whereProcessor hands on to the --sink only the records of a batch that
+// match, and says on the batch how many did (the batch line's
+// "matched"). The batch keeps its whole ranges: it is acked as read.
+type whereProcessor struct {
+	inner consumer.Processor
+	where *filter.Where
+	kept  []*record.Record
+}
+
+func (p *whereProcessor) Process(ctx context.Context, b *consumer.Batch, recs []*record.Record) error {
+	p.kept = p.kept[:0]
+	for _, r := range recs {
+		if p.where.Keep(r) {
+			p.kept = append(p.kept, r)
+		}
+	}
+	b.Filtered, b.Matched = true, int64(len(p.kept))
+	err := p.inner.Process(ctx, b, p.kept)
+	clear(p.kept) // the records are only valid during the call
+	return err
+}
