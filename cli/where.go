@@ -39,12 +39,15 @@ type whereSink struct {
 	replay.Sink
 	where *filter.Where
 	kept  []record.Record
+	keep  []bool
 }
 
 func (s *whereSink) Write(recs []record.Record) error {
+	s.keep = growBools(s.keep, len(recs))
+	s.where.Select(len(recs), func(i int) *record.Record { return &recs[i] }, s.keep)
 	s.kept = s.kept[:0]
 	for i := range recs {
-		if s.where.Keep(&recs[i]) {
+		if s.keep[i] {
 			s.kept = append(s.kept, recs[i])
 		}
 	}
@@ -63,12 +66,15 @@ type whereProcessor struct {
 	inner consumer.Processor
 	where *filter.Where
 	kept  []*record.Record
+	keep  []bool
 }
 
 func (p *whereProcessor) Process(ctx context.Context, b *consumer.Batch, recs []*record.Record) error {
+	p.keep = growBools(p.keep, len(recs))
+	p.where.Select(len(recs), func(i int) *record.Record { return recs[i] }, p.keep)
 	p.kept = p.kept[:0]
-	for _, r := range recs {
-		if p.where.Keep(r) {
+	for i, r := range recs {
+		if p.keep[i] {
 			p.kept = append(p.kept, r)
 		}
 	}
@@ -76,4 +82,12 @@ func (p *whereProcessor) Process(ctx context.Context, b *consumer.Batch, recs []
 	err := p.inner.Process(ctx, b, p.kept)
 	clear(p.kept) // the records are only valid during the call
 	return err
+}
+
+// growBools is b with room for n.
+func growBools(b []bool, n int) []bool {
+	if cap(b) < n {
+		return make([]bool, n)
+	}
+	return b[:n]
 }

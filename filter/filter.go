@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"cel.dev/cel-go/cel"
 	"cel.dev/cel-go/common/types"
@@ -17,6 +18,9 @@ import (
 type Program struct {
 	expr string
 	prg  cel.Program
+	// keyProj and valueProj say which fields of the key and value the
+	// expression reads (project).
+	keyProj, valueProj projection
 }
 
 // CompileError is an expression that does not compile or can never be a
@@ -78,7 +82,8 @@ func Compile(expr string) (*Program, error) {
 	if err != nil {
 		return nil, &CompileError{Message: oneLine(err.Error())}
 	}
-	return &Program{expr: expr, prg: prg}, nil
+	root := ast.NativeRep().Expr()
+	return &Program{expr: expr, prg: prg, keyProj: project(root, "key"), valueProj: project(root, "value")}, nil
 }
 
 func compileError(errs []*cel.Error) *CompileError {
@@ -134,7 +139,7 @@ type Decoder interface {
 // means the record does not match: a field it names is missing, a value
 // has another type, or the result is not a bool.
 func (p *Program) Match(r *record.Record, dec Decoder) (bool, error) {
-	a := activation{r: r, dec: dec}
+	a := activation{p: p, r: r, dec: dec}
 	out, _, err := p.prg.Eval(&a)
 	if err != nil {
 		return false, err
@@ -150,6 +155,7 @@ func (p *Program) Match(r *record.Record, dec Decoder) (bool, error) {
 // so a record's key and value are decoded and parsed only when the
 // expression reads them, and once.
 type activation struct {
+	p          *Program
 	r          *record.Record
 	dec        Decoder
 	key, value any
@@ -168,12 +174,12 @@ func (a *activation) ResolveName(name string) (any, bool) {
 	switch name {
 	case "value":
 		if a.done&valueDone == 0 {
-			a.value, a.done = a.message(false, r.Value), a.done|valueDone
+			a.value, a.done = a.message(false, r.Value, &a.p.valueProj), a.done|valueDone
 		}
 		return a.value, true
 	case "key":
 		if a.done&keyDone == 0 {
-			a.key, a.done = a.message(true, r.Key), a.done|keyDone
+			a.key, a.done = a.message(true, r.Key, &a.p.keyProj), a.done|keyDone
 		}
 		return a.key, true
 	case "topic":
@@ -205,18 +211,20 @@ func (a *activation) ResolveName(name string) (any, bool) {
 // message is a key or value as the expression sees it: the decoded JSON
 // where a schema applies, else the bytes parsed as JSON, else a string
 // where they are UTF-8, else bytes; nil (null) when absent.
-func (a *activation) message(isKey bool, b []byte) any {
+func (a *activation) message(isKey bool, b []byte, pr *projection) any {
 	if b == nil {
 		return nil
 	}
 	if a.dec != nil {
 		if text, ok := a.dec.Decoded(a.r, isKey); ok {
-			if v, err := parseJSON(text); err == nil {
+			if v, err := parseProjected(text, pr); err == nil {
 				return v
 			}
 		}
 	}
-	if v, err := parseJSON(string(b)); err == nil {
+	// The parsed strings may point into b: they live only while this
+	// record is evaluated, and a record's bytes never change.
+	if v, err := parseProjected(unsafe.String(unsafe.SliceData(b), len(b)), pr); err == nil {
 		return v
 	}
 	if utf8.Valid(b) {

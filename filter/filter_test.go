@@ -152,3 +152,43 @@ func TestMatchAvro(t *testing.T) {
 		t.Error("the Avro bytes matched without their schema")
 	}
 }
+
+// TestProjection: an expression that reads a value only through its
+// top-level fields gets only those built; any other use gets all of it.
+func TestProjection(t *testing.T) {
+	for _, c := range []struct {
+		expr   string
+		whole  bool
+		fields string
+	}{
+		{`value.amount > 90.0 && value.country == "FR"`, false, "amount country"},
+		{`has(value.vat) || value["type"] == "refund"`, false, "vat type"},
+		{`value.items[0].sku == "x"`, false, "items"},
+		{`value == "x"`, true, ""},
+		{`value.amount > 1.0 && size(value) > 2`, true, "amount"},
+		{`headers_list.exists(value, value.key == "a")`, false, "key"}, // a shadowing variable only adds a field
+		{`topic == "t"`, false, ""},
+	} {
+		p, err := Compile(c.expr)
+		if err != nil {
+			t.Fatalf("%s: %v", c.expr, err)
+		}
+		if got := strings.Join(p.valueProj.fields, " "); p.valueProj.whole != c.whole || got != c.fields {
+			t.Errorf("%s: whole %v, fields %q; want %v, %q", c.expr, p.valueProj.whole, got, c.whole, c.fields)
+		}
+	}
+	// Projected and whole values match alike.
+	v := `{"amount":95.5,"country":"FR","type":"refund","vat":null,"x":[1,{"y":"\u00e9"}]}`
+	for _, expr := range []string{`value.amount > 90.0 && value.vat == null`, `has(value.x) && !has(value.nope)`, `value["type"] == "refund"`} {
+		p, err := Compile(expr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		whole, _ := Compile(expr + ` && size(value) == 5`)
+		a, errA := p.Match(refund(v), nil)
+		b, errB := whole.Match(refund(v), nil)
+		if !a || !b || errA != nil || errB != nil {
+			t.Errorf("%s: projected %v %v, whole %v %v; want both true", expr, a, errA, b, errB)
+		}
+	}
+}

@@ -33,9 +33,31 @@ func parseJSON(s string) (any, error) {
 	return v, nil
 }
 
+// parseProjected is parseJSON that builds, of a top-level object, only
+// the fields pr names; the others are checked and skipped. Anything else
+// is parsed whole.
+func parseProjected(s string, pr *projection) (any, error) {
+	if pr == nil || pr.whole {
+		return parseJSON(s)
+	}
+	p := jsonParser{s: s, only: pr}
+	p.space()
+	v, err := p.value(0)
+	if err != nil {
+		return nil, err
+	}
+	p.space()
+	if p.i != len(s) {
+		return nil, errNotJSON
+	}
+	return v, nil
+}
+
 type jsonParser struct {
 	s string
 	i int
+	// only, when set, names the fields of the top-level object to build.
+	only *projection
 }
 
 func (p *jsonParser) space() {
@@ -72,6 +94,99 @@ func (p *jsonParser) value(depth int) (any, error) {
 	return nil, errNotJSON
 }
 
+// skip checks the JSON value at p.i as value would and builds nothing.
+func (p *jsonParser) skip(depth int) error {
+	if p.i >= len(p.s) || depth > maxDepth {
+		return errNotJSON
+	}
+	switch c := p.s[p.i]; {
+	case c == '{' || c == '[':
+		end := byte('}')
+		if c == '[' {
+			end = ']'
+		}
+		p.i++
+		p.space()
+		if p.i < len(p.s) && p.s[p.i] == end {
+			p.i++
+			return nil
+		}
+		for {
+			if end == '}' {
+				if p.i >= len(p.s) || p.s[p.i] != '"' {
+					return errNotJSON
+				}
+				if err := p.skipString(); err != nil {
+					return err
+				}
+				p.space()
+				if p.i >= len(p.s) || p.s[p.i] != ':' {
+					return errNotJSON
+				}
+				p.i++
+				p.space()
+			}
+			if err := p.skip(depth + 1); err != nil {
+				return err
+			}
+			p.space()
+			if p.i >= len(p.s) {
+				return errNotJSON
+			}
+			switch p.s[p.i] {
+			case ',':
+				p.i++
+				p.space()
+			case end:
+				p.i++
+				return nil
+			default:
+				return errNotJSON
+			}
+		}
+	case c == '"':
+		return p.skipString()
+	case c == '-' || c >= '0' && c <= '9':
+		_, _, err := p.scanNumber()
+		return err
+	}
+	_, err := p.value(depth) // true, false, null: nothing to build
+	return err
+}
+
+// skipString checks the string at p.i as string would and builds nothing.
+func (p *jsonParser) skipString() error {
+	p.i++ // "
+	for p.i < len(p.s) {
+		c := p.s[p.i]
+		switch {
+		case c == '"':
+			p.i++
+			return nil
+		case c < 0x20:
+			return errNotJSON
+		case c == '\\':
+			if p.i+1 >= len(p.s) {
+				return errNotJSON
+			}
+			switch p.s[p.i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				p.i += 2
+			case 'u':
+				p.i += 2
+				if _, ok := p.hex4(); !ok {
+					return errNotJSON
+				}
+			default:
+				return errNotJSON
+			}
+			continue
+		}
+		p.i++
+	}
+	return errNotJSON
+}
+
 func (p *jsonParser) word(w string, v any) (any, error) {
 	if len(p.s)-p.i < len(w) || p.s[p.i:p.i+len(w)] != w {
 		return nil, errNotJSON
@@ -82,10 +197,21 @@ func (p *jsonParser) word(w string, v any) (any, error) {
 
 func (p *jsonParser) object(depth int) (any, error) {
 	p.i++ // {
-	m := make(map[string]any, 8)
+	only := p.only
+	p.only = nil // nested objects are built whole
+	var m map[string]any
+	var proj fields
+	if only != nil {
+		proj = make(fields, 0, len(only.fields))
+	} else {
+		m = make(map[string]any, 8)
+	}
 	p.space()
 	if p.i < len(p.s) && p.s[p.i] == '}' {
 		p.i++
+		if only != nil {
+			return proj, nil
+		}
 		return m, nil
 	}
 	for {
@@ -102,11 +228,24 @@ func (p *jsonParser) object(depth int) (any, error) {
 		}
 		p.i++
 		p.space()
-		v, err := p.value(depth + 1)
-		if err != nil {
-			return nil, err
+		switch {
+		case only == nil:
+			v, err := p.value(depth + 1)
+			if err != nil {
+				return nil, err
+			}
+			m[k] = v
+		case only.wants(k):
+			v, err := p.value(depth + 1)
+			if err != nil {
+				return nil, err
+			}
+			proj = append(proj, field{k, v})
+		default:
+			if err := p.skip(depth + 1); err != nil {
+				return nil, err
+			}
 		}
-		m[k] = v
 		p.space()
 		if p.i >= len(p.s) {
 			return nil, errNotJSON
@@ -117,6 +256,9 @@ func (p *jsonParser) object(depth int) (any, error) {
 			p.space()
 		case '}':
 			p.i++
+			if only != nil {
+				return proj, nil
+			}
 			return m, nil
 		default:
 			return nil, errNotJSON
@@ -264,6 +406,25 @@ func (p *jsonParser) hex4() (rune, bool) {
 // number reads a JSON number: an int64 when it has no fraction or
 // exponent and fits, else a float64.
 func (p *jsonParser) number() (any, error) {
+	text, integer, err := p.scanNumber()
+	if err != nil {
+		return nil, err
+	}
+	if integer {
+		if n, err := strconv.ParseInt(text, 10, 64); err == nil {
+			return n, nil
+		}
+	}
+	f, err := strconv.ParseFloat(text, 64)
+	if err != nil && !isRange(err) {
+		return nil, errNotJSON
+	}
+	return f, nil
+}
+
+// scanNumber reads the text of a JSON number; integer is whether it has
+// neither fraction nor exponent.
+func (p *jsonParser) scanNumber() (text string, integer bool, err error) {
 	start := p.i
 	if p.s[p.i] == '-' {
 		p.i++
@@ -278,13 +439,13 @@ func (p *jsonParser) number() (any, error) {
 	}
 	intStart := p.i
 	if n := digits(); n == 0 || n > 1 && p.s[intStart] == '0' {
-		return nil, errNotJSON
+		return "", false, errNotJSON
 	}
-	integer := true
+	integer = true
 	if p.i < len(p.s) && p.s[p.i] == '.' {
 		p.i++
 		if digits() == 0 {
-			return nil, errNotJSON
+			return "", false, errNotJSON
 		}
 		integer = false
 	}
@@ -294,21 +455,11 @@ func (p *jsonParser) number() (any, error) {
 			p.i++
 		}
 		if digits() == 0 {
-			return nil, errNotJSON
+			return "", false, errNotJSON
 		}
 		integer = false
 	}
-	text := p.s[start:p.i]
-	if integer {
-		if n, err := strconv.ParseInt(text, 10, 64); err == nil {
-			return n, nil
-		}
-	}
-	f, err := strconv.ParseFloat(text, 64)
-	if err != nil && !isRange(err) {
-		return nil, errNotJSON
-	}
-	return f, nil
+	return p.s[start:p.i], integer, nil
 }
 
 func isRange(err error) bool {

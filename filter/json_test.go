@@ -51,6 +51,11 @@ func checkAgainstStdlib(t *testing.T, s string) {
 	if err != nil {
 		return
 	}
+	// A projection builds fewer fields but accepts and refuses the same
+	// text: a field it skips must still be JSON.
+	if _, perr := parseProjected(s, &projection{fields: []string{"a"}}); (perr == nil) != (err == nil) {
+		t.Fatalf("%q: projected parse error %v, whole parse error %v", s, perr, err)
+	}
 	want = fromStdlib(want)
 	if !reflect.DeepEqual(got, want) && validUTF8Strings(s) {
 		t.Fatalf("%q: parseJSON %#v, encoding/json %#v", s, got, want)
@@ -66,6 +71,7 @@ func TestParseJSON(t *testing.T) {
 	for _, s := range []string{
 		`{"a":1,"b":[true,false,null],"c":{"d":"e"}}`, ` 12 `, `-0`, `1.5e3`, `9223372036854775807`,
 		`9223372036854775808`, `"\u00e9\ud83d\ude00\n\"\\\/"`, `"\ud83d"`, `[]`, `{}`, `{"a":1,"a":2}`,
+		`{"a":1,"b":[1,}`, `{"b":"\q","a":1}`, `{"b":{"c":01},"a":1}`, `{"b":"\u12g4"}`, `{"b":tru}`,
 		`01`, `1.`, `.5`, `-`, `tru`, `{"a"}`, `[1,]`, `{"a":1,}`, `"a` + "\n" + `"`, `[1] x`, `"\x"`, `"\u12"`,
 	} {
 		checkAgainstStdlib(t, s)

@@ -2,6 +2,7 @@ package filter
 
 import (
 	"fmt"
+	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -43,6 +44,34 @@ func (w *Where) Keep(r *record.Record) bool {
 		w.matched.Add(1)
 	}
 	return ok
+}
+
+// parallelMin is the smallest slice Select splits over goroutines: below
+// it, starting them costs more than it saves.
+const parallelMin = 256
+
+// Select sets keep[i] to whether record at(i) matches, for i < n, as Keep
+// does; a large slice is split over GOMAXPROCS goroutines, as a filter
+// costs more than reading and writing a record (BENCHMARKS.md).
+func (w *Where) Select(n int, at func(int) *record.Record, keep []bool) {
+	workers := min(runtime.GOMAXPROCS(0), n/parallelMin)
+	if workers <= 1 {
+		for i := range n {
+			keep[i] = w.Keep(at(i))
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	per := (n + workers - 1) / workers
+	for lo := 0; lo < n; lo += per {
+		hi := min(lo+per, n)
+		wg.Go(func() {
+			for i := lo; i < hi; i++ {
+				keep[i] = w.Keep(at(i))
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // Counts are what Keep saw so far.
