@@ -153,6 +153,9 @@ func (v *findView) title() string {
 	if v.query == "" {
 		return "Search"
 	}
+	if p := v.queryProblem(v.query); p != "" {
+		return EscapeString(fmt.Sprintf("Search %q: %s", v.query, p))
+	}
 	s := fmt.Sprintf("Search %q · %d in %d records kept", v.query, v.history, v.kept)
 	if b := v.broker; b != nil && b.query == v.query {
 		s += fmt.Sprintf(" · %d more on the broker", b.matches)
@@ -295,7 +298,7 @@ func (m *Model) searchKept(q string) ([]*record, int) {
 	for i := 0; i < m.hist.len(); i++ {
 		for _, r := range m.hist.newest(i).samples {
 			n++
-			if q != "" && m.c.schemas.matches(r, q) {
+			if q != "" && m.c.matches(r, q) {
 				out = append(out, r)
 			}
 		}
@@ -303,7 +306,7 @@ func (m *Model) searchKept(q string) ([]*record, int) {
 	if m.tailRing != nil {
 		for _, r := range m.tailRing.recs {
 			n++
-			if q != "" && m.c.schemas.matches(r, q) {
+			if q != "" && m.c.matches(r, q) {
 				out = append(out, r)
 			}
 		}
