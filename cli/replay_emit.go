@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/kbatch-dev/kbatch/filter"
 	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
 	"github.com/kbatch-dev/kbatch/offsets/spark"
@@ -54,8 +55,10 @@ func runReplayEmit(g *globalOptions, o *replayOptions, args []string, stdout, st
 	case o.format != "json" || o.dec.decode:
 		return usagef("--format and --decode shape kbatch's own output; the Spark job writes Spark's columns")
 	}
+	var where *filter.Program
 	if o.where != "" {
-		if _, err := compileWhere(o.where); err != nil {
+		var err error
+		if where, err = compileWhere(o.where); err != nil {
 			return err
 		}
 	}
@@ -93,9 +96,16 @@ func runReplayEmit(g *globalOptions, o *replayOptions, args []string, stdout, st
 			TLS: conn.TLS.On(), CAFile: conn.TLS.CAFile, ClientCert: conn.TLS.CertFile != "",
 			NoHostnameCheck: conn.TLS.Insecure(),
 		}}
-	if o.where != "" {
-		job.Comment += "\n" + whereNotInSpark(o.where)
-		fmt.Fprintln(stderr, "kbatch: warning: "+record.String(whereNotInSpark(o.where)))
+	if where != nil {
+		note := whereNotInSpark(o.where)
+		if sql, err := where.SparkSQL(); err == nil {
+			job.Where = sql
+			note = "--where " + o.where + " is applied by this job as the Spark SQL condition " + sql
+		} else {
+			note += " (" + err.Error() + ")"
+		}
+		job.Comment += "\n" + note
+		fmt.Fprintln(stderr, "kbatch: note: "+record.String(note))
 	}
 	if conn.SASL.On() {
 		job.Security.SASLMechanism, job.Security.SASLUser = conn.SASL.Mechanism, conn.SASL.User
@@ -128,8 +138,9 @@ func runReplayEmit(g *globalOptions, o *replayOptions, args []string, stdout, st
 	return nil
 }
 
-// whereNotInSpark is the note the Spark job and stderr carry under
-// --where: Spark has no CEL, and the job's records are its raw columns.
+// whereNotInSpark is the note the Spark job and stderr carry under a
+// --where that Spark cannot evaluate (filter.Program.SparkSQL): the job's
+// records are its raw columns, and kbatch decodes keys and values.
 func whereNotInSpark(expr string) string {
 	return "--where " + expr + " is NOT applied by this job: Spark cannot evaluate kbatch's CEL expressions over decoded records, so the job writes every record of the ranges; filter its output in Spark (df.where) or run kbatch replay --where"
 }

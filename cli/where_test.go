@@ -271,7 +271,7 @@ func TestReplayEmitSparkWhere(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	note := "is NOT applied by this job"
-	if !strings.Contains(errOut, "kbatch: warning: --where "+refundsWhere+" "+note) {
+	if !strings.Contains(errOut, "kbatch: note: --where "+refundsWhere+" "+note) || !strings.Contains(errOut, "(value is decoded by kbatch") {
 		t.Errorf("stderr %q does not say --where is not applied", errOut)
 	}
 	for _, name := range []string{emitPySpark, emitScala} {
@@ -279,8 +279,25 @@ func TestReplayEmitSparkWhere(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !strings.Contains(string(b), note) {
-			t.Errorf("%s does not say --where is not applied", name)
+		if !strings.Contains(string(b), note) || strings.Contains(string(b), ".where(") {
+			t.Errorf("%s does not say --where is not applied, or filters", name)
+		}
+	}
+	// An expression over Spark's own columns is applied by the job.
+	dir = filepath.Join(t.TempDir(), "job2")
+	_, errOut, code = sparkRun(t, "replay", topic+":0:2-8", "--emit", "spark", "--out", dir, "--spark-output", "/lake/replay",
+		"-b", strings.Join(c.Brokers, ","), "--where", `offset >= 4 && timestamp > timestamp("2026-01-01T00:00:00Z")`)
+	sql := "((`offset` >= 4) AND (`timestamp` > CAST('2026-01-01T00:00:00Z' AS TIMESTAMP)))"
+	if code != 0 || !strings.Contains(errOut, "as the Spark SQL condition "+sql) {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for name, want := range map[string]string{emitPySpark: "df = df.where(WHERE)", emitScala: ".where(where)"} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), want) || !strings.Contains(string(b), sql) {
+			t.Errorf("%s does not filter by %s:\n%s", name, sql, b)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"cel.dev/cel-go/cel"
+	celast "cel.dev/cel-go/common/ast"
 	"cel.dev/cel-go/common/types"
 	"cel.dev/cel-go/common/types/ref"
 	"cel.dev/cel-go/interpreter"
@@ -21,6 +22,8 @@ type Program struct {
 	// keyProj and valueProj say which fields of the key and value the
 	// expression reads (project).
 	keyProj, valueProj projection
+	// root is the checked expression, for SparkSQL.
+	root celast.Expr
 }
 
 // CompileError is an expression that does not compile or can never be a
@@ -83,7 +86,7 @@ func Compile(expr string) (*Program, error) {
 		return nil, &CompileError{Message: oneLine(err.Error())}
 	}
 	root := ast.NativeRep().Expr()
-	return &Program{expr: expr, prg: prg, keyProj: project(root, "key"), valueProj: project(root, "value")}, nil
+	return &Program{expr: expr, prg: prg, root: root, keyProj: project(root, "key"), valueProj: project(root, "value")}, nil
 }
 
 func compileError(errs []*cel.Error) *CompileError {

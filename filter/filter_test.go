@@ -192,3 +192,37 @@ func TestProjection(t *testing.T) {
 		}
 	}
 }
+
+// TestSparkSQL: what means the same over Spark's Kafka columns is
+// translated; what kbatch decodes is not.
+func TestSparkSQL(t *testing.T) {
+	for _, c := range []struct{ expr, want string }{
+		{`partition in [0, 2] && offset >= 1200`, "((`partition` IN (0, 2)) AND (`offset` >= 1200))"},
+		{`timestamp >= timestamp("2026-11-29T10:00:00Z") && !(topic == "a'b\\c")`,
+			"((`timestamp` >= CAST('2026-11-29T10:00:00Z' AS TIMESTAMP)) AND (NOT (topic = 'a\\'b\\\\c')))"},
+		{`offset - 10 > 5 || partition != 1`, "(((`offset` - 10) > 5) OR (`partition` <> 1))"},
+	} {
+		p, err := Compile(c.expr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := p.SparkSQL()
+		if err != nil || got != c.want {
+			t.Errorf("%s: %q, %v; want %q", c.expr, got, err, c.want)
+		}
+	}
+	for _, c := range []struct{ expr, want string }{
+		{`value.amount > 90.0`, "value is decoded by kbatch"},
+		{`partition == 1 && key == "k"`, "key is decoded by kbatch"},
+		{`size > 10`, "size is not one of the columns"},
+		{`topic.startsWith("a")`, "no form of startsWith"},
+	} {
+		p, err := Compile(c.expr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := p.SparkSQL(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %q, %v; want an error with %q", c.expr, got, err, c.want)
+		}
+	}
+}
