@@ -220,7 +220,7 @@ func runReplay(ctx context.Context, g *globalOptions, o *replayOptions, args []s
 	rep, err := replay.Run(ctx, client, tasks, sink, progressOptions(stderr))
 	warnings.flush(stderr)
 	if where != nil {
-		fmt.Fprintln(stderr, where.Summary())
+		printWhere(stderr, where, dec != nil)
 	}
 	writeSafeLines(stderr, rep.WriteSummary)
 	var partial *replay.PartialError

@@ -467,7 +467,7 @@ func (o *watchOptions) open(ctx context.Context, g *globalOptions, p watchPlan, 
 		if p.where != nil {
 			w := filter.NewWhere(p.where, filter.Schemas(dec))
 			cfg.Processor = &whereProcessor{inner: sink, where: w}
-			done.add(func() { fmt.Fprintln(stderr, w.Summary()) })
+			done.add(func() { printWhere(stderr, w, dec != nil) })
 		}
 	}
 	if err := o.openStore(g, &cfg, done); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/spf13/pflag"
 
@@ -32,6 +33,16 @@ func compileWhere(expr string) (*filter.Program, error) {
 		return nil, fmt.Errorf("--where: %w", err)
 	}
 	return p, nil
+}
+
+// printWhere writes --where's line at the end of a run, and a hint when
+// no record could be evaluated at all without a schema source: Avro or
+// Protobuf bytes read without their schema have no fields.
+func printWhere(w io.Writer, where *filter.Where, decoding bool) {
+	fmt.Fprintln(w, where.Summary())
+	if seen, _, failed := where.Counts(); seen > 0 && failed == seen && !decoding {
+		fmt.Fprintln(w, "kbatch: warning: --where evaluated on no record; if the values are Avro, Protobuf or JSON Schema, give their schema: --registry URL, or --value-avro/--value-proto FILE")
+	}
 }
 
 // whereSink hands on to a replay sink only the records that match.

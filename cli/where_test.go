@@ -197,8 +197,15 @@ func TestReplayWhereAvro(t *testing.T) {
 			t.Errorf("line %d has value_decoded without --decode", i)
 		}
 	}
-	if line := fmt.Sprintf("--where: %d of 40 records matched\n", len(want)); !strings.Contains(stderr, line) {
-		t.Errorf("stderr %q, want %q", stderr, line)
+	if line := fmt.Sprintf("--where: %d of 40 records matched\n", len(want)); !strings.Contains(stderr, line) || strings.Contains(stderr, "give their schema") {
+		t.Errorf("stderr %q, want %q and no hint", stderr, line)
+	}
+	// Without the registry the Avro bytes have no fields: no record
+	// evaluates, and a hint says what is missing.
+	_, stderr, code = runReplayCLI(t, tc, topic+":0:earliest-latest", "--out", out, "--where", refundsWhere)
+	if code != 0 || !strings.Contains(stderr, "--where: 0 of 40 records matched; 40 did not evaluate") ||
+		!strings.Contains(stderr, "kbatch: warning: --where evaluated on no record; if the values are Avro, Protobuf or JSON Schema, give their schema: --registry URL") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 }
 
