@@ -304,7 +304,8 @@ func (m *Model) searchKept(q string) ([]*record, int) {
 		}
 	}
 	if m.tailRing != nil {
-		for _, r := range m.tailRing.recs {
+		recs := m.tailRing.recs
+		for _, r := range recs[exprFrom(q, len(recs)):] { // an expression: the newest only
 			n++
 			if q != "" && m.c.matches(r, q) {
 				out = append(out, r)

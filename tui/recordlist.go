@@ -135,9 +135,10 @@ func (l *recordList) appended(recs []*record) {
 
 func (l *recordList) refilter() {
 	l.shown = l.shown[:0]
-	for i, r := range l.all {
+	from := exprFrom(l.query, len(l.all))
+	for i, r := range l.all[from:] {
 		if l.matches(r, l.query) {
-			l.shown = append(l.shown, i)
+			l.shown = append(l.shown, from+i)
 		}
 	}
 	l.cur.setLen(len(l.shown))
@@ -253,6 +254,9 @@ func (l *recordList) filterStatus() string {
 	}
 	if p := l.queryProblem(l.query); p != "" {
 		return "filter " + strconv.Quote(l.query) + ": " + p
+	}
+	if n := len(l.all); exprFrom(l.query, n) > 0 {
+		return "filter " + strconv.Quote(l.query) + " " + strconv.Itoa(len(l.shown)) + " of the newest " + strconv.Itoa(maxExprRecords) + " of " + strconv.Itoa(n)
 	}
 	return "filter " + strconv.Quote(l.query) + " " + strconv.Itoa(len(l.shown)) + " of " + strconv.Itoa(len(l.all))
 }

@@ -18,6 +18,23 @@ const exprPrefix = "?"
 
 func isExpr(q string) bool { return strings.HasPrefix(q, exprPrefix) }
 
+// maxExprRecords bounds the records an expression query is evaluated on
+// at once on the screen's goroutine, the newest ones: at a few µs a
+// record (BENCHMARKS.md) that keeps a key press under about 100 ms where
+// a tail of a million records would take seconds. The status says when
+// older records were not searched.
+const maxExprRecords = 20_000
+
+// exprFrom is the first index of n records (oldest first) that query q
+// is evaluated on: all of them for a substring, the newest
+// maxExprRecords for an expression.
+func exprFrom(q string, n int) int {
+	if !isExpr(q) || n <= maxExprRecords {
+		return 0
+	}
+	return n - maxExprRecords
+}
+
 // maxPrograms bounds the compiled expressions kept: one per query typed,
 // and a query is typed a character at a time.
 const maxPrograms = 64

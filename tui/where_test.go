@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/kbatch-dev/kbatch/offsets"
@@ -110,4 +112,30 @@ func TestReplayFilterExpression(t *testing.T) {
 	mustNotContain(t, s, "v111", "v10 ", "v11 ")
 	press(m, "/", "backspace")
 	mustContain(t, screen(m), "not an expression kbatch can run: column 28: Syntax error")
+}
+
+// An expression is evaluated on the newest maxExprRecords of a long tail
+// only, so a key press never waits for a million evaluations; the status
+// says so. A substring still searches them all.
+func TestTailExpressionOnTheNewest(t *testing.T) {
+	n := maxExprRecords + 500
+	m, _ := newTestModel(t, 140, 40, Options{Tail: NewTail(n)})
+	feed(m, started(1))
+	press(m, "t")
+	deliverTail(m, tailMsgs(0, 0, n))
+	press(m, "/")
+	typeText(m, `?offset < 600`)
+	press(m, "enter")
+	// Offsets 500 … 599 are among the newest; 0 … 499 are not searched.
+	mustContain(t, screen(m), fmt.Sprintf(`filter "?offset < 600" 100 of the newest %d of %d`, maxExprRecords, n))
+	press(m, "esc", "/")
+	typeText(m, "tail-1")
+	press(m, "enter")
+	want := 0
+	for o := range n {
+		if strings.HasPrefix(fmt.Sprint(o), "1") {
+			want++
+		}
+	}
+	mustContain(t, screen(m), fmt.Sprintf(`filter "tail-1" %d of %d`, want, n))
 }
