@@ -42,6 +42,11 @@ require (
 )
 
 require (
+	cel.dev/cel-go v0.33.3
+	github.com/antlr4-go/antlr/v4 v4.13.1 // indirect
+)
+
+require (
 	cel.dev/expr v0.25.3 // indirect
 	cloud.google.com/go v0.123.0 // indirect
 	cloud.google.com/go/auth v0.24.1 // indirect

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/kbatch-dev/kbatch/filter"
 	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
 	"github.com/kbatch-dev/kbatch/record"
@@ -27,6 +28,7 @@ type replayOptions struct {
 	toPartition int32
 	isolation   string
 	format      string
+	where       string
 	dec         decodeFlags
 	emit        replayEmitOptions
 }
@@ -57,6 +59,14 @@ longer exist: the rest is read, the summary names what is missing, and the
 exit code is 3. Several ranges and partitions are read
 concurrently; each partition's records come out in offset order.
 
+--where EXPR keeps only the records for which the CEL expression is true
+(docs/filters.md): key and value are the decoded message where a schema
+applies (--registry, local schemas), else parsed JSON, else text or bytes;
+headers, headers_list, topic, partition, offset, timestamp and size too.
+A bad expression is refused before anything is read (exit 2). A record
+whose expression fails (a missing field) does not match; a line before the
+summary says how many matched and how many did not evaluate.
+
 --out FILE is written to a temporary file renamed into place at the end, so
 FILE is complete or left as it was. A summary always ends on stderr, with a
 progress line before it when stderr is a terminal.
@@ -77,6 +87,7 @@ offset was beyond the end seen at start (and none was below the log start).`,
   kbatch replay 'events:*:earliest-latest' --out /dev/null
   kbatch replay events:1:@2026-11-29T10:00:00Z-@-5m --isolation committed
   kbatch replay events:0,2:100-200 --to-topic events-retry
+  kbatch replay 'payments:*:@-24h-latest' --where 'value.amount > 90.0 && value.country == "FR"' --out refunds.jsonl
   kbatch replay events:0:100-200 events:1:5-latest --to-topic retry --to-partition 0
   kbatch replay 'events:*:@-24h-latest' --emit spark --out job/ --spark-output s3a://lake/replay/`,
 		Args: func(_ *cobra.Command, args []string) error {
@@ -97,6 +108,7 @@ offset was beyond the end seen at start (and none was below the log start).`,
 	f.Int32Var(&o.toPartition, "to-partition", -1, "with --to-topic: produce into partition N (default: the same partition number)")
 	f.StringVar(&o.format, "format", "json", "shape of the record lines: json (kbatch's) or kcat (kcat -J's)")
 	addDecodeFlags(f, &o.dec)
+	addWhereFlag(f, &o.where)
 	f.StringVar(&o.isolation, "isolation", "uncommitted", "committed: skip aborted transactions; uncommitted: read everything, like Kafka's default")
 	addReplayEmitFlags(f, &o.emit)
 	return cmd
@@ -108,12 +120,20 @@ type replayPlan struct {
 	committed bool
 	enc       record.Appender
 	specs     []replay.RangeSpec
+	where     *filter.Program // nil without --where
 }
 
 // plan checks replay's flags, alone and against each other, and parses the
 // RANGEs (relative times against now); it opens nothing.
 func (o *replayOptions) plan(args []string, now time.Time) (replayPlan, error) {
 	var p replayPlan
+	if o.where != "" {
+		var err error
+		if p.where, err = compileWhere(o.where); err != nil {
+			return p, err
+		}
+		o.dec.forWhere = true
+	}
 	switch o.isolation {
 	case "committed":
 		p.committed = true
@@ -178,7 +198,9 @@ func runReplay(ctx context.Context, g *globalOptions, o *replayOptions, args []s
 	}
 	if dec != nil {
 		defer dec.Close()
-		p.enc = &decodingAppender{inner: p.enc, dec: dec}
+		if o.dec.decode {
+			p.enc = &decodingAppender{inner: p.enc, dec: dec}
+		}
 	}
 	client, err := kafka.Dial(cc) // replay's fetches long-poll 100ms (replay.Run)
 	if err != nil {
@@ -194,8 +216,16 @@ func runReplay(ctx context.Context, g *globalOptions, o *replayOptions, args []s
 	if err != nil {
 		return err
 	}
+	var where *filter.Where
+	if p.where != nil {
+		where = filter.NewWhere(p.where, filter.Schemas(dec))
+		sink = &whereSink{Sink: sink, where: where}
+	}
 	rep, err := replay.Run(ctx, client, tasks, sink, progressOptions(stderr))
 	warnings.flush(stderr)
+	if where != nil {
+		printWhere(stderr, where, dec != nil)
+	}
 	writeSafeLines(stderr, rep.WriteSummary)
 	var partial *replay.PartialError
 	if err != nil && !errors.As(err, &partial) {

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kbatch-dev/kbatch/consumer"
+	"github.com/kbatch-dev/kbatch/filter"
 	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
 	"github.com/kbatch-dev/kbatch/record"
@@ -48,6 +49,7 @@ type watchOptions struct {
 	log             string
 	debugAddr       string
 	commitGroup     string
+	where           string
 	dec             decodeFlags
 
 	// startChoice is the picker's answer to where the stream starts,
@@ -73,7 +75,10 @@ A batch is written ahead to the store as planned, then processed (screen,
 With --no-tui it writes one JSON object per line on stdout: start, batch,
 event and end (docs/json-output.md). --sink - writes the records to stdout
 instead, and the event lines then go to stderr; --format kcat writes the
-records in kcat -J's shape.
+records in kcat -J's shape. --where EXPR writes to the --sink only the
+records for which the CEL expression is true (docs/filters.md); batches keep
+their whole ranges and are acked as read, and each batch line says how many
+records "matched".
 
 --commit-group GROUP also commits the acked next offsets to a consumer group
 after each batch (docs/offsets-and-batches.md), so a consumer of that group
@@ -81,7 +86,8 @@ starts where the stream stands; the store stays the source of truth.`,
 		Example: `  kbatch -b localhost:9092 -t events
   kbatch watch -b localhost:9092 -t events -o events:0=50 -o events:1=-100
   kbatch watch -t events --no-tui --until-end --sink records.jsonl
-  kbatch watch -t events --no-tui --until-end --sink - --format kcat | jq -r .payload`,
+  kbatch watch -t events --no-tui --until-end --sink - --format kcat | jq -r .payload
+  kbatch watch -t payments --no-tui --sink refunds.jsonl --where 'value.type == "refund"'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runWatch(cmd.Context(), g, o, cmd.OutOrStdout(), cmd.ErrOrStderr())
@@ -113,6 +119,7 @@ func addWatchFlags(cmd *cobra.Command, o *watchOptions) {
 	f.BoolVar(&o.untilEnd, "until-end", false, "stop when every partition reached the high watermark it had at start")
 	f.StringVar(&o.isolation, "isolation", "committed", "committed: skip aborted transactions, read up to the last stable offset; uncommitted: read everything, records of aborted transactions marked")
 	addDecodeFlags(f, &o.dec)
+	addWhereFlag(f, &o.where)
 	f.StringVar(&o.log, "log", "", "append a debug log for a bug report to FILE (connections, metadata, fetches, batches, store writes; never secrets nor record bytes)")
 	f.StringVar(&o.commitGroup, "commit-group", "", "after each acked batch, commit the acked next offsets to consumer GROUP too (never joined; stops if the group has live members)")
 	f.StringVar(&o.debugAddr, "debug-addr", "", "serve Go's pprof profiles (goroutines, heap, CPU) on this loopback HOST:PORT, e.g. 127.0.0.1:6060")
@@ -214,6 +221,8 @@ type watchPlan struct {
 	enc record.Appender
 	// pick: no -t was given and the TUI's topic picker asks for the topics.
 	pick bool
+	// where keeps the --sink's matching records; nil without --where.
+	where *filter.Program
 }
 
 // plan checks watch's flags, alone and against each other, and builds the
@@ -248,10 +257,20 @@ func (o *watchOptions) plan(g *globalOptions) (watchPlan, error) {
 	if o.dec.decode && o.sink == "" {
 		return watchPlan{}, usagef("--decode adds the decoded records to the --sink lines: add --sink FILE")
 	}
+	var where *filter.Program
+	if o.where != "" {
+		if o.sink == "" {
+			return watchPlan{}, usagef("--where chooses the records written to the --sink: add --sink FILE (on the screen, / takes an expression after ?)")
+		}
+		if where, err = compileWhere(o.where); err != nil {
+			return watchPlan{}, err
+		}
+		o.dec.forWhere = true
+	}
 	if err := o.checkFiles(g); err != nil {
 		return watchPlan{}, err
 	}
-	return watchPlan{cfg: cfg, enc: enc, pick: pick}, nil
+	return watchPlan{cfg: cfg, enc: enc, pick: pick, where: where}, nil
 }
 
 // cleanups are Close calls run in reverse order, as defers would run: a
@@ -451,6 +470,11 @@ func (o *watchOptions) open(ctx context.Context, g *globalOptions, p watchPlan, 
 	if sink != nil {
 		done.add(func() { _ = sink.Close() })
 		cfg.Processor = sink
+		if p.where != nil {
+			w := filter.NewWhere(p.where, filter.Schemas(dec))
+			cfg.Processor = &whereProcessor{inner: sink, where: w}
+			done.add(func() { printWhere(stderr, w, dec != nil) })
+		}
 	}
 	if err := o.openStore(g, &cfg, done); err != nil {
 		return nil, nil, err

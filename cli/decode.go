@@ -31,6 +31,9 @@ type decodeFlags struct {
 	registryTLS          registryTLSFlags
 	key, value           localSchemaFlags
 	protoPaths           []string
+	// forWhere is set when --where needs the decoded records: the
+	// registry and schema flags then apply without --decode.
+	forWhere bool
 }
 
 // registryTLSFlags are the --registry-* TLS flags of an https registry.
@@ -237,7 +240,7 @@ func (w *decodeWarnings) flush(out io.Writer) {
 // schema is configured, --decode or not, and tells the screen of each
 // fetch and problem.
 func (g *globalOptions) openDecoder(d *decodeFlags, format string, warnings *decodeWarnings, notes *tui.SchemaNotes) (*schema.Decoder, error) {
-	if !d.decode && notes == nil {
+	if !d.decode && !d.forWhere && notes == nil {
 		if d.registry != "" || d.registryTLS.caFile != "" || d.registryTLS.certFile != "" || d.registryTLS.keyFile != "" || d.registryTLS.insecureSkipVerify {
 			return nil, usagef("--registry and the --registry-* flags are for --decode: add --decode")
 		}
@@ -258,7 +261,7 @@ func (g *globalOptions) openDecoder(d *decodeFlags, format string, warnings *dec
 	}
 	opts.Local = append(opts.Local, g.topicLocals()...)
 	if opts.RegistryURL == "" && len(opts.Local) == 0 && !d.decode {
-		return nil, nil // the screen without a schema source: nothing to decode
+		return nil, nil // the screen or --where without a schema source: nothing to decode
 	}
 	if opts.RegistryURL == "" && len(opts.Local) == 0 {
 		return nil, usagef("--decode needs a schema registry or a local schema: pass --registry URL, set KBATCH_REGISTRY, add [clusters.NAME.registry] to the profile, or pass --value-avro/--value-proto/--value-descriptor-set FILE")

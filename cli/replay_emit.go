@@ -10,9 +10,11 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/kbatch-dev/kbatch/filter"
 	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
 	"github.com/kbatch-dev/kbatch/offsets/spark"
+	"github.com/kbatch-dev/kbatch/record"
 	"github.com/kbatch-dev/kbatch/replay"
 )
 
@@ -53,6 +55,13 @@ func runReplayEmit(g *globalOptions, o *replayOptions, args []string, stdout, st
 	case o.format != "json" || o.dec.decode:
 		return usagef("--format and --decode shape kbatch's own output; the Spark job writes Spark's columns")
 	}
+	var where *filter.Program
+	if o.where != "" {
+		var err error
+		if where, err = compileWhere(o.where); err != nil {
+			return err
+		}
+	}
 	if o.isolation != "uncommitted" {
 		return usagef("--isolation with --emit spark: set the job's kafka.isolation.level yourself; Spark reads uncommitted by default like kbatch")
 	}
@@ -87,6 +96,17 @@ func runReplayEmit(g *globalOptions, o *replayOptions, args []string, stdout, st
 			TLS: conn.TLS.On(), CAFile: conn.TLS.CAFile, ClientCert: conn.TLS.CertFile != "",
 			NoHostnameCheck: conn.TLS.Insecure(),
 		}}
+	if where != nil {
+		note := whereNotInSpark(o.where)
+		if sql, err := where.SparkSQL(); err == nil {
+			job.Where = sql
+			note = "--where " + o.where + " is applied by this job as the Spark SQL condition " + sql
+		} else {
+			note += " (" + err.Error() + ")"
+		}
+		job.Comment += "\n" + note
+		fmt.Fprintln(stderr, "kbatch: note: "+record.String(note))
+	}
 	if conn.SASL.On() {
 		job.Security.SASLMechanism, job.Security.SASLUser = conn.SASL.Mechanism, conn.SASL.User
 	}
@@ -119,6 +139,13 @@ func runReplayEmit(g *globalOptions, o *replayOptions, args []string, stdout, st
 		return short
 	}
 	return nil
+}
+
+// whereNotInSpark is the note the Spark job and stderr carry under a
+// --where that Spark cannot evaluate (filter.Program.SparkSQL): the job's
+// records are its raw columns, and kbatch decodes keys and values.
+func whereNotInSpark(expr string) string {
+	return "--where " + expr + " is NOT applied by this job: Spark cannot evaluate kbatch's CEL expressions over decoded records, so the job writes every record of the ranges; filter its output in Spark (df.where) or run kbatch replay --where"
 }
 
 // writeFileAtomic writes path through a temporary file renamed into place,

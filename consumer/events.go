@@ -46,6 +46,11 @@ type Batch struct {
 	// whose abort marker it had read when the batch was cut (abortMarks
 	// says why not all); IsAborted looks one up.
 	Aborted []offsets.Range
+	// Filtered is set by a Processor that keeps only some records (watch
+	// --where) during Process, with Matched the number it kept; the acked
+	// batch's event carries both.
+	Filtered bool
+	Matched  int64
 }
 
 // Jumped reports whether any range of the batch did not start where the

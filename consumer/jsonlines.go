@@ -32,6 +32,8 @@ type batchLine struct {
 	Redelivered bool                 `json:"redelivered"`
 	Jumped      bool                 `json:"jumped"`
 	DurationMS  float64              `json:"duration_ms"`
+	// Matched is how many of the records went to the --sink under --where.
+	Matched *int64 `json:"matched,omitempty"`
 }
 
 // EventJSON is an event as JSON: the "event" line of the headless output
@@ -104,8 +106,13 @@ func AppendEventJSON(buf []byte, e Event) ([]byte, error) {
 		v = l
 	case *BatchEvent:
 		b := e.Batch
-		v = batchLine{Type: "batch", Batch: b.ID, Time: jsonTime(b.Time), Ranges: NonNilRanges(b.Ranges), Records: b.Records, Bytes: b.Bytes,
+		l := batchLine{Type: "batch", Batch: b.ID, Time: jsonTime(b.Time), Ranges: NonNilRanges(b.Ranges), Records: b.Records, Bytes: b.Bytes,
 			State: b.State, Redelivered: b.Redelivered, Jumped: b.Jumped(), DurationMS: float64(b.Duration.Microseconds()) / 1000}
+		if b.Filtered {
+			matched := b.Matched
+			l.Matched = &matched
+		}
+		v = l
 	case *Notice:
 		v = eventLine{Type: "event", EventJSON: NewEventJSON(e.Event)}
 	case *Ended:

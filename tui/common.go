@@ -14,6 +14,8 @@ type common struct {
 	loc   *time.Location
 	// schemas decodes keys and values with a schema; nil without one.
 	schemas *decoding
+	// wheres keeps the compiled expression queries (where.go).
+	wheres wheres
 }
 
 // navKeys handles list movement for a cursor; it reports whether msg was

@@ -154,6 +154,9 @@ func (v *findView) title() string {
 	if v.query == "" {
 		return "Search"
 	}
+	if p := v.queryProblem(v.query); p != "" {
+		return krecord.String(fmt.Sprintf("Search \"%s\": %s", v.query, p))
+	}
 	s := fmt.Sprintf("Search \"%s\" · %d in %d records kept", v.query, v.history, v.kept)
 	if b := v.broker; b != nil && b.query == v.query {
 		s += fmt.Sprintf(" · %d more on the broker", b.matches)
@@ -296,15 +299,16 @@ func (m *Model) searchKept(q string) ([]*record, int) {
 	for i := 0; i < m.hist.len(); i++ {
 		for _, r := range m.hist.newest(i).samples {
 			n++
-			if q != "" && m.c.schemas.matches(r, q) {
+			if q != "" && m.c.matches(r, q) {
 				out = append(out, r)
 			}
 		}
 	}
 	if m.tailRing != nil {
-		for _, r := range m.tailRing.recs {
+		recs := m.tailRing.recs
+		for _, r := range recs[exprFrom(q, len(recs)):] { // an expression: the newest only
 			n++
-			if q != "" && m.c.schemas.matches(r, q) {
+			if q != "" && m.c.matches(r, q) {
 				out = append(out, r)
 			}
 		}

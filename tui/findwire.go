@@ -8,7 +8,9 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/kbatch-dev/kbatch/filter"
 	"github.com/kbatch-dev/kbatch/offsets"
+	krecord "github.com/kbatch-dev/kbatch/record"
 )
 
 // openFind is / on the main screen: the search view over what the screen
@@ -128,6 +130,10 @@ func (m *Model) startBrokerSearch(ranges []string, tasks []ReplayTask, q string)
 	if v == nil {
 		return nil
 	}
+	if p := m.c.queryProblem(q); p != "" {
+		m.setStatus(krecord.String("the search is not an expression kbatch can run: "+p), m.c.theme.warn)
+		return nil
+	}
 	m.nextID++
 	ctx, cancel := context.WithCancel(m.ctx)
 	b := &brokerSearch{id: m.nextID, query: q, ranges: ranges, tasks: tasks, pos: make([]int64, len(tasks)), started: m.now(), cancel: cancel}
@@ -143,6 +149,27 @@ func (m *Model) startBrokerSearch(ranges []string, tasks []ReplayTask, q string)
 	// matches depends on its decoded text, which the screen's goroutine
 	// owns: the reader hands over every record and searchOutput matches.
 	raw := m.c.schemas == nil
+	keep := func(x *krecord.Record) bool { return !raw || containsFold(x.Key, q) || containsFold(x.Value, q) }
+	if isExpr(q) {
+		// An expression is evaluated here, off the screen's goroutine, on
+		// the reader's own copy; with a decoder, a record whose schema is
+		// still on its way goes to searchOutput to be matched again.
+		prog, _ := m.c.program(q)
+		var dec Decoder
+		if m.c.schemas != nil {
+			dec = m.c.schemas.dec
+		}
+		keep = func(x *krecord.Record) bool {
+			var live *liveDecoder
+			var fd filter.Decoder
+			if dec != nil {
+				live = &liveDecoder{dec: dec}
+				fd = live
+			}
+			ok, err := prog.Match(x, fd)
+			return ok && err == nil || live != nil && live.pending
+		}
+	}
 	m.bg.Add(1)
 	go func() {
 		defer m.bg.Done()
@@ -150,7 +177,7 @@ func (m *Model) startBrokerSearch(ranges []string, tasks []ReplayTask, q string)
 		err := r.Read(ctx, tasks, func(c ReplayChunk) error {
 			it := searchItem{task: c.Task, next: c.Next, scanned: len(c.Records)}
 			for _, x := range c.Records {
-				if !raw || containsFold(x.Key, q) || containsFold(x.Value, q) {
+				if keep(x) {
 					it.recs = append(it.recs, newRecord(x, 0))
 				}
 			}
@@ -194,7 +221,7 @@ func (m *Model) searchOutput(msg searchMsg) tea.Cmd {
 		b.pos[it.task] = max(b.pos[it.task], it.next)
 		b.read += int64(it.scanned)
 		for _, r := range it.recs {
-			if !m.c.schemas.matches(r, b.query) {
+			if !m.c.matches(r, b.query) {
 				continue
 			}
 			b.matches++

@@ -43,8 +43,13 @@ func newHelpView(m *Model) *helpView {
 			{"enter", "details: a batch's ranges, a record in full (key, pretty JSON value, headers, sizes), an event"},
 			{"esc", "back; clears a filter; stops a search on the broker"},
 			{"/", "search every record the screen keeps (the samples of every batch, the tail view's records) by a key or value " +
-				"substring, any case; in the partitions pane: filter partitions by name, state (live paused error loss) or lag>N, lag<N, lag=N; " +
+				"substring, any case, or by an expression when the query starts with ? (below); in the partitions pane: filter partitions by name, state (live paused error loss) or lag>N, lag<N, lag=N; " +
 				"in the replay and tail views: filter their records"},
+			{"/?EXPR", "a CEL expression over the decoded record: key, value (fields of Avro, Protobuf, JSON Schema or JSON), headers, " +
+				"headers_list, topic, partition, offset, timestamp, size; e.g. " +
+				`?value.amount > 90.0 && value.country == "FR" && value.type == "refund", ` +
+				`?headers.source == "web" && timestamp > timestamp("2026-11-29T10:00:00Z"); ` +
+				"a record it fails on (a missing field) does not match (docs/filters.md)"},
 			{"y", "copy the selected record's value, decoded when the detail shows it so (OSC 52, works over SSH)"},
 			{"v", "in a record's detail: decoded (Avro, Protobuf, JSON Schema) → raw text → hex dump"},
 			{"?", "this help"},
@@ -67,7 +72,7 @@ func newHelpView(m *Model) *helpView {
 			{"t", "tail: every record as it is read, before it is in a batch, newest at the bottom; space pauses the view " +
 				"(not the stream), G follows again; " + tailKeep(m)},
 			{"f", "in the search: read ranges on the broker (prefilled with what the batches on screen cover) and add the " +
-				"records that match to the list; esc stops it" + replay},
+				"records that match the substring or ?expression to the list; esc stops it" + replay},
 			{"] [", "next, previous match: in the search, and in a record's detail opened from it"},
 			{"z", "wrap values over several lines (at most 8 a record; enter shows it whole)"},
 			{"h l ← →", "scroll the VALUE column sideways"},

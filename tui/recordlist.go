@@ -48,7 +48,7 @@ type recordList struct {
 func newRecordList(c *common) *recordList {
 	in := textinput.New()
 	in.Prompt = "/ "
-	in.Placeholder = "key or value substring"
+	in.Placeholder = "key or value substring, or ?expression (value.amount > 90.0)"
 	st := in.Styles()
 	st.Cursor.Blink = false
 	in.SetStyles(st)
@@ -127,7 +127,7 @@ func (l *recordList) appended(recs []*record) {
 		l.measure(recs[from:])
 	}
 	for i := from; i < len(recs); i++ {
-		if l.schemas.matches(recs[i], l.query) {
+		if l.matches(recs[i], l.query) {
 			l.shown = append(l.shown, i)
 		}
 	}
@@ -137,9 +137,10 @@ func (l *recordList) appended(recs []*record) {
 
 func (l *recordList) refilter() {
 	l.shown = l.shown[:0]
-	for i, r := range l.all {
-		if l.schemas.matches(r, l.query) {
-			l.shown = append(l.shown, i)
+	from := exprFrom(l.query, len(l.all))
+	for i, r := range l.all[from:] {
+		if l.matches(r, l.query) {
+			l.shown = append(l.shown, from+i)
 		}
 	}
 	l.cur.setLen(len(l.shown))
@@ -253,6 +254,12 @@ func (l *recordList) filterStatus() string {
 	if l.query == "" {
 		return ""
 	}
+	if p := l.queryProblem(l.query); p != "" {
+		return "filter " + strconv.Quote(l.query) + ": " + p
+	}
+	if n := len(l.all); exprFrom(l.query, n) > 0 {
+		return "filter " + strconv.Quote(l.query) + " " + strconv.Itoa(len(l.shown)) + " of the newest " + strconv.Itoa(maxExprRecords) + " of " + strconv.Itoa(n)
+	}
 	return "filter " + strconv.Quote(l.query) + " " + strconv.Itoa(len(l.shown)) + " of " + strconv.Itoa(len(l.all))
 }
 
@@ -268,6 +275,9 @@ func (l *recordList) View() string {
 		msg := "  " + l.empty
 		if l.query != "" {
 			msg = "  no record matches the filter"
+			if p := l.queryProblem(l.query); p != "" {
+				msg = "  not an expression kbatch can run: " + krecord.String(p)
+			}
 		}
 		return strings.Join(append(lines, l.theme.dim.Render(msg)), "\n")
 	}

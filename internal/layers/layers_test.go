@@ -21,9 +21,12 @@ const module = "github.com/kbatch-dev/kbatch"
 // A package may import only packages of a lower rank. A new package must
 // be placed here, so that its place in the house is a decision.
 var rank = map[string]int{
-	"record":        0,
-	"schema":        0,
-	"offsets":       1,
+	"record":  0,
+	"schema":  0,
+	"offsets": 1,
+	// filter is the one expression language over records (CEL), on
+	// record and schema; replay's and the screen's filters use it.
+	"filter":        1,
 	"offsets/spark": 2,
 	// offsets/exchange is kbatch's offsets document; its "next" is Spark's
 	// offset JSON, so it sits above offsets/spark.
@@ -48,6 +51,7 @@ var rank = map[string]int{
 // test tools) may import anything.
 var owners = map[string][]string{
 	"github.com/IBM/sarama":   {"kafka"},
+	"cel.dev/cel-go":          {"filter"},
 	"charm.land/bubbletea/v2": {"tui"},
 	"go.etcd.io/bbolt":        {"offsets"},
 	// The clouds' clients and credential chains: only the object-store

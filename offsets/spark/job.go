@@ -26,6 +26,9 @@ type Job struct {
 	// Comment is a line or two put at the top of each file (how it was
 	// made).
 	Comment string
+	// Where, when set, is a Spark SQL condition the job keeps records by
+	// (DataFrame.where) before it writes them.
+	Where string
 }
 
 // JobSecurity is how the job reaches the cluster. Secrets are never
@@ -187,7 +190,11 @@ func (j Job) PySpark() string {
 	}
 	b.WriteString("import os\n\nfrom pyspark.sql import SparkSession\n\n")
 	b.WriteString("OUTPUT = " + lit(j.Output) + "\n")
-	b.WriteString("FORMAT = " + lit(j.Format) + "\n\n")
+	b.WriteString("FORMAT = " + lit(j.Format) + "\n")
+	if j.Where != "" {
+		b.WriteString("WHERE = " + lit(j.Where) + "\n")
+	}
+	b.WriteString("\n")
 	b.WriteString("KAFKA = {\n")
 	for _, o := range j.options() {
 		b.WriteString("    " + lit(o[0]) + ": " + lit(o[1]) + ",\n")
@@ -214,7 +221,11 @@ df = None
 for r in READS:
     d = spark.read.format("kafka").options(**KAFKA).options(**r).load()
     df = d if df is None else df.unionByName(d)
-df.write.mode("errorifexists").format(FORMAT).save(OUTPUT)
+`)
+	if j.Where != "" {
+		b.WriteString("df = df.where(WHERE)\n")
+	}
+	b.WriteString(`df.write.mode("errorifexists").format(FORMAT).save(OUTPUT)
 spark.stop()
 `)
 	return b.String()
@@ -237,7 +248,11 @@ func (j Job) Scala() string {
 	b.WriteString("import org.apache.spark.sql.{DataFrame, SparkSession}\n\n")
 	b.WriteString("object KbatchReplay {\n")
 	b.WriteString("  val output = " + lit(j.Output) + "\n")
-	b.WriteString("  val format = " + lit(j.Format) + "\n\n")
+	b.WriteString("  val format = " + lit(j.Format) + "\n")
+	if j.Where != "" {
+		b.WriteString("  val where = " + lit(j.Where) + "\n")
+	}
+	b.WriteString("\n")
 	b.WriteString("  def kafka: Map[String, String] = {\n    var m = Map[String, String](\n")
 	for i, o := range j.options() {
 		sep := ","
@@ -273,7 +288,11 @@ func (j Job) Scala() string {
     val df: DataFrame = reads
       .map(r => spark.read.format("kafka").options(kafka).options(r).load())
       .reduce(_ unionByName _)
-    df.write.mode("errorifexists").format(format).save(output)
+`)
+	if j.Where != "" {
+		b.WriteString("      .where(where)\n")
+	}
+	b.WriteString(`    df.write.mode("errorifexists").format(format).save(output)
     spark.stop()
   }
 }

@@ -1,0 +1,114 @@
+package filter
+
+import (
+	"fmt"
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/kbatch-dev/kbatch/record"
+)
+
+// Where applies a Program to the records of a headless run (replay, a
+// --sink) and counts what it kept and what did not evaluate, for the one
+// line said at the end. It is safe for concurrent use.
+type Where struct {
+	p       *Program
+	dec     Decoder
+	seen    atomic.Int64
+	matched atomic.Int64
+	failed  atomic.Int64
+
+	mu       sync.Mutex
+	firstErr string // the first record that did not evaluate, and why
+}
+
+// NewWhere filters with p, decoding keys and values with dec (nil: none).
+func NewWhere(p *Program, dec Decoder) *Where { return &Where{p: p, dec: dec} }
+
+// Keep reports whether r matches; a record whose evaluation fails does not
+// and is counted.
+func (w *Where) Keep(r *record.Record) bool {
+	w.seen.Add(1)
+	ok, err := w.p.Match(r, w.dec)
+	if err != nil {
+		if w.failed.Add(1) == 1 {
+			w.mu.Lock()
+			w.firstErr = fmt.Sprintf("%s[%d]@%d: %s", r.Topic, r.Partition, r.Offset, err)
+			w.mu.Unlock()
+		}
+		return false
+	}
+	if ok {
+		w.matched.Add(1)
+	}
+	return ok
+}
+
+// parallelMin is the smallest slice Select splits over goroutines: below
+// it, starting them costs more than it saves.
+const parallelMin = 256
+
+// Select sets keep[i] to whether record at(i) matches, for i < n, as Keep
+// does; a large slice is split over GOMAXPROCS goroutines, as a filter
+// costs more than reading and writing a record (BENCHMARKS.md).
+func (w *Where) Select(n int, at func(int) *record.Record, keep []bool) {
+	workers := min(runtime.GOMAXPROCS(0), n/parallelMin)
+	if workers <= 1 {
+		for i := range n {
+			keep[i] = w.Keep(at(i))
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	per := (n + workers - 1) / workers
+	for lo := 0; lo < n; lo += per {
+		hi := min(lo+per, n)
+		wg.Go(func() {
+			for i := lo; i < hi; i++ {
+				keep[i] = w.Keep(at(i))
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// Counts are what Keep saw so far.
+func (w *Where) Counts() (seen, matched, failed int64) {
+	return w.seen.Load(), w.matched.Load(), w.failed.Load()
+}
+
+// Summary is the one line said at the end of a run, safe for a terminal:
+//
+//	--where: 12 of 1,000 records matched; 3 did not evaluate and count as no match (first payments[0]@17: no such key: amount)
+func (w *Where) Summary() string {
+	seen, matched, failed := w.Counts()
+	s := fmt.Sprintf("--where: %s of %s record%s matched", group(matched), group(seen), plural(seen))
+	if failed > 0 {
+		w.mu.Lock()
+		first := w.firstErr
+		w.mu.Unlock()
+		s += fmt.Sprintf("; %s did not evaluate and count as no match (first %s)", group(failed), first)
+	}
+	return record.String(s)
+}
+
+func plural(n int64) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// group writes n with thousands separators: 1,000,000.
+func group(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	if n < 0 {
+		return s
+	}
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
