@@ -118,13 +118,14 @@ func article(word string) string {
 	return "a"
 }
 
-// oneLine makes a CEL message one line that is safe on a terminal: the
-// message can quote the expression, which a user typed or pasted.
+// oneLine is the first line of a CEL message. It stays raw (it can quote
+// the expression, which a user typed or pasted): whoever prints it
+// escapes it, once.
 func oneLine(s string) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i]
 	}
-	return record.String(strings.TrimSpace(s))
+	return strings.TrimSpace(s)
 }
 
 // String is the expression as given.

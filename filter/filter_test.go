@@ -106,7 +106,7 @@ func TestCompileErrors(t *testing.T) {
 		{`offset + 1`, "the expression is an int, never a bool"},
 		{`headers["a"] == 1`, "column 14: found no matching overload for '_==_' applied to '(string, int)'"},
 		{`  `, "the expression is empty"},
-		{"value == \"\x1b[31m", "\\x1b"},
+		{"value == \"\x1b[31m", "\x1b[31m"},
 	} {
 		_, err := Compile(c.expr)
 		var ce *CompileError
@@ -114,9 +114,10 @@ func TestCompileErrors(t *testing.T) {
 			t.Errorf("%q: %v, want a CompileError", c.expr, err)
 			continue
 		}
+		// One line, raw: the printer escapes it once (record.String).
 		msg := ce.Error()
-		if !strings.Contains(msg, c.want) || strings.Contains(msg, "\n") || strings.Contains(msg, "\x1b") {
-			t.Errorf("%q: %q, want one safe line with %q", c.expr, msg, c.want)
+		if !strings.Contains(msg, c.want) || strings.Contains(msg, "\n") || strings.ContainsRune(record.String(msg), 0x1b) {
+			t.Errorf("%q: %q, want one line with %q, safe once escaped", c.expr, msg, c.want)
 		}
 	}
 }
