@@ -327,7 +327,7 @@ func (b *batchesPane) rangeLine(r offsets.BatchRange) string {
 }
 
 func (b *batchesPane) ShortHelp() []key.Binding {
-	return []key.Binding{b.keys.Enter, b.keys.Replay, b.keys.SparkExport, b.keys.Seek}
+	return []key.Binding{withHelp(b.keys.Enter, "all records"), b.keys.Replay, b.keys.SparkExport, b.keys.Seek}
 }
 
 func (b *batchesPane) FullHelp() [][]key.Binding {

@@ -301,6 +301,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.tailIn(msg)
 	case searchMsg:
 		return m, m.searchOutput(msg)
+	case pageMsg:
+		return m, m.pageIn(msg)
 	case schemaNotesMsg:
 		return m, m.schemaNotes(msg)
 	}
