@@ -275,7 +275,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, m.bridge.next(msg)
 	case tea.KeyPressMsg:
-		return m, m.key(msg)
+		return m, m.keys(msg) // keysplit.go
 	case tea.PasteMsg:
 		return m, m.paste(msg)
 	case closeViewMsg:
