@@ -103,7 +103,6 @@ func (b *batchesPane) measure(e *batchEntry) {
 // newest batch; otherwise (the user holds one, or reads the selected
 // batch's records: follow unset) it stays on the batch it was on.
 func (b *batchesPane) added(follow bool) {
-	follow = follow && !b.holding
 	if n := len(b.hist.newest(0).Ranges); n > b.maxRanges {
 		b.maxRanges = n
 		b.split()

@@ -53,6 +53,7 @@ func boundKey(keys *keyMap, ks string) bool {
 
 // keys handles a key press that may stand for several (splitEscapes).
 func (m *Model) keys(k tea.KeyPressMsg) tea.Cmd {
+	m.lastKey = m.now()
 	typing := m.records.list.capturing() || m.parts.pf.editing
 	if v := m.top(); v != nil {
 		typing = v.capturing()

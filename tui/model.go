@@ -145,6 +145,9 @@ type Model struct {
 	// seekSummaryUntil keeps S's summary in the status line over the
 	// seek events that follow it.
 	seekSummaryUntil time.Time
+	// lastKey is when the last key was pressed: a held batch is let go
+	// holdIdle after it (hold.go).
+	lastKey time.Time
 	// switchTo is the cluster profile chosen with c; Run returns it.
 	switchTo string
 }
