@@ -57,6 +57,7 @@ func (m *Model) started(e *consumer.Started) {
 		s.topics = e.Topics
 	}
 	m.records.list.topics = len(s.topics) > 1
+	m.c.multiTopic = len(s.topics) > 1
 	if e.Redelivering != nil {
 		s.redeliveringID = e.Redelivering.ID
 	}

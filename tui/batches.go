@@ -313,13 +313,13 @@ func (b *batchesPane) rangeLines(n int) []string {
 // drops the words "records" and "jump:" before the jump's reason is cut.
 func (b *batchesPane) rangeLine(r offsets.BatchRange) string {
 	part := EscapeString(r.Partition.String())
-	s := fmt.Sprintf("  %s %d → %d (%s)", part, r.From, r.Until, plural(r.Records, "record", "records"))
+	s := fmt.Sprintf("  %s %d → %d · %s", part, r.From, r.Until, plural(r.Records, "record", "records"))
 	if r.Jump == "" {
 		return s
 	}
 	jump := "  * jump: " + EscapeString(r.Jump)
 	if lipgloss.Width(s+jump) > b.width {
-		s = fmt.Sprintf("  %s %d → %d (%d)", part, r.From, r.Until, r.Records)
+		s = fmt.Sprintf("  %s %d → %d · %d", part, r.From, r.Until, r.Records)
 		jump = "  * " + EscapeString(r.Jump)
 	}
 	return s + b.theme.warn.Render(jump)

@@ -198,7 +198,7 @@ func TestSamplesPaneNamesTheWholeBatch(t *testing.T) {
 	rd := &logReplayer{}
 	m, _ := newTestModel(t, 140, 40, Options{Replayer: rd})
 	feed(m, started(2), bigBatch(6000, 300))
-	mustContain(t, screen(m), "Records · batch 1 · 5 of 6300 samples · b all records")
+	mustContain(t, screen(m), "Records · batch 1 · 5 of 6300 records sampled · b all records")
 	run(m, press(m, "3", "b"))
 	if _, ok := m.top().(*recordsView); !ok {
 		t.Fatalf("b in the records pane opened %T", m.top())

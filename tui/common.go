@@ -14,6 +14,9 @@ type common struct {
 	loc   *time.Location
 	// schemas decodes keys and values with a schema; nil without one.
 	schemas *decoding
+	// multiTopic is set for a stream of several topics: every record list
+	// names partitions topic[p], whatever topics its records hold.
+	multiTopic bool
 }
 
 // navKeys handles list movement for a cursor; it reports whether msg was

@@ -3,7 +3,6 @@ package tui
 import (
 	"fmt"
 	"slices"
-	"strconv"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -72,7 +71,7 @@ func (v *tailView) title() string {
 	if v.paused {
 		s = "Tail · paused, stream runs (space: follow)"
 	}
-	s += fmt.Sprintf(" · %s kept of the last %s", strconv.Itoa(len(v.list.all)), strconv.Itoa(v.ring.max))
+	s += fmt.Sprintf(" · %d of %d records kept", len(v.list.all), v.ring.max)
 	if v.ring.lost > 0 {
 		s += fmt.Sprintf(" · %d not shown (the screen fell behind)", v.ring.lost)
 	}
