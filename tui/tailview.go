@@ -6,6 +6,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // tailView is t: every record as the stream reads it, newest at the
@@ -107,8 +108,12 @@ func (v *tailView) Update(msg tea.Msg) tea.Cmd {
 }
 
 func (v *tailView) View() string {
-	head := v.theme.dim.Render(fmt.Sprintf("every record as read, before it is in a batch · %d read since the view opened", v.ring.total))
-	return head + "\n" + v.list.View()
+	// The long line when it fits, else the short one (80 columns).
+	head := fmt.Sprintf("every record as read, before it is in a batch · %d read since the view opened", v.ring.total)
+	if ansi.StringWidth(head) > v.width {
+		head = fmt.Sprintf("records as read, before batches · %d read since opened", v.ring.total)
+	}
+	return v.theme.dim.Render(head) + "\n" + v.list.View()
 }
 
 func (v *tailView) back() bool { return v.list.back() }
