@@ -63,6 +63,9 @@ type recordsView struct {
 	width   int
 	height  int
 	read    func(id, req int, dir pageDir, pos pagePos) tea.Cmd
+	// about describes a partition's replicas and settings (enter on a
+	// partition); "" until known.
+	about string
 }
 
 func newRecordsView(c *common, id int, name string, batch *batchEntry, ranges []offsets.Range, read func(id, req int, dir pageDir, pos pagePos) tea.Cmd) *recordsView {
@@ -256,6 +259,9 @@ func (v *recordsView) headLines() []string {
 		if n, ok := v.counts[r.Partition]; ok {
 			line += " · " + plural(n, "record", "records")
 		}
+		if v.about != "" {
+			line += v.theme.dim.Render(" · " + v.about)
+		}
 		out = append(out, line)
 	}
 	if n := v.rangeRows(); len(out) > n {
@@ -405,5 +411,33 @@ func (m *Model) enterPartition() tea.Cmd {
 		return nil
 	}
 	rg := offsets.Range{Partition: st.Partition, From: st.LogStart, Until: st.HighWatermark}
-	return m.openRecords(EscapeString(st.Partition.String()), nil, []offsets.Range{rg})
+	cmd := m.openRecords(EscapeString(st.Partition.String()), nil, []offsets.Range{rg})
+	describe, ctx, id := m.opts.DescribePartition, m.ctx, m.nextID
+	if describe == nil {
+		return cmd
+	}
+	return tea.Batch(cmd, func() tea.Msg {
+		text, err := describe(ctx, st.Partition)
+		return describedMsg{id: id, text: text, err: err}
+	})
+}
+
+// describedMsg is a partition's description for the records view id.
+type describedMsg struct {
+	id   int
+	text string
+	err  error
+}
+
+// described puts a partition's description in its records view's head.
+func (m *Model) described(msg describedMsg) {
+	for _, v := range m.views {
+		if rv, ok := v.(*recordsView); ok && rv.id == msg.id {
+			rv.about = EscapeString(msg.text)
+			if msg.err != nil {
+				rv.about = "replicas and settings unknown: " + EscapeString(msg.err.Error())
+			}
+			rv.SetSize(rv.width, rv.height)
+		}
+	}
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"testing"
 
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/kbatch-dev/kbatch/consumer"
 	"github.com/kbatch-dev/kbatch/offsets"
 	krecord "github.com/kbatch-dev/kbatch/record"
@@ -214,4 +216,35 @@ func TestSamplesPaneNamesTheWholeBatch(t *testing.T) {
 		t.Fatalf("partition records over %v, want events[0] %d → %d", got, st.LogStart, st.HighWatermark)
 	}
 	mustContain(t, screen(m), "events[0] · all records · events[0] @ 0")
+}
+
+// enter on a partition says its replicas and settings beside its range,
+// as kbatch topics does.
+func TestPartitionRecordsSayReplicasAndSettings(t *testing.T) {
+	m, _ := newTestModel(t, 140, 40, Options{Replayer: &logReplayer{},
+		DescribePartition: func(_ context.Context, p offsets.Partition) (string, error) {
+			return "replicas 1,2,3 · isr 1,3 · cleanup.policy compact · retention forever (" + p.String() + ")", nil
+		}})
+	feed(m, started(2), bigBatch(60, 0))
+	runAll(m, press(m, "1", "enter"))
+	mustContain(t, screen(m), "events[0] 0 → 60 · replicas 1,2,3 · isr 1,3 · cleanup.policy compact · retention forever (events[0])")
+}
+
+// runAll is run that also follows the commands of a tea.Batch.
+func runAll(m *Model, cmd tea.Cmd) {
+	if cmd == nil {
+		return
+	}
+	msg := cmd()
+	if b, ok := msg.(tea.BatchMsg); ok {
+		for _, c := range b {
+			runAll(m, c)
+		}
+		return
+	}
+	if msg == nil {
+		return
+	}
+	_, next := m.Update(msg)
+	runAll(m, next)
 }

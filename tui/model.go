@@ -66,6 +66,10 @@ type Options struct {
 	// and what went wrong.
 	Decoder     Decoder
 	SchemaNotes *SchemaNotes
+	// DescribePartition, when set, says in one line what kbatch topics
+	// says of a partition beyond its offsets (replicas, ISR, cleanup
+	// policy, retention), for the head of its records view.
+	DescribePartition func(ctx context.Context, p offsets.Partition) (string, error)
 }
 
 // pane is one of the four panes of the main screen.
@@ -306,6 +310,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.searchOutput(msg)
 	case pageMsg:
 		return m, m.pageIn(msg)
+	case describedMsg:
+		m.described(msg)
+		return m, nil
 	case schemaNotesMsg:
 		return m, m.schemaNotes(msg)
 	}
