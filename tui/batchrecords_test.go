@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"sync"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
@@ -15,21 +16,23 @@ import (
 // logReplayer serves the records of a log held in the test: every offset
 // for which has returns true holds a record (false: compacted away or a
 // transaction marker). It hands them out in chunks of 64, as fetches do,
-// and counts the records it emitted.
+// and counts the records it emitted. Reads may run at once (G pressed
+// while the first page is read).
 type logReplayer struct {
 	has     func(p offsets.Partition, off int64) bool
+	mu      sync.Mutex
 	emitted int
-	reads   int
 }
 
 func (r *logReplayer) Plan(context.Context, []string) ([]ReplayTask, error) { return nil, nil }
 
 func (r *logReplayer) Read(ctx context.Context, tasks []ReplayTask, emit func(ReplayChunk) error) error {
-	r.reads++
 	for i, t := range tasks {
 		var recs []*krecord.Record
 		flush := func(next int64) error {
+			r.mu.Lock()
 			r.emitted += len(recs)
+			r.mu.Unlock()
 			err := emit(ReplayChunk{Task: i, Records: recs, Next: next})
 			recs = nil
 			return err
@@ -189,6 +192,8 @@ func TestBatchRecordsReadOnlyAPage(t *testing.T) {
 	if len(v.list.all) != pageRecords {
 		t.Fatalf("first page holds %d records, want %d", len(v.list.all), pageRecords)
 	}
+	rd.mu.Lock()
+	defer rd.mu.Unlock()
 	if rd.emitted > pageRecords+64 {
 		t.Fatalf("the first page read %d records from the broker", rd.emitted)
 	}

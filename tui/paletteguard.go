@@ -17,7 +17,7 @@ func (m *Model) cannotRun(field string) string {
 	switch field {
 	case "Ack", "Step":
 		if !m.opts.ManualAck {
-			return "works with --ack manual: batches then wait for a key"
+			return "needs --ack manual (batches then wait for a)"
 		}
 		if field == "Ack" && !m.stream.waiting {
 			return "no batch waits for its ack"
@@ -35,7 +35,7 @@ func (m *Model) cannotRun(field string) string {
 		}
 	case "Write":
 		if !inReplay {
-			return "writes a replay's records: open one with r first"
+			return "in the replay view (r opens one)"
 		}
 	case "Decoded":
 		if !inRecord {
@@ -55,7 +55,7 @@ func (m *Model) cannotRun(field string) string {
 		}
 	case "Copy":
 		if m.selectedRecord() == nil {
-			return "select a record first (records pane, a list or a detail)"
+			return "select a record first"
 		}
 	case "Edit":
 		if m.opts.Writer == nil {

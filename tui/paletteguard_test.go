@@ -15,17 +15,17 @@ func TestPaletteGreysWhatCannotRun(t *testing.T) {
 	feed(m, started(2), batchEv(1, 2, 10, offsets.StateAcked))
 	press(m, ":")
 	typeText(m, "ack batch")
-	mustContain(t, screen(m), "ack batch · works with --ack manual")
+	mustContain(t, screen(m), "ack batch · needs --ack manual")
 	run(m, press(m, "enter"))
 	if m.top() != nil {
 		t.Fatalf("choosing ack left %T open", m.top())
 	}
-	mustContain(t, screen(m), "a: works with --ack manual")
+	mustContain(t, screen(m), "a: needs --ack manual")
 	press(m, ":")
 	typeText(m, "write file")
-	mustContain(t, screen(m), "write file · writes a replay's records: open one with r first")
+	mustContain(t, screen(m), "write file · in the replay view (r opens one)")
 	run(m, press(m, "enter"))
-	mustContain(t, screen(m), "w: writes a replay's records")
+	mustContain(t, screen(m), "w: in the replay view (r opens one)")
 	if calls := fs.Calls(); len(calls) != 0 {
 		t.Fatalf("greyed actions drove the stream: %v", calls)
 	}
@@ -51,7 +51,7 @@ func TestPaletteGreysWhatCannotRun(t *testing.T) {
 	press(m2, ":")
 	typeText(m2, "write file")
 	s := screen(m2)
-	if !strings.Contains(s, "write file") || strings.Contains(s, "open one with r first") {
+	if !strings.Contains(s, "write file") || strings.Contains(s, "r opens one") {
 		t.Fatalf("in the replay view the palette still greys w:\n%s", s)
 	}
 }
