@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -323,8 +324,9 @@ func TestTopicsCommand(t *testing.T) {
 	}
 	for i, wantHW := range []string{"7", "0", "2"} {
 		f := strings.Fields(lines[i+1])
-		// TOPIC PARTITIONS PARTITION LOG-START HIGH-WATERMARK LEADER-ID LEADER-ADDR
-		if len(f) != 7 || f[0] != topic || f[1] != "3" || f[2] != strconv.Itoa(i) || f[3] != "0" || f[4] != wantHW {
+		// TOPIC PARTITIONS PARTITION LOG-START HIGH-WATERMARK CLEANUP RETENTION REPLICAS ISR LEADER-ID LEADER-ADDR
+		if len(f) != 11 || f[0] != topic || f[1] != "3" || f[2] != strconv.Itoa(i) || f[3] != "0" || f[4] != wantHW ||
+			f[5] != "delete" || f[6] != "7d" || f[7] == "-" || f[8] == "-" || !strings.Contains(","+f[7]+",", ","+f[9]+",") {
 			t.Errorf("row %d: %q", i, lines[i+1])
 		}
 	}
@@ -337,6 +339,14 @@ func TestTopicsCommand(t *testing.T) {
 			if ti.PartitionCount != 3 || len(ti.Partitions) != 3 || ti.Partitions[0].HighWatermark != 7 || ti.Partitions[0].Leader < 0 || ti.Partitions[0].LeaderAddr == "" {
 				t.Errorf("topic %+v", ti)
 			}
+			if ti.CleanupPolicy != "delete" || ti.RetentionMs == nil || *ti.RetentionMs != 7*24*3600*1000 || ti.RetentionBytes == nil || *ti.RetentionBytes != -1 {
+				t.Errorf("topic %s settings: cleanup %q, retention %v ms, %v bytes", ti.Topic, ti.CleanupPolicy, ti.RetentionMs, ti.RetentionBytes)
+			}
+			for _, p := range ti.Partitions {
+				if len(p.Replicas) == 0 || len(p.ISR) == 0 || !slices.Contains(p.Replicas, p.Leader) {
+					t.Errorf("partition %d: replicas %v, isr %v, leader %d", p.Partition, p.Replicas, p.ISR, p.Leader)
+				}
+			}
 		}
 		if strings.HasPrefix(ti.Topic, "__") {
 			t.Errorf("internal topic %s listed without --all", ti.Topic)
@@ -344,5 +354,13 @@ func TestTopicsCommand(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("topic %s missing from --json", topic)
+	}
+
+	// A compacted topic with a day's retention says so.
+	compact, day := "compact", "86400000"
+	ct := kc.TopicWith("topicscompact", 1, map[string]*string{"cleanup.policy": &compact, "retention.ms": &day})
+	r = execKbatch(t, nil, "topics", "-b", b, ct)
+	if f := strings.Fields(strings.Split(r.stdout, "\n")[1]); r.code != 0 || len(f) < 7 || f[5] != "compact" || f[6] != "1d" {
+		t.Errorf("compacted topic (exit %d): %q", r.code, r.stdout)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -20,11 +21,15 @@ func newTopicsCommand(g *globalOptions) *cobra.Command {
 	var asJSON, all bool
 	cmd := &cobra.Command{
 		Use:   "topics [TOPIC...]",
-		Short: "List topics with their partitions, log start, high watermark and leader",
+		Short: "List topics with their partitions, offsets, replicas, leader, cleanup policy and retention",
 		Long: `topics lists the cluster's topics (or the named ones), one line per
-partition: the partition count, the log start offset, the high watermark
-and the leader broker. Offsets are asked for with one ListOffsets request
-per broker, so it stays quick on big clusters.
+partition: the partition count, the log start offset, the high watermark,
+the replica brokers and those in sync (ISR), the leader broker, and the
+topic's cleanup.policy and retention (retention.ms, and retention.bytes
+when set): a compacted topic has offsets that hold no record, retention
+moves the log start. Offsets are asked for with one ListOffsets request
+per broker and the settings with one DescribeConfigs request, so it stays
+quick on big clusters.
 
 Internal topics (names starting with "__") are left out unless --all or
 named.`,
@@ -42,8 +47,14 @@ named.`,
 
 // topicInfo is one topic of `kbatch topics --json`.
 type topicInfo struct {
-	Topic          string          `json:"topic"`
-	PartitionCount int             `json:"partition_count"`
+	Topic          string `json:"topic"`
+	PartitionCount int    `json:"partition_count"`
+	// CleanupPolicy, RetentionMs and RetentionBytes are the topic's
+	// cleanup.policy, retention.ms and retention.bytes (-1: no limit);
+	// absent when the cluster did not say (no DESCRIBE_CONFIGS right).
+	CleanupPolicy  string          `json:"cleanup_policy,omitempty"`
+	RetentionMs    *int64          `json:"retention_ms,omitempty"`
+	RetentionBytes *int64          `json:"retention_bytes,omitempty"`
 	Partitions     []partitionInfo `json:"partitions"`
 }
 
@@ -55,6 +66,9 @@ type partitionInfo struct {
 	HighWatermark int64  `json:"high_watermark"`
 	Leader        int32  `json:"leader"`
 	LeaderAddr    string `json:"leader_addr,omitempty"`
+	// Replicas are the replica brokers' ids, ISR those in sync.
+	Replicas []int32 `json:"replicas"`
+	ISR      []int32 `json:"isr"`
 }
 
 func runTopics(g *globalOptions, names []string, all, asJSON bool, stdout io.Writer) error {
@@ -85,6 +99,17 @@ func runTopics(g *globalOptions, names []string, all, asJSON bool, stdout io.Wri
 		return err
 	}
 	infos := collectTopics(client, parts, bounds)
+	// Settings are extra: a user without the DESCRIBE_CONFIGS right still
+	// gets the offsets, and stderr says what is missing.
+	settings, serr := kafka.ListTopicSettings(client, topics)
+	if serr != nil {
+		g.warn("cleanup.policy and retention not shown for some topics: " + serr.Error())
+	}
+	for i := range infos {
+		if s, ok := settings[infos[i].Topic]; ok {
+			infos[i].CleanupPolicy, infos[i].RetentionMs, infos[i].RetentionBytes = s.CleanupPolicy, &s.RetentionMs, &s.RetentionBytes
+		}
+	}
 	if asJSON {
 		if infos == nil {
 			infos = []topicInfo{}
@@ -145,6 +170,13 @@ func collectTopics(client *kafka.Client, parts []offsets.Partition, bounds map[o
 		if leader, err := client.Leader(p); err == nil {
 			pi.Leader, pi.LeaderAddr = leader.ID, leader.Addr
 		}
+		pi.Replicas, pi.ISR, _ = client.Replicas(p)
+		if pi.Replicas == nil {
+			pi.Replicas = []int32{}
+		}
+		if pi.ISR == nil {
+			pi.ISR = []int32{}
+		}
 		t := &out[len(out)-1]
 		t.Partitions = append(t.Partitions, pi)
 		t.PartitionCount = len(t.Partitions)
@@ -156,15 +188,53 @@ func collectTopics(client *kafka.Client, parts []offsets.Partition, bounds map[o
 // well; broker addresses come from the cluster and are escaped.
 func writeTopicsTable(w io.Writer, infos []topicInfo) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "TOPIC\tPARTITIONS\tPARTITION\tLOG START\tHIGH WATERMARK\tLEADER")
+	fmt.Fprintln(tw, "TOPIC\tPARTITIONS\tPARTITION\tLOG START\tHIGH WATERMARK\tCLEANUP\tRETENTION\tREPLICAS\tISR\tLEADER")
 	for _, t := range infos {
+		cleanup, retention := "?", "?"
+		if t.CleanupPolicy != "" {
+			cleanup = record.String(t.CleanupPolicy)
+		}
+		if t.RetentionMs != nil && t.RetentionBytes != nil {
+			retention = retentionText(*t.RetentionMs, *t.RetentionBytes)
+		}
 		for _, p := range t.Partitions {
 			leader := "none"
 			if p.Leader >= 0 {
 				leader = strconv.Itoa(int(p.Leader)) + " " + record.String(p.LeaderAddr)
 			}
-			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\n", record.String(t.Topic), t.PartitionCount, p.Partition, p.LogStart, p.HighWatermark, leader)
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\n", record.String(t.Topic), t.PartitionCount, p.Partition,
+				p.LogStart, p.HighWatermark, cleanup, retention, brokerList(p.Replicas), brokerList(p.ISR), leader)
 		}
 	}
 	return tw.Flush()
+}
+
+// retentionText is retention.ms and retention.bytes in one cell: "7d",
+// "36h", "forever", "7d/1GiB" (whichever limit comes first).
+func retentionText(ms, bytes int64) string {
+	s := "forever"
+	switch {
+	case ms >= 0 && ms%(24*3600*1000) == 0 && ms > 0:
+		s = strconv.FormatInt(ms/(24*3600*1000), 10) + "d"
+	case ms >= 0 && ms%(3600*1000) == 0 && ms > 0:
+		s = strconv.FormatInt(ms/(3600*1000), 10) + "h"
+	case ms >= 0:
+		s = (time.Duration(ms) * time.Millisecond).String()
+	}
+	if bytes >= 0 {
+		s += "/" + strings.ReplaceAll(record.FormatSize(bytes), " ", "")
+	}
+	return s
+}
+
+// brokerList is broker ids as "1,2,3", "-" for none.
+func brokerList(ids []int32) string {
+	if len(ids) == 0 {
+		return "-"
+	}
+	s := make([]string, len(ids))
+	for i, id := range ids {
+		s[i] = strconv.Itoa(int(id))
+	}
+	return strings.Join(s, ",")
 }

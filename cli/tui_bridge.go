@@ -50,6 +50,8 @@ func runTUI(ctx context.Context, stream *consumer.Stream, cfg consumer.Config, g
 		ProbeProfile: g.probeProfile,
 		Decoder:      sd.decoder(),
 		SchemaNotes:  sd.notes,
+		// describe_partition.go
+		DescribePartition: describePartition(cfg.Client),
 	})
 }
 

@@ -149,6 +149,8 @@ func TestTUIProduceGroupsSwitchInTmux(t *testing.T) {
 
 	tm.keys("p")
 	tm.waitFor("the produce form", func(s string) bool { return strings.Contains(s, "Produce a record") })
+	tm.keys("Tab", "Tab") // from the topic, where the focus starts, to the key
+	tm.waitFor("the key field", func(s string) bool { return strings.Contains(s, "> key") })
 	tm.tmux("send-keys", "-t", "kbatch", "-l", "k1")
 	tm.keys("Tab")
 	tm.tmux("send-keys", "-t", "kbatch", "-l", "v1")

@@ -187,34 +187,20 @@ func (c *Client) SetProducerMaxMessageBytes(n int32) {
 // topicConfig is the value of topic's configuration name (ok: listed),
 // from a DescribeConfigs request to the least loaded broker.
 func (c *Client) topicConfig(topic, name string) (string, bool, error) {
-	b := c.sc.LeastLoadedBroker()
-	if b == nil {
-		return "", false, sarama.ErrOutOfBrokers
-	}
-	req := &sarama.DescribeConfigsRequest{Resources: []*sarama.ConfigResource{
-		{Type: sarama.TopicResource, Name: topic, ConfigNames: []string{name}}}}
-	if c.sc.Config().Version.IsAtLeast(sarama.V1_1_0_0) {
-		req.Version = 1
-	}
-	resp, err := b.DescribeConfigs(req)
+	answer, err := c.describeTopicConfigs([]string{topic}, []string{name})
 	if err != nil {
+		var kerr sarama.KError
+		if errors.As(err, &kerr) {
+			return "", false, kerr
+		}
 		return "", false, err
 	}
-	for _, res := range resp.Resources {
-		if res.Name != topic {
-			continue
-		}
-		if res.ErrorCode != 0 {
-			return "", false, sarama.KError(res.ErrorCode)
-		}
-		for _, cfg := range res.Configs {
-			if cfg.Name == name {
-				return cfg.Value, true, nil
-			}
-		}
-		return "", false, nil
+	cfg, ok := answer[topic]
+	if !ok {
+		return "", false, errors.New("no answer for the topic")
 	}
-	return "", false, errors.New("no answer for the topic")
+	v, ok := cfg[name]
+	return v, ok, nil
 }
 
 // Partition errors a caller tells apart (errors.Is); Retriable names the

@@ -106,13 +106,13 @@ func TestDecodeRecordsPartialAndTimes(t *testing.T) {
 
 	b := tbatch{First: 0, LastDelta: 1, FirstTS: 1000, MaxTS: 1001, Records: []trec{{OffsetDelta: 0}, {OffsetDelta: 1, TimestampDelta: 1}}}
 	d, _ = DecodeRecords(b.Encode(), nil, tp, 0, 2, false)
-	if got := d.Msgs[1].Timestamp; !got.Equal(time.UnixMilli(1001)) {
-		t.Errorf("create time %v, want first timestamp + delta", got)
+	if got := d.Msgs[1].Timestamp; !got.Equal(time.UnixMilli(1001)) || d.Msgs[1].LogAppendTime {
+		t.Errorf("create time %v (log append %t), want first timestamp + delta", got, d.Msgs[1].LogAppendTime)
 	}
 	b.LogAppend, b.MaxTS = true, 5000
 	d, _ = DecodeRecords(b.Encode(), nil, tp, 0, 2, false)
-	if got := d.Msgs[0].Timestamp; !got.Equal(time.UnixMilli(5000)) {
-		t.Errorf("log append time %v, want the batch's max timestamp", got)
+	if got := d.Msgs[0].Timestamp; !got.Equal(time.UnixMilli(5000)) || !d.Msgs[0].LogAppendTime {
+		t.Errorf("log append time %v (log append %t), want the batch's max timestamp", got, d.Msgs[0].LogAppendTime)
 	}
 }
 

@@ -319,6 +319,7 @@ func (d *Block) decodeBatch(b *batch, in []byte, hs *headerSlab, p offsets.Parti
 		if b.logAppend {
 			t = b.maxTS
 		}
+		m.LogAppendTime = b.logAppend
 		if t >= 0 {
 			m.Timestamp = time.UnixMilli(t)
 		}
@@ -444,7 +445,7 @@ func (d *Block) decodeLegacy(in []byte, p offsets.Partition, pos, until int64, m
 	pos = max(pos, d.Next) // as for record batches: no offset twice
 	if m.codec == 0 {
 		d.Batches++
-		return d.addLegacy(m, m.offset, m.ts, p, pos, until), nil
+		return d.addLegacy(m, m.offset, m.ts, m.magic >= 1 && m.logAppend, p, pos, until), nil
 	}
 	compressed := m.value
 	if m.magic == 0 && m.codec == codecLZ4 {
@@ -487,16 +488,17 @@ func (d *Block) decodeLegacy(in []byte, p offsets.Partition, pos, until int64, m
 		if m.magic >= 1 && m.logAppend {
 			ts = m.ts
 		}
-		if d.addLegacy(im, o, ts, p, pos, until) {
+		if d.addLegacy(im, o, ts, m.magic >= 1 && m.logAppend, p, pos, until) {
 			return true, nil
 		}
 	}
 	return false, nil
 }
 
-// addLegacy adds the legacy message m at offset o when in [pos, until);
-// it reports whether until was reached.
-func (d *Block) addLegacy(m message, o int64, ts time.Time, p offsets.Partition, pos, until int64) bool {
+// addLegacy adds the legacy message m at offset o when in [pos, until),
+// with timestamp ts (the broker's when logAppend); it reports whether
+// until was reached.
+func (d *Block) addLegacy(m message, o int64, ts time.Time, logAppend bool, p offsets.Partition, pos, until int64) bool {
 	d.Next = max(d.Next, offsets.Next(o))
 	if o < pos {
 		return false
@@ -505,7 +507,7 @@ func (d *Block) addLegacy(m message, o int64, ts time.Time, p offsets.Partition,
 		return true
 	}
 	r := d.grow()
-	r.Topic, r.Partition, r.Offset, r.Timestamp = p.Topic, p.Partition, o, ts
+	r.Topic, r.Partition, r.Offset, r.Timestamp, r.LogAppendTime = p.Topic, p.Partition, o, ts, logAppend
 	r.Key, r.Value = m.key, m.value
 	d.Bytes += r.Bytes()
 	return false

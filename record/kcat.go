@@ -17,12 +17,12 @@ type Appender interface {
 // KcatEncoder writes records in the shape of kcat -J (kcat 1.7), so kcat
 // and jq recipes carry over:
 //
-//	{"topic":"events","partition":0,"offset":51,"tstype":"unknown","ts":1795946400123,"broker":-1,"headers":["source","web"],"key":"user-7","payload":"{\"seq\":51}"}
+//	{"topic":"events","partition":0,"offset":51,"tstype":"create","ts":1795946400123,"broker":-1,"headers":["source","web"],"key":"user-7","payload":"{\"seq\":51}"}
 //
-// Fields and order are kcat's. Where kbatch knows less than librdkafka it
-// says so in kcat's own words: tstype is "unknown" (the decoder keeps the
-// timestamp, with a log-append time already applied, not its type), and
-// broker is the partition's leader as Leader tells it when the record is
+// Fields and order are kcat's. tstype is the batch's timestamp type as
+// kcat writes it: "create" (CreateTime, the producer's) or "logappend"
+// (LogAppendTime, the broker's). Where kbatch knows less than librdkafka it
+// says so in kcat's own words: broker is the partition's leader as Leader tells it when the record is
 // written (kcat: the broker that served the fetch), -1 without Leader or
 // when it does not know. tstype and ts are left out, as kcat does, for a
 // record without a timestamp (message format v0); headers only when the
@@ -68,7 +68,11 @@ func (e *KcatEncoder) append(buf []byte, m *Record, aborted bool) []byte {
 	buf = append(buf, `,"offset":`...)
 	buf = strconv.AppendInt(buf, m.Offset, 10)
 	if !m.Timestamp.IsZero() {
-		buf = append(buf, `,"tstype":"unknown","ts":`...)
+		tstype := `,"tstype":"create","ts":`
+		if m.LogAppendTime {
+			tstype = `,"tstype":"logappend","ts":`
+		}
+		buf = append(buf, tstype...)
 		buf = strconv.AppendInt(buf, m.Timestamp.UnixMilli(), 10)
 	}
 	buf = append(buf, `,"broker":`...)

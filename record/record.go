@@ -21,8 +21,12 @@ type Record struct {
 	// Timestamp is the record's time, with a log-append time already
 	// applied; zero for message format v0, which has none.
 	Timestamp time.Time
-	Key       []byte
-	Value     []byte
+	// LogAppendTime is set when Timestamp is the broker's (the batch's
+	// timestamp type is LogAppendTime, message.timestamp.type on the
+	// topic), unset when it is the producer's (CreateTime).
+	LogAppendTime bool
+	Key           []byte
+	Value         []byte
 	// Headers are never nil entries. They are pointers so that a decoder
 	// can hand on the headers it decoded without copying them.
 	Headers []*Header

@@ -44,8 +44,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# freeze-ansi restates tmux's capture so freeze draws it as a terminal does.
+# freeze-ansi restates tmux's capture so freeze draws it as a terminal does;
+# pngtext checks that every picture has its text drawn (freeze draws none,
+# and exits 0, when it does not find the font family).
 go build -o "$work/freeze-ansi" scripts/freeze-ansi.go
+go build -o "$work/pngtext" scripts/pngtext.go
 printf 'set -g status off\n' >"$work/tmux.conf"
 
 tm() { tmux -S "$sock" "$@"; }
@@ -83,7 +86,14 @@ shot() {
   "$work/freeze-ansi" <"$work/$1.ansi" >"$work/$1.freeze.ansi"
   local png="$work/png/$1.png"
   # A monospace font by name: freeze's fallback is proportional on some machines.
-  "$FREEZE_BIN" "$work/$1.freeze.ansi" --language ansi --font.family "$FONT" --font.size 7 --output "$png" >/dev/null
+  # freeze's own rasterizer crashes on some machines; rsvg-convert (apt-get
+  # install librsvg2-bin) then draws freeze's SVG.
+  if ! "$FREEZE_BIN" "$work/$1.freeze.ansi" --language ansi --font.family "$FONT" --font.size 7 --output "$png" >/dev/null 2>"$work/freeze.err"; then
+    command -v rsvg-convert >/dev/null || { cat "$work/freeze.err" >&2; die "freeze failed on $1 (and rsvg-convert is missing)"; }
+    "$FREEZE_BIN" "$work/$1.freeze.ansi" --language ansi --font.family "$FONT" --font.size 7 --output "$work/$1.svg" >/dev/null
+    rsvg-convert --zoom 2 "$work/$1.svg" -o "$png"
+  fi
+  "$work/pngtext" "$png" || die "$1.png has no text: is the font \"$FONT\" installed (fc-list)? SCREENSHOT_FONT names another"
   if command -v pngquant >/dev/null; then
     pngquant --force --skip-if-larger --quality 60-90 --speed 1 --output "$png" "$png" || true
   fi
@@ -163,7 +173,7 @@ for _ in $(seq 12); do
   type_text maintenance
   keys Enter
   wait_for '/ maintenance' "the filter"
-  if screen | grep -Eq '\(([1-9][0-9]*) of [0-9]+; esc clears\)'; then
+  if screen | grep -Eq '\(([1-9][0-9]*) of [0-9]+ records?; esc clears\)'; then
     found=1
     break
   fi

@@ -30,13 +30,8 @@ func (m *Model) apply(evs []consumer.Event) {
 		}
 	}
 	if batchAdded {
-		// Follow new batches unless the user is reading the samples of
-		// the one selected.
-		_, reading := m.top().(*textView)
-		if _, rec := m.top().(*recordView); rec {
-			reading = true
-		}
-		m.batches.added(m.focus != focusRecords && !reading)
+		// Follow new batches unless the user holds one (hold.go).
+		m.batches.added(m.followBatches())
 		m.records.show(m.batches.selected())
 	}
 	if len(m.parts.rows) != rows || m.parts.pf.query != "" || (m.wide() && m.batches.naturalWidth() != m.laidOutBatchesW) {
@@ -63,6 +58,7 @@ func (m *Model) started(e *consumer.Started) {
 		s.topics = e.Topics
 	}
 	m.records.list.topics = len(s.topics) > 1
+	m.c.multiTopic = len(s.topics) > 1
 	if e.Redelivering != nil {
 		s.redeliveringID = e.Redelivering.ID
 	}

@@ -104,7 +104,6 @@ func (b *batchesPane) measure(e *batchEntry) {
 // newest batch; otherwise (the user holds one, or reads the selected
 // batch's records: follow unset) it stays on the batch it was on.
 func (b *batchesPane) added(follow bool) {
-	follow = follow && !b.holding
 	if n := len(b.hist.newest(0).Ranges); n > b.maxRanges {
 		b.maxRanges = n
 		b.split()
@@ -315,20 +314,20 @@ func (b *batchesPane) rangeLines(n int) []string {
 // drops the words "records" and "jump:" before the jump's reason is cut.
 func (b *batchesPane) rangeLine(r offsets.BatchRange) string {
 	part := krecord.String(r.Partition.String())
-	s := fmt.Sprintf("  %s %d → %d (%s)", part, r.From, r.Until, plural(r.Records, "record", "records"))
+	s := fmt.Sprintf("  %s %d → %d · %s", part, r.From, r.Until, plural(r.Records, "record", "records"))
 	if r.Jump == "" {
 		return s
 	}
 	jump := "  * jump: " + krecord.String(r.Jump)
 	if lipgloss.Width(s+jump) > b.width {
-		s = fmt.Sprintf("  %s %d → %d (%d)", part, r.From, r.Until, r.Records)
+		s = fmt.Sprintf("  %s %d → %d · %d", part, r.From, r.Until, r.Records)
 		jump = "  * " + krecord.String(r.Jump)
 	}
 	return s + b.theme.warn.Render(jump)
 }
 
 func (b *batchesPane) ShortHelp() []key.Binding {
-	return []key.Binding{b.keys.Enter, b.keys.Replay, b.keys.SparkExport, b.keys.Seek}
+	return []key.Binding{withHelp(b.keys.Enter, "all records"), b.keys.Replay, b.keys.SparkExport, b.keys.Seek}
 }
 
 func (b *batchesPane) FullHelp() [][]key.Binding {

@@ -50,7 +50,7 @@ func (m *Model) headerLead() string {
 	case s.paused:
 		badges = append(badges, t.badgePaused.Render("PAUSED"))
 	default:
-		badges = append(badges, t.badgeLive.Render("LIVE"))
+		badges = append(badges, m.liveBadge()) // hold.go
 	}
 	if s.manual {
 		label := "MANUAL-ACK"

@@ -16,6 +16,9 @@ type common struct {
 	schemas *decoding
 	// wheres keeps the compiled expression queries (where.go).
 	wheres wheres
+	// multiTopic is set for a stream of several topics: every record list
+	// names partitions topic[p], whatever topics its records hold.
+	multiTopic bool
 }
 
 // navKeys handles list movement for a cursor; it reports whether msg was

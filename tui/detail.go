@@ -110,7 +110,7 @@ func recordDetailAs(t *theme, r *record, loc *time.Location, w int, d *decoding,
 	if r.Batch > 0 {
 		fmt.Fprintf(&sb, " · batch %d", r.Batch)
 	}
-	fmt.Fprintf(&sb, "\n%s %s\n", label("timestamp"), r.Timestamp.In(loc).Format("2006-01-02 15:04:05.000 MST"))
+	fmt.Fprintf(&sb, "\n%s %s\n", label("timestamp"), timestampText(r, loc))
 	if r.Aborted {
 		fmt.Fprintf(&sb, "%s %s\n", label("txn"), t.warn.Render("aborted transaction: its producer aborted it; a read_committed consumer never sees this record"))
 	}
@@ -329,4 +329,18 @@ func (v *textView) title() string {
 	}
 	from := v.vp.YOffset() + 1
 	return fmt.Sprintf("%s · %s · lines %d-%d of %d", v.name, mark, from, from+shown-1, total)
+}
+
+// timestampText is a record's time and its type: "2026-12-04 10:00:00.123
+// UTC · CreateTime" (the producer's), or LogAppendTime (the broker's); a
+// record of message format v0 has none.
+func timestampText(r *record, loc *time.Location) string {
+	if r.Timestamp.IsZero() {
+		return "none (message format v0)"
+	}
+	kind := "CreateTime"
+	if r.LogAppendTime {
+		kind = "LogAppendTime"
+	}
+	return r.Timestamp.In(loc).Format("2006-01-02 15:04:05.000 MST") + " · " + kind
 }

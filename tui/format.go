@@ -70,7 +70,8 @@ func plural(n int64, one, many string) string {
 }
 
 // sampleCount says how many of a batch's records are kept as samples:
-// "5 of 8 samples", "1 of 1 sample".
+// "5 of 8 records sampled", "1 of 1 record sampled" (a part of a whole is
+// "N of M noun" on every screen: docs/screen.md).
 func sampleCount(e *batchEntry) string {
-	return strconv.Itoa(len(e.samples)) + " of " + plural(e.Records, "sample", "samples")
+	return strconv.Itoa(len(e.samples)) + " of " + plural(e.Records, "record", "records") + " sampled"
 }

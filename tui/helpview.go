@@ -40,7 +40,11 @@ func newHelpView(m *Model) *helpView {
 			{"j k ↑ ↓", "move the selection"},
 			{"g G home end", "first, last; g in the batches pane follows new batches again"},
 			{"pgup pgdown", "page up, down; ctrl+u and ctrl+d too"},
-			{"enter", "details: a batch's ranges, a record in full (key, pretty JSON value, headers, sizes), an event"},
+			{"enter", "open: every record of a batch, or of a partition from its log start to its high watermark (read from the " +
+				"broker a page at a time as you scroll; g, G first and last offset); a record in full (key, pretty JSON value, " +
+				"headers, sizes); an event"},
+			{"b", "every record of the selected batch, from the records pane (which holds samples)"},
+			{"i", "in a batch's records: the batch's details (ranges, samples)"},
 			{"esc", "back; clears a filter; stops a search on the broker"},
 			{"/", "search every record the screen keeps (the samples of every batch, the tail view's records) by a key or value " +
 				"substring, any case, or by an expression when the query starts with ? (below); in the partitions pane: filter partitions by name, state (live paused error loss) or lag>N, lag<N, lag=N; " +
@@ -89,7 +93,7 @@ func newHelpView(m *Model) *helpView {
 				"redeliv. while it still waits for its ack). " +
 				"* marks a batch whose range jumped (seek, reset, data loss). Beneath: the selected batch's " +
 				"ranges [from, until)."},
-			{"Records", "sample records of the selected batch. Bytes that could drive the terminal show escaped " +
+			{"Records", "sample records of the selected batch (enter on the batch, or b, lists all of them). Bytes that could drive the terminal show escaped " +
 				"(\\x1b, \\u202e); binary values as \\xNN, and as hex in the detail. With a schema registry or a " +
 				"local schema, keys and values with a schema show decoded as compact JSON (\"decoding…\" while the " +
 				"schema is fetched), and / matches the decoded text."},

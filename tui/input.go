@@ -39,6 +39,9 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	if cmd, ok := m.listKey(ks, k); ok {
 		return cmd
 	}
+	if cmd, ok := m.recordsKey(ks); ok { // batchrecords.go
+		return cmd
+	}
 	if m.top() == nil && m.records.list.capturing() {
 		return m.records.Update(k)
 	}
@@ -63,7 +66,7 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	case keyIs(ks, km.Copy):
 		return m.copyValue()
 	case keyIs(ks, km.Enter):
-		m.enter()
+		return m.enter()
 	case ks == "r" && m.batchOnTop() != nil:
 		return m.openReplay()
 	case keyIs(ks, km.SparkExport) && (m.top() == nil || m.batchOnTop() != nil):
@@ -140,20 +143,21 @@ func (l *recordList) back() bool {
 func (p *recordsPane) back() bool { return p.list.back() }
 func (v *replayView) back() bool  { return v.list.back() }
 
-// enter opens the details of what is selected.
-func (m *Model) enter() {
+// enter opens the details of what is selected: a batch's and a
+// partition's records, a record's detail.
+func (m *Model) enter() tea.Cmd {
 	if v := m.top(); v != nil {
 		if v == view(m.replay) {
 			if r := m.replay.list.selected(); r != nil {
 				m.openRecord(r)
 			}
 		}
-		return
+		return nil
 	}
 	switch m.focus {
 	case focusBatches:
 		if e := m.batches.selected(); e != nil {
-			m.openBatch(e)
+			return m.enterBatch(e)
 		}
 	case focusRecords:
 		if r := m.records.list.selected(); r != nil {
@@ -165,8 +169,9 @@ func (m *Model) enter() {
 			m.pushView(tv)
 		}
 	case focusPartitions:
-		m.setStatus("s seeks the selected partition, P pauses it, r replays it", m.c.theme.dim)
+		return m.enterPartition()
 	}
+	return nil
 }
 
 func (m *Model) openRecord(r *record) {
@@ -185,8 +190,11 @@ func (m *Model) openBatch(e *batchEntry) {
 
 // batchOnTop returns the batch whose detail is on top, if any.
 func (m *Model) batchOnTop() *batchEntry {
-	if tv, ok := m.top().(*textView); ok {
-		return tv.batch
+	switch v := m.top().(type) {
+	case *textView:
+		return v.batch
+	case *recordsView:
+		return v.batch
 	}
 	return nil
 }
@@ -215,6 +223,8 @@ func (m *Model) selectedRecord() *record {
 	case *tailView:
 		return v.list.selected()
 	case *findView:
+		return v.list.selected()
+	case *recordsView:
 		return v.list.selected()
 	}
 	return nil

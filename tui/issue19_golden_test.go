@@ -62,7 +62,7 @@ func TestGoldenMoreScreens(t *testing.T) {
 		{Name: "prod-eu", Brokers: []string{"b1.prod-eu.example:9093"}}}
 	opts := Options{StorePath: "/home/me/.local/state/kbatch/offsets.db", Replayer: &fakeReplayer{}, Writer: &fakeWriter{},
 		Cluster: "local", Profiles: profiles}
-	produce := []string{"p", "u", "s", "e", "r", "-", "7", "tab", "h", "i", "tab", "tab", "s", "=", "w", "enter"}
+	produce := []string{"p", "tab", "tab", "u", "s", "e", "r", "-", "7", "tab", "h", "i", "tab", "tab", "s", "=", "w", "enter"}
 	tests := []struct {
 		name  string
 		w, h  int

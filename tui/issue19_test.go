@@ -103,7 +103,8 @@ func TestProduceWritesOnlyAfterConfirmation(t *testing.T) {
 	if got := f.inputs[pfTopic].Value(); got != "events" {
 		t.Errorf("topic prefilled %q, want the selected partition's topic", got)
 	}
-	paste(m, `user-7`) // a paste types into the field as keys do
+	press(m, "tab", "tab") // the focus starts at the topic
+	paste(m, `user-7`)     // a paste types into the field as keys do
 	press(m, "tab")
 	typeText(m, `{"a":1}\n`)
 	press(m, "tab", "tab")
@@ -134,7 +135,7 @@ func TestProduceWritesOnlyAfterConfirmation(t *testing.T) {
 func TestProduceFailureIsOneLineInTheForm(t *testing.T) {
 	w := &fakeWriter{err: errors.New(`not authorized to write to topic "events": the user needs the WRITE permission on it (Kafka ACL)`)}
 	m := liveModel(t, 140, 40, Options{Writer: w})
-	press(m, "p")
+	press(m, "p", "tab", "tab") // from the topic to the key
 	typeText(m, "k")
 	run(m, press(m, "enter", "y"))
 	s := screen(m)
@@ -146,7 +147,7 @@ func TestProduceFailureIsOneLineInTheForm(t *testing.T) {
 
 func TestProduceChecksTheFields(t *testing.T) {
 	m := liveModel(t, 140, 40, Options{Writer: &fakeWriter{}})
-	press(m, "p", "shift+tab") // the partition (the key has focus)
+	press(m, "p", "tab") // the partition (the topic has focus)
 	typeText(m, "x1")
 	press(m, "enter")
 	mustContain(t, screen(m), `partition "x1": want a partition number`)
@@ -161,7 +162,7 @@ func TestProduceChecksTheFields(t *testing.T) {
 func TestProduceNullValueAndValueFile(t *testing.T) {
 	w := &fakeWriter{}
 	m := liveModel(t, 140, 40, Options{Writer: w})
-	press(m, "p")
+	press(m, "p", "tab", "tab") // from the topic to the key
 	typeText(m, "k")
 	press(m, "tab")
 	m.Update(tea.KeyPressMsg{Code: 'n', Mod: tea.ModCtrl})
@@ -645,7 +646,7 @@ func TestClusterSwitchWithoutProfiles(t *testing.T) {
 func TestProduceEscWhileWriting(t *testing.T) {
 	w := &fakeWriter{res: WriteResult{Partition: 1, Offset: 9}}
 	m := liveModel(t, 140, 40, Options{Writer: w})
-	press(m, "p")
+	press(m, "p", "tab", "tab") // from the topic to the key
 	typeText(m, "k")
 	press(m, "enter")
 	req := press(m, "y")() // the request, not yet handled

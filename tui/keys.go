@@ -13,7 +13,10 @@ type keyMap struct {
 	Dismiss                                 key.Binding
 	SeekAll                                 key.Binding
 	Decoded                                 key.Binding
-	Help, Quit                              key.Binding
+	// Info opens the batch's details from its records view; AllRecords
+	// opens the records view of the selected batch.
+	Info, AllRecords key.Binding
+	Help, Quit       key.Binding
 	// Record lists (recordview.go): wrap values, scroll them, show only
 	// them; the tail view, the search's matches and its broker search.
 	Wrap, ValueOnly, ScrollLeft, ScrollRight key.Binding
@@ -57,8 +60,11 @@ func newKeyMap() keyMap {
 		Dismiss: b([]string{"x"}, "x", "dismiss data loss"),
 		// Decoded cycles a record's detail: decoded, raw text, hex dump.
 		Decoded: b([]string{"v"}, "v", "decoded/raw/hex"),
-		Help:    b([]string{"?"}, "?", "help"),
-		Quit:    b([]string{"q", "ctrl+c"}, "q", "quit"),
+		Info:    b([]string{"i"}, "i", "batch details"),
+		// AllRecords lists every record of the selected batch.
+		AllRecords: b([]string{"b"}, "b", "all records of the batch"),
+		Help:       b([]string{"?"}, "?", "help"),
+		Quit:       b([]string{"q", "ctrl+c"}, "q", "quit"),
 
 		Wrap:         b([]string{"z"}, "z", "wrap values"),
 		ValueOnly:    b([]string{"V"}, "V", "value only"),

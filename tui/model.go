@@ -68,6 +68,10 @@ type Options struct {
 	// and what went wrong.
 	Decoder     Decoder
 	SchemaNotes *SchemaNotes
+	// DescribePartition, when set, says in one line what kbatch topics
+	// says of a partition beyond its offsets (replicas, ISR, cleanup
+	// policy, retention), for the head of its records view.
+	DescribePartition func(ctx context.Context, p offsets.Partition) (string, error)
 }
 
 // pane is one of the four panes of the main screen.
@@ -147,6 +151,9 @@ type Model struct {
 	// seekSummaryUntil keeps S's summary in the status line over the
 	// seek events that follow it.
 	seekSummaryUntil time.Time
+	// lastKey is when the last key was pressed: a held batch is let go
+	// holdIdle after it (hold.go).
+	lastKey time.Time
 	// switchTo is the cluster profile chosen with c; Run returns it.
 	switchTo string
 }
@@ -278,7 +285,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, m.bridge.next(msg)
 	case tea.KeyPressMsg:
-		return m, m.key(msg)
+		return m, m.keys(msg) // keysplit.go
 	case tea.PasteMsg:
 		return m, m.paste(msg)
 	case closeViewMsg:
@@ -304,6 +311,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.tailIn(msg)
 	case searchMsg:
 		return m, m.searchOutput(msg)
+	case pageMsg:
+		return m, m.pageIn(msg)
+	case describedMsg:
+		m.described(msg)
+		return m, nil
 	case schemaNotesMsg:
 		return m, m.schemaNotes(msg)
 	}

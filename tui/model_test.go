@@ -42,8 +42,8 @@ func TestHeaderAndPanes(t *testing.T) {
 	mustContain(t, s, "kbatch events", "LIVE", "75 rec/s", "7.3 KiB/s", "interval 1s", "store /state/offsets.db",
 		"brokers 127.0.0.1:9092", "topics events", "acked 1 batch, 6 records",
 		"Partitions 3", "events[2]", "stored", "Batches 1", "acked",
-		"batch 1 ranges [from, until)", "events[1] 110 → 112 (2 records)",
-		"Records · batch 1 · 6 of 6 samples", `{"seq":10}`, "user-0", "Events 0")
+		"batch 1 ranges [from, until)", "events[1] 110 → 112 · 2 records",
+		"Records · batch 1 · 6 of 6 records sampled", `{"seq":10}`, "user-0", "Events 0")
 }
 
 func TestTooSmall(t *testing.T) {
@@ -158,7 +158,7 @@ func TestBatchesFollowAndReplacePlanned(t *testing.T) {
 	b := batch(4, 2, 6, offsets.StatePlanned)
 	b.Ranges[1].Jump = offsets.CodeSeek
 	feed(m, &consumer.BatchEvent{Batch: b})
-	mustContain(t, screen(m), "planned", "*4", "jump: seek", "events[1] 106 → 108 (2 records)  * jump: seek")
+	mustContain(t, screen(m), "planned", "*4", "jump: seek", "events[1] 106 → 108 · 2 records  * jump: seek")
 	acked := *b
 	acked.State = offsets.StateAcked
 	feed(m, &consumer.BatchEvent{Batch: &acked})
@@ -166,7 +166,7 @@ func TestBatchesFollowAndReplacePlanned(t *testing.T) {
 		t.Fatalf("planned batch not replaced: %d batches", m.hist.len())
 	}
 	press(m, "enter")
-	mustContain(t, screen(m), "Batch 4", "2 ranges [from, until)", "4 of 4 samples")
+	mustContain(t, screen(m), "Batch 4", "2 ranges [from, until)", "4 of 4 records sampled")
 	press(m, "esc")
 	mustContain(t, screen(m), "Partitions 2")
 }
@@ -194,7 +194,7 @@ func TestDroppedSamplesSayWhy(t *testing.T) {
 	feed(m, started(2), batchEv(1, 2, 0, offsets.StateAcked), batchEv(2, 2, 2, offsets.StateAcked))
 	press(m, "2", "j")
 	s := screen(m)
-	mustContain(t, s, "Records · batch 1 · 0 of 4 samples (dropped to bound memory)", "samples dropped to bound memory; newer batches keep theirs; r replays the batch")
+	mustContain(t, s, "Records · batch 1 · 0 of 4 records sampled (dropped to bound memory)", "samples dropped to bound memory; newer batches keep theirs; r replays the batch")
 	mustNotContain(t, s, "no sample records in this batch")
 }
 
@@ -207,10 +207,10 @@ func TestSkippedSamplesSayWhy(t *testing.T) {
 	skipped.Samples, skipped.SamplesSkipped = nil, true
 	feed(m, started(2), batchEv(1, 2, 0, offsets.StateAcked), &consumer.BatchEvent{Batch: skipped})
 	s := screen(m)
-	mustContain(t, s, "Records · batch 2 · 0 of 4 samples (dropped to bound memory)", "samples dropped to bound memory; newer batches keep theirs; r replays the batch")
+	mustContain(t, s, "Records · batch 2 · 0 of 4 records sampled (dropped to bound memory)", "samples dropped to bound memory; newer batches keep theirs; r replays the batch")
 	mustNotContain(t, s, "no sample records in this batch")
 	press(m, "2", "j")
-	mustContain(t, screen(m), "Records · batch 1 · 4 of 4 samples")
+	mustContain(t, screen(m), "Records · batch 1 · 4 of 4 records sampled")
 }
 
 // The screen counts a batch's samples as taken when it applies the batch:
@@ -259,7 +259,7 @@ func TestRecordsFilterDetailCopy(t *testing.T) {
 	}
 	mustContain(t, screen(m), "copied the value of events[1] @ 100")
 	press(m, "esc", "esc")
-	mustContain(t, screen(m), "Records · batch 2 · 4 of 4 samples")
+	mustContain(t, screen(m), "Records · batch 2 · 4 of 4 records sampled")
 	mustNotContain(t, screen(m), `Search "`)
 }
 
@@ -569,7 +569,7 @@ func TestBatchDetailShowsSamples(t *testing.T) {
 	m, _ := newTestModel(t, 140, 40, Options{})
 	feed(m, started(2), batchEv(1, 2, 0, offsets.StateAcked))
 	press(m, "2", "enter")
-	mustContain(t, screen(m), "Batch 1", "2 ranges [from, until)", "4 of 4 samples:",
+	mustContain(t, screen(m), "Batch 1", "2 ranges [from, until)", "4 of 4 records sampled:",
 		"events[0] @ 0", "user-0", `{"seq":0}`, "events[1] @ 101", "plain value")
 }
 

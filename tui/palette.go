@@ -20,6 +20,8 @@ type paletteEntry struct {
 	keys    string // the key, as help shows it
 	press   string // the key press sent
 	enabled bool
+	field   string // the keyMap field, "" for a pane
+	why     string // why it cannot run here; "" when it can
 }
 
 // paletteSkip are the bindings that only move a selection: the palette
@@ -42,7 +44,7 @@ func paletteEntries(km keyMap) []paletteEntry {
 		if len(b.Keys()) == 0 {
 			continue
 		}
-		out = append(out, paletteEntry{name: b.Help().Desc, keys: b.Help().Key, press: b.Keys()[0], enabled: b.Enabled()})
+		out = append(out, paletteEntry{name: b.Help().Desc, keys: b.Help().Key, press: b.Keys()[0], enabled: b.Enabled(), field: f.Name})
 	}
 	for i, name := range []string{"partitions", "batches", "records", "events"} {
 		k := string(rune('1' + i))
@@ -102,10 +104,20 @@ type palette struct {
 }
 
 // paletteRunMsg runs the chosen action's key on the screen under the
-// palette (which has closed).
-type paletteRunMsg struct{ press string }
+// palette (which has closed), or shows why it cannot run there.
+type paletteRunMsg struct{ press, why string }
 
-func newPalette(c *common) *palette {
+// guard marks the actions that cannot run, with why (cannotRun).
+func (p *palette) guard(why func(field string) string) {
+	for i := range p.all {
+		if e := &p.all[i]; e.field != "" {
+			e.why = why(e.field)
+		}
+	}
+}
+
+// newPalette lists every action; why says which cannot run (cannotRun).
+func newPalette(c *common, why func(field string) string) *palette {
 	in := textinput.New()
 	in.Prompt = ": "
 	in.Placeholder = "type part of an action: seek, replay, groups…"
@@ -114,6 +126,7 @@ func newPalette(c *common) *palette {
 	in.SetStyles(st)
 	in.Focus()
 	p := &palette{common: c, all: paletteEntries(c.keys), input: in}
+	p.guard(why)
 	p.refilter()
 	return p
 }
@@ -127,7 +140,13 @@ func (p *palette) refilter() {
 			hits = append(hits, hit{i, s})
 		}
 	}
-	sort.SliceStable(hits, func(a, b int) bool { return hits[a].score > hits[b].score })
+	// What can run comes first; what cannot (greyed, with why) after.
+	sort.SliceStable(hits, func(a, b int) bool {
+		if wa, wb := p.all[hits[a].i].why != "", p.all[hits[b].i].why != ""; wa != wb {
+			return wb
+		}
+		return hits[a].score > hits[b].score
+	})
 	p.shown = p.shown[:0]
 	for _, h := range hits {
 		p.shown = append(p.shown, h.i)
@@ -160,7 +179,8 @@ func (p *palette) Update(msg tea.Msg) tea.Cmd {
 		p.cur.move(1)
 	case "enter":
 		if p.cur.sel < len(p.shown) {
-			run := paletteRunMsg{press: p.all[p.shown[p.cur.sel]].press}
+			e := p.all[p.shown[p.cur.sel]]
+			run := paletteRunMsg{press: e.press, why: e.why}
 			return func() tea.Msg { return run }
 		}
 	default:
@@ -189,7 +209,10 @@ func (p *palette) View() string {
 	for i := from; i < until; i++ {
 		e := p.all[p.shown[i]]
 		line := fit(e.keys, 10) + " " + e.name
-		if !e.enabled && i != p.cur.sel {
+		if e.why != "" {
+			line = fit(line+" · "+e.why, max(10, p.width-2))
+		}
+		if (!e.enabled || e.why != "") && i != p.cur.sel {
 			line = p.theme.dim.Render(line)
 		}
 		lines = append(lines, markRow(&p.theme, line, i == p.cur.sel, true))

@@ -23,6 +23,10 @@ func (m *Model) updateMore(msg tea.Msg) (tea.Cmd, bool) {
 		if _, ok := m.top().(*palette); ok {
 			m.popView()
 		}
+		if msg.why != "" {
+			m.setStatus(msg.press+": "+msg.why, m.c.theme.warn)
+			return nil, true
+		}
 		return m.key(pressOf(msg.press)), true
 	case switchMsg:
 		m.switchTo = msg.profile
@@ -47,13 +51,14 @@ func (m *Model) moreKey(ks string) (tea.Cmd, bool) {
 	km := m.c.keys
 	top := m.top()
 	switch top.(type) {
-	case nil, *textView, *replayView, *groupsView, *helpView:
+	case nil, *textView, *replayView, *groupsView, *helpView, *recordsView:
 	default:
 		return nil, false
 	}
 	switch {
 	case keyIs(ks, km.Palette):
-		m.pushView(newPalette(m.c))
+		p := newPalette(m.c, m.cannotRun) // paletteguard.go
+		m.pushView(p)
 		return nil, true
 	case keyIs(ks, km.Edit) && (top == nil || m.selectedRecord() != nil):
 		m.openEdit()

@@ -123,6 +123,7 @@ func newProduceForm(c *common, cluster string, nextID *int) *produceForm {
 		in.Placeholder = placeholders[i]
 		st := in.Styles()
 		st.Cursor.Blink = false
+		st.Focused.Prompt = st.Focused.Prompt.Bold(true)
 		in.SetStyles(st)
 		f.inputs[i] = in
 	}
@@ -159,7 +160,7 @@ func (f *produceForm) setFocus(i int) {
 func (f *produceForm) SetSize(w, h int) {
 	f.width = w
 	for i := range f.inputs {
-		f.inputs[i].SetWidth(max(10, w-13))
+		f.inputs[i].SetWidth(max(10, w-15)) // the mark, the label
 	}
 }
 
@@ -332,11 +333,16 @@ func (f *produceForm) View() string {
 	case stageEdit:
 		lines = append(lines, wrap("Nothing is written until you confirm. Escapes: \\n \\t \\xNN \\uNNNN, \\\\ for a backslash.", f.width), "")
 		for i := range f.inputs {
+			// The field with the focus is marked, as a list's selection.
+			mark := "  "
+			if i == f.focus {
+				mark = th.info.Render("> ")
+			}
 			if f.null[i] {
-				lines = append(lines, fmt.Sprintf("%-12s", produceLabels[i])+th.warn.Render("null")+th.dim.Render("  (ctrl+n or typing gives it a value)"))
+				lines = append(lines, mark+fmt.Sprintf("%-12s", produceLabels[i])+th.warn.Render("null")+th.dim.Render("  (ctrl+n or typing gives it a value)"))
 				continue
 			}
-			lines = append(lines, f.inputs[i].View())
+			lines = append(lines, mark+f.inputs[i].View())
 		}
 		lines = append(lines, "")
 		if f.problem != "" {
@@ -431,11 +437,10 @@ func (m *Model) openProduce() {
 	} else if len(m.stream.topics) > 0 {
 		topic = m.stream.topics[0]
 	}
+	// The focus starts at the first field, prefilled: a form is read top
+	// down, and tab moves on.
 	f.inputs[pfTopic].SetValue(topic)
 	f.inputs[pfTopic].CursorEnd()
-	if topic != "" {
-		f.setFocus(pfKey)
-	}
 	m.pushView(f)
 }
 

@@ -18,8 +18,8 @@ func TestRangeLineKeepsTheJumpReason(t *testing.T) {
 		width int
 		want  string
 	}{
-		{120, "  sensor-data[1] 1975 → 2499 (524 records)  * jump: data-loss"},
-		{46, "  sensor-data[1] 1975 → 2499 (524)  * data-loss"},
+		{120, "  sensor-data[1] 1975 → 2499 · 524 records  * jump: data-loss"},
+		{46, "  sensor-data[1] 1975 → 2499 · 524  * data-loss"},
 	} {
 		b := newBatchesPane(&common{theme: newTheme(), keys: newKeyMap()}, newHistory())
 		b.width = tt.width

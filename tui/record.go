@@ -19,9 +19,11 @@ type record struct {
 	offsets.Partition
 	Offset    int64
 	Timestamp time.Time
-	Key       field
-	Value     field
-	Headers   []header
+	// LogAppendTime: Timestamp is the broker's, not the producer's.
+	LogAppendTime bool
+	Key           field
+	Value         field
+	Headers       []header
 	// Batch is the id of the batch the record came in (0: a replay).
 	Batch uint64
 	// Aborted is set for a record of an aborted transaction, which only
@@ -72,7 +74,7 @@ func adoptRecord(m *krecord.Record, batch uint64) *record { return keepRecord(m,
 func keepRecord(m *krecord.Record, batch uint64, keep func([]byte) field) *record {
 	r := &record{
 		Partition: offsets.Partition{Topic: m.Topic, Partition: m.Partition},
-		Offset:    m.Offset, Timestamp: m.Timestamp, Batch: batch,
+		Offset:    m.Offset, Timestamp: m.Timestamp, LogAppendTime: m.LogAppendTime, Batch: batch,
 		Key: keep(m.Key), Value: keep(m.Value),
 	}
 	if len(m.Headers) > 0 {
@@ -103,7 +105,7 @@ func (r *record) complete() bool {
 
 // message rebuilds the record for JSON output.
 func (r *record) message() *krecord.Record {
-	m := &krecord.Record{Topic: r.Topic, Partition: r.Partition.Partition, Offset: r.Offset, Timestamp: r.Timestamp}
+	m := &krecord.Record{Topic: r.Topic, Partition: r.Partition.Partition, Offset: r.Offset, Timestamp: r.Timestamp, LogAppendTime: r.LogAppendTime}
 	if !r.Key.null() {
 		m.Key = r.Key.Data
 	}

@@ -94,7 +94,7 @@ func (l *recordList) measure(recs []*record) {
 // that grows while a replay runs).
 func (l *recordList) set(recs []*record, keepSel bool) {
 	l.all = recs
-	l.multiTop = l.topics
+	l.multiTop = l.topics || l.multiTopic
 	for _, r := range recs {
 		if r.Topic != recs[0].Topic {
 			l.multiTop = true
@@ -118,6 +118,7 @@ func (l *recordList) appended(recs []*record) {
 	from := len(l.all)
 	l.all = recs
 	wasMulti := l.multiTop
+	l.multiTop = l.multiTop || l.multiTopic
 	for i := from; i < len(recs) && !l.multiTop; i++ {
 		l.multiTop = recs[i].Topic != recs[0].Topic
 	}
@@ -258,9 +259,9 @@ func (l *recordList) filterStatus() string {
 		return "filter " + strconv.Quote(l.query) + ": " + p
 	}
 	if n := len(l.all); exprFrom(l.query, n) > 0 {
-		return "filter " + strconv.Quote(l.query) + " " + strconv.Itoa(len(l.shown)) + " of the newest " + strconv.Itoa(maxExprRecords) + " of " + strconv.Itoa(n)
+		return "filter " + strconv.Quote(l.query) + " " + strconv.Itoa(len(l.shown)) + " of the newest " + strconv.Itoa(maxExprRecords) + " of " + plural(int64(n), "record", "records")
 	}
-	return "filter " + strconv.Quote(l.query) + " " + strconv.Itoa(len(l.shown)) + " of " + strconv.Itoa(len(l.all))
+	return "filter " + strconv.Quote(l.query) + " " + strconv.Itoa(len(l.shown)) + " of " + plural(int64(len(l.all)), "record", "records")
 }
 
 func (l *recordList) View() string {
@@ -268,7 +269,7 @@ func (l *recordList) View() string {
 	if l.editing {
 		lines = append(lines, l.filter.View())
 	} else if l.query != "" {
-		lines = append(lines, l.theme.info.Render("/ "+krecord.String(l.query))+l.theme.dim.Render("  ("+strconv.Itoa(len(l.shown))+" of "+strconv.Itoa(len(l.all))+"; esc clears)"))
+		lines = append(lines, l.theme.info.Render("/ "+krecord.String(l.query))+l.theme.dim.Render("  ("+strconv.Itoa(len(l.shown))+" of "+plural(int64(len(l.all)), "record", "records")+"; esc clears)"))
 	}
 	lines = append(lines, "  "+headerRow(&l.theme, l.cols))
 	if len(l.shown) == 0 {

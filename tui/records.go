@@ -35,7 +35,7 @@ func (p *recordsPane) show(e *batchEntry) {
 	}
 	p.list.empty = "no sample records in this batch"
 	if e.logged {
-		p.list.empty = "a batch of an earlier run: the store keeps its ranges, not its records (r replays them)"
+		p.list.empty = "a batch of an earlier run: the store keeps its ranges, not its records (b reads them from the broker)"
 	}
 	if e.samplesDropped {
 		p.list.empty = "samples dropped to bound memory; newer batches keep theirs; r replays the batch"
@@ -60,6 +60,7 @@ func (p *recordsPane) title() string {
 	if ms := p.list.modeStatus(); ms != "" {
 		s += " · " + ms
 	}
+	s += " · b all records"
 	return s
 }
 
@@ -73,6 +74,6 @@ func (p *recordsPane) ShortHelp() []key.Binding {
 	}
 	// / searches every batch's samples (search view), not this list.
 	// The record's partition and batch: seek, replay, Spark options.
-	return []key.Binding{p.keys.Enter, withHelp(p.keys.Filter, "search"), p.keys.Copy, p.keys.Wrap, p.keys.Seek, p.keys.Replay, p.keys.SparkExport}
+	return []key.Binding{p.keys.Enter, p.keys.AllRecords, withHelp(p.keys.Filter, "search"), p.keys.Copy, p.keys.Wrap, p.keys.Seek, p.keys.Replay, p.keys.SparkExport}
 }
 func (p *recordsPane) FullHelp() [][]key.Binding { return p.list.FullHelp() }

@@ -27,7 +27,7 @@ func TestResumeShowsTheStoredStream(t *testing.T) {
 		"the store keeps its ranges, not its records")
 	// A new batch of this run follows them.
 	feed(m, batchEv(13, 2, 2, offsets.StateAcked))
-	mustContain(t, screen(m), "Batches 3 · latest 13", "Records · batch 13 · 4 of 4 samples")
+	mustContain(t, screen(m), "Batches 3 · latest 13", "Records · batch 13 · 4 of 4 records sampled")
 	// The notice shows once, not at every Started.
 	feed(m, started(2))
 	mustContain(t, screen(m), "Events 1")
@@ -60,6 +60,6 @@ func TestRedeliveredBatchShowsItsRecords(t *testing.T) {
 	re.Redelivered = true
 	feed(m, &consumer.BatchEvent{Batch: re})
 	s := screen(m)
-	mustContain(t, s, "Records · batch 3 · 4 of 4 samples")
+	mustContain(t, s, "Records · batch 3 · 4 of 4 records sampled")
 	mustNotContain(t, s, "records not kept")
 }

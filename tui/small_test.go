@@ -15,17 +15,17 @@ func TestPluralsAndSampleCounts(t *testing.T) {
 	b := batch(1, 1, 10, offsets.StateAcked)
 	b.Records = 8 // 2 of them kept as samples
 	feed(m, started(1), &consumer.BatchEvent{Batch: b})
-	mustContain(t, screen(m), "Records · batch 1 · 2 of 8 samples")
+	mustContain(t, screen(m), "Records · batch 1 · 2 of 8 records sampled")
 	press(m, "tab", "enter")
 	s := screen(m)
-	mustContain(t, s, "1 range [from, until)", "2 of 8 samples")
+	mustContain(t, s, "1 range [from, until)", "2 of 8 records sampled")
 	mustNotContain(t, s, "1 ranges")
 	one := batch(2, 1, 12, offsets.StateAcked)
 	one.Records, one.Ranges[0].Records, one.Samples = 1, 1, one.Samples[:1]
 	press(m, "esc")
 	feed(m, &consumer.BatchEvent{Batch: one})
 	press(m, "g", "enter")
-	mustContain(t, screen(m), "1 record ·", "(1 record)", "1 of 1 sample:")
+	mustContain(t, screen(m), "1 record ·", "→ 14 · 1 record", "1 of 1 record sampled:")
 }
 
 // A stream of two topics names the topic in PARTITION even when a batch's
@@ -85,7 +85,7 @@ func TestHelpScrollsWithAMoreMark(t *testing.T) {
 	mustContain(t, screen(m), "↑↓ more · lines 2-")
 	press(m, "G")
 	mustContain(t, screen(m), "↑ more · lines ")
-	m2, _ := newTestModel(t, 140, 80, Options{})
+	m2, _ := newTestModel(t, 140, 120, Options{})
 	press(m2, "?")
 	mustNotContain(t, screen(m2), "more ·")
 }

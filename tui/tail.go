@@ -132,7 +132,7 @@ func copyTail(msgs []*krecord.Record) []*record {
 	for i, m := range msgs {
 		r := &arr[i]
 		r.Topic, r.Partition.Partition = m.Topic, m.Partition
-		r.Offset, r.Timestamp = m.Offset, m.Timestamp
+		r.Offset, r.Timestamp, r.LogAppendTime = m.Offset, m.Timestamp, m.LogAppendTime
 		r.Key, r.Value = take(m.Key, tailKeyBytes), take(m.Value, tailValueBytes)
 		from := len(hdrs)
 		for j, h := range m.Headers {
@@ -153,7 +153,7 @@ func copyTail(msgs []*krecord.Record) []*record {
 // newTailRecord copies m with the tail's per-record bounds.
 func newTailRecord(m *krecord.Record) *record {
 	r := &record{
-		Offset: m.Offset, Timestamp: m.Timestamp,
+		Offset: m.Offset, Timestamp: m.Timestamp, LogAppendTime: m.LogAppendTime,
 		Key: capField(m.Key, tailKeyBytes), Value: capField(m.Value, tailValueBytes),
 	}
 	r.Topic, r.Partition.Partition = m.Topic, m.Partition

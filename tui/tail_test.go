@@ -115,7 +115,7 @@ func TestTailView(t *testing.T) {
 	mustContain(t, screen(m), "Tail · following", "records show here as the stream reads them")
 	deliverTail(m, tailMsgs(0, 100, 30))
 	s := screen(m)
-	mustContain(t, s, "Tail · following · 30 kept of the last 50", "> ", "tail-129")
+	mustContain(t, s, "Tail · following · 30 of 50 records kept", "> ", "tail-129")
 	if r := m.tailView.list.selected(); r == nil || r.Offset != 129 {
 		t.Fatalf("selected %v, want the newest record 129", r)
 	}
@@ -132,7 +132,7 @@ func TestTailView(t *testing.T) {
 	}
 	press(m, "G")
 	s = screen(m)
-	mustContain(t, s, "Tail · following · 50 kept", "tail-169")
+	mustContain(t, s, "Tail · following · 50 of 50 records kept", "tail-169")
 	mustNotContain(t, s, "tail-119") // dropped from the ring of 50
 
 	// Moving up pauses; the filter filters the tail and marks matches.

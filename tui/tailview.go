@@ -3,10 +3,10 @@ package tui
 import (
 	"fmt"
 	"slices"
-	"strconv"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // tailView is t: every record as the stream reads it, newest at the
@@ -72,7 +72,7 @@ func (v *tailView) title() string {
 	if v.paused {
 		s = "Tail · paused, stream runs (space: follow)"
 	}
-	s += fmt.Sprintf(" · %s kept of the last %s", strconv.Itoa(len(v.list.all)), strconv.Itoa(v.ring.max))
+	s += fmt.Sprintf(" · %d of %d records kept", len(v.list.all), v.ring.max)
 	if v.ring.lost > 0 {
 		s += fmt.Sprintf(" · %d not shown (the screen fell behind)", v.ring.lost)
 	}
@@ -108,8 +108,12 @@ func (v *tailView) Update(msg tea.Msg) tea.Cmd {
 }
 
 func (v *tailView) View() string {
-	head := v.theme.dim.Render(fmt.Sprintf("every record as read, before it is in a batch · %d read since the view opened", v.ring.total))
-	return head + "\n" + v.list.View()
+	// The long line when it fits, else the short one (80 columns).
+	head := fmt.Sprintf("every record as read, before it is in a batch · %d read since the view opened", v.ring.total)
+	if ansi.StringWidth(head) > v.width {
+		head = fmt.Sprintf("records as read, before batches · %d read since opened", v.ring.total)
+	}
+	return v.theme.dim.Render(head) + "\n" + v.list.View()
 }
 
 func (v *tailView) back() bool { return v.list.back() }

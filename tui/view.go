@@ -102,7 +102,11 @@ func (m *Model) render() string {
 	default:
 		p := m.panes[m.focus]
 		parts = append(parts, m.tabBar(dropped))
-		body = frame(&m.c.theme, p.title(), strings.Split(p.View(), "\n"), m.width, m.bodyHeight(), true)
+		lines := strings.Split(p.View(), "\n")
+		if m.focus == focusPartitions {
+			lines = m.partitionFill(lines, m.bodyHeight()-2) // partfill.go
+		}
+		body = frame(&m.c.theme, p.title(), lines, m.width, m.bodyHeight(), true)
 	}
 	for _, v := range m.views[base:] {
 		body = m.overlayDialog(body, v)

@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/kbatch-dev/kbatch/consumer"
 	"github.com/kbatch-dev/kbatch/offsets"
 )
 
@@ -151,4 +152,16 @@ func TestSparkExport(t *testing.T) {
 	mustContain(t, s, "Spark options · batch 1", "startingOffsets=", "endingOffsets=", "copied batch 1's startingOffsets/endingOffsets")
 	press(m, "esc", "enter", "e") // from the batch detail
 	mustContain(t, screen(m), "Spark options · batch 1")
+}
+
+// The record detail names the timestamp's type, as the batch carried it.
+func TestRecordDetailTimestampType(t *testing.T) {
+	m, _ := newTestModel(t, 140, 40, Options{})
+	b := batch(1, 1, 10, offsets.StateAcked)
+	b.Samples[1].LogAppendTime = true
+	feed(m, started(1), &consumer.BatchEvent{Batch: b})
+	press(m, "3", "enter")
+	mustContain(t, screen(m), "10:00:00.010 UTC · CreateTime")
+	press(m, "esc", "j", "enter")
+	mustContain(t, screen(m), "10:00:00.011 UTC · LogAppendTime")
 }

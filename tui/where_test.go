@@ -108,7 +108,7 @@ func TestReplayFilterExpression(t *testing.T) {
 	typeText(m, `?partition == 1 && value == "v110"`)
 	press(m, "enter")
 	s := screen(m)
-	mustContain(t, s, `/ ?partition == 1 && value == "v110"  (1 of 4; esc clears)`, "v110")
+	mustContain(t, s, `/ ?partition == 1 && value == "v110"  (1 of 4 records; esc clears)`, "v110")
 	mustNotContain(t, s, "v111", "v10 ", "v11 ")
 	press(m, "/", "backspace")
 	mustContain(t, screen(m), "not an expression kbatch can run: column 28: Syntax error")

@@ -99,10 +99,16 @@ func ctx(t testing.TB) context.Context {
 // until its metadata is visible.
 func (c *Cluster) Topic(prefix string, partitions int32) string {
 	c.t.Helper()
+	return c.TopicWith(prefix, partitions, nil)
+}
+
+// TopicWith is Topic with topic settings (cleanup.policy, retention.ms…).
+func (c *Cluster) TopicWith(prefix string, partitions int32, configs map[string]*string) string {
+	c.t.Helper()
 	var b [4]byte
 	_, _ = rand.Read(b[:])
 	name := prefix + "-" + hex.EncodeToString(b[:])
-	resp, err := c.admin.CreateTopic(ctx(c.t), partitions, 1, nil, name)
+	resp, err := c.admin.CreateTopic(ctx(c.t), partitions, 1, configs, name)
 	if err == nil {
 		err = resp.Err
 	}

@@ -1,0 +1,255 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/kbatch-dev/kbatch/consumer"
+	"github.com/kbatch-dev/kbatch/offsets"
+	krecord "github.com/kbatch-dev/kbatch/record"
+)
+
+// logReplayer serves the records of a log held in the test: every offset
+// for which has returns true holds a record (false: compacted away or a
+// transaction marker). It hands them out in chunks of 64, as fetches do,
+// and counts the records it emitted. Reads may run at once (G pressed
+// while the first page is read).
+type logReplayer struct {
+	has     func(p offsets.Partition, off int64) bool
+	mu      sync.Mutex
+	emitted int
+}
+
+func (r *logReplayer) Plan(context.Context, []string) ([]ReplayTask, error) { return nil, nil }
+
+func (r *logReplayer) Read(ctx context.Context, tasks []ReplayTask, emit func(ReplayChunk) error) error {
+	for i, t := range tasks {
+		var recs []*krecord.Record
+		flush := func(next int64) error {
+			r.mu.Lock()
+			r.emitted += len(recs)
+			r.mu.Unlock()
+			err := emit(ReplayChunk{Task: i, Records: recs, Next: next})
+			recs = nil
+			return err
+		}
+		for o := t.Range.From; o < t.Range.Until; o++ {
+			if r.has == nil || r.has(t.Range.Partition, o) {
+				recs = append(recs, msg(t.Range.Topic, t.Range.Partition.Partition, o, "k", fmt.Sprintf("v%d", o)))
+			}
+			if len(recs) == 64 {
+				if err := flush(o + 1); err != nil {
+					return err
+				}
+			}
+		}
+		if err := flush(t.Range.Until); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// bigBatch is one batch of n records on events[0] from offset 0 and m on
+// events[1] from 1000.
+func bigBatch(n, m int64) consumer.Event {
+	b := &consumer.Batch{Batch: offsets.Batch{ID: 1, Time: t0, State: offsets.StateAcked}}
+	b.Ranges = []offsets.BatchRange{
+		{Range: offsets.Range{Partition: part("events", 0), From: 0, Until: n}, Records: n},
+		{Range: offsets.Range{Partition: part("events", 1), From: 1000, Until: 1000 + m}, Records: m},
+	}
+	b.Records = n + m
+	for o := int64(0); o < 5; o++ {
+		b.Samples = append(b.Samples, msg("events", 0, o, "k", "v"))
+	}
+	return &consumer.BatchEvent{Batch: b}
+}
+
+func openRecordsOf(t *testing.T, rd Replayer, ev consumer.Event) (*Model, *fakeStream, *recordsView) {
+	t.Helper()
+	m, fs := newTestModel(t, 140, 40, Options{Replayer: rd})
+	feed(m, started(2), ev)
+	run(m, press(m, "2", "enter"))
+	v, ok := m.top().(*recordsView)
+	if !ok {
+		t.Fatalf("enter on a batch opened %T, not its records", m.top())
+	}
+	return m, fs, v
+}
+
+func checkWindow(t *testing.T, v *recordsView) {
+	t.Helper()
+	if n := len(v.list.all); n > windowPages*pageRecords {
+		t.Fatalf("the view keeps %d records, more than %d pages of %d", n, windowPages, pageRecords)
+	}
+	for i := 1; i < len(v.list.all); i++ {
+		a, b := v.list.all[i-1], v.list.all[i]
+		if v.index[a.Partition] > v.index[b.Partition] || a.Partition == b.Partition && a.Offset >= b.Offset {
+			t.Fatalf("records out of order: %s@%d before %s@%d", a.Partition, a.Offset, b.Partition, b.Offset)
+		}
+	}
+}
+
+// Every record of a batch of 6000 + 300 can be reached: j walks the
+// first partition's records one by one across pages, G shows the last
+// offset, g the first, and no more than the window is ever kept.
+func TestBatchRecordsPageThroughEveryRecord(t *testing.T) {
+	rd := &logReplayer{}
+	m, fs, v := openRecordsOf(t, rd, bigBatch(6000, 300))
+	if r := v.list.selected(); r == nil || r.Offset != 0 {
+		t.Fatalf("first selected %+v", r)
+	}
+	for want := int64(0); want < 6000; want++ {
+		r := v.list.selected()
+		if r == nil || r.Partition != part("events", 0) || r.Offset != want {
+			t.Fatalf("after %d j: selected %+v, want events[0]@%d", want, r, want)
+		}
+		run(m, press(m, "j"))
+		checkWindow(t, v)
+	}
+	if r := v.list.selected(); r.Partition != part("events", 1) || r.Offset != 1000 {
+		t.Fatalf("after the first range: %s@%d, want events[1]@1000", r.Partition, r.Offset)
+	}
+	run(m, press(m, "G"))
+	if r := v.list.selected(); r.Partition != part("events", 1) || r.Offset != 1299 {
+		t.Fatalf("G selected %s@%d, want events[1]@1299", r.Partition, r.Offset)
+	}
+	mustContain(t, screen(m), "Batch 1 · all records · events[1] @ 1299")
+	checkWindow(t, v)
+	// k from the end crosses back into the first range.
+	for i := 0; i < 300; i++ {
+		run(m, press(m, "k"))
+		checkWindow(t, v)
+	}
+	if r := v.list.selected(); r.Partition != part("events", 0) || r.Offset != 5999 {
+		t.Fatalf("300 k from the end: %s@%d, want events[0]@5999", r.Partition, r.Offset)
+	}
+	run(m, press(m, "g"))
+	if r := v.list.selected(); r.Offset != 0 {
+		t.Fatalf("g selected @%d", r.Offset)
+	}
+	if calls := fs.Calls(); len(calls) != 0 {
+		t.Fatalf("browsing a batch drove the stream: %v", calls)
+	}
+}
+
+// Compacted stretches (a range whose offsets mostly hold no record) are
+// paged over in both directions without losing or repeating a record.
+func TestBatchRecordsCompactedGaps(t *testing.T) {
+	// events[0] keeps every 7th offset and nothing in [2000, 5000);
+	// events[1] keeps nothing at all.
+	rd := &logReplayer{has: func(p offsets.Partition, o int64) bool {
+		return p.Partition == 0 && o%7 == 0 && (o < 2000 || o >= 5000)
+	}}
+	m, _, v := openRecordsOf(t, rd, bigBatch(6000, 300))
+	var seen []int64
+	for {
+		r := v.list.selected()
+		if len(seen) > 0 && seen[len(seen)-1] == r.Offset {
+			break
+		}
+		seen = append(seen, r.Offset)
+		run(m, press(m, "j"))
+		checkWindow(t, v)
+	}
+	var want []int64
+	for o := int64(0); o < 6000; o++ {
+		if o%7 == 0 && (o < 2000 || o >= 5000) {
+			want = append(want, o)
+		}
+	}
+	if fmt.Sprint(seen) != fmt.Sprint(want) {
+		t.Fatalf("walked %d records, want %d (first difference somewhere in %v…)", len(seen), len(want), seen[:min(10, len(seen))])
+	}
+	run(m, press(m, "G"))
+	if r := v.list.selected(); r.Offset != want[len(want)-1] {
+		t.Fatalf("G selected @%d, want @%d", r.Offset, want[len(want)-1])
+	}
+	var back []int64
+	for {
+		r := v.list.selected()
+		if len(back) > 0 && back[len(back)-1] == r.Offset {
+			break
+		}
+		back = append(back, r.Offset)
+		run(m, press(m, "k"))
+		checkWindow(t, v)
+	}
+	if len(back) != len(want) || back[0] != want[len(want)-1] || back[len(back)-1] != 0 {
+		t.Fatalf("walked back over %d records (from @%d to @%d), want %d", len(back), back[0], back[len(back)-1], len(want))
+	}
+}
+
+// A page read keeps no more than a page in memory, whatever the reader
+// hands out in a chunk.
+func TestBatchRecordsReadOnlyAPage(t *testing.T) {
+	rd := &logReplayer{}
+	_, _, v := openRecordsOf(t, rd, bigBatch(6000, 0))
+	if len(v.list.all) != pageRecords {
+		t.Fatalf("first page holds %d records, want %d", len(v.list.all), pageRecords)
+	}
+	rd.mu.Lock()
+	defer rd.mu.Unlock()
+	if rd.emitted > pageRecords+64 {
+		t.Fatalf("the first page read %d records from the broker", rd.emitted)
+	}
+}
+
+// The records pane says it holds samples and which key lists them all;
+// enter on a partition lists its records from the log start.
+func TestSamplesPaneNamesTheWholeBatch(t *testing.T) {
+	rd := &logReplayer{}
+	m, _ := newTestModel(t, 140, 40, Options{Replayer: rd})
+	feed(m, started(2), bigBatch(6000, 300))
+	mustContain(t, screen(m), "Records · batch 1 · 5 of 6300 records sampled · b all records")
+	run(m, press(m, "3", "b"))
+	if _, ok := m.top().(*recordsView); !ok {
+		t.Fatalf("b in the records pane opened %T", m.top())
+	}
+	press(m, "esc")
+	run(m, press(m, "1", "enter"))
+	v, ok := m.top().(*recordsView)
+	if !ok {
+		t.Fatalf("enter on a partition opened %T", m.top())
+	}
+	st, _ := m.parts.status(part("events", 0))
+	if got := v.ranges; len(got) != 1 || got[0].From != st.LogStart || got[0].Until != st.HighWatermark || st.HighWatermark == 0 {
+		t.Fatalf("partition records over %v, want events[0] %d → %d", got, st.LogStart, st.HighWatermark)
+	}
+	mustContain(t, screen(m), "events[0] · all records · events[0] @ 0")
+}
+
+// enter on a partition says its replicas and settings beside its range,
+// as kbatch topics does.
+func TestPartitionRecordsSayReplicasAndSettings(t *testing.T) {
+	m, _ := newTestModel(t, 140, 40, Options{Replayer: &logReplayer{},
+		DescribePartition: func(_ context.Context, p offsets.Partition) (string, error) {
+			return "replicas 1,2,3 · isr 1,3 · cleanup.policy compact · retention forever (" + p.String() + ")", nil
+		}})
+	feed(m, started(2), bigBatch(60, 0))
+	runAll(m, press(m, "1", "enter"))
+	mustContain(t, screen(m), "events[0] 0 → 60 · replicas 1,2,3 · isr 1,3 · cleanup.policy compact · retention forever (events[0])")
+}
+
+// runAll is run that also follows the commands of a tea.Batch.
+func runAll(m *Model, cmd tea.Cmd) {
+	if cmd == nil {
+		return
+	}
+	msg := cmd()
+	if b, ok := msg.(tea.BatchMsg); ok {
+		for _, c := range b {
+			runAll(m, c)
+		}
+		return
+	}
+	if msg == nil {
+		return
+	}
+	_, next := m.Update(msg)
+	runAll(m, next)
+}
