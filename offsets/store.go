@@ -16,7 +16,7 @@ import (
 
 // schemaVersion is the layout this kbatch writes and reads; a file with a
 // higher one is refused, never rewritten.
-const schemaVersion = 1
+const schemaVersion = sealedSchema
 
 // Caps of the per-stream logs; the oldest entries are pruned in the
 // transaction that adds a new one.
@@ -76,6 +76,9 @@ type Store struct {
 // truncated store as a new one, and taking it as new would restart every
 // stream per --reset. A writable open reads the whole file first (verify)
 // and refuses a damaged one (ErrCorrupt) before writing anything.
+//
+// A store made before values were sealed (schema 1) is sealed by its
+// first writable open (store_seal.go); read-only opens read it as it is.
 //
 // Any other existing file is first opened read-only and checked: a file that
 // is not bbolt or is damaged (ErrCorrupt), a bbolt file kbatch did not make
@@ -139,6 +142,10 @@ func Open(path string, opt OpenOptions) (*Store, error) {
 		return nil, err
 	}
 	if err := st.verify(db); err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	if err := st.migrate(db); err != nil {
 		_ = db.Close()
 		return nil, err
 	}

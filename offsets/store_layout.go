@@ -10,14 +10,17 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// File layout (schema 1):
+// File layout (schema 2):
 //
-//	kbatch/                 app = "kbatch", schema = "1"
+//	kbatch/                 app = "kbatch", schema = "2"
 //	streams/NAME/meta       JSON streamMeta
 //	streams/NAME/next/      topic 0x00 uint32be(partition) → uint64be(next offset)
 //	streams/NAME/batches/   uint64be(batch id) → JSON Batch
 //	streams/NAME/events/    uint64be(sequence) → JSON Event
 //	streams/NAME/moved/     topic 0x00 uint32be(partition) → jump code
+//
+// Every value under streams/NAME is sealed with a checksum (store_seal.go);
+// schema 1 is the same layout without the seals.
 //
 // moved holds the partitions whose next offset was moved by something
 // other than an ack (data loss or a reset at start, `offsets set`, a
@@ -78,6 +81,7 @@ type streamTx struct {
 	batches *bolt.Bucket
 	events  *bolt.Bucket
 	moved   *bolt.Bucket // nil in a store that predates it, read-only
+	sealed  bool         // values carry seals (store_seal.go)
 }
 
 // openStream returns the stream's buckets, or nil when there is no such
@@ -88,11 +92,16 @@ func openStream(tx *bolt.Tx, name string) (*streamTx, error) {
 		return nil, nil
 	}
 	st := &streamTx{name: name, bucket: b, next: b.Bucket(bucketNext),
-		batches: b.Bucket(bucketBatches), events: b.Bucket(bucketEvents), moved: b.Bucket(bucketMoved)}
+		batches: b.Bucket(bucketBatches), events: b.Bucket(bucketEvents), moved: b.Bucket(bucketMoved),
+		sealed: storeSchema(tx) >= sealedSchema}
 	if st.next == nil || st.batches == nil || st.events == nil {
 		return nil, fmt.Errorf("stream %q is missing a bucket: %w", name, ErrCorrupt)
 	}
-	if err := json.Unmarshal(b.Get(keyStreamMeta), &st.meta); err != nil {
+	v, ok := st.unseal(nil, keyStreamMeta, b.Get(keyStreamMeta))
+	if !ok {
+		return nil, &ChecksumError{Stream: name, What: "the stream's record (brokers, topics, last batch)"}
+	}
+	if err := json.Unmarshal(v, &st.meta); err != nil {
 		return nil, fmt.Errorf("stream %q meta: %w: %v", name, ErrCorrupt, err)
 	}
 	return st, nil
@@ -103,10 +112,12 @@ func (st *streamTx) putMeta() error {
 	if err != nil {
 		return err
 	}
-	return st.bucket.Put(keyStreamMeta, v)
+	return st.bucket.Put(keyStreamMeta, st.seal(nil, keyStreamMeta, v))
 }
 
-// info copies the stream out of the transaction.
+// info copies the stream out of the transaction. A partition whose next
+// offset or jump mark fails its checksum is left out of Next and Moved and
+// listed in Damaged.
 func (st *streamTx) info() (StreamInfo, error) {
 	info := StreamInfo{Name: st.name, ClusterID: st.meta.ClusterID, Brokers: st.meta.Brokers, Topics: st.meta.Topics, TopicIDs: st.meta.TopicIDs,
 		Next: make(map[Partition]int64), LastBatch: st.meta.LastBatch, Updated: st.meta.Updated, StartChoice: st.meta.StartChoice}
@@ -116,12 +127,23 @@ func (st *streamTx) info() (StreamInfo, error) {
 		}
 		info.Seeks[Partition{Topic: m.Topic, Partition: m.Partition}] = m.Offset
 	}
+	damaged := map[Partition]bool{}
 	err := st.next.ForEach(func(k, v []byte) error {
 		p, ok := decodePartitionKey(k)
-		if !ok || len(v) != 8 {
+		payload, sealOK := st.unseal(bucketNext, k, v)
+		switch {
+		case !sealOK:
+			stored := int64(-1)
+			if len(payload) == 8 && int64(binary.BigEndian.Uint64(payload)) >= 0 {
+				stored = int64(binary.BigEndian.Uint64(payload))
+			}
+			damaged[p] = true
+			info.Damaged = append(info.Damaged, st.checksumError(p, stored))
+			return nil
+		case !ok || len(payload) != 8:
 			return fmt.Errorf("stream %q: bad next-offset entry %q: %w", st.name, k, ErrCorrupt)
 		}
-		info.Next[p] = int64(binary.BigEndian.Uint64(v))
+		info.Next[p] = int64(binary.BigEndian.Uint64(payload))
 		return nil
 	})
 	if err != nil || st.moved == nil {
@@ -129,16 +151,54 @@ func (st *streamTx) info() (StreamInfo, error) {
 	}
 	err = st.moved.ForEach(func(k, v []byte) error {
 		p, ok := decodePartitionKey(k)
-		if !ok {
+		payload, sealOK := st.unseal(bucketMoved, k, v)
+		switch {
+		case !sealOK:
+			if !damaged[p] {
+				damaged[p] = true
+				next, had := info.Next[p]
+				if !had {
+					next = -1
+				}
+				info.Damaged = append(info.Damaged, st.checksumError(p, next))
+			}
+			return nil
+		case !ok:
 			return fmt.Errorf("stream %q: bad moved entry %q: %w", st.name, k, ErrCorrupt)
 		}
 		if info.Moved == nil {
 			info.Moved = map[Partition]string{}
 		}
-		info.Moved[p] = string(v)
+		info.Moved[p] = string(payload)
 		return nil
 	})
+	for p := range damaged {
+		delete(info.Next, p)
+		delete(info.Moved, p)
+	}
 	return info, err
+}
+
+// checksumError is the error of p's next offset (stored, -1 when it does
+// not read as one) failing its checksum, with where the newest acked batch
+// of the log with a range of p ended it.
+func (st *streamTx) checksumError(p Partition, stored int64) *ChecksumError {
+	e := &ChecksumError{Stream: st.name, Partition: p, Stored: stored}
+	c := st.batches.Cursor()
+	for k, v := c.Last(); k != nil; k, v = c.Prev() {
+		payload, ok := st.unseal(bucketBatches, k, v)
+		var b Batch
+		if !ok || json.Unmarshal(payload, &b) != nil || b.State != StateAcked {
+			continue
+		}
+		for _, r := range b.Ranges {
+			if r.Partition == p {
+				e.AckedBatch, e.AckedUntil = b.ID, r.Until
+				return e
+			}
+		}
+	}
+	return e
 }
 
 // markMoved records that p's next offset moved for code without an ack,
@@ -151,7 +211,28 @@ func (st *streamTx) markMoved(p Partition, code string) error {
 		}
 		st.moved = b
 	}
-	return st.moved.Put(partitionKey(p), []byte(code))
+	k := partitionKey(p)
+	return st.moved.Put(k, st.seal(bucketMoved, k, []byte(code)))
+}
+
+// movedDamaged reports whether the jump mark kept under key fails its
+// checksum.
+func (st *streamTx) movedDamaged(key []byte) bool {
+	if st.moved == nil {
+		return false
+	}
+	v := st.moved.Get(key)
+	if v == nil {
+		return false
+	}
+	_, ok := st.unseal(bucketMoved, key, v)
+	return !ok
+}
+
+// putNext stores off as p's next offset.
+func (st *streamTx) putNext(p Partition, off int64) error {
+	k := partitionKey(p)
+	return st.next.Put(k, st.seal(bucketNext, k, offsetValue(off)))
 }
 
 // clearMoved forgets the moves of the partitions of ranges: an acked
@@ -191,13 +272,18 @@ func keepFrom(newest uint64, limit int) uint64 {
 	return newest - uint64(limit) + 1
 }
 
-// newestFirst decodes up to limit values (all when limit ≤ 0) of a log
-// bucket, newest first.
-func newestFirst[T any](b *bolt.Bucket, limit int) ([]T, error) {
+// newestFirst decodes up to limit values (all when limit ≤ 0) of the log
+// bucket named bucket of st, newest first; what names an entry in errors
+// ("batch", "event").
+func newestFirst[T any](st *streamTx, b *bolt.Bucket, bucket []byte, what string, limit int) ([]T, error) {
 	var out []T
 	c := b.Cursor()
 	for k, v := c.Last(); k != nil && (limit <= 0 || len(out) < limit); k, v = c.Prev() {
 		var x T
+		v, err := st.unsealEntry(bucket, what, k, v)
+		if err != nil {
+			return nil, err
+		}
 		if err := json.Unmarshal(v, &x); err != nil {
 			return nil, fmt.Errorf("entry %d: %w: %v", binary.BigEndian.Uint64(k), ErrCorrupt, err)
 		}
@@ -228,4 +314,18 @@ func decodePartitionKey(k []byte) (Partition, bool) {
 		return Partition{}, false
 	}
 	return Partition{Topic: string(k[:i]), Partition: int32(binary.BigEndian.Uint32(k[i+1:]))}, true
+}
+
+// unsealEntry is the payload of the log entry k of bucket, or a
+// ChecksumError naming it (what: "batch", "event") when its seal fails.
+func (st *streamTx) unsealEntry(bucket []byte, what string, k, v []byte) ([]byte, error) {
+	payload, ok := st.unseal(bucket, k, v)
+	if !ok {
+		id := "?"
+		if len(k) == 8 {
+			id = fmt.Sprint(binary.BigEndian.Uint64(k))
+		}
+		return nil, &ChecksumError{Stream: st.name, What: what + " " + id}
+	}
+	return payload, nil
 }

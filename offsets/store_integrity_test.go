@@ -1,0 +1,376 @@
+package offsets
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// editAll returns b with every occurrence of old replaced by new: the live
+// value, and copies of older transactions left in free pages.
+func editAll(t *testing.T, b, old, new []byte) []byte {
+	t.Helper()
+	if !bytes.Contains(b, old) {
+		t.Fatalf("%x is not in the store", old)
+	}
+	return bytes.ReplaceAll(b, old, new)
+}
+
+// storeWithAckedBatch makes a store whose stream "events" acked one batch
+// ending events[0] at 1017 and events[1] at 500.
+func storeWithAckedBatch(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "offsets.db")
+	s, err := Open(path, OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustEnsure(t, s, "events")
+	b := Batch{ID: 1, Time: testNow, Ranges: []BatchRange{
+		{Range: Range{Partition: ev(0), From: 0, Until: 1017}, Records: 1017},
+		{Range: Range{Partition: ev(1), From: 0, Until: 500}, Records: 500}}}
+	if err := s.Plan("events", b); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Ack("events", 1, testNow); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestStoreRefusesAnEditedNextOffset edits one byte of a stored next offset
+// (1017 → 1273, as a stray write would): the start must not take 1273 as
+// stored, but refuse with one line naming the stream, the partition, the
+// value read and where the last acked batch ended it.
+func TestStoreRefusesAnEditedNextOffset(t *testing.T) {
+	path := storeWithAckedBatch(t)
+	b := editAll(t, readBytes(t, path), offsetValue(1017), offsetValue(1273))
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, ro := range []bool{false, true} {
+		s, err := Open(path, OpenOptions{ReadOnly: ro})
+		if err != nil {
+			t.Fatalf("read-only %v: Open refused the store (offsets set must be able to mend it): %v", ro, err)
+		}
+		info, _, err := s.Stream("events")
+		_ = s.Close()
+		var sum *ChecksumError
+		if !errors.As(err, &sum) || !errors.Is(err, ErrChecksum) {
+			t.Fatalf("read-only %v: Stream = next %v, error %v; want a ChecksumError", ro, info.Next, err)
+		}
+		if sum.Partition != ev(0) || sum.Stored != 1273 || sum.AckedBatch != 1 || sum.AckedUntil != 1017 {
+			t.Errorf("ChecksumError = %+v, want events[0] stored 1273, batch 1 ending at 1017", *sum)
+		}
+		msg := err.Error()
+		for _, want := range []string{`stream "events"`, "events[0]", "1273", "1017", "offsets set --name events 'events:0=OFFSET'"} {
+			if !strings.Contains(msg, want) {
+				t.Errorf("message %q does not say %q", msg, want)
+			}
+		}
+		if strings.Contains(msg, "\n") {
+			t.Errorf("message %q is more than one line", msg)
+		}
+	}
+}
+
+// TestOffsetsSetMendsAnEditedNextOffset: the documented way on is storing
+// the partition's next offset anew (offsets set); the other partitions keep
+// theirs, and the stream starts again.
+func TestOffsetsSetMendsAnEditedNextOffset(t *testing.T) {
+	path := storeWithAckedBatch(t)
+	b := editAll(t, readBytes(t, path), offsetValue(1017), offsetValue(1273))
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(path, OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	streams, err := s.Streams()
+	if err != nil || len(streams) != 1 || len(streams[0].Damaged) != 1 || streams[0].Damaged[0].Partition != ev(0) {
+		t.Fatalf("Streams = %+v, %v; want events with events[0] damaged", streams, err)
+	}
+	if _, ok := streams[0].Next[ev(0)]; ok {
+		t.Errorf("Streams lists the damaged events[0] in Next: %v", streams[0].Next)
+	}
+	if err := s.SetNext("events", map[Partition]int64{ev(0): 1017}, NewEvent(testNow, CodeSet, ev(0), "offsets set")); err != nil {
+		t.Fatal(err)
+	}
+	info, _, err := s.Stream("events")
+	if err != nil {
+		t.Fatalf("Stream after offsets set: %v", err)
+	}
+	if info.Next[ev(0)] != 1017 || info.Next[ev(1)] != 500 || len(info.Damaged) != 0 {
+		t.Errorf("Stream after offsets set = next %v, damaged %v; want events[0] 1017, events[1] 500", info.Next, info.Damaged)
+	}
+}
+
+// TestEditedBatchRecordIsRefused: the batch log is sealed too; a range of
+// the last acked batch edited in place (the same length of JSON) makes a
+// writable open refuse the store in one line, the file unchanged.
+func TestEditedBatchRecordIsRefused(t *testing.T) {
+	path := storeWithAckedBatch(t)
+	b := editAll(t, readBytes(t, path), []byte(`"until":1017`), []byte(`"until":1273`))
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(path, OpenOptions{})
+	if err == nil {
+		batches, _ := s.Batches("events", 0)
+		_ = s.Close()
+		t.Fatalf("a store with an edited batch opened; its log reads %+v", batches)
+	}
+	if !errors.Is(err, ErrChecksum) || !strings.Contains(err.Error(), "batch 1 fails its checksum") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("Open = %v; want one line saying batch 1 fails its checksum", err)
+	}
+	if !bytes.Equal(readBytes(t, path), b) {
+		t.Error("the refused store changed")
+	}
+}
+
+// schema1Store writes a store as kbatch wrote it before values were
+// sealed (schema 1): the same buckets, values without seals.
+func schema1Store(t *testing.T, path string) {
+	t.Helper()
+	db, err := bolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	err = db.Update(func(tx *bolt.Tx) error {
+		app, _ := tx.CreateBucket(bucketMeta)
+		_ = app.Put(keyApp, []byte("kbatch"))
+		_ = app.Put(keySchema, []byte("1"))
+		streams, _ := tx.CreateBucket(bucketStreams)
+		st, _ := streams.CreateBucket([]byte("events"))
+		meta, _ := json.Marshal(streamMeta{Brokers: []string{"k:9092"}, Topics: []string{"events"}, LastBatch: 1, Updated: testNow})
+		_ = st.Put(keyStreamMeta, meta)
+		next, _ := st.CreateBucket(bucketNext)
+		_ = next.Put(partitionKey(ev(0)), offsetValue(1017))
+		_ = next.Put(partitionKey(ev(1)), offsetValue(400))
+		batches, _ := st.CreateBucket(bucketBatches)
+		b, _ := json.Marshal(Batch{ID: 1, Time: testNow, State: StateAcked, AckedAt: testNow, Ranges: []BatchRange{
+			{Range: Range{Partition: ev(0), From: 0, Until: 1017}}, {Range: Range{Partition: ev(1), From: 0, Until: 500}}}})
+		_ = batches.Put(idKey(1), b)
+		events, _ := st.CreateBucket(bucketEvents)
+		e, _ := json.Marshal(NewEvent(testNow, CodeSet, ev(1), "offsets set events:1=400"))
+		_ = events.Put(idKey(1), e)
+		moved, _ := st.CreateBucket(bucketMoved)
+		return moved.Put(partitionKey(ev(1)), []byte(CodeSet))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSchema1StoreKeepsWorking: a store made before values were sealed is
+// read as it is by a read-only open (nothing written), and sealed by the
+// first writable open with every position, jump mark, batch and event as
+// it was; from then on an edited value is refused.
+func TestSchema1StoreKeepsWorking(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "old.db")
+	schema1Store(t, path)
+	before := readBytes(t, path)
+	check := func(label string, s *Store) {
+		t.Helper()
+		info, ok, err := s.Stream("events")
+		if err != nil || !ok {
+			t.Fatalf("%s: Stream = %v, %v", label, ok, err)
+		}
+		if info.Next[ev(0)] != 1017 || info.Next[ev(1)] != 400 || info.Moved[ev(1)] != CodeSet || info.LastBatch != 1 {
+			t.Errorf("%s: stream = next %v, moved %v, last batch %d", label, info.Next, info.Moved, info.LastBatch)
+		}
+		if bs, err := s.Batches("events", 0); err != nil || len(bs) != 1 || bs[0].Ranges[0].Until != 1017 {
+			t.Errorf("%s: Batches = %+v, %v", label, bs, err)
+		}
+		if es, err := s.Events("events", 0); err != nil || len(es) != 1 || es[0].Code != CodeSet {
+			t.Errorf("%s: Events = %+v, %v", label, es, err)
+		}
+	}
+	ro, err := Open(path, OpenOptions{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("read-only", ro)
+	_ = ro.Close()
+	if !bytes.Equal(readBytes(t, path), before) {
+		t.Fatal("a read-only open changed the schema 1 store")
+	}
+	rw, err := Open(path, OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("writable", rw)
+	if err := rw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = db.View(func(tx *bolt.Tx) error {
+		if got := storeSchema(tx); got != sealedSchema {
+			t.Errorf("schema after a writable open = %d, want %d", got, sealedSchema)
+		}
+		return nil
+	})
+	_ = db.Close()
+	again, err := Open(path, OpenOptions{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("sealed", again)
+	_ = again.Close()
+
+	b := readBytes(t, path)
+	b = editAll(t, b, offsetValue(400), offsetValue(144))
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(path, OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, _, err := s.Stream("events"); !errors.Is(err, ErrChecksum) {
+		t.Errorf("Stream of the sealed store with an edited next offset = %v, want ErrChecksum", err)
+	}
+}
+
+// TestDamagedMetaPageUsesTheOtherCopy zeroes one of bbolt's two meta pages
+// (or its header): a writable open goes on with the other copy, with every
+// position as it was, and leaves two valid meta pages. With both damaged
+// the store is refused, and no message quotes a panic.
+func TestDamagedMetaPageUsesTheOtherCopy(t *testing.T) {
+	dir := t.TempDir()
+	clean := filepath.Join(dir, "clean.db")
+	prev, want := fillStoreLastAck(t, clean)
+	orig := readBytes(t, clean)
+	for _, c := range []struct {
+		name     string
+		from, to int
+	}{{"meta page 0", 0, 4096}, {"meta page 1", 4096, 8192}, {"header of page 0", 0, 16}, {"header of page 1", 4096, 4112},
+		{"checksum of meta 0", 72, 80}, {"checksum of meta 1", 4096 + 72, 4096 + 80}} {
+		t.Run(c.name, func(t *testing.T) {
+			b := append([]byte(nil), orig...)
+			clear(b[c.from:c.to])
+			path := filepath.Join(t.TempDir(), "zeroed.db")
+			if err := os.WriteFile(path, b, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			s, err := Open(path, OpenOptions{})
+			if err != nil {
+				t.Fatalf("Open: %v", err)
+			}
+			_ = s.Close()
+			if got := streamState(t, path); got != want && got != prev {
+				t.Errorf("after the open:\n%s\nwant the last transaction's\n%s\nor the one before\n%s", got, want, prev)
+			}
+			if _, err := repairMeta(path); err != nil {
+				t.Errorf("the meta pages after a writable open: %v", err)
+			}
+			if n, _ := repairMeta(path); n >= 0 {
+				t.Errorf("meta page %d was still damaged after a writable open", n)
+			}
+		})
+	}
+	t.Run("both meta pages", func(t *testing.T) {
+		b := append([]byte(nil), orig...)
+		clear(b[:8192])
+		path := filepath.Join(t.TempDir(), "zeroed.db")
+		if err := os.WriteFile(path, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		for _, ro := range []bool{false, true} {
+			s, err := Open(path, OpenOptions{ReadOnly: ro})
+			if err == nil {
+				_ = s.Close()
+				t.Fatalf("read-only %v: a store with no valid meta page opened", ro)
+			}
+			if !errors.Is(err, ErrCorrupt) || strings.Contains(err.Error(), "panic") || strings.Contains(err.Error(), "assertion") {
+				t.Errorf("read-only %v: Open = %v; want ErrCorrupt without a panic's words", ro, err)
+			}
+		}
+	})
+}
+
+// fillStoreLastAck fills a store at path as fillStore does, and returns
+// what a start reads (streamState) before and after its last transaction
+// (the ack of its last batch). bbolt's two meta pages name these two.
+func fillStoreLastAck(t *testing.T, path string) (prev, last string) {
+	t.Helper()
+	fillStore(t, path, 29)
+	s, err := Open(path, OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Plan("events", testBatch(30, 8, 290)); err != nil {
+		t.Fatal(err)
+	}
+	_ = s.Close()
+	prev = streamState(t, path)
+	if s, err = Open(path, OpenOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Ack("events", 30, testNow); err != nil {
+		t.Fatal(err)
+	}
+	_ = s.Close()
+	return prev, streamState(t, path)
+}
+
+// streamState renders what a start reads of every stream of the store at
+// path (next offsets, jump marks, seeks, last batch, pending batch), or
+// the error a reader gets.
+func streamState(t testing.TB, path string) string {
+	t.Helper()
+	s, err := Open(path, OpenOptions{ReadOnly: true})
+	if err != nil {
+		return "open: " + err.Error()
+	}
+	defer s.Close()
+	return startState(s)
+}
+
+// startState is streamState over an open store.
+func startState(s *Store) string {
+	streams, err := s.Streams()
+	if err != nil {
+		return "streams: " + err.Error()
+	}
+	var out strings.Builder
+	for _, st := range streams {
+		info, ok, err := s.Stream(st.Name)
+		if err != nil || !ok {
+			return "stream " + st.Name + ": " + errString(err)
+		}
+		pending, err := s.Pending(st.Name)
+		if err != nil {
+			return "pending " + st.Name + ": " + err.Error()
+		}
+		info.Updated = time.Time{}
+		p, _ := json.Marshal(pending)
+		fmt.Fprintf(&out, "%+v pending %s\n", info, p)
+	}
+	return out.String()
+}
+
+func errString(err error) string {
+	if err == nil {
+		return "not found"
+	}
+	return err.Error()
+}
