@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"sync"
 	"time"
@@ -204,8 +205,17 @@ func (s *Store) openChecked(timeout time.Duration) (*bolt.DB, error) {
 	return db, nil
 }
 
+// checkMeta checks that db is a kbatch store this version can read. It
+// first walks the file's page tree with bounds (preflight), under the lock
+// bbolt holds: a damaged page id read through bbolt's memory map faults
+// outside it, which no recover turns into an error, so nothing of the
+// file is read through bbolt before the walk passed.
 func (s *Store) checkMeta(db *bolt.DB) (err error) {
+	if err := preflight(db.Path()); err != nil {
+		return s.damaged(err)
+	}
 	defer s.recoverCorrupt(&err)
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	return db.View(func(tx *bolt.Tx) error { return s.checkMetaTx(tx) })
 }
 

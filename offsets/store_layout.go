@@ -25,8 +25,9 @@ import (
 // moved holds the partitions whose next offset was moved by something
 // other than an ack (data loss or a reset at start, `offsets set`, a
 // seek) since their last acked range: the next watch marks its first
-// range of them as a jump with the code. Stores made before it have no
-// moved bucket until a stream is written; readers take none as empty.
+// range of them as a jump with the code. Schema 1 stores made before it
+// have no moved bucket until a stream is written, and readers take none
+// as empty; sealing a store (schema 2) gives every stream one.
 //
 // Big-endian keys make cursor order numeric order, so the newest batch or
 // event is Cursor.Last and pruning walks from Cursor.First.
@@ -94,7 +95,9 @@ func openStream(tx *bolt.Tx, name string) (*streamTx, error) {
 	st := &streamTx{name: name, bucket: b, next: b.Bucket(bucketNext),
 		batches: b.Bucket(bucketBatches), events: b.Bucket(bucketEvents), moved: b.Bucket(bucketMoved),
 		sealed: storeSchema(tx) >= sealedSchema}
-	if st.next == nil || st.batches == nil || st.events == nil {
+	// A schema 2 stream always has its moved bucket: one gone is a
+	// damaged name or flag, and reading none would drop jump marks.
+	if st.next == nil || st.batches == nil || st.events == nil || (st.sealed && st.moved == nil) {
 		return nil, fmt.Errorf("stream %q is missing a bucket: %w", name, ErrCorrupt)
 	}
 	v, ok := st.unseal(nil, keyStreamMeta, b.Get(keyStreamMeta))

@@ -113,6 +113,9 @@ func (s *Store) migrate(db *bolt.DB) (err error) {
 		}
 		for _, name := range names {
 			b := streams.Bucket(name)
+			if _, err := b.CreateBucketIfNotExists(bucketMoved); err != nil {
+				return err // schema 2 streams always have one; see openStream
+			}
 			if err := sealAll(b, string(name), nil, func(k []byte) bool { return string(k) == string(keyStreamMeta) }); err != nil {
 				return err
 			}
