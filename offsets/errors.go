@@ -27,7 +27,9 @@ var (
 	ErrForeign = errors.New("store is not a kbatch store")
 	// ErrSchema: the file was written by a newer kbatch.
 	ErrSchema = errors.New("store has a newer schema")
-	// ErrReadOnly: a write was attempted on a store opened read-only.
+	// ErrReadOnly: a write was attempted on a store opened read-only, or
+	// a writable open of a file that can be read but not written (its
+	// mode, a read-only file system).
 	ErrReadOnly = errors.New("store is read-only")
 	// ErrUnknownStream: a write named a stream EnsureStream never created.
 	ErrUnknownStream = errors.New("unknown stream")

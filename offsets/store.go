@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -178,16 +179,28 @@ func (s *Store) Path() string { return s.path }
 func (s *Store) boltOpen(path string, readOnly bool, timeout time.Duration) (db *bolt.DB, err error) {
 	defer s.recoverCorrupt(&err)
 	db, err = bolt.Open(path, 0o600, &bolt.Options{ReadOnly: readOnly, Timeout: timeout})
-	switch {
-	case err == nil:
-		return db, nil
-	case errors.Is(err, berrors.ErrTimeout):
-		return nil, &StoreError{Path: s.path, Kind: ErrLocked, Cause: err,
-			Msg: "is in use by another kbatch process; pass --store to use another file"}
-	case errors.Is(err, fs.ErrPermission), errors.Is(err, fs.ErrNotExist):
-		return nil, &StoreError{Path: s.path, Msg: "cannot be opened: " + err.Error(), Cause: err}
+	if err != nil {
+		return nil, s.openError(err, readOnly)
 	}
-	return nil, &StoreError{Path: s.path, Kind: ErrCorrupt, Cause: err,
+	return db, nil
+}
+
+// openError is the *StoreError of bolt.Open failing with err.
+func (s *Store) openError(err error, readOnly bool) error {
+	switch {
+	case errors.Is(err, berrors.ErrTimeout):
+		return &StoreError{Path: s.path, Kind: ErrLocked, Cause: err,
+			Msg: "is in use by another kbatch process; pass --store to use another file"}
+	case !readOnly && (errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS)):
+		// It was read (the read-only look Open takes first passed): only
+		// writing is refused, by the file's mode or a read-only mount.
+		return &StoreError{Path: s.path, Kind: ErrReadOnly, Cause: err, Msg: "cannot be written (" + err.Error() +
+			"): kbatch stores positions there after each batch; pass --no-store to read without storing them, " +
+			"or --store with a file it can write (kbatch offsets show reads this one)"}
+	case errors.Is(err, fs.ErrPermission), errors.Is(err, fs.ErrNotExist):
+		return &StoreError{Path: s.path, Msg: "cannot be opened: " + err.Error(), Cause: err}
+	}
+	return &StoreError{Path: s.path, Kind: ErrCorrupt, Cause: err,
 		Msg: fmt.Sprintf("is not a bbolt file or is damaged (%v); move it away or pass --store to use another file", err)}
 }
 

@@ -374,3 +374,73 @@ func errString(err error) string {
 	}
 	return err.Error()
 }
+
+// TestDamagedPageIDIsRefusedByAReader points the streams bucket at a page
+// far past the end of the file: a read-only open (offsets show) read it
+// through bbolt's memory map and the process died of a fault; it is
+// refused as damaged, as a writable open refuses it.
+func TestDamagedPageIDIsRefusedByAReader(t *testing.T) {
+	path := storeWithAckedBatch(t)
+	b := readBytes(t, path)
+	key := []byte("streams")
+	n := 0
+	for i := bytes.Index(b, key); i >= 0; i = next(b, key, i) {
+		root := b[i+len(key) : i+len(key)+8]
+		if !bytes.Equal(root, make([]byte, 8)) {
+			copy(root, []byte{0, 0, 0, 0x40, 0, 0, 0, 0}) // little-endian page id 1<<30
+			n++
+		}
+	}
+	if n == 0 {
+		t.Fatal("no streams bucket header found")
+	}
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, ro := range []bool{true, false} {
+		s, err := Open(path, OpenOptions{ReadOnly: ro})
+		if err == nil {
+			_ = s.Close()
+			t.Fatalf("read-only %v: a store whose streams bucket points past the file opened", ro)
+		}
+		if !errors.Is(err, ErrCorrupt) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("read-only %v: Open = %v, want one line of ErrCorrupt", ro, err)
+		}
+	}
+}
+
+// next is the index of key in b after the one at i, or -1.
+func next(b, key []byte, i int) int {
+	j := bytes.Index(b[i+1:], key)
+	if j < 0 {
+		return -1
+	}
+	return i + 1 + j
+}
+
+// TestMovedBucketGoneIsRefused renames a stream's moved bucket (one byte of
+// its key): its jump marks were read as none, so the next range of a
+// partition moved by offsets set or a seek lost its jump mark. A sealed
+// stream always has the bucket; without it the stream is damaged.
+func TestMovedBucketGoneIsRefused(t *testing.T) {
+	path := storeWithAckedBatch(t)
+	s, err := Open(path, OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetNext("events", map[Partition]int64{ev(1): 400}, NewEvent(testNow, CodeSet, ev(1), "offsets set")); err != nil {
+		t.Fatal(err)
+	}
+	_ = s.Close()
+	b := editAll(t, readBytes(t, path), []byte("moved"), []byte("moves"))
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got, err := openAndStart(path)
+	if err == nil {
+		t.Fatalf("a stream without its moved bucket starts with\n%s", got)
+	}
+	if !errors.Is(err, ErrCorrupt) || strings.Contains(err.Error(), "\n") {
+		t.Errorf("open and start = %v, want one line of ErrCorrupt", err)
+	}
+}
