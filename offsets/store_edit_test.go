@@ -66,8 +66,8 @@ func editedStore(t *testing.T, path string) (prev, last string) {
 // code.
 const editStride = 5
 
-// TestEditedStoreBytes edits the store's bytes one at a time (each byte
-// XOR 0xFF, on every page bbolt uses: meta pages, the freelist, branch and
+// TestEditedStoreBytes edits the store's bytes one at a time (XOR 0xFF,
+// +1 or -1 by turns, on every page bbolt uses: meta pages, the freelist, branch and
 // leaf pages, with inline buckets) and opens each edited file as a watch
 // does (writable), then reads what a start reads. Each must either read
 // exactly the positions of the file as written (or, for an edit of a meta
@@ -92,7 +92,14 @@ func TestEditedStoreBytes(t *testing.T) {
 			continue
 		}
 		b := append([]byte(nil), orig...)
-		b[i] ^= 0xFF
+		switch i % 3 { // three kinds of edit, in turn
+		case 0:
+			b[i] ^= 0xFF
+		case 1:
+			b[i]++
+		case 2:
+			b[i]-- // a schema "2" read as "1", an offset one lower
+		}
 		if err := os.WriteFile(path, b, 0o600); err != nil {
 			t.Fatal(err)
 		}
