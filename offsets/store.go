@@ -274,6 +274,9 @@ func (s *Store) initMeta(db *bolt.DB) error {
 		if err := meta.Put(keySchema, []byte(strconv.Itoa(schemaVersion))); err != nil {
 			return err
 		}
+		if err := putStreamCount(tx, 0); err != nil {
+			return err
+		}
 		_, err = tx.CreateBucket(bucketStreams)
 		return err
 	})

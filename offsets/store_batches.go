@@ -85,6 +85,12 @@ func (s *Store) planTx(st *streamTx, b *Batch) ([]byte, error) {
 	if err := st.batches.Put(key, v); err != nil {
 		return nil, err
 	}
+	if st.sealed {
+		st.meta.Planned = b.ID
+		if err := st.putMeta(); err != nil {
+			return nil, err
+		}
+	}
 	return v, prune(st.batches, keepFrom(b.ID, s.batchesKept(len(b.Ranges))))
 }
 
@@ -192,6 +198,7 @@ func (s *Store) ackTx(st *streamTx, stream string, id uint64, at time.Time) erro
 		n := len(buf)
 		buf = appendPartitionKey(buf, r.Partition)
 		k := buf[n:len(buf):len(buf)]
+		st.addedNext(k)
 		binary.BigEndian.PutUint64(until[:], uint64(r.Until))
 		if st.sealed {
 			buf = appendSealed(buf, st.name, bucketNext, k, until[:])
@@ -208,7 +215,7 @@ func (s *Store) ackTx(st *streamTx, stream string, id uint64, at time.Time) erro
 	if err := st.applySeeks(id); err != nil {
 		return err
 	}
-	st.meta.LastBatch, st.meta.Updated = id, at
+	st.meta.LastBatch, st.meta.Updated, st.meta.Planned = id, at, 0
 	return st.putMeta()
 }
 
@@ -217,23 +224,9 @@ func (s *Store) ackTx(st *streamTx, stream string, id uint64, at time.Time) erro
 func (s *Store) Pending(stream string) (*Batch, error) {
 	var pending *Batch
 	err := s.view(stream, func(st *streamTx) error {
-		key := idKey(st.meta.LastBatch + 1)
-		v := st.batches.Get(key)
-		if v == nil {
-			return nil
-		}
-		v, err := st.unsealEntry(bucketBatches, "batch", key, v)
-		if err != nil {
-			return err
-		}
-		var b Batch
-		if err := json.Unmarshal(v, &b); err != nil {
-			return fmt.Errorf("batch %d: %w: %v", st.meta.LastBatch+1, ErrCorrupt, err)
-		}
-		if b.State == StatePlanned {
-			pending = &b
-		}
-		return nil
+		var err error
+		pending, err = st.pending()
+		return err
 	})
 	return pending, err
 }
@@ -288,7 +281,30 @@ func (s *Store) DropPending(stream string, id uint64, e Event) error {
 		if err := st.batches.Delete(key); err != nil {
 			return err
 		}
+		st.meta.Planned = 0
 		st.dropSeeks(func(Partition) bool { return true })
 		return st.record(e, s.maxEvents)
 	})
+}
+
+// pending is the batch planned and not acked, or nil, checked against the
+// stream's record (checkPlanned).
+func (st *streamTx) pending() (*Batch, error) {
+	key := idKey(st.meta.LastBatch + 1)
+	v := st.batches.Get(key)
+	if v == nil {
+		return nil, st.checkPlanned(nil)
+	}
+	v, err := st.unsealEntry(bucketBatches, "batch", key, v)
+	if err != nil {
+		return nil, err
+	}
+	var b Batch
+	if err := json.Unmarshal(v, &b); err != nil {
+		return nil, fmt.Errorf("batch %d: %w: %v", st.meta.LastBatch+1, ErrCorrupt, err)
+	}
+	if b.State != StatePlanned {
+		return nil, st.checkPlanned(nil)
+	}
+	return &b, st.checkPlanned(&b)
 }

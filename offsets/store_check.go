@@ -45,12 +45,18 @@ func (s *Store) verify(db *bolt.DB) (err error) {
 		if first != nil {
 			return s.damaged(first)
 		}
+		if err := checkStreamCount(tx); err != nil {
+			return s.damaged(err)
+		}
 		return tx.Bucket(bucketStreams).ForEachBucket(func(k []byte) error {
 			st, err := openStream(tx, string(k))
 			if err != nil {
 				return s.damaged(err)
 			}
 			if _, err := st.info(); err != nil {
+				return s.damaged(err)
+			}
+			if _, err := st.pending(); err != nil {
 				return s.damaged(err)
 			}
 			if err := decodeEach[Batch](st, st.batches, bucketBatches, "batch"); err != nil {

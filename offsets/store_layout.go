@@ -61,6 +61,11 @@ type streamMeta struct {
 	// TopicIDs are the stream's topics' ids (KIP-516) as last seen, by
 	// name; a topic the cluster gave none for is missing.
 	TopicIDs map[string]string `json:"topic_ids,omitempty"`
+	// Entries counts next offsets and jump marks, and Planned is the id
+	// of the batch planned and not acked (0: none); schema 2 only, see
+	// store_census.go.
+	Entries *entryCounts `json:"entries,omitempty"`
+	Planned uint64       `json:"planned,omitempty"`
 }
 
 // seekMark is a seek of Partition to Offset made while batches up to
@@ -131,7 +136,9 @@ func (st *streamTx) info() (StreamInfo, error) {
 		info.Seeks[Partition{Topic: m.Topic, Partition: m.Partition}] = m.Offset
 	}
 	damaged := map[Partition]bool{}
+	nNext, nMoved := 0, 0
 	err := st.next.ForEach(func(k, v []byte) error {
+		nNext++
 		p, ok := decodePartitionKey(k)
 		payload, sealOK := st.unseal(bucketNext, k, v)
 		switch {
@@ -149,10 +156,14 @@ func (st *streamTx) info() (StreamInfo, error) {
 		info.Next[p] = int64(binary.BigEndian.Uint64(payload))
 		return nil
 	})
-	if err != nil || st.moved == nil {
+	if err != nil {
 		return info, err
 	}
+	if st.moved == nil {
+		return info, st.checkEntries(nNext, 0)
+	}
 	err = st.moved.ForEach(func(k, v []byte) error {
+		nMoved++
 		p, ok := decodePartitionKey(k)
 		payload, sealOK := st.unseal(bucketMoved, k, v)
 		switch {
@@ -179,7 +190,10 @@ func (st *streamTx) info() (StreamInfo, error) {
 		delete(info.Next, p)
 		delete(info.Moved, p)
 	}
-	return info, err
+	if err != nil {
+		return info, err
+	}
+	return info, st.checkEntries(nNext, nMoved)
 }
 
 // checksumError is the error of p's next offset (stored, -1 when it does
@@ -215,6 +229,7 @@ func (st *streamTx) markMoved(p Partition, code string) error {
 		st.moved = b
 	}
 	k := partitionKey(p)
+	st.addedMoved(k)
 	return st.moved.Put(k, st.seal(bucketMoved, k, []byte(code)))
 }
 
@@ -235,6 +250,7 @@ func (st *streamTx) movedDamaged(key []byte) bool {
 // putNext stores off as p's next offset.
 func (st *streamTx) putNext(p Partition, off int64) error {
 	k := partitionKey(p)
+	st.addedNext(k)
 	return st.next.Put(k, st.seal(bucketNext, k, offsetValue(off)))
 }
 
@@ -248,6 +264,7 @@ func (st *streamTx) clearMoved(ranges []BatchRange) error {
 		return nil // the usual case: nothing moved since the last acks
 	}
 	for _, r := range ranges {
+		st.removedMoved(partitionKey(r.Partition))
 		if err := st.moved.Delete(partitionKey(r.Partition)); err != nil {
 			return err
 		}

@@ -71,6 +71,11 @@ type pageWalker struct {
 	pageSize uint64
 	hwm      uint64 // pages below it are in use or free
 	seen     map[uint64]bool
+	// bufs[d] holds the page read at depth d (bufs[0] also the
+	// freelist): a page is dropped before another at its depth is read,
+	// so the walk reuses one buffer per depth rather than allocating the
+	// whole file again.
+	bufs [maxPreflightDepth + 2][]byte
 }
 
 func (w *pageWalker) fail(format string, args ...any) error {
@@ -83,7 +88,7 @@ func (w *pageWalker) run() error {
 		return err
 	}
 	if freelist != boltNoFreelist {
-		if _, err := w.span(freelist, boltFreelistPage); err != nil {
+		if _, err := w.span(freelist, boltFreelistPage, 0); err != nil {
 			return err
 		}
 	}
@@ -153,7 +158,7 @@ func (w *pageWalker) newestMeta() ([]byte, error) {
 // span reads page id and its overflow pages, after checking its header
 // against the file: its own id, the wanted type, and the span inside the
 // high-water mark. Each page may be read once.
-func (w *pageWalker) span(id uint64, flags uint16) ([]byte, error) {
+func (w *pageWalker) span(id uint64, flags uint16, depth int) ([]byte, error) {
 	if id < 2 || id >= w.hwm {
 		return nil, w.fail("page %d is outside the file (high-water mark %d)", id, w.hwm)
 	}
@@ -181,7 +186,11 @@ func (w *pageWalker) span(id uint64, flags uint16) ([]byte, error) {
 		}
 		w.seen[id+i] = true
 	}
-	b := make([]byte, (overflow+1)*w.pageSize)
+	n := int((overflow + 1) * w.pageSize)
+	if cap(w.bufs[depth]) < n {
+		w.bufs[depth] = make([]byte, n)
+	}
+	b := w.bufs[depth][:n]
 	if _, err := w.f.ReadAt(b, int64(id*w.pageSize)); err != nil {
 		return nil, w.fail("page %d cannot be read: %v", id, err)
 	}
@@ -194,7 +203,7 @@ func (w *pageWalker) walk(id uint64, depth int) error {
 	if depth > maxPreflightDepth {
 		return w.fail("pages nested deeper than %d", maxPreflightDepth)
 	}
-	p, err := w.span(id, boltBranchPage) // a branch or a leaf page
+	p, err := w.span(id, boltBranchPage, depth) // a branch or a leaf page
 	if err != nil {
 		return err
 	}

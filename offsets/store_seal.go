@@ -116,6 +116,9 @@ func (s *Store) migrate(db *bolt.DB) (err error) {
 			if _, err := b.CreateBucketIfNotExists(bucketMoved); err != nil {
 				return err // schema 2 streams always have one; see openStream
 			}
+			if err := countStream(tx, string(name)); err != nil {
+				return err
+			}
 			if err := sealAll(b, string(name), nil, func(k []byte) bool { return string(k) == string(keyStreamMeta) }); err != nil {
 				return err
 			}
@@ -126,6 +129,9 @@ func (s *Store) migrate(db *bolt.DB) (err error) {
 					}
 				}
 			}
+		}
+		if err := putStreamCount(tx, uint64(len(names))); err != nil {
+			return err
 		}
 		return tx.Bucket(bucketMeta).Put(keySchema, []byte{'0' + sealedSchema})
 	})
@@ -155,4 +161,23 @@ func sealAll(b *bolt.Bucket, stream string, bucket []byte, want func(k []byte) b
 		}
 	}
 	return nil
+}
+
+// countStream writes the counts of a schema 1 stream into its record
+// (still unsealed): its next offsets, jump marks and planned batch.
+func countStream(tx *bolt.Tx, name string) error {
+	st, err := openStream(tx, name) // schema 1: read as it is
+	if err != nil {
+		return err
+	}
+	st.meta.Entries = &entryCounts{Next: countEntries(st.next), Moved: countEntries(st.moved)}
+	pending, err := st.pending()
+	if err != nil {
+		return err
+	}
+	st.meta.Planned = 0
+	if pending != nil {
+		st.meta.Planned = pending.ID
+	}
+	return st.putMeta()
 }

@@ -65,6 +65,9 @@ func (i StreamInfo) Check() error {
 func (s *Store) Streams() (out []StreamInfo, err error) {
 	defer s.recoverCorrupt(&err)
 	err = s.db.View(func(tx *bolt.Tx) error {
+		if err := checkStreamCount(tx); err != nil {
+			return err
+		}
 		return tx.Bucket(bucketStreams).ForEachBucket(func(k []byte) error {
 			st, err := openStream(tx, string(k))
 			if err != nil {
@@ -116,9 +119,17 @@ func (s *Store) EnsureStreamOn(name, clusterID string, brokers, topics []string,
 	}
 	defer s.recoverCorrupt(&err)
 	err = s.db.Update(func(tx *bolt.Tx) error {
+		isNew := tx.Bucket(bucketStreams).Bucket([]byte(name)) == nil
 		b, err := tx.Bucket(bucketStreams).CreateBucketIfNotExists([]byte(name))
 		if err != nil {
 			return err
+		}
+		if n, counted, err := readStreamCount(tx); err != nil {
+			return err
+		} else if counted && isNew {
+			if err := putStreamCount(tx, n+1); err != nil {
+				return err
+			}
 		}
 		for _, sub := range [][]byte{bucketNext, bucketBatches, bucketEvents, bucketMoved} {
 			if _, err := b.CreateBucketIfNotExists(sub); err != nil {
@@ -126,6 +137,9 @@ func (s *Store) EnsureStreamOn(name, clusterID string, brokers, topics []string,
 			}
 		}
 		st := &streamTx{name: name, bucket: b, sealed: storeSchema(tx) >= sealedSchema}
+		if st.sealed {
+			st.meta.Entries = &entryCounts{}
+		}
 		if b.Get(keyStreamMeta) != nil {
 			if st, err = openStream(tx, name); err != nil {
 				return err
@@ -195,6 +209,9 @@ func (s *Store) SetStarts(stream string, next map[Partition]int64, jumps map[Par
 					return err
 				}
 			}
+			if old == nil && st.meta.Entries != nil {
+				st.meta.Entries.Next++
+			}
 			if err := st.next.Put(key, value); err != nil {
 				return err
 			}
@@ -263,7 +280,10 @@ func (s *Store) view(stream string, fn func(st *streamTx) error) (err error) {
 	defer s.recoverCorrupt(&err)
 	err = s.db.View(func(tx *bolt.Tx) error {
 		st, err := openStream(tx, stream)
-		if err != nil || st == nil {
+		if st == nil && err == nil {
+			return checkStreamCount(tx) // none by that name, or one lost?
+		}
+		if err != nil {
 			return err
 		}
 		return fn(st)
