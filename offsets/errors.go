@@ -76,6 +76,9 @@ type ChecksumError struct {
 	// empty for a partition's next offset or jump mark (Partition).
 	What      string
 	Partition Partition
+	// Mark is set when the partition's jump mark (why its next offset
+	// moved without an ack) fails its checksum, not the offset itself.
+	Mark bool
 	// Stored is the next offset as it reads now; -1 when it does not read
 	// as one.
 	Stored int64
@@ -99,9 +102,13 @@ func (e *ChecksumError) Error() string {
 	if e.AckedBatch > 0 {
 		acked = fmt.Sprintf("the last acked batch with it (%d) ends at %d", e.AckedBatch, e.AckedUntil)
 	}
-	return fmt.Sprintf("the stored next offset of %s %s but fails its checksum; %s: the store was changed outside kbatch. "+
+	what := "the stored next offset of " + SafeName(e.Partition.String()) + " " + stored + " but fails its checksum"
+	if e.Mark {
+		what = "the jump mark of " + SafeName(e.Partition.String()) + " fails its checksum (its next offset " + stored + ")"
+	}
+	return fmt.Sprintf("%s; %s: the store was changed outside kbatch. "+
 		"Store the right one with kbatch offsets set --name %s '%s:%d=OFFSET', or pass --store to use another file",
-		SafeName(e.Partition.String()), stored, acked, SafeName(e.Stream), record.String(e.Partition.Topic), e.Partition.Partition)
+		what, acked, SafeName(e.Stream), record.String(e.Partition.Topic), e.Partition.Partition)
 }
 
 // Unwrap returns ErrChecksum.

@@ -444,3 +444,39 @@ func TestMovedBucketGoneIsRefused(t *testing.T) {
 		t.Errorf("open and start = %v, want one line of ErrCorrupt", err)
 	}
 }
+
+// TestEditedJumpMarkIsNamed: a jump mark that fails its checksum is
+// refused as the jump mark, with the partition's next offset, and offsets
+// set mends it.
+func TestEditedJumpMarkIsNamed(t *testing.T) {
+	path := storeWithAckedBatch(t)
+	s, err := Open(path, OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetNext("events", map[Partition]int64{ev(1): 400}, NewEvent(testNow, CodeSet, ev(1), "offsets set")); err != nil {
+		t.Fatal(err)
+	}
+	_ = s.Close()
+	key := partitionKey(ev(1))
+	b := editAll(t, readBytes(t, path), append(key, CodeSet...), append(key, "sex"...))
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if s, err = Open(path, OpenOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	_, _, err = s.Stream("events")
+	var sum *ChecksumError
+	if !errors.As(err, &sum) || !sum.Mark || sum.Partition != ev(1) || sum.Stored != 400 ||
+		!strings.Contains(err.Error(), "the jump mark of events[1] fails its checksum (its next offset is 400)") {
+		t.Fatalf("Stream = %v; want the jump mark of events[1] named", err)
+	}
+	if err := s.SetNext("events", map[Partition]int64{ev(1): 400}, NewEvent(testNow, CodeSet, ev(1), "offsets set")); err != nil {
+		t.Fatal(err)
+	}
+	if info, _, err := s.Stream("events"); err != nil || info.Next[ev(1)] != 400 || info.Moved[ev(1)] != CodeSet {
+		t.Errorf("after offsets set: next %v, moved %v, %v", info.Next, info.Moved, err)
+	}
+}

@@ -174,7 +174,9 @@ func (st *streamTx) info() (StreamInfo, error) {
 				if !had {
 					next = -1
 				}
-				info.Damaged = append(info.Damaged, st.checksumError(p, next))
+				e := st.checksumError(p, next)
+				e.Mark = true
+				info.Damaged = append(info.Damaged, e)
 			}
 			return nil
 		case !ok:
