@@ -17,8 +17,9 @@ import (
 // So one changed byte anywhere in a value, in its key, or in the name of
 // its stream is seen when the value is read, and a value never moves to
 // another key or stream unnoticed. bbolt checks its own pages and meta
-// pages, not the values in them: before seals, a next offset edited from
-// 1017 to 1273 was read as stored and 256 records were never delivered.
+// pages, not the values in them: an unsealed next offset edited from 1017
+// to 1273 reads as stored, and the 256 records between are never
+// delivered.
 //
 // A schema 1 store (made before seals) is read as it is; the first
 // writable open seals every value and writes schema 2 in one transaction
