@@ -288,16 +288,16 @@ func (s *Store) initMeta(db *bolt.DB) error {
 func (s *Store) create(timeout time.Duration) error {
 	dir := filepath.Dir(s.path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return &StoreError{Path: s.path, Msg: "cannot be created: " + err.Error(), Cause: err}
+		return s.createError(err)
 	}
 	f, err := os.CreateTemp(dir, "."+filepath.Base(s.path)+".new-*")
 	if err != nil {
-		return &StoreError{Path: s.path, Msg: "cannot be created: " + err.Error(), Cause: err}
+		return s.createError(err)
 	}
 	tmp := f.Name()
 	defer os.Remove(tmp)
 	if err := f.Close(); err != nil {
-		return &StoreError{Path: s.path, Msg: "cannot be created: " + err.Error(), Cause: err}
+		return s.createError(err)
 	}
 	db, err := s.boltOpen(tmp, false, timeout)
 	if err != nil {
@@ -308,7 +308,7 @@ func (s *Store) create(timeout time.Duration) error {
 		err = cerr
 	}
 	if err != nil {
-		return &StoreError{Path: s.path, Msg: "cannot be created: " + err.Error(), Cause: err}
+		return s.createError(err)
 	}
 	err = os.Link(tmp, s.path)
 	if err != nil && !errors.Is(err, fs.ErrExist) {
@@ -316,7 +316,7 @@ func (s *Store) create(timeout time.Duration) error {
 		err = os.Rename(tmp, s.path)
 	}
 	if err != nil && !errors.Is(err, fs.ErrExist) {
-		return &StoreError{Path: s.path, Msg: "cannot be created: " + err.Error(), Cause: err}
+		return s.createError(err)
 	}
 	if d, err := os.Open(dir); err == nil {
 		_ = d.Sync() // make the new name durable; best effort
@@ -336,4 +336,15 @@ func specialFile(m fs.FileMode) string {
 		return "a device"
 	}
 	return "a special file"
+}
+
+// createError is the *StoreError of a new store that could not be made:
+// in a folder kbatch may not write to (its mode, a read-only file system)
+// it says how to go on without one.
+func (s *Store) createError(err error) error {
+	if errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS) {
+		return &StoreError{Path: s.path, Kind: ErrReadOnly, Cause: err, Msg: "cannot be created (" + err.Error() +
+			"): pass --no-store to read without storing positions, or --store with a file in a folder kbatch can write"}
+	}
+	return &StoreError{Path: s.path, Msg: "cannot be created: " + err.Error(), Cause: err}
 }

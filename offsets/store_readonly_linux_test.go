@@ -85,3 +85,17 @@ func TestOpenErrorOfAReadOnlyFileSystem(t *testing.T) {
 		t.Errorf("read-only open failing with EACCES = %v, want cannot be opened", err)
 	}
 }
+
+// TestStoreInAReadOnlyFolder: a store to be made in a folder on a
+// read-only file system says it cannot be created and how to go on.
+func TestStoreInAReadOnlyFolder(t *testing.T) {
+	dir := t.TempDir()
+	if err := syscall.Mount("tmpfs", dir, "tmpfs", syscall.MS_RDONLY, "size=1m"); err != nil {
+		t.Skip("cannot mount a tmpfs here:", err)
+	}
+	t.Cleanup(func() { _ = syscall.Unmount(dir, syscall.MNT_DETACH) })
+	_, err := Open(filepath.Join(dir, "offsets.db"), OpenOptions{})
+	if !errors.Is(err, ErrReadOnly) || !strings.Contains(err.Error(), "cannot be created") || !strings.Contains(err.Error(), "--no-store") {
+		t.Errorf("Open in a read-only folder = %v, want it cannot be created, suggesting --no-store", err)
+	}
+}
