@@ -111,3 +111,46 @@ func TestLostEntriesAreRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestMovedElementIsRefusedByAReader points a leaf element of a stream's
+// next offsets at the key and value of the element after it (one edited
+// byte of its position): both read intact, the count holds, and the
+// partition it held was gone from a read-only open (offsets show). The
+// walk before any open checks that keys sort in each page.
+func TestMovedElementIsRefusedByAReader(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "wide.db")
+	wideStore(t, path)
+	b := readBytes(t, path)
+	db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var root uint64
+	_ = db.View(func(tx *bolt.Tx) error {
+		root = uint64(tx.Bucket(bucketStreams).Bucket([]byte("a")).Bucket(bucketNext).Root())
+		return nil
+	})
+	pageSize := db.Info().PageSize
+	_ = db.Close()
+	le := binary.LittleEndian
+	page := b[int(root)*pageSize:]
+	for le.Uint16(page[8:]) == boltBranchPage { // down to the first leaf
+		page = b[int(le.Uint64(page[boltPageHeader+8:]))*pageSize:]
+	}
+	e1, e2 := page[boltPageHeader+boltElementSize:], page[boltPageHeader+2*boltElementSize:]
+	le.PutUint32(e1[4:], le.Uint32(e2[4:])+boltElementSize)
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, ro := range []bool{true, false} {
+		s, err := Open(path, OpenOptions{ReadOnly: ro})
+		if err == nil {
+			info, _, serr := s.Stream("a")
+			_ = s.Close()
+			t.Fatalf("read-only %v: the store opened; stream a has %d next offsets (%v)", ro, len(info.Next), serr)
+		}
+		if !errors.Is(err, ErrCorrupt) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("read-only %v: Open = %v, want one line of ErrCorrupt", ro, err)
+		}
+	}
+}

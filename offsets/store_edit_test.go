@@ -1,6 +1,7 @@
 package offsets
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"os"
@@ -37,6 +38,17 @@ func editedStore(t *testing.T, path string) (prev, last string) {
 		if err := s.SetStartChoice(name, "resume"); err != nil {
 			t.Fatal(err)
 		}
+	}
+	// A wide stream: its next offsets fill two leaf pages under a
+	// branch page, and its batch of 150 ranges takes overflow pages.
+	if err := s.EnsureStream("wide", []string{"k:9092"}, []string{"events"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Plan("wide", testBatch(1, 150, 0)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Ack("wide", 1, testNow); err != nil {
+		t.Fatal(err)
 	}
 	if err := s.Plan("orders", testBatch(6, 4, 50)); err != nil {
 		t.Fatal(err)
@@ -83,7 +95,13 @@ func TestEditedStoreBytes(t *testing.T) {
 	pageSize := 4096
 	path := filepath.Join(dir, "edited.db")
 	same, refused := 0, 0
-	used := usedBytes(orig, pageSize)
+	used, types := usedBytes(orig, pageSize)
+	for _, typ := range []string{"meta", "freelist", "branch", "leaf", "overflow"} {
+		if types[typ] == 0 {
+			t.Fatalf("the store has no %s page: the edits would not cover that page type", typ)
+		}
+	}
+	t.Logf("pages: %v", types)
 	stride := editStride
 	if os.Getenv("KBATCH_STORE_EDITS") == "all" {
 		stride = 1
@@ -150,17 +168,42 @@ func openAndStart(path string) (string, error) {
 
 // usedBytes marks the bytes of the bbolt file b that a reader may look
 // at: the header and meta of the two meta pages; the header, elements and
-// data of every branch, leaf or freelist page (its overflow pages
-// included). The rest is free space.
-func usedBytes(b []byte, pageSize int) []bool {
-	used := make([]bool, len(b))
+// data of every branch, leaf or freelist page the newest meta page leads
+// to (its overflow pages included). The rest is free space.
+//
+// types counts the pages by type: meta, freelist, branch, leaf, and
+// overflow (the pages a branch, leaf or freelist page spans past its
+// first).
+func usedBytes(b []byte, pageSize int) (used []bool, types map[string]int) {
+	used = make([]bool, len(b))
+	types = map[string]int{}
+	w := &pageWalker{f: bytes.NewReader(b), size: int64(len(b)), seen: map[uint64]bool{}}
+	if err := w.run(); err != nil {
+		panic("the store written for the test does not walk: " + err.Error())
+	}
 	for p := 0; p*pageSize < len(b); p++ {
+		if p >= 2 && !w.seen[uint64(p)] {
+			continue // free
+		}
 		at := p * pageSize
 		end := boltPageHeader + boltMetaSize
 		page := b[at:]
 		le := binary.LittleEndian
 		flags, count := le.Uint16(page[8:]), int(le.Uint16(page[10:]))
 		overflow := int(le.Uint32(page[12:]))
+		switch {
+		case p < 2:
+			types["meta"]++
+		case flags == boltFreelistPage:
+			types["freelist"]++
+		case flags == boltBranchPage:
+			types["branch"]++
+		case flags == boltLeafPage:
+			types["leaf"]++
+		}
+		if p >= 2 && overflow > 0 && flags&(boltFreelistPage|boltBranchPage|boltLeafPage) != 0 {
+			types["overflow"] += overflow
+		}
 		if p >= 2 {
 			end = boltPageHeader
 			switch flags {
@@ -191,7 +234,7 @@ func usedBytes(b []byte, pageSize int) []bool {
 		}
 		p += overflow
 	}
-	return used
+	return used, types
 }
 
 // lineDiff shows the lines of got and want that differ.

@@ -1,6 +1,7 @@
 package offsets
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -218,6 +219,7 @@ func (w *pageWalker) elements(p []byte, id uint64, depth int) error {
 	if boltPageHeader+count*boltElementSize > uint64(len(p)) {
 		return w.fail("page %d: %d elements do not fit", id, count)
 	}
+	var prev []byte
 	for i := range count {
 		at := boltPageHeader + i*boltElementSize
 		e := p[at : at+boltElementSize]
@@ -227,6 +229,10 @@ func (w *pageWalker) elements(p []byte, id uint64, depth int) error {
 			if at+pos+ksize > uint64(len(p)) {
 				return w.fail("page %d: element %d's key is outside the page", id, i)
 			}
+			if err := w.after(prev, p[at+pos:at+pos+ksize], id, i); err != nil {
+				return err
+			}
+			prev = p[at+pos : at+pos+ksize]
 			if err := w.walk(le.Uint64(e[8:]), depth+1); err != nil {
 				return err
 			}
@@ -236,6 +242,10 @@ func (w *pageWalker) elements(p []byte, id uint64, depth int) error {
 			if at+pos+ksize+vsize > uint64(len(p)) {
 				return w.fail("page %d: element %d is outside the page", id, i)
 			}
+			if err := w.after(prev, p[at+pos:at+pos+ksize], id, i); err != nil {
+				return err
+			}
+			prev = p[at+pos : at+pos+ksize]
 			if eflags&boltBucketLeaf == 0 {
 				continue
 			}
@@ -262,6 +272,18 @@ func (w *pageWalker) elements(p []byte, id uint64, depth int) error {
 		default:
 			return w.fail("page %d has type %#x", id, flags)
 		}
+	}
+	return nil
+}
+
+// after checks that key, element i of page id, sorts after prev, the key
+// of the element before it (nil for the first): an element whose position
+// was changed reads another element's key and value, each intact, and
+// would hide the entry it held. bbolt's own check sees that only in a
+// writable open; this walk runs for every open.
+func (w *pageWalker) after(prev, key []byte, id, i uint64) error {
+	if i > 0 && bytes.Compare(prev, key) >= 0 {
+		return w.fail("page %d: element %d's key does not sort after the one before", id, i)
 	}
 	return nil
 }
