@@ -73,8 +73,8 @@ func editedStore(t *testing.T, path string) (prev, last string) {
 
 // editStride samples the bytes TestEditedStoreBytes edits past the meta
 // pages and page headers (all of which it edits): every editStride-th
-// byte, about 4,000 opens under -race. KBATCH_STORE_EDITS=all edits every
-// byte (17,000 opens, about 40 s without -race), and with
+// byte, about 6,400 opens. KBATCH_STORE_EDITS=all edits every byte
+// (30,000 opens, about 70 s without -race), and with
 // KBATCH_STORE_EDITS_RO=1 each file is opened read-only (offsets show)
 // instead; both passed on the final code.
 const editStride = 5
