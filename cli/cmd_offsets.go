@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -76,11 +77,26 @@ func offsetsOpen(g *globalOptions, opt offsets.OpenOptions, create bool, verb st
 		}
 	}
 	st, err := offsets.Open(path, opt)
-	if errors.Is(err, offsets.ErrLocked) {
+	var serr *offsets.StoreError
+	switch {
+	case errors.Is(err, offsets.ErrLocked):
 		return nil, fmt.Errorf("store %s is in use by a running kbatch (a watch holds the file exclusively while it runs); "+
 			"stop it to %s offsets, or pass --store for another file", path, verb)
+	case errors.Is(err, offsets.ErrReadOnly) && errors.As(err, &serr) && serr.Cause != nil:
+		return nil, fmt.Errorf("store %s cannot be written (%v): to %s offsets, pass --store with a file kbatch can write "+
+			"(kbatch offsets show and export read this one)", path, serr.Cause, verb)
 	}
 	return st, err
+}
+
+// offsetsUndamaged refuses a stream with a partition whose stored next
+// offset fails its checksum (offsets.ChecksumError), as a start does:
+// export must not print positions without it as if they were all.
+func offsetsUndamaged(st *offsets.Store, info offsets.StreamInfo) error {
+	if err := info.Check(); err != nil {
+		return fmt.Errorf("store %s: stream %s: %w", st.Path(), strconv.Quote(info.Name), err)
+	}
+	return nil
 }
 
 // offsetsPickStream returns the stream named name, or the store's only

@@ -95,6 +95,9 @@ func runOffsetsExport(cmd *cobra.Command, g *globalOptions, o *offsetsExportOpti
 	if err != nil {
 		return err
 	}
+	if err := offsetsUndamaged(st, info); err != nil {
+		return err
+	}
 	topics, err := exportTopics(info, o.topics)
 	if err != nil {
 		return err

@@ -22,6 +22,20 @@ type offsetsStreamJSON struct {
 	Pending   *uint64              `json:"pending"`
 	Batches   []offsetsBatchJSON   `json:"batches"`
 	Events    []consumer.EventJSON `json:"events"`
+	// Damaged are the partitions whose stored next offset fails its
+	// checksum (left out of Next); absent when none.
+	Damaged []offsetsDamagedJSON `json:"damaged,omitempty"`
+}
+
+type offsetsDamagedJSON struct {
+	Topic     string `json:"topic"`
+	Partition int32  `json:"partition"`
+	// Stored is what the value reads (-1: not an offset); LastAckedBatch
+	// and AckedUntil where the log's last acked batch with the partition
+	// ended it (0 and -1 when none has it).
+	Stored         int64  `json:"stored"`
+	LastAckedBatch uint64 `json:"last_acked_batch"`
+	AckedUntil     int64  `json:"acked_until"`
 }
 
 type offsetsBatchJSON struct {
@@ -59,6 +73,14 @@ func (v offsetsStreamView) json() offsetsStreamJSON {
 	}
 	for i, e := range v.events {
 		s.Events[i] = consumer.NewEventJSON(e)
+	}
+	for _, d := range info.Damaged {
+		j := offsetsDamagedJSON{Topic: d.Partition.Topic, Partition: d.Partition.Partition, Stored: d.Stored,
+			LastAckedBatch: d.AckedBatch, AckedUntil: d.AckedUntil}
+		if d.AckedBatch == 0 {
+			j.AckedUntil = -1
+		}
+		s.Damaged = append(s.Damaged, j)
 	}
 	return s
 }

@@ -190,12 +190,15 @@ func (v offsetsStreamView) writeText(out io.Writer) error {
 	if err := w.Flush(); err != nil {
 		return err
 	}
-	if len(info.Next) == 0 {
+	if len(info.Next) == 0 && len(info.Damaged) == 0 {
 		fmt.Fprintln(out, "\n  no next offsets stored")
 	} else {
 		rows := [][]string{{"PARTITION", "NEXT"}}
 		for _, p := range offsets.SortedPartitions(info.Next) {
 			rows = append(rows, []string{offsets.SafeName(p.String()), strconv.FormatInt(info.Next[p], 10)})
+		}
+		for _, d := range info.Damaged {
+			rows = append(rows, []string{offsets.SafeName(d.Partition.String()), offsetsDamagedNext(d)})
 		}
 		if err := offsetsTable(out, rows); err != nil {
 			return err
@@ -310,3 +313,18 @@ func (b batchNumber) Set(s string) error {
 }
 
 func (batchNumber) Type() string { return "N" }
+
+// offsetsDamagedNext is the NEXT cell of a partition whose stored next
+// offset fails its checksum: what it reads, and where the last acked batch
+// with it ended it.
+func offsetsDamagedNext(d *offsets.ChecksumError) string {
+	read := "unreadable"
+	if d.Stored >= 0 {
+		read = "reads " + strconv.FormatInt(d.Stored, 10)
+	}
+	acked := "no acked batch with it in the log"
+	if d.AckedBatch > 0 {
+		acked = fmt.Sprintf("batch %d ended it at %d", d.AckedBatch, d.AckedUntil)
+	}
+	return fmt.Sprintf("? (fails its checksum: %s; %s; kbatch offsets set stores it anew)", read, acked)
+}

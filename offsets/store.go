@@ -6,8 +6,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -16,7 +18,7 @@ import (
 
 // schemaVersion is the layout this kbatch writes and reads; a file with a
 // higher one is refused, never rewritten.
-const schemaVersion = 1
+const schemaVersion = sealedSchema
 
 // Caps of the per-stream logs; the oldest entries are pruned in the
 // transaction that adds a new one.
@@ -76,6 +78,9 @@ type Store struct {
 // truncated store as a new one, and taking it as new would restart every
 // stream per --reset. A writable open reads the whole file first (verify)
 // and refuses a damaged one (ErrCorrupt) before writing anything.
+//
+// A store made before values were sealed (schema 1) is sealed by its
+// first writable open (store_seal.go); read-only opens read it as it is.
 //
 // Any other existing file is first opened read-only and checked: a file that
 // is not bbolt or is damaged (ErrCorrupt), a bbolt file kbatch did not make
@@ -142,6 +147,10 @@ func Open(path string, opt OpenOptions) (*Store, error) {
 		_ = db.Close()
 		return nil, err
 	}
+	if err := st.migrate(db); err != nil {
+		_ = db.Close()
+		return nil, err
+	}
 	st.db = db
 	st.releasePages() // verify read every page of the file
 	return st, nil
@@ -170,16 +179,28 @@ func (s *Store) Path() string { return s.path }
 func (s *Store) boltOpen(path string, readOnly bool, timeout time.Duration) (db *bolt.DB, err error) {
 	defer s.recoverCorrupt(&err)
 	db, err = bolt.Open(path, 0o600, &bolt.Options{ReadOnly: readOnly, Timeout: timeout})
-	switch {
-	case err == nil:
-		return db, nil
-	case errors.Is(err, berrors.ErrTimeout):
-		return nil, &StoreError{Path: s.path, Kind: ErrLocked, Cause: err,
-			Msg: "is in use by another kbatch process; pass --store to use another file"}
-	case errors.Is(err, fs.ErrPermission), errors.Is(err, fs.ErrNotExist):
-		return nil, &StoreError{Path: s.path, Msg: "cannot be opened: " + err.Error(), Cause: err}
+	if err != nil {
+		return nil, s.openError(err, readOnly)
 	}
-	return nil, &StoreError{Path: s.path, Kind: ErrCorrupt, Cause: err,
+	return db, nil
+}
+
+// openError is the *StoreError of bolt.Open failing with err.
+func (s *Store) openError(err error, readOnly bool) error {
+	switch {
+	case errors.Is(err, berrors.ErrTimeout):
+		return &StoreError{Path: s.path, Kind: ErrLocked, Cause: err,
+			Msg: "is in use by another kbatch process; pass --store to use another file"}
+	case !readOnly && (errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS)):
+		// It was read (the read-only look Open takes first passed): only
+		// writing is refused, by the file's mode or a read-only mount.
+		return &StoreError{Path: s.path, Kind: ErrReadOnly, Cause: err, Msg: "cannot be written (" + err.Error() +
+			"): kbatch stores positions there after each batch; pass --no-store to read without storing them, " +
+			"or --store with a file it can write (kbatch offsets show reads this one)"}
+	case errors.Is(err, fs.ErrPermission), errors.Is(err, fs.ErrNotExist):
+		return &StoreError{Path: s.path, Msg: "cannot be opened: " + err.Error(), Cause: err}
+	}
+	return &StoreError{Path: s.path, Kind: ErrCorrupt, Cause: err,
 		Msg: fmt.Sprintf("is not a bbolt file or is damaged (%v); move it away or pass --store to use another file", err)}
 }
 
@@ -197,8 +218,17 @@ func (s *Store) openChecked(timeout time.Duration) (*bolt.DB, error) {
 	return db, nil
 }
 
+// checkMeta checks that db is a kbatch store this version can read. It
+// first walks the file's page tree with bounds (preflight), under the lock
+// bbolt holds: a damaged page id read through bbolt's memory map faults
+// outside it, which no recover turns into an error, so nothing of the
+// file is read through bbolt before the walk passed.
 func (s *Store) checkMeta(db *bolt.DB) (err error) {
+	if err := preflight(db.Path()); err != nil {
+		return s.damaged(err)
+	}
 	defer s.recoverCorrupt(&err)
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	return db.View(func(tx *bolt.Tx) error { return s.checkMetaTx(tx) })
 }
 
@@ -244,6 +274,9 @@ func (s *Store) initMeta(db *bolt.DB) error {
 		if err := meta.Put(keySchema, []byte(strconv.Itoa(schemaVersion))); err != nil {
 			return err
 		}
+		if err := putStreamCount(tx, 0); err != nil {
+			return err
+		}
 		_, err = tx.CreateBucket(bucketStreams)
 		return err
 	})
@@ -255,16 +288,16 @@ func (s *Store) initMeta(db *bolt.DB) error {
 func (s *Store) create(timeout time.Duration) error {
 	dir := filepath.Dir(s.path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return &StoreError{Path: s.path, Msg: "cannot be created: " + err.Error(), Cause: err}
+		return s.createError(err)
 	}
 	f, err := os.CreateTemp(dir, "."+filepath.Base(s.path)+".new-*")
 	if err != nil {
-		return &StoreError{Path: s.path, Msg: "cannot be created: " + err.Error(), Cause: err}
+		return s.createError(err)
 	}
 	tmp := f.Name()
 	defer os.Remove(tmp)
 	if err := f.Close(); err != nil {
-		return &StoreError{Path: s.path, Msg: "cannot be created: " + err.Error(), Cause: err}
+		return s.createError(err)
 	}
 	db, err := s.boltOpen(tmp, false, timeout)
 	if err != nil {
@@ -275,7 +308,7 @@ func (s *Store) create(timeout time.Duration) error {
 		err = cerr
 	}
 	if err != nil {
-		return &StoreError{Path: s.path, Msg: "cannot be created: " + err.Error(), Cause: err}
+		return s.createError(err)
 	}
 	err = os.Link(tmp, s.path)
 	if err != nil && !errors.Is(err, fs.ErrExist) {
@@ -283,7 +316,7 @@ func (s *Store) create(timeout time.Duration) error {
 		err = os.Rename(tmp, s.path)
 	}
 	if err != nil && !errors.Is(err, fs.ErrExist) {
-		return &StoreError{Path: s.path, Msg: "cannot be created: " + err.Error(), Cause: err}
+		return s.createError(err)
 	}
 	if d, err := os.Open(dir); err == nil {
 		_ = d.Sync() // make the new name durable; best effort
@@ -303,4 +336,15 @@ func specialFile(m fs.FileMode) string {
 		return "a device"
 	}
 	return "a special file"
+}
+
+// createError is the *StoreError of a new store that could not be made:
+// in a folder kbatch may not write to (its mode, a read-only file system)
+// it says how to go on without one.
+func (s *Store) createError(err error) error {
+	if errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS) {
+		return &StoreError{Path: s.path, Kind: ErrReadOnly, Cause: err, Msg: "cannot be created (" + err.Error() +
+			"): pass --no-store to read without storing positions, or --store with a file in a folder kbatch can write"}
+	}
+	return &StoreError{Path: s.path, Msg: "cannot be created: " + err.Error(), Cause: err}
 }

@@ -81,8 +81,15 @@ func (s *Store) planTx(st *streamTx, b *Batch) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	v = st.seal(bucketBatches, key, v)
 	if err := st.batches.Put(key, v); err != nil {
 		return nil, err
+	}
+	if st.sealed {
+		st.meta.Planned = b.ID
+		if err := st.putMeta(); err != nil {
+			return nil, err
+		}
 	}
 	return v, prune(st.batches, keepFrom(b.ID, s.batchesKept(len(b.Ranges))))
 }
@@ -165,28 +172,39 @@ func (s *Store) ackTx(st *streamTx, stream string, id uint64, at time.Time) erro
 	}
 	b, ok := s.plannedFor(stream, id, v)
 	if !ok {
-		if err := json.Unmarshal(v, &b); err != nil {
+		payload, err := st.unsealEntry(bucketBatches, "batch", key, v)
+		if err != nil {
+			return err
+		}
+		if err := json.Unmarshal(payload, &b); err != nil {
 			return fmt.Errorf("batch %d: %w: %v", id, ErrCorrupt, err)
 		}
 	}
 	b.State, b.AckedAt = StateAcked, at
 	if v, err := json.Marshal(b); err != nil {
 		return err
-	} else if err := st.batches.Put(key, v); err != nil {
+	} else if err := st.batches.Put(key, st.seal(bucketBatches, key, v)); err != nil {
 		return err
 	}
 	// bbolt keeps keys and values until the transaction ends: one buffer
 	// holds them all rather than two allocations per range.
 	size := 0
 	for _, r := range b.Ranges {
-		size += len(r.Topic) + 5 + 8
+		size += len(r.Topic) + 5 + 8 + sealSize
 	}
 	buf := make([]byte, 0, size)
+	var until [8]byte
 	for _, r := range b.Ranges {
 		n := len(buf)
 		buf = appendPartitionKey(buf, r.Partition)
 		k := buf[n:len(buf):len(buf)]
-		buf = binary.BigEndian.AppendUint64(buf, uint64(r.Until))
+		st.addedNext(k)
+		binary.BigEndian.PutUint64(until[:], uint64(r.Until))
+		if st.sealed {
+			buf = appendSealed(buf, st.name, bucketNext, k, until[:])
+		} else {
+			buf = append(buf, until[:]...)
+		}
 		if err := st.next.Put(k, buf[n+len(k):len(buf):len(buf)]); err != nil {
 			return err
 		}
@@ -197,7 +215,7 @@ func (s *Store) ackTx(st *streamTx, stream string, id uint64, at time.Time) erro
 	if err := st.applySeeks(id); err != nil {
 		return err
 	}
-	st.meta.LastBatch, st.meta.Updated = id, at
+	st.meta.LastBatch, st.meta.Updated, st.meta.Planned = id, at, 0
 	return st.putMeta()
 }
 
@@ -206,18 +224,9 @@ func (s *Store) ackTx(st *streamTx, stream string, id uint64, at time.Time) erro
 func (s *Store) Pending(stream string) (*Batch, error) {
 	var pending *Batch
 	err := s.view(stream, func(st *streamTx) error {
-		v := st.batches.Get(idKey(st.meta.LastBatch + 1))
-		if v == nil {
-			return nil
-		}
-		var b Batch
-		if err := json.Unmarshal(v, &b); err != nil {
-			return fmt.Errorf("batch %d: %w: %v", st.meta.LastBatch+1, ErrCorrupt, err)
-		}
-		if b.State == StatePlanned {
-			pending = &b
-		}
-		return nil
+		var err error
+		pending, err = st.pending()
+		return err
 	})
 	return pending, err
 }
@@ -228,7 +237,7 @@ func (s *Store) Batches(stream string, limit int) ([]Batch, error) {
 	var out []Batch
 	err := s.view(stream, func(st *streamTx) error {
 		var err error
-		out, err = newestFirst[Batch](st.batches, limit)
+		out, err = newestFirst[Batch](st, st.batches, bucketBatches, "batch", limit)
 		return err
 	})
 	return out, err
@@ -238,9 +247,14 @@ func (s *Store) Batches(stream string, limit int) ([]Batch, error) {
 // (never planned, pruned, or unknown stream).
 func (s *Store) Batch(stream string, id uint64) (b Batch, ok bool, err error) {
 	err = s.view(stream, func(st *streamTx) error {
-		v := st.batches.Get(idKey(id))
+		key := idKey(id)
+		v := st.batches.Get(key)
 		if v == nil {
 			return nil
+		}
+		v, err := st.unsealEntry(bucketBatches, "batch", key, v)
+		if err != nil {
+			return err
 		}
 		if err := json.Unmarshal(v, &b); err != nil {
 			return fmt.Errorf("batch %d: %w: %v", id, ErrCorrupt, err)
@@ -267,7 +281,30 @@ func (s *Store) DropPending(stream string, id uint64, e Event) error {
 		if err := st.batches.Delete(key); err != nil {
 			return err
 		}
+		st.meta.Planned = 0
 		st.dropSeeks(func(Partition) bool { return true })
 		return st.record(e, s.maxEvents)
 	})
+}
+
+// pending is the batch planned and not acked, or nil, checked against the
+// stream's record (checkPlanned).
+func (st *streamTx) pending() (*Batch, error) {
+	key := idKey(st.meta.LastBatch + 1)
+	v := st.batches.Get(key)
+	if v == nil {
+		return nil, st.checkPlanned(nil)
+	}
+	v, err := st.unsealEntry(bucketBatches, "batch", key, v)
+	if err != nil {
+		return nil, err
+	}
+	var b Batch
+	if err := json.Unmarshal(v, &b); err != nil {
+		return nil, fmt.Errorf("batch %d: %w: %v", st.meta.LastBatch+1, ErrCorrupt, err)
+	}
+	if b.State != StatePlanned {
+		return nil, st.checkPlanned(nil)
+	}
+	return &b, st.checkPlanned(&b)
 }

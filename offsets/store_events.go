@@ -31,7 +31,7 @@ func (s *Store) Events(stream string, limit int) ([]Event, error) {
 	var out []Event
 	err := s.view(stream, func(st *streamTx) error {
 		var err error
-		out, err = newestFirst[Event](st.events, limit)
+		out, err = newestFirst[Event](st, st.events, bucketEvents, "event", limit)
 		return err
 	})
 	return out, err
@@ -46,7 +46,8 @@ func (st *streamTx) addEvent(e Event, limit int) error {
 	if err != nil {
 		return err
 	}
-	if err := st.events.Put(idKey(seq), v); err != nil {
+	key := idKey(seq)
+	if err := st.events.Put(key, st.seal(bucketEvents, key, v)); err != nil {
 		return err
 	}
 	return prune(st.events, keepFrom(seq, limit))

@@ -10,20 +10,24 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// File layout (schema 1):
+// File layout (schema 2):
 //
-//	kbatch/                 app = "kbatch", schema = "1"
+//	kbatch/                 app = "kbatch", schema = "2"
 //	streams/NAME/meta       JSON streamMeta
 //	streams/NAME/next/      topic 0x00 uint32be(partition) → uint64be(next offset)
 //	streams/NAME/batches/   uint64be(batch id) → JSON Batch
 //	streams/NAME/events/    uint64be(sequence) → JSON Event
 //	streams/NAME/moved/     topic 0x00 uint32be(partition) → jump code
 //
+// Every value under streams/NAME is sealed with a checksum (store_seal.go);
+// schema 1 is the same layout without the seals.
+//
 // moved holds the partitions whose next offset was moved by something
 // other than an ack (data loss or a reset at start, `offsets set`, a
 // seek) since their last acked range: the next watch marks its first
-// range of them as a jump with the code. Stores made before it have no
-// moved bucket until a stream is written; readers take none as empty.
+// range of them as a jump with the code. Schema 1 stores made before it
+// have no moved bucket until a stream is written, and readers take none
+// as empty; sealing a store (schema 2) gives every stream one.
 //
 // Big-endian keys make cursor order numeric order, so the newest batch or
 // event is Cursor.Last and pruning walks from Cursor.First.
@@ -57,6 +61,11 @@ type streamMeta struct {
 	// TopicIDs are the stream's topics' ids (KIP-516) as last seen, by
 	// name; a topic the cluster gave none for is missing.
 	TopicIDs map[string]string `json:"topic_ids,omitempty"`
+	// Entries counts next offsets and jump marks, and Planned is the id
+	// of the batch planned and not acked (0: none); schema 2 only, see
+	// store_census.go.
+	Entries *entryCounts `json:"entries,omitempty"`
+	Planned uint64       `json:"planned,omitempty"`
 }
 
 // seekMark is a seek of Partition to Offset made while batches up to
@@ -78,6 +87,7 @@ type streamTx struct {
 	batches *bolt.Bucket
 	events  *bolt.Bucket
 	moved   *bolt.Bucket // nil in a store that predates it, read-only
+	sealed  bool         // values carry seals (store_seal.go)
 }
 
 // openStream returns the stream's buckets, or nil when there is no such
@@ -88,11 +98,18 @@ func openStream(tx *bolt.Tx, name string) (*streamTx, error) {
 		return nil, nil
 	}
 	st := &streamTx{name: name, bucket: b, next: b.Bucket(bucketNext),
-		batches: b.Bucket(bucketBatches), events: b.Bucket(bucketEvents), moved: b.Bucket(bucketMoved)}
-	if st.next == nil || st.batches == nil || st.events == nil {
+		batches: b.Bucket(bucketBatches), events: b.Bucket(bucketEvents), moved: b.Bucket(bucketMoved),
+		sealed: storeSchema(tx) >= sealedSchema}
+	// A schema 2 stream always has its moved bucket: one gone is a
+	// damaged name or flag, and reading none would drop jump marks.
+	if st.next == nil || st.batches == nil || st.events == nil || (st.sealed && st.moved == nil) {
 		return nil, fmt.Errorf("stream %q is missing a bucket: %w", name, ErrCorrupt)
 	}
-	if err := json.Unmarshal(b.Get(keyStreamMeta), &st.meta); err != nil {
+	v, ok := st.unseal(nil, keyStreamMeta, b.Get(keyStreamMeta))
+	if !ok {
+		return nil, &ChecksumError{Stream: name, What: "the stream's record (brokers, topics, last batch)"}
+	}
+	if err := json.Unmarshal(v, &st.meta); err != nil {
 		return nil, fmt.Errorf("stream %q meta: %w: %v", name, ErrCorrupt, err)
 	}
 	return st, nil
@@ -103,42 +120,7 @@ func (st *streamTx) putMeta() error {
 	if err != nil {
 		return err
 	}
-	return st.bucket.Put(keyStreamMeta, v)
-}
-
-// info copies the stream out of the transaction.
-func (st *streamTx) info() (StreamInfo, error) {
-	info := StreamInfo{Name: st.name, ClusterID: st.meta.ClusterID, Brokers: st.meta.Brokers, Topics: st.meta.Topics, TopicIDs: st.meta.TopicIDs,
-		Next: make(map[Partition]int64), LastBatch: st.meta.LastBatch, Updated: st.meta.Updated, StartChoice: st.meta.StartChoice}
-	for _, m := range st.meta.Seeks {
-		if info.Seeks == nil {
-			info.Seeks = map[Partition]int64{}
-		}
-		info.Seeks[Partition{Topic: m.Topic, Partition: m.Partition}] = m.Offset
-	}
-	err := st.next.ForEach(func(k, v []byte) error {
-		p, ok := decodePartitionKey(k)
-		if !ok || len(v) != 8 {
-			return fmt.Errorf("stream %q: bad next-offset entry %q: %w", st.name, k, ErrCorrupt)
-		}
-		info.Next[p] = int64(binary.BigEndian.Uint64(v))
-		return nil
-	})
-	if err != nil || st.moved == nil {
-		return info, err
-	}
-	err = st.moved.ForEach(func(k, v []byte) error {
-		p, ok := decodePartitionKey(k)
-		if !ok {
-			return fmt.Errorf("stream %q: bad moved entry %q: %w", st.name, k, ErrCorrupt)
-		}
-		if info.Moved == nil {
-			info.Moved = map[Partition]string{}
-		}
-		info.Moved[p] = string(v)
-		return nil
-	})
-	return info, err
+	return st.bucket.Put(keyStreamMeta, st.seal(nil, keyStreamMeta, v))
 }
 
 // markMoved records that p's next offset moved for code without an ack,
@@ -151,7 +133,30 @@ func (st *streamTx) markMoved(p Partition, code string) error {
 		}
 		st.moved = b
 	}
-	return st.moved.Put(partitionKey(p), []byte(code))
+	k := partitionKey(p)
+	st.addedMoved(k)
+	return st.moved.Put(k, st.seal(bucketMoved, k, []byte(code)))
+}
+
+// movedDamaged reports whether the jump mark kept under key fails its
+// checksum.
+func (st *streamTx) movedDamaged(key []byte) bool {
+	if st.moved == nil {
+		return false
+	}
+	v := st.moved.Get(key)
+	if v == nil {
+		return false
+	}
+	_, ok := st.unseal(bucketMoved, key, v)
+	return !ok
+}
+
+// putNext stores off as p's next offset.
+func (st *streamTx) putNext(p Partition, off int64) error {
+	k := partitionKey(p)
+	st.addedNext(k)
+	return st.next.Put(k, st.seal(bucketNext, k, offsetValue(off)))
 }
 
 // clearMoved forgets the moves of the partitions of ranges: an acked
@@ -164,6 +169,7 @@ func (st *streamTx) clearMoved(ranges []BatchRange) error {
 		return nil // the usual case: nothing moved since the last acks
 	}
 	for _, r := range ranges {
+		st.removedMoved(partitionKey(r.Partition))
 		if err := st.moved.Delete(partitionKey(r.Partition)); err != nil {
 			return err
 		}
@@ -191,13 +197,18 @@ func keepFrom(newest uint64, limit int) uint64 {
 	return newest - uint64(limit) + 1
 }
 
-// newestFirst decodes up to limit values (all when limit ≤ 0) of a log
-// bucket, newest first.
-func newestFirst[T any](b *bolt.Bucket, limit int) ([]T, error) {
+// newestFirst decodes up to limit values (all when limit ≤ 0) of the log
+// bucket named bucket of st, newest first; what names an entry in errors
+// ("batch", "event").
+func newestFirst[T any](st *streamTx, b *bolt.Bucket, bucket []byte, what string, limit int) ([]T, error) {
 	var out []T
 	c := b.Cursor()
 	for k, v := c.Last(); k != nil && (limit <= 0 || len(out) < limit); k, v = c.Prev() {
 		var x T
+		v, err := st.unsealEntry(bucket, what, k, v)
+		if err != nil {
+			return nil, err
+		}
 		if err := json.Unmarshal(v, &x); err != nil {
 			return nil, fmt.Errorf("entry %d: %w: %v", binary.BigEndian.Uint64(k), ErrCorrupt, err)
 		}
@@ -228,4 +239,18 @@ func decodePartitionKey(k []byte) (Partition, bool) {
 		return Partition{}, false
 	}
 	return Partition{Topic: string(k[:i]), Partition: int32(binary.BigEndian.Uint32(k[i+1:]))}, true
+}
+
+// unsealEntry is the payload of the log entry k of bucket, or a
+// ChecksumError naming it (what: "batch", "event") when its seal fails.
+func (st *streamTx) unsealEntry(bucket []byte, what string, k, v []byte) ([]byte, error) {
+	payload, ok := st.unseal(bucket, k, v)
+	if !ok {
+		id := "?"
+		if len(k) == 8 {
+			id = fmt.Sprint(binary.BigEndian.Uint64(k))
+		}
+		return nil, &ChecksumError{Stream: st.name, What: what + " " + id}
+	}
+	return payload, nil
 }

@@ -184,8 +184,8 @@ func TestOpenRefuses(t *testing.T) {
 			return b.Put([]byte("k"), []byte("v"))
 		}), ErrForeign, "is a bbolt file but not a kbatch store; pass --store to use another file"},
 		{"empty bbolt", boltFile("bare.db", func(*bolt.Tx) error { return nil }), ErrForeign, "not a kbatch store"},
-		{"newer schema", kbatchFile("future.db", "2"), ErrSchema,
-			"was written by a newer kbatch (schema 2, this one reads 1); upgrade kbatch or pass --store"},
+		{"newer schema", kbatchFile("future.db", "3"), ErrSchema,
+			"was written by a newer kbatch (schema 3, this one reads 2); upgrade kbatch or pass --store"},
 		{"garbled schema", kbatchFile("garbled.db", "one"), ErrCorrupt, `has a damaged schema version "one"`},
 		{"damaged pages", damaged("damaged.db"), ErrCorrupt, "is damaged ("},
 		{"directory", dir, ErrForeign, "is a directory"},

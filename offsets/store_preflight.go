@@ -1,6 +1,7 @@
 package offsets
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -71,6 +72,11 @@ type pageWalker struct {
 	pageSize uint64
 	hwm      uint64 // pages below it are in use or free
 	seen     map[uint64]bool
+	// bufs[d] holds the page read at depth d (bufs[0] also the
+	// freelist): a page is dropped before another at its depth is read,
+	// so the walk reuses one buffer per depth rather than allocating the
+	// whole file again.
+	bufs [maxPreflightDepth + 2][]byte
 }
 
 func (w *pageWalker) fail(format string, args ...any) error {
@@ -83,7 +89,7 @@ func (w *pageWalker) run() error {
 		return err
 	}
 	if freelist != boltNoFreelist {
-		if _, err := w.span(freelist, boltFreelistPage); err != nil {
+		if _, err := w.span(freelist, boltFreelistPage, 0); err != nil {
 			return err
 		}
 	}
@@ -93,6 +99,21 @@ func (w *pageWalker) run() error {
 // meta reads both meta pages and takes the valid one with the higher
 // transaction id, as bbolt does.
 func (w *pageWalker) meta() (root, freelist uint64, err error) {
+	best, err := w.newestMeta()
+	if err != nil {
+		return 0, 0, err
+	}
+	le := binary.LittleEndian
+	w.hwm = le.Uint64(best[40:])
+	if w.hwm < 2 || w.hwm > uint64(w.size)/w.pageSize {
+		return 0, 0, w.fail("high-water mark %d pages for a file of %d bytes", w.hwm, w.size)
+	}
+	return le.Uint64(best[16:]), le.Uint64(best[32:]), nil
+}
+
+// newestMeta is the valid meta page (its 64 bytes) with the higher
+// transaction id; it sets w.pageSize.
+func (w *pageWalker) newestMeta() ([]byte, error) {
 	var best []byte
 	var bestTx uint64
 	// Meta 1 is one page after meta 0, at the page size meta 0 names; when
@@ -130,20 +151,15 @@ func (w *pageWalker) meta() (root, freelist uint64, err error) {
 		}
 	}
 	if best == nil {
-		return 0, 0, w.fail("no valid meta page")
+		return nil, w.fail("no valid meta page")
 	}
-	le := binary.LittleEndian
-	w.hwm = le.Uint64(best[40:])
-	if w.hwm < 2 || w.hwm > uint64(w.size)/w.pageSize {
-		return 0, 0, w.fail("high-water mark %d pages for a file of %d bytes", w.hwm, w.size)
-	}
-	return le.Uint64(best[16:]), le.Uint64(best[32:]), nil
+	return best, nil
 }
 
 // span reads page id and its overflow pages, after checking its header
 // against the file: its own id, the wanted type, and the span inside the
 // high-water mark. Each page may be read once.
-func (w *pageWalker) span(id uint64, flags uint16) ([]byte, error) {
+func (w *pageWalker) span(id uint64, flags uint16, depth int) ([]byte, error) {
 	if id < 2 || id >= w.hwm {
 		return nil, w.fail("page %d is outside the file (high-water mark %d)", id, w.hwm)
 	}
@@ -171,7 +187,11 @@ func (w *pageWalker) span(id uint64, flags uint16) ([]byte, error) {
 		}
 		w.seen[id+i] = true
 	}
-	b := make([]byte, (overflow+1)*w.pageSize)
+	n := int((overflow + 1) * w.pageSize)
+	if cap(w.bufs[depth]) < n {
+		w.bufs[depth] = make([]byte, n)
+	}
+	b := w.bufs[depth][:n]
 	if _, err := w.f.ReadAt(b, int64(id*w.pageSize)); err != nil {
 		return nil, w.fail("page %d cannot be read: %v", id, err)
 	}
@@ -184,7 +204,7 @@ func (w *pageWalker) walk(id uint64, depth int) error {
 	if depth > maxPreflightDepth {
 		return w.fail("pages nested deeper than %d", maxPreflightDepth)
 	}
-	p, err := w.span(id, boltBranchPage) // a branch or a leaf page
+	p, err := w.span(id, boltBranchPage, depth) // a branch or a leaf page
 	if err != nil {
 		return err
 	}
@@ -199,6 +219,7 @@ func (w *pageWalker) elements(p []byte, id uint64, depth int) error {
 	if boltPageHeader+count*boltElementSize > uint64(len(p)) {
 		return w.fail("page %d: %d elements do not fit", id, count)
 	}
+	var prev []byte
 	for i := range count {
 		at := boltPageHeader + i*boltElementSize
 		e := p[at : at+boltElementSize]
@@ -208,6 +229,10 @@ func (w *pageWalker) elements(p []byte, id uint64, depth int) error {
 			if at+pos+ksize > uint64(len(p)) {
 				return w.fail("page %d: element %d's key is outside the page", id, i)
 			}
+			if err := w.after(prev, p[at+pos:at+pos+ksize], id, i); err != nil {
+				return err
+			}
+			prev = p[at+pos : at+pos+ksize]
 			if err := w.walk(le.Uint64(e[8:]), depth+1); err != nil {
 				return err
 			}
@@ -217,6 +242,10 @@ func (w *pageWalker) elements(p []byte, id uint64, depth int) error {
 			if at+pos+ksize+vsize > uint64(len(p)) {
 				return w.fail("page %d: element %d is outside the page", id, i)
 			}
+			if err := w.after(prev, p[at+pos:at+pos+ksize], id, i); err != nil {
+				return err
+			}
+			prev = p[at+pos : at+pos+ksize]
 			if eflags&boltBucketLeaf == 0 {
 				continue
 			}
@@ -243,6 +272,18 @@ func (w *pageWalker) elements(p []byte, id uint64, depth int) error {
 		default:
 			return w.fail("page %d has type %#x", id, flags)
 		}
+	}
+	return nil
+}
+
+// after checks that key, element i of page id, sorts after prev, the key
+// of the element before it (nil for the first): an element whose position
+// was changed reads another element's key and value, each intact, and
+// would hide the entry it held. bbolt's own check sees that only in a
+// writable open; this walk runs for every open.
+func (w *pageWalker) after(prev, key []byte, id, i uint64) error {
+	if i > 0 && bytes.Compare(prev, key) >= 0 {
+		return w.fail("page %d: element %d's key does not sort after the one before", id, i)
 	}
 	return nil
 }

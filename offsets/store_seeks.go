@@ -44,7 +44,7 @@ func (s *Store) SeekAll(stream string, moves []SeekMove) error {
 	return s.update(stream, func(st *streamTx) error {
 		last := make(map[Partition]int, len(moves)) // a partition moved twice: the last move stands
 		for i, m := range moves {
-			if err := st.next.Put(partitionKey(m.Partition), offsetValue(m.Offset)); err != nil {
+			if err := st.putNext(m.Partition, m.Offset); err != nil {
 				return err
 			}
 			jump := m.Jump
@@ -123,7 +123,7 @@ func (st *streamTx) applySeeks(id uint64) error {
 			continue
 		}
 		p := Partition{Topic: m.Topic, Partition: m.Partition}
-		if err := st.next.Put(partitionKey(p), offsetValue(m.Offset)); err != nil {
+		if err := st.putNext(p, m.Offset); err != nil {
 			return err
 		}
 		if err := st.markMoved(p, CodeSeek); err != nil {

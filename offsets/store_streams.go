@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -43,12 +44,30 @@ type StreamInfo struct {
 	// start" for this stream ("resume", "latest", "-100", "@-1h"…); ""
 	// when it never asked. Only the picker reads it: it is its default.
 	StartChoice string
+	// Damaged are the partitions whose next offset or jump mark fails its
+	// checksum (changed outside kbatch), in key order; they are left out
+	// of Next and Moved. Only Streams returns such a stream (offsets show
+	// lists them, offsets set stores them anew); Stream, which a start
+	// reads, refuses it with Check's error.
+	Damaged []*ChecksumError
 }
 
-// Streams returns every stream in the store, ordered by name.
+// Check is the error of the first damaged partition, or nil.
+func (i StreamInfo) Check() error {
+	if len(i.Damaged) == 0 {
+		return nil
+	}
+	return i.Damaged[0]
+}
+
+// Streams returns every stream in the store, ordered by name, with their
+// damaged partitions (StreamInfo.Damaged) listed rather than refused.
 func (s *Store) Streams() (out []StreamInfo, err error) {
 	defer s.recoverCorrupt(&err)
 	err = s.db.View(func(tx *bolt.Tx) error {
+		if err := checkStreamCount(tx); err != nil {
+			return err
+		}
 		return tx.Bucket(bucketStreams).ForEachBucket(func(k []byte) error {
 			st, err := openStream(tx, string(k))
 			if err != nil {
@@ -66,11 +85,17 @@ func (s *Store) Streams() (out []StreamInfo, err error) {
 }
 
 // Stream returns one stream; ok is false when there is none by that name.
+// A stream with a partition whose next offset or jump mark fails its
+// checksum is a *ChecksumError naming the partition, what it reads and
+// where the log's last acked batch with it ended it: never a start from a
+// position kbatch did not write.
 func (s *Store) Stream(name string) (info StreamInfo, ok bool, err error) {
 	err = s.view(name, func(st *streamTx) error {
 		ok = true
-		info, err = st.info()
-		return err
+		if info, err = st.info(); err != nil {
+			return err
+		}
+		return info.Check()
 	})
 	return info, ok, err
 }
@@ -94,16 +119,27 @@ func (s *Store) EnsureStreamOn(name, clusterID string, brokers, topics []string,
 	}
 	defer s.recoverCorrupt(&err)
 	err = s.db.Update(func(tx *bolt.Tx) error {
+		isNew := tx.Bucket(bucketStreams).Bucket([]byte(name)) == nil
 		b, err := tx.Bucket(bucketStreams).CreateBucketIfNotExists([]byte(name))
 		if err != nil {
 			return err
+		}
+		if n, counted, err := readStreamCount(tx); err != nil {
+			return err
+		} else if counted && isNew {
+			if err := putStreamCount(tx, n+1); err != nil {
+				return err
+			}
 		}
 		for _, sub := range [][]byte{bucketNext, bucketBatches, bucketEvents, bucketMoved} {
 			if _, err := b.CreateBucketIfNotExists(sub); err != nil {
 				return err
 			}
 		}
-		st := &streamTx{name: name, bucket: b}
+		st := &streamTx{name: name, bucket: b, sealed: storeSchema(tx) >= sealedSchema}
+		if st.sealed {
+			st.meta.Entries = &entryCounts{}
+		}
 		if b.Get(keyStreamMeta) != nil {
 			if st, err = openStream(tx, name); err != nil {
 				return err
@@ -167,12 +203,16 @@ func (s *Store) SetStarts(stream string, next map[Partition]int64, jumps map[Par
 			if code == "" {
 				code = e.Code
 			}
-			if old != nil && code != "" && !bytes.Equal(old, offsetValue(off)) {
+			value := st.seal(bucketNext, key, offsetValue(off))
+			if old != nil && code != "" && (!bytes.Equal(old, value) || st.movedDamaged(key)) {
 				if err := st.markMoved(p, code); err != nil {
 					return err
 				}
 			}
-			if err := st.next.Put(key, offsetValue(off)); err != nil {
+			if old == nil && st.meta.Entries != nil {
+				st.meta.Entries.Next++
+			}
+			if err := st.next.Put(key, value); err != nil {
 				return err
 			}
 		}
@@ -208,7 +248,7 @@ func (s *Store) writable() error {
 func (s *Store) recoverCorrupt(err *error) {
 	if r := recover(); r != nil {
 		*err = &StoreError{Path: s.path, Kind: ErrCorrupt,
-			Msg: fmt.Sprintf("is damaged (%v); move it away or pass --store to use another file", r)}
+			Msg: fmt.Sprintf("is damaged (%s); move it away or pass --store to use another file", unreadable(r))}
 	}
 }
 
@@ -240,7 +280,10 @@ func (s *Store) view(stream string, fn func(st *streamTx) error) (err error) {
 	defer s.recoverCorrupt(&err)
 	err = s.db.View(func(tx *bolt.Tx) error {
 		st, err := openStream(tx, stream)
-		if err != nil || st == nil {
+		if st == nil && err == nil {
+			return checkStreamCount(tx) // none by that name, or one lost?
+		}
+		if err != nil {
 			return err
 		}
 		return fn(st)
@@ -259,4 +302,15 @@ func (s *Store) SetStartChoice(stream, choice string) error {
 		st.meta.StartChoice = choice
 		return st.putMeta()
 	})
+}
+
+// unreadable says what a bbolt panic over a damaged page (r, or the text of
+// the error tx.Check makes of one) found, without the words of a panic: a
+// user reads "a page bbolt cannot read", not "panic: assertion failed".
+func unreadable(r any) string {
+	msg := fmt.Sprint(r)
+	for _, prefix := range []string{"panic: ", "runtime error: ", "assertion failed: "} {
+		msg = strings.TrimPrefix(msg, prefix)
+	}
+	return "a page bbolt cannot read: " + msg
 }

@@ -1,0 +1,101 @@
+package offsets
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// checkReadOnlyRefusal checks a writable open of a store that can be read
+// but not written: its own one line (not "damaged … move it away"), while
+// a read-only open (offsets show) reads it.
+func checkReadOnlyRefusal(t *testing.T, path string) {
+	t.Helper()
+	s, err := Open(path, OpenOptions{})
+	if err == nil {
+		_ = s.Close()
+		t.Fatal("a writable open of a read-only store succeeded")
+	}
+	msg := err.Error()
+	if !errors.Is(err, ErrReadOnly) || errors.Is(err, ErrCorrupt) || !strings.Contains(msg, "cannot be written") ||
+		!strings.Contains(msg, "--no-store") || strings.Contains(msg, "damaged") || strings.Contains(msg, "\n") {
+		t.Errorf("writable open = %v; want one line saying it cannot be written, suggesting --no-store", err)
+	}
+	ro, err := Open(path, OpenOptions{ReadOnly: true})
+	if err != nil {
+		t.Fatalf("a read-only open of the read-only store: %v", err)
+	}
+	defer ro.Close()
+	if info, ok, err := ro.Stream("events"); err != nil || !ok || info.Next[ev(0)] != 1017 {
+		t.Errorf("read-only store reads %v, %v, %v", info.Next, ok, err)
+	}
+}
+
+// TestReadOnlyStoreFile: a store file without write permission. Root
+// ignores the mode; TestReadOnlyStoreMount covers it there.
+func TestReadOnlyStoreFile(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root writes a file whatever its mode")
+	}
+	path := storeWithAckedBatch(t)
+	if err := os.Chmod(path, 0o400); err != nil {
+		t.Fatal(err)
+	}
+	checkReadOnlyRefusal(t, path)
+}
+
+// TestReadOnlyStoreMount: a store on a read-only file system (a tmpfs
+// mounted read-only, when this process may mount) was reported as "not a
+// bbolt file or is damaged … move it away".
+func TestReadOnlyStoreMount(t *testing.T) {
+	dir := t.TempDir()
+	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size=4m"); err != nil {
+		t.Skip("cannot mount a tmpfs here:", err)
+	}
+	t.Cleanup(func() { _ = syscall.Unmount(dir, syscall.MNT_DETACH) })
+	src := storeWithAckedBatch(t)
+	path := filepath.Join(dir, "offsets.db")
+	if err := os.WriteFile(path, readBytes(t, src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mount("", dir, "", syscall.MS_REMOUNT|syscall.MS_RDONLY, ""); err != nil {
+		t.Skip("cannot remount the tmpfs read-only:", err)
+	}
+	checkReadOnlyRefusal(t, path)
+}
+
+// TestOpenErrorOfAReadOnlyFileSystem: the failure of a writable open on a
+// read-only file system (EROFS, which is not a permission error to Go) is
+// classified as read-only wherever mounting is not possible.
+func TestOpenErrorOfAReadOnlyFileSystem(t *testing.T) {
+	s := &Store{path: "/ro/offsets.db"}
+	erofs := &fs.PathError{Op: "open", Path: "/ro/offsets.db", Err: syscall.EROFS}
+	if err := s.openError(erofs, false); !errors.Is(err, ErrReadOnly) || !strings.Contains(err.Error(), "--no-store") {
+		t.Errorf("writable open failing with EROFS = %v, want ErrReadOnly suggesting --no-store", err)
+	}
+	eacces := &fs.PathError{Op: "open", Path: "/ro/offsets.db", Err: syscall.EACCES}
+	if err := s.openError(eacces, false); !errors.Is(err, ErrReadOnly) {
+		t.Errorf("writable open failing with EACCES = %v, want ErrReadOnly", err)
+	}
+	if err := s.openError(eacces, true); errors.Is(err, ErrReadOnly) || !strings.Contains(err.Error(), "cannot be opened") {
+		t.Errorf("read-only open failing with EACCES = %v, want cannot be opened", err)
+	}
+}
+
+// TestStoreInAReadOnlyFolder: a store to be made in a folder on a
+// read-only file system says it cannot be created and how to go on.
+func TestStoreInAReadOnlyFolder(t *testing.T) {
+	dir := t.TempDir()
+	if err := syscall.Mount("tmpfs", dir, "tmpfs", syscall.MS_RDONLY, "size=1m"); err != nil {
+		t.Skip("cannot mount a tmpfs here:", err)
+	}
+	t.Cleanup(func() { _ = syscall.Unmount(dir, syscall.MNT_DETACH) })
+	_, err := Open(filepath.Join(dir, "offsets.db"), OpenOptions{})
+	if !errors.Is(err, ErrReadOnly) || !strings.Contains(err.Error(), "cannot be created") || !strings.Contains(err.Error(), "--no-store") {
+		t.Errorf("Open in a read-only folder = %v, want it cannot be created, suggesting --no-store", err)
+	}
+}
