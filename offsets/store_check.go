@@ -94,7 +94,7 @@ func (s *Store) damaged(cause error) error {
 	var sum *ChecksumError
 	if errors.As(cause, &sum) {
 		return &StoreError{Path: s.path, Kind: ErrCorrupt, Cause: cause,
-			Msg: "stream " + SafeName(sum.Stream) + ": " + sum.Error()}
+			Msg: "stream " + QuoteName(sum.Stream) + ": " + sum.Error()}
 	}
 	return &StoreError{Path: s.path, Kind: ErrCorrupt, Cause: cause,
 		Msg: fmt.Sprintf("is damaged (%v); kbatch writes nothing to it: move it away (its streams restart per --reset) or pass --store to use another file", cause)}
