@@ -84,6 +84,17 @@ func (e *GroupActiveError) Error() string {
 		e.Group, countMembers(len(e.Members)), where, state)
 }
 
+// GroupPermissionError says the user lacks a permission (Kafka ACL) that
+// reading or writing a group's offsets needs; its message names it.
+// Asking again does not help until an operator grants it.
+type GroupPermissionError struct {
+	Msg string
+	Err error // the broker's error: GROUP_ or TOPIC_AUTHORIZATION_FAILED
+}
+
+func (e *GroupPermissionError) Error() string { return e.Msg }
+func (e *GroupPermissionError) Unwrap() error { return e.Err }
+
 func countMembers(n int) string {
 	if n == 1 {
 		return "1 live member"
@@ -163,7 +174,7 @@ func withConsumerMembers(st GroupState, g kmsg.ConsumerGroupDescribeResponseGrou
 	case errors.Is(err, kerr.GroupIDNotFound):
 		return st, nil
 	case errors.Is(err, kerr.GroupAuthorizationFailed):
-		return st, fmt.Errorf("not authorized to describe consumer group %q: the user needs DESCRIBE on the group (Kafka ACL): %w", st.Name, err)
+		return st, describeDenied(st.Name, err)
 	case errors.Is(err, kerr.NotCoordinator), errors.Is(err, kerr.CoordinatorNotAvailable), errors.Is(err, kerr.CoordinatorLoadInProgress):
 		// The same trouble as DescribeGroups' own: retried (retryGroup).
 		return st, fmt.Errorf("describing consumer group %q: %w", st.Name, sarama.ErrNotCoordinatorForConsumer)
@@ -230,7 +241,7 @@ func describeGroup(c *Client, group string) (GroupState, error) {
 		case errors.Is(d.Err, sarama.ErrGroupIDNotFound):
 			return st, nil
 		case errors.Is(d.Err, sarama.ErrGroupAuthorizationFailed):
-			return st, fmt.Errorf("not authorized to describe consumer group %q: the user needs DESCRIBE on the group (Kafka ACL): %w", group, d.Err)
+			return st, describeDenied(group, d.Err)
 		case !errors.Is(d.Err, sarama.ErrNoError):
 			return st, fmt.Errorf("describing consumer group %q: %w", group, d.Err)
 		}
@@ -314,14 +325,20 @@ func sendGroupCommit(c *Client, group string, next map[offsets.Partition]int64) 
 	return nil
 }
 
+// describeDenied is the error of a describe the broker refused for want
+// of DESCRIBE on group.
+func describeDenied(group string, err error) error {
+	return &GroupPermissionError{Err: err, Msg: fmt.Sprintf("not authorized to describe consumer group %q: the user needs DESCRIBE on the group (Kafka ACL): %v", group, err)}
+}
+
 // groupCommitError turns a partition's OffsetCommit error into one line
 // that says what to do.
 func groupCommitError(group string, p offsets.Partition, kerr sarama.KError) error {
 	switch {
 	case errors.Is(kerr, sarama.ErrGroupAuthorizationFailed):
-		return fmt.Errorf("not authorized to commit offsets of consumer group %q (GROUP_AUTHORIZATION_FAILED): the user needs READ on the group (Kafka ACL)", group)
+		return &GroupPermissionError{Err: kerr, Msg: fmt.Sprintf("not authorized to commit offsets of consumer group %q (GROUP_AUTHORIZATION_FAILED): the user needs READ on the group (Kafka ACL)", group)}
 	case errors.Is(kerr, sarama.ErrTopicAuthorizationFailed):
-		return fmt.Errorf("not authorized to commit offsets of consumer group %q on topic %s (TOPIC_AUTHORIZATION_FAILED): the user needs READ on the topic (Kafka ACL)", group, offsets.QuoteName(p.Topic))
+		return &GroupPermissionError{Err: kerr, Msg: fmt.Sprintf("not authorized to commit offsets of consumer group %q on topic %s (TOPIC_AUTHORIZATION_FAILED): the user needs READ on the topic (Kafka ACL)", group, offsets.QuoteName(p.Topic))}
 	case errors.Is(kerr, sarama.ErrUnknownMemberId), errors.Is(kerr, sarama.ErrIllegalGeneration),
 		errors.Is(kerr, sarama.ErrRebalanceInProgress), errors.Is(kerr, sarama.ErrFencedInstancedId):
 		return &GroupActiveError{Group: group, Refusal: kerr.Error()}
@@ -350,7 +367,8 @@ func (w *GroupWriter) Group() string { return w.group }
 
 // CommitGroup writes next as the group's committed offsets
 // (CommitGroupOffsets): an error wrapping *GroupActiveError means the
-// group has live members.
+// group has live members, one wrapping *GroupPermissionError a missing
+// permission.
 func (w *GroupWriter) CommitGroup(next map[offsets.Partition]int64) error {
 	return CommitGroupOffsets(w.c, w.group, next)
 }

@@ -189,6 +189,8 @@ func TestCommitGroupOffsetsWithoutPermission(t *testing.T) {
 			t.Errorf("%s: %v", tc.user, err)
 		case tc.want != "" && (err == nil || err.Error() != tc.want+" (Kafka ACL)"):
 			t.Errorf("%s: got %v\nwant %s (Kafka ACL)", tc.user, err, tc.want)
+		case tc.want != "" && !errors.As(err, new(*GroupPermissionError)):
+			t.Errorf("%s: %v is not a *GroupPermissionError: a follower of the stream would ask again forever", tc.user, err)
 		}
 	}
 }
