@@ -48,7 +48,7 @@ type watchOptions struct {
 	isolation       string
 	log             string
 	debugAddr       string
-	commitGroup     string
+	commitGroup     givenString
 	where           string
 	dec             decodeFlags
 
@@ -121,8 +121,22 @@ func addWatchFlags(cmd *cobra.Command, o *watchOptions) {
 	addDecodeFlags(f, &o.dec)
 	addWhereFlag(f, &o.where)
 	f.StringVar(&o.log, "log", "", "append a debug log for a bug report to FILE (connections, metadata, fetches, batches, store writes; never secrets nor record bytes)")
-	f.StringVar(&o.commitGroup, "commit-group", "", "after each acked batch, commit the acked next offsets to consumer GROUP too (never joined; stops if the group has live members)")
+	f.Var(&o.commitGroup, "commit-group", "after each acked batch, commit the acked next offsets to consumer GROUP too (never joined; stops if the group has live members or a permission is missing)")
 	f.StringVar(&o.debugAddr, "debug-addr", "", "serve Go's pprof profiles (goroutines, heap, CPU) on this loopback HOST:PORT, e.g. 127.0.0.1:6060")
+}
+
+// givenString is a string flag that knows whether it was given, so an
+// empty value given on purpose (--commit-group "") is told from none.
+type givenString struct {
+	value string
+	given bool
+}
+
+func (s *givenString) String() string { return s.value }
+func (s *givenString) Type() string   { return "string" }
+func (s *givenString) Set(v string) error {
+	s.value, s.given = v, true
+	return nil
 }
 
 // streamName is --name, else the sorted topics joined with "+".
@@ -141,6 +155,9 @@ func (o *watchOptions) streamConfig(g *globalOptions) (consumer.Config, error) {
 	cfg := consumer.Config{
 		Topics: dedupe(o.topics), Interval: o.interval, MaxPerPartition: o.maxPerPartition, Samples: o.samples,
 		Strict: o.strict, FailOnDataLoss: o.failOnDataLoss, UntilEnd: o.untilEnd, MaxBatches: o.batches,
+	}
+	if o.commitGroup.given && strings.TrimSpace(o.commitGroup.value) == "" {
+		return cfg, usagef("--commit-group needs a consumer group name")
 	}
 	if o.interval <= 0 {
 		return cfg, usagef("invalid --interval %s: must be positive", o.interval)
@@ -491,8 +508,8 @@ func (o *watchOptions) open(ctx context.Context, g *globalOptions, p watchPlan, 
 		done.add(func() { _ = client.Close() })
 	}
 	cfg.Client, cfg.Brokers = client, cc.Brokers
-	if o.commitGroup != "" {
-		cfg.GroupCommit = kafka.NewGroupWriter(client, o.commitGroup)
+	if o.commitGroup.given {
+		cfg.GroupCommit = kafka.NewGroupWriter(client, o.commitGroup.value)
 	}
 	logCluster(cfg.Log, cc, client, cfg.Topics)
 	setLeaderLookup(p.enc, client)

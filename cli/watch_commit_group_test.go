@@ -61,3 +61,15 @@ func TestWatchCommitGroup(t *testing.T) {
 	}
 	offsetsSameNext(t, "live group", groupAt(t, kc, live), map[offsets.Partition]int64{offsetsTP(topic, 0): 3})
 }
+
+// A blank --commit-group is a usage error, as --to-group "" is: never a
+// stream that silently commits to no group, nor one named " ".
+func TestWatchCommitGroupBlankName(t *testing.T) {
+	for _, name := range []string{"", " ", "\t"} {
+		for _, mode := range [][]string{{"--no-tui", "--until-end"}, {}} {
+			args := append([]string{"watch", "-b", "127.0.0.1:1", "-t", "events", "--store", t.TempDir() + "/s.db", "--commit-group", name}, mode...)
+			_, errOut, code := runKbatch(t, args...)
+			offsetsWantFail(t, errOut, code, exitUsage, "--commit-group needs a consumer group name")
+		}
+	}
+}

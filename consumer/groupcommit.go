@@ -16,7 +16,8 @@ import (
 // start where the stream stands; *kafka.GroupWriter implements it.
 // CommitGroup is called from one goroutine of the stream at a time, never
 // on the stream's loop. An error wrapping *kafka.GroupActiveError means
-// the group has live members: the stream then commits no more.
+// the group has live members, one wrapping *kafka.GroupPermissionError a
+// permission the user lacks: the stream then commits no more.
 type GroupCommitter interface {
 	Group() string
 	CommitGroup(next map[offsets.Partition]int64) error
@@ -30,7 +31,8 @@ const groupRetryMax = 30 * time.Second
 // is made only for positions already acked, a failed one never undoes or
 // holds back an ack, and it is retried with whatever is acked by then
 // (latest wins: positions acked while a commit runs are merged into the
-// next one). A group with live members stops the commits for good.
+// next one). A group with live members, or a permission the user lacks
+// (asking again does not grant it), stops the commits for good.
 //
 // The loop calls offer after each ack and close once, at its end; the
 // results come back to the loop on results (closed by the goroutine),
@@ -158,7 +160,7 @@ func (g *groupCommits) run() {
 			if quitting {
 				return
 			}
-		case errors.As(err, new(*kafka.GroupActiveError)):
+		case errors.As(err, new(*kafka.GroupActiveError)), errors.As(err, new(*kafka.GroupPermissionError)):
 			g.results <- groupResult{code: offsets.CodeGroupCommitStopped, err: err}
 			<-g.quit // results is closed only after close
 			return

@@ -1,6 +1,7 @@
 package kafka
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -8,6 +9,8 @@ import (
 	"time"
 
 	"github.com/IBM/sarama"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kbatch-dev/kbatch/offsets"
 )
@@ -23,9 +26,9 @@ type GroupState struct {
 }
 
 // Active reports whether the group has live consumers: members listed, or
-// a state other than Empty while none are listed. A consumer group of
-// Kafka 4's protocol (KIP-848) is described as Stable with no members by
-// DescribeGroups, which lists only classic members.
+// a state other than Empty while none are listed (a broker that lists a
+// consumer group of Kafka 4's protocol, KIP-848, without its members and
+// cannot be asked for them).
 func (s GroupState) Active() bool {
 	return len(s.Members) > 0 || (s.State != "" && s.State != "Empty")
 }
@@ -81,6 +84,17 @@ func (e *GroupActiveError) Error() string {
 		e.Group, countMembers(len(e.Members)), where, state)
 }
 
+// GroupPermissionError says the user lacks a permission (Kafka ACL) that
+// reading or writing a group's offsets needs; its message names it.
+// Asking again does not help until an operator grants it.
+type GroupPermissionError struct {
+	Msg string
+	Err error // the broker's error: GROUP_ or TOPIC_AUTHORIZATION_FAILED
+}
+
+func (e *GroupPermissionError) Error() string { return e.Msg }
+func (e *GroupPermissionError) Unwrap() error { return e.Err }
+
 func countMembers(n int) string {
 	if n == 1 {
 		return "1 live member"
@@ -88,18 +102,95 @@ func countMembers(n int) string {
 	return fmt.Sprintf("%d live members", n)
 }
 
-// DescribeGroup asks group's coordinator for its state and members
-// (DescribeGroups). It only reads: the group is never joined.
+// DescribeGroup asks group's coordinator for its state and members. It
+// only reads: the group is never joined. DescribeGroups lists the members
+// of a classic group only: a 4.x broker says a consumer group of Kafka 4's
+// protocol (KIP-848) is not found, so when it names no member the group is
+// also asked for with ConsumerGroupDescribe, where the brokers support it
+// (ApiVersions), and its members are those of either answer.
 func DescribeGroup(c *Client, group string) (GroupState, error) {
-	if group == "" {
+	if strings.TrimSpace(group) == "" {
 		return GroupState{}, &offsets.UsageError{Msg: "empty consumer group name"}
 	}
 	var st GroupState
 	err := retryGroup(c, group, func() (err error) {
-		st, err = describeGroup(c, group)
+		if st, err = describeGroup(c, group); err != nil || len(st.Members) > 0 || st.State == "Empty" {
+			return err
+		}
+		g, ok, err := describeConsumerGroup(c, group)
+		if err != nil || !ok {
+			return err
+		}
+		st, err = withConsumerMembers(st, g)
 		return err
 	})
 	return st, err
+}
+
+// describeConsumerGroup asks for group with ConsumerGroupDescribe (Kafka
+// 4's consumer protocol, KIP-848); ok is false where the brokers do not
+// know that request (ApiVersions).
+func describeConsumerGroup(c *Client, group string) (g kmsg.ConsumerGroupDescribeResponseGroup, ok bool, err error) {
+	kc, err := c.fetchClient()
+	if err != nil {
+		return g, false, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), c.sc.Config().Net.ReadTimeout)
+	defer cancel()
+	versions, err := kmsg.NewPtrApiVersionsRequest().RequestWith(ctx, kc)
+	if err == nil {
+		err = kerr.ErrorForCode(versions.ErrorCode)
+	}
+	if err != nil {
+		return g, false, fmt.Errorf("describing consumer group %q: api versions: %w", group, err)
+	}
+	known := false
+	for _, k := range versions.ApiKeys {
+		known = known || k.ApiKey == kmsg.ConsumerGroupDescribe.Int16()
+	}
+	if !known {
+		return g, false, nil
+	}
+	req := kmsg.NewPtrConsumerGroupDescribeRequest()
+	req.Groups = []string{group}
+	resp, err := req.RequestWith(ctx, kc)
+	if err != nil {
+		return g, false, fmt.Errorf("describing consumer group %q: %w", group, err)
+	}
+	for _, rg := range resp.Groups {
+		if rg.Group == group {
+			return rg, true, nil
+		}
+	}
+	return g, false, fmt.Errorf("describing consumer group %q: the coordinator's answer does not name it", group)
+}
+
+// withConsumerMembers is st, as DescribeGroups told it, with the state and
+// members of g, ConsumerGroupDescribe's answer for the same group: a group
+// it does not know (a classic group, or none) leaves st as it is.
+func withConsumerMembers(st GroupState, g kmsg.ConsumerGroupDescribeResponseGroup) (GroupState, error) {
+	switch err := kerr.ErrorForCode(g.ErrorCode); {
+	case err == nil:
+	case errors.Is(err, kerr.GroupIDNotFound):
+		return st, nil
+	case errors.Is(err, kerr.GroupAuthorizationFailed):
+		return st, describeDenied(st.Name, err)
+	case errors.Is(err, kerr.NotCoordinator), errors.Is(err, kerr.CoordinatorNotAvailable), errors.Is(err, kerr.CoordinatorLoadInProgress):
+		// The same trouble as DescribeGroups' own: retried (retryGroup).
+		return st, fmt.Errorf("describing consumer group %q: %w", st.Name, sarama.ErrNotCoordinatorForConsumer)
+	default:
+		return st, fmt.Errorf("describing consumer group %q: %w", st.Name, err)
+	}
+	if g.State != "" && g.State != "Dead" {
+		st.State = g.State
+	}
+	for _, m := range g.Members {
+		st.Members = append(st.Members, GroupMember{ClientID: m.ClientID, Host: m.ClientHost})
+	}
+	slices.SortFunc(st.Members, func(a, b GroupMember) int {
+		return strings.Compare(a.Host+"\x00"+a.ClientID, b.Host+"\x00"+b.ClientID)
+	})
+	return st, nil
 }
 
 // retryGroup runs try until it succeeds, fails for good, or about 8s of
@@ -150,7 +241,7 @@ func describeGroup(c *Client, group string) (GroupState, error) {
 		case errors.Is(d.Err, sarama.ErrGroupIDNotFound):
 			return st, nil
 		case errors.Is(d.Err, sarama.ErrGroupAuthorizationFailed):
-			return st, fmt.Errorf("not authorized to describe consumer group %q: the user needs DESCRIBE on the group (Kafka ACL): %w", group, d.Err)
+			return st, describeDenied(group, d.Err)
 		case !errors.Is(d.Err, sarama.ErrNoError):
 			return st, fmt.Errorf("describing consumer group %q: %w", group, d.Err)
 		}
@@ -234,14 +325,20 @@ func sendGroupCommit(c *Client, group string, next map[offsets.Partition]int64) 
 	return nil
 }
 
+// describeDenied is the error of a describe the broker refused for want
+// of DESCRIBE on group.
+func describeDenied(group string, err error) error {
+	return &GroupPermissionError{Err: err, Msg: fmt.Sprintf("not authorized to describe consumer group %q: the user needs DESCRIBE on the group (Kafka ACL): %v", group, err)}
+}
+
 // groupCommitError turns a partition's OffsetCommit error into one line
 // that says what to do.
 func groupCommitError(group string, p offsets.Partition, kerr sarama.KError) error {
 	switch {
 	case errors.Is(kerr, sarama.ErrGroupAuthorizationFailed):
-		return fmt.Errorf("not authorized to commit offsets of consumer group %q (GROUP_AUTHORIZATION_FAILED): the user needs READ on the group (Kafka ACL)", group)
+		return &GroupPermissionError{Err: kerr, Msg: fmt.Sprintf("not authorized to commit offsets of consumer group %q (GROUP_AUTHORIZATION_FAILED): the user needs READ on the group (Kafka ACL)", group)}
 	case errors.Is(kerr, sarama.ErrTopicAuthorizationFailed):
-		return fmt.Errorf("not authorized to commit offsets of consumer group %q on topic %s (TOPIC_AUTHORIZATION_FAILED): the user needs READ on the topic (Kafka ACL)", group, offsets.QuoteName(p.Topic))
+		return &GroupPermissionError{Err: kerr, Msg: fmt.Sprintf("not authorized to commit offsets of consumer group %q on topic %s (TOPIC_AUTHORIZATION_FAILED): the user needs READ on the topic (Kafka ACL)", group, offsets.QuoteName(p.Topic))}
 	case errors.Is(kerr, sarama.ErrUnknownMemberId), errors.Is(kerr, sarama.ErrIllegalGeneration),
 		errors.Is(kerr, sarama.ErrRebalanceInProgress), errors.Is(kerr, sarama.ErrFencedInstancedId):
 		return &GroupActiveError{Group: group, Refusal: kerr.Error()}
@@ -270,7 +367,8 @@ func (w *GroupWriter) Group() string { return w.group }
 
 // CommitGroup writes next as the group's committed offsets
 // (CommitGroupOffsets): an error wrapping *GroupActiveError means the
-// group has live members.
+// group has live members, one wrapping *GroupPermissionError a missing
+// permission.
 func (w *GroupWriter) CommitGroup(next map[offsets.Partition]int64) error {
 	return CommitGroupOffsets(w.c, w.group, next)
 }

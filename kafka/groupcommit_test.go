@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -188,6 +189,67 @@ func TestCommitGroupOffsetsWithoutPermission(t *testing.T) {
 			t.Errorf("%s: %v", tc.user, err)
 		case tc.want != "" && (err == nil || err.Error() != tc.want+" (Kafka ACL)"):
 			t.Errorf("%s: got %v\nwant %s (Kafka ACL)", tc.user, err, tc.want)
+		case tc.want != "" && !errors.As(err, new(*GroupPermissionError)):
+			t.Errorf("%s: %v is not a *GroupPermissionError: a follower of the stream would ask again forever", tc.user, err)
 		}
+	}
+}
+
+// A consumer group of Kafka 4's protocol (KIP-848) is described with its
+// members and hosts (ConsumerGroupDescribe), so the plan refuses it
+// before any write, the way it refuses a classic group.
+func TestDescribeGroupListsConsumerProtocolMembers(t *testing.T) {
+	if testkafka.Real() {
+		t.Skip("kfake's consumer protocol; a real broker's is checked with Kafka's own consumer")
+	}
+	kc := testkafka.New(t)
+	topic := kc.Topic("cgd", 1)
+	group := "cgd-" + topic
+	kc.LiveMember(group, topic, kgo.ServerSideBalancer(), kgo.Balancers(kgo.RangeBalancer()))
+	c, err := Dial(ClientConfig{Brokers: kc.Brokers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	st, err := DescribeGroup(c, group)
+	if err != nil || len(st.Members) != 1 || st.Members[0].ClientID != "live-member" || st.Members[0].Host == "" || !st.Active() {
+		t.Fatalf("consumer-protocol group described as %+v, %v; want its one live member and host", st, err)
+	}
+	msg := (&GroupActiveError{Group: group, State: st.State, Members: st.Members}).Error()
+	if !strings.Contains(msg, "1 live member on "+st.Members[0].Host) {
+		t.Errorf("refusal %q does not name the member's host", msg)
+	}
+}
+
+// A 4.x broker's DescribeGroups says a consumer-protocol group is not
+// found; ConsumerGroupDescribe's answer then gives its state and members,
+// and a group it does not know either stays a new group.
+func TestWithConsumerMembersNamesMembersDescribeGroupsDoesNotKnow(t *testing.T) {
+	notFound := GroupState{Name: "orders"}
+	g := kmsg.NewConsumerGroupDescribeResponseGroup()
+	g.Group, g.State = "orders", "Stable"
+	for _, host := range []string{"/10.0.0.7", "/10.0.0.5", "/10.0.0.7"} {
+		m := kmsg.NewConsumerGroupDescribeResponseGroupMember()
+		m.ClientID, m.ClientHost = "billing", host
+		g.Members = append(g.Members, m)
+	}
+	st, err := withConsumerMembers(notFound, g)
+	if err != nil || !st.Active() || st.State != "Stable" || len(st.Members) != 3 {
+		t.Fatalf("got %+v, %v; want Stable with 3 members", st, err)
+	}
+	msg := (&GroupActiveError{Group: "orders", State: st.State, Members: st.Members}).Error()
+	if !strings.Contains(msg, `"orders" has 3 live members on /10.0.0.5, /10.0.0.7 (state Stable)`) {
+		t.Errorf("refusal %q does not name the members and hosts", msg)
+	}
+
+	unknown := kmsg.NewConsumerGroupDescribeResponseGroup()
+	unknown.Group, unknown.ErrorCode = "orders", kerr.GroupIDNotFound.Code
+	if st, err := withConsumerMembers(notFound, unknown); err != nil || st.Active() || len(st.Members) != 0 {
+		t.Errorf("a group neither protocol knows: got %+v, %v; want a new group", st, err)
+	}
+	denied := kmsg.NewConsumerGroupDescribeResponseGroup()
+	denied.Group, denied.ErrorCode = "orders", kerr.GroupAuthorizationFailed.Code
+	if _, err := withConsumerMembers(notFound, denied); err == nil || !strings.Contains(err.Error(), "needs DESCRIBE on the group") {
+		t.Errorf("a denied describe: got %v", err)
 	}
 }

@@ -11,7 +11,8 @@ const (
 	// CodeGroupCommitFailed: a commit failed; it is tried again with the
 	// positions acked by then. The batch stays acked.
 	CodeGroupCommitFailed = "group-retry"
-	// CodeGroupCommitStopped: the group has live members; kbatch commits
-	// no more to it while this stream runs.
+	// CodeGroupCommitStopped: the group has live members, or the user
+	// lacks a permission the commits need; kbatch commits no more to it
+	// while this stream runs.
 	CodeGroupCommitStopped = "group-stopped"
 )

@@ -176,3 +176,18 @@ func TestSetGroupNotAvailable(t *testing.T) {
 		t.Fatalf("O opened %T without a setter", m.top())
 	}
 }
+
+// A blank group name (spaces only) is refused on the form: no plan is
+// asked for and nothing is written.
+func TestSetGroupRefusesABlankName(t *testing.T) {
+	s := &fakeSetter{committed: map[offsets.Partition]int64{}}
+	m := liveModel(t, 140, 40, Options{GroupSetter: s})
+	press(m, "2", "O")
+	typeText(m, "   ")
+	runSettled(m, press(m, "enter"))
+	runSettled(m, press(m, "enter"))
+	mustContain(t, screen(m), "type the consumer group's name")
+	if s.plans != 0 || len(s.writes) != 0 {
+		t.Errorf("a blank name was planned %d times and written %v", s.plans, s.writes)
+	}
+}
