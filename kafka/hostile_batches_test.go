@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/klauspost/compress/s2"
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/kbatch-dev/kbatch/internal/testkafka"
@@ -174,6 +175,77 @@ func TestAnswerDecodesWithinItsBudget(t *testing.T) {
 		d, err := DecodeLimited(answer, nil, tp, 0, NoEnd, false, Limits{Budget: tc.budget})
 		if err != nil || len(d.Msgs) != tc.want || d.Next != int64(tc.want) || d.Partial {
 			t.Errorf("budget %d: %d records, next %d, partial %v, err %v; want %d", tc.budget, len(d.Msgs), d.Next, d.Partial, err, tc.want)
+		}
+	}
+}
+
+// A compressed legacy message (v0/v1) wraps a message set whose offsets
+// were delivered as they came: inner relative offsets 1, 0, 0 under a
+// wrapper at 2 gave offsets 3, 2, 2, past the wrapper and twice the same.
+// Inner offsets must strictly increase and end at most at the wrapper's.
+func TestRepeatedOffsetsInsideALegacyWrapperAreCorrupt(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		magic   int8
+		wrapper int64
+		inner   []int64
+	}{
+		{"v1 repeated", 1, 2, []int64{1, 0, 0}},
+		{"v1 the same twice", 1, 4, []int64{0, 1, 1}},
+		{"v1 backward", 1, 4, []int64{0, 2, 1}},
+		{"v0 backward", 0, 4, []int64{3, 2}},
+		{"v0 the same twice", 0, 4, []int64{3, 3}},
+		{"v0 past the wrapper", 0, 4, []int64{3, 5}},
+	} {
+		var set []byte
+		for _, o := range tc.inner {
+			set = append(set, legacy(tc.magic, o, 0, 1000, []byte{byte(o)}, []byte("v"))...)
+		}
+		first := legacy(tc.magic, 1, 0, 1000, []byte{1}, []byte("v"))
+		wrapped := legacy(tc.magic, tc.wrapper, codecSnappy, 1000, nil, s2.EncodeSnappy(nil, set))
+		d, err := DecodeRecords(concat(first, wrapped), nil, tp, 0, NoEnd, false)
+		checkCorrupt(t, tc.name, err, tc.wrapper, "offset")
+		if len(d.Msgs) != 1 || d.Msgs[0].Offset != 1 || d.Next != 2 {
+			t.Errorf("%s: %d records, next %d; want the message at 1 alone, next 2", tc.name, len(d.Msgs), d.Next)
+		}
+	}
+}
+
+// Bytes a batch holds past its records, or a record past its fields, are
+// counted nowhere: a zstd batch of one small record followed by 60 MiB
+// of zeros decoded as a record of two bytes, so an answer of sixteen
+// held a GiB within a budget of a few KiB. Kafka's Java client calls
+// both corrupt ("records still remaining", "invalid record size").
+func TestBytesPastTheRecordsAreCorrupt(t *testing.T) {
+	one := tbatch{First: 5, ProducerID: -1, Records: []trec{{Value: []byte("v")}}}.Encode()
+	recs := one[61:]
+	padded := func(codec int8, recs []byte) []byte {
+		h := append([]byte(nil), one[:61]...)
+		if codec != 0 {
+			recs = testkafka.Compress(codec, recs)
+			binary.BigEndian.PutUint16(h[21:], uint16(codec))
+		}
+		return testkafka.Seal(append(h, recs...))
+	}
+	pad := make([]byte, 4096)
+	body := []byte{0, 0, 0, 1, 2, 'v', 0} // attributes, deltas, null key, "v", no header
+	inRecord := append(binary.AppendVarint(nil, int64(len(body)+8)), append(body, make([]byte, 8)...)...)
+	for name, raw := range map[string][]byte{
+		"after the records":       padded(0, append(append([]byte(nil), recs...), pad...)),
+		"after the records, zstd": padded(testkafka.CodecZstd, append(append([]byte(nil), recs...), pad...)),
+		"inside the record":       padded(0, inRecord),
+		"inside the record, zstd": padded(testkafka.CodecZstd, inRecord),
+	} {
+		d, err := DecodeRecords(concat(plainBatch(0, 5), raw), nil, tp, 0, NoEnd, false)
+		checkCorrupt(t, name, err, 5, "")
+		if len(d.Msgs) != 5 || d.Next != 5 {
+			t.Errorf("%s: %d records, next %d; want the first batch's 5, next 5", name, len(d.Msgs), d.Next)
+		}
+	}
+	// The same batches without the padding are whole.
+	for name, raw := range map[string][]byte{"plain": padded(0, recs), "zstd": padded(testkafka.CodecZstd, recs)} {
+		if d, err := DecodeRecords(raw, nil, tp, 0, NoEnd, false); err != nil || len(d.Msgs) != 1 || string(d.Msgs[0].Value) != "v" {
+			t.Errorf("%s without padding: %d records, err %v", name, len(d.Msgs), err)
 		}
 	}
 }

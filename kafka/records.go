@@ -352,7 +352,16 @@ func (d *Block) decodeBatch(b *batch, in []byte, hs *headerSlab, p offsets.Parti
 			}
 			m.Headers = ptrs
 		}
+		// Bytes past a record's fields, or past the batch's records,
+		// would be held by the records without being counted against
+		// the budget (Kafka's Java client calls both corrupt).
+		if len(r) > 0 {
+			return false, fmt.Errorf("record at offset %d: %d bytes past its fields", o, len(r))
+		}
 		d.Bytes += size
+	}
+	if !done && len(in) > 0 {
+		return false, fmt.Errorf("%d bytes past the batch's %d records", len(in), b.count)
 	}
 	return done, nil
 }
@@ -477,6 +486,20 @@ func (d *Block) decodeLegacy(in []byte, p offsets.Partition, pos, until int64, m
 	base := int64(0)
 	if m.magic >= 1 {
 		base = m.offset - inner[len(inner)-1].offset
+	}
+	prev := int64(-1) // the offset of the inner message before
+	for _, im := range inner {
+		o := im.offset
+		if im.magic >= 1 {
+			o += base
+		}
+		// As inside a record batch: offsets strictly increase and end
+		// at the wrapper's, or the set would deliver one twice or out
+		// of order. The whole set is checked before any is delivered.
+		if o <= prev || o > m.offset {
+			return false, fmt.Errorf("inner message at offset %d after offset %d in a wrapper at offset %d: offsets inside a message set must increase up to the wrapper's", o, prev, m.offset)
+		}
+		prev = o
 	}
 	for _, im := range inner {
 		o := im.offset
