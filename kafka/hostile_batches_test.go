@@ -2,6 +2,7 @@ package kafka
 
 import (
 	"encoding/binary"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -247,5 +248,60 @@ func TestBytesPastTheRecordsAreCorrupt(t *testing.T) {
 		if d, err := DecodeRecords(raw, nil, tp, 0, NoEnd, false); err != nil || len(d.Msgs) != 1 || string(d.Msgs[0].Value) != "v" {
 			t.Errorf("%s without padding: %d records, err %v", name, len(d.Msgs), err)
 		}
+	}
+}
+
+// held is the heap that f's result still holds once it returns.
+func held(f func() any) (uint64, any) {
+	var m0, m1 runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&m0)
+	v := f()
+	runtime.GC()
+	runtime.ReadMemStats(&m1)
+	if m1.HeapAlloc < m0.HeapAlloc {
+		return 0, v
+	}
+	return m1.HeapAlloc - m0.HeapAlloc, v
+}
+
+// Records skipped inside a compressed batch (before the position, or
+// covered by an earlier batch of the answer) are counted nowhere, but
+// the records delivered held the whole decompressed batch: batches of
+// [k, k+1] with 60 MiB at k and two bytes at k+1, each starting below
+// the one before ended, took a GiB within a budget of a few KiB. A
+// compressed batch whose delivered records are a small part of it gives
+// them bytes of their own.
+func TestSkippedRecordsOfACompressedBatchAreNotHeld(t *testing.T) {
+	const big, n = 8 << 20, 4
+	var parts [][]byte
+	for i := range n {
+		o := int64(i)
+		parts = append(parts, testkafka.Batch{First: o, LastDelta: 1, ProducerID: -1, Codec: testkafka.CodecZstd,
+			Records: []trec{{Value: make([]byte, big)}, {OffsetDelta: 1, Key: []byte("k"), Value: []byte("v")}}}.Encode())
+	}
+	answer := concat(parts...)
+	// Once first, so that the codec's own state (zstd's decoders) is
+	// there before the heap is measured.
+	if _, err := DecodeRecords(answer, nil, tp, 1, NoEnd, false); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	heap, v := held(func() any {
+		var d Block
+		d, err = DecodeLimited(answer, nil, tp, 1, NoEnd, false, Limits{Budget: 1 << 20})
+		return d
+	})
+	d := v.(Block)
+	if err != nil || len(d.Msgs) != n || d.Next != n+1 {
+		t.Fatalf("%d records, next %d, err %v; want %d, %d", len(d.Msgs), d.Next, err, n, n+1)
+	}
+	for i, m := range d.Msgs {
+		if m.Offset != int64(i+1) || string(m.Key) != "k" || string(m.Value) != "v" {
+			t.Fatalf("record %d: offset %d key %q value %q", i, m.Offset, m.Key, m.Value)
+		}
+	}
+	if heap > big {
+		t.Errorf("%d records of 2 bytes hold %d bytes of heap; want less than one skipped record (%d)", n, heap, big)
 	}
 }

@@ -250,11 +250,42 @@ func (d *Block) decodeEntry(one []byte, magic int8, ab *aborts, hs *headerSlab, 
 	} else if len(recs) > maxBatch {
 		return false, corrupt(b.base, &tooLargeError{limit: maxBatch, claim: int64(len(recs))})
 	}
+	msgs, bytes := len(d.Msgs), d.Bytes
 	done, err := d.decodeBatch(&b, recs, hs, p, max(pos, floor), until)
 	if err != nil {
 		return false, corrupt(b.base, err)
 	}
+	if b.codec != 0 {
+		d.own(msgs, bytes, len(recs))
+	}
 	return done, nil
+}
+
+// own gives the records the decoder added from index msgs (and bytes
+// counted before them) bytes of their own when they point into a
+// decompressed buffer of size bytes more than twice what they are
+// counted for: records skipped in it (before the position, or covered by
+// an earlier batch) are counted nowhere, and would keep it whole.
+func (d *Block) own(msgs int, bytes int64, size int) {
+	added := d.Bytes - bytes
+	if int64(size) <= 2*InMemory(int64(len(d.Msgs)-msgs), added) {
+		return
+	}
+	buf := make([]byte, 0, added)
+	cp := func(b []byte) []byte {
+		if b == nil {
+			return nil
+		}
+		buf = append(buf, b...)
+		return buf[len(buf)-len(b) : len(buf) : len(buf)]
+	}
+	for i := msgs; i < len(d.Msgs); i++ {
+		m := &d.Msgs[i]
+		m.Key, m.Value = cp(m.Key), cp(m.Value)
+		for _, h := range m.Headers {
+			h.Key, h.Value = cp(h.Key), cp(h.Value)
+		}
+	}
 }
 
 // grow appends a zero record to the slab and returns it.
@@ -463,6 +494,7 @@ func (d *Block) decodeLegacy(in []byte, p offsets.Partition, pos, until int64, m
 	if err != nil {
 		return false, err
 	}
+	decompressed := len(set)
 	var inner []message
 	for len(set) > 0 {
 		size, _, whole := entry(set)
@@ -483,6 +515,8 @@ func (d *Block) decodeLegacy(in []byte, p offsets.Partition, pos, until int64, m
 		return false, nil
 	}
 	d.Batches++
+	msgs, bytes := len(d.Msgs), d.Bytes
+	defer d.own(msgs, bytes, decompressed)
 	base := int64(0)
 	if m.magic >= 1 {
 		base = m.offset - inner[len(inner)-1].offset
