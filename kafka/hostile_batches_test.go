@@ -305,3 +305,65 @@ func TestSkippedRecordsOfACompressedBatchAreNotHeld(t *testing.T) {
 		t.Errorf("%d records of 2 bytes hold %d bytes of heap; want less than one skipped record (%d)", n, heap, big)
 	}
 }
+
+// headerBomb is a zstd batch at first of one record with n headers of a
+// null key and value: two bytes each decompressed, a few KiB on the wire.
+func headerBomb(first int64, n int) []byte {
+	body := binary.AppendVarint([]byte{0, 0, 0, 1, 1}, int64(n)) // attributes, deltas, null key and value
+	for range n {
+		body = append(body, 1, 1)
+	}
+	rec := append(binary.AppendVarint(nil, int64(len(body))), body...)
+	h := append([]byte(nil), tbatch{First: first, ProducerID: -1}.Encode()[:61]...)
+	binary.BigEndian.PutUint32(h[57:], 1)
+	binary.BigEndian.PutUint16(h[21:], uint16(testkafka.CodecZstd))
+	return testkafka.Seal(append(h, testkafka.Compress(testkafka.CodecZstd, rec)...))
+}
+
+// What a batch's records and headers take in memory beside their bytes
+// was bounded by nothing: 995 bytes on the wire, 8 MiB decompressed,
+// were four million headers of two bytes and 261 MB allocated, counted
+// as 160 bytes; a million empty records of 9 bytes took 312 MB. The
+// limit on one batch (--max-record-bytes) bounds that too, before
+// anything is allocated for them, and the budget of an answer counts
+// the headers.
+func TestRecordAndHeaderBombsAreTooLarge(t *testing.T) {
+	const limit = 1 << 20
+	lim := Limits{Budget: NoBudget, MaxBatch: limit}
+	headers := headerBomb(5, 64<<10) // 64 Ki headers: 3.5 MiB of them decoded
+	// Once first, so that zstd's decoders are there before allocations
+	// are counted.
+	_, err := DecodeLimited(headers, nil, tp, 0, NoEnd, false, lim)
+	if n := allocated(func() { _, err = DecodeLimited(headers, nil, tp, 0, NoEnd, false, lim) }); n > 4*limit {
+		t.Errorf("header bomb: %d bytes allocated, limit %d", n, limit)
+	}
+	c := checkCorrupt(t, "header bomb", err, 5, "above the limit of 1MiB")
+	if c.Limit != limit {
+		t.Errorf("header bomb: limit %d in the error, want %d (the flag that reads it)", c.Limit, limit)
+	}
+
+	var recs []byte
+	const count = 16 << 10 // 2.5 MiB of records decoded
+	for i := range count {
+		body := binary.AppendVarint([]byte{0, 0}, int64(i))
+		body = append(body, 1, 1, 0)
+		recs = append(binary.AppendVarint(recs, int64(len(body))), body...)
+	}
+	h := append([]byte(nil), tbatch{First: 5, LastDelta: count - 1, ProducerID: -1}.Encode()[:61]...)
+	binary.BigEndian.PutUint32(h[57:], count)
+	binary.BigEndian.PutUint16(h[21:], uint16(testkafka.CodecZstd))
+	many := testkafka.Seal(append(h, testkafka.Compress(testkafka.CodecZstd, recs)...))
+	_, err = DecodeLimited(many, nil, tp, 0, NoEnd, false, lim)
+	checkCorrupt(t, "record count bomb", err, 5, "above the limit of 1MiB")
+
+	// Under the limit, the headers count against the answer's budget:
+	// the answer stops after the first batch.
+	var parts [][]byte
+	for i := range 4 {
+		parts = append(parts, headerBomb(int64(i), 4<<10)) // 224 KiB of headers each
+	}
+	d, err := DecodeLimited(concat(parts...), nil, tp, 0, NoEnd, false, Limits{Budget: 100 << 10, MaxBatch: limit})
+	if err != nil || d.Batches != 1 || d.Next != 1 || len(d.Msgs[0].Headers) != 4<<10 {
+		t.Errorf("answer of header batches within 100 KiB: %d batches, next %d, err %v; want 1 and 1", d.Batches, d.Next, err)
+	}
+}

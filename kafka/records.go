@@ -194,11 +194,11 @@ func (d *Block) decode(raw []byte, ab *aborts, hs *headerSlab, p offsets.Partiti
 		in = in[size:]
 		// What the answer held before this batch, so that a bad batch
 		// leaves nothing of itself behind.
-		msgs, bytes, next, txn, batches := len(d.Msgs), d.Bytes, d.Next, len(d.Txn), d.Batches
+		msgs, bytes, headers, next, txn, batches := len(d.Msgs), d.Bytes, d.Headers, d.Next, len(d.Txn), d.Batches
 		done, err := d.decodeEntry(one, magic, ab, hs, p, pos, until, committed, maxBatch)
 		if err != nil {
 			clear(d.Msgs[msgs:])
-			d.Msgs, d.Bytes, d.Next, d.Txn, d.Batches = d.Msgs[:msgs], bytes, next, d.Txn[:txn], batches
+			d.Msgs, d.Bytes, d.Headers, d.Next, d.Txn, d.Batches = d.Msgs[:msgs], bytes, headers, next, d.Txn[:txn], batches
 			return err
 		}
 		if done {
@@ -242,6 +242,9 @@ func (d *Block) decodeEntry(one []byte, magic int8, ab *aborts, hs *headerSlab, 
 	if ab.skip(&b) {
 		return false, nil
 	}
+	if n := int64(b.count) * RecordOverhead; n > int64(maxBatch) {
+		return false, corrupt(b.base, &tooLargeError{limit: maxBatch, claim: n, decoded: fmt.Sprintf("its %d records", b.count)})
+	}
 	recs := b.records
 	if b.codec != 0 {
 		if recs, err = decompress(b.codec, b.records, maxBatch); err != nil {
@@ -251,7 +254,7 @@ func (d *Block) decodeEntry(one []byte, magic int8, ab *aborts, hs *headerSlab, 
 		return false, corrupt(b.base, &tooLargeError{limit: maxBatch, claim: int64(len(recs))})
 	}
 	msgs, bytes := len(d.Msgs), d.Bytes
-	done, err := d.decodeBatch(&b, recs, hs, p, max(pos, floor), until)
+	done, err := d.decodeBatch(&b, recs, hs, p, max(pos, floor), until, maxBatch)
 	if err != nil {
 		return false, corrupt(b.base, err)
 	}
@@ -302,9 +305,10 @@ func (d *Block) grow() *record.Record {
 // timestamp plus the record's delta, as Kafka wrote them (the first
 // timestamp is the first record's, -1 when that has none); negative
 // times (-1 is Kafka's "no timestamp") are left zero.
-func (d *Block) decodeBatch(b *batch, in []byte, hs *headerSlab, p offsets.Partition, pos, until int64) (bool, error) {
+func (d *Block) decodeBatch(b *batch, in []byte, hs *headerSlab, p offsets.Partition, pos, until int64, maxBatch int) (bool, error) {
 	done := false
-	prev := b.base - 1 // the offset of the record before, inside the batch
+	headers := int64(0) // in the batch, up to maxBatch with its records
+	prev := b.base - 1  // the offset of the record before, inside the batch
 	if int64(b.count) > int64(len(in)/minRecord) {
 		return false, fmt.Errorf("%d records claimed in %d bytes: %w", b.count, len(in), errTruncated)
 	}
@@ -366,6 +370,11 @@ func (d *Block) decodeBatch(b *batch, in []byte, hs *headerSlab, p offsets.Parti
 			return false, errTruncated
 		}
 		r = r[n:]
+		if headers += nh; headers*HeaderOverhead+int64(b.count)*RecordOverhead > int64(maxBatch) {
+			return false, &tooLargeError{limit: maxBatch, claim: headers*HeaderOverhead + int64(b.count)*RecordOverhead,
+				decoded: fmt.Sprintf("its %d records and %d headers", b.count, headers)}
+		}
+		d.Headers += nh
 		size := int64(len(m.Key) + len(m.Value))
 		if nh > 0 {
 			vals, ptrs := hs.take(int(nh), int(nh)*int(b.count-i))
