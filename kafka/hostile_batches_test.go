@@ -306,8 +306,9 @@ func TestSkippedRecordsOfACompressedBatchAreNotHeld(t *testing.T) {
 	}
 }
 
-// headerBomb is a zstd batch at first of one record with n headers of a
-// null key and value: two bytes each decompressed, a few KiB on the wire.
+// headerBomb is a batch at first of one record with n headers of a null
+// key and value: two bytes each (a few KiB on the wire compressed, but
+// uncompressed here: no codec state is allocated beside it).
 func headerBomb(first int64, n int) []byte {
 	body := binary.AppendVarint([]byte{0, 0, 0, 1, 1}, int64(n)) // attributes, deltas, null key and value
 	for range n {
@@ -316,8 +317,7 @@ func headerBomb(first int64, n int) []byte {
 	rec := append(binary.AppendVarint(nil, int64(len(body))), body...)
 	h := append([]byte(nil), tbatch{First: first, ProducerID: -1}.Encode()[:61]...)
 	binary.BigEndian.PutUint32(h[57:], 1)
-	binary.BigEndian.PutUint16(h[21:], uint16(testkafka.CodecZstd))
-	return testkafka.Seal(append(h, testkafka.Compress(testkafka.CodecZstd, rec)...))
+	return testkafka.Seal(append(h, rec...))
 }
 
 // What a batch's records and headers take in memory beside their bytes
@@ -330,10 +330,8 @@ func headerBomb(first int64, n int) []byte {
 func TestRecordAndHeaderBombsAreTooLarge(t *testing.T) {
 	const limit = 1 << 20
 	lim := Limits{Budget: NoBudget, MaxBatch: limit}
-	headers := headerBomb(5, 64<<10) // 64 Ki headers: 3.5 MiB of them decoded
-	// Once first, so that zstd's decoders are there before allocations
-	// are counted.
-	_, err := DecodeLimited(headers, nil, tp, 0, NoEnd, false, lim)
+	headers := headerBomb(5, 256<<10) // 256 Ki headers: 14 MiB of them decoded
+	var err error
 	if n := allocated(func() { _, err = DecodeLimited(headers, nil, tp, 0, NoEnd, false, lim) }); n > 4*limit {
 		t.Errorf("header bomb: %d bytes allocated, limit %d", n, limit)
 	}
@@ -365,5 +363,21 @@ func TestRecordAndHeaderBombsAreTooLarge(t *testing.T) {
 	d, err := DecodeLimited(concat(parts...), nil, tp, 0, NoEnd, false, Limits{Budget: 100 << 10, MaxBatch: limit})
 	if err != nil || d.Batches != 1 || d.Next != 1 || len(d.Msgs[0].Headers) != 4<<10 {
 		t.Errorf("answer of header batches within 100 KiB: %d batches, next %d, err %v; want 1 and 1", d.Batches, d.Next, err)
+	}
+}
+
+// The same bound holds for a compressed legacy message: 16 Ki messages
+// of 26 bytes each take 2.5 MiB decoded under a limit of 1 MiB.
+func TestLegacyWrapperOfManyMessagesIsTooLarge(t *testing.T) {
+	const limit, n = 1 << 20, 16 << 10
+	var set []byte
+	for i := range n {
+		set = append(set, legacy(0, int64(i), 0, 0, nil, nil)...)
+	}
+	wrapped := legacy(0, n-1, codecSnappy, 0, nil, s2.EncodeSnappy(nil, set))
+	_, err := DecodeLimited(wrapped, nil, tp, 0, NoEnd, false, Limits{Budget: NoBudget, MaxBatch: limit})
+	checkCorrupt(t, "legacy wrapper", err, n-1, "above the limit of 1MiB")
+	if d, err := DecodeLimited(wrapped, nil, tp, 0, NoEnd, false, Limits{Budget: NoBudget, MaxBatch: 8 * limit}); err != nil || len(d.Msgs) != n {
+		t.Errorf("under a limit of 8 MiB: %d records, err %v; want %d", len(d.Msgs), err, n)
 	}
 }

@@ -517,6 +517,9 @@ func (d *Block) decodeLegacy(in []byte, p offsets.Partition, pos, until int64, m
 		if im.codec != 0 {
 			return false, errors.New("compressed message inside a compressed message")
 		}
+		if n := int64(len(inner)+1) * RecordOverhead; n > int64(maxBatch) {
+			return false, &tooLargeError{limit: maxBatch, claim: n, decoded: fmt.Sprintf("its %d or more messages", len(inner)+1)}
+		}
 		inner = append(inner, im)
 		set = set[size:]
 	}
