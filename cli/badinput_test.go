@@ -175,3 +175,27 @@ func TestImportRefusesInvalidTopicsOfADocument(t *testing.T) {
 		t.Errorf("export after import: %s %s, want both topics", r.stdout, r.stderr)
 	}
 }
+
+// A range or an offset spec that does not parse is quoted in its error
+// with its text raw, escaped once where the line is printed: it was
+// quoted with %q, so the four characters \x1b came out as \\\\x1b and an
+// ESC as \\x1b, the two forms the escaping rule keeps apart doubled.
+func TestBadSpecsAreEscapedOnce(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"replay", `a\x1b:0:0-1`}, `"a\\x1b:0:0-1"`},
+		{[]string{"replay", "a\x1b:0:0-1"}, `"a\x1b:0:0-1"`},
+		{[]string{"replay", "events:0:0-1\x1b"}, `"1\x1b"`},
+		{[]string{"watch", "-t", "events", "-o", `events:0=1\x`, "--no-tui"}, `"1\\x"`},
+		{[]string{"watch", "-t", "events", "-o", "events:\x1b=1", "--no-tui"}, `"\x1b"`},
+	} {
+		r := execKbatch(t, nil, append(tc.args, "-b", "127.0.0.1:1")...)
+		checkOneLine(t, r, exitUsage, []string{tc.want})
+		checkNoControl(t, "stderr", r.stderr)
+		if strings.Contains(r.stderr, `\\\\`) || strings.Contains(r.stderr, `\\x1b`) != strings.Contains(tc.want, `\\x1b`) {
+			t.Errorf("%q: stderr %q escapes its text twice", tc.args, r.stderr)
+		}
+	}
+}

@@ -82,9 +82,15 @@ func IsCorrupt(err error) (*CorruptBatchError, bool) {
 type tooLargeError struct {
 	limit int
 	claim int64 // what the batch claims, -1 when it did not say
+	// decoded names what its records or headers take in memory once
+	// decoded (claim), when that is what passes the limit.
+	decoded string
 }
 
 func (e *tooLargeError) Error() string {
+	if e.decoded != "" {
+		return fmt.Sprintf("%s take %d bytes in memory once decoded, above the limit of %s", e.decoded, e.claim, FormatBytes(int64(e.limit)))
+	}
 	if e.claim >= 0 {
 		return fmt.Sprintf("%d bytes decompressed, above the limit of %s", e.claim, FormatBytes(int64(e.limit)))
 	}

@@ -20,6 +20,9 @@ type Block struct {
 	Msgs []record.Record
 	// Bytes is the size of their keys, values and headers.
 	Bytes int64
+	// Headers counts their headers, each taking HeaderOverhead in memory
+	// beside its bytes.
+	Headers int64
 	// Next is the position after the answer: one past the last offset of
 	// its last complete batch, at most until, so transaction markers,
 	// aborted batches and compacted gaps move it as records do; pos when
@@ -50,9 +53,19 @@ type TxnMark struct {
 }
 
 // Memory is what the block's records take in memory once decoded: their
-// bytes, decompressed, and the message each is held in. Read-aheads count
-// it, so that their bounds hold whatever the compression ratio.
-func (d Block) Memory() int64 { return InMemory(int64(len(d.Msgs)), d.Bytes) }
+// bytes, decompressed, the message each is held in and their headers.
+// Read-aheads count it, so that their bounds hold whatever the
+// compression ratio.
+func (d Block) Memory() int64 {
+	return InMemory(int64(len(d.Msgs)), d.Bytes) + d.Headers*HeaderOverhead
+}
+
+// HeaderOverhead is what a decoded header takes in memory beside its
+// bytes: its record.Header and the pointer to it. A header takes two
+// bytes decompressed, so headers can take 28 times what their batch
+// does: the limit on one batch (Limits.MaxBatch) counts them, and the
+// records' RecordOverhead, too.
+const HeaderOverhead = 56
 
 // RecordOverhead is what a decoded record takes in memory beside its
 // bytes: its record.Record and the pointer to it.

@@ -2,9 +2,11 @@ package kafka
 
 import (
 	"encoding/binary"
+	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/klauspost/compress/s2"
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/kbatch-dev/kbatch/internal/testkafka"
@@ -175,5 +177,204 @@ func TestAnswerDecodesWithinItsBudget(t *testing.T) {
 		if err != nil || len(d.Msgs) != tc.want || d.Next != int64(tc.want) || d.Partial {
 			t.Errorf("budget %d: %d records, next %d, partial %v, err %v; want %d", tc.budget, len(d.Msgs), d.Next, d.Partial, err, tc.want)
 		}
+	}
+}
+
+// A compressed legacy message (v0/v1) wraps a message set whose offsets
+// were delivered as they came: inner relative offsets 1, 0, 0 under a
+// wrapper at 2 gave offsets 3, 2, 2, past the wrapper and twice the same.
+// Inner offsets must strictly increase and end at most at the wrapper's.
+func TestRepeatedOffsetsInsideALegacyWrapperAreCorrupt(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		magic   int8
+		wrapper int64
+		inner   []int64
+	}{
+		{"v1 repeated", 1, 2, []int64{1, 0, 0}},
+		{"v1 the same twice", 1, 4, []int64{0, 1, 1}},
+		{"v1 backward", 1, 4, []int64{0, 2, 1}},
+		{"v0 backward", 0, 4, []int64{3, 2}},
+		{"v0 the same twice", 0, 4, []int64{3, 3}},
+		{"v0 past the wrapper", 0, 4, []int64{3, 5}},
+	} {
+		var set []byte
+		for _, o := range tc.inner {
+			set = append(set, legacy(tc.magic, o, 0, 1000, []byte{byte(o)}, []byte("v"))...)
+		}
+		first := legacy(tc.magic, 1, 0, 1000, []byte{1}, []byte("v"))
+		wrapped := legacy(tc.magic, tc.wrapper, codecSnappy, 1000, nil, s2.EncodeSnappy(nil, set))
+		d, err := DecodeRecords(concat(first, wrapped), nil, tp, 0, NoEnd, false)
+		checkCorrupt(t, tc.name, err, tc.wrapper, "offset")
+		if len(d.Msgs) != 1 || d.Msgs[0].Offset != 1 || d.Next != 2 {
+			t.Errorf("%s: %d records, next %d; want the message at 1 alone, next 2", tc.name, len(d.Msgs), d.Next)
+		}
+	}
+}
+
+// Bytes a batch holds past its records, or a record past its fields, are
+// counted nowhere: a zstd batch of one small record followed by 60 MiB
+// of zeros decoded as a record of two bytes, so an answer of sixteen
+// held a GiB within a budget of a few KiB. Kafka's Java client calls
+// both corrupt ("records still remaining", "invalid record size").
+func TestBytesPastTheRecordsAreCorrupt(t *testing.T) {
+	one := tbatch{First: 5, ProducerID: -1, Records: []trec{{Value: []byte("v")}}}.Encode()
+	recs := one[61:]
+	padded := func(codec int8, recs []byte) []byte {
+		h := append([]byte(nil), one[:61]...)
+		if codec != 0 {
+			recs = testkafka.Compress(codec, recs)
+			binary.BigEndian.PutUint16(h[21:], uint16(codec))
+		}
+		return testkafka.Seal(append(h, recs...))
+	}
+	pad := make([]byte, 4096)
+	body := []byte{0, 0, 0, 1, 2, 'v', 0} // attributes, deltas, null key, "v", no header
+	inRecord := append(binary.AppendVarint(nil, int64(len(body)+8)), append(body, make([]byte, 8)...)...)
+	for name, raw := range map[string][]byte{
+		"after the records":       padded(0, append(append([]byte(nil), recs...), pad...)),
+		"after the records, zstd": padded(testkafka.CodecZstd, append(append([]byte(nil), recs...), pad...)),
+		"inside the record":       padded(0, inRecord),
+		"inside the record, zstd": padded(testkafka.CodecZstd, inRecord),
+	} {
+		d, err := DecodeRecords(concat(plainBatch(0, 5), raw), nil, tp, 0, NoEnd, false)
+		checkCorrupt(t, name, err, 5, "")
+		if len(d.Msgs) != 5 || d.Next != 5 {
+			t.Errorf("%s: %d records, next %d; want the first batch's 5, next 5", name, len(d.Msgs), d.Next)
+		}
+	}
+	// The same batches without the padding are whole.
+	for name, raw := range map[string][]byte{"plain": padded(0, recs), "zstd": padded(testkafka.CodecZstd, recs)} {
+		if d, err := DecodeRecords(raw, nil, tp, 0, NoEnd, false); err != nil || len(d.Msgs) != 1 || string(d.Msgs[0].Value) != "v" {
+			t.Errorf("%s without padding: %d records, err %v", name, len(d.Msgs), err)
+		}
+	}
+}
+
+// held is the heap that f's result still holds once it returns.
+func held(f func() any) (uint64, any) {
+	var m0, m1 runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&m0)
+	v := f()
+	runtime.GC()
+	runtime.ReadMemStats(&m1)
+	if m1.HeapAlloc < m0.HeapAlloc {
+		return 0, v
+	}
+	return m1.HeapAlloc - m0.HeapAlloc, v
+}
+
+// Records skipped inside a compressed batch (before the position, or
+// covered by an earlier batch of the answer) are counted nowhere, but
+// the records delivered held the whole decompressed batch: batches of
+// [k, k+1] with 60 MiB at k and two bytes at k+1, each starting below
+// the one before ended, took a GiB within a budget of a few KiB. A
+// compressed batch whose delivered records are a small part of it gives
+// them bytes of their own.
+func TestSkippedRecordsOfACompressedBatchAreNotHeld(t *testing.T) {
+	const big, n = 8 << 20, 4
+	var parts [][]byte
+	for i := range n {
+		o := int64(i)
+		parts = append(parts, testkafka.Batch{First: o, LastDelta: 1, ProducerID: -1, Codec: testkafka.CodecSnappy,
+			Records: []trec{{Value: make([]byte, big)}, {OffsetDelta: 1, Key: []byte("k"), Value: []byte("v")}}}.Encode())
+	}
+	answer := concat(parts...)
+	// Raw snappy keeps no decoder between calls: the heap measured is
+	// what the records hold.
+	var err error
+	heap, v := held(func() any {
+		var d Block
+		d, err = DecodeLimited(answer, nil, tp, 1, NoEnd, false, Limits{Budget: 1 << 20})
+		return d
+	})
+	d := v.(Block)
+	if err != nil || len(d.Msgs) != n || d.Next != n+1 {
+		t.Fatalf("%d records, next %d, err %v; want %d, %d", len(d.Msgs), d.Next, err, n, n+1)
+	}
+	for i, m := range d.Msgs {
+		if m.Offset != int64(i+1) || string(m.Key) != "k" || string(m.Value) != "v" {
+			t.Fatalf("record %d: offset %d key %q value %q", i, m.Offset, m.Key, m.Value)
+		}
+	}
+	if heap > big {
+		t.Errorf("%d records of 2 bytes hold %d bytes of heap; want less than one skipped record (%d)", n, heap, big)
+	}
+}
+
+// headerBomb is a batch at first of one record with n headers of a null
+// key and value: two bytes each (a few KiB on the wire compressed, but
+// uncompressed here: no codec state is allocated beside it).
+func headerBomb(first int64, n int) []byte {
+	body := binary.AppendVarint([]byte{0, 0, 0, 1, 1}, int64(n)) // attributes, deltas, null key and value
+	for range n {
+		body = append(body, 1, 1)
+	}
+	rec := append(binary.AppendVarint(nil, int64(len(body))), body...)
+	h := append([]byte(nil), tbatch{First: first, ProducerID: -1}.Encode()[:61]...)
+	binary.BigEndian.PutUint32(h[57:], 1)
+	return testkafka.Seal(append(h, rec...))
+}
+
+// What a batch's records and headers take in memory beside their bytes
+// was bounded by nothing: 995 bytes on the wire, 8 MiB decompressed,
+// were four million headers of two bytes and 261 MB allocated, counted
+// as 160 bytes; a million empty records of 9 bytes took 312 MB. The
+// limit on one batch (--max-record-bytes) bounds that too, before
+// anything is allocated for them, and the budget of an answer counts
+// the headers.
+func TestRecordAndHeaderBombsAreTooLarge(t *testing.T) {
+	const limit = 1 << 20
+	lim := Limits{Budget: NoBudget, MaxBatch: limit}
+	headers := headerBomb(5, 256<<10) // 256 Ki headers: 14 MiB of them decoded
+	var err error
+	if n := allocated(func() { _, err = DecodeLimited(headers, nil, tp, 0, NoEnd, false, lim) }); n > 4*limit {
+		t.Errorf("header bomb: %d bytes allocated, limit %d", n, limit)
+	}
+	c := checkCorrupt(t, "header bomb", err, 5, "above the limit of 1MiB")
+	if c.Limit != limit {
+		t.Errorf("header bomb: limit %d in the error, want %d (the flag that reads it)", c.Limit, limit)
+	}
+
+	var recs []byte
+	const count = 16 << 10 // 2.5 MiB of records decoded
+	for i := range count {
+		body := binary.AppendVarint([]byte{0, 0}, int64(i))
+		body = append(body, 1, 1, 0)
+		recs = append(binary.AppendVarint(recs, int64(len(body))), body...)
+	}
+	h := append([]byte(nil), tbatch{First: 5, LastDelta: count - 1, ProducerID: -1}.Encode()[:61]...)
+	binary.BigEndian.PutUint32(h[57:], count)
+	binary.BigEndian.PutUint16(h[21:], uint16(testkafka.CodecZstd))
+	many := testkafka.Seal(append(h, testkafka.Compress(testkafka.CodecZstd, recs)...))
+	_, err = DecodeLimited(many, nil, tp, 0, NoEnd, false, lim)
+	checkCorrupt(t, "record count bomb", err, 5, "above the limit of 1MiB")
+
+	// Under the limit, the headers count against the answer's budget:
+	// the answer stops after the first batch.
+	var parts [][]byte
+	for i := range 4 {
+		parts = append(parts, headerBomb(int64(i), 4<<10)) // 224 KiB of headers each
+	}
+	d, err := DecodeLimited(concat(parts...), nil, tp, 0, NoEnd, false, Limits{Budget: 100 << 10, MaxBatch: limit})
+	if err != nil || d.Batches != 1 || d.Next != 1 || len(d.Msgs[0].Headers) != 4<<10 {
+		t.Errorf("answer of header batches within 100 KiB: %d batches, next %d, err %v; want 1 and 1", d.Batches, d.Next, err)
+	}
+}
+
+// The same bound holds for a compressed legacy message: 16 Ki messages
+// of 26 bytes each take 2.5 MiB decoded under a limit of 1 MiB.
+func TestLegacyWrapperOfManyMessagesIsTooLarge(t *testing.T) {
+	const limit, n = 1 << 20, 16 << 10
+	var set []byte
+	for i := range n {
+		set = append(set, legacy(0, int64(i), 0, 0, nil, nil)...)
+	}
+	wrapped := legacy(0, n-1, codecSnappy, 0, nil, s2.EncodeSnappy(nil, set))
+	_, err := DecodeLimited(wrapped, nil, tp, 0, NoEnd, false, Limits{Budget: NoBudget, MaxBatch: limit})
+	checkCorrupt(t, "legacy wrapper", err, n-1, "above the limit of 1MiB")
+	if d, err := DecodeLimited(wrapped, nil, tp, 0, NoEnd, false, Limits{Budget: NoBudget, MaxBatch: 8 * limit}); err != nil || len(d.Msgs) != n {
+		t.Errorf("under a limit of 8 MiB: %d records, err %v; want %d", len(d.Msgs), err, n)
 	}
 }

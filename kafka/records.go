@@ -194,11 +194,11 @@ func (d *Block) decode(raw []byte, ab *aborts, hs *headerSlab, p offsets.Partiti
 		in = in[size:]
 		// What the answer held before this batch, so that a bad batch
 		// leaves nothing of itself behind.
-		msgs, bytes, next, txn, batches := len(d.Msgs), d.Bytes, d.Next, len(d.Txn), d.Batches
+		msgs, bytes, headers, next, txn, batches := len(d.Msgs), d.Bytes, d.Headers, d.Next, len(d.Txn), d.Batches
 		done, err := d.decodeEntry(one, magic, ab, hs, p, pos, until, committed, maxBatch)
 		if err != nil {
 			clear(d.Msgs[msgs:])
-			d.Msgs, d.Bytes, d.Next, d.Txn, d.Batches = d.Msgs[:msgs], bytes, next, d.Txn[:txn], batches
+			d.Msgs, d.Bytes, d.Headers, d.Next, d.Txn, d.Batches = d.Msgs[:msgs], bytes, headers, next, d.Txn[:txn], batches
 			return err
 		}
 		if done {
@@ -242,6 +242,9 @@ func (d *Block) decodeEntry(one []byte, magic int8, ab *aborts, hs *headerSlab, 
 	if ab.skip(&b) {
 		return false, nil
 	}
+	if n := int64(b.count) * RecordOverhead; n > int64(maxBatch) {
+		return false, corrupt(b.base, &tooLargeError{limit: maxBatch, claim: n, decoded: fmt.Sprintf("its %d records", b.count)})
+	}
 	recs := b.records
 	if b.codec != 0 {
 		if recs, err = decompress(b.codec, b.records, maxBatch); err != nil {
@@ -250,11 +253,42 @@ func (d *Block) decodeEntry(one []byte, magic int8, ab *aborts, hs *headerSlab, 
 	} else if len(recs) > maxBatch {
 		return false, corrupt(b.base, &tooLargeError{limit: maxBatch, claim: int64(len(recs))})
 	}
-	done, err := d.decodeBatch(&b, recs, hs, p, max(pos, floor), until)
+	msgs, bytes := len(d.Msgs), d.Bytes
+	done, err := d.decodeBatch(&b, recs, hs, p, max(pos, floor), until, maxBatch)
 	if err != nil {
 		return false, corrupt(b.base, err)
 	}
+	if b.codec != 0 {
+		d.own(msgs, bytes, len(recs))
+	}
 	return done, nil
+}
+
+// own gives the records the decoder added from index msgs (and bytes
+// counted before them) bytes of their own when they point into a
+// decompressed buffer of size bytes more than twice what they are
+// counted for: records skipped in it (before the position, or covered by
+// an earlier batch) are counted nowhere, and would keep it whole.
+func (d *Block) own(msgs int, bytes int64, size int) {
+	added := d.Bytes - bytes
+	if int64(size) <= 2*InMemory(int64(len(d.Msgs)-msgs), added) {
+		return
+	}
+	buf := make([]byte, 0, added)
+	cp := func(b []byte) []byte {
+		if b == nil {
+			return nil
+		}
+		buf = append(buf, b...)
+		return buf[len(buf)-len(b) : len(buf) : len(buf)]
+	}
+	for i := msgs; i < len(d.Msgs); i++ {
+		m := &d.Msgs[i]
+		m.Key, m.Value = cp(m.Key), cp(m.Value)
+		for _, h := range m.Headers {
+			h.Key, h.Value = cp(h.Key), cp(h.Value)
+		}
+	}
 }
 
 // grow appends a zero record to the slab and returns it.
@@ -271,9 +305,10 @@ func (d *Block) grow() *record.Record {
 // timestamp plus the record's delta, as Kafka wrote them (the first
 // timestamp is the first record's, -1 when that has none); negative
 // times (-1 is Kafka's "no timestamp") are left zero.
-func (d *Block) decodeBatch(b *batch, in []byte, hs *headerSlab, p offsets.Partition, pos, until int64) (bool, error) {
+func (d *Block) decodeBatch(b *batch, in []byte, hs *headerSlab, p offsets.Partition, pos, until int64, maxBatch int) (bool, error) {
 	done := false
-	prev := b.base - 1 // the offset of the record before, inside the batch
+	headers := int64(0) // in the batch, up to maxBatch with its records
+	prev := b.base - 1  // the offset of the record before, inside the batch
 	if int64(b.count) > int64(len(in)/minRecord) {
 		return false, fmt.Errorf("%d records claimed in %d bytes: %w", b.count, len(in), errTruncated)
 	}
@@ -336,6 +371,11 @@ func (d *Block) decodeBatch(b *batch, in []byte, hs *headerSlab, p offsets.Parti
 			return false, errTruncated
 		}
 		r = r[n:]
+		if headers += nh; headers*HeaderOverhead+int64(b.count)*RecordOverhead > int64(maxBatch) {
+			return false, &tooLargeError{limit: maxBatch, claim: headers*HeaderOverhead + int64(b.count)*RecordOverhead,
+				decoded: fmt.Sprintf("its %d records and %d headers", b.count, headers)}
+		}
+		d.Headers += nh
 		size := int64(len(m.Key) + len(m.Value))
 		if nh > 0 {
 			vals, ptrs := hs.take(int(nh), int(nh)*int(b.count-i))
@@ -353,7 +393,16 @@ func (d *Block) decodeBatch(b *batch, in []byte, hs *headerSlab, p offsets.Parti
 			}
 			m.Headers = ptrs
 		}
+		// Bytes past a record's fields, or past the batch's records,
+		// would be held by the records without being counted against
+		// the budget (Kafka's Java client calls both corrupt).
+		if len(r) > 0 {
+			return false, fmt.Errorf("record at offset %d: %d bytes past its fields", o, len(r))
+		}
 		d.Bytes += size
+	}
+	if !done && len(in) > 0 {
+		return false, fmt.Errorf("%d bytes past the batch's %d records", len(in), b.count)
 	}
 	return done, nil
 }
@@ -455,6 +504,7 @@ func (d *Block) decodeLegacy(in []byte, p offsets.Partition, pos, until int64, m
 	if err != nil {
 		return false, err
 	}
+	decompressed := len(set)
 	var inner []message
 	for len(set) > 0 {
 		size, _, whole := entry(set)
@@ -468,6 +518,9 @@ func (d *Block) decodeLegacy(in []byte, p offsets.Partition, pos, until int64, m
 		if im.codec != 0 {
 			return false, errors.New("compressed message inside a compressed message")
 		}
+		if n := int64(len(inner)+1) * RecordOverhead; n > int64(maxBatch) {
+			return false, &tooLargeError{limit: maxBatch, claim: n, decoded: fmt.Sprintf("its %d or more messages", len(inner)+1)}
+		}
 		inner = append(inner, im)
 		set = set[size:]
 	}
@@ -475,9 +528,25 @@ func (d *Block) decodeLegacy(in []byte, p offsets.Partition, pos, until int64, m
 		return false, nil
 	}
 	d.Batches++
+	msgs, bytes := len(d.Msgs), d.Bytes
+	defer d.own(msgs, bytes, decompressed)
 	base := int64(0)
 	if m.magic >= 1 {
 		base = m.offset - inner[len(inner)-1].offset
+	}
+	prev := int64(-1) // the offset of the inner message before
+	for _, im := range inner {
+		o := im.offset
+		if im.magic >= 1 {
+			o += base
+		}
+		// As inside a record batch: offsets strictly increase and end
+		// at the wrapper's, or the set would deliver one twice or out
+		// of order. The whole set is checked before any is delivered.
+		if o <= prev || o > m.offset {
+			return false, fmt.Errorf("inner message at offset %d after offset %d in a wrapper at offset %d: offsets inside a message set must increase up to the wrapper's", o, prev, m.offset)
+		}
+		prev = o
 	}
 	for _, im := range inner {
 		o := im.offset

@@ -82,7 +82,7 @@ const MaxOffset int64 = 1 << 62
 func ParseSpec(s string, now time.Time) (Spec, error) {
 	s = strings.TrimSpace(s)
 	fail := func(format string, args ...any) (Spec, error) {
-		return Spec{}, &UsageError{Msg: fmt.Sprintf("invalid offset spec %q: ", s) + fmt.Sprintf(format, args...)}
+		return Spec{}, &UsageError{Msg: fmt.Sprintf("invalid offset spec \"%s\": ", s) + fmt.Sprintf(format, args...)}
 	}
 	left, target, ok := strings.Cut(s, "=")
 	if !ok {
@@ -144,24 +144,24 @@ func parseTarget(t string, now time.Time) (Spec, string) {
 			if d := t[1:]; d != "" && strings.Trim(d, "0123456789") == "" {
 				// Any N up to 2^63-1 is taken (the log start, at most);
 				// past it the number is too large, as an offset's is.
-				return spec, fmt.Sprintf("offset %q is too large: N in -N is at most 9223372036854775807 (earliest reads from the log start)", t)
+				return spec, fmt.Sprintf("offset \"%s\" is too large: N in -N is at most 9223372036854775807 (earliest reads from the log start)", t)
 			}
-			return spec, fmt.Sprintf("offset %q is not a number (%s)", t, targetHelp)
+			return spec, fmt.Sprintf("offset \"%s\" is not a number (%s)", t, targetHelp)
 		}
 		if n == 0 {
-			return spec, fmt.Sprintf("offset %q: N in -N must be at least 1 (use latest for the high watermark)", t)
+			return spec, fmt.Sprintf("offset \"%s\": N in -N must be at least 1 (use latest for the high watermark)", t)
 		}
 		spec.Kind, spec.Offset = SpecFromEnd, n
 	default:
 		n, ok := ParseDigits(t)
 		if !ok {
 			if strings.Trim(t, "0123456789") == "" {
-				return spec, fmt.Sprintf("offset %q is too large", t)
+				return spec, fmt.Sprintf("offset \"%s\" is too large", t)
 			}
-			return spec, fmt.Sprintf("offset %q is not a number (%s)", t, targetHelp)
+			return spec, fmt.Sprintf("offset \"%s\" is not a number (%s)", t, targetHelp)
 		}
 		if n > MaxOffset {
-			return spec, fmt.Sprintf("offset %q is too large: an offset is at most 2^62", t)
+			return spec, fmt.Sprintf("offset \"%s\" is too large: an offset is at most 2^62", t)
 		}
 		spec.Kind, spec.Offset = SpecOffset, n
 	}
@@ -178,19 +178,19 @@ func ParseTime(v string, now time.Time) (time.Time, string) {
 		if derr != nil && strings.Contains(derr.Error(), "invalid duration") && strings.HasPrefix(v, "-") && looksLikeDuration(v[1:]) {
 			// time.ParseDuration says "invalid" for a duration past its
 			// range (about 292 years).
-			return time.Time{}, fmt.Sprintf("time %q is too far back: a duration is at most about 290 years (2562047h)", v)
+			return time.Time{}, fmt.Sprintf("time \"%s\" is too far back: a duration is at most about 290 years (2562047h)", v)
 		}
 		if derr != nil {
-			return time.Time{}, fmt.Sprintf("time %q is neither RFC 3339 (2026-11-29T10:00:00Z) nor a duration like -15m", v)
+			return time.Time{}, fmt.Sprintf("time \"%s\" is neither RFC 3339 (2026-11-29T10:00:00Z) nor a duration like -15m", v)
 		}
 		if d > 0 {
 			ago := strings.TrimPrefix(v, "+")
-			return time.Time{}, fmt.Sprintf("time %q is in the future; write @-%s for %s ago", v, ago, ago)
+			return time.Time{}, fmt.Sprintf("time \"%s\" is in the future; write @-%s for %s ago", v, ago, ago)
 		}
 		tm = now.Add(d)
 	}
 	if tm.Before(time.Unix(0, 0)) {
-		return time.Time{}, fmt.Sprintf("time %q is before 1970-01-01", v)
+		return time.Time{}, fmt.Sprintf("time \"%s\" is before 1970-01-01", v)
 	}
 	return tm.Round(0), ""
 }
@@ -238,12 +238,12 @@ func parsePartition(s string) (int32, string) {
 	}
 	for i := 0; i < len(s); i++ {
 		if s[i] < '0' || s[i] > '9' {
-			return 0, fmt.Sprintf("partition %q is not a number", s)
+			return 0, fmt.Sprintf("partition \"%s\" is not a number", s)
 		}
 	}
 	n, err := strconv.ParseInt(s, 10, 32)
 	if err != nil {
-		return 0, fmt.Sprintf("partition %q is out of range (0..2147483647)", s)
+		return 0, fmt.Sprintf("partition \"%s\" is out of range (0..2147483647)", s)
 	}
 	return int32(n), ""
 }
@@ -254,14 +254,14 @@ func checkTopic(name string) string {
 	case name == "":
 		return "missing topic"
 	case len(name) > 249:
-		return fmt.Sprintf("topic %q is longer than 249 characters", name[:20]+"…")
+		return fmt.Sprintf("topic \"%s\" is longer than 249 characters", name[:20]+"…")
 	case name == "." || name == "..":
-		return fmt.Sprintf("topic %q is not a legal topic name", name)
+		return fmt.Sprintf("topic \"%s\" is not a legal topic name", name)
 	}
 	for i := 0; i < len(name); i++ {
 		c := name[i]
 		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '_' || c == '-') {
-			return fmt.Sprintf("topic %q is not a legal topic name (only [a-zA-Z0-9._-])", name)
+			return fmt.Sprintf("topic \"%s\" is not a legal topic name (only [a-zA-Z0-9._-])", name)
 		}
 	}
 	return ""
@@ -294,7 +294,7 @@ func CheckDistinct(specs []Spec) error {
 			if k.all {
 				what = "every partition of topic " + sp.Topic
 			}
-			return &UsageError{Msg: fmt.Sprintf("offset specs %q and %q both set %s: give one", first.text(), sp.text(), what)}
+			return &UsageError{Msg: fmt.Sprintf("offset specs \"%s\" and \"%s\" both set %s: give one", first.text(), sp.text(), what)}
 		}
 		seen[k] = sp
 	}

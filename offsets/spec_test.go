@@ -83,7 +83,7 @@ func TestParseSpecErrors(t *testing.T) {
 		{"events:0=@1969-12-31T23:59:59Z", `time "1969-12-31T23:59:59Z" is before 1970-01-01`},
 		{"events:0=@-2562047h", `time "-2562047h" is before 1970-01-01`},
 		{"ev ents:0=5", `topic "ev ents" is not a legal topic name (only [a-zA-Z0-9._-])`},
-		{"ev\x1bents:0=5", `topic "ev\x1bents" is not a legal topic name`},
+		{"ev\x1bents:0=5", "topic \"ev\x1bents\" is not a legal topic name"}, // raw: escaped where printed
 		{"..:0=5", `topic ".." is not a legal topic name`},
 		{strings.Repeat("t", 250) + ":0=5", `is longer than 249 characters`},
 	}

@@ -96,7 +96,7 @@ const rangeForm = "want TOPIC:PARTITIONS:FROM-UNTIL, e.g. events:0:100-200"
 func ParseRange(s string, now time.Time) (RangeSpec, error) {
 	s = strings.TrimSpace(s)
 	fail := func(format string, args ...any) (RangeSpec, error) {
-		return RangeSpec{}, &offsets.UsageError{Msg: fmt.Sprintf("invalid range %q: ", s) + fmt.Sprintf(format, args...)}
+		return RangeSpec{}, &offsets.UsageError{Msg: fmt.Sprintf("invalid range \"%s\": ", s) + fmt.Sprintf(format, args...)}
 	}
 	topic, rest, ok := strings.Cut(s, ":")
 	if err := offsets.CheckTopic(topic); err != nil {
@@ -136,7 +136,7 @@ func splitBounds(s string, now time.Time) (from, until Bound, problem string) {
 	if s[0] != '@' {
 		f, u, ok := strings.Cut(s, "-")
 		if !ok {
-			return from, until, fmt.Sprintf("%q has no \"-UNTIL\" (want FROM-UNTIL, e.g. 100-200)", s)
+			return from, until, fmt.Sprintf("\"%s\" has no \"-UNTIL\" (want FROM-UNTIL, e.g. 100-200)", s)
 		}
 		if from, problem = parseBound(f, now, true); problem != "" {
 			return from, until, problem
@@ -172,7 +172,7 @@ func splitBounds(s string, now time.Time) (from, until Bound, problem string) {
 	}
 	if _, fp := parseBound(s, now, true); !sawDash || fp == "" {
 		// "@-5m": the only dashes belong to FROM.
-		return from, until, fmt.Sprintf("%q has no \"-UNTIL\" (want FROM-UNTIL, e.g. @-10m-latest)", s)
+		return from, until, fmt.Sprintf("\"%s\" has no \"-UNTIL\" (want FROM-UNTIL, e.g. @-10m-latest)", s)
 	}
 	// Neither side parses at any dash: describe FROM up to the last dash.
 	cut := strings.LastIndexByte(s, '-')
@@ -191,12 +191,12 @@ func parseBound(t string, now time.Time, isFrom bool) (Bound, string) {
 		return Bound{}, fmt.Sprintf("missing %s (want %s)", name, want)
 	case strings.EqualFold(t, "earliest"):
 		if !isFrom {
-			return Bound{}, fmt.Sprintf("UNTIL cannot be %q (want %s)", t, want)
+			return Bound{}, fmt.Sprintf("UNTIL cannot be \"%s\" (want %s)", t, want)
 		}
 		return Bound{Kind: BoundEarliest}, ""
 	case strings.EqualFold(t, "latest"):
 		if isFrom {
-			return Bound{}, fmt.Sprintf("FROM cannot be %q (want %s)", t, want)
+			return Bound{}, fmt.Sprintf("FROM cannot be \"%s\" (want %s)", t, want)
 		}
 		return Bound{Kind: BoundLatest}, ""
 	case t[0] == '@':
@@ -210,10 +210,10 @@ func parseBound(t string, now time.Time, isFrom bool) (Bound, string) {
 	if !ok && strings.Trim(t, "0123456789") == "" {
 		// Digits past 2^63-1 (an UNTIL that large means the end, capped
 		// at the high watermark; past it the number is too large).
-		return Bound{}, fmt.Sprintf("%s %q is too large: at most 9223372036854775807", name, t)
+		return Bound{}, fmt.Sprintf("%s \"%s\" is too large: at most 9223372036854775807", name, t)
 	}
 	if !ok {
-		return Bound{}, fmt.Sprintf("%s %q is not %s", name, t, want)
+		return Bound{}, fmt.Sprintf("%s \"%s\" is not %s", name, t, want)
 	}
 	return Bound{Kind: BoundOffset, Offset: n}, ""
 }
@@ -230,14 +230,14 @@ func parsePartitions(s string) ([]int32, string) {
 	var out []int32
 	for _, f := range strings.Split(s, ",") {
 		if f == "" {
-			return nil, fmt.Sprintf("empty partition in %q (%s)", s, want)
+			return nil, fmt.Sprintf("empty partition in \"%s\" (%s)", s, want)
 		}
 		n, ok := offsets.ParseDigits(f)
 		if !ok {
-			return nil, fmt.Sprintf("partition %q is not a number (%s)", f, want)
+			return nil, fmt.Sprintf("partition \"%s\" is not a number (%s)", f, want)
 		}
 		if n > 1<<31-1 {
-			return nil, fmt.Sprintf("partition %q is out of range (0..2147483647)", f)
+			return nil, fmt.Sprintf("partition \"%s\" is out of range (0..2147483647)", f)
 		}
 		if slices.Contains(out, int32(n)) {
 			return nil, fmt.Sprintf("partition %d is listed twice", n)

@@ -162,7 +162,9 @@ func FuzzParseRange(f *testing.F) {
 			if !errors.As(err, &ue) {
 				t.Fatalf("error %T is not a *offsets.UsageError: %v", err, err)
 			}
-			if !strings.Contains(err.Error(), strconv.Quote(strings.TrimSpace(s))) {
+			// The text raw in quotes: it is escaped once, where the
+			// error is printed.
+			if !strings.Contains(err.Error(), `"`+strings.TrimSpace(s)+`"`) {
 				t.Fatalf("error %q does not quote %q", err, s)
 			}
 			return
