@@ -13,6 +13,7 @@ import (
 	"cel.dev/cel-go/interpreter"
 
 	"github.com/kbatch-dev/kbatch/record"
+	"github.com/kbatch-dev/kbatch/schema"
 )
 
 // Program is one compiled expression. It is safe for concurrent use.
@@ -138,6 +139,14 @@ type Decoder interface {
 	Decoded(r *record.Record, isKey bool) (json string, ok bool)
 }
 
+// valueDecoder is a Decoder that can also give a decoded key or value as
+// Go values (schema.Decoder.DecodeValue): no text to write and parse
+// again, and only the top-level fields in only (nil: all) built. json is
+// set instead of v when the format has no such path.
+type valueDecoder interface {
+	DecodedValue(r *record.Record, isKey bool, only []string) (v any, json string, ok bool)
+}
+
 // Match evaluates the expression on r, decoding its key and value with
 // dec (nil: no schemas) only when the expression reads them. An error
 // means the record does not match: a field it names is missing, a value
@@ -219,7 +228,27 @@ func (a *activation) message(isKey bool, b []byte, pr *projection) any {
 	if b == nil {
 		return nil
 	}
-	if a.dec != nil {
+	if vd, ok := a.dec.(valueDecoder); ok {
+		var only []string // nil: the whole message
+		if !pr.whole {
+			only = pr.fields
+			if only == nil {
+				only = []string{}
+			}
+		}
+		v, text, ok := vd.DecodedValue(a.r, isKey, only)
+		switch {
+		case ok && text == "":
+			if f, isFields := v.([]schema.Field); isFields {
+				return fields(f)
+			}
+			return v
+		case ok:
+			if v, err := parseProjected(text, pr); err == nil {
+				return v
+			}
+		}
+	} else if a.dec != nil {
 		if text, ok := a.dec.Decoded(a.r, isKey); ok {
 			if v, err := parseProjected(text, pr); err == nil {
 				return v

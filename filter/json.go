@@ -240,7 +240,7 @@ func (p *jsonParser) object(depth int) (any, error) {
 			if err != nil {
 				return nil, err
 			}
-			proj = append(proj, field{k, v})
+			proj = append(proj, field{Name: k, Value: v})
 		default:
 			if err := p.skip(depth + 1); err != nil {
 				return nil, err
