@@ -3,6 +3,7 @@ package filter
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"unicode/utf8"
 	"unsafe"
 
@@ -152,8 +153,11 @@ type valueDecoder interface {
 // means the record does not match: a field it names is missing, a value
 // has another type, or the result is not a bool.
 func (p *Program) Match(r *record.Record, dec Decoder) (bool, error) {
-	a := activation{p: p, r: r, dec: dec}
-	out, _, err := p.prg.Eval(&a)
+	a := activations.Get().(*activation)
+	*a = activation{p: p, r: r, dec: dec}
+	out, _, err := p.prg.Eval(a)
+	*a = activation{} // the record and its values are not kept
+	activations.Put(a)
 	if err != nil {
 		return false, err
 	}
@@ -163,6 +167,9 @@ func (p *Program) Match(r *record.Record, dec Decoder) (bool, error) {
 	}
 	return bool(b), nil
 }
+
+// activations saves an allocation per record.
+var activations = sync.Pool{New: func() any { return new(activation) }}
 
 // activation resolves a record's variables as the program asks for them,
 // so a record's key and value are decoded and parsed only when the
