@@ -43,6 +43,15 @@ type recordList struct {
 	// mark is marked in KEY and VALUE like a filter's query, without
 	// filtering (the search view's records all match it).
 	mark string
+	// An expression query is evaluated off the screen's goroutine
+	// (whereJob): job is the evaluation in flight (nil: none), evaluated
+	// the records of all evaluated so far, and dropped the records trimmed
+	// from all's front since the query was set, so a job's indexes still
+	// find their records.
+	job       *whereJob
+	jobFrom   int // dropped when job started + index in all of its first record
+	evaluated int // records of all whose matches are in shown
+	dropped   int
 }
 
 func newRecordList(c *common) *recordList {
@@ -126,25 +135,67 @@ func (l *recordList) appended(recs []*record) {
 	} else {
 		l.measure(recs[from:])
 	}
-	for i := from; i < len(recs); i++ {
-		if l.matches(recs[i], l.query) {
-			l.shown = append(l.shown, i)
+	if l.expression() {
+		l.evaluateRest()
+	} else {
+		for i := from; i < len(recs); i++ {
+			if l.matches(recs[i], l.query) {
+				l.shown = append(l.shown, i)
+			}
 		}
 	}
 	l.cur.setLen(len(l.shown))
 	l.layout()
 }
 
+// expression reports whether the query is an expression that compiles:
+// one evaluated off the screen's goroutine.
+func (l *recordList) expression() bool {
+	return isExpr(l.query) && l.queryProblem(l.query) == ""
+}
+
 func (l *recordList) refilter() {
 	l.shown = l.shown[:0]
-	from := exprFrom(l.query, len(l.all))
-	for i, r := range l.all[from:] {
-		if l.matches(r, l.query) {
-			l.shown = append(l.shown, from+i)
+	l.job, l.evaluated, l.dropped = nil, 0, 0
+	if l.expression() {
+		l.evaluateRest()
+	} else {
+		for i, r := range l.all {
+			if l.matches(r, l.query) {
+				l.shown = append(l.shown, i)
+			}
 		}
 	}
 	l.cur.setLen(len(l.shown))
 }
+
+// evaluateRest starts evaluating the records not evaluated yet, unless an
+// evaluation is in flight (its end starts the next).
+func (l *recordList) evaluateRest() {
+	if l.job != nil || l.evaluated >= len(l.all) {
+		return
+	}
+	from := l.dropped + l.evaluated
+	var j *whereJob
+	j = l.evaluate(l.query, l.all[l.evaluated:], func(hits []int) {
+		if l.job != j {
+			return // the query changed, or the list was set anew
+		}
+		l.job = nil
+		for _, h := range hits {
+			if i := from + h - l.dropped; i >= 0 {
+				l.shown = append(l.shown, i)
+			}
+		}
+		l.evaluated = max(0, from+len(j.recs)-l.dropped)
+		l.cur.setLen(len(l.shown))
+		l.evaluateRest()
+	})
+	l.job = j
+}
+
+// filtering reports whether matches are still being looked for.
+func (l *recordList) filtering() bool { return l.job != nil }
 
 func (l *recordList) selected() *record {
 	if l.cur.sel < len(l.shown) {
@@ -257,8 +308,8 @@ func (l *recordList) filterStatus() string {
 	if p := l.queryProblem(l.query); p != "" {
 		return "filter " + strconv.Quote(l.query) + ": " + p
 	}
-	if n := len(l.all); exprFrom(l.query, n) > 0 {
-		return "filter " + strconv.Quote(l.query) + " " + strconv.Itoa(len(l.shown)) + " of the newest " + strconv.Itoa(maxExprRecords) + " of " + strconv.Itoa(n)
+	if l.filtering() {
+		return "filter " + strconv.Quote(l.query) + " filtering… " + strconv.Itoa(len(l.shown)) + " so far in " + strconv.Itoa(len(l.all))
 	}
 	return "filter " + strconv.Quote(l.query) + " " + strconv.Itoa(len(l.shown)) + " of " + strconv.Itoa(len(l.all))
 }
@@ -268,13 +319,20 @@ func (l *recordList) View() string {
 	if l.editing {
 		lines = append(lines, l.filter.View())
 	} else if l.query != "" {
-		lines = append(lines, l.theme.info.Render("/ "+krecord.String(l.query))+l.theme.dim.Render("  ("+strconv.Itoa(len(l.shown))+" of "+strconv.Itoa(len(l.all))+"; esc clears)"))
+		count := strconv.Itoa(len(l.shown)) + " of " + strconv.Itoa(len(l.all))
+		if l.filtering() {
+			count = "filtering… " + strconv.Itoa(len(l.shown)) + " so far in " + strconv.Itoa(len(l.all))
+		}
+		lines = append(lines, l.theme.info.Render("/ "+krecord.String(l.query))+l.theme.dim.Render("  ("+count+"; esc clears)"))
 	}
 	lines = append(lines, "  "+headerRow(&l.theme, l.cols))
 	if len(l.shown) == 0 {
 		msg := "  " + l.empty
 		if l.query != "" {
 			msg = "  no record matches the filter"
+			if l.filtering() {
+				msg = "  filtering…"
+			}
 			if p := l.queryProblem(l.query); p != "" {
 				msg = "  not an expression kbatch can run: " + krecord.String(p)
 			}
