@@ -96,6 +96,7 @@ func newFindView(c *common, searchAll func() []*record) *findView {
 // for the same query stay.
 func (v *findView) run(q string) {
 	v.query = q
+	v.job.stop()
 	v.job = nil
 	all := v.searchAll()
 	v.kept = len(all)

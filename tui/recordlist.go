@@ -156,6 +156,7 @@ func (l *recordList) expression() bool {
 
 func (l *recordList) refilter() {
 	l.shown = l.shown[:0]
+	l.job.stop()
 	l.job, l.evaluated, l.dropped = nil, 0, 0
 	if l.expression() {
 		l.evaluateRest()

@@ -3,6 +3,7 @@ package tui
 import (
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -34,6 +35,17 @@ type whereJob struct {
 	// apply takes the indexes into recs that match, on the screen's
 	// goroutine.
 	apply func(hits []int)
+	// stopped is set when its owner no longer wants the result: run
+	// stops early, so a query typed a character at a time over a long
+	// tail does not leave a run per character.
+	stopped atomic.Bool
+}
+
+// stop tells j (nil: none) that its result will be dropped.
+func (j *whereJob) stop() {
+	if j != nil {
+		j.stopped.Store(true)
+	}
 }
 
 // whereDoneMsg is what a whereJob found.
@@ -49,6 +61,9 @@ type whereDoneMsg struct {
 func (j *whereJob) run() tea.Msg {
 	var hits []int
 	for i, r := range j.recs {
+		if i%256 == 0 && j.stopped.Load() {
+			return whereDoneMsg{job: j}
+		}
 		var fd filter.Decoder
 		if j.dec != nil {
 			fd = &liveDecoder{dec: j.dec}
