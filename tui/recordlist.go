@@ -45,12 +45,11 @@ type recordList struct {
 	mark string
 	// An expression query is evaluated off the screen's goroutine
 	// (whereJob): job is the evaluation in flight (nil: none), evaluated
-	// the records of all evaluated so far, and dropped the records trimmed
-	// from all's front since the query was set, so a job's indexes still
-	// find their records.
+	// the records at the front of all whose matches are in shown, and
+	// dropped the records trimmed from all's front since the query was
+	// set, so a job's indexes still find their records.
 	job       *whereJob
-	jobFrom   int // dropped when job started + index in all of its first record
-	evaluated int // records of all whose matches are in shown
+	evaluated int
 	dropped   int
 }
 
