@@ -51,6 +51,9 @@ type recordList struct {
 	job       *whereJob
 	evaluated int
 	dropped   int
+	// keepSel is the selection to put back when the evaluation of a list
+	// set anew answers (set with keepSel, schemasChanged); -1: none.
+	keepSel int
 }
 
 func newRecordList(c *common) *recordList {
@@ -60,7 +63,7 @@ func newRecordList(c *common) *recordList {
 	st := in.Styles()
 	st.Cursor.Blink = false
 	in.SetStyles(st)
-	return &recordList{common: c, filter: in, content: map[string]int{}, empty: "no sample records in this batch"}
+	return &recordList{common: c, filter: in, content: map[string]int{}, empty: "no sample records in this batch", keepSel: -1}
 }
 
 // recordColumns are the columns in table order; OFFSET, PARTITION and KEY
@@ -114,8 +117,7 @@ func (l *recordList) set(recs []*record, keepSel bool) {
 	sel := l.cur.sel
 	l.refilter()
 	if keepSel {
-		l.cur.sel = sel
-		l.cur.clamp()
+		l.restoreSel(sel)
 	} else {
 		l.cur.home()
 	}
@@ -155,6 +157,7 @@ func (l *recordList) expression() bool {
 
 func (l *recordList) refilter() {
 	l.shown = l.shown[:0]
+	l.keepSel = -1
 	l.job.stop()
 	l.job, l.evaluated, l.dropped = nil, 0, 0
 	if l.expression() {
@@ -189,9 +192,24 @@ func (l *recordList) evaluateRest() {
 		}
 		l.evaluated = max(0, from+len(j.recs)-l.dropped)
 		l.cur.setLen(len(l.shown))
+		if l.keepSel >= 0 {
+			l.cur.sel, l.keepSel = l.keepSel, -1
+			l.cur.clamp()
+		}
 		l.evaluateRest()
 	})
 	l.job = j
+}
+
+// restoreSel puts the selection back at sel after a refilter: now, or,
+// while an expression is evaluated, when it answers.
+func (l *recordList) restoreSel(sel int) {
+	if l.filtering() {
+		l.keepSel = sel
+		return
+	}
+	l.cur.sel = sel
+	l.cur.clamp()
 }
 
 // filtering reports whether matches are still being looked for.

@@ -235,3 +235,26 @@ func TestSearchExpressionInTheBackground(t *testing.T) {
 	mustContain(t, screen(m), `Search "?value.seq > 105" · `)
 	mustNotContain(t, screen(m), "filtering")
 }
+
+// When a schema arrives the filter is evaluated again, and the selection
+// stays where it was once the matches are in.
+func TestExpressionKeepsSelectionWhenSchemasArrive(t *testing.T) {
+	m, _ := newTestModel(t, 140, 40, Options{Tail: NewTail(100)})
+	feed(m, started(1))
+	press(m, "t")
+	deliverTail(m, tailMsgs(0, 0, 100))
+	press(m, "/")
+	typeText(m, `?offset % 2 == 0`)
+	press(m, "enter")
+	evaluated(m)
+	l := m.tailView.list
+	l.cur.sel = 7
+	l.schemasChanged()
+	if !l.filtering() {
+		t.Fatal("no evaluation after the schemas changed")
+	}
+	evaluated(m)
+	if l.cur.sel != 7 || len(l.shown) != 50 {
+		t.Fatalf("selection %d of %d matches, want 7 of 50", l.cur.sel, len(l.shown))
+	}
+}
