@@ -6,6 +6,8 @@ import (
 	"cel.dev/cel-go/common/types"
 	"cel.dev/cel-go/common/types/ref"
 	"cel.dev/cel-go/common/types/traits"
+
+	"github.com/kbatch-dev/kbatch/schema"
 )
 
 // fields is the projected top-level object of a key or value: the few
@@ -16,15 +18,14 @@ import (
 // anything else.
 type fields []field
 
-type field struct {
-	name  string
-	value any
-}
+// field is schema's, so a projected Avro record (schema.DecodeValue)
+// is fields without a copy.
+type field = schema.Field
 
 func (f fields) FindStringKey(k string) (any, bool) {
 	for i := len(f) - 1; i >= 0; i-- { // the last of a repeated key wins
-		if f[i].name == k {
-			return f[i].value, true
+		if f[i].Name == k {
+			return f[i].Value, true
 		}
 	}
 	return nil, false
@@ -33,7 +34,7 @@ func (f fields) FindStringKey(k string) (any, bool) {
 func (f fields) asMap() ref.Val {
 	m := make(map[string]any, len(f))
 	for _, e := range f {
-		m[e.name] = e.value
+		m[e.Name] = e.Value
 	}
 	return types.DefaultTypeAdapter.NativeToValue(m)
 }

@@ -3,6 +3,7 @@ package filter
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"unicode/utf8"
 	"unsafe"
 
@@ -13,6 +14,7 @@ import (
 	"cel.dev/cel-go/interpreter"
 
 	"github.com/kbatch-dev/kbatch/record"
+	"github.com/kbatch-dev/kbatch/schema"
 )
 
 // Program is one compiled expression. It is safe for concurrent use.
@@ -138,13 +140,24 @@ type Decoder interface {
 	Decoded(r *record.Record, isKey bool) (json string, ok bool)
 }
 
+// valueDecoder is a Decoder that can also give a decoded key or value as
+// Go values (schema.Decoder.DecodeValue): no text to write and parse
+// again, and only the top-level fields in only (nil: all) built. json is
+// set instead of v when the format has no such path.
+type valueDecoder interface {
+	DecodedValue(r *record.Record, isKey bool, only []string) (v any, json string, ok bool)
+}
+
 // Match evaluates the expression on r, decoding its key and value with
 // dec (nil: no schemas) only when the expression reads them. An error
 // means the record does not match: a field it names is missing, a value
 // has another type, or the result is not a bool.
 func (p *Program) Match(r *record.Record, dec Decoder) (bool, error) {
-	a := activation{p: p, r: r, dec: dec}
-	out, _, err := p.prg.Eval(&a)
+	a := activations.Get().(*activation)
+	*a = activation{p: p, r: r, dec: dec}
+	out, _, err := p.prg.Eval(a)
+	*a = activation{} // the record and its values are not kept
+	activations.Put(a)
 	if err != nil {
 		return false, err
 	}
@@ -154,6 +167,9 @@ func (p *Program) Match(r *record.Record, dec Decoder) (bool, error) {
 	}
 	return bool(b), nil
 }
+
+// activations saves an allocation per record.
+var activations = sync.Pool{New: func() any { return new(activation) }}
 
 // activation resolves a record's variables as the program asks for them,
 // so a record's key and value are decoded and parsed only when the
@@ -219,7 +235,27 @@ func (a *activation) message(isKey bool, b []byte, pr *projection) any {
 	if b == nil {
 		return nil
 	}
-	if a.dec != nil {
+	if vd, ok := a.dec.(valueDecoder); ok {
+		var only []string // nil: the whole message
+		if !pr.whole {
+			only = pr.fields
+			if only == nil {
+				only = []string{}
+			}
+		}
+		v, text, ok := vd.DecodedValue(a.r, isKey, only)
+		switch {
+		case ok && text == "":
+			if f, isFields := v.([]schema.Field); isFields {
+				return fields(f)
+			}
+			return v
+		case ok:
+			if v, err := parseProjected(text, pr); err == nil {
+				return v
+			}
+		}
+	} else if a.dec != nil {
 		if text, ok := a.dec.Decoded(a.r, isKey); ok {
 			if v, err := parseProjected(text, pr); err == nil {
 				return v

@@ -227,3 +227,56 @@ func TestSparkSQL(t *testing.T) {
 		}
 	}
 }
+
+// textOnly hides a decoder's Go values: the filter parses its JSON text.
+type textOnly struct{ Decoder }
+
+// TestMatchAvroValuesAsText: a filter reads an Avro value decoded straight
+// into values (only the fields it names, or all of it) as it reads the
+// value's JSON text: the same matches, the same failures.
+func TestMatchAvroValuesAsText(t *testing.T) {
+	const avsc = `{"type":"record","name":"P","fields":[{"name":"amount","type":"double"},{"name":"n","type":"int"},
+	 {"name":"tags","type":{"type":"array","items":"string"}},{"name":"m","type":{"type":"map","values":"long"}},
+	 {"name":"note","type":["null","string"],"default":null},{"name":"big","type":"string"}]}`
+	path := filepath.Join(t.TempDir(), "p.avsc")
+	if err := os.WriteFile(path, []byte(avsc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dec, err := schema.New(schema.Options{Local: []schema.Local{{AvroFile: path}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dec.Close()
+	b, err := avro.Marshal(avro.MustParse(avsc), map[string]any{"amount": 95.0, "n": 3, "tags": []string{"a", "b"},
+		"m": map[string]int64{"k": 2}, "note": map[string]any{"string": "hi"}, "big": "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &record.Record{Topic: "p", Value: b}
+	for _, c := range []struct {
+		expr  string
+		match bool
+		fails bool
+	}{
+		{expr: `value.amount == 95`, match: true},
+		{expr: `value.amount > 90.5 && value.n == 3`, match: true},
+		{expr: `"b" in value.tags && value.m.k == 2 && value["note"] == "hi"`, match: true},
+		{expr: `has(value.absent)`},
+		{expr: `value.absent == 1`, fails: true},
+		{expr: `value.size() == 6 && value.n == 3`, match: true},
+		{expr: `value.exists(f, f == "big")`, match: true},
+		{expr: `value == {"amount": 95.0}`},
+		{expr: `value.note.size() == 2`, match: true},
+	} {
+		p, err := Compile(c.expr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range []Decoder{Schemas(dec), textOnly{Schemas(dec)}} {
+			ok, err := p.Match(r, d)
+			if ok != c.match || (err != nil) != c.fails {
+				t.Errorf("%s with %T: %v, %v; want match %v, fails %v", c.expr, d, ok, err, c.match, c.fails)
+			}
+		}
+	}
+}

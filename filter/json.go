@@ -1,6 +1,7 @@
 package filter
 
 import (
+	"cel.dev/cel-go/common/types"
 	"errors"
 	"strconv"
 	"unicode/utf16"
@@ -236,11 +237,11 @@ func (p *jsonParser) object(depth int) (any, error) {
 			}
 			m[k] = v
 		case only.wants(k):
-			v, err := p.value(depth + 1)
+			v, err := p.field(depth + 1)
 			if err != nil {
 				return nil, err
 			}
-			proj = append(proj, field{k, v})
+			proj = append(proj, field{Name: k, Value: v})
 		default:
 			if err := p.skip(depth + 1); err != nil {
 				return nil, err
@@ -401,6 +402,35 @@ func (p *jsonParser) hex4() (rune, bool) {
 	}
 	p.i += 4
 	return r, true
+}
+
+// field is value for a projected top-level field: a string, number or
+// bool comes as CEL's own value, which CEL takes as it is where it would
+// wrap a Go value on every read (an allocation per field and record).
+func (p *jsonParser) field(depth int) (any, error) {
+	if p.i < len(p.s) {
+		switch c := p.s[p.i]; {
+		case c == '"':
+			s, err := p.string()
+			return types.String(s), err
+		case c == '-' || c >= '0' && c <= '9':
+			v, err := p.number()
+			switch n := v.(type) {
+			case int64:
+				return types.Int(n), err
+			case float64:
+				return types.Double(n), err
+			}
+			return v, err
+		case c == 't' || c == 'f':
+			v, err := p.value(depth)
+			if b, ok := v.(bool); ok {
+				return types.Bool(b), err
+			}
+			return v, err
+		}
+	}
+	return p.value(depth)
 }
 
 // number reads a JSON number: an int64 when it has no fraction or

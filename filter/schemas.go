@@ -26,3 +26,12 @@ func (s schemaDecoder) Decoded(r *record.Record, isKey bool) (string, bool) {
 	res := s.d.Decode(r.Topic, isKey, b)
 	return res.JSON, res.Status == schema.Decoded
 }
+
+func (s schemaDecoder) DecodedValue(r *record.Record, isKey bool, only []string) (any, string, bool) {
+	b := r.Value
+	if isKey {
+		b = r.Key
+	}
+	res := s.d.DecodeValue(r.Topic, isKey, b, only)
+	return res.Value, res.JSON, res.Status == schema.Decoded
+}

@@ -20,6 +20,7 @@ type Where struct {
 	matched atomic.Int64
 	failed  atomic.Int64
 
+	noted    atomic.Bool // firstErr is being set
 	mu       sync.Mutex
 	firstErr string // the first record that did not evaluate, and why
 }
@@ -30,20 +31,48 @@ func NewWhere(p *Program, dec Decoder) *Where { return &Where{p: p, dec: dec} }
 // Keep reports whether r matches; a record whose evaluation fails does not
 // and is counted.
 func (w *Where) Keep(r *record.Record) bool {
+	ok, failed := w.keep(r)
 	w.seen.Add(1)
+	if ok {
+		w.matched.Add(1)
+	}
+	if failed {
+		w.failed.Add(1)
+	}
+	return ok
+}
+
+// keep is Keep without the counts, which Select adds once per goroutine:
+// counters shared by the goroutines cost more than a cheap evaluation.
+func (w *Where) keep(r *record.Record) (ok, failed bool) {
 	ok, err := w.p.Match(r, w.dec)
 	if err != nil {
-		if w.failed.Add(1) == 1 {
+		if w.noted.CompareAndSwap(false, true) {
 			w.mu.Lock()
 			w.firstErr = fmt.Sprintf("%s[%d]@%d: %s", r.Topic, r.Partition, r.Offset, err)
 			w.mu.Unlock()
 		}
-		return false
+		return false, true
 	}
-	if ok {
-		w.matched.Add(1)
+	return ok, false
+}
+
+// selectRange is Select on at(lo) … at(hi-1), counted once.
+func (w *Where) selectRange(lo, hi int, at func(int) *record.Record, keep []bool) {
+	var matched, failed int64
+	for i := lo; i < hi; i++ {
+		ok, bad := w.keep(at(i))
+		keep[i] = ok
+		if ok {
+			matched++
+		}
+		if bad {
+			failed++
+		}
 	}
-	return ok
+	w.seen.Add(int64(hi - lo))
+	w.matched.Add(matched)
+	w.failed.Add(failed)
 }
 
 // parallelMin is the smallest slice Select splits over goroutines: below
@@ -56,20 +85,14 @@ const parallelMin = 256
 func (w *Where) Select(n int, at func(int) *record.Record, keep []bool) {
 	workers := min(runtime.GOMAXPROCS(0), n/parallelMin)
 	if workers <= 1 {
-		for i := range n {
-			keep[i] = w.Keep(at(i))
-		}
+		w.selectRange(0, n, at, keep)
 		return
 	}
 	var wg sync.WaitGroup
 	per := (n + workers - 1) / workers
 	for lo := 0; lo < n; lo += per {
 		hi := min(lo+per, n)
-		wg.Go(func() {
-			for i := lo; i < hi; i++ {
-				keep[i] = w.Keep(at(i))
-			}
-		})
+		wg.Go(func() { w.selectRange(lo, hi, at, keep) })
 	}
 	wg.Wait()
 }

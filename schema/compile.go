@@ -304,6 +304,27 @@ func protoToJSON(md protoreflect.MessageDescriptor, types *dynamicpb.Types, payl
 	return safeJSON(b)
 }
 
+// decodeAs is decode, or, when want is set and the format is Avro, the
+// payload as Go values (avroValue) without text.
+func (c *compiled) decodeAs(payload []byte, framed bool, want *valueWant) (val any, text, invalid string, err error) {
+	if want == nil || c.format != Avro {
+		text, invalid, err = c.decode(payload, framed)
+		return nil, text, invalid, err
+	}
+	val, err = avroValue(c.avro, payload, want.only)
+	if err != nil {
+		return nil, "", "", fmt.Errorf("Avro %s: %w", avroName(c.avro), err)
+	}
+	return val, "", "", nil
+}
+
+func avroName(s avro.Schema) string {
+	if n, ok := s.(avro.NamedSchema); ok {
+		return n.FullName()
+	}
+	return string(s.Type())
+}
+
 // decode turns a payload (after the wire-format header) into JSON. A JSON
 // Schema payload that does not validate still returns its JSON, with
 // invalid set to why.

@@ -107,8 +107,11 @@ func (s Status) String() string {
 
 // Result is the outcome of decoding one key or value.
 type Result struct {
-	Status   Status
-	JSON     string // compact JSON, when Decoded
+	Status Status
+	JSON   string // compact JSON, when Decoded and Value is not set
+	// Value is the decoded Avro key or value as Go values, when DecodeValue
+	// decoded it (see DecodeValue); JSON is then empty.
+	Value    any
 	Format   Format // when known
 	SchemaID int    // from the wire-format header; 0 for local schemas
 	Subject  string // registry subject naming the id (topic-value first), if known
@@ -293,19 +296,32 @@ func (d *Decoder) HasRegistry() bool { return d.reg != nil }
 // registry when the schema id is not cached yet (at most Options.Timeout
 // per request). Use it for headless output; the screen uses TryDecode.
 func (d *Decoder) Decode(topic string, isKey bool, b []byte) Result {
-	return d.decode(topic, isKey, b, true)
+	return d.decode(topic, isKey, b, true, nil)
 }
+
+// DecodeValue is Decode for a program that reads the decoded values rather
+// than shows them: an Avro key or value comes as Go values in
+// Result.Value, without its JSON text (see avroValue for the values); any
+// other format comes as JSON. only, when not nil, names the top-level
+// fields of an Avro record to build: Value is then a []Field of those
+// fields, and the others are skipped unbuilt.
+func (d *Decoder) DecodeValue(topic string, isKey bool, b []byte, only []string) Result {
+	return d.decode(topic, isKey, b, true, &valueWant{only: only})
+}
+
+// valueWant asks decode for Go values instead of Avro text.
+type valueWant struct{ only []string }
 
 // TryDecode is Decode that never waits: when the schema id is not cached
 // it starts fetching it in the background and returns Pending; Options.Ready
 // says when to ask again.
 func (d *Decoder) TryDecode(topic string, isKey bool, b []byte) Result {
-	return d.decode(topic, isKey, b, false)
+	return d.decode(topic, isKey, b, false, nil)
 }
 
-func (d *Decoder) decode(topic string, isKey bool, b []byte, wait bool) Result {
+func (d *Decoder) decode(topic string, isKey bool, b []byte, wait bool, want *valueWant) Result {
 	if ls := d.localFor(topic, isKey); ls != nil {
-		return d.decodeLocal(topic, ls, b)
+		return d.decodeLocal(topic, ls, b, want)
 	}
 	f, ok := ParseFrame(b)
 	if !ok {
@@ -343,13 +359,13 @@ func (d *Decoder) decode(topic string, isKey bool, b []byte, wait bool) Result {
 	}
 	res.Format = e.c.format
 	res.Subject, res.Version = pickSubject(e.vers, topic, isKey)
-	text, invalid, err := e.c.decode(f.Payload, true)
+	val, text, invalid, err := e.c.decodeAs(f.Payload, true, want)
 	if err != nil {
 		res.Reason = fmt.Sprintf("schema id %d: bytes do not decode: %s", f.ID, oneLine(err.Error(), 160))
 		d.report(reportKey{id: f.ID, kind: BytesInvalid}, topic, res.Reason)
 		return res
 	}
-	res.Status, res.JSON, res.Reason = Decoded, text, invalid
+	res.Status, res.JSON, res.Value, res.Reason = Decoded, text, val, invalid
 	return res
 }
 
@@ -539,14 +555,14 @@ func (d *Decoder) localFor(topic string, isKey bool) *localSchema {
 // decodeLocal decodes with a local schema: the bytes as they are, or, when
 // they are in the wire format and do not decode as they are, the payload
 // after the header (a registry-framed topic read without the registry).
-func (d *Decoder) decodeLocal(topic string, ls *localSchema, b []byte) Result {
+func (d *Decoder) decodeLocal(topic string, ls *localSchema, b []byte, want *valueWant) Result {
 	res := Result{Status: Failed, Format: ls.c.format, Local: ls.file}
-	text, invalid, err := ls.c.decode(b, false)
+	val, text, invalid, err := ls.c.decodeAs(b, false, want)
 	if err != nil {
 		if f, ok := ParseFrame(b); ok {
-			if t2, inv2, err2 := ls.c.decode(f.Payload, true); err2 == nil {
+			if v2, t2, inv2, err2 := ls.c.decodeAs(f.Payload, true, want); err2 == nil {
 				res.SchemaID = f.ID
-				text, invalid, err = t2, inv2, nil
+				val, text, invalid, err = v2, t2, inv2, nil
 			}
 		}
 	}
@@ -555,7 +571,7 @@ func (d *Decoder) decodeLocal(topic string, ls *localSchema, b []byte) Result {
 		d.report(reportKey{kind: BytesInvalid, what: ls.file}, topic, res.Reason)
 		return res
 	}
-	res.Status, res.JSON, res.Reason = Decoded, text, invalid
+	res.Status, res.JSON, res.Value, res.Reason = Decoded, text, val, invalid
 	return res
 }
 

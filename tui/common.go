@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
 )
 
 // common is what every pane and view shares: styles, keys, the time zone
@@ -19,6 +20,12 @@ type common struct {
 	// multiTopic is set for a stream of several topics: every record list
 	// names partitions topic[p], whatever topics its records hold.
 	multiTopic bool
+	// The expression evaluations running off the screen's goroutine
+	// (where.go): their last id, the jobs not answered yet, and the
+	// commands of those not handed to bubbletea yet.
+	jobSeq  uint64
+	running []*whereJob
+	queued  []tea.Cmd
 }
 
 // navKeys handles list movement for a cursor; it reports whether msg was

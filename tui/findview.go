@@ -53,7 +53,10 @@ type findView struct {
 
 	// The broker search (f), if one ran.
 	broker    *brokerSearch
-	searchAll func(q string) ([]*record, int)
+	searchAll func() []*record
+	// job is the evaluation of an expression query over what the screen
+	// keeps, in flight (nil: none; where.go).
+	job *whereJob
 }
 
 // brokerSearch is the state of f: what it reads and what it found.
@@ -75,7 +78,7 @@ type brokerSearch struct {
 	cancel  func()
 }
 
-func newFindView(c *common, searchAll func(q string) ([]*record, int)) *findView {
+func newFindView(c *common, searchAll func() []*record) *findView {
 	in := textinput.New()
 	in.Prompt = "search> "
 	in.Placeholder = "key or value substring, any case"
@@ -93,12 +96,49 @@ func newFindView(c *common, searchAll func(q string) ([]*record, int)) *findView
 // for the same query stay.
 func (v *findView) run(q string) {
 	v.query = q
-	recs, kept := v.searchAll(q)
-	v.kept = kept
-	if q == "" {
-		recs = nil
+	v.job.stop()
+	v.job = nil
+	all := v.searchAll()
+	v.kept = len(all)
+	switch {
+	case q == "":
+		v.show(nil)
+	case isExpr(q) && v.queryProblem(q) == "":
+		// Evaluated off the screen's goroutine; the list says
+		// "filtering…" meanwhile.
+		v.show(nil)
+		var j *whereJob
+		j = v.evaluate(q, all, func(hits []int) {
+			if v.job != j {
+				return // another query since
+			}
+			v.job = nil
+			out := make([]*record, len(hits))
+			for i, h := range hits {
+				out[i] = j.recs[h]
+			}
+			newestFirst(out)
+			v.show(out)
+		})
+		v.job = j
+		v.list.empty = "filtering…"
+	case isExpr(q):
+		v.show(nil) // does not compile: matches nothing
+	default:
+		var out []*record
+		for _, r := range all {
+			if v.matches(r, q) {
+				out = append(out, r)
+			}
+		}
+		newestFirst(out)
+		v.show(out)
 	}
-	v.history = len(recs)
+}
+
+// show lists the matches in what the screen keeps, once each.
+func (v *findView) show(recs []*record) {
+	q := v.query
 	clear(v.seen)
 	var keep []*record
 	for _, r := range recs {
@@ -158,6 +198,9 @@ func (v *findView) title() string {
 		return krecord.String(fmt.Sprintf("Search \"%s\": %s", v.query, p))
 	}
 	s := fmt.Sprintf("Search \"%s\" · %d in %d records kept", v.query, v.history, v.kept)
+	if v.job != nil {
+		s = fmt.Sprintf("Search \"%s\" · filtering %d records kept…", v.query, v.kept)
+	}
 	if b := v.broker; b != nil && b.query == v.query {
 		s += fmt.Sprintf(" · %d more on the broker", b.matches)
 	}
@@ -290,31 +333,22 @@ func (v *findView) FullHelp() [][]key.Binding {
 	return [][]key.Binding{v.navHelp(), {v.keys.Enter, v.keys.BrokerSearch, v.keys.NextMatch, v.keys.PrevMatch, searchEdit, v.keys.Copy, v.keys.Back}, v.list.modeHelp()}
 }
 
-// searchKept returns the records the screen keeps that match q (the
-// samples of every batch kept, the tail ring), newest first, and how many
-// records it searched.
-func (m *Model) searchKept(q string) ([]*record, int) {
+// searchKept returns the records the screen keeps (the samples of every
+// batch kept, the tail ring), for the search to look in.
+func (m *Model) searchKept() []*record {
 	var out []*record
-	n := 0
 	for i := 0; i < m.hist.len(); i++ {
-		for _, r := range m.hist.newest(i).samples {
-			n++
-			if q != "" && m.c.matches(r, q) {
-				out = append(out, r)
-			}
-		}
+		out = append(out, m.hist.newest(i).samples...)
 	}
 	if m.tailRing != nil {
-		recs := m.tailRing.recs
-		for _, r := range recs[exprFrom(q, len(recs)):] { // an expression: the newest only
-			n++
-			if q != "" && m.c.matches(r, q) {
-				out = append(out, r)
-			}
-		}
+		out = append(out, m.tailRing.recs...)
 	}
-	// Newest first by timestamp; samples (which name their batch) before
-	// the tail's copy of the same record.
+	return out
+}
+
+// newestFirst sorts matches newest first by timestamp; samples (which
+// name their batch) before the tail's copy of the same record.
+func newestFirst(out []*record) {
 	slices.SortStableFunc(out, func(a, b *record) int {
 		if c := b.Timestamp.Compare(a.Timestamp); c != 0 {
 			return c
@@ -330,5 +364,4 @@ func (m *Model) searchKept(q string) ([]*record, int) {
 		}
 		return cmp.Compare(b.Batch, a.Batch)
 	})
-	return out, n
 }

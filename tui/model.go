@@ -268,8 +268,23 @@ type closeViewMsg struct{}
 
 func closeView() tea.Msg { return closeViewMsg{} }
 
-// Update routes a message; each case hands off to one method.
+// Update routes a message (update) and sends out the expression
+// evaluations it started (where.go).
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	var cmd tea.Cmd
+	if done, ok := msg.(whereDoneMsg); ok {
+		m.c.whereDone(done)
+	} else {
+		_, cmd = m.update(msg)
+	}
+	if q := m.c.takeQueued(); len(q) > 0 {
+		cmd = tea.Batch(append(q, cmd)...)
+	}
+	return m, cmd
+}
+
+// update routes a message; each case hands off to one method.
+func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if cmd, ok := m.updateMore(msg); ok { // power.go
 		return m, cmd
 	}

@@ -43,6 +43,17 @@ type recordList struct {
 	// mark is marked in KEY and VALUE like a filter's query, without
 	// filtering (the search view's records all match it).
 	mark string
+	// An expression query is evaluated off the screen's goroutine
+	// (whereJob): job is the evaluation in flight (nil: none), evaluated
+	// the records at the front of all whose matches are in shown, and
+	// dropped the records trimmed from all's front since the query was
+	// set, so a job's indexes still find their records.
+	job       *whereJob
+	evaluated int
+	dropped   int
+	// keepSel is the selection to put back when the evaluation of a list
+	// set anew answers (set with keepSel, schemasChanged); -1: none.
+	keepSel int
 }
 
 func newRecordList(c *common) *recordList {
@@ -52,7 +63,7 @@ func newRecordList(c *common) *recordList {
 	st := in.Styles()
 	st.Cursor.Blink = false
 	in.SetStyles(st)
-	return &recordList{common: c, filter: in, content: map[string]int{}, empty: "no sample records in this batch"}
+	return &recordList{common: c, filter: in, content: map[string]int{}, empty: "no sample records in this batch", keepSel: -1}
 }
 
 // recordColumns are the columns in table order; OFFSET, PARTITION and KEY
@@ -106,8 +117,7 @@ func (l *recordList) set(recs []*record, keepSel bool) {
 	sel := l.cur.sel
 	l.refilter()
 	if keepSel {
-		l.cur.sel = sel
-		l.cur.clamp()
+		l.restoreSel(sel)
 	} else {
 		l.cur.home()
 	}
@@ -127,25 +137,84 @@ func (l *recordList) appended(recs []*record) {
 	} else {
 		l.measure(recs[from:])
 	}
-	for i := from; i < len(recs); i++ {
-		if l.matches(recs[i], l.query) {
-			l.shown = append(l.shown, i)
+	if l.expression() {
+		l.evaluateRest()
+	} else {
+		for i := from; i < len(recs); i++ {
+			if l.matches(recs[i], l.query) {
+				l.shown = append(l.shown, i)
+			}
 		}
 	}
 	l.cur.setLen(len(l.shown))
 	l.layout()
 }
 
+// expression reports whether the query is an expression that compiles:
+// one evaluated off the screen's goroutine.
+func (l *recordList) expression() bool {
+	return isExpr(l.query) && l.queryProblem(l.query) == ""
+}
+
 func (l *recordList) refilter() {
 	l.shown = l.shown[:0]
-	from := exprFrom(l.query, len(l.all))
-	for i, r := range l.all[from:] {
-		if l.matches(r, l.query) {
-			l.shown = append(l.shown, from+i)
+	l.keepSel = -1
+	l.job.stop()
+	l.job, l.evaluated, l.dropped = nil, 0, 0
+	if l.expression() {
+		l.evaluateRest()
+	} else {
+		for i, r := range l.all {
+			if l.matches(r, l.query) {
+				l.shown = append(l.shown, i)
+			}
 		}
 	}
 	l.cur.setLen(len(l.shown))
 }
+
+// evaluateRest starts evaluating the records not evaluated yet, unless an
+// evaluation is in flight (its end starts the next).
+func (l *recordList) evaluateRest() {
+	if l.job != nil || l.evaluated >= len(l.all) {
+		return
+	}
+	from := l.dropped + l.evaluated
+	var j *whereJob
+	j = l.evaluate(l.query, l.all[l.evaluated:], func(hits []int) {
+		if l.job != j {
+			return // the query changed, or the list was set anew
+		}
+		l.job = nil
+		for _, h := range hits {
+			if i := from + h - l.dropped; i >= 0 {
+				l.shown = append(l.shown, i)
+			}
+		}
+		l.evaluated = max(0, from+len(j.recs)-l.dropped)
+		l.cur.setLen(len(l.shown))
+		if l.keepSel >= 0 {
+			l.cur.sel, l.keepSel = l.keepSel, -1
+			l.cur.clamp()
+		}
+		l.evaluateRest()
+	})
+	l.job = j
+}
+
+// restoreSel puts the selection back at sel after a refilter: now, or,
+// while an expression is evaluated, when it answers.
+func (l *recordList) restoreSel(sel int) {
+	if l.filtering() {
+		l.keepSel = sel
+		return
+	}
+	l.cur.sel = sel
+	l.cur.clamp()
+}
+
+// filtering reports whether matches are still being looked for.
+func (l *recordList) filtering() bool { return l.job != nil }
 
 func (l *recordList) selected() *record {
 	if l.cur.sel < len(l.shown) {
@@ -258,8 +327,8 @@ func (l *recordList) filterStatus() string {
 	if p := l.queryProblem(l.query); p != "" {
 		return "filter " + strconv.Quote(l.query) + ": " + p
 	}
-	if n := len(l.all); exprFrom(l.query, n) > 0 {
-		return "filter " + strconv.Quote(l.query) + " " + strconv.Itoa(len(l.shown)) + " of the newest " + strconv.Itoa(maxExprRecords) + " of " + plural(int64(n), "record", "records")
+	if l.filtering() {
+		return "filter " + strconv.Quote(l.query) + " filtering… " + strconv.Itoa(len(l.shown)) + " so far in " + plural(int64(len(l.all)), "record", "records")
 	}
 	return "filter " + strconv.Quote(l.query) + " " + strconv.Itoa(len(l.shown)) + " of " + plural(int64(len(l.all)), "record", "records")
 }
@@ -269,13 +338,20 @@ func (l *recordList) View() string {
 	if l.editing {
 		lines = append(lines, l.filter.View())
 	} else if l.query != "" {
-		lines = append(lines, l.theme.info.Render("/ "+krecord.String(l.query))+l.theme.dim.Render("  ("+strconv.Itoa(len(l.shown))+" of "+plural(int64(len(l.all)), "record", "records")+"; esc clears)"))
+		count := strconv.Itoa(len(l.shown)) + " of " + plural(int64(len(l.all)), "record", "records")
+		if l.filtering() {
+			count = "filtering… " + strconv.Itoa(len(l.shown)) + " so far in " + plural(int64(len(l.all)), "record", "records")
+		}
+		lines = append(lines, l.theme.info.Render("/ "+krecord.String(l.query))+l.theme.dim.Render("  ("+count+"; esc clears)"))
 	}
 	lines = append(lines, "  "+headerRow(&l.theme, l.cols))
 	if len(l.shown) == 0 {
 		msg := "  " + l.empty
 		if l.query != "" {
 			msg = "  no record matches the filter"
+			if l.filtering() {
+				msg = "  filtering…"
+			}
 			if p := l.queryProblem(l.query); p != "" {
 				msg = "  not an expression kbatch can run: " + krecord.String(p)
 			}

@@ -118,8 +118,7 @@ func (l *recordList) schemasChanged() {
 	}
 	sel := l.cur.sel
 	l.refilter()
-	l.cur.sel = sel
-	l.cur.clamp()
+	l.restoreSel(sel)
 }
 
 // decoding is the screen's use of a Decoder. Results are kept on the

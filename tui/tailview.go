@@ -143,6 +143,8 @@ func (l *recordList) trimFront(k int) {
 		return
 	}
 	l.all = l.all[k:]
+	l.dropped += k
+	l.evaluated = max(0, l.evaluated-k)
 	j := 0
 	for _, i := range l.shown {
 		if i >= k {

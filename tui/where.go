@@ -1,7 +1,11 @@
 package tui
 
 import (
+	"slices"
 	"strings"
+	"sync/atomic"
+
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/kbatch-dev/kbatch/filter"
 	krecord "github.com/kbatch-dev/kbatch/record"
@@ -18,21 +22,85 @@ const exprPrefix = "?"
 
 func isExpr(q string) bool { return strings.HasPrefix(q, exprPrefix) }
 
-// maxExprRecords bounds the records an expression query is evaluated on
-// at once on the screen's goroutine, the newest ones: at a few µs a
-// record (BENCHMARKS.md) that keeps a key press under about 100 ms where
-// a tail of a million records would take seconds. The status says when
-// older records were not searched.
-const maxExprRecords = 20_000
+// whereJob evaluates an expression query over records off the screen's
+// goroutine (a tea.Cmd), so a key press or a new record never waits for
+// evaluations, however many records the screen keeps. Its result goes to
+// apply on the screen's goroutine; each owner keeps the id of the job it
+// started last and drops the result of any other (a stale query).
+type whereJob struct {
+	id   uint64
+	prog *filter.Program
+	dec  Decoder // nil: no schemas
+	recs []*record
+	// apply takes the indexes into recs that match, on the screen's
+	// goroutine.
+	apply func(hits []int)
+	// stopped is set when its owner no longer wants the result: run
+	// stops early, so a query typed a character at a time over a long
+	// tail does not leave a run per character.
+	stopped atomic.Bool
+}
 
-// exprFrom is the first index of n records (oldest first) that query q
-// is evaluated on: all of them for a substring, the newest
-// maxExprRecords for an expression.
-func exprFrom(q string, n int) int {
-	if !isExpr(q) || n <= maxExprRecords {
-		return 0
+// stop tells j (nil: none) that its result will be dropped.
+func (j *whereJob) stop() {
+	if j != nil {
+		j.stopped.Store(true)
 	}
-	return n - maxExprRecords
+}
+
+// whereDoneMsg is what a whereJob found.
+type whereDoneMsg struct {
+	job  *whereJob
+	hits []int
+}
+
+// run evaluates the job: the command's body, on a goroutine of its own.
+// Keys and values are decoded with the decoder as it stands (a schema
+// still on its way: the bytes, as the screen shows them), not through the
+// screen's cache, which is the screen goroutine's.
+func (j *whereJob) run() tea.Msg {
+	var hits []int
+	for i, r := range j.recs {
+		if i%256 == 0 && j.stopped.Load() {
+			return whereDoneMsg{job: j}
+		}
+		var fd filter.Decoder
+		if j.dec != nil {
+			fd = &liveDecoder{dec: j.dec}
+		}
+		if ok, err := j.prog.Match(r.asRecord(), fd); ok && err == nil {
+			hits = append(hits, i)
+		}
+	}
+	return whereDoneMsg{job: j, hits: hits}
+}
+
+// evaluate starts a whereJob of expression query q (which compiles) over
+// recs, copied: the screen's slices change while it runs. Its command
+// goes out with the answer to the message being handled (Model.Update).
+func (c *common) evaluate(q string, recs []*record, apply func(hits []int)) *whereJob {
+	p, _ := c.program(q)
+	c.jobSeq++
+	j := &whereJob{id: c.jobSeq, prog: p, recs: slices.Clone(recs), apply: apply}
+	if c.schemas != nil {
+		j.dec = c.schemas.dec
+	}
+	c.running = append(c.running, j)
+	c.queued = append(c.queued, j.run)
+	return j
+}
+
+// whereDone hands a job's result to its owner.
+func (c *common) whereDone(msg whereDoneMsg) {
+	c.running = slices.DeleteFunc(c.running, func(j *whereJob) bool { return j == msg.job })
+	msg.job.apply(msg.hits)
+}
+
+// takeQueued returns the commands of the jobs started since the last call.
+func (c *common) takeQueued() []tea.Cmd {
+	q := c.queued
+	c.queued = nil
+	return q
 }
 
 // maxPrograms bounds the compiled expressions kept: one per query typed,

@@ -19,6 +19,7 @@ func TestSearchExpression(t *testing.T) {
 	}
 	press(m, "2", "/")
 	typeText(m, `?value.seq > 105 && partition == 1 && headers.source == "web"`)
+	evaluated(m)
 	s := screen(m)
 	// Partition 1 holds seq 102, 104 … 112: 106, 108, 110, 112 match; the
 	// "plain value" records have no seq.
@@ -43,6 +44,7 @@ func TestSearchExpressionDecoded(t *testing.T) {
 	feed(m, orderBatch(1, 4))
 	press(m, "3", "/")
 	typeText(m, `?value.customer == "alice" && value.order_id != "o-1"`)
+	evaluated(m)
 	s := screen(m)
 	mustContain(t, s, `· 3 in 5 records kept`, `"order_id":"o-3"`)
 	mustNotContain(t, s, `"order_id":"o-1"`, "not framed")
@@ -92,6 +94,7 @@ func TestTailFilterExpression(t *testing.T) {
 	press(m, "/")
 	typeText(m, `?offset >= 140 && offset < 145 && key.endsWith("2") == false`)
 	press(m, "enter")
+	evaluated(m)
 	s := screen(m)
 	mustContain(t, s, "tail-140", "tail-144", `4 of 50`)
 	mustNotContain(t, s, "tail-142", "tail-139", "tail-145")
@@ -107,6 +110,7 @@ func TestReplayFilterExpression(t *testing.T) {
 	press(m, "/")
 	typeText(m, `?partition == 1 && value == "v110"`)
 	press(m, "enter")
+	evaluated(m)
 	s := screen(m)
 	mustContain(t, s, `/ ?partition == 1 && value == "v110"  (1 of 4 records; esc clears)`, "v110")
 	mustNotContain(t, s, "v111", "v10 ", "v11 ")
@@ -114,11 +118,19 @@ func TestReplayFilterExpression(t *testing.T) {
 	mustContain(t, screen(m), "not an expression kbatch can run: column 28: Syntax error")
 }
 
-// An expression is evaluated on the newest maxExprRecords of a long tail
-// only, so a key press never waits for a million evaluations; the status
-// says so. A substring still searches them all.
-func TestTailExpressionOnTheNewest(t *testing.T) {
-	n := maxExprRecords + 500
+// evaluated runs the expression evaluations the model started, each as
+// bubbletea runs a command, until none is left.
+func evaluated(m *Model) {
+	for len(m.c.running) > 0 {
+		m.Update(m.c.running[0].run())
+	}
+}
+
+// An expression is evaluated off the screen's goroutine, on every record
+// of a long tail: the key press returns with "filtering…" and no match
+// yet, and the matches show when the evaluation answers.
+func TestTailExpressionEvaluatesInTheBackground(t *testing.T) {
+	n := 25_000
 	m, _ := newTestModel(t, 140, 40, Options{Tail: NewTail(n)})
 	feed(m, started(1))
 	press(m, "t")
@@ -126,16 +138,123 @@ func TestTailExpressionOnTheNewest(t *testing.T) {
 	press(m, "/")
 	typeText(m, `?offset < 600`)
 	press(m, "enter")
-	// Offsets 500 … 599 are among the newest; 0 … 499 are not searched.
-	mustContain(t, screen(m), fmt.Sprintf(`filter "?offset < 600" 100 of the newest %d of %d`, maxExprRecords, n))
+	if len(m.c.running) == 0 {
+		t.Fatal("no evaluation was started off the screen's goroutine")
+	}
+	s := screen(m)
+	mustContain(t, s, `(filtering… 0 so far in 25000 records; esc clears)`, "filtering…")
+	mustNotContain(t, s, "tail-599")
+	evaluated(m)
+	// The oldest records are searched too: offsets 0 … 599.
+	mustContain(t, screen(m), `(600 of 25000 records; esc clears)`)
+	if n := len(m.tailView.list.shown); n != 600 {
+		t.Fatalf("%d matches, want 600", n)
+	}
 	press(m, "esc", "/")
 	typeText(m, "tail-1")
 	press(m, "enter")
+	if len(m.c.running) != 0 {
+		t.Fatal("a substring was evaluated off the screen's goroutine")
+	}
 	want := 0
 	for o := range n {
 		if strings.HasPrefix(fmt.Sprint(o), "1") {
 			want++
 		}
 	}
-	mustContain(t, screen(m), fmt.Sprintf(`filter "tail-1" %d of %d`, want, n))
+	mustContain(t, screen(m), fmt.Sprintf(`(%d of %d records; esc clears)`, want, n))
+}
+
+// The answer of an evaluation for a query typed over since is dropped:
+// only the last query's matches show.
+func TestStaleExpressionResultDropped(t *testing.T) {
+	m, _ := newTestModel(t, 140, 40, Options{Tail: NewTail(500)})
+	feed(m, started(1))
+	press(m, "t")
+	deliverTail(m, tailMsgs(0, 0, 300))
+	press(m, "/")
+	typeText(m, `?offset < 10`)
+	if len(m.c.running) == 0 {
+		t.Fatal("no evaluation running")
+	}
+	stale := m.c.running[len(m.c.running)-1] // ?offset < 10
+	typeText(m, `0`)                         // ?offset < 100
+	m.Update(stale.run())
+	l := m.tailView.list
+	if len(l.shown) != 0 || !l.filtering() {
+		t.Fatalf("the stale answer showed: %d matches, filtering %v", len(l.shown), l.filtering())
+	}
+	evaluated(m)
+	if len(l.shown) != 100 || l.filtering() {
+		t.Fatalf("%d matches (filtering %v), want 100", len(l.shown), l.filtering())
+	}
+}
+
+// Records that arrive while a filter is on are evaluated in the
+// background too, also while an evaluation is in flight, and records
+// dropped from the ring's front meanwhile drop out of the matches.
+func TestTailExpressionNewRecords(t *testing.T) {
+	m, _ := newTestModel(t, 140, 40, Options{Tail: NewTail(100)})
+	feed(m, started(1))
+	press(m, "t")
+	deliverTail(m, tailMsgs(0, 0, 50))
+	press(m, "/")
+	typeText(m, `?offset % 10 == 0`)
+	press(m, "enter")
+	// In flight on 0 … 49; 50 … 119 arrive and 0 … 19 leave the ring.
+	deliverTail(m, tailMsgs(0, 50, 70))
+	evaluated(m)
+	l := m.tailView.list
+	var got []int64
+	for _, i := range l.shown {
+		got = append(got, l.all[i].Offset)
+	}
+	if fmt.Sprint(got) != "[20 30 40 50 60 70 80 90 100 110]" {
+		t.Fatalf("matches %v, want 20 … 110 by tens", got)
+	}
+	deliverTail(m, tailMsgs(0, 120, 5))
+	if !l.filtering() {
+		t.Fatal("new records were not handed to an evaluation")
+	}
+	evaluated(m)
+	mustContain(t, screen(m), `(10 of 100 records; esc clears)`) // 30 … 120: 20 left the ring
+}
+
+// The search of what the screen keeps evaluates an expression off the
+// screen's goroutine and says so meanwhile.
+func TestSearchExpressionInTheBackground(t *testing.T) {
+	m, _ := newTestModel(t, 140, 40, Options{})
+	feed(m, started(2))
+	for id := uint64(1); id <= 6; id++ {
+		feed(m, batchEv(id, 2, int64(2*id), offsets.StateAcked))
+	}
+	press(m, "2", "/")
+	typeText(m, `?value.seq > 105`)
+	mustContain(t, screen(m), `Search "?value.seq > 105" · filtering 24 records kept…`, "filtering…")
+	evaluated(m)
+	mustContain(t, screen(m), `Search "?value.seq > 105" · `)
+	mustNotContain(t, screen(m), "filtering")
+}
+
+// When a schema arrives the filter is evaluated again, and the selection
+// stays where it was once the matches are in.
+func TestExpressionKeepsSelectionWhenSchemasArrive(t *testing.T) {
+	m, _ := newTestModel(t, 140, 40, Options{Tail: NewTail(100)})
+	feed(m, started(1))
+	press(m, "t")
+	deliverTail(m, tailMsgs(0, 0, 100))
+	press(m, "/")
+	typeText(m, `?offset % 2 == 0`)
+	press(m, "enter")
+	evaluated(m)
+	l := m.tailView.list
+	l.cur.sel = 7
+	l.schemasChanged()
+	if !l.filtering() {
+		t.Fatal("no evaluation after the schemas changed")
+	}
+	evaluated(m)
+	if l.cur.sel != 7 || len(l.shown) != 50 {
+		t.Fatalf("selection %d of %d matches, want 7 of 50", l.cur.sel, len(l.shown))
+	}
 }

@@ -1,0 +1,331 @@
+package schema
+
+import (
+	"errors"
+	"math/bits"
+	"strconv"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/hamba/avro/v2"
+)
+
+// Field is one top-level field of a decoded record, as DecodeValue builds
+// it when asked for a few fields only.
+type Field struct {
+	Name  string
+	Value any
+}
+
+// avroValue decodes one Avro binary payload written with schema s into
+// the Go values its JSON text (avroJSON) parses to: map[string]any for
+// records and maps, []any, string, int64, float64, bool and nil; the same
+// unions, logical types, bytes and fixed as text. Numbers keep their Avro
+// type: a double is a float64 even when whole, and NaN and the infinities
+// are float64s too. When only is not nil and s is a record, the result is
+// a []Field of the fields only names, in schema order, and the other
+// fields are checked and skipped without building them.
+func avroValue(s avro.Schema, payload []byte, only []string) (any, error) {
+	k := bits.Len(uint(len(payload)))
+	pool, _ := avroReaders.Load(k)
+	if pool == nil {
+		pool, _ = avroReaders.LoadOrStore(k, &sync.Pool{New: func() any {
+			return avro.NewReader(nil, 0, avro.WithReaderConfig(avroConfigFor(len(payload))))
+		}})
+	}
+	r := pool.(*sync.Pool).Get().(*avro.Reader).Reset(payload)
+	r.Error = nil // Reset keeps the last value's
+	defer func() {
+		r.Reset(nil)
+		pool.(*sync.Pool).Put(r)
+	}()
+	d := avroDec{r: r, total: len(payload)}
+	var v any
+	if rs, ok := derefAvro(s).(*avro.RecordSchema); ok && only != nil {
+		out := make([]Field, 0, len(only))
+		for _, f := range rs.Fields() {
+			if wanted(only, f.Name()) {
+				out = append(out, Field{Name: f.Name(), Value: d.build(f.Type(), 1, true)})
+			} else {
+				d.build(f.Type(), 1, false)
+			}
+			if d.bad() {
+				break
+			}
+		}
+		v = out
+	} else {
+		v = d.build(s, 0, true)
+	}
+	if d.err == nil && r.Error != nil {
+		d.err = r.Error
+	}
+	if d.err != nil {
+		return nil, d.err
+	}
+	var one [1]byte
+	r.Read(one[:])
+	if r.Error == nil {
+		return nil, errors.New("trailing bytes after the Avro value")
+	}
+	return v, nil
+}
+
+// avroReaders holds pools of readers, one per avroConfigs class: a reader
+// is an allocation and a buffer per value otherwise.
+var avroReaders sync.Map // int (log2) -> *sync.Pool of *avro.Reader
+
+func derefAvro(s avro.Schema) avro.Schema {
+	for range 100 {
+		r, ok := s.(*avro.RefSchema)
+		if !ok {
+			break
+		}
+		s = r.Schema()
+	}
+	return s
+}
+
+func wanted(only []string, name string) bool {
+	for _, o := range only {
+		if o == name {
+			return true
+		}
+	}
+	return false
+}
+
+// build reads one value of schema s; keep false checks it and skips it
+// (nil), with the same bounds as when it is built.
+func (d *avroDec) build(s avro.Schema, depth int, keep bool) any {
+	if d.bad() {
+		return nil
+	}
+	if depth > 200 {
+		d.fail("Avro value nested too deep")
+		return nil
+	}
+	switch t := s.(type) {
+	case *avro.RefSchema:
+		return d.build(t.Schema(), depth+1, keep)
+	case *avro.NullSchema:
+		return nil
+	case *avro.PrimitiveSchema:
+		return d.primitiveValue(t, keep)
+	case *avro.RecordSchema:
+		var m map[string]any
+		if keep {
+			m = make(map[string]any, len(t.Fields()))
+		}
+		for _, f := range t.Fields() {
+			v := d.build(f.Type(), depth+1, keep)
+			if d.bad() {
+				return nil
+			}
+			if keep {
+				m[f.Name()] = v
+			}
+		}
+		if !keep {
+			return nil
+		}
+		return m
+	case *avro.EnumSchema:
+		i := d.r.ReadInt()
+		syms := t.Symbols()
+		if d.bad() {
+			return nil
+		}
+		if i < 0 || int(i) >= len(syms) {
+			d.fail("Avro enum %s: index %d out of range", t.Name(), i)
+			return nil
+		}
+		if !keep {
+			return nil
+		}
+		return syms[i]
+	case *avro.ArraySchema:
+		var l []any
+		if keep {
+			l = []any{}
+		}
+		d.blocks(func() {
+			v := d.build(t.Items(), depth+1, keep)
+			if keep {
+				l = append(l, v)
+			}
+		})
+		if !keep || d.bad() {
+			return nil
+		}
+		return l
+	case *avro.MapSchema:
+		var m map[string]any
+		if keep {
+			m = map[string]any{}
+		}
+		d.blocks(func() {
+			k := d.r.ReadString()
+			v := d.build(t.Values(), depth+1, keep)
+			if keep {
+				m[k] = v
+			}
+		})
+		if !keep || d.bad() {
+			return nil
+		}
+		return m
+	case *avro.UnionSchema:
+		i := d.r.ReadLong()
+		types := t.Types()
+		if d.bad() {
+			return nil
+		}
+		if i < 0 || i >= int64(len(types)) {
+			d.fail("Avro union branch %d out of range", i)
+			return nil
+		}
+		b := types[i]
+		if _, isNull := b.(*avro.NullSchema); isNull {
+			return nil
+		}
+		v := d.build(b, depth+1, keep)
+		if !keep || t.Nullable() || d.bad() {
+			return v
+		}
+		return map[string]any{unionBranchName(b): v}
+	case *avro.FixedSchema:
+		n := t.Size()
+		if n < 0 || n > d.total {
+			d.fail("Avro fixed %s of %d bytes in a payload of %d", t.Name(), n, d.total)
+			return nil
+		}
+		if !keep {
+			d.r.SkipNBytes(n)
+			return nil
+		}
+		b := make([]byte, n)
+		d.r.Read(b)
+		if d.bad() {
+			return nil
+		}
+		if ls, ok := t.Logical().(*avro.DecimalLogicalSchema); ok {
+			return decimalString(b, ls.Scale())
+		}
+		return latin1(b)
+	default:
+		d.fail("Avro schema type %T not supported", s)
+		return nil
+	}
+}
+
+func (d *avroDec) primitiveValue(t *avro.PrimitiveSchema, keep bool) any {
+	if !keep {
+		switch t.Type() {
+		case avro.Boolean:
+			d.r.SkipBool()
+		case avro.Int:
+			d.r.SkipInt()
+		case avro.Long:
+			d.r.SkipLong()
+		case avro.Float:
+			d.r.SkipFloat()
+		case avro.Double:
+			d.r.SkipDouble()
+		case avro.String, avro.Bytes:
+			// A length past the payload fails as reading it would.
+			if n := d.r.ReadLong(); n < 0 || n > int64(d.total) {
+				d.fail("Avro %s of %d bytes in a payload of %d", t.Type(), n, d.total)
+			} else {
+				d.r.SkipNBytes(int(n))
+			}
+		default:
+			d.fail("Avro type %s not supported", t.Type())
+		}
+		d.bad()
+		return nil
+	}
+	logical := ""
+	var scale int
+	if ls := t.Logical(); ls != nil {
+		logical = string(ls.Type())
+		if dl, ok := ls.(*avro.DecimalLogicalSchema); ok {
+			scale = dl.Scale()
+		}
+	}
+	switch t.Type() {
+	case avro.Boolean:
+		v := d.r.ReadBool()
+		if d.bad() {
+			return nil
+		}
+		return v
+	case avro.Int:
+		v := d.r.ReadInt()
+		if d.bad() {
+			return nil
+		}
+		switch avro.LogicalType(logical) {
+		case avro.Date:
+			return time.Unix(int64(v)*86400, 0).UTC().Format("2006-01-02")
+		case avro.TimeMillis:
+			return clock(time.Duration(v) * time.Millisecond)
+		}
+		return int64(v)
+	case avro.Long:
+		v := d.r.ReadLong()
+		if d.bad() {
+			return nil
+		}
+		switch avro.LogicalType(logical) {
+		case avro.TimestampMillis, avro.LocalTimestampMillis:
+			return stamp(time.UnixMilli(v), logical)
+		case avro.TimestampMicros, avro.LocalTimestampMicros:
+			return stamp(time.UnixMicro(v), logical)
+		case avro.TimeMicros:
+			return clock(time.Duration(v) * time.Microsecond)
+		}
+		return v
+	case avro.Float:
+		v := d.r.ReadFloat()
+		if d.bad() {
+			return nil
+		}
+		// The float32 as its text shows it (0.1, not 0.10000000149).
+		f, _ := strconv.ParseFloat(strconv.FormatFloat(float64(v), 'g', -1, 32), 64)
+		return f
+	case avro.Double:
+		v := d.r.ReadDouble()
+		if d.bad() {
+			return nil
+		}
+		return v
+	case avro.String:
+		v := d.r.ReadString()
+		if d.bad() {
+			return nil
+		}
+		return v
+	case avro.Bytes:
+		v := d.r.ReadBytes()
+		if d.bad() {
+			return nil
+		}
+		if avro.LogicalType(logical) == avro.Decimal {
+			return decimalString(v, scale)
+		}
+		return latin1(v)
+	}
+	d.fail("Avro type %s not supported", t.Type())
+	return nil
+}
+
+// latin1 is bytes as a string of code points U+0000–U+00FF, as in text.
+func latin1(b []byte) string {
+	s := make([]byte, 0, len(b))
+	for _, c := range b {
+		s = utf8.AppendRune(s, rune(c))
+	}
+	return string(s)
+}
