@@ -177,7 +177,7 @@ config file's [clusters.NAME] profile (see config.example.toml).`,
 	pf.StringVar(&g.rack, "rack", "", "this client's rack: fetch from a replica in it where the brokers allow (KIP-392; env KBATCH_RACK)")
 	pf.DurationVar(&g.dialTimeout, "dial-timeout", 10*time.Second, "give up reaching the cluster after this long")
 	pf.StringVar(&g.maxRecordBytes, "max-record-bytes", kafka.FormatBytes(kafka.DefaultMaxRecordBytes),
-		"the most one record batch (and so one record) may take decompressed, up to 1GiB; a larger one is reported as too large, never read")
+		"the most one record batch (and so one record) may take decompressed and decoded, its records and headers included, up to 1GiB; a larger one is reported as too large, never read")
 	pf.BoolVar(&g.tls.enabled, "tls", false, "connect with TLS (implied by any --tls-* flag; --tls=false turns a profile's TLS off)")
 	pf.StringVar(&g.tls.caFile, "tls-ca", "", "PEM file of CA certificates to trust (default: the system's)")
 	pf.StringVar(&g.tls.certFile, "tls-cert", "", "PEM client certificate (with --tls-key)")
