@@ -172,7 +172,7 @@ func writeGroupPlan(out io.Writer, group string, state kafka.GroupState, what st
 	if s == "" {
 		s = "new"
 	}
-	fmt.Fprintf(out, "consumer group %s (%s, no members) ← %s\n", offsets.SafeName(group), s, record.String(what))
+	fmt.Fprintf(out, "consumer group %s (%s, no members) ← %s\n", offsets.SafeName(group), record.String(s), record.String(what))
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(w, "  PARTITION\tCOMMITTED\tNEW\tDIFF")
 	for _, m := range plan {

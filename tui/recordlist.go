@@ -319,18 +319,22 @@ func (l *recordList) apply() {
 	}
 }
 
-// filterStatus is "filter: q (3 of 25)" or "".
+// filterStatus is `filter "q" 3 of 25 records` or "", escaped for the
+// terminal (the query and a compile error's text are the user's).
 func (l *recordList) filterStatus() string {
 	if l.query == "" {
 		return ""
 	}
-	if p := l.queryProblem(l.query); p != "" {
-		return "filter " + strconv.Quote(l.query) + ": " + p
+	s := "filter \"" + l.query + "\""
+	switch p := l.queryProblem(l.query); {
+	case p != "":
+		s += ": " + p
+	case l.filtering():
+		s += " filtering… " + strconv.Itoa(len(l.shown)) + " so far in " + plural(int64(len(l.all)), "record", "records")
+	default:
+		s += " " + strconv.Itoa(len(l.shown)) + " of " + plural(int64(len(l.all)), "record", "records")
 	}
-	if l.filtering() {
-		return "filter " + strconv.Quote(l.query) + " filtering… " + strconv.Itoa(len(l.shown)) + " so far in " + plural(int64(len(l.all)), "record", "records")
-	}
-	return "filter " + strconv.Quote(l.query) + " " + strconv.Itoa(len(l.shown)) + " of " + plural(int64(len(l.all)), "record", "records")
+	return krecord.String(s)
 }
 
 func (l *recordList) View() string {

@@ -231,7 +231,7 @@ func (f *setGroupForm) View() string {
 	if p.Members > 0 {
 		state += " · " + plural(int64(p.Members), "member", "members")
 	}
-	lines = append(lines, th.dim.Render(fit("  "+krecord.String(f.group())+" ("+state+")", f.width)),
+	lines = append(lines, th.dim.Render(fit("  "+krecord.String(f.group()+" ("+state+")"), f.width)),
 		"  "+fmt.Sprintf("%-28s %12s %12s %10s", "PARTITION", "COMMITTED", "NEW", "DIFF"))
 	room := max(1, f.height-len(lines)-3)
 	for i, m := range p.Moves {

@@ -258,3 +258,15 @@ func TestExpressionKeepsSelectionWhenSchemasArrive(t *testing.T) {
 		t.Fatalf("selection %d of %d matches, want 7 of 50", l.cur.sel, len(l.shown))
 	}
 }
+
+// A pasted expression that does not compile is the user's text, and so
+// is CEL's message quoting it: the filter's status, which the records,
+// tail and all-records panes put in their titles, shows an ESC in it
+// escaped, never raw.
+func TestFilterStatusOfABadExpressionIsEscaped(t *testing.T) {
+	l := &recordList{common: &common{}, query: "?value == \x1b[31mX"}
+	s := l.filterStatus()
+	if strings.Contains(s, "\x1b") || !strings.HasPrefix(s, `filter "?value == \x1b[31mX": column`) {
+		t.Fatalf("filter status %q: want the query and CEL's message escaped", s)
+	}
+}
