@@ -317,7 +317,10 @@ func sendGroupCommit(c *Client, group string, next map[offsets.Partition]int64) 
 	}
 	for _, p := range offsets.SortedPartitions(next) {
 		kerr, ok := resp.Errors[p.Topic][p.Partition]
-		if !ok || errors.Is(kerr, sarama.ErrNoError) {
+		if !ok {
+			return fmt.Errorf("committing offsets of consumer group %q: broker %s did not answer for %s", group, coord.Addr(), p)
+		}
+		if errors.Is(kerr, sarama.ErrNoError) {
 			continue
 		}
 		return groupCommitError(group, p, kerr)
