@@ -253,3 +253,39 @@ func TestWithConsumerMembersNamesMembersDescribeGroupsDoesNotKnow(t *testing.T) 
 		t.Errorf("a denied describe: got %v", err)
 	}
 }
+
+// A partition the broker leaves out of its OffsetCommit answer was not
+// written: the commit fails naming it, and is never reported as done.
+func TestCommitGroupOffsetsNamesAPartitionTheAnswerLeavesOut(t *testing.T) {
+	kc := testkafka.New(t)
+	topic := kc.Topic("gc-out", 2)
+	c, err := Dial(ClientConfig{Brokers: kc.Brokers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	kc.Fake.ControlKey(int16(kmsg.OffsetCommit), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		kc.Fake.KeepControl()
+		r := req.(*kmsg.OffsetCommitRequest)
+		resp := r.ResponseKind().(*kmsg.OffsetCommitResponse)
+		for _, rt := range r.Topics {
+			st := kmsg.NewOffsetCommitResponseTopic()
+			st.Topic = rt.Topic
+			for _, rp := range rt.Partitions {
+				if rp.Partition == 1 {
+					continue // the answer leaves partition 1 out
+				}
+				sp := kmsg.NewOffsetCommitResponseTopicPartition()
+				sp.Partition = rp.Partition
+				st.Partitions = append(st.Partitions, sp)
+			}
+			resp.Topics = append(resp.Topics, st)
+		}
+		return resp, nil, true
+	})
+	tp := func(n int32) offsets.Partition { return offsets.Partition{Topic: topic, Partition: n} }
+	err = CommitGroupOffsets(c, "gc-out-"+topic, map[offsets.Partition]int64{tp(0): 1, tp(1): 2})
+	if err == nil || !strings.Contains(err.Error(), "did not answer for "+tp(1).String()) {
+		t.Fatalf("commit with partition 1 left out of the answer: %v, want an error naming it", err)
+	}
+}
