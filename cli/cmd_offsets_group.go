@@ -146,23 +146,10 @@ func toGroupTargets(st *offsets.Store, info offsets.StreamInfo, tg *toGroupOptio
 // and notes offsets outside a partition's log: the group's consumers
 // then start per their auto.offset.reset.
 func toGroupCheckPartitions(stderr io.Writer, client *kafka.Client, next map[offsets.Partition]int64) error {
-	_, bounds, err := offsetsClusterPartitions(client, offsets.TopicsOf(next))
-	if err != nil {
-		return err
-	}
-	for _, p := range offsets.SortedPartitions(next) {
-		b, ok := bounds[p]
-		if !ok {
-			return usagef("unknown partition %s: the topic has no partition %d on this cluster (is -b the right cluster?)", p, p.Partition)
-		}
-		switch off := next[p]; b.Jump(off) {
-		case offsets.CodeDataLoss:
-			offsetsNote(stderr, "%s: offset %d is below the log start %d; the group's consumers will start per their auto.offset.reset", p, off, b.LogStart)
-		case offsets.CodeOutOfRange:
-			offsetsNote(stderr, "%s: offset %d is above the high watermark %d; the group's consumers will start per their auto.offset.reset", p, off, b.HighWatermark)
-		}
-	}
-	return nil
+	follows := "the group's consumers will start per their auto.offset.reset"
+	return checkAgainstCluster(stderr, client, next, clusterCheckWords{
+		unknown: " (is -b the right cluster?)", below: follows, above: follows,
+	})
 }
 
 // writeGroupPlan prints the plan: per partition the group's committed

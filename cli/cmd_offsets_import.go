@@ -254,6 +254,21 @@ func offsetsOpenImportStore(g *globalOptions, dryRun bool) (*offsets.Store, erro
 // noted, since they are real positions some consumer had, and watch reports
 // them loudly (data-loss, offset-out-of-range) when it starts.
 func offsetsCheckImported(stderr io.Writer, client *kafka.Client, next map[offsets.Partition]int64) error {
+	return checkAgainstCluster(stderr, client, next, clusterCheckWords{
+		below: "watch will report data-loss and read on at the log start",
+		above: "watch will report offset-out-of-range and continue per --reset",
+	})
+}
+
+// clusterCheckWords say, for checkAgainstCluster, what an unknown
+// partition's error adds and what follows from an offset below the log
+// start or above the high watermark.
+type clusterCheckWords struct{ unknown, below, above string }
+
+// checkAgainstCluster refuses partitions of next the cluster does not
+// have (a usage error) and notes on stderr the offsets outside their
+// partition's log, with what follows from them.
+func checkAgainstCluster(stderr io.Writer, client *kafka.Client, next map[offsets.Partition]int64, w clusterCheckWords) error {
 	_, bounds, err := offsetsClusterPartitions(client, offsets.TopicsOf(next))
 	if err != nil {
 		return err
@@ -261,13 +276,13 @@ func offsetsCheckImported(stderr io.Writer, client *kafka.Client, next map[offse
 	for _, p := range offsets.SortedPartitions(next) {
 		b, ok := bounds[p]
 		if !ok {
-			return usagef("unknown partition %s: the topic has no partition %d on this cluster", p, p.Partition)
+			return usagef("unknown partition %s: the topic has no partition %d on this cluster%s", p, p.Partition, w.unknown)
 		}
 		switch off := next[p]; b.Jump(off) {
 		case offsets.CodeDataLoss:
-			offsetsNote(stderr, "%s: offset %d is below the log start %d; watch will report data-loss and read on at the log start", p, off, b.LogStart)
+			offsetsNote(stderr, "%s: offset %d is below the log start %d; %s", p, off, b.LogStart, w.below)
 		case offsets.CodeOutOfRange:
-			offsetsNote(stderr, "%s: offset %d is above the high watermark %d; watch will report offset-out-of-range and continue per --reset", p, off, b.HighWatermark)
+			offsetsNote(stderr, "%s: offset %d is above the high watermark %d; %s", p, off, b.HighWatermark, w.above)
 		}
 	}
 	return nil
