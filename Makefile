@@ -177,7 +177,7 @@ auth-up:
 auth-down:
 	@./scripts/auth-down.sh
 
-# The randomized simulation of the stream (internal/sim, DESIGN §7): random
+# The randomized simulation of the stream (internal/sim, docs/design.md §7): random
 # seeded histories of produce, crash, restart with changed flags, seek,
 # pause, ack, retention, new partitions, leader moves and broker outages on
 # a 3-broker kfake cluster, every invariant checked after each one, for

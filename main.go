@@ -12,7 +12,7 @@ import (
 
 // memoryLimit is the soft heap limit kbatch runs with unless GOMEMLIMIT is
 // set: the GC works harder rather than let a catch-up over a big topic
-// grow the process (DESIGN §2.6). It is a target, not a cap: live data
+// grow the process (docs/design.md §2.6). It is a target, not a cap: live data
 // above it is never refused.
 const memoryLimit = 80 << 20
 
