@@ -24,7 +24,7 @@ func TestRegistryErrorsNameTheirOwnID(t *testing.T) {
 		{"oversized answer", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(big)) }, "registry answer over 8388608 bytes", 0},
 		// The handler never answers: the request times out whatever its
 		// timeout, which is short only to keep the test short.
-		{"timeout", func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }, "Client.Timeout exceeded", 200 * time.Millisecond},
+		{"timeout", func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }, "registry unreachable: no answer within 200ms", 200 * time.Millisecond},
 		{"bad header", func(w http.ResponseWriter, r *http.Request) {
 			conn, buf, err := w.(http.Hijacker).Hijack()
 			if err != nil {
