@@ -60,7 +60,8 @@ type schemaAnswer struct {
 	References []sr.SchemaReference `json:"references"`
 }
 
-// httpError is a registry answer other than 200.
+// httpError is a registry answer with a status of 300 or more (sr.Client
+// takes every 2xx as an answer).
 type httpError struct {
 	Status int
 	Text   string
@@ -124,9 +125,10 @@ func newRegistry(base string, opts Options) (*registry, error) {
 
 // boundedTransport ends every answer body after maxResponse bytes with
 // errTooBig: sr.Client reads a whole body into memory, with no bound of
-// its own. http.Client times a request out by its context or by a timer
-// when the transport is not its own, so its error reads either way;
-// answerError words every timeout once.
+// its own. With a transport that is not net/http's own, http.Client
+// times a request out by a timer racing the request's context, so the
+// text of a timeout varies from run to run; answerError words every
+// timeout itself.
 type boundedTransport struct{ http.RoundTripper }
 
 func (t boundedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
