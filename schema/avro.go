@@ -221,14 +221,7 @@ func (d *avroDec) blocks(item func()) {
 }
 
 func (d *avroDec) primitive(t *avro.PrimitiveSchema) {
-	logical := ""
-	var scale int
-	if ls := t.Logical(); ls != nil {
-		logical = string(ls.Type())
-		if dl, ok := ls.(*avro.DecimalLogicalSchema); ok {
-			scale = dl.Scale()
-		}
-	}
+	logical, scale := logicalOf(t)
 	switch t.Type() {
 	case avro.Boolean:
 		v := d.r.ReadBool()
@@ -297,6 +290,19 @@ func unionBranchName(s avro.Schema) string {
 		return r.Schema().FullName()
 	}
 	return string(s.Type())
+}
+
+// logicalOf is the logical type of a primitive ("" for none) and, for a
+// decimal, its scale.
+func logicalOf(t *avro.PrimitiveSchema) (logical string, scale int) {
+	ls := t.Logical()
+	if ls == nil {
+		return "", 0
+	}
+	if dl, ok := ls.(*avro.DecimalLogicalSchema); ok {
+		scale = dl.Scale()
+	}
+	return string(ls.Type()), scale
 }
 
 // stamp formats a timestamp; local-timestamp-* have no zone, so no "Z".

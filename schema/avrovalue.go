@@ -246,14 +246,7 @@ func (d *avroDec) primitiveValue(t *avro.PrimitiveSchema, keep bool) any {
 		d.bad()
 		return nil
 	}
-	logical := ""
-	var scale int
-	if ls := t.Logical(); ls != nil {
-		logical = string(ls.Type())
-		if dl, ok := ls.(*avro.DecimalLogicalSchema); ok {
-			scale = dl.Scale()
-		}
-	}
+	logical, scale := logicalOf(t)
 	switch t.Type() {
 	case avro.Boolean:
 		v := d.r.ReadBool()

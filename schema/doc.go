@@ -1,9 +1,10 @@
 // Package schema decodes record keys and values that carry a schema:
 // registry-framed records (the Confluent wire format: a zero byte, a
 // 4-byte big-endian schema id, then the payload; Protobuf payloads start
-// with message indexes) through a Confluent-compatible schema registry,
-// and records written with a local schema (.proto with a message name,
-// a FileDescriptorSet, or .avsc) for topics without a registry.
+// with message indexes) through a Confluent-compatible schema registry
+// (asked with franz-go's sr client), and records written with a local
+// schema (.proto with a message name, a FileDescriptorSet, or .avsc) for
+// topics without a registry.
 //
 // Contract:
 //

@@ -106,8 +106,7 @@ func protoBytes(t testing.TB, md protoreflect.MessageDescriptor, js string) []by
 }
 
 // fakeRegistry is srfake with the test schemas registered: Avro order,
-// Protobuf order (importing common.proto by reference), JSON Schema
-// customer (referencing address).
+// and the schemas with references (see registerRefSchemas).
 type fakeRegistry struct {
 	*srfake.Registry
 	avroID, protoID, jsonID int
@@ -122,25 +121,50 @@ func newFakeRegistry(t testing.TB) *fakeRegistry {
 	if f.avroID, _, err = reg.RegisterSchema("orders-value", sr.Schema{Schema: readTestdata(t, "order.avsc")}); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err = reg.RegisterSchema("shop/v1/common.proto", sr.Schema{Schema: readTestdata(t, "proto/shop/v1/common.proto"), Type: sr.TypeProtobuf}); err != nil {
-		t.Fatal(err)
-	}
-	if f.protoID, _, err = reg.RegisterSchema("porders-value", sr.Schema{
-		Schema: readTestdata(t, "proto/shop/v1/order.proto"), Type: sr.TypeProtobuf,
-		References: []sr.SchemaReference{{Name: "shop/v1/common.proto", Subject: "shop/v1/common.proto", Version: 1}},
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err = reg.RegisterSchema("address", sr.Schema{Schema: readTestdata(t, "address.schema.json"), Type: sr.TypeJSON}); err != nil {
-		t.Fatal(err)
-	}
-	if f.jsonID, _, err = reg.RegisterSchema("customers-value", sr.Schema{
-		Schema: readTestdata(t, "customer.schema.json"), Type: sr.TypeJSON,
-		References: []sr.SchemaReference{{Name: "address.schema.json", Subject: "address", Version: 1}},
-	}); err != nil {
-		t.Fatal(err)
-	}
+	refs := registerRefSchemas(t, refSubjects{
+		common: "shop/v1/common.proto", order: "porders-value", address: "address", customer: "customers-value",
+	}, func(subject string, s sr.Schema) (sr.SubjectSchema, error) {
+		id, version, err := reg.RegisterSchema(subject, s)
+		return sr.SubjectSchema{Subject: subject, Version: version, ID: id, Schema: s}, err
+	})
+	f.protoID, f.jsonID = refs.order.ID, refs.customer.ID
 	return f
+}
+
+// refSubjects names the subjects of the schemas registerRefSchemas
+// registers.
+type refSubjects struct{ common, order, address, customer string }
+
+// refSchemas are the test schemas that reference others, as registered:
+// the Protobuf order imports common.proto, the JSON Schema customer
+// refers to address.
+type refSchemas struct{ common, order, address, customer sr.SubjectSchema }
+
+// registerRefSchemas registers the schemas with references through
+// register (a fake or a real registry), each reference naming the
+// subject and version its target was registered as.
+func registerRefSchemas(t testing.TB, subjects refSubjects, register func(subject string, s sr.Schema) (sr.SubjectSchema, error)) refSchemas {
+	t.Helper()
+	add := func(subject string, s sr.Schema) sr.SubjectSchema {
+		t.Helper()
+		ss, err := register(subject, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ss
+	}
+	var r refSchemas
+	r.common = add(subjects.common, sr.Schema{Schema: readTestdata(t, "proto/shop/v1/common.proto"), Type: sr.TypeProtobuf})
+	r.order = add(subjects.order, sr.Schema{
+		Schema: readTestdata(t, "proto/shop/v1/order.proto"), Type: sr.TypeProtobuf,
+		References: []sr.SchemaReference{{Name: "shop/v1/common.proto", Subject: r.common.Subject, Version: r.common.Version}},
+	})
+	r.address = add(subjects.address, sr.Schema{Schema: readTestdata(t, "address.schema.json"), Type: sr.TypeJSON})
+	r.customer = add(subjects.customer, sr.Schema{
+		Schema: readTestdata(t, "customer.schema.json"), Type: sr.TypeJSON,
+		References: []sr.SchemaReference{{Name: "address.schema.json", Subject: r.address.Subject, Version: r.address.Version}},
+	})
+	return r
 }
 
 func newDecoder(t testing.TB, o Options) *Decoder {

@@ -148,32 +148,19 @@ func TestRealRegistryTextSchemas(t *testing.T) {
 	}
 	ctx := context.Background()
 	run := strconv.FormatInt(time.Now().UnixNano(), 36)
-	common, err := cl.CreateSchema(ctx, "text-"+run+"-common", sr.Schema{Type: sr.TypeProtobuf, Schema: readTestdata(t, "proto/shop/v1/common.proto")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	order, err := cl.CreateSchema(ctx, "text-"+run+"-value", sr.Schema{Type: sr.TypeProtobuf, Schema: readTestdata(t, "proto/shop/v1/order.proto"),
-		References: []sr.SchemaReference{{Name: "shop/v1/common.proto", Subject: common.Subject, Version: common.Version}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr, err := cl.CreateSchema(ctx, "text-"+run+"-address", sr.Schema{Type: sr.TypeJSON, Schema: readTestdata(t, "address.schema.json")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cust, err := cl.CreateSchema(ctx, "text-"+run+"-key", sr.Schema{Type: sr.TypeJSON, Schema: readTestdata(t, "customer.schema.json"),
-		References: []sr.SchemaReference{{Name: "address.schema.json", Subject: addr.Subject, Version: addr.Version}}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	refs := registerRefSchemas(t, refSubjects{
+		common: "text-" + run + "-common", order: "text-" + run + "-value", address: "text-" + run + "-address", customer: "text-" + run + "-key",
+	}, func(subject string, s sr.Schema) (sr.SubjectSchema, error) {
+		return cl.CreateSchema(ctx, subject, s)
+	})
 	d := newDecoder(t, Options{RegistryURL: url})
 	line := protoFiles(t).Messages().ByName("Order").Messages().ByName("Line")
-	r := d.Decode("text-"+run, false, frame(order.ID, append(protoIndexes(1, 0), protoBytes(t, line, `{"sku":"T","qty":9,"price":{"currency":"CHF"}}`)...)))
+	r := d.Decode("text-"+run, false, frame(refs.order.ID, append(protoIndexes(1, 0), protoBytes(t, line, `{"sku":"T","qty":9,"price":{"currency":"CHF"}}`)...)))
 	wantDecoded(t, r, `{"sku":"T","qty":9,"price":{"currency":"CHF"}}`)
 	if r.Subject != "text-"+run+"-value" || r.Version != 1 {
 		t.Fatalf("%+v", r)
 	}
-	r = d.Decode("text-"+run, true, frame(cust.ID, []byte(`{"name":"Ada","age":-1}`)))
+	r = d.Decode("text-"+run, true, frame(refs.customer.ID, []byte(`{"name":"Ada","age":-1}`)))
 	if r.Status != Decoded || r.Subject != "text-"+run+"-key" || !strings.Contains(r.Reason, "minimum") {
 		t.Fatalf("%+v", r)
 	}

@@ -14,6 +14,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/sr"
 )
 
 // Limits on what a registry may send: a schema and its references are
@@ -28,11 +31,11 @@ const (
 // reference resolved, dependencies before their dependants. It is what the
 // disk cache stores.
 type fetched struct {
-	ID       int              `json:"id"`
-	Type     string           `json:"schemaType,omitempty"`
-	Schema   string           `json:"schema"`
-	Refs     []namedSchema    `json:"refs,omitempty"`
-	Versions []subjectVersion `json:"versions,omitempty"`
+	ID       int                 `json:"id"`
+	Type     string              `json:"schemaType,omitempty"`
+	Schema   string              `json:"schema"`
+	Refs     []namedSchema       `json:"refs,omitempty"`
+	Versions []sr.SubjectVersion `json:"versions,omitempty"`
 }
 
 type namedSchema struct {
@@ -43,24 +46,22 @@ type namedSchema struct {
 	Schema  string `json:"schema"`
 }
 
-type subjectVersion struct {
-	Subject string `json:"subject"`
-	Version int    `json:"version"`
+// schemaAnswer is a registry's answer for a schema id or a subject
+// version. It is decoded here, not by sr.Client.SchemaByID or
+// SchemaByVersion: sr.SchemaType knows AVRO, PROTOBUF and JSON only, so
+// sr fails the whole answer of any other type (an answer with
+// "schemaType":"XML" gives `unable to decode ok response body from GET
+// "<url>": unknown schema type "XML"`), which would read as a registry
+// that does not speak its API, instead of one schema id kbatch cannot
+// decode.
+type schemaAnswer struct {
+	Schema     string               `json:"schema"`
+	SchemaType string               `json:"schemaType"`
+	References []sr.SchemaReference `json:"references"`
 }
 
-type reference struct {
-	Name    string `json:"name"`
-	Subject string `json:"subject"`
-	Version int    `json:"version"`
-}
-
-type schemaResponse struct {
-	Schema     string      `json:"schema"`
-	SchemaType string      `json:"schemaType"`
-	References []reference `json:"references"`
-}
-
-// httpError is a registry answer other than 200.
+// httpError is a registry answer with a status of 300 or more (sr.Client
+// takes every 2xx as an answer).
 type httpError struct {
 	Status int
 	Text   string
@@ -83,56 +84,126 @@ func (e outageError) Unwrap() error { return e.error }
 // errNotFound marks an id the registry does not know.
 var errNotFound = errors.New("not in the registry")
 
+// errTooBig ends the reading of an answer longer than maxResponse.
+var errTooBig = fmt.Errorf("registry answer over %d bytes", maxResponse)
+
 type registry struct {
-	base   string // without a trailing slash
-	client *http.Client
-	auth   string // Authorization header value, or ""
-	dir    string // disk cache folder for this registry, or ""
+	base    string // without a trailing slash
+	client  *sr.Client
+	timeout time.Duration // of one request
+	dir     string        // disk cache folder for this registry, or ""
 }
 
+// newRegistry is the client of the registry at base. Username, when set,
+// goes as HTTP basic auth, else BearerToken, when set, as a bearer token.
+func newRegistry(base string, opts Options) (*registry, error) {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	if opts.TLS != nil {
+		tr.TLSClientConfig = opts.TLS
+	}
+	copts := []sr.ClientOpt{
+		sr.URLs(base),
+		sr.UserAgent("kbatch"),
+		sr.HTTPClient(&http.Client{Transport: boundedTransport{tr}, Timeout: opts.Timeout}),
+	}
+	switch {
+	case opts.Username != "":
+		copts = append(copts, sr.BasicAuth(opts.Username, opts.Password))
+	case opts.BearerToken != "":
+		copts = append(copts, sr.BearerToken(opts.BearerToken))
+	}
+	cl, err := sr.NewClient(copts...)
+	if err != nil {
+		return nil, fmt.Errorf("registry URL %q: %w", oneLine(base, 80), err)
+	}
+	r := &registry{base: base, client: cl, timeout: opts.Timeout}
+	if opts.CacheDir != "" {
+		r.dir = cacheDirFor(opts.CacheDir, base)
+	}
+	return r, nil
+}
+
+// boundedTransport ends every answer body after maxResponse bytes with
+// errTooBig: sr.Client reads a whole body into memory, with no bound of
+// its own. With a transport that is not net/http's own, http.Client
+// times a request out by a timer racing the request's context, so the
+// text of a timeout varies from run to run; answerError words every
+// timeout itself.
+type boundedTransport struct{ http.RoundTripper }
+
+func (t boundedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := t.RoundTripper.RoundTrip(req)
+	if err == nil {
+		resp.Body = &boundedBody{ReadCloser: resp.Body, left: maxResponse}
+	}
+	return resp, err
+}
+
+type boundedBody struct {
+	io.ReadCloser
+	left int64 // bytes still allowed; below 0 once the answer is too long
+}
+
+func (b *boundedBody) Read(p []byte) (int, error) {
+	if b.left < 0 {
+		return 0, errTooBig
+	}
+	if int64(len(p)) > b.left+1 {
+		p = p[:b.left+1]
+	}
+	n, err := b.ReadCloser.Read(p)
+	b.left -= int64(n)
+	if b.left < 0 {
+		return n, errTooBig
+	}
+	return n, err
+}
+
+// get reads the answer at path into v. Its error is errNotFound, an
+// httpError about what was asked, or an outageError.
 func (r *registry) get(ctx context.Context, path string, v any) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, r.base+path, nil)
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Accept", "application/vnd.schemaregistry.v1+json, application/json")
-	if r.auth != "" {
-		req.Header.Set("Authorization", r.auth)
-	}
-	resp, err := r.client.Do(req)
-	if err != nil {
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err // the URL is known to the user; keep the line short
-		}
-		return outageError{fmt.Errorf("registry unreachable: %w", err)}
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxResponse+1))
-	if err != nil {
-		return outageError{fmt.Errorf("registry unreachable: %w", err)}
-	}
-	if len(body) > maxResponse {
-		return outageError{fmt.Errorf("registry answer over %d bytes", maxResponse)}
-	}
-	if resp.StatusCode == http.StatusNotFound {
-		return errNotFound
-	}
-	if resp.StatusCode != http.StatusOK {
-		var e struct {
-			Message string `json:"message"`
-		}
-		_ = json.Unmarshal(body, &e)
-		he := &httpError{Status: resp.StatusCode, Text: oneLine(e.Message, 120)}
-		if he.Status >= 500 || he.Status == http.StatusUnauthorized || he.Status == http.StatusForbidden {
-			return outageError{he}
-		}
-		return he
+	var body []byte
+	if err := r.client.Do(ctx, http.MethodGet, path, nil, &body); err != nil {
+		return r.answerError(err)
 	}
 	if err := json.Unmarshal(body, v); err != nil {
 		return outageError{fmt.Errorf("registry answer is not JSON: %w", err)}
 	}
 	return nil
+}
+
+// answerError sorts an error of sr.Client: an answer about what was asked,
+// or a failure of the registry as a whole. The line never carries the
+// request URL, which the user knows and which may hold a password.
+func (r *registry) answerError(err error) error {
+	var re *sr.ResponseError
+	if errors.As(err, &re) {
+		if re.StatusCode == http.StatusNotFound {
+			return errNotFound
+		}
+		var text string
+		if len(re.Raw) > 0 {
+			text = oneLine(re.Message, 120)
+		}
+		he := &httpError{Status: re.StatusCode, Text: text}
+		if he.Status >= 500 || he.Status == http.StatusUnauthorized || he.Status == http.StatusForbidden {
+			return outageError{he}
+		}
+		return he
+	}
+	if errors.Is(err, errTooBig) {
+		return outageError{errTooBig}
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return outageError{fmt.Errorf("registry unreachable: no answer within %s", r.timeout)}
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	} else if inner := errors.Unwrap(err); inner != nil {
+		err = inner
+	}
+	return outageError{fmt.Errorf("registry unreachable: %w", err)}
 }
 
 // shownURL is the registry URL as messages show it: a password in it is
@@ -152,7 +223,7 @@ func (r *registry) fetch(ctx context.Context, id int, useDisk bool) (f *fetched,
 			return f, true, nil
 		}
 	}
-	var top schemaResponse
+	var top schemaAnswer
 	if err := r.get(ctx, "/schemas/ids/"+strconv.Itoa(id), &top); err != nil {
 		return nil, false, err
 	}
@@ -163,14 +234,13 @@ func (r *registry) fetch(ctx context.Context, id int, useDisk bool) (f *fetched,
 	}
 	// The subjects and versions naming this id; a registry without the
 	// endpoint still decodes, only without a subject to show.
-	var vs []subjectVersion
-	if err := r.get(ctx, "/schemas/ids/"+strconv.Itoa(id)+"/versions", &vs); err == nil {
+	if vs, err := r.client.SchemaVersionsByID(ctx, id); err == nil {
 		f.Versions = vs
 	}
 	return f, false, nil
 }
 
-func (r *registry) resolve(ctx context.Context, refs []reference, f *fetched, seen map[string]bool, depth int) error {
+func (r *registry) resolve(ctx context.Context, refs []sr.SchemaReference, f *fetched, seen map[string]bool, depth int) error {
 	if depth > maxRefDepth {
 		return errors.New("schema references nested too deep")
 	}
@@ -183,7 +253,7 @@ func (r *registry) resolve(ctx context.Context, refs []reference, f *fetched, se
 		if len(seen) > maxRefs {
 			return fmt.Errorf("more than %d schema references", maxRefs)
 		}
-		var s schemaResponse
+		var s schemaAnswer
 		v := strconv.Itoa(ref.Version)
 		if ref.Version <= 0 {
 			v = "latest"
