@@ -78,6 +78,19 @@ func onlyFile(t *testing.T, path, want string) {
 	}
 }
 
+// written starts a File for path holding "new".
+func written(t *testing.T, path string) *File {
+	t.Helper()
+	f, err := Create(path, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write([]byte("new")); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
 // namesPath fails unless err is an *fs.PathError on path wrapping cause.
 func namesPath(t *testing.T, err error, path string, cause error) {
 	t.Helper()
@@ -106,13 +119,7 @@ func TestCommitSyncsTheFileThenRenamesThenSyncsTheFolder(t *testing.T) {
 func TestCommitNewLinksThenSyncsTheFolder(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "store.db")
 	got := calls(t, nil)
-	f, err := Create(path, 0o600)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.Write([]byte("new")); err != nil {
-		t.Fatal(err)
-	}
+	f := written(t, path)
 	if err := f.CommitNew(); err != nil {
 		t.Fatal(err)
 	}
@@ -139,13 +146,7 @@ func TestAFailedCommitKeepsTheOldFileAndLeavesNoTemporaryFile(t *testing.T) {
 
 func TestCommitNewRefusesAPathThatExists(t *testing.T) {
 	path := withOld(t)
-	f, err := Create(path, 0o600)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.Write([]byte("new")); err != nil {
-		t.Fatal(err)
-	}
+	f := written(t, path)
 	namesPath(t, f.CommitNew(), path, fs.ErrExist)
 	onlyFile(t, path, "old")
 }
@@ -155,13 +156,7 @@ func TestCommitNewRefusesAPathThatExists(t *testing.T) {
 func TestCommitNewRenamesWhereLinksFail(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "store.db")
 	calls(t, map[string]error{"link": syscall.EPERM})
-	f, err := Create(path, 0o600)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.Write([]byte("new")); err != nil {
-		t.Fatal(err)
-	}
+	f := written(t, path)
 	if err := f.CommitNew(); err != nil {
 		t.Fatal(err)
 	}
@@ -186,13 +181,7 @@ func TestAFolderThatCannotBeSyncedIsReported(t *testing.T) {
 
 func TestAbortKeepsTheOldFile(t *testing.T) {
 	path := withOld(t)
-	f, err := Create(path, 0o600)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.Write([]byte("new")); err != nil {
-		t.Fatal(err)
-	}
+	f := written(t, path)
 	f.Abort()
 	f.Abort()
 	onlyFile(t, path, "old")
