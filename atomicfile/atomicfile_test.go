@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -217,5 +218,28 @@ func TestLeftoversListsOtherTemporaryFilesOfThePathOnly(t *testing.T) {
 	defer f.Abort()
 	if got := f.Leftovers(); !reflect.DeepEqual(got, []string{left}) {
 		t.Fatalf("leftovers %q, want %q", got, []string{left})
+	}
+}
+
+// A real rename that fails (a folder took the name meanwhile) names the
+// path the caller gave, not the temporary file, and leaves no temporary
+// file.
+func TestCommitOverAFolderNamesThePathAndLeavesNoTemporaryFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "out")
+	f := written(t, path)
+	if err := os.Mkdir(path, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(path, "inside"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	err := f.Commit()
+	var pe *fs.PathError
+	if !errors.As(err, &pe) || pe.Path != path || strings.Contains(err.Error(), tempSuffix) {
+		t.Fatalf("error %v, want one naming %s only", err, path)
+	}
+	entries, _ := os.ReadDir(filepath.Dir(path))
+	if len(entries) != 1 {
+		t.Fatalf("folder holds %d entries, want the folder out alone", len(entries))
 	}
 }

@@ -45,9 +45,10 @@ var ErrDanglingLink = errors.New("is a symbolic link to a file that does not exi
 // CreateFile starts writing path. With replace unset, a path that exists
 // (as anything) is refused with ErrExists; with it set, an existing
 // regular file is replaced at Commit, and a symbolic link to nothing is
-// refused with ErrDanglingLink. Errors from the file system come
-// back as they are (an *fs.PathError naming the temporary file, say), for
-// the caller to put in its own words.
+// refused with ErrDanglingLink. Errors from the file system are
+// *fs.PathError, for the caller to put in its own words: CreateFile's
+// name the file it could not open (the temporary one, in a folder that
+// cannot be written); those of Write and Commit name path.
 func CreateFile(path string, replace bool) (*File, error) {
 	fi, err := os.Stat(path)
 	switch {
