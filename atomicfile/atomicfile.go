@@ -1,8 +1,8 @@
 // Package atomicfile is the one way kbatch writes a file that must be
 // complete or absent: records written with replay --out or from the
-// screen, the Spark job replay --emit writes, a new offsets store, the
-// schema cache. Bytes go to a temporary file in the same folder (a rename
-// is atomic only within one file system); Commit syncs the file, renames
+// screen, the Spark job replay --emit writes, a new offsets store.
+// Bytes go to a temporary file in the same folder (a rename is atomic
+// only within one file system); Commit syncs the file, renames
 // it over the path, then syncs the folder so that the new name survives
 // a crash too. On any failure the temporary file is removed and what was
 // at the path before is untouched.
