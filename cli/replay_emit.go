@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/kbatch-dev/kbatch/atomicfile"
 	"github.com/kbatch-dev/kbatch/filter"
 	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
@@ -148,23 +149,11 @@ func whereNotInSpark(expr string) string {
 	return "--where " + expr + " is NOT applied by this job: Spark cannot evaluate kbatch's CEL expressions over decoded records, so the job writes every record of the ranges; filter its output in Spark (df.where) or run kbatch replay --where"
 }
 
-// writeFileAtomic writes path through a temporary file renamed into place,
-// mode 0600 (os.CreateTemp's).
+// writeFileAtomic writes path, mode 0600, complete or not at all
+// (atomicfile.WriteFile).
 func writeFileAtomic(path string, b []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", offsets.QuoteName(path), err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		return fmt.Errorf("writing %s: %w", offsets.QuoteName(path), err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", offsets.QuoteName(path), err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("writing %s: %w", offsets.QuoteName(path), err)
+	if err := atomicfile.WriteFile(path, b, 0o600); err != nil {
+		return fmt.Errorf("writing %s: %w", offsets.QuoteName(path), cause(err))
 	}
 	return nil
 }

@@ -1,8 +1,10 @@
 package config
 
 import (
+	"bytes"
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -15,20 +17,148 @@ import (
 // the folder relative file names in it are resolved against ("~/" is left
 // for Load to expand). Every problem is an *Error with the line; Parse
 // never panics, whatever data holds.
+//
+// The syntax is checked whole first (TOML's errors come before kbatch's):
+// go-toml decodes onto a struct as it parses, so a value that does not
+// fit would hide a syntax error further down. checkKeys then checks the
+// keys with exact case and the values' types, go-toml decodes the
+// document onto rawFile, and the code below checks the values and turns
+// them into a File.
 func Parse(data []byte, path string) (*File, error) {
-	var raw map[string]any
-	if err := toml.Unmarshal(data, &raw); err != nil {
+	var doc map[string]any
+	if err := toml.Unmarshal(data, &doc); err != nil {
 		return nil, syntaxError(path, data, err)
 	}
-	d := &decoder{path: path, lines: keyLines(data), f: &File{Path: path, Clusters: map[string]Connection{}}}
-	if err := d.top(raw); err != nil {
+	keys := scanKeys(data)
+	d := &decoder{path: path, lines: keys.lines, f: &File{Path: path, Clusters: map[string]Connection{}}}
+	if err := d.checkKeys(keys); err != nil {
+		return nil, err
+	}
+	var raw rawFile
+	if err := toml.NewDecoder(bytes.NewReader(data)).DisallowUnknownFields().Decode(&raw); err != nil {
+		return nil, syntaxError(path, data, err)
+	}
+	if err := d.top(&raw); err != nil {
 		return nil, err
 	}
 	return d.f, nil
 }
 
-// decoder maps the generic TOML tree onto File, exactly: every key must be
-// known and of the right type, with exact case.
+// rawFile is the configuration file as written: the toml tags are its
+// keys, with exact case. A pointer tells a key that is set to "" from one
+// that is absent, where the two differ.
+type rawFile struct {
+	DefaultCluster string                `toml:"default_cluster"`
+	Clusters       map[string]rawCluster `toml:"clusters"`
+	Watch          rawWatch              `toml:"watch"`
+	Store          rawStore              `toml:"store"`
+}
+
+type rawCluster struct {
+	Brokers        any                 `toml:"brokers"` // "h:1,h:2" or ["h:1", "h:2"]
+	KafkaVersion   string              `toml:"kafka_version"`
+	DialTimeout    *durationText       `toml:"dial_timeout"`
+	MaxRecordBytes string              `toml:"max_record_bytes"`
+	Rack           string              `toml:"rack"`
+	TLS            rawTLS              `toml:"tls"`
+	SASL           rawSASL             `toml:"sasl"`
+	Registry       rawRegistry         `toml:"registry"`
+	Topics         map[string]rawTopic `toml:"topics"`
+}
+
+type rawRegistry struct {
+	URL                *string `toml:"url"`
+	Username           string  `toml:"username"`
+	PasswordEnv        string  `toml:"password_env"`
+	PasswordFile       *string `toml:"password_file"`
+	CAFile             *string `toml:"ca_file"`
+	CertFile           *string `toml:"cert_file"`
+	KeyFile            *string `toml:"key_file"`
+	InsecureSkipVerify *bool   `toml:"insecure_skip_verify"`
+}
+
+type rawTopic struct {
+	KeyAvro            *string `toml:"key_avro"`
+	KeyProto           *string `toml:"key_proto"`
+	KeyDescriptorSet   *string `toml:"key_descriptor_set"`
+	KeyMessage         string  `toml:"key_message"`
+	ValueAvro          *string `toml:"value_avro"`
+	ValueProto         *string `toml:"value_proto"`
+	ValueDescriptorSet *string `toml:"value_descriptor_set"`
+	ValueMessage       string  `toml:"value_message"`
+	ProtoPath          any     `toml:"proto_path"` // a file or an array of files
+}
+
+type rawTLS struct {
+	Enabled            *bool   `toml:"enabled"`
+	CAFile             *string `toml:"ca_file"`
+	CertFile           *string `toml:"cert_file"`
+	KeyFile            *string `toml:"key_file"`
+	KeyPasswordEnv     string  `toml:"key_password_env"`
+	KeyPasswordFile    *string `toml:"key_password_file"`
+	KeyPasswordCommand string  `toml:"key_password_command"`
+	ServerName         string  `toml:"server_name"`
+	InsecureSkipVerify *bool   `toml:"insecure_skip_verify"`
+}
+
+type rawSASL struct {
+	Mechanism           *string           `toml:"mechanism"`
+	Username            string            `toml:"username"`
+	Password            *string           `toml:"password"`
+	PasswordEnv         string            `toml:"password_env"`
+	PasswordFile        *string           `toml:"password_file"`
+	PasswordCommand     string            `toml:"password_command"`
+	TokenEnv            string            `toml:"token_env"`
+	TokenFile           *string           `toml:"token_file"`
+	TokenCommand        string            `toml:"token_command"`
+	TokenEndpoint       *string           `toml:"token_endpoint"`
+	ClientID            string            `toml:"client_id"`
+	ClientSecretEnv     string            `toml:"client_secret_env"`
+	ClientSecretFile    *string           `toml:"client_secret_file"`
+	ClientSecretCommand string            `toml:"client_secret_command"`
+	Scope               string            `toml:"scope"`
+	Extensions          map[string]string `toml:"extensions"`
+	TokenEndpointCA     *string           `toml:"token_endpoint_ca"`
+	AWSRegion           string            `toml:"aws_region"`
+	AWSProfile          string            `toml:"aws_profile"`
+	KerberosConfig      *string           `toml:"kerberos_config"`
+	KerberosServiceName string            `toml:"kerberos_service_name"`
+	KerberosRealm       string            `toml:"kerberos_realm"`
+	KerberosKeytab      *string           `toml:"kerberos_keytab"`
+	KerberosCCache      *string           `toml:"kerberos_ccache"`
+	KerberosDisableFAST *bool             `toml:"kerberos_disable_fast"`
+}
+
+type rawWatch struct {
+	Interval        *durationText `toml:"interval"`
+	Reset           *string       `toml:"reset"`
+	MaxPerPartition *int64        `toml:"max_per_partition"`
+	Samples         *int64        `toml:"samples"`
+	TailRecords     *int64        `toml:"tail_records"`
+	Ack             *string       `toml:"ack"`
+	FailOnDataLoss  *bool         `toml:"fail_on_data_loss"`
+	StrictOffsets   *bool         `toml:"strict_offsets"`
+	Isolation       *string       `toml:"isolation"`
+}
+
+type rawStore struct {
+	Path *string `toml:"path"`
+}
+
+// The keys of each table, for suggestions and for the example file's test.
+var (
+	topKeys      = tagsOf(rawFileType)
+	clusterKeys  = tagsOf(reflect.TypeFor[rawCluster]())
+	registryKeys = tagsOf(reflect.TypeFor[rawRegistry]())
+	topicKeys    = tagsOf(reflect.TypeFor[rawTopic]())
+	tlsKeys      = tagsOf(reflect.TypeFor[rawTLS]())
+	saslKeys     = tagsOf(reflect.TypeFor[rawSASL]())
+	watchKeys    = tagsOf(reflect.TypeFor[rawWatch]())
+	storeKeys    = tagsOf(reflect.TypeFor[rawStore]())
+)
+
+// decoder checks the values of a rawFile and turns them into File; its
+// errors name the line of the key at fault.
 type decoder struct {
 	path  string
 	lines map[string]int
@@ -39,14 +169,26 @@ func (d *decoder) errAt(path []string, format string, args ...any) *Error {
 	return &Error{Path: d.path, Line: lineAt(d.lines, path), Msg: fmt.Sprintf(format, args...)}
 }
 
-// keys returns m's keys in the order they appear in the file.
-func (d *decoder) keys(m map[string]any, prefix []string) []string {
+// has reports whether the document holds path (a table that is written,
+// even empty).
+func (d *decoder) has(path []string) bool {
+	_, ok := d.lines[joinPath(path)]
+	return ok
+}
+
+// at is path with key appended.
+func at(path []string, key string) []string {
+	return append(append([]string(nil), path...), key)
+}
+
+// inFileOrder returns m's keys in the order they appear in the file.
+func inFileOrder[V any](d *decoder, m map[string]V, prefix []string) []string {
 	ks := make([]string, 0, len(m))
 	for k := range m {
 		ks = append(ks, k)
 	}
 	line := func(k string) int {
-		if l := lineAt(d.lines, append(append([]string(nil), prefix...), k)); l > 0 {
+		if l := lineAt(d.lines, at(prefix, k)); l > 0 {
 			return l
 		}
 		return 1 << 30
@@ -59,22 +201,6 @@ func (d *decoder) keys(m map[string]any, prefix []string) []string {
 		return ks[i] < ks[j]
 	})
 	return ks
-}
-
-// fields walks a table, calling set for each key; a key set does not
-// handle (returns false) is reported as unknown, with a suggestion.
-func (d *decoder) fields(m map[string]any, prefix []string, known []string, set func(k string, v any, path []string) (bool, error)) error {
-	for _, k := range d.keys(m, prefix) {
-		path := append(append([]string(nil), prefix...), k)
-		ok, err := set(k, m[k], path)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return d.unknown(path, known)
-		}
-	}
-	return nil
 }
 
 func (d *decoder) unknown(path []string, known []string) *Error {
@@ -109,49 +235,22 @@ const maxSamples = 1000
 // maxTailRecords is tui.MaxTailRecords (--tail-records has a cap).
 const maxTailRecords = 1_000_000
 
-var (
-	topKeys      = []string{"default_cluster", "clusters", "watch", "store"}
-	clusterKeys  = []string{"brokers", "kafka_version", "dial_timeout", "max_record_bytes", "rack", "tls", "sasl", "registry", "topics"}
-	registryKeys = []string{"url", "username", "password_env", "password_file", "ca_file", "cert_file", "key_file", "insecure_skip_verify"}
-	topicKeys    = []string{"key_avro", "key_proto", "key_descriptor_set", "key_message", "value_avro", "value_proto", "value_descriptor_set", "value_message", "proto_path"}
-	tlsKeys      = []string{"enabled", "ca_file", "cert_file", "key_file", "key_password_env", "key_password_file", "key_password_command", "server_name", "insecure_skip_verify"}
-	saslKeys     = []string{"mechanism", "username", "password", "password_env", "password_file", "password_command",
-		"token_env", "token_file", "token_command", "token_endpoint", "client_id", "client_secret_env", "client_secret_file", "client_secret_command", "scope", "extensions", "token_endpoint_ca",
-		"aws_region", "aws_profile",
-		"kerberos_config", "kerberos_service_name", "kerberos_realm", "kerberos_keytab", "kerberos_ccache", "kerberos_disable_fast"}
-	watchKeys = []string{"interval", "reset", "max_per_partition", "samples", "tail_records", "ack", "fail_on_data_loss", "strict_offsets", "isolation"}
-	storeKeys = []string{"path"}
-)
-
-func (d *decoder) top(raw map[string]any) error {
-	var clusters map[string]any
-	var defaultPath []string
-	err := d.fields(raw, nil, topKeys, func(k string, v any, path []string) (bool, error) {
-		var err error
-		switch k {
-		case "default_cluster":
-			d.f.DefaultCluster, err = d.str(v, path)
-			defaultPath = path
-		case "clusters":
-			clusters, err = d.table(v, path)
-		case "watch":
-			err = d.watch(v, path)
-		case "store":
-			err = d.store(v, path)
-		default:
-			return false, nil
-		}
-		return true, err
-	})
+func (d *decoder) top(raw *rawFile) error {
+	if err := d.watch(&raw.Watch, []string{"watch"}); err != nil {
+		return err
+	}
+	store, err := d.file(raw.Store.Path, []string{"store", "path"})
 	if err != nil {
 		return err
 	}
-	for _, name := range d.keys(clusters, []string{"clusters"}) {
+	d.f.Store.Path = store
+	d.f.DefaultCluster = raw.DefaultCluster
+	for _, name := range inFileOrder(d, raw.Clusters, []string{"clusters"}) {
 		path := []string{"clusters", name}
 		if strings.TrimSpace(name) == "" {
 			return d.errAt(path, "a cluster needs a name: [clusters.NAME]")
 		}
-		c, err := d.cluster(name, clusters[name], path)
+		c, err := d.cluster(name, raw.Clusters[name], path)
 		if err != nil {
 			return err
 		}
@@ -159,7 +258,7 @@ func (d *decoder) top(raw map[string]any) error {
 	}
 	if n := d.f.DefaultCluster; n != "" {
 		if _, ok := d.f.Clusters[n]; !ok {
-			return d.errAt(defaultPath, "default_cluster %q is not defined: add [clusters.%s]%s", n, n, d.clusterList())
+			return d.errAt([]string{"default_cluster"}, "default_cluster %q is not defined: add [clusters.%s]%s", n, n, d.clusterList())
 		}
 	}
 	return nil
@@ -177,74 +276,66 @@ func (d *decoder) clusterList() string {
 	return " (defined: " + strings.Join(names, ", ") + ")"
 }
 
-func (d *decoder) cluster(name string, v any, path []string) (Connection, error) {
-	c := Connection{Name: name}
-	m, err := d.table(v, path)
-	if err != nil {
+func (d *decoder) cluster(name string, r rawCluster, path []string) (Connection, error) {
+	c := Connection{Name: name, KafkaVersion: r.KafkaVersion, Rack: r.Rack, MaxRecordBytes: r.MaxRecordBytes}
+	var err error
+	if r.Brokers != nil {
+		if c.Brokers, err = d.brokers(r.Brokers, at(path, "brokers")); err != nil {
+			return c, err
+		}
+	}
+	if c.DialTimeout, err = d.duration(r.DialTimeout, at(path, "dial_timeout")); err != nil {
 		return c, err
 	}
-	err = d.fields(m, path, clusterKeys, func(k string, v any, p []string) (bool, error) {
-		var err error
-		switch k {
-		case "brokers":
-			c.Brokers, err = d.brokers(v, p)
-		case "kafka_version":
-			c.KafkaVersion, err = d.str(v, p)
-		case "dial_timeout":
-			c.DialTimeout, err = d.duration(v, p)
-		case "rack":
-			c.Rack, err = d.str(v, p)
-		case "max_record_bytes":
-			c.MaxRecordBytes, err = d.str(v, p)
-		case "tls":
-			c.TLS, err = d.tls(v, p)
-		case "sasl":
-			c.SASL, err = d.sasl(v, p)
-		case "registry":
-			c.Registry, err = d.registry(v, p)
-		case "topics":
-			c.Topics, err = d.topics(v, p)
-		default:
-			return false, nil
+	if p := at(path, "tls"); d.has(p) {
+		if c.TLS, err = d.tls(r.TLS, p); err != nil {
+			return c, err
 		}
-		return true, err
-	})
-	return c, err
+	}
+	if p := at(path, "sasl"); d.has(p) {
+		if c.SASL, err = d.sasl(r.SASL, p); err != nil {
+			return c, err
+		}
+	}
+	if p := at(path, "registry"); d.has(p) {
+		if c.Registry, err = d.registry(r.Registry, p); err != nil {
+			return c, err
+		}
+	}
+	if p := at(path, "topics"); d.has(p) {
+		if c.Topics, err = d.topics(r.Topics, p); err != nil {
+			return c, err
+		}
+	}
+	return c, nil
 }
 
-func (d *decoder) tls(v any, path []string) (TLS, error) {
-	var t TLS
-	m, err := d.table(v, path)
-	if err != nil {
-		return t, err
-	}
-	err = d.fields(m, path, tlsKeys, func(k string, v any, p []string) (bool, error) {
-		var err error
-		switch k {
-		case "enabled":
-			t.Enabled, err = d.boolp(v, p)
-		case "ca_file":
-			t.CAFile, err = d.file(v, p)
-		case "cert_file":
-			t.CertFile, err = d.file(v, p)
-		case "key_file":
-			t.KeyFile, err = d.file(v, p)
-		case "key_password_env":
-			t.KeyPassword.Env, err = d.str(v, p)
-		case "key_password_file":
-			t.KeyPassword.File, err = d.file(v, p)
-		case "key_password_command":
-			t.KeyPassword.Command, err = d.str(v, p)
-		case "server_name":
-			t.ServerName, err = d.str(v, p)
-		case "insecure_skip_verify":
-			t.InsecureSkipVerify, err = d.boolp(v, p)
-		default:
-			return false, nil
+// files runs file over each named field, in order, stopping at the first
+// error.
+func (d *decoder) files(path []string, fields ...fileField) error {
+	for _, f := range fields {
+		s, err := d.file(f.raw, at(path, f.key))
+		if err != nil {
+			return err
 		}
-		return true, err
-	})
-	if err != nil {
+		*f.dst = s
+	}
+	return nil
+}
+
+// fileField is a file name's key, its value as written, and where it
+// goes.
+type fileField struct {
+	key string
+	raw *string
+	dst *string
+}
+
+func (d *decoder) tls(r rawTLS, path []string) (TLS, error) {
+	t := TLS{Enabled: r.Enabled, ServerName: r.ServerName, InsecureSkipVerify: r.InsecureSkipVerify,
+		KeyPassword: SecretSource{Env: r.KeyPasswordEnv, Command: r.KeyPasswordCommand}}
+	if err := d.files(path, fileField{"ca_file", r.CAFile, &t.CAFile}, fileField{"cert_file", r.CertFile, &t.CertFile},
+		fileField{"key_file", r.KeyFile, &t.KeyFile}, fileField{"key_password_file", r.KeyPasswordFile, &t.KeyPassword.File}); err != nil {
 		return t, err
 	}
 	if t.Enabled == nil {
@@ -263,84 +354,41 @@ func (d *decoder) tls(v any, path []string) (TLS, error) {
 	return t, nil
 }
 
-func (d *decoder) sasl(v any, path []string) (SASL, error) {
-	var s SASL
-	m, err := d.table(v, path)
-	if err != nil {
+func (d *decoder) sasl(r rawSASL, path []string) (SASL, error) {
+	s := SASL{User: r.Username, PasswordEnv: r.PasswordEnv, PasswordCommand: r.PasswordCommand,
+		OAuth: OAuth{Token: SecretSource{Env: r.TokenEnv, Command: r.TokenCommand}, ClientID: r.ClientID,
+			ClientSecret: SecretSource{Env: r.ClientSecretEnv, Command: r.ClientSecretCommand}, Scope: r.Scope},
+		AWS:      AWS{Region: r.AWSRegion, Profile: r.AWSProfile},
+		Kerberos: Kerberos{ServiceName: r.KerberosServiceName, Realm: r.KerberosRealm, DisableFAST: r.KerberosDisableFAST}}
+	if r.Mechanism != nil {
+		var err error
+		if s.Mechanism, err = normalizeMechanism(*r.Mechanism); err != nil {
+			p := at(path, "mechanism")
+			return s, d.errAt(p, "%s: %v", dotted(p), err)
+		}
+	}
+	if r.Password != nil {
+		s.Password = Secret(*r.Password)
+		d.f.hasSecret = true
+	}
+	if r.TokenEndpoint != nil {
+		s.OAuth.TokenEndpoint = *r.TokenEndpoint
+		if !strings.HasPrefix(s.OAuth.TokenEndpoint, "https://") && !strings.HasPrefix(s.OAuth.TokenEndpoint, "http://") {
+			p := at(path, "token_endpoint")
+			return s, d.errAt(p, "%s: want an https:// URL (the value is not shown: it may hold a secret)", dotted(p))
+		}
+	}
+	if err := d.files(path, fileField{"password_file", r.PasswordFile, &s.PasswordFile}, fileField{"token_file", r.TokenFile, &s.OAuth.Token.File},
+		fileField{"client_secret_file", r.ClientSecretFile, &s.OAuth.ClientSecret.File}, fileField{"token_endpoint_ca", r.TokenEndpointCA, &s.OAuth.TokenEndpointCA},
+		fileField{"kerberos_config", r.KerberosConfig, &s.Kerberos.Config}, fileField{"kerberos_keytab", r.KerberosKeytab, &s.Kerberos.Keytab},
+		fileField{"kerberos_ccache", r.KerberosCCache, &s.Kerberos.CCache}); err != nil {
 		return s, err
 	}
-	err = d.fields(m, path, saslKeys, func(k string, v any, p []string) (bool, error) {
+	if p := at(path, "extensions"); d.has(p) {
 		var err error
-		switch k {
-		case "mechanism":
-			if s.Mechanism, err = d.str(v, p); err == nil {
-				s.Mechanism, err = normalizeMechanism(s.Mechanism)
-				if err != nil {
-					err = d.errAt(p, "%s: %v", dotted(p), err)
-				}
-			}
-		case "username":
-			s.User, err = d.str(v, p)
-		case "password":
-			str, ok := v.(string)
-			if !ok {
-				return true, d.errAt(p, "%s must be a string (the value is not shown)", dotted(p))
-			}
-			s.Password = Secret(str)
-			d.f.hasSecret = true
-		case "password_env":
-			s.PasswordEnv, err = d.str(v, p)
-		case "password_file":
-			s.PasswordFile, err = d.file(v, p)
-		case "password_command":
-			s.PasswordCommand, err = d.str(v, p)
-		case "token_env":
-			s.OAuth.Token.Env, err = d.str(v, p)
-		case "token_file":
-			s.OAuth.Token.File, err = d.file(v, p)
-		case "token_command":
-			s.OAuth.Token.Command, err = d.str(v, p)
-		case "token_endpoint":
-			if s.OAuth.TokenEndpoint, err = d.str(v, p); err == nil && !strings.HasPrefix(s.OAuth.TokenEndpoint, "https://") && !strings.HasPrefix(s.OAuth.TokenEndpoint, "http://") {
-				err = d.errAt(p, "%s: want an https:// URL (the value is not shown: it may hold a secret)", dotted(p))
-			}
-		case "client_id":
-			s.OAuth.ClientID, err = d.str(v, p)
-		case "client_secret_env":
-			s.OAuth.ClientSecret.Env, err = d.str(v, p)
-		case "client_secret_file":
-			s.OAuth.ClientSecret.File, err = d.file(v, p)
-		case "client_secret_command":
-			s.OAuth.ClientSecret.Command, err = d.str(v, p)
-		case "scope":
-			s.OAuth.Scope, err = d.str(v, p)
-		case "token_endpoint_ca":
-			s.OAuth.TokenEndpointCA, err = d.file(v, p)
-		case "extensions":
-			s.OAuth.Extensions, err = d.extensions(v, p)
-		case "aws_region":
-			s.AWS.Region, err = d.str(v, p)
-		case "aws_profile":
-			s.AWS.Profile, err = d.str(v, p)
-		case "kerberos_config":
-			s.Kerberos.Config, err = d.file(v, p)
-		case "kerberos_service_name":
-			s.Kerberos.ServiceName, err = d.str(v, p)
-		case "kerberos_realm":
-			s.Kerberos.Realm, err = d.str(v, p)
-		case "kerberos_keytab":
-			s.Kerberos.Keytab, err = d.file(v, p)
-		case "kerberos_ccache":
-			s.Kerberos.CCache, err = d.file(v, p)
-		case "kerberos_disable_fast":
-			s.Kerberos.DisableFAST, err = d.boolp(v, p)
-		default:
-			return false, nil
+		if s.OAuth.Extensions, err = d.extensions(r.Extensions, p); err != nil {
+			return s, err
 		}
-		return true, err
-	})
-	if err != nil {
-		return s, err
 	}
 	n := 0
 	for _, set := range []bool{s.Password != "", s.PasswordEnv != "", s.PasswordFile != "", s.PasswordCommand != ""} {
@@ -364,20 +412,12 @@ func (d *decoder) sasl(v any, path []string) (SASL, error) {
 	return s, nil
 }
 
-// extensions reads the SASL extensions table (KIP-342): keys of letters
+// extensions checks the SASL extensions table (KIP-342): keys of letters
 // only, values of printable ASCII; "auth" is the token itself.
-func (d *decoder) extensions(v any, path []string) (map[string]string, error) {
-	m, err := d.table(v, path)
-	if err != nil {
-		return nil, err
-	}
+func (d *decoder) extensions(m map[string]string, path []string) (map[string]string, error) {
 	out := map[string]string{}
-	for _, k := range d.keys(m, path) {
-		p := append(append([]string(nil), path...), k)
-		val, err := d.str(m[k], p)
-		if err != nil {
-			return nil, err
-		}
+	for _, k := range inFileOrder(d, m, path) {
+		p, val := at(path, k), m[k]
 		if k == "" || strings.Trim(k, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") != "" || k == "auth" {
 			return nil, d.errAt(p, "%s: an extension name is letters only, and not \"auth\"", dotted(p))
 		}
@@ -391,39 +431,17 @@ func (d *decoder) extensions(v any, path []string) (map[string]string, error) {
 	return out, nil
 }
 
-func (d *decoder) registry(v any, path []string) (Registry, error) {
-	var r Registry
-	m, err := d.table(v, path)
-	if err != nil {
-		return r, err
-	}
-	err = d.fields(m, path, registryKeys, func(k string, v any, p []string) (bool, error) {
-		var err error
-		switch k {
-		case "url":
-			if r.URL, err = d.str(v, p); err == nil && !strings.HasPrefix(r.URL, "http://") && !strings.HasPrefix(r.URL, "https://") {
-				err = d.errAt(p, "%s: want an http:// or https:// URL (the value is not shown: it may hold a password)", dotted(p))
-			}
-		case "username":
-			r.Username, err = d.str(v, p)
-		case "password_env":
-			r.PasswordEnv, err = d.str(v, p)
-		case "password_file":
-			r.PasswordFile, err = d.file(v, p)
-		case "ca_file":
-			r.TLS.CAFile, err = d.file(v, p)
-		case "cert_file":
-			r.TLS.CertFile, err = d.file(v, p)
-		case "key_file":
-			r.TLS.KeyFile, err = d.file(v, p)
-		case "insecure_skip_verify":
-			r.TLS.InsecureSkipVerify, err = d.boolp(v, p)
-		default:
-			return false, nil
+func (d *decoder) registry(raw rawRegistry, path []string) (Registry, error) {
+	r := Registry{Username: raw.Username, PasswordEnv: raw.PasswordEnv, TLS: TLS{InsecureSkipVerify: raw.InsecureSkipVerify}}
+	if raw.URL != nil {
+		r.URL = *raw.URL
+		if !strings.HasPrefix(r.URL, "http://") && !strings.HasPrefix(r.URL, "https://") {
+			p := at(path, "url")
+			return r, d.errAt(p, "%s: want an http:// or https:// URL (the value is not shown: it may hold a password)", dotted(p))
 		}
-		return true, err
-	})
-	if err != nil {
+	}
+	if err := d.files(path, fileField{"password_file", raw.PasswordFile, &r.PasswordFile}, fileField{"ca_file", raw.CAFile, &r.TLS.CAFile},
+		fileField{"cert_file", raw.CertFile, &r.TLS.CertFile}, fileField{"key_file", raw.KeyFile, &r.TLS.KeyFile}); err != nil {
 		return r, err
 	}
 	if (r.TLS.CertFile == "") != (r.TLS.KeyFile == "") {
@@ -439,14 +457,10 @@ func (d *decoder) registry(v any, path []string) (Registry, error) {
 }
 
 // topics reads [clusters.NAME.topics]: a table per topic name.
-func (d *decoder) topics(v any, path []string) (map[string]TopicSchemas, error) {
-	m, err := d.table(v, path)
-	if err != nil {
-		return nil, err
-	}
+func (d *decoder) topics(m map[string]rawTopic, path []string) (map[string]TopicSchemas, error) {
 	out := map[string]TopicSchemas{}
-	for _, name := range d.keys(m, path) {
-		p := append(append([]string(nil), path...), name)
+	for _, name := range inFileOrder(d, m, path) {
+		p := at(path, name)
 		if name == "" {
 			return nil, d.errAt(p, "%s: a topic name is empty", dotted(path))
 		}
@@ -460,37 +474,18 @@ func (d *decoder) topics(v any, path []string) (map[string]TopicSchemas, error) 
 }
 
 // topic reads one [clusters.NAME.topics.TOPIC] table.
-func (d *decoder) topic(v any, path []string) (TopicSchemas, error) {
-	var ts TopicSchemas
-	m, err := d.table(v, path)
-	if err != nil {
+func (d *decoder) topic(r rawTopic, path []string) (TopicSchemas, error) {
+	ts := TopicSchemas{Key: LocalSchema{Message: r.KeyMessage}, Value: LocalSchema{Message: r.ValueMessage}}
+	if err := d.files(path, fileField{"key_avro", r.KeyAvro, &ts.Key.Avro}, fileField{"key_proto", r.KeyProto, &ts.Key.Proto},
+		fileField{"key_descriptor_set", r.KeyDescriptorSet, &ts.Key.DescriptorSet}, fileField{"value_avro", r.ValueAvro, &ts.Value.Avro},
+		fileField{"value_proto", r.ValueProto, &ts.Value.Proto}, fileField{"value_descriptor_set", r.ValueDescriptorSet, &ts.Value.DescriptorSet}); err != nil {
 		return ts, err
 	}
-	err = d.fields(m, path, topicKeys, func(k string, v any, p []string) (bool, error) {
-		side, field, _ := strings.Cut(k, "_")
-		ls := &ts.Value
-		if side == "key" {
-			ls = &ts.Key
-		}
+	if r.ProtoPath != nil {
 		var err error
-		switch {
-		case k == "proto_path":
-			ts.ProtoPaths, err = d.files(v, p)
-		case field == "avro":
-			ls.Avro, err = d.file(v, p)
-		case field == "proto":
-			ls.Proto, err = d.file(v, p)
-		case field == "descriptor_set":
-			ls.DescriptorSet, err = d.file(v, p)
-		case field == "message":
-			ls.Message, err = d.str(v, p)
-		default:
-			return false, nil
+		if ts.ProtoPaths, err = d.fileList(r.ProtoPath, at(path, "proto_path")); err != nil {
+			return ts, err
 		}
-		return true, err
-	})
-	if err != nil {
-		return ts, err
 	}
 	for _, s := range []struct {
 		side string
@@ -519,15 +514,19 @@ func (d *decoder) topic(v any, path []string) (TopicSchemas, error) {
 	return ts, nil
 }
 
-// files reads a path or an array of paths, each as file does.
-func (d *decoder) files(v any, path []string) ([]string, error) {
+// fileList reads a file name or an array of them, each as file does.
+func (d *decoder) fileList(v any, path []string) ([]string, error) {
 	list, ok := v.([]any)
 	if !ok {
 		list = []any{v}
 	}
 	var out []string
 	for _, e := range list {
-		f, err := d.file(e, path)
+		s, ok := e.(string)
+		if !ok {
+			return nil, d.errAt(path, "%s must be a string, not %s", dotted(path), tomlType(e))
+		}
+		f, err := d.file(&s, path)
 		if err != nil {
 			return nil, err
 		}
@@ -536,76 +535,58 @@ func (d *decoder) files(v any, path []string) ([]string, error) {
 	return out, nil
 }
 
-func (d *decoder) watch(v any, path []string) error {
-	m, err := d.table(v, path)
-	if err != nil {
-		return err
-	}
+func (d *decoder) watch(r *rawWatch, path []string) error {
 	w := &d.f.Watch
-	return d.fields(m, path, watchKeys, func(k string, v any, p []string) (bool, error) {
-		var err error
-		switch k {
-		case "interval":
-			w.Interval, err = d.duration(v, p)
-		case "reset":
-			if w.Reset, err = d.str(v, p); err == nil && w.Reset != "earliest" && w.Reset != "latest" {
-				err = d.errAt(p, "%s = %q: want \"earliest\" or \"latest\"", dotted(p), w.Reset)
-			}
-		case "max_per_partition":
-			var n int
-			if n, err = d.integer(v, p, 1); err == nil {
-				w.MaxPerPartition = n
-			}
-		case "samples":
-			var n int
-			if n, err = d.integer(v, p, 0); err == nil && n > maxSamples {
-				err = d.errAt(p, "%s = %d: must be at most %d", dotted(p), n, maxSamples)
-			} else if err == nil {
-				w.Samples = &n
-			}
-		case "tail_records":
-			var n int
-			if n, err = d.integer(v, p, 0); err == nil && n > maxTailRecords {
-				err = d.errAt(p, "%s = %d: must be at most %d", dotted(p), n, maxTailRecords)
-			} else if err == nil {
-				w.TailRecords = &n
-			}
-		case "ack":
-			if w.Ack, err = d.str(v, p); err == nil && w.Ack != "auto" && w.Ack != "manual" {
-				err = d.errAt(p, "%s = %q: want \"auto\" or \"manual\"", dotted(p), w.Ack)
-			}
-		case "fail_on_data_loss":
-			w.FailOnDataLoss, err = d.boolp(v, p)
-		case "strict_offsets":
-			w.StrictOffsets, err = d.boolp(v, p)
-		case "isolation":
-			if w.Isolation, err = d.str(v, p); err == nil && w.Isolation != "committed" && w.Isolation != "uncommitted" {
-				err = d.errAt(p, "%s = %q: want \"committed\" or \"uncommitted\"", dotted(p), w.Isolation)
-			}
-		default:
-			return false, nil
-		}
-		return true, err
-	})
-}
-
-func (d *decoder) store(v any, path []string) error {
-	m, err := d.table(v, path)
-	if err != nil {
+	var err error
+	if w.Interval, err = d.duration(r.Interval, at(path, "interval")); err != nil {
 		return err
 	}
-	return d.fields(m, path, storeKeys, func(k string, v any, p []string) (bool, error) {
-		if k != "path" {
-			return false, nil
+	for _, e := range []struct {
+		key  string
+		raw  *string
+		dst  *string
+		want []string
+	}{
+		{"reset", r.Reset, &w.Reset, []string{"earliest", "latest"}},
+		{"ack", r.Ack, &w.Ack, []string{"auto", "manual"}},
+		{"isolation", r.Isolation, &w.Isolation, []string{"committed", "uncommitted"}},
+	} {
+		if e.raw == nil {
+			continue
 		}
-		var err error
-		d.f.Store.Path, err = d.file(v, p)
-		return true, err
-	})
+		if *e.raw != e.want[0] && *e.raw != e.want[1] {
+			p := at(path, e.key)
+			return d.errAt(p, "%s = %q: want %q or %q", dotted(p), *e.raw, e.want[0], e.want[1])
+		}
+		*e.dst = *e.raw
+	}
+	for _, e := range []struct {
+		key         string
+		raw         *int64
+		least, most int64
+		dst         func(n int)
+	}{
+		{"max_per_partition", r.MaxPerPartition, 1, 1<<31 - 1, func(n int) { w.MaxPerPartition = n }},
+		{"samples", r.Samples, 0, maxSamples, func(n int) { w.Samples = &n }},
+		{"tail_records", r.TailRecords, 0, maxTailRecords, func(n int) { w.TailRecords = &n }},
+	} {
+		if e.raw == nil {
+			continue
+		}
+		p := at(path, e.key)
+		switch n := *e.raw; {
+		case n < e.least || n > 1<<31-1:
+			return d.errAt(p, "%s = %d: must be at least %d", dotted(p), n, e.least)
+		case n > e.most:
+			return d.errAt(p, "%s = %d: must be at most %d", dotted(p), n, e.most)
+		}
+		e.dst(int(*e.raw))
+	}
+	w.FailOnDataLoss, w.StrictOffsets = r.FailOnDataLoss, r.StrictOffsets
+	return nil
 }
 
-// Value readers. Messages name the key and the expected type; only
-// non-secret values are quoted.
+// Value readers. Messages name the key; only non-secret values are quoted.
 
 func tomlType(v any) string {
 	switch v.(type) {
@@ -645,60 +626,24 @@ func arrayOfTables(v any) bool {
 	return true
 }
 
-func (d *decoder) table(v any, path []string) (map[string]any, error) {
-	m, ok := v.(map[string]any)
-	if !ok {
-		return nil, d.errAt(path, "%s must be a table ([%s]), not %s", dotted(path), dotted(path), tomlType(v))
+func (d *decoder) duration(v *durationText, path []string) (time.Duration, error) {
+	if v == nil {
+		return 0, nil
 	}
-	return m, nil
-}
-
-func (d *decoder) str(v any, path []string) (string, error) {
-	s, ok := v.(string)
-	if !ok {
-		return "", d.errAt(path, "%s must be a string, not %s", dotted(path), tomlType(v))
-	}
-	return s, nil
-}
-
-func (d *decoder) boolp(v any, path []string) (*bool, error) {
-	b, ok := v.(bool)
-	if !ok {
-		return nil, d.errAt(path, "%s must be true or false, not %s", dotted(path), tomlType(v))
-	}
-	return &b, nil
-}
-
-func (d *decoder) integer(v any, path []string, least int64) (int, error) {
-	n, ok := v.(int64)
-	if !ok {
-		return 0, d.errAt(path, "%s must be an integer, not %s", dotted(path), tomlType(v))
-	}
-	if n < least || n > 1<<31-1 {
-		return 0, d.errAt(path, "%s = %d: must be at least %d", dotted(path), n, least)
-	}
-	return int(n), nil
-}
-
-func (d *decoder) duration(v any, path []string) (time.Duration, error) {
-	s, ok := v.(string)
-	if !ok {
-		return 0, d.errAt(path, "%s must be a duration string like \"500ms\" or \"2s\", not %s", dotted(path), tomlType(v))
-	}
-	dur, err := time.ParseDuration(s)
+	dur, err := time.ParseDuration(string(*v))
 	if err != nil || dur <= 0 {
-		return 0, d.errAt(path, "%s = %q: want a positive duration like \"500ms\" or \"2s\"", dotted(path), s)
+		return 0, d.errAt(path, "%s = %q: want a positive duration like \"500ms\" or \"2s\"", dotted(path), string(*v))
 	}
 	return dur, nil
 }
 
-// file reads a file name; a relative one is taken relative to the config
-// file's folder.
-func (d *decoder) file(v any, path []string) (string, error) {
-	s, err := d.str(v, path)
-	if err != nil {
-		return "", err
+// file reads a file name (none when v is nil); a relative one is taken
+// relative to the config file's folder.
+func (d *decoder) file(v *string, path []string) (string, error) {
+	if v == nil {
+		return "", nil
 	}
+	s := *v
 	if s == "" {
 		return "", d.errAt(path, "%s is empty", dotted(path))
 	}

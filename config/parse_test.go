@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pelletier/go-toml/v2"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -128,6 +130,9 @@ func TestParseErrors(t *testing.T) {
 	}{
 		{"syntax", "a = 1\nb = \n", 2, "invalid TOML"},
 		{"duplicate key", "[store]\npath = \"a\"\npath = \"b\"\n", 3, "key path is already defined"},
+		{"syntax below a bad value", "[clusters.prod]\nbrokers = [\"h:1\"]\nkafka_version = 2.8\nx = [1,\n", 4, "invalid TOML"},
+		{"duplicate key after a bad value", "clusters = 1\nclusters = 2\n", 2, "key clusters is already defined"},
+		{"array of inline tables for a table", "[clusters.p]\nbrokers=[\"h:1\"]\ntls = [ { ca_file = \"x\" } ]\n", 3, "clusters.p.tls must be a table ([clusters.p.tls]), not an array of tables"},
 		{"unknown top key", "\n\nverbose = true\n", 3, `unknown key "verbose"`},
 		{"unknown cluster key with suggestion", "[clusters.prod]\nbrokers = [\"h:1\"]\n\nbroker_list = 1\n", 4, `unknown key "clusters.prod.broker_list"`},
 		{"typo suggestion", "[clusters.prod]\nbrokerz = [\"h:1\"]\n", 2, `did you mean "brokers"?`},
@@ -382,5 +387,24 @@ func TestExampleFile(t *testing.T) {
 				t.Errorf("config.example.toml does not document %q", k)
 			}
 		}
+	}
+}
+
+// TestGoTOMLAloneIgnoresCaseAndNamesGoTypes holds the reason checkKeys
+// exists: go-toml v2, even with DisallowUnknownFields, decodes a key
+// onto the field whose tag differs from it only in case, and its type
+// errors name Go types rather than the TOML types a user wrote. If it
+// fails, go-toml has changed and checkKeys may shrink.
+func TestGoTOMLAloneIgnoresCaseAndNamesGoTypes(t *testing.T) {
+	var raw rawFile
+	if err := toml.NewDecoder(strings.NewReader("[watch]\nSamples = 3\n")).DisallowUnknownFields().Decode(&raw); err != nil || raw.Watch.Samples == nil || *raw.Watch.Samples != 3 {
+		t.Errorf("go-toml refused a key of the wrong case (%v, %v): checkKeys need not check case", err, raw.Watch.Samples)
+	}
+	err := toml.NewDecoder(strings.NewReader("[watch]\nsamples = 1.5\n")).DisallowUnknownFields().Decode(&raw)
+	if err == nil || !strings.Contains(err.Error(), "rawWatch") {
+		t.Errorf("go-toml's type error %v no longer names the Go type", err)
+	}
+	if _, err := Parse([]byte("[watch]\nSamples = 3\n"), "/x/config.toml"); err == nil || !strings.Contains(err.Error(), `unknown key "watch.Samples" (did you mean "samples"?)`) {
+		t.Errorf("Parse: %v", err)
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/kbatch-dev/kbatch/atomicfile"
+
 	bolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
 )
@@ -283,23 +285,20 @@ func (s *Store) initMeta(db *bolt.DB) error {
 }
 
 // create makes a new store at s.path: a temporary file in the same folder
-// gets the meta bucket, then is hard-linked to the final name, which fails
-// rather than overwrite a file another process created meanwhile.
+// gets the meta bucket, then takes the final name without replacing
+// (atomicfile.File.CommitNew), so a store another process created
+// meanwhile is kept, and opened.
 func (s *Store) create(timeout time.Duration) error {
 	dir := filepath.Dir(s.path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return s.createError(err)
 	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(s.path)+".new-*")
+	f, err := atomicfile.Create(s.path, 0o600)
 	if err != nil {
 		return s.createError(err)
 	}
-	tmp := f.Name()
-	defer os.Remove(tmp)
-	if err := f.Close(); err != nil {
-		return s.createError(err)
-	}
-	db, err := s.boltOpen(tmp, false, timeout)
+	defer f.Abort()
+	db, err := s.boltOpen(f.TempName(), false, timeout)
 	if err != nil {
 		return err
 	}
@@ -310,17 +309,8 @@ func (s *Store) create(timeout time.Duration) error {
 	if err != nil {
 		return s.createError(err)
 	}
-	err = os.Link(tmp, s.path)
-	if err != nil && !errors.Is(err, fs.ErrExist) {
-		// No hard links on this file system: rename instead.
-		err = os.Rename(tmp, s.path)
-	}
-	if err != nil && !errors.Is(err, fs.ErrExist) {
+	if err := f.CommitNew(); err != nil && !errors.Is(err, fs.ErrExist) {
 		return s.createError(err)
-	}
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync() // make the new name durable; best effort
-		_ = d.Close()
 	}
 	return nil
 }

@@ -8,12 +8,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
+
+	"github.com/kbatch-dev/kbatch/atomicfile"
 )
 
-// File is a file written so that it is complete or untouched: bytes go to
-// a temporary file beside the path, which Commit syncs and renames over
-// it; Abort removes it. It is how every output of records to a named file
+// File is a file written so that it is complete or untouched, through
+// atomicfile: bytes go to a temporary file beside the path, which Commit
+// syncs and renames over it, then syncs the folder; Abort removes it. It is how every output of records to a named file
 // is written (replay --out, the screen's write), so a crash, a failed
 // read or a quit never leaves half a file under the name the user gave.
 //
@@ -21,14 +22,13 @@ import (
 // and kbatch's other files are 0600 too); a file replaced keeps its mode.
 // A path that exists and is not a regular file (/dev/null, a named pipe)
 // is written directly; a symbolic link to a regular file is followed, and
-// the file it names is replaced; a link to nothing is refused. A File is used by one goroutine at a time.
+// the file it names is replaced; a link to nothing is refused. A File is used by one goroutine at
+// a time.
 type File struct {
-	f    *os.File
-	path string
-	// tmp is the temporary file renamed to path at Commit; "" when f is
-	// path itself (not a regular file).
-	tmp  string
-	mode os.FileMode
+	// direct is path itself, when it is not a regular file; else the
+	// bytes go through out.
+	direct *os.File
+	out    *atomicfile.File
 }
 
 // ErrExists is returned by CreateFile without replace for a path that
@@ -45,9 +45,10 @@ var ErrDanglingLink = errors.New("is a symbolic link to a file that does not exi
 // CreateFile starts writing path. With replace unset, a path that exists
 // (as anything) is refused with ErrExists; with it set, an existing
 // regular file is replaced at Commit, and a symbolic link to nothing is
-// refused with ErrDanglingLink. Errors from the file system come
-// back as they are (an *fs.PathError naming the temporary file, say), for
-// the caller to put in its own words.
+// refused with ErrDanglingLink. Errors from the file system are
+// *fs.PathError, for the caller to put in its own words: CreateFile's
+// name the file it could not open (the temporary one, in a folder that
+// cannot be written); those of Write and Commit name path.
 func CreateFile(path string, replace bool) (*File, error) {
 	fi, err := os.Stat(path)
 	switch {
@@ -60,7 +61,7 @@ func CreateFile(path string, replace bool) (*File, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &File{f: f, path: path}, nil
+		return &File{direct: f}, nil
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		return nil, err // a link loop, a folder that cannot be searched
 	case err != nil:
@@ -87,88 +88,56 @@ func CreateFile(path string, replace bool) (*File, error) {
 		}
 		path = real
 	}
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.CreateTemp(dir, "."+base+".*.partial")
+	out, err := atomicfile.Create(path, mode)
 	if err != nil {
 		return nil, err
 	}
-	return &File{f: f, path: path, tmp: f.Name(), mode: mode}, nil
+	return &File{out: out}, nil
 }
 
-// Leftovers lists the other temporary files of the path in its folder:
-// those of writes that never finished (a process killed with SIGKILL,
-// a machine that went down), or of one running now. CreateFile cannot
-// tell which, so it removes none; the caller says they are there.
+// Leftovers lists the other temporary files of the path in its folder
+// (atomicfile.File.Leftovers); none for a path that is not a regular file.
 func (f *File) Leftovers() []string {
-	if f.tmp == "" {
+	if f.out == nil {
 		return nil
 	}
-	dir, base := filepath.Split(f.path)
-	if dir == "" {
-		dir = "."
-	}
-	entries, _ := os.ReadDir(dir)
-	var out []string
-	for _, e := range entries {
-		n := e.Name()
-		if p := filepath.Join(dir, n); strings.HasPrefix(n, "."+base+".") && strings.HasSuffix(n, ".partial") && p != f.tmp && e.Type().IsRegular() {
-			out = append(out, p)
-		}
-	}
-	return out
+	return f.out.Leftovers()
 }
 
 // Write writes to the temporary file (or the path, when it is not a
 // regular file).
-func (f *File) Write(p []byte) (int, error) { return f.f.Write(p) }
+func (f *File) Write(p []byte) (int, error) {
+	if f.direct != nil {
+		return f.direct.Write(p)
+	}
+	return f.out.Write(p)
+}
 
-// Commit syncs and closes the file and renames it into place, then syncs
-// the folder so the rename is durable too where the system allows. After
-// an error nothing is left but what was at path before.
+// Commit puts the file in place (atomicfile.File.Commit: the file and its
+// folder synced). After an error nothing is left but what was at path
+// before.
 func (f *File) Commit() error {
-	if f.f == nil {
+	if f.direct != nil {
+		d := f.direct
+		f.direct = nil
+		return d.Close()
+	}
+	if f.out == nil {
 		return os.ErrClosed
 	}
-	file := f.f
-	f.f = nil
-	if f.tmp == "" {
-		return file.Close()
-	}
-	err := file.Sync()
-	if err == nil {
-		err = file.Chmod(f.mode)
-	}
-	if cerr := file.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.tmp, f.path)
-	}
-	if err != nil {
-		_ = os.Remove(f.tmp)
-		return err
-	}
-	if d, err := os.Open(filepath.Dir(f.path)); err == nil {
-		_ = d.Sync() // not every system can sync a folder
-		_ = d.Close()
-	}
-	return nil
+	return f.out.Commit()
 }
 
 // Abort closes the file and removes the temporary one, leaving any
 // earlier file at path as it was. It does nothing after Commit or Abort.
 func (f *File) Abort() {
-	if f.f == nil {
-		return
+	if f.direct != nil {
+		_ = f.direct.Close()
+		f.direct = nil
 	}
-	_ = f.f.Close()
-	if f.tmp != "" {
-		_ = os.Remove(f.tmp)
+	if f.out != nil {
+		f.out.Abort()
 	}
-	f.f = nil
 }
 
 // LineWriter writes records as lines of an Appender's shape (DESIGN §4

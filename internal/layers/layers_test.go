@@ -21,9 +21,12 @@ const module = "github.com/kbatch-dev/kbatch"
 // A package may import only packages of a lower rank. A new package must
 // be placed here, so that its place in the house is a decision.
 var rank = map[string]int{
-	"record":  0,
-	"schema":  0,
-	"offsets": 1,
+	// atomicfile is the one writer of files that must be complete or
+	// absent; it is on the standard library only, below every package.
+	"atomicfile": -1,
+	"record":     0,
+	"schema":     0,
+	"offsets":    1,
 	// filter is the one expression language over records (CEL), on
 	// record and schema; replay's and the screen's filters use it.
 	"filter":        1,
