@@ -51,7 +51,7 @@ func corruptCluster(t *testing.T) Config {
 		Interval: 50 * time.Millisecond, Samples: 3, IdleDone: 300 * time.Millisecond, MetadataInterval: 200 * time.Millisecond}
 }
 
-// A corrupt batch was a broker error retried for ever. Now: one
+// A corrupt batch is not a broker error retried for ever: one
 // corrupt-batch event at its offset, the partition's status says corrupt
 // and its position stays before the batch, no broker-error, the other
 // partition is read whole; a seek past the batch reads on and clears the

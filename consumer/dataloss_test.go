@@ -56,7 +56,7 @@ func describe(evs []Event) string {
 	return sb.String()
 }
 
-// Issue 13, bug 4 and DESIGN §2.5: an explicit offset below the log start
+// docs/design.md §2.5: an explicit offset below the log start
 // is data loss. Reading goes on at the log start (what still exists), not
 // per --reset; the event says how many offsets were lost, and the first
 // batch is marked as a jump.
@@ -91,7 +91,7 @@ func TestDataLossAtStartReadsFromTheLogStart(t *testing.T) {
 	}
 }
 
-// Issue 13, bug 3: a batch planned and never acked; retention then moves the
+// A batch planned and never acked; retention then moves the
 // log start into or past its range. The restart re-delivers the batch with
 // its planned ranges and reports the loss once; the batch after it never
 // claims deleted offsets: when the log start is past the planned range, it
@@ -153,7 +153,7 @@ func TestRedeliveryAfterRetentionMarksTheLoss(t *testing.T) {
 	}
 }
 
-// Issue 13, bug 4 across a crash: data loss at start stores the log start
+// Data loss at start, across a crash: it stores the log start
 // as the position; when the stream stops before its first batch, the next
 // start still marks that batch as a data-loss jump (the store keeps why
 // the position moved until a range from it is acked). A start that moves

@@ -14,12 +14,12 @@ import (
 	"github.com/kbatch-dev/kbatch/offsets"
 )
 
-// Issue 16 point 4 (KIP-320): every fetch carries the partition's current
+// KIP-320: every fetch carries the partition's current
 // leader epoch, so a broker whose epoch moved on answers
 // FENCED_LEADER_EPOCH instead of serving a history the client does not
 // know is current; the stream refreshes its metadata, fetches with the new
-// epoch and delivers every record. Before, fetches carried -1 and brokers
-// never checked.
+// epoch and delivers every record. A fetch carrying -1 would let the
+// broker skip the check.
 func TestFetchCarriesLeaderEpochAndRetriesWhenFenced(t *testing.T) {
 	if testkafka.Real() {
 		t.Skip("moves epochs and injects errors: kfake only")

@@ -11,9 +11,9 @@ import (
 )
 
 // TestLagDoesNotCountTheMarkerReadPast: a partition whose log ends in a
-// transaction marker showed LAG 1 for good once every record was in a
-// batch (helper-30): NEXT stays at the marker (a range ends after its last
-// record), and LAG was HWM - NEXT. Offsets read past that hold no record
+// transaction marker shows no LAG once every record is in a batch. NEXT
+// stays at the marker (a range ends after its last record), so HWM - NEXT
+// would show LAG 1 for good. Offsets read past that hold no record
 // (markers, aborted batches) are no lag: with nothing held, LAG counts from
 // where the partition was read to.
 func TestLagDoesNotCountTheMarkerReadPast(t *testing.T) {

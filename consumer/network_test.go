@@ -55,7 +55,7 @@ func answers(t *testing.T, what string, fn func() error) {
 	}
 }
 
-// DESIGN §2.9: keys (ack, seek, pause, quit) answer whatever the network
+// docs/design.md §2.9: keys (ack, seek, pause, quit) answer whatever the network
 // does. Broker 1 stops answering ListOffsets (then Fetch) just as the
 // loop needs the bounds of a partition it leads (the broker said its
 // position is out of range); every command must still answer, and Close
@@ -165,7 +165,7 @@ func (s *eventStore) AddEvents(stream string, es []offsets.Event) error {
 	return s.Store.AddEvents(stream, es)
 }
 
-// DESIGN §2.9: a broker blip on many partitions writes its events in one
+// docs/design.md §2.9: a broker blip on many partitions writes its events in one
 // store transaction, not one fsync per partition.
 func TestBrokerBlipWritesItsEventsInOneTransaction(t *testing.T) {
 	if testkafka.Real() {
@@ -256,9 +256,9 @@ func TestListBoundsStopsRetryingOnCancel(t *testing.T) {
 	}
 }
 
-// DESIGN §2.9: a broker that does not answer holds up no other broker's
+// docs/design.md §2.9: a broker that does not answer holds up no other broker's
 // partitions. Broker 1 holds every fetch; the partitions of brokers 0 and
-// 2 are read all the same (the fetch held used to reserve the whole
+// 2 are read all the same (the fetch held must not reserve the whole
 // read-ahead).
 func TestAStalledBrokerHoldsUpNoOther(t *testing.T) {
 	h := newBrokersHarness(t, 3)

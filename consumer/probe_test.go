@@ -9,12 +9,11 @@ import (
 	"github.com/kbatch-dev/kbatch/offsets"
 )
 
-// TestProbeSeesCommittedAfterAbortedOfSameProducer is issue 13's bug 9:
-// under read_committed the probe took every later batch of a producer with
-// an aborted transaction as aborted, because it never ended the
-// transaction at its abort marker. So a committed transaction written
-// after an aborted one by the same producer counted as "no records", and
-// a target could be taken as reached with records unread.
+// TestProbeSeesCommittedAfterAbortedOfSameProducer: under read_committed
+// the probe ends an aborted transaction at its abort marker. A probe that
+// took every later batch of that producer as aborted would count a
+// committed transaction written after it as "no records", and take a
+// target as reached with records unread.
 func TestProbeSeesCommittedAfterAbortedOfSameProducer(t *testing.T) {
 	h := newHarness(t)
 	topic := h.kc.Topic("probe-txn", 1)

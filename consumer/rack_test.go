@@ -38,7 +38,7 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-// Issue 16 point 5 (KIP-392): the client's rack goes with every fetch;
+// KIP-392: the client's rack goes with every fetch;
 // when the leader names a preferred read replica, the partition is
 // fetched from that broker, and a fetch the replica cannot serve (behind:
 // OFFSET_OUT_OF_RANGE) sends it back to the leader, without data loss or

@@ -19,15 +19,15 @@ import (
 	"github.com/kbatch-dev/kbatch/record"
 )
 
-// TestRecreatedTopicIsReported (helper-37): a topic deleted and created
-// again while kbatch was stopped, the new one already holding more
-// records than the stored position: kbatch resumed at the old offset with
-// no event, so the new topic's first records were skipped silently. The
-// topic id (KIP-516) tells the two apart: a topic-recreated event says
-// so and how to read the new topic from its start, and a batch planned
-// on the old topic is dropped. The stored positions are kept (helper-39:
-// a topic recreated while a stream ran has positions of the new topic
-// acked under the old id; resetting them would deliver those twice).
+// TestRecreatedTopicIsReported: a topic deleted and created again while
+// kbatch was stopped, the new one already holding more records than the
+// stored position: resuming at the old offset with no event would skip
+// the new topic's first records silently. The topic id (KIP-516) tells
+// the two apart: a topic-recreated event says so and how to read the new
+// topic from its start, and a batch planned on the old topic is dropped.
+// The stored positions are kept (a topic recreated while a stream ran has
+// positions of the new topic acked under the old id; resetting them would
+// deliver those twice).
 func TestRecreatedTopicIsReported(t *testing.T) {
 	h := newHarness(t)
 	topic := h.kc.Topic("recreated", 1)
@@ -104,11 +104,11 @@ func produceNew(t *testing.T, h *harness, topic string, partition int32, n int) 
 }
 
 // TestTopicRecreatedWhileRunning: a topic deleted and created again under
-// a running stream. Before, the fetch at the old position was out of
-// range, the leader-epoch check took the new log's end for a truncation
-// by an unclean election, and the new topic's records below it were
-// skipped as "data loss"; with the new topic already past the old
-// position the fetch even went on there with no word. The stream now
+// a running stream. The fetch at the old position is out of range, and
+// a leader-epoch check alone would take the new log's end for a
+// truncation by an unclean election and skip the new topic's records
+// below it as "data loss"; with the new topic already past the old
+// position the fetch would even go on there with no word. The stream
 // notices the new topic id (a lookup after out of range, or the metadata
 // refresh), says so, and reads every partition of the new topic from its
 // log start; the move is stored at once with the new id, so a restart
@@ -283,13 +283,13 @@ func waitNotice(t *testing.T, s *Stream, code string) []Event {
 	}
 }
 
-// TestRecreatedAfterAPlannedBatch (helper-42): a batch of the old topic
-// planned and not acked when the running stream saw the topic created
-// again, then a crash. The restart found the ids matching and re-delivered
-// the batch's old range against the new topic: it waited for offsets the
-// new topic did not have, then delivered new records as the old range.
-// The stored move (topic-recreated) says the batch is the old topic's: it
-// is dropped, and the new topic is read from its start.
+// TestRecreatedAfterAPlannedBatch: a batch of the old topic planned and
+// not acked when the running stream saw the topic created again, then a
+// crash. The restart finds the ids matching; re-delivering the batch's old
+// range against the new topic would wait for offsets the new topic does
+// not have, then deliver new records as the old range. The stored move
+// (topic-recreated) says the batch is the old topic's: it is dropped, and
+// the new topic is read from its start.
 func TestRecreatedAfterAPlannedBatch(t *testing.T) {
 	h, topic, st, cfg := readToEnd(t, "recreated-planned", 1)
 	p0 := offsets.Partition{Topic: topic, Partition: 0}
@@ -329,10 +329,10 @@ func TestRecreatedAfterAPlannedBatch(t *testing.T) {
 	}
 }
 
-// TestTopicRecreatedWithFewerPartitions (helper-42): a partition the new
-// topic does not have kept its old position; when the topic got it back,
-// the new records below that position were skipped as "data loss", and a
-// --until-end run waited for its old high watermark for good.
+// TestTopicRecreatedWithFewerPartitions: a partition the new topic does
+// not have must not keep its old position, or, when the topic gets it
+// back, the new records below that position are skipped as "data loss",
+// and a --until-end run waits for its old high watermark for good.
 func TestTopicRecreatedWithFewerPartitions(t *testing.T) {
 	h, topic, _, cfg := readToEnd(t, "recreated-fewer", 2)
 	p0, p1 := offsets.Partition{Topic: topic, Partition: 0}, offsets.Partition{Topic: topic, Partition: 1}
@@ -382,10 +382,10 @@ func TestTopicRecreatedWithFewerPartitions(t *testing.T) {
 	}
 }
 
-// TestTopicRecreatedBesideADeletedTopic (helper-42): with another topic of
-// the stream deleted, the metadata refresh failed as a whole and the
-// recreation of the first went unseen; its new records below the old
-// position were skipped.
+// TestTopicRecreatedBesideADeletedTopic: with another topic of the stream
+// deleted, the metadata refresh must not fail as a whole, or the
+// recreation of the first goes unseen and its new records below the old
+// position are skipped.
 func TestTopicRecreatedBesideADeletedTopic(t *testing.T) {
 	h := newHarness(t)
 	a, b := h.kc.Topic("recreated-a", 1), h.kc.Topic("deleted-b", 1)
@@ -453,10 +453,10 @@ func TestTopicRecreatedBesideADeletedTopic(t *testing.T) {
 	}
 }
 
-// TestRecreatedReportedUntilAStartSucceeds (helper-42): the start stored
-// the new id before it could fail (--fail-on-data-loss, a usage error),
-// so the next start did not report the recreation, and skipped the new
-// topic's records below the stored position without a word. With
+// TestRecreatedReportedUntilAStartSucceeds: a start that stored the new id
+// before it could fail (--fail-on-data-loss, a usage error) would let the
+// next start skip the new topic's records below the stored position
+// without reporting the recreation. With
 // --fail-on-data-loss, the recreation itself stops the start: records of
 // the new topic would be skipped.
 func TestRecreatedReportedUntilAStartSucceeds(t *testing.T) {
@@ -485,13 +485,13 @@ func TestRecreatedReportedUntilAStartSucceeds(t *testing.T) {
 	}
 }
 
-// TestRecreatedTwiceWithABatchInFlight (helper-43): a batch of the first
-// new topic (its range marked topic-recreated) in flight when the topic
-// was created again a second time, then a crash. The restart kept the
-// batch, since its range starts at a recreation, and re-delivered it on
-// the newest topic: it waited for offsets that topic lacked (--until-end
-// hung) or delivered other records under the batch's ranges. The second
-// move was made after the batch was cut: the batch is dropped.
+// TestRecreatedTwiceWithABatchInFlight: a batch of the first new topic
+// (its range marked topic-recreated) in flight when the topic was created
+// again a second time, then a crash. Its range starts at a recreation, but
+// re-delivering it on the newest topic would wait for offsets that topic
+// lacks (--until-end hangs) or deliver other records under the batch's
+// ranges. The second move was made after the batch was cut: the batch is
+// dropped.
 func TestRecreatedTwiceWithABatchInFlight(t *testing.T) {
 	h := newHarness(t)
 	topic := h.kc.Topic("recreated-twice", 1)
@@ -603,20 +603,19 @@ func TestRecreatedTopicIsNotReadUnderTheOldID(t *testing.T) {
 			t.Errorf("%s: after the move %d records (moved %v), want the new topic's 9 once: %s", p, records, jumped, describe(br.evs))
 		}
 	}
-	// One event says it all (helper-48: each partition also had a
-	// broker-error for UNKNOWN_TOPIC_ID, then a reconnected one).
+	// One event says it all: no partition also gets a broker-error for
+	// UNKNOWN_TOPIC_ID, then a reconnected one.
 	if n, b, c := len(notices(br.evs, offsets.CodeRecreated)), len(notices(br.evs, offsets.CodeBrokerError)), len(notices(br.evs, offsets.CodeReconnected)); n != 1 || b+c > 0 {
 		t.Errorf("%d topic-recreated, %d broker-error and %d reconnected events; want one topic-recreated alone: %s", n, b, c, describe(br.evs))
 	}
 }
 
-// TestTopicIDLearnedAfterAFailedLookup (helper-48): the lookup of the
-// topics' ids at start failed (a timeout of the first request, say), and
-// the ids the refresher learnt later were thrown away: the stream read by
-// names for the rest of the run, and a topic created again was read at
-// the old topic's offsets, its first records skipped, with no event. The
-// refresher's id is now taken, the readers started again under it, and
-// the store keeps it.
+// TestTopicIDLearnedAfterAFailedLookup: the lookup of the topics' ids at
+// start fails (a timeout of the first request, say). The ids the
+// refresher learns later are taken, the readers started again under them,
+// and the store keeps them; a stream that threw them away would read by
+// names for the rest of the run, and read a topic created again at the
+// old topic's offsets, its first records skipped, with no event.
 func TestTopicIDLearnedAfterAFailedLookup(t *testing.T) {
 	h := newHarness(t)
 	if v := h.kc.FetchMaxVersion(); v < 13 {

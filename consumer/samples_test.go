@@ -21,8 +21,8 @@ func (g *countingGate) Sent(bytes int64) { g.waiting.Add(bytes) }
 
 // A receiver that falls behind a catch-up of large records does not get
 // copies of all of them as samples: while its gate is closed, batches come
-// without them (issue 17: on 1 MiB values the screen's process copied the
-// whole topic, and its heap stood above the soft limit). Once it has taken
+// without them (on 1 MiB values the screen's process would copy the whole
+// topic, and its heap stand above the soft limit). Once it has taken
 // what waited, the next batch has its samples again.
 func TestSamplesWaitForAReceiverThatFallsBehind(t *testing.T) {
 	h := newHarness(t)
@@ -99,7 +99,7 @@ func TestSamplesWaitForAReceiverThatFallsBehind(t *testing.T) {
 // With manual acks the planned and the acked event of a batch both carry
 // its samples: what the gate is told and what a receiver that takes every
 // event counts down balance once the stream is closed and drained
-// (helper-46), so the gate cannot stay closed for good.
+// so the gate cannot stay closed for good.
 func TestSampleGateBalancesUnderManualAck(t *testing.T) {
 	h := newHarness(t)
 	topic := h.kc.Topic("large", 2)

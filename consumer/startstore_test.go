@@ -12,11 +12,11 @@ import (
 	"github.com/kbatch-dev/kbatch/offsets"
 )
 
-// Issue 13, bug 5: a partition added while running is announced as read
-// from its log start; its start is stored at once, so a restart before it
-// had a batch reads its records (written while stopped too) from there,
-// not from reset-latest. Before, the restart skipped them, and with
-// --batches N and no other traffic it waited for a batch for ever.
+// A partition added while running is announced as read from its log
+// start; its start is stored at once, so a restart before it had a batch
+// reads its records (written while stopped too) from there, not from
+// reset-latest. A restart that skipped them would, with --batches N and no
+// other traffic, wait for a batch for ever.
 func TestNewPartitionStartIsStored(t *testing.T) {
 	h := newHarness(t)
 	topic := h.kc.Topic("events", 1)
@@ -92,7 +92,7 @@ func produceToNew(t *testing.T, h *harness, p offsets.Partition, n int) {
 	}
 }
 
-// Issue 13, bug 5: with a planned batch pending at start, the partitions
+// With a planned batch pending at start, the partitions
 // it does not hold still get their start stored: the next start puts them
 // at the same place, not at a newer reset-latest.
 func TestStartsStoredWithAPendingBatch(t *testing.T) {
@@ -129,7 +129,7 @@ func TestStartsStoredWithAPendingBatch(t *testing.T) {
 	}
 }
 
-// Issue 13, bug 8: a pending batch the user overrides with -o is not
+// A pending batch the user overrides with -o is not
 // re-delivered; the new batch that takes its id is a new batch, stored and
 // reported as such, and the store says the old one was dropped.
 func TestOverriddenPendingBatchIsNotStoredAsRedelivered(t *testing.T) {
@@ -174,7 +174,7 @@ func TestOverriddenPendingBatchIsNotStoredAsRedelivered(t *testing.T) {
 	}
 }
 
-// Issue 13, bug 7: a seek made while a batch waits, then a quit, then
+// A seek made while a batch waits, then a quit, then
 // `offsets set` of the seeked partition: the set wins. The ack of the batch
 // re-delivered at the next start does not store the seek again.
 func TestOffsetsSetBeatsAKeptSeek(t *testing.T) {
@@ -293,11 +293,10 @@ func TestStartEventListsSomePartitions(t *testing.T) {
 	}
 }
 
-// helper-37: a stream taken over (--name) with other topics, its planned
-// batch on the old topic: the batch was "re-delivered with the same
-// ranges" with no range at all and acked empty, over the planned ranges
-// in the log, and its line said "ranges":null. It is dropped with a
-// reason instead; the old topic's stored position stays where it was.
+// A stream taken over (--name) with other topics, its planned batch on the
+// old topic: the batch is dropped with a reason, not "re-delivered with
+// the same ranges" with no range at all and acked empty over the planned
+// ranges in the log; the old topic's stored position stays where it was.
 func TestPendingBatchOfAnotherTopicIsDropped(t *testing.T) {
 	h := newHarness(t)
 	old, now := h.kc.Topic("old", 1), h.kc.Topic("new", 1)

@@ -470,7 +470,7 @@ func TestNewPartitionStartsAtEarliest(t *testing.T) {
 // acking lets it go on, and the broker reports the position out of range.
 // 20000 records of 2 KiB are far more than the read-ahead (a batch's worth
 // held, plus sarama's buffers and one fetch). Reading goes on at the log
-// start although --reset is latest (DESIGN §2.5), and the event counts the
+// start although --reset is latest (docs/design.md §2.5), and the event counts the
 // offsets lost.
 func TestDataLossWhileRunning(t *testing.T) {
 	h := newHarness(t)

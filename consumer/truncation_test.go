@@ -15,12 +15,12 @@ import (
 	"github.com/kbatch-dev/kbatch/record"
 )
 
-// Issue 16 point 4 (KIP-320): after an unclean leader election the new
-// leader's log is shorter than what the stream read, and new records are
-// then written at the offsets the stream had read past. Before, the
-// stream went on at its position and silently read the new history from
-// there: the new records below its position were never read, and what it
-// had read there was gone without a word. Now the first fetch after the
+// KIP-320: after an unclean leader election the new leader's log is
+// shorter than what the stream read, and new records are then written at
+// the offsets the stream had read past. A stream that went on at its
+// position would silently read the new history from there: the new
+// records below its position never read, and what it had read there gone
+// without a word. The first fetch after the
 // leader changed checks the record before the position against the leader
 // epoch it was read in; the stream reports data loss for [divergence,
 // position) and reads on at the divergence point.

@@ -19,7 +19,7 @@ import (
 	"github.com/kbatch-dev/kbatch/offsets"
 )
 
-// Issue 16 point 6: faults on the wire between kbatch and the broker
+// Faults on the wire between kbatch and the broker
 // (latency, a bandwidth cap, a black hole). In each,
 // the stream recovers by itself, keys answer (acks, pause and resume
 // return), the events say what is wrong where the fetches fail (broker
@@ -166,9 +166,8 @@ func TestStreamRecoversFromWireFaults(t *testing.T) {
 	}
 }
 
-// Issue 16 point 6, the reset that was not understood: with a connection
-// reset before a black hole, the black hole sometimes gave no broker-error
-// event within 60 s. Each round resets every connection of the broker
+// A connection reset before a black hole: the black hole must still give
+// a broker-error event. Each round resets every connection of the broker
 // (the stream must report it and read on), then black-holes the wire
 // (the stream must report that within the network timeout, 2 s here,
 // and read on once it is cleared); no offset lost.

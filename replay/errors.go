@@ -10,7 +10,7 @@ import (
 // PartialError says a replay read everything that still existed, but
 // some requested offsets did not: they were below the log start
 // (retention, DeleteRecords). The sink was closed normally, so a file holds
-// the available part. ExitCode is 3 (DESIGN §3).
+// the available part. ExitCode is 3 (docs/design.md §3).
 type PartialError struct {
 	// Missing lists the offsets that no longer exist, in task order.
 	Missing []offsets.Range

@@ -9,7 +9,7 @@
 #      SIGKILLed 5 times and started again on the same store (with a broker down; a kill
 #      between a batch's plan and its ack makes the next run redeliver that batch),
 # then stops the producer, stops kbatch (SIGTERM) and runs it once more with --until-end on
-# the same store. It checks what DESIGN §2 promises: the stream survived every fault by
+# the same store. It checks what docs/design.md §2 promises: the stream survived every fault by
 # itself, acked ranges are contiguous per partition (no jump), every offset in the log was
 # delivered with the value kcat reads, any offset delivered twice lies in a batch marked
 # redelivered, and every record the producer had acknowledged is in the log. It prints the
