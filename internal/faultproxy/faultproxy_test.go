@@ -90,3 +90,28 @@ func TestResetResetsOpenConnections(t *testing.T) {
 	}
 	t.Logf("after reset: %v", err)
 }
+
+// A Group's Set and Reset reach every listener its Listen made.
+func TestGroupReachesEveryListener(t *testing.T) {
+	var g Group
+	var conns []net.Conn
+	for range 2 {
+		l, err := g.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		go echo(l)
+		conns = append(conns, dial(t, l.(*Listener)))
+	}
+	g.Set(Faults{BlackHole: true})
+	for i, c := range conns {
+		if err := roundTrip(c, 200*time.Millisecond); !errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Fatalf("listener %d in a black hole: err %v, want a timeout", i, err)
+		}
+	}
+	g.Set(Faults{})
+	if n := g.Reset(); n != 2 {
+		t.Fatalf("reset %d connections, want 2", n)
+	}
+}
