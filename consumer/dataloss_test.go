@@ -62,8 +62,7 @@ func describe(evs []Event) string {
 // batch is marked as a jump.
 func TestDataLossAtStartReadsFromTheLogStart(t *testing.T) {
 	h := newHarness(t)
-	topic := h.kc.Topic("expiring", 1)
-	h.kc.ProduceN(topic, 0, 300, 20)
+	topic := h.topicWith("expiring", 20, 300)
 	h.kc.DeleteRecords(topic, 0, 100)
 	p0 := offsets.Partition{Topic: topic, Partition: 0}
 	cfg := h.config(nil, topic)
@@ -111,22 +110,10 @@ func TestRedeliveryAfterRetentionMarksTheLoss(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t)
-			topic := h.kc.Topic("events", 1)
-			h.kc.ProduceN(topic, 0, 300, 20)
+			topic := h.topicWith("events", 20, 300)
 			p0 := offsets.Partition{Topic: topic, Partition: 0}
-			st := h.openStore()
-			defer st.Close()
-			if err := st.EnsureStream("test", h.kc.Brokers, []string{topic}); err != nil {
-				t.Fatal(err)
-			}
-			if err := st.SetNext("test", map[offsets.Partition]int64{p0: 0}, offsets.Event{}); err != nil {
-				t.Fatal(err)
-			}
-			if err := st.Plan("test", offsets.Batch{ID: 1, Ranges: []offsets.BatchRange{
-				{Range: offsets.Range{Partition: p0, From: 0, Until: 100}, Records: 100},
-			}}); err != nil {
-				t.Fatal(err)
-			}
+			st := h.storeClosedAtEnd()
+			seedStore(t, h, st, []string{topic}, map[offsets.Partition]int64{p0: 0}, planned(p0, 0, 100))
 			h.kc.DeleteRecords(topic, 0, tc.logStart)
 			cfg := h.config(st, topic)
 			cfg.Reset = offsets.ResetLatest
@@ -160,24 +147,14 @@ func TestRedeliveryAfterRetentionMarksTheLoss(t *testing.T) {
 // a stored position with -o marks its first range as a reset.
 func TestStartJumpsSurviveARestartBeforeTheFirstBatch(t *testing.T) {
 	h := newHarness(t)
-	topic := h.kc.Topic("expiring", 1)
-	h.kc.ProduceN(topic, 0, 300, 20)
+	topic := h.topicWith("expiring", 20, 300)
 	p0 := offsets.Partition{Topic: topic, Partition: 0}
-	st := h.openStore()
-	defer st.Close()
-	if err := st.EnsureStream("test", h.kc.Brokers, []string{topic}); err != nil {
-		t.Fatal(err)
-	}
-	if err := st.SetNext("test", map[offsets.Partition]int64{p0: 20}, offsets.Event{}); err != nil {
-		t.Fatal(err)
-	}
+	st := h.storeClosedAtEnd()
+	seedStore(t, h, st, []string{topic}, map[offsets.Partition]int64{p0: 20})
 	h.kc.DeleteRecords(topic, 0, 100)
 	cfg := h.config(st, topic)
 	cfg.Interval, cfg.MaxPerPartition = time.Hour, 1_000_000 // no batch before the stop
-	s, _, err := Start(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := start(t, cfg)
 	_ = s.Close()
 	var evs []Event
 	for ev := range s.Events() {

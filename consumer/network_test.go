@@ -74,18 +74,14 @@ func TestKeysAnswerWhileABrokerIsDown(t *testing.T) {
 	stallNode(h.kc.Fake, kmsg.ListOffsets, 1, &stallLists, lookups, release)
 	stallNode(h.kc.Fake, kmsg.Fetch, 1, &stallFetches, nil, release)
 
-	st := h.openStore()
-	defer st.Close()
+	st := h.storeClosedAtEnd()
 	cfg := h.config(st, topic)
 	// Cleanups run last first: the broker answers again before the
 	// client is closed.
 	t.Cleanup(func() { close(release) })
 	cfg.Reset = offsets.ResetEarliest
 	cfg.ManualAck = true
-	s, _, err := Start(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := start(t, cfg)
 	planned := make(chan uint64, 16)
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -186,10 +182,7 @@ func TestBrokerBlipWritesItsEventsInOneTransaction(t *testing.T) {
 	defer st.Close()
 	cfg := h.config(nil, topic)
 	cfg.Store = st
-	s, _, err := Start(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := start(t, cfg)
 	defer s.Close()
 	errored, reconnected := 0, 0
 	deadline := time.After(30 * time.Second)
@@ -274,10 +267,7 @@ func TestAStalledBrokerHoldsUpNoOther(t *testing.T) {
 	cfg := h.config(nil, topic)
 	cfg.Reset = offsets.ResetEarliest
 	t.Cleanup(func() { close(release) }) // before the client closes
-	s, _, err := Start(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := start(t, cfg)
 	read := map[int32]int64{}
 	deadline := time.After(30 * time.Second)
 	for want := int64(50); want <= 100; want += 50 {

@@ -42,8 +42,7 @@ func testReauthFailure(t *testing.T, brokers int, refuse bool) {
 	if brokers > 1 {
 		h.kc = testkafka.NewBrokers(t, brokers)
 	}
-	topic := h.kc.Topic("reauth", 1)
-	h.kc.ProduceN(topic, 0, 10, 20)
+	topic := h.topicWith("reauth", 20, 10)
 	fake := h.kc.Fake
 	var down atomic.Bool
 	fake.ControlKey(kmsg.SASLHandshake.Int16(), func(req kmsg.Request) (kmsg.Response, error, bool) {
@@ -72,22 +71,12 @@ func testReauthFailure(t *testing.T, brokers int, refuse bool) {
 	}, nil)
 	cc := kafka.ClientConfig{Brokers: h.kc.Brokers}
 	cc.SASL = &kafka.SASL{Mechanism: sarama.SASLTypeOAuth, TokenProvider: tp}
-	conf := cc.SaramaConfig()
-	conf.Consumer.MaxWaitTime = 50 * time.Millisecond
-	c, err := kafka.DialWith(cc, conf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
-	st := h.openStore()
-	defer st.Close()
+	c := dial(t, cc)
+	st := h.storeClosedAtEnd()
 	cfg := h.config(st, topic)
 	cfg.Client = c
 	cfg.Reset = offsets.ResetEarliest
-	s, _, err := Start(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := start(t, cfg)
 	defer s.Close()
 
 	read := int64(0)

@@ -29,13 +29,8 @@ import (
 // positions of the new topic acked under the old id; resetting them would
 // deliver those twice).
 func TestRecreatedTopicIsReported(t *testing.T) {
-	h := newHarness(t)
-	topic := h.kc.Topic("recreated", 1)
+	h, topic, st, cfg := storedStream(t, "recreated", 10, 5)
 	p0 := offsets.Partition{Topic: topic, Partition: 0}
-	h.kc.ProduceN(topic, 0, 5, 10)
-	st := h.openStore()
-	defer st.Close()
-	cfg := h.config(st, topic)
 	cfg.Reset, cfg.UntilEnd = offsets.ResetEarliest, true
 	if _, until, _ := covered(t, batches(runWithin(t, cfg, time.Minute)), p0); until != 5 {
 		t.Fatalf("first run read up to %d, want 5", until)
@@ -124,14 +119,10 @@ func TestTopicRecreatedWhileRunning(t *testing.T) {
 			p0, p1 := offsets.Partition{Topic: topic, Partition: 0}, offsets.Partition{Topic: topic, Partition: 1}
 			h.kc.ProduceN(topic, 0, 5, 10)
 			h.kc.ProduceN(topic, 1, 5, 10)
-			st := h.openStore()
-			defer st.Close()
+			st := h.storeClosedAtEnd()
 			cfg := h.config(st, topic)
 			cfg.Reset = offsets.ResetEarliest
-			s, _, err := Start(context.Background(), cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
+			s := start(t, cfg)
 			br := newBatchReader(s)
 			seen, inNew := br.until, br.moved
 			br.readUntil(t, "batch up to 5 on both partitions", func() bool { return seen[p0] == 5 && seen[p1] == 5 })
@@ -253,6 +244,38 @@ type failGate struct {
 	release chan struct{}
 }
 
+func newFailGate(id uint64) *failGate {
+	return &failGate{id: id, entered: make(chan struct{}), release: make(chan struct{})}
+}
+
+// crash releases the batch, which fails, and closes s once it ended.
+func (g *failGate) crash(s *Stream) {
+	close(g.release)
+	for range s.Events() {
+	}
+	_ = s.Close()
+}
+
+// restartDropsTheBatch runs cfg to its end and checks that it dropped the
+// pending batch 2 (its event saying why contains why) and read p from the
+// newest topic's start: [0, until), none of it as re-delivered.
+func restartDropsTheBatch(t *testing.T, cfg Config, p offsets.Partition, why string, until int64) {
+	t.Helper()
+	evs := runWithin(t, cfg, time.Minute)
+	if d := notices(evs, offsets.CodeDropped); len(d) != 1 || !strings.Contains(d[0].Message, why) {
+		t.Errorf("dropped events %v, want batch 2 dropped: %s", d, describe(evs))
+	}
+	from, got, records := covered(t, batches(evs), p)
+	if from != 0 || got != until || records != until {
+		t.Errorf("restart read [%d, %d) with %d records, want the newest topic's [0, %d): %s", from, got, records, until, describe(evs))
+	}
+	for _, b := range batches(evs) {
+		if b.Redelivered {
+			t.Errorf("batch %d re-delivered a range of an earlier topic", b.ID)
+		}
+	}
+}
+
 func (g *failGate) Process(_ context.Context, b *Batch, _ []*record.Record) error {
 	if b.ID != g.id {
 		return nil
@@ -295,38 +318,20 @@ func TestRecreatedAfterAPlannedBatch(t *testing.T) {
 	p0 := offsets.Partition{Topic: topic, Partition: 0}
 	h.kc.ProduceN(topic, 0, 50, 10)
 
-	g := &failGate{id: 2, entered: make(chan struct{}), release: make(chan struct{})}
+	g := newFailGate(2)
 	live := cfg
 	live.UntilEnd, live.Processor = false, g
-	s, _, err := Start(context.Background(), live)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := start(t, live)
 	<-g.entered
 	h.kc.Recreate(topic, 1)
 	produceNew(t, h, topic, 0, 3)
 	waitNotice(t, s, offsets.CodeRecreated)
-	close(g.release)
-	for range s.Events() {
-	}
-	_ = s.Close()
+	g.crash(s)
 	if p, _ := st.Pending("test"); p == nil || p.ID != 2 {
 		t.Fatalf("pending batch %+v, want batch 2 of the old topic", p)
 	}
 
-	evs := runWithin(t, cfg, time.Minute)
-	if d := notices(evs, offsets.CodeDropped); len(d) != 1 || !strings.Contains(d[0].Message, "after it was planned") {
-		t.Errorf("dropped events %v, want batch 2 dropped: %s", d, describe(evs))
-	}
-	from, until, records := covered(t, batches(evs), p0)
-	if from != 0 || until != 3 || records != 3 {
-		t.Errorf("restart read [%d, %d) with %d records, want the new topic's [0, 3): %s", from, until, records, describe(evs))
-	}
-	for _, b := range batches(evs) {
-		if b.Redelivered {
-			t.Errorf("batch %d re-delivered the old topic's range on the new one", b.ID)
-		}
-	}
+	restartDropsTheBatch(t, cfg, p0, "after it was planned", 3)
 }
 
 // TestTopicRecreatedWithFewerPartitions: a partition the new topic does
@@ -339,10 +344,7 @@ func TestTopicRecreatedWithFewerPartitions(t *testing.T) {
 
 	live := cfg
 	live.UntilEnd = false
-	s, _, err := Start(context.Background(), live)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := start(t, live)
 	h.kc.Recreate(topic, 1)
 	produceNew(t, h, topic, 0, 3)
 	evs := waitNotice(t, s, offsets.CodeRecreated)
@@ -394,10 +396,7 @@ func TestTopicRecreatedBesideADeletedTopic(t *testing.T) {
 	h.kc.ProduceN(b, 0, 1, 10)
 	cfg := h.config(nil, a, b)
 	cfg.Reset = offsets.ResetEarliest
-	s, _, err := Start(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := start(t, cfg)
 	defer s.Close()
 	waitBatchUntil(t, s, pa, 10)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -493,21 +492,13 @@ func TestRecreatedReportedUntilAStartSucceeds(t *testing.T) {
 // ranges. The second move was made after the batch was cut: the batch is
 // dropped.
 func TestRecreatedTwiceWithABatchInFlight(t *testing.T) {
-	h := newHarness(t)
-	topic := h.kc.Topic("recreated-twice", 1)
+	h, topic, _, cfg := storedStream(t, "recreated-twice", 10, 5)
 	p0 := offsets.Partition{Topic: topic, Partition: 0}
-	h.kc.ProduceN(topic, 0, 5, 10)
-	st := h.openStore()
-	defer st.Close()
-	cfg := h.config(st, topic)
 	cfg.Reset = offsets.ResetEarliest
-	g := &failGate{id: 2, entered: make(chan struct{}), release: make(chan struct{})}
+	g := newFailGate(2)
 	live := cfg
 	live.Processor = g
-	s, _, err := Start(context.Background(), live)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := start(t, live)
 	waitBatchUntil(t, s, p0, 5)
 	// The first new topic's records come after the stream saw it: had
 	// they come first, the read at offset 5 could take them before the
@@ -521,55 +512,35 @@ func TestRecreatedTwiceWithABatchInFlight(t *testing.T) {
 	h.kc.Recreate(topic, 1)
 	produceNew(t, h, topic, 0, 4)
 	waitNotice(t, s, offsets.CodeRecreated)
-	close(g.release)
-	for range s.Events() {
-	}
-	_ = s.Close()
+	g.crash(s)
 
 	cfg.UntilEnd = true
-	evs := runWithin(t, cfg, time.Minute)
-	if d := notices(evs, offsets.CodeDropped); len(d) != 1 {
-		t.Errorf("dropped events %v, want batch 2 dropped: %s", d, describe(evs))
-	}
-	from, until, records := covered(t, batches(evs), p0)
-	if from != 0 || until != 4 || records != 4 {
-		t.Errorf("restart read [%d, %d) with %d records, want the newest topic's [0, 4): %s", from, until, records, describe(evs))
-	}
-	for _, b := range batches(evs) {
-		if b.Redelivered {
-			t.Errorf("batch %d re-delivered a range of an earlier topic", b.ID)
-		}
-	}
+	restartDropsTheBatch(t, cfg, p0, "", 4)
 }
 
 // TestRecreatedTopicIsNotReadUnderTheOldID: a topic deleted and created
 // again while the stream runs, the new one holding more records than the
-// stream had read. Before Fetch v13, the read at the old position took
-// the new topic's records as the old topic's until the next metadata
-// refresh saw the new id: a batch had them in the old topic's range, and
-// they came again from the new topic's start. Fetches now carry the
-// topic's id, the broker refuses the old one (UNKNOWN_TOPIC_ID), and that
+// stream had read. A fetch without the topic's id (before Fetch v13) at
+// the old position would take the new topic's records as the old topic's
+// until the next metadata refresh saw the new id: a batch would have them
+// in the old topic's range, and they would come again from the new
+// topic's start. Fetches carry the topic's id, the broker refuses the old
+// one (UNKNOWN_TOPIC_ID), and that
 // refusal makes the stream look at the ids at once: the metadata refresh
 // here is an hour away. Every record of the new topic comes once, in
 // ranges from its log start marked topic-recreated.
 func TestRecreatedTopicIsNotReadUnderTheOldID(t *testing.T) {
 	h := newHarness(t)
-	if v := h.kc.FetchMaxVersion(); v < 13 {
-		t.Skipf("the broker serves Fetch v%d at most; topic ids came in v13 (Kafka 3.1)", v)
-	}
+	skipWithoutTopicIDs(t, h)
 	topic := h.kc.Topic("recreated-by-id", 2)
 	parts := []offsets.Partition{{Topic: topic, Partition: 0}, {Topic: topic, Partition: 1}}
 	for _, p := range parts {
 		h.kc.ProduceN(topic, p.Partition, 5, 10)
 	}
-	st := h.openStore()
-	defer st.Close()
+	st := h.storeClosedAtEnd()
 	cfg := h.config(st, topic)
 	cfg.Reset, cfg.MetadataInterval = offsets.ResetEarliest, time.Hour
-	s, _, err := Start(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := start(t, cfg)
 	defer s.Close()
 	br := newBatchReader(s)
 	until := br.until
@@ -618,22 +589,15 @@ func TestRecreatedTopicIsNotReadUnderTheOldID(t *testing.T) {
 // old topic's offsets, its first records skipped, with no event.
 func TestTopicIDLearnedAfterAFailedLookup(t *testing.T) {
 	h := newHarness(t)
-	if v := h.kc.FetchMaxVersion(); v < 13 {
-		t.Skipf("the broker serves Fetch v%d at most; topic ids came in v13 (Kafka 3.1)", v)
-	}
+	skipWithoutTopicIDs(t, h)
 	failFirstIDLookup(t)
 
-	topic := h.kc.Topic("recreated-late-id", 1)
+	topic := h.topicWith("recreated-late-id", 10, 5)
 	p0 := offsets.Partition{Topic: topic, Partition: 0}
-	h.kc.ProduceN(topic, 0, 5, 10)
-	st := h.openStore()
-	defer st.Close()
+	st := h.storeClosedAtEnd()
 	cfg := h.config(st, topic)
 	cfg.Reset = offsets.ResetEarliest
-	s, _, err := Start(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := start(t, cfg)
 	defer s.Close()
 	waitBatchUntil(t, s, p0, 5)
 	var evs []Event
@@ -686,10 +650,7 @@ func TestRecreatedTopicClearsItsErrors(t *testing.T) {
 	h.kc.ProduceN(topic, 0, 5, 10)
 	cfg := h.config(nil, topic)
 	cfg.Reset = offsets.ResetEarliest
-	s, _, err := Start(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := start(t, cfg)
 	defer s.Close()
 	waitBatchUntil(t, s, p0, 5)
 	if _, err := h.kc.Admin().DeleteTopics(context.Background(), topic); err != nil {
@@ -726,47 +687,34 @@ func TestRecreatedTopicClearsItsErrors(t *testing.T) {
 }
 
 // TestAdoptedIDKeepsTheEpochCheck: the id of a topic learnt after start
-// (adoptID) first started the topic's readers again. A new reader knows
-// no leader epoch of what was read, so after a leader change it no longer
-// checked the log (the fetch from position-1, KIP-320): the unclean suite
-// on three real brokers ("frozen") then read a truncated log's new
-// history as if it continued the old one. The readers now take the id
-// where they are; after an election the next fetch is the check.
+// (adoptID) does not start the topic's readers again. A new reader knows
+// no leader epoch of what was read, so after a leader change it would not
+// check the log (the fetch from position-1, KIP-320) and would read a
+// truncated log's new history as if it continued the old one (the
+// unclean suite on three real brokers, "frozen", shows it). The readers
+// take the id where they are; after an election the next fetch is the
+// check.
 func TestAdoptedIDKeepsTheEpochCheck(t *testing.T) {
 	h := newBrokersHarness(t, 1)
-	if v := h.kc.FetchMaxVersion(); v < 13 {
-		t.Skipf("the broker serves Fetch v%d at most", v)
-	}
+	skipWithoutTopicIDs(t, h)
 	failFirstIDLookup(t)
-	topic := h.kc.Topic("adopted-epoch", 1)
+	topic := h.topicWith("adopted-epoch", 10, 5)
 	p0 := offsets.Partition{Topic: topic, Partition: 0}
-	h.kc.ProduceN(topic, 0, 5, 10)
 	id := h.kc.TopicID(topic)
 	var mu sync.Mutex
 	var asked []int64 // offsets the fetches of p0 asked for
-	h.kc.Fake.ControlKey(int16(kmsg.Fetch), func(req kmsg.Request) (kmsg.Response, error, bool) {
-		h.kc.Fake.KeepControl()
-		for _, rt := range req.(*kmsg.FetchRequest).Topics {
-			if rt.Topic != topic && rt.TopicID != id {
-				continue
-			}
-			for _, rp := range rt.Partitions {
-				mu.Lock()
-				asked = append(asked, rp.FetchOffset)
-				mu.Unlock()
-			}
+	watchFetches(h, func(req *kmsg.FetchRequest) {
+		for _, rp := range fetchedPartitions(req, topic, id) {
+			mu.Lock()
+			asked = append(asked, rp.FetchOffset)
+			mu.Unlock()
 		}
-		return nil, nil, false
 	})
 
-	st := h.openStore()
-	defer st.Close()
+	st := h.storeClosedAtEnd()
 	cfg := h.config(st, topic)
 	cfg.Reset = offsets.ResetEarliest
-	s, _, err := Start(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := start(t, cfg)
 	defer s.Close()
 	waitBatchUntil(t, s, p0, 5)
 	waitIDStored(t, st, topic)
@@ -810,5 +758,14 @@ func waitIDStored(t *testing.T, st *offsets.Store, topic string) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the id of %s was never stored after the lookup at start failed", topic)
 		}
+	}
+}
+
+// skipWithoutTopicIDs skips the test when the broker cannot fetch by
+// topic id.
+func skipWithoutTopicIDs(t *testing.T, h *harness) {
+	t.Helper()
+	if v := h.kc.FetchMaxVersion(); v < 13 {
+		t.Skipf("the broker serves Fetch v%d at most; topic ids came in v13 (Kafka 3.1)", v)
 	}
 }

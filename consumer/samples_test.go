@@ -1,7 +1,6 @@
 package consumer
 
 import (
-	"context"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -29,18 +28,14 @@ func TestSamplesWaitForAReceiverThatFallsBehind(t *testing.T) {
 	topic := h.kc.Topic("large", 1)
 	const size = 64 << 10
 	h.kc.ProduceN(topic, 0, 40, size)
-	st := h.openStore()
-	defer st.Close()
+	st := h.storeClosedAtEnd()
 	cfg := h.config(st, topic)
 	cfg.Reset = offsets.ResetEarliest
 	cfg.Samples = 3
 	cfg.MaxPerPartition = 2 // 20 batches of 2 records: every record a sample
 	gate := &countingGate{limit: 4 * size}
 	cfg.SampleGate = gate
-	s, _, err := Start(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := start(t, cfg)
 	defer s.Close()
 
 	var records, kept int64
@@ -106,8 +101,7 @@ func TestSampleGateBalancesUnderManualAck(t *testing.T) {
 	const size = 64 << 10
 	h.kc.ProduceN(topic, 0, 30, size)
 	h.kc.ProduceN(topic, 1, 30, size)
-	st := h.openStore()
-	defer st.Close()
+	st := h.storeClosedAtEnd()
 	cfg := h.config(st, topic)
 	cfg.Reset = offsets.ResetEarliest
 	cfg.Samples = 3
@@ -115,10 +109,7 @@ func TestSampleGateBalancesUnderManualAck(t *testing.T) {
 	cfg.ManualAck = true
 	gate := &countingGate{limit: 3 * size}
 	cfg.SampleGate = gate
-	s, _, err := Start(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := start(t, cfg)
 	var acked int64
 	skipped := 0
 	deadline := time.After(30 * time.Second)
