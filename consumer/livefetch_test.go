@@ -22,8 +22,8 @@ import (
 // fetches with a minimum of 1 byte (the broker answers at once), and once
 // every partition is at its high watermark it asks the broker to wait for
 // liveMinBytes (or MaxWait): with a minimum of 1 byte, live traffic of
-// 5,000 records/s over 50 partitions came in 84 answers a second of
-// about one record per partition, which was most of the TUI's CPU.
+// 5,000 records/s over 50 partitions comes in 84 answers a second of
+// about one record per partition, most of the TUI's CPU.
 func TestLiveFetchesWaitForBytes(t *testing.T) {
 	if testkafka.Real() {
 		t.Skip("reads the fetch requests a broker receives: kfake only")
@@ -83,8 +83,8 @@ func TestLiveFetchesWaitForBytes(t *testing.T) {
 // records wait to be cut) must not wait for a long poll of its broker's
 // idle partitions as well: once the cut makes room, it is fetched at once.
 // A catch-up of one busy partition beside idle ones on the same broker
-// spent the broker's whole wait (100 ms) after every batch, as the idle
-// partitions were asked alone to wait for new records.
+// would spend the broker's whole wait (100 ms) after every batch if the
+// idle partitions were asked alone to wait for new records.
 func TestBusyPartitionDoesNotWaitForALongPollOfIdleOnes(t *testing.T) {
 	if testkafka.Real() {
 		t.Skip("reads the fetch requests a broker receives: kfake only")

@@ -223,7 +223,7 @@ func TestPartitionAddedWhileStoppedIsReadFromItsStart(t *testing.T) {
 
 // The start's reset event lists the first offsets.MaxListed partitions in
 // partition order (2 before 10) and counts the others: on a topic of
-// 10,000 partitions it was one event of 300 KB.
+// 10,000 partitions one event listing all would take 300 KB.
 func TestStartEventListsSomePartitions(t *testing.T) {
 	h := newHarness(t)
 	topic := h.kc.Topic("events", 25)

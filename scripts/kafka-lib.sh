@@ -104,10 +104,38 @@ k_libs() {
     -f "$KBATCH_ROOT/scripts/kafka/pom.xml" -Dkafka.version="$v" \
     dependency:copy-dependencies -DoutputDirectory="$tmp"
   ls "$tmp"/kafka_2.13-"$v".jar >/dev/null 2>&1 || kdie "kafka_2.13-$v.jar missing after resolution"
-  touch "$tmp/.complete"
-  rm -rf "$dir"
-  mv "$tmp" "$dir"
-  echo "$dir"
+  k_cache_done "$tmp" "$dir"
+}
+
+# k_reuse PREFIX NAME VERFILE WANTED PIDFILE DOWN ADDRESS: the running NAME is reused: says so
+# on stderr (noting a version other than WANTED, and the DOWN script that would switch), prints
+# ADDRESS and exits 0.
+k_reuse() {
+  local running
+  running=$(cat "$3" 2>/dev/null || echo '?')
+  [ "$running" = "$4" ] ||
+    echo "$1: note: reusing running $2 $running (requested $4; run $6 first to switch)" >&2
+  echo "$1: already running (pid $(cat "$5"))" >&2
+  echo "$7"
+  exit 0
+}
+
+# k_props_tail RF MIN_ISR: the last broker properties: the share coordinator's state topic
+# (Kafka 4.0 and later) with replication factor RF and min.insync.replicas MIN_ISR, then
+# KAFKA_EXTRA_PROPS.
+k_props_tail() {
+  if k_ver_ge "$KAFKA_VERSION" 4.0; then
+    printf 'share.coordinator.state.topic.replication.factor=%s\nshare.coordinator.state.topic.min.isr=%s\n' "$1" "$2"
+  fi
+  [ -z "${KAFKA_EXTRA_PROPS:-}" ] || printf '%s\n' "$KAFKA_EXTRA_PROPS"
+}
+
+# k_cache_done TMP DIR: TMP, filled, marked complete and moved to DIR; echoes DIR.
+k_cache_done() {
+  touch "$1/.complete"
+  rm -rf "$2"
+  mv "$1" "$2"
+  echo "$2"
 }
 
 # k_mvn TMP ERROR ARGS...: Maven (batch, quiet) run with ARGS, its output in TMP.mvn.log; when

@@ -59,10 +59,7 @@ r_app() {
   tar -xzf "$tmp"/dl/*.tar.gz -C "$tmp" || rdie "could not unpack the Apicurio Registry archive"
   rm -rf "$tmp/dl"
   [ -f "$tmp/quarkus-run.jar" ] || rdie "quarkus-run.jar missing after unpacking"
-  touch "$tmp/.complete"
-  rm -rf "$dir"
-  mv "$tmp" "$dir"
-  echo "$dir"
+  k_cache_done "$tmp" "$dir"
 }
 
 # r_alive: the pid file names a live quarkus-run.jar process.
