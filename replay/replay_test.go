@@ -277,10 +277,10 @@ func TestRunCancelled(t *testing.T) {
 }
 
 // TestReplayOfATopicDeletedMeanwhile: a topic deleted, or deleted and
-// created again, between the plan and the reads. Read by name, the new
-// topic's records at the range's offsets were handed on as the range's.
-// Reads now ask under the id planned (Fetch v13), and the replay fails
-// saying what became of the topic, with nothing of another topic written.
+// created again, between the plan and the reads. Reads by name would hand
+// on the new topic's records at the range's offsets as the range's; reads
+// ask under the id planned (Fetch v13), and the replay fails saying what
+// became of the topic, with nothing of another topic written.
 func TestReplayOfATopicDeletedMeanwhile(t *testing.T) {
 	for _, again := range []bool{true, false} {
 		t.Run(fmt.Sprintf("created again %v", again), func(t *testing.T) {
