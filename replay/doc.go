@@ -20,5 +20,5 @@
 // seen, so a range ending on a commit marker ends.
 //
 // Replay never reads or writes the offsets store and never joins a
-// consumer group (docs/design.md §2.8).
+// consumer group (docs/design.md §2.10).
 package replay
