@@ -107,6 +107,16 @@ k_libs() {
   k_cache_done "$tmp" "$dir"
 }
 
+# k_stop_running ALIVE STOP PIDFILE SAY: when ALIVE says the server of PIDFILE runs, STOP 30
+# stops it (SIGTERM, up to 30 s, then SIGKILL) and SAY says which pid stopped.
+k_stop_running() {
+  local pid
+  "$1" || return 0
+  pid=$(cat "$3")
+  "$2" 30
+  "$4" "stopped (pid $pid)"
+}
+
 # k_reuse PREFIX NAME VERFILE WANTED PIDFILE DOWN ADDRESS: the running NAME is reused: says so
 # on stderr (noting a version other than WANTED, and the DOWN script that would switch), prints
 # ADDRESS and exits 0.
