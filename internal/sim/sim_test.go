@@ -122,7 +122,7 @@ func simDeadline() time.Duration {
 }
 
 // randomSeeds runs random histories until d has passed and says how many
-// ran, which failed, and which hit only problems not fixed yet.
+// ran, which failed, and which hit only known bugs listed in unfixed.
 func randomSeeds(t *testing.T, d time.Duration) {
 	begin := time.Now()
 	end := begin.Add(d)
@@ -149,7 +149,7 @@ func randomSeeds(t *testing.T, d time.Duration) {
 			known[k] = append(known[k], seed)
 		}
 	}
-	t.Logf("sim: %d histories in %s; %d failed: %v; hit only problems not fixed on this branch: %v", ran, time.Since(begin).Round(time.Second), len(failed), failed, known)
+	t.Logf("sim: %d histories in %s; %d failed: %v; hit only known bugs listed in unfixed: %v", ran, time.Since(begin).Round(time.Second), len(failed), failed, known)
 }
 
 // Short names for hand-written histories.
