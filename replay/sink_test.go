@@ -132,11 +132,7 @@ func TestRoundTripJSONFile(t *testing.T) {
 	want := oddRecords(topic, time.Now().Add(-time.Hour).Truncate(time.Second))
 	tc.Produce(want...)
 	client := dialTest(t, tc, false)
-	spec, _ := ParseRange(topic+":0:earliest-latest", time.Now())
-	tasks, err := Plan(client, []RangeSpec{spec})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tasks := planRange(t, client, topic+":0:earliest-latest")
 	path := filepath.Join(t.TempDir(), "out.jsonl")
 	sink, err := CreateJSONFile(path)
 	if err != nil {
@@ -183,11 +179,7 @@ func TestRoundTripTopic(t *testing.T) {
 	}
 	tc.Produce(want...)
 	client := dialTest(t, tc, false)
-	spec, _ := ParseRange(src+":*:earliest-latest", time.Now())
-	tasks, err := Plan(client, []RangeSpec{spec})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tasks := planRange(t, client, src+":*:earliest-latest")
 	var sources []offsets.Partition
 	for _, tk := range tasks {
 		sources = append(sources, tk.Read.Partition)
