@@ -37,9 +37,9 @@ func budgetHarness() (*brokerFetcher, []*reader, *kafka.FetchResponse) {
 	return bf, rs, kafka.NewFetchResponse(resp)
 }
 
-// An answer was decoded whole before its memory was counted: 8 MiB of
-// records from a read-ahead of 1 MiB (a compression bomb's answer took
-// gigabytes). Now its batches are decoded while the records fit the room
+// An answer is not decoded whole before its memory is counted (8 MiB of
+// records from a read-ahead of 1 MiB; a compression bomb's answer would
+// take gigabytes): its batches are decoded while the records fit the room
 // the loop had: the first partition decoded gets its first batch however
 // large, the rest of the answer is fetched again later, and the next
 // answer starts with the partition left out.

@@ -43,11 +43,8 @@ func (c *countingStore) AckAndPlan(stream string, id uint64, at time.Time, next 
 // batch instead of two, with every batch acked and the positions right.
 func TestBatchesBackToBackShareTheirStoreTransaction(t *testing.T) {
 	h := newHarness(t)
-	topic := h.kc.Topic("events", 2)
-	h.kc.ProduceN(topic, 0, 1000, 20)
-	h.kc.ProduceN(topic, 1, 1000, 20)
-	st := h.openStore()
-	defer st.Close()
+	topic := h.topicWith("events", 20, 1000, 1000)
+	st := h.storeClosedAtEnd()
 	cs := &countingStore{Store: st}
 	cfg := h.config(nil, topic)
 	cfg.Store = cs
@@ -93,12 +90,7 @@ func TestBatchesBackToBackShareTheirStoreTransaction(t *testing.T) {
 // --batches N counts batches cut, so the batch an ack could carry along is
 // not cut beyond N.
 func TestMaxBatchesStopsAtN(t *testing.T) {
-	h := newHarness(t)
-	topic := h.kc.Topic("events", 1)
-	h.kc.ProduceN(topic, 0, 1000, 20)
-	st := h.openStore()
-	defer st.Close()
-	cfg := h.config(st, topic)
+	_, topic, st, cfg := storedStream(t, "events", 20, 1000)
 	cfg.Reset, cfg.MaxBatches, cfg.MaxPerPartition = offsets.ResetEarliest, 3, 100
 	evs := run(t, cfg)
 	if e := ended(t, evs); e.Err != nil || e.Reason != "batches" || e.Batches != 3 {
@@ -134,13 +126,8 @@ func (g *gate) Process(ctx context.Context, b *Batch, recs []*record.Record) err
 // batch's ack, which stores the batch's end for the partition: the stored
 // position is the seek's, and the next batch starts there.
 func TestSeekWhileABatchIsInFlightKeepsTheStoredPosition(t *testing.T) {
-	h := newHarness(t)
-	topic := h.kc.Topic("events", 1)
-	h.kc.ProduceN(topic, 0, 300, 20)
+	_, topic, st, cfg := storedStream(t, "events", 20, 300)
 	p0 := offsets.Partition{Topic: topic, Partition: 0}
-	st := h.openStore()
-	defer st.Close()
-	cfg := h.config(st, topic)
 	cfg.Reset, cfg.MaxPerPartition = offsets.ResetEarliest, 100
 	// Batch 4 is held too, so that the store still says what batch 3's
 	// ack wrote when batch 3's event is read (on a real broker the
@@ -148,10 +135,7 @@ func TestSeekWhileABatchIsInFlightKeepsTheStoredPosition(t *testing.T) {
 	g4 := &gate{id: 4, entered: make(chan struct{}), release: make(chan struct{})}
 	g := &gate{id: 2, entered: make(chan struct{}), release: make(chan struct{}), next: g4}
 	cfg.Processor = g
-	s, _, err := Start(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := start(t, cfg)
 	defer s.Close()
 	defer close(g4.release)
 	<-g.entered // batch 2 [100,200) is being processed, batch 1 acked

@@ -124,7 +124,7 @@ type Config struct {
 
 // MaxSamples caps Config.Samples (--samples): samples are copies kept for
 // every partition of every batch a screen keeps in its history, so memory
-// must not grow with the flag (DESIGN §2.6).
+// must not grow with the flag (docs/design.md §2.6).
 const MaxSamples = 1000
 
 func (c *Config) defaults() error {

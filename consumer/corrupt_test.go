@@ -1,7 +1,6 @@
 package consumer
 
 import (
-	"context"
 	"errors"
 	"testing"
 	"time"
@@ -40,28 +39,19 @@ func corruptCluster(t *testing.T) Config {
 	}
 	t.Cleanup(fake.Close)
 	cc := kafka.ClientConfig{Brokers: fake.ListenAddrs()}
-	conf := cc.SaramaConfig()
-	conf.Consumer.MaxWaitTime = 50 * time.Millisecond
-	c, err := kafka.DialWith(cc, conf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
+	c := dial(t, cc)
 	return Config{Client: c, Brokers: cc.Brokers, Topics: []string{"t"}, Name: "test", Reset: offsets.ResetEarliest,
 		Interval: 50 * time.Millisecond, Samples: 3, IdleDone: 300 * time.Millisecond, MetadataInterval: 200 * time.Millisecond}
 }
 
-// A corrupt batch was a broker error retried for ever. Now: one
+// A corrupt batch is not a broker error retried for ever: one
 // corrupt-batch event at its offset, the partition's status says corrupt
 // and its position stays before the batch, no broker-error, the other
 // partition is read whole; a seek past the batch reads on and clears the
 // state.
 func TestCorruptBatchStopsThePartitionUntilASeek(t *testing.T) {
 	cfg := corruptCluster(t)
-	s, _, err := Start(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := start(t, cfg)
 	defer s.Close()
 	p0 := offsets.Partition{Topic: "t", Partition: 0}
 	var bs []*Batch

@@ -46,7 +46,7 @@ func (l *loop) untilEndReached(now time.Time) bool {
 }
 
 // catchUpReady reports whether a catch-up batch is ready before the
-// interval has passed (DESIGN §2.8): a partition is full, and every
+// interval has passed (docs/design.md §2.8): a partition is full, and every
 // partition with a backlog is full or holds all that the broker had for
 // it. A partition is full when it holds MaxPerPartition records or cannot
 // read more for memory (its read-ahead, or its broker's share of the

@@ -56,14 +56,13 @@ func describe(evs []Event) string {
 	return sb.String()
 }
 
-// Issue 13, bug 4 and DESIGN §2.5: an explicit offset below the log start
+// docs/design.md §2.5: an explicit offset below the log start
 // is data loss. Reading goes on at the log start (what still exists), not
 // per --reset; the event says how many offsets were lost, and the first
 // batch is marked as a jump.
 func TestDataLossAtStartReadsFromTheLogStart(t *testing.T) {
 	h := newHarness(t)
-	topic := h.kc.Topic("expiring", 1)
-	h.kc.ProduceN(topic, 0, 300, 20)
+	topic := h.topicWith("expiring", 20, 300)
 	h.kc.DeleteRecords(topic, 0, 100)
 	p0 := offsets.Partition{Topic: topic, Partition: 0}
 	cfg := h.config(nil, topic)
@@ -91,7 +90,7 @@ func TestDataLossAtStartReadsFromTheLogStart(t *testing.T) {
 	}
 }
 
-// Issue 13, bug 3: a batch planned and never acked; retention then moves the
+// A batch planned and never acked; retention then moves the
 // log start into or past its range. The restart re-delivers the batch with
 // its planned ranges and reports the loss once; the batch after it never
 // claims deleted offsets: when the log start is past the planned range, it
@@ -111,22 +110,10 @@ func TestRedeliveryAfterRetentionMarksTheLoss(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t)
-			topic := h.kc.Topic("events", 1)
-			h.kc.ProduceN(topic, 0, 300, 20)
+			topic := h.topicWith("events", 20, 300)
 			p0 := offsets.Partition{Topic: topic, Partition: 0}
-			st := h.openStore()
-			defer st.Close()
-			if err := st.EnsureStream("test", h.kc.Brokers, []string{topic}); err != nil {
-				t.Fatal(err)
-			}
-			if err := st.SetNext("test", map[offsets.Partition]int64{p0: 0}, offsets.Event{}); err != nil {
-				t.Fatal(err)
-			}
-			if err := st.Plan("test", offsets.Batch{ID: 1, Ranges: []offsets.BatchRange{
-				{Range: offsets.Range{Partition: p0, From: 0, Until: 100}, Records: 100},
-			}}); err != nil {
-				t.Fatal(err)
-			}
+			st := h.storeClosedAtEnd()
+			seedStore(t, h, st, []string{topic}, map[offsets.Partition]int64{p0: 0}, planned(p0, 0, 100))
 			h.kc.DeleteRecords(topic, 0, tc.logStart)
 			cfg := h.config(st, topic)
 			cfg.Reset = offsets.ResetLatest
@@ -153,31 +140,21 @@ func TestRedeliveryAfterRetentionMarksTheLoss(t *testing.T) {
 	}
 }
 
-// Issue 13, bug 4 across a crash: data loss at start stores the log start
+// Data loss at start, across a crash: it stores the log start
 // as the position; when the stream stops before its first batch, the next
 // start still marks that batch as a data-loss jump (the store keeps why
 // the position moved until a range from it is acked). A start that moves
 // a stored position with -o marks its first range as a reset.
 func TestStartJumpsSurviveARestartBeforeTheFirstBatch(t *testing.T) {
 	h := newHarness(t)
-	topic := h.kc.Topic("expiring", 1)
-	h.kc.ProduceN(topic, 0, 300, 20)
+	topic := h.topicWith("expiring", 20, 300)
 	p0 := offsets.Partition{Topic: topic, Partition: 0}
-	st := h.openStore()
-	defer st.Close()
-	if err := st.EnsureStream("test", h.kc.Brokers, []string{topic}); err != nil {
-		t.Fatal(err)
-	}
-	if err := st.SetNext("test", map[offsets.Partition]int64{p0: 20}, offsets.Event{}); err != nil {
-		t.Fatal(err)
-	}
+	st := h.storeClosedAtEnd()
+	seedStore(t, h, st, []string{topic}, map[offsets.Partition]int64{p0: 20})
 	h.kc.DeleteRecords(topic, 0, 100)
 	cfg := h.config(st, topic)
 	cfg.Interval, cfg.MaxPerPartition = time.Hour, 1_000_000 // no batch before the stop
-	s, _, err := Start(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := start(t, cfg)
 	_ = s.Close()
 	var evs []Event
 	for ev := range s.Events() {

@@ -72,7 +72,7 @@ func (bf *brokerFetcher) remove(r *reader) {
 // batch that compresses well), the readers that hold nothing and have
 // records to read, with room for a small answer (minAnswerBytes): such a
 // partition takes many batches to drain, and must not keep the broker's
-// other partitions out of all of them (DESIGN §2.8;
+// other partitions out of all of them (docs/design.md §2.8;
 // TestWatchPlansEveryPartitionWhenOneHoldsAHugeBatch). Beyond its share a
 // loop so holds at most one small answer, or one record batch, per
 // partition with a backlog, and only while a batch that large is held.

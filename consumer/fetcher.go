@@ -150,7 +150,7 @@ func (f *fetcher) open(p offsets.Partition, id kafka.TopicID, gen uint64, offset
 
 // close stops every fetch. It does not wait for the fetcher's goroutines:
 // one may be inside a call to a broker that does not answer, which only
-// the network timeout ends, and quitting must not wait for that (DESIGN
+// the network timeout ends, and quitting must not wait for that (docs/design.md
 // §2.9). Each goroutine ends when its call returns, sending nothing more
 // and touching nothing the loop reads.
 func (f *fetcher) close() {

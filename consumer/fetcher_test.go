@@ -47,7 +47,7 @@ func TestAnswerSizeFollowsExpansion(t *testing.T) {
 	}
 }
 
-// Issue 15 point 4: the read-ahead counts what records take in memory,
+// The read-ahead counts what records take in memory,
 // not their bytes alone: 10,000 records of one byte take 1.6 MB once
 // decoded, and a reader whose read-ahead is 1 MiB is full with them.
 func TestReadAheadCountsRecordsInMemory(t *testing.T) {

@@ -4,12 +4,19 @@ import (
 	"context"
 	"errors"
 	"maps"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+	"github.com/twmb/franz-go/pkg/sasl/plain"
 
+	"github.com/kbatch-dev/kbatch/internal/testkafka"
 	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
 )
@@ -53,8 +60,7 @@ func TestCommitGroupFollowsTheAckedOffsets(t *testing.T) {
 	topic := h.kc.Topic("gc", 3)
 	h.kc.ProduceN(topic, 0, 250, 20)
 	h.kc.ProduceN(topic, 1, 120, 20)
-	st := h.openStore()
-	defer st.Close()
+	st := h.storeClosedAtEnd()
 	cfg := h.config(st, topic)
 	cfg.Reset, cfg.UntilEnd, cfg.MaxPerPartition = offsets.ResetEarliest, true, 100
 	group := "follow-" + topic
@@ -105,13 +111,7 @@ func (f *flakyGroup) CommitGroup(next map[offsets.Partition]int64) error {
 // then; no batch waits for it and none is lost, and the group ends at the
 // store's offsets.
 func TestCommitGroupRetriesAFailedCommit(t *testing.T) {
-	h := newHarness(t)
-	topic := h.kc.Topic("gcfail", 2)
-	h.kc.ProduceN(topic, 0, 300, 20)
-	h.kc.ProduceN(topic, 1, 300, 20)
-	st := h.openStore()
-	defer st.Close()
-	cfg := h.config(st, topic)
+	_, _, st, cfg := storedStream(t, "gcfail", 20, 300, 300)
 	cfg.Reset, cfg.UntilEnd, cfg.MaxPerPartition = offsets.ResetEarliest, true, 50
 	fg := &flakyGroup{failures: 3}
 	cfg.GroupCommit, cfg.GroupRetry = fg, 1
@@ -151,12 +151,7 @@ func TestCommitGroupRetriesAFailedCommit(t *testing.T) {
 // A group with live members stops the commits with one notice; the
 // stream goes on and acks every batch.
 func TestCommitGroupStopsAtALiveMember(t *testing.T) {
-	h := newHarness(t)
-	topic := h.kc.Topic("gclive", 1)
-	h.kc.ProduceN(topic, 0, 300, 20)
-	st := h.openStore()
-	defer st.Close()
-	cfg := h.config(st, topic)
+	_, _, _, cfg := storedStream(t, "gclive", 20, 300)
 	cfg.Reset, cfg.UntilEnd, cfg.MaxPerPartition = offsets.ResetEarliest, true, 50
 	fg := &flakyGroup{active: true}
 	cfg.GroupCommit = fg
@@ -179,8 +174,7 @@ func TestCommitGroupStopsAtALiveMember(t *testing.T) {
 // offset does not move.
 func TestCommitGroupNeverMovesALiveGroup(t *testing.T) {
 	h := newHarness(t)
-	topic := h.kc.Topic("gcmember", 1)
-	h.kc.ProduceN(topic, 0, 100, 20)
+	topic := h.topicWith("gcmember", 20, 100)
 	group := "member-" + topic
 	var o kadm.Offsets
 	o.Add(kadm.Offset{Topic: topic, Partition: 0, At: 7})
@@ -188,8 +182,7 @@ func TestCommitGroupNeverMovesALiveGroup(t *testing.T) {
 		t.Fatalf("seed: %v %v", err, resp.Error())
 	}
 	h.kc.LiveMember(group, topic)
-	st := h.openStore()
-	defer st.Close()
+	st := h.storeClosedAtEnd()
 	cfg := h.config(st, topic)
 	cfg.Reset, cfg.UntilEnd = offsets.ResetEarliest, true
 	cfg.GroupCommit = kafka.NewGroupWriter(cfg.Client, group)
@@ -233,19 +226,11 @@ func (s *stuckGroup) CommitGroup(next map[offsets.Partition]int64) error {
 // is acked while the first commit hangs; the stream's end waits for the
 // last commit, which carries the last acked offsets.
 func TestCommitGroupNeverHoldsABatchBack(t *testing.T) {
-	h := newHarness(t)
-	topic := h.kc.Topic("gcstuck", 1)
-	h.kc.ProduceN(topic, 0, 400, 20)
-	st := h.openStore()
-	defer st.Close()
-	cfg := h.config(st, topic)
+	_, _, st, cfg := storedStream(t, "gcstuck", 20, 400)
 	cfg.Reset, cfg.UntilEnd, cfg.MaxPerPartition = offsets.ResetEarliest, true, 50
 	sg := &stuckGroup{entered: make(chan struct{}), release: make(chan struct{})}
 	cfg.GroupCommit = sg
-	s, _, err := Start(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := start(t, cfg)
 	defer s.Close()
 	var records int64
 	acked := 0
@@ -279,4 +264,56 @@ func TestCommitGroupNeverHoldsABatchBack(t *testing.T) {
 	sg.mu.Lock()
 	defer sg.mu.Unlock()
 	sameOffsets(t, "group after the stream", sg.last, storedNext(t, st, "test"))
+}
+
+// A user without READ on the group cannot commit to it, and asking again
+// does not grant it: the commits stop with one notice naming the
+// permission, and the stream goes on and acks every batch.
+func TestCommitGroupStopsWithoutPermission(t *testing.T) {
+	if testkafka.Real() {
+		t.Skip("needs kfake's ACLs")
+	}
+	const topic, group = "guarded", "billing"
+	acl := func(rt kmsg.ACLResourceType, name string, op kmsg.ACLOperation) kfake.ACL {
+		return kfake.ACL{Resource: rt, Name: name, Pattern: kmsg.ACLResourcePatternTypeLiteral, Operation: op, Allow: true}
+	}
+	kc := testkafka.NewWith(t, kfake.SeedTopics(1, topic), kfake.EnableSASL(), kfake.EnableACLs(),
+		kfake.Superuser("PLAIN", "admin", "admin"),
+		kfake.User("PLAIN", "nogroup", "pw", acl(kmsg.ACLResourceTypeTopic, topic, kmsg.ACLOperationRead),
+			acl(kmsg.ACLResourceTypeTopic, topic, kmsg.ACLOperationDescribe),
+			acl(kmsg.ACLResourceTypeGroup, group, kmsg.ACLOperationDescribe)))
+	pc, err := kgo.NewClient(kgo.SeedBrokers(kc.Brokers...), kgo.SASL(plain.Auth{User: "admin", Pass: "admin"}.AsMechanism()),
+		kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pc.Close()
+	for i := 0; i < 120; i++ {
+		if err := pc.ProduceSync(context.Background(), &kgo.Record{Topic: topic, Value: []byte(`{"n":1}`)}).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dialAs := func(user, pw string) *kafka.Client {
+		return dial(t, kafka.ClientConfig{Brokers: kc.Brokers, SASL: &kafka.SASL{Mechanism: "PLAIN", User: user, Password: pw}})
+	}
+	h := &harness{t: t, kc: kc, store: filepath.Join(t.TempDir(), "offsets.db")}
+	st := h.storeClosedAtEnd()
+	cfg := Config{Client: dialAs("admin", "admin"), Brokers: kc.Brokers, Topics: []string{topic}, Name: "test",
+		Interval: 50 * time.Millisecond, Samples: 3, IdleDone: 300 * time.Millisecond, MetadataInterval: 200 * time.Millisecond,
+		Store: st, Reset: offsets.ResetEarliest, UntilEnd: true, MaxPerPartition: 40}
+	cfg.GroupCommit = kafka.NewGroupWriter(dialAs("nogroup", "pw"), group)
+	cfg.GroupRetry = 10 * time.Millisecond
+	evs := run(t, cfg)
+	if e := ended(t, evs); e.Err != nil || e.Records != 120 || e.Batches != 3 {
+		t.Fatalf("ended %+v", e)
+	}
+	stopped := notices(evs, offsets.CodeGroupCommitStopped)
+	if len(stopped) != 1 || !strings.Contains(stopped[0].Message,
+		`commits to consumer group billing stopped: not authorized to commit offsets of consumer group "billing" (GROUP_AUTHORIZATION_FAILED): the user needs READ on the group`) {
+		t.Errorf("stopped notices %+v, want one naming the missing permission", stopped)
+	}
+	if n := notices(evs, offsets.CodeGroupCommitFailed); len(n) != 0 {
+		t.Errorf("retry notices %+v, want none: asking again does not grant a permission", n)
+	}
+	sameOffsets(t, "store", storedNext(t, st, "test"), map[offsets.Partition]int64{{Topic: topic, Partition: 0}: 120})
 }

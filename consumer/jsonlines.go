@@ -8,7 +8,7 @@ import (
 	"github.com/kbatch-dev/kbatch/record"
 )
 
-// The DESIGN §4 headless output: one JSON object per line, each with a
+// The docs/design.md §4 headless output: one JSON object per line, each with a
 // "type". These shapes are a public contract; add fields, never rename.
 
 type startLine struct {
@@ -93,7 +93,7 @@ func setOffset(v int64) *int64 {
 	return &v
 }
 
-// AppendEventJSON appends e as one DESIGN §4 JSON line; Progress events,
+// AppendEventJSON appends e as one docs/design.md §4 JSON line; Progress events,
 // which are for screens, append nothing.
 func AppendEventJSON(buf []byte, e Event) ([]byte, error) {
 	var v any
@@ -133,7 +133,7 @@ func AppendEventJSON(buf []byte, e Event) ([]byte, error) {
 }
 
 // NonNilRanges is rs, or an empty list for none: "ranges" is always an array
-// (helper-37: null broke jq '.ranges[]').
+// (null would break jq '.ranges[]').
 func NonNilRanges(rs []offsets.BatchRange) []offsets.BatchRange {
 	if rs == nil {
 		return []offsets.BatchRange{}

@@ -2,6 +2,7 @@ package consumer
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
@@ -21,32 +22,25 @@ import (
 // fetches with a minimum of 1 byte (the broker answers at once), and once
 // every partition is at its high watermark it asks the broker to wait for
 // liveMinBytes (or MaxWait): with a minimum of 1 byte, live traffic of
-// 5,000 records/s over 50 partitions came in 84 answers a second of
-// about one record per partition, which was most of the TUI's CPU.
+// 5,000 records/s over 50 partitions comes in 84 answers a second of
+// about one record per partition, most of the TUI's CPU.
 func TestLiveFetchesWaitForBytes(t *testing.T) {
 	if testkafka.Real() {
 		t.Skip("reads the fetch requests a broker receives: kfake only")
 	}
 	h := newHarness(t)
-	topic := h.kc.Topic("live", 2)
-	h.kc.ProduceN(topic, 0, 500, 20)
-	h.kc.ProduceN(topic, 1, 500, 20)
+	topic := h.topicWith("live", 20, 500, 500)
 
 	var mu sync.Mutex
 	var minBytes []int32
-	h.kc.Fake.ControlKey(int16(kmsg.Fetch), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
-		h.kc.Fake.KeepControl()
+	watchFetches(h, func(req *kmsg.FetchRequest) {
 		mu.Lock()
-		minBytes = append(minBytes, kreq.(*kmsg.FetchRequest).MinBytes)
+		minBytes = append(minBytes, req.MinBytes)
 		mu.Unlock()
-		return nil, nil, false
 	})
 	cfg := h.config(nil, topic)
 	cfg.Reset = offsets.ResetEarliest
-	s, _, err := Start(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := start(t, cfg)
 	defer s.Close()
 	var got int64
 	deadline := time.After(30 * time.Second)
@@ -89,8 +83,8 @@ func TestLiveFetchesWaitForBytes(t *testing.T) {
 // records wait to be cut) must not wait for a long poll of its broker's
 // idle partitions as well: once the cut makes room, it is fetched at once.
 // A catch-up of one busy partition beside idle ones on the same broker
-// spent the broker's whole wait (100 ms) after every batch, as the idle
-// partitions were asked alone to wait for new records.
+// would spend the broker's whole wait (100 ms) after every batch if the
+// idle partitions were asked alone to wait for new records.
 func TestBusyPartitionDoesNotWaitForALongPollOfIdleOnes(t *testing.T) {
 	if testkafka.Real() {
 		t.Skip("reads the fetch requests a broker receives: kfake only")
@@ -106,21 +100,11 @@ func TestBusyPartitionDoesNotWaitForALongPollOfIdleOnes(t *testing.T) {
 	}
 	var mu sync.Mutex
 	var reqs []asked
-	h.kc.Fake.ControlKey(int16(kmsg.Fetch), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
-		h.kc.Fake.KeepControl()
-		req := kreq.(*kmsg.FetchRequest)
-		a := asked{busyAt: -1, maxWait: req.MaxWaitMillis}
-		for _, tp := range req.Topics {
-			for _, p := range tp.Partitions {
-				if p.Partition == 0 {
-					a.busyAt = p.FetchOffset
-				}
-			}
-		}
+	watchFetches(h, func(req *kmsg.FetchRequest) {
+		a := asked{busyAt: partition0Offset(req), maxWait: req.MaxWaitMillis}
 		mu.Lock()
 		reqs = append(reqs, a)
 		mu.Unlock()
-		return nil, nil, false
 	})
 	cfg := h.config(nil, topic)
 	cfg.Reset = offsets.ResetEarliest
@@ -182,10 +166,8 @@ func TestPollsWhileAPartitionWaitsForRoomArePaced(t *testing.T) {
 	}
 
 	var fetches atomic.Int64
-	h.kc.Fake.ControlKey(int16(kmsg.Fetch), func(kmsg.Request) (kmsg.Response, error, bool) {
-		h.kc.Fake.KeepControl()
+	watchFetches(h, func(_ *kmsg.FetchRequest) {
 		fetches.Add(1)
-		return nil, nil, false
 	})
 	cfg := h.config(nil, topic)
 	cc := kafka.ClientConfig{Brokers: h.kc.Brokers, ReadCommitted: true}
@@ -198,20 +180,9 @@ func TestPollsWhileAPartitionWaitsForRoomArePaced(t *testing.T) {
 	cfg.Reset = offsets.ResetEarliest
 	cfg.MaxPerPartition = 1000
 	cfg.ManualAck = true // batch 1 waits, and partition 0 fills its read-ahead behind it
-	s, _, err := Start(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := start(t, cfg)
 	defer s.Close()
-	deadline := time.After(30 * time.Second)
-	for first := false; !first; {
-		select {
-		case ev := <-s.Events():
-			_, first = ev.(*BatchEvent)
-		case <-deadline:
-			t.Fatal("no batch after 30s")
-		}
-	}
+	waitFirstBatch(t, s)
 	wait := conf.Consumer.MaxWaitTime
 	from, start := fetches.Load(), time.Now()
 	time.Sleep(20 * wait)
@@ -227,13 +198,11 @@ func TestPollsWhileAPartitionWaitsForRoomArePaced(t *testing.T) {
 // those that asked the broker not to wait (MaxWait 0).
 func countFetchRequests(h *harness) (total, noWait *atomic.Int64) {
 	total, noWait = new(atomic.Int64), new(atomic.Int64)
-	h.kc.Fake.ControlKey(int16(kmsg.Fetch), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
-		h.kc.Fake.KeepControl()
+	watchFetches(h, func(req *kmsg.FetchRequest) {
 		total.Add(1)
-		if kreq.(*kmsg.FetchRequest).MaxWaitMillis == 0 {
+		if req.MaxWaitMillis == 0 {
 			noWait.Add(1)
 		}
-		return nil, nil, false
 	})
 	return total, noWait
 }
@@ -244,8 +213,8 @@ func countFetchRequests(h *harness) (total, noWait *atomic.Int64) {
 // records), and takes thousands of cuts to drain. Each cut releases a few
 // records and wakes the broker loop; partition 0 still holds more than its
 // read-ahead and has records to read, so the loop polls the idle
-// partitions again at once: one fetch per batch cut. Before 2d21fc4 the
-// idle partitions were long-polled, one fetch per MaxWait.
+// partitions again at once: one fetch per batch cut, not one long poll of
+// the idle partitions per MaxWait.
 func TestPollsWhileAPartitionDrainsItsReadAheadArePaced(t *testing.T) {
 	if testkafka.Real() {
 		t.Skip("counts the fetch requests a broker receives: kfake only")
@@ -262,32 +231,30 @@ func TestPollsWhileAPartitionDrainsItsReadAheadArePaced(t *testing.T) {
 	// busy cutting (with GOMAXPROCS=2 and no sink the same shows at
 	// thousands of fetches a second).
 	cfg.Processor = procFunc(func(*Batch, []*record.Record) { time.Sleep(time.Millisecond) })
-	s, _, err := Start(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := start(t, cfg)
 	defer s.Close()
 	var cut int
 	from, fromNoWait, start := total.Load(), noWait.Load(), time.Now()
-	window := time.After(2 * time.Second)
-wait:
-	for {
-		select {
-		case ev := <-s.Events():
-			if b, ok := ev.(*BatchEvent); ok && b.Batch.State == offsets.StateAcked {
-				cut++
-			}
-		case <-window:
-			break wait
+	readFor(s, 2*time.Second, func(ev Event) {
+		if b, ok := ev.(*BatchEvent); ok && b.Batch.State == offsets.StateAcked {
+			cut++
 		}
-	}
-	n, nw, took := total.Load()-from, noWait.Load()-fromNoWait, time.Since(start)
-	wait := 50 * time.Millisecond // h.client's MaxWait
-	// A long poll every wait, plus one fetch of partition 0 per answer it
-	// drained (some 3,400 of its records a batch would be generous).
-	if most := 4*int64(took/wait) + 10 + int64(cut)*5/512; n > most {
-		t.Fatalf("%d fetches (%d asking the broker not to wait) in %v while %d batches were cut: at most %d expected",
-			n, nw, took.Round(time.Millisecond), cut, most)
+	})
+	// Plus one fetch of partition 0 per answer it drained (some 3,400 of
+	// its records a batch would be generous).
+	checkFetchesPaced(t, total.Load()-from, noWait.Load()-fromNoWait, time.Since(start), int64(cut)*5/512,
+		fmt.Sprintf("%d batches were cut", cut))
+}
+
+// checkFetchesPaced fails the test when n fetches (nw of them asking the
+// broker not to wait) in took are more than a long poll every 50 ms
+// (h.client's MaxWait), with room for a few wakes, plus extra.
+func checkFetchesPaced(t *testing.T, n, nw int64, took time.Duration, extra int64, while string) {
+	t.Helper()
+	wait := 50 * time.Millisecond
+	if most := 4*int64(took/wait) + 10 + extra; n > most {
+		t.Fatalf("%d fetches (%d asking the broker not to wait) in %v while %s: at most %d expected",
+			n, nw, took.Round(time.Millisecond), while, most)
 	}
 }
 
@@ -296,7 +263,7 @@ wait:
 // thousand a second. Each no-wait poll of them brings a few records, so a
 // partition "moved on" and the loop polls again at once: the fetch rate
 // follows the produce rate instead of one long poll (MinBytes 64 KiB) per
-// MaxWait, the CPU cost liveMinBytes was introduced to avoid.
+// MaxWait, the CPU cost liveMinBytes avoids.
 func TestLiveRecordsBesideAPartitionWaitingForRoomArePaced(t *testing.T) {
 	if testkafka.Real() {
 		t.Skip("counts the fetch requests a broker receives: kfake only")
@@ -308,20 +275,9 @@ func TestLiveRecordsBesideAPartitionWaitingForRoomArePaced(t *testing.T) {
 	cfg := h.config(nil, topic)
 	cfg.Reset = offsets.ResetEarliest
 	cfg.ManualAck = true // default --max-per-partition: the idle partitions have room for 10,000 records each
-	s, _, err := Start(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := start(t, cfg)
 	defer s.Close()
-	deadline := time.After(30 * time.Second)
-	for first := false; !first; {
-		select {
-		case ev := <-s.Events():
-			_, first = ev.(*BatchEvent)
-		case <-deadline:
-			t.Fatal("no batch after 30s")
-		}
-	}
+	waitFirstBatch(t, s)
 	time.Sleep(200 * time.Millisecond) // partition 0 fills its read-ahead behind batch 1
 
 	stop := make(chan struct{})
@@ -349,20 +305,17 @@ func TestLiveRecordsBesideAPartitionWaitingForRoomArePaced(t *testing.T) {
 	n, nw, took := total.Load()-from, noWait.Load()-fromNoWait, time.Since(start)
 	close(stop)
 	wg.Wait()
-	wait := 50 * time.Millisecond
-	if most := 4*int64(took/wait) + 10; n > most {
-		t.Fatalf("%d fetches (%d asking the broker not to wait) in %v while batch 1 waited for its ack and %d records came to the idle partitions: at most %d expected",
-			n, nw, took.Round(time.Millisecond), produced, most)
-	}
+	checkFetchesPaced(t, n, nw, took, 0,
+		fmt.Sprintf("batch 1 waited for its ack and %d records came to the idle partitions", produced))
 }
 
 // A live hot partition (records produced all the time, faster than its
 // batches take them) beside idle partitions on the same broker. When its
 // read-ahead fills with an answer that reached the high watermark of that
 // moment, the reader does not count as behind (its high watermark is
-// stale), so the idle partitions are long-polled and partition 0, which
-// has records to read, waits out the broker's wait after the cut: the case
-// 2d21fc4 fixed for a catch-up, left as it was for live traffic.
+// stale); a loop that then long-polled the idle partitions would make
+// partition 0, which has records to read, wait out the broker's wait
+// after the cut.
 func TestLiveHotPartitionDoesNotWaitForALongPollOfIdleOnes(t *testing.T) {
 	if testkafka.Real() {
 		t.Skip("reads the fetch requests a broker receives: kfake only")
@@ -377,21 +330,11 @@ func TestLiveHotPartitionDoesNotWaitForALongPollOfIdleOnes(t *testing.T) {
 	}
 	var mu sync.Mutex
 	var reqs []asked
-	h.kc.Fake.ControlKey(int16(kmsg.Fetch), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
-		h.kc.Fake.KeepControl()
-		req := kreq.(*kmsg.FetchRequest)
-		a := asked{busyAt: -1, maxWait: req.MaxWaitMillis, end: produced.Load()}
-		for _, tp := range req.Topics {
-			for _, p := range tp.Partitions {
-				if p.Partition == 0 {
-					a.busyAt = p.FetchOffset
-				}
-			}
-		}
+	watchFetches(h, func(req *kmsg.FetchRequest) {
+		a := asked{busyAt: partition0Offset(req), maxWait: req.MaxWaitMillis, end: produced.Load()}
 		mu.Lock()
 		reqs = append(reqs, a)
 		mu.Unlock()
-		return nil, nil, false
 	})
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
@@ -421,20 +364,9 @@ func TestLiveHotPartitionDoesNotWaitForALongPollOfIdleOnes(t *testing.T) {
 	cfg.Reset = offsets.ResetLatest
 	cfg.Interval = time.Hour
 	cfg.MaxPerPartition = 1000
-	s, _, err := Start(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := start(t, cfg)
 	defer s.Close()
-	window := time.After(3 * time.Second)
-wait:
-	for {
-		select {
-		case <-s.Events():
-		case <-window:
-			break wait
-		}
-	}
+	readFor(s, 3*time.Second, nil)
 	mu.Lock()
 	defer mu.Unlock()
 	waited, bad := -1, 0
@@ -498,12 +430,10 @@ func TestPollsBesideADrainArePacedWhileAnotherBrokersBacklogComesAndGoes(t *test
 
 	var mu sync.Mutex
 	fetches := map[int32]int{}
-	h.kc.Fake.ControlKey(int16(kmsg.Fetch), func(kmsg.Request) (kmsg.Response, error, bool) {
-		h.kc.Fake.KeepControl()
+	watchFetches(h, func(_ *kmsg.FetchRequest) {
 		mu.Lock()
 		fetches[h.kc.Fake.CurrentNode()]++
 		mu.Unlock()
-		return nil, nil, false
 	})
 	cfg := h.config(nil, topic)
 	cc := kafka.ClientConfig{Brokers: h.kc.Brokers}
@@ -519,31 +449,21 @@ func TestPollsBesideADrainArePacedWhileAnotherBrokersBacklogComesAndGoes(t *test
 	cfg.MaxBatchBytes = 1700 << 10 // budget 3.4 MB: partition 1's 3.2 MB between budget/2 and budget
 	cfg.Interval = time.Hour
 	cfg.Processor = procFunc(func(*Batch, []*record.Record) { time.Sleep(time.Millisecond) })
-	s, _, err := Start(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := start(t, cfg)
 	defer s.Close()
 	var cut int
 	var p1 int64
 	start := time.Now()
-	window := time.After(2 * time.Second)
-wait:
-	for {
-		select {
-		case ev := <-s.Events():
-			if b, ok := ev.(*BatchEvent); ok && b.Batch.State == offsets.StateAcked {
-				cut++
-				for _, r := range b.Batch.Ranges {
-					if r.Partition.Partition == 1 {
-						p1 += r.Records
-					}
+	readFor(s, 2*time.Second, func(ev Event) {
+		if b, ok := ev.(*BatchEvent); ok && b.Batch.State == offsets.StateAcked {
+			cut++
+			for _, r := range b.Batch.Ranges {
+				if r.Partition.Partition == 1 {
+					p1 += r.Records
 				}
 			}
-		case <-window:
-			break wait
 		}
-	}
+	})
 	took := time.Since(start)
 	mu.Lock()
 	n0, n1 := fetches[0], fetches[1]
@@ -555,4 +475,18 @@ wait:
 		t.Fatalf("broker 1: %d fetches in %v while %d batches were cut (broker 0: %d fetches): at most %d expected",
 			n1, took.Round(time.Millisecond), cut, n0, most)
 	}
+}
+
+// partition0Offset is the offset req asks of partition 0, -1 when it
+// leaves partition 0 out.
+func partition0Offset(req *kmsg.FetchRequest) int64 {
+	at := int64(-1)
+	for _, tp := range req.Topics {
+		for _, p := range tp.Partitions {
+			if p.Partition == 0 {
+				at = p.FetchOffset
+			}
+		}
+	}
+	return at
 }

@@ -29,10 +29,10 @@ func (h *harness) lead(topic string, p, node int32) {
 	}
 }
 
-// Bug 1 of issue 13: with one partition behind its high watermark and the
-// others, led by other brokers, at theirs, --until-end never ended: the
-// idle brokers' long polls took the whole read-ahead in turn, and the
-// broker of the partition behind never fetched.
+// With one partition behind its high watermark and the others, led by
+// other brokers, at theirs, --until-end ends: the idle brokers' long polls
+// must not take the whole read-ahead in turn, or the broker of the
+// partition behind never fetches.
 func TestUntilEndReadsAPartitionBehindOnAnotherBroker(t *testing.T) {
 	h := newBrokersHarness(t, 3)
 	topic := h.kc.Topic("sensor-data", 6)
@@ -57,7 +57,7 @@ func TestUntilEndReadsAPartitionBehindOnAnotherBroker(t *testing.T) {
 	}
 }
 
-// DESIGN §2.8: with a backlog everywhere, a catch-up batch holds
+// docs/design.md §2.8: with a backlog everywhere, a catch-up batch holds
 // --max-per-partition records of every partition, not those of the
 // partitions that happened to be fetched first. The interval is too long
 // to cut anything here: only the catch-up rule (and --until-end) cuts.
@@ -96,11 +96,11 @@ func TestCatchUpBatchHoldsMaxOfEveryPartition(t *testing.T) {
 	}
 }
 
-// Bug 2 of issue 13: a planned batch larger than the new run's read-ahead
-// was never re-delivered: the restart waited for the batch's ranges to be
-// read to their end while the read-ahead stopped fetching first. Here the
+// A planned batch larger than the new run's read-ahead is re-delivered:
+// the restart waits for the batch's ranges to be read to their end, so the
+// read-ahead must not stop fetching first. Here the
 // batch holds 2 × 5000 records of 1 KiB and the restart lowers
-// --max-per-partition to 100 and the batch bytes to 1 MiB. DESIGN §2.8:
+// --max-per-partition to 100 and the batch bytes to 1 MiB. docs/design.md §2.8:
 // the batch is re-delivered whole, with its planned ranges, then the new
 // flags apply.
 func TestRedeliveredBatchLargerThanTheReadAhead(t *testing.T) {
@@ -175,12 +175,11 @@ func produceRandom(kc *testkafka.Cluster, topic string, partition int32, n, size
 }
 
 // TestCatchUpWithIdlePartitionsCutsByItself: a broker that leads idle
-// partitions beside ones with a backlog. A first version of the fix of
-// TestWatchPlansEveryPartitionWhenOneHoldsAHugeBatch long-polled the idle
-// partitions once the share was spent, so the loop never counted as
-// starved, no partition was ever full, and the catch-up was cut only by
-// the interval (found in review: 53 ms became 4 s at a 2 s interval). With
-// an interval of an hour the catch-up must still cut, and end, by itself.
+// partitions beside ones with a backlog. A fetcher that long-polls the
+// idle partitions once the share is spent never lets the loop count as
+// starved: no partition is ever full, and the catch-up is cut only by the
+// interval (53 ms become 4 s at a 2 s interval). With an interval of an
+// hour the catch-up must still cut, and end, by itself.
 func TestCatchUpWithIdlePartitionsCutsByItself(t *testing.T) {
 	h := newHarness(t)
 	topic := h.kc.Topic("idle", 40)

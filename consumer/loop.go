@@ -73,7 +73,7 @@ type loop struct {
 	nudge chan struct{}
 	// looked and probed bring back the broker calls the loop started on
 	// goroutines of their own: no call to a broker runs on the loop, which
-	// serves the commands (DESIGN §2.9).
+	// serves the commands (docs/design.md §2.9).
 	looked chan lookupResult
 	probed chan probeResult
 	// events are the notices to write to the store, in one transaction
@@ -457,7 +457,7 @@ func (l *loop) reportReadError(ps *partState, err error) {
 // log (retention, truncation): the partition's bounds are looked up off
 // the loop, and onLookup goes on. Below the log start (retention deleted
 // it) is data loss: reading goes on at the log start, whatever --reset
-// says (DESIGN §2.5). Above the high watermark (truncation, a recreated
+// says (docs/design.md §2.5). Above the high watermark (truncation, a recreated
 // topic) is offset-out-of-range and goes on per --reset. Either is an
 // event and marks the next range as a jump; with --fail-on-data-loss the
 // stream ends instead, after the event.
@@ -582,7 +582,7 @@ func (l *loop) onLookup(r lookupResult) error {
 // onDiverged takes a log that no longer holds what the stream read of it
 // (an unclean leader election truncated it and the new leader wrote other
 // records at those offsets): the records read at [r.at, r.read) are gone
-// from the cluster. That is data loss (DESIGN §2.5): an event that names
+// from the cluster. That is data loss (docs/design.md §2.5): an event that names
 // the range, then reading goes on at r.at, the first offset of the log as
 // it is now that the stream has not read, so no record of the new history
 // is skipped. Records of the lost range held for the next batch are

@@ -105,7 +105,7 @@ func TestCatchUpReadySameAsEveryPartition(t *testing.T) {
 // their end, so both readers hold their read-ahead (starved), but the loop
 // has taken only the first chunks. The records on their way belong in
 // this batch: it is not ready until they arrived, and then holds all
-// 10,000 (DESIGN §2.8). Before, it was cut at once with 1,882 + 3,989.
+// 10,000 (docs/design.md §2.8), not 1,882 + 3,989 cut at once.
 func TestCatchUpWaitsForRecordsOnTheirWay(t *testing.T) {
 	l := benchLoop(2)
 	l.cfg.MaxPerPartition = 5000

@@ -55,7 +55,7 @@ func answers(t *testing.T, what string, fn func() error) {
 	}
 }
 
-// DESIGN §2.9: keys (ack, seek, pause, quit) answer whatever the network
+// docs/design.md §2.9: keys (ack, seek, pause, quit) answer whatever the network
 // does. Broker 1 stops answering ListOffsets (then Fetch) just as the
 // loop needs the bounds of a partition it leads (the broker said its
 // position is out of range); every command must still answer, and Close
@@ -74,18 +74,14 @@ func TestKeysAnswerWhileABrokerIsDown(t *testing.T) {
 	stallNode(h.kc.Fake, kmsg.ListOffsets, 1, &stallLists, lookups, release)
 	stallNode(h.kc.Fake, kmsg.Fetch, 1, &stallFetches, nil, release)
 
-	st := h.openStore()
-	defer st.Close()
+	st := h.storeClosedAtEnd()
 	cfg := h.config(st, topic)
 	// Cleanups run last first: the broker answers again before the
 	// client is closed.
 	t.Cleanup(func() { close(release) })
 	cfg.Reset = offsets.ResetEarliest
 	cfg.ManualAck = true
-	s, _, err := Start(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := start(t, cfg)
 	planned := make(chan uint64, 16)
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -165,7 +161,7 @@ func (s *eventStore) AddEvents(stream string, es []offsets.Event) error {
 	return s.Store.AddEvents(stream, es)
 }
 
-// DESIGN §2.9: a broker blip on many partitions writes its events in one
+// docs/design.md §2.9: a broker blip on many partitions writes its events in one
 // store transaction, not one fsync per partition.
 func TestBrokerBlipWritesItsEventsInOneTransaction(t *testing.T) {
 	if testkafka.Real() {
@@ -186,10 +182,7 @@ func TestBrokerBlipWritesItsEventsInOneTransaction(t *testing.T) {
 	defer st.Close()
 	cfg := h.config(nil, topic)
 	cfg.Store = st
-	s, _, err := Start(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := start(t, cfg)
 	defer s.Close()
 	errored, reconnected := 0, 0
 	deadline := time.After(30 * time.Second)
@@ -256,9 +249,9 @@ func TestListBoundsStopsRetryingOnCancel(t *testing.T) {
 	}
 }
 
-// DESIGN §2.9: a broker that does not answer holds up no other broker's
+// docs/design.md §2.9: a broker that does not answer holds up no other broker's
 // partitions. Broker 1 holds every fetch; the partitions of brokers 0 and
-// 2 are read all the same (the fetch held used to reserve the whole
+// 2 are read all the same (the fetch held must not reserve the whole
 // read-ahead).
 func TestAStalledBrokerHoldsUpNoOther(t *testing.T) {
 	h := newBrokersHarness(t, 3)
@@ -274,10 +267,7 @@ func TestAStalledBrokerHoldsUpNoOther(t *testing.T) {
 	cfg := h.config(nil, topic)
 	cfg.Reset = offsets.ResetEarliest
 	t.Cleanup(func() { close(release) }) // before the client closes
-	s, _, err := Start(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := start(t, cfg)
 	read := map[int32]int64{}
 	deadline := time.After(30 * time.Second)
 	for want := int64(50); want <= 100; want += 50 {

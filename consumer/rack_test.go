@@ -2,7 +2,6 @@ package consumer
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"log/slog"
 	"strings"
@@ -38,7 +37,7 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-// Issue 16 point 5 (KIP-392): the client's rack goes with every fetch;
+// KIP-392: the client's rack goes with every fetch;
 // when the leader names a preferred read replica, the partition is
 // fetched from that broker, and a fetch the replica cannot serve (behind:
 // OFFSET_OUT_OF_RANGE) sends it back to the leader, without data loss or
@@ -92,23 +91,12 @@ func testRackReplica(t *testing.T, drop bool) {
 		return answerEach(req, func(sp *kmsg.FetchResponseTopicPartition) { sp.PreferredReadReplica = 1 }), nil, true
 	})
 
-	cc := kafka.ClientConfig{Brokers: h.kc.Brokers, Rack: "b"}
-	conf := cc.SaramaConfig()
-	conf.Consumer.MaxWaitTime = 50 * time.Millisecond
-	client, err := kafka.DialWith(cc, conf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.Close()
 	cfg := h.config(nil, topic)
-	cfg.Client = client
+	cfg.Client = dial(t, kafka.ClientConfig{Brokers: h.kc.Brokers, Rack: "b"})
 	cfg.Explicit = []offsets.Spec{spec(t, topic+":0=0")}
 	var logBuf syncBuffer
 	cfg.Log = slog.New(slog.NewTextHandler(&logBuf, nil))
-	s, _, err := Start(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := start(t, cfg)
 	defer s.Close()
 	var bs []*Batch
 	var evs []Event
@@ -217,21 +205,10 @@ func TestReplicaBehindIsNotAskedAtTheNetworksPace(t *testing.T) {
 		defer mu.Unlock()
 		return fetches[0] + fetches[1]
 	}
-	cc := kafka.ClientConfig{Brokers: h.kc.Brokers, Rack: "b"}
-	conf := cc.SaramaConfig()
-	conf.Consumer.MaxWaitTime = 50 * time.Millisecond
-	client, err := kafka.DialWith(cc, conf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.Close()
 	cfg := h.config(nil, topic)
-	cfg.Client = client
+	cfg.Client = dial(t, kafka.ClientConfig{Brokers: h.kc.Brokers, Rack: "b"})
 	cfg.Reset = offsets.ResetEarliest
-	s, _, err := Start(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := start(t, cfg)
 	defer s.Close()
 	go func() {
 		for range s.Events() {

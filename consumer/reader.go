@@ -100,7 +100,7 @@ type reader struct {
 	// needHeld and needBytes are what the batch re-delivered at start
 	// needs of the partition (its planned range's offsets and bytes): the
 	// reader reads that far whatever its read-ahead, and those bytes do
-	// not count against its broker's share (DESIGN §2.8).
+	// not count against its broker's share (docs/design.md §2.8).
 	needHeld, needBytes int64
 	closed              bool
 }

@@ -16,12 +16,12 @@ import (
 	"github.com/kbatch-dev/kbatch/offsets"
 )
 
-// Issue 20: re-authentication that fails mid-stream (KIP-368: the broker
+// Re-authentication that fails mid-stream (KIP-368: the broker
 // gives each login a short session) is reported and recovers. Either the
 // token provider can no longer give a token (the token command fails, the
 // OIDC endpoint is down) or the broker refuses the token it gets (an
 // expired token in the file); on one broker and on three. The stream must
-// say so with a broker-error event naming the token failure (DESIGN §2.9),
+// say so with a broker-error event naming the token failure (docs/design.md §2.9),
 // then read on by itself, losing nothing (every offset up to 30), once
 // tokens are good again.
 func TestReauthenticationFailureIsReportedAndRecovers(t *testing.T) {
@@ -42,8 +42,7 @@ func testReauthFailure(t *testing.T, brokers int, refuse bool) {
 	if brokers > 1 {
 		h.kc = testkafka.NewBrokers(t, brokers)
 	}
-	topic := h.kc.Topic("reauth", 1)
-	h.kc.ProduceN(topic, 0, 10, 20)
+	topic := h.topicWith("reauth", 20, 10)
 	fake := h.kc.Fake
 	var down atomic.Bool
 	fake.ControlKey(kmsg.SASLHandshake.Int16(), func(req kmsg.Request) (kmsg.Response, error, bool) {
@@ -72,22 +71,12 @@ func testReauthFailure(t *testing.T, brokers int, refuse bool) {
 	}, nil)
 	cc := kafka.ClientConfig{Brokers: h.kc.Brokers}
 	cc.SASL = &kafka.SASL{Mechanism: sarama.SASLTypeOAuth, TokenProvider: tp}
-	conf := cc.SaramaConfig()
-	conf.Consumer.MaxWaitTime = 50 * time.Millisecond
-	c, err := kafka.DialWith(cc, conf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
-	st := h.openStore()
-	defer st.Close()
+	c := dial(t, cc)
+	st := h.storeClosedAtEnd()
 	cfg := h.config(st, topic)
 	cfg.Client = c
 	cfg.Reset = offsets.ResetEarliest
-	s, _, err := Start(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := start(t, cfg)
 	defer s.Close()
 
 	read := int64(0)

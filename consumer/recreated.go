@@ -179,7 +179,7 @@ func (l *loop) dropRedeliveryOn(topic string) error {
 // now on a broker refuses the old topic's offsets in a new topic of the
 // same name; they are not started again, which would forget the leader
 // epoch of what they read and with it the check of the log after an
-// unclean election (the unclean suite's "frozen" case failed so). The
+// unclean election (the unclean suite's "frozen" case shows it). The
 // store keeps the id, so a restart tells a topic created again while
 // kbatch was stopped. Whether the topic was created again before this
 // refresh, nothing can tell.

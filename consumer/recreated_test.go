@@ -19,23 +19,18 @@ import (
 	"github.com/kbatch-dev/kbatch/record"
 )
 
-// TestRecreatedTopicIsReported (helper-37): a topic deleted and created
-// again while kbatch was stopped, the new one already holding more
-// records than the stored position: kbatch resumed at the old offset with
-// no event, so the new topic's first records were skipped silently. The
-// topic id (KIP-516) tells the two apart: a topic-recreated event says
-// so and how to read the new topic from its start, and a batch planned
-// on the old topic is dropped. The stored positions are kept (helper-39:
-// a topic recreated while a stream ran has positions of the new topic
-// acked under the old id; resetting them would deliver those twice).
+// TestRecreatedTopicIsReported: a topic deleted and created again while
+// kbatch was stopped, the new one already holding more records than the
+// stored position: resuming at the old offset with no event would skip
+// the new topic's first records silently. The topic id (KIP-516) tells
+// the two apart: a topic-recreated event says so and how to read the new
+// topic from its start, and a batch planned on the old topic is dropped.
+// The stored positions are kept (a topic recreated while a stream ran has
+// positions of the new topic acked under the old id; resetting them would
+// deliver those twice).
 func TestRecreatedTopicIsReported(t *testing.T) {
-	h := newHarness(t)
-	topic := h.kc.Topic("recreated", 1)
+	h, topic, st, cfg := storedStream(t, "recreated", 10, 5)
 	p0 := offsets.Partition{Topic: topic, Partition: 0}
-	h.kc.ProduceN(topic, 0, 5, 10)
-	st := h.openStore()
-	defer st.Close()
-	cfg := h.config(st, topic)
 	cfg.Reset, cfg.UntilEnd = offsets.ResetEarliest, true
 	if _, until, _ := covered(t, batches(runWithin(t, cfg, time.Minute)), p0); until != 5 {
 		t.Fatalf("first run read up to %d, want 5", until)
@@ -104,11 +99,11 @@ func produceNew(t *testing.T, h *harness, topic string, partition int32, n int) 
 }
 
 // TestTopicRecreatedWhileRunning: a topic deleted and created again under
-// a running stream. Before, the fetch at the old position was out of
-// range, the leader-epoch check took the new log's end for a truncation
-// by an unclean election, and the new topic's records below it were
-// skipped as "data loss"; with the new topic already past the old
-// position the fetch even went on there with no word. The stream now
+// a running stream. The fetch at the old position is out of range, and
+// a leader-epoch check alone would take the new log's end for a
+// truncation by an unclean election and skip the new topic's records
+// below it as "data loss"; with the new topic already past the old
+// position the fetch would even go on there with no word. The stream
 // notices the new topic id (a lookup after out of range, or the metadata
 // refresh), says so, and reads every partition of the new topic from its
 // log start; the move is stored at once with the new id, so a restart
@@ -124,14 +119,10 @@ func TestTopicRecreatedWhileRunning(t *testing.T) {
 			p0, p1 := offsets.Partition{Topic: topic, Partition: 0}, offsets.Partition{Topic: topic, Partition: 1}
 			h.kc.ProduceN(topic, 0, 5, 10)
 			h.kc.ProduceN(topic, 1, 5, 10)
-			st := h.openStore()
-			defer st.Close()
+			st := h.storeClosedAtEnd()
 			cfg := h.config(st, topic)
 			cfg.Reset = offsets.ResetEarliest
-			s, _, err := Start(context.Background(), cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
+			s := start(t, cfg)
 			br := newBatchReader(s)
 			seen, inNew := br.until, br.moved
 			br.readUntil(t, "batch up to 5 on both partitions", func() bool { return seen[p0] == 5 && seen[p1] == 5 })
@@ -253,6 +244,38 @@ type failGate struct {
 	release chan struct{}
 }
 
+func newFailGate(id uint64) *failGate {
+	return &failGate{id: id, entered: make(chan struct{}), release: make(chan struct{})}
+}
+
+// crash releases the batch, which fails, and closes s once it ended.
+func (g *failGate) crash(s *Stream) {
+	close(g.release)
+	for range s.Events() {
+	}
+	_ = s.Close()
+}
+
+// restartDropsTheBatch runs cfg to its end and checks that it dropped the
+// pending batch 2 (its event saying why contains why) and read p from the
+// newest topic's start: [0, until), none of it as re-delivered.
+func restartDropsTheBatch(t *testing.T, cfg Config, p offsets.Partition, why string, until int64) {
+	t.Helper()
+	evs := runWithin(t, cfg, time.Minute)
+	if d := notices(evs, offsets.CodeDropped); len(d) != 1 || !strings.Contains(d[0].Message, why) {
+		t.Errorf("dropped events %v, want batch 2 dropped: %s", d, describe(evs))
+	}
+	from, got, records := covered(t, batches(evs), p)
+	if from != 0 || got != until || records != until {
+		t.Errorf("restart read [%d, %d) with %d records, want the newest topic's [0, %d): %s", from, got, records, until, describe(evs))
+	}
+	for _, b := range batches(evs) {
+		if b.Redelivered {
+			t.Errorf("batch %d re-delivered a range of an earlier topic", b.ID)
+		}
+	}
+}
+
 func (g *failGate) Process(_ context.Context, b *Batch, _ []*record.Record) error {
 	if b.ID != g.id {
 		return nil
@@ -283,66 +306,45 @@ func waitNotice(t *testing.T, s *Stream, code string) []Event {
 	}
 }
 
-// TestRecreatedAfterAPlannedBatch (helper-42): a batch of the old topic
-// planned and not acked when the running stream saw the topic created
-// again, then a crash. The restart found the ids matching and re-delivered
-// the batch's old range against the new topic: it waited for offsets the
-// new topic did not have, then delivered new records as the old range.
-// The stored move (topic-recreated) says the batch is the old topic's: it
-// is dropped, and the new topic is read from its start.
+// TestRecreatedAfterAPlannedBatch: a batch of the old topic planned and
+// not acked when the running stream saw the topic created again, then a
+// crash. The restart finds the ids matching; re-delivering the batch's old
+// range against the new topic would wait for offsets the new topic does
+// not have, then deliver new records as the old range. The stored move
+// (topic-recreated) says the batch is the old topic's: it is dropped, and
+// the new topic is read from its start.
 func TestRecreatedAfterAPlannedBatch(t *testing.T) {
 	h, topic, st, cfg := readToEnd(t, "recreated-planned", 1)
 	p0 := offsets.Partition{Topic: topic, Partition: 0}
 	h.kc.ProduceN(topic, 0, 50, 10)
 
-	g := &failGate{id: 2, entered: make(chan struct{}), release: make(chan struct{})}
+	g := newFailGate(2)
 	live := cfg
 	live.UntilEnd, live.Processor = false, g
-	s, _, err := Start(context.Background(), live)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := start(t, live)
 	<-g.entered
 	h.kc.Recreate(topic, 1)
 	produceNew(t, h, topic, 0, 3)
 	waitNotice(t, s, offsets.CodeRecreated)
-	close(g.release)
-	for range s.Events() {
-	}
-	_ = s.Close()
+	g.crash(s)
 	if p, _ := st.Pending("test"); p == nil || p.ID != 2 {
 		t.Fatalf("pending batch %+v, want batch 2 of the old topic", p)
 	}
 
-	evs := runWithin(t, cfg, time.Minute)
-	if d := notices(evs, offsets.CodeDropped); len(d) != 1 || !strings.Contains(d[0].Message, "after it was planned") {
-		t.Errorf("dropped events %v, want batch 2 dropped: %s", d, describe(evs))
-	}
-	from, until, records := covered(t, batches(evs), p0)
-	if from != 0 || until != 3 || records != 3 {
-		t.Errorf("restart read [%d, %d) with %d records, want the new topic's [0, 3): %s", from, until, records, describe(evs))
-	}
-	for _, b := range batches(evs) {
-		if b.Redelivered {
-			t.Errorf("batch %d re-delivered the old topic's range on the new one", b.ID)
-		}
-	}
+	restartDropsTheBatch(t, cfg, p0, "after it was planned", 3)
 }
 
-// TestTopicRecreatedWithFewerPartitions (helper-42): a partition the new
-// topic does not have kept its old position; when the topic got it back,
-// the new records below that position were skipped as "data loss", and a
-// --until-end run waited for its old high watermark for good.
+// TestTopicRecreatedWithFewerPartitions: a partition the new topic does
+// not have must not keep its old position, or, when the topic gets it
+// back, the new records below that position are skipped as "data loss",
+// and a --until-end run waits for its old high watermark for good.
 func TestTopicRecreatedWithFewerPartitions(t *testing.T) {
 	h, topic, _, cfg := readToEnd(t, "recreated-fewer", 2)
 	p0, p1 := offsets.Partition{Topic: topic, Partition: 0}, offsets.Partition{Topic: topic, Partition: 1}
 
 	live := cfg
 	live.UntilEnd = false
-	s, _, err := Start(context.Background(), live)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := start(t, live)
 	h.kc.Recreate(topic, 1)
 	produceNew(t, h, topic, 0, 3)
 	evs := waitNotice(t, s, offsets.CodeRecreated)
@@ -382,10 +384,10 @@ func TestTopicRecreatedWithFewerPartitions(t *testing.T) {
 	}
 }
 
-// TestTopicRecreatedBesideADeletedTopic (helper-42): with another topic of
-// the stream deleted, the metadata refresh failed as a whole and the
-// recreation of the first went unseen; its new records below the old
-// position were skipped.
+// TestTopicRecreatedBesideADeletedTopic: with another topic of the stream
+// deleted, the metadata refresh must not fail as a whole, or the
+// recreation of the first goes unseen and its new records below the old
+// position are skipped.
 func TestTopicRecreatedBesideADeletedTopic(t *testing.T) {
 	h := newHarness(t)
 	a, b := h.kc.Topic("recreated-a", 1), h.kc.Topic("deleted-b", 1)
@@ -394,10 +396,7 @@ func TestTopicRecreatedBesideADeletedTopic(t *testing.T) {
 	h.kc.ProduceN(b, 0, 1, 10)
 	cfg := h.config(nil, a, b)
 	cfg.Reset = offsets.ResetEarliest
-	s, _, err := Start(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := start(t, cfg)
 	defer s.Close()
 	waitBatchUntil(t, s, pa, 10)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -453,10 +452,10 @@ func TestTopicRecreatedBesideADeletedTopic(t *testing.T) {
 	}
 }
 
-// TestRecreatedReportedUntilAStartSucceeds (helper-42): the start stored
-// the new id before it could fail (--fail-on-data-loss, a usage error),
-// so the next start did not report the recreation, and skipped the new
-// topic's records below the stored position without a word. With
+// TestRecreatedReportedUntilAStartSucceeds: a start that stored the new id
+// before it could fail (--fail-on-data-loss, a usage error) would let the
+// next start skip the new topic's records below the stored position
+// without reporting the recreation. With
 // --fail-on-data-loss, the recreation itself stops the start: records of
 // the new topic would be skipped.
 func TestRecreatedReportedUntilAStartSucceeds(t *testing.T) {
@@ -485,29 +484,21 @@ func TestRecreatedReportedUntilAStartSucceeds(t *testing.T) {
 	}
 }
 
-// TestRecreatedTwiceWithABatchInFlight (helper-43): a batch of the first
-// new topic (its range marked topic-recreated) in flight when the topic
-// was created again a second time, then a crash. The restart kept the
-// batch, since its range starts at a recreation, and re-delivered it on
-// the newest topic: it waited for offsets that topic lacked (--until-end
-// hung) or delivered other records under the batch's ranges. The second
-// move was made after the batch was cut: the batch is dropped.
+// TestRecreatedTwiceWithABatchInFlight: a batch of the first new topic
+// (its range marked topic-recreated) in flight when the topic was created
+// again a second time, then a crash. Its range starts at a recreation, but
+// re-delivering it on the newest topic would wait for offsets that topic
+// lacks (--until-end hangs) or deliver other records under the batch's
+// ranges. The second move was made after the batch was cut: the batch is
+// dropped.
 func TestRecreatedTwiceWithABatchInFlight(t *testing.T) {
-	h := newHarness(t)
-	topic := h.kc.Topic("recreated-twice", 1)
+	h, topic, _, cfg := storedStream(t, "recreated-twice", 10, 5)
 	p0 := offsets.Partition{Topic: topic, Partition: 0}
-	h.kc.ProduceN(topic, 0, 5, 10)
-	st := h.openStore()
-	defer st.Close()
-	cfg := h.config(st, topic)
 	cfg.Reset = offsets.ResetEarliest
-	g := &failGate{id: 2, entered: make(chan struct{}), release: make(chan struct{})}
+	g := newFailGate(2)
 	live := cfg
 	live.Processor = g
-	s, _, err := Start(context.Background(), live)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := start(t, live)
 	waitBatchUntil(t, s, p0, 5)
 	// The first new topic's records come after the stream saw it: had
 	// they come first, the read at offset 5 could take them before the
@@ -521,55 +512,35 @@ func TestRecreatedTwiceWithABatchInFlight(t *testing.T) {
 	h.kc.Recreate(topic, 1)
 	produceNew(t, h, topic, 0, 4)
 	waitNotice(t, s, offsets.CodeRecreated)
-	close(g.release)
-	for range s.Events() {
-	}
-	_ = s.Close()
+	g.crash(s)
 
 	cfg.UntilEnd = true
-	evs := runWithin(t, cfg, time.Minute)
-	if d := notices(evs, offsets.CodeDropped); len(d) != 1 {
-		t.Errorf("dropped events %v, want batch 2 dropped: %s", d, describe(evs))
-	}
-	from, until, records := covered(t, batches(evs), p0)
-	if from != 0 || until != 4 || records != 4 {
-		t.Errorf("restart read [%d, %d) with %d records, want the newest topic's [0, 4): %s", from, until, records, describe(evs))
-	}
-	for _, b := range batches(evs) {
-		if b.Redelivered {
-			t.Errorf("batch %d re-delivered a range of an earlier topic", b.ID)
-		}
-	}
+	restartDropsTheBatch(t, cfg, p0, "", 4)
 }
 
 // TestRecreatedTopicIsNotReadUnderTheOldID: a topic deleted and created
 // again while the stream runs, the new one holding more records than the
-// stream had read. Before Fetch v13, the read at the old position took
-// the new topic's records as the old topic's until the next metadata
-// refresh saw the new id: a batch had them in the old topic's range, and
-// they came again from the new topic's start. Fetches now carry the
-// topic's id, the broker refuses the old one (UNKNOWN_TOPIC_ID), and that
+// stream had read. A fetch without the topic's id (before Fetch v13) at
+// the old position would take the new topic's records as the old topic's
+// until the next metadata refresh saw the new id: a batch would have them
+// in the old topic's range, and they would come again from the new
+// topic's start. Fetches carry the topic's id, the broker refuses the old
+// one (UNKNOWN_TOPIC_ID), and that
 // refusal makes the stream look at the ids at once: the metadata refresh
 // here is an hour away. Every record of the new topic comes once, in
 // ranges from its log start marked topic-recreated.
 func TestRecreatedTopicIsNotReadUnderTheOldID(t *testing.T) {
 	h := newHarness(t)
-	if v := h.kc.FetchMaxVersion(); v < 13 {
-		t.Skipf("the broker serves Fetch v%d at most; topic ids came in v13 (Kafka 3.1)", v)
-	}
+	skipWithoutTopicIDs(t, h)
 	topic := h.kc.Topic("recreated-by-id", 2)
 	parts := []offsets.Partition{{Topic: topic, Partition: 0}, {Topic: topic, Partition: 1}}
 	for _, p := range parts {
 		h.kc.ProduceN(topic, p.Partition, 5, 10)
 	}
-	st := h.openStore()
-	defer st.Close()
+	st := h.storeClosedAtEnd()
 	cfg := h.config(st, topic)
 	cfg.Reset, cfg.MetadataInterval = offsets.ResetEarliest, time.Hour
-	s, _, err := Start(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := start(t, cfg)
 	defer s.Close()
 	br := newBatchReader(s)
 	until := br.until
@@ -603,38 +574,30 @@ func TestRecreatedTopicIsNotReadUnderTheOldID(t *testing.T) {
 			t.Errorf("%s: after the move %d records (moved %v), want the new topic's 9 once: %s", p, records, jumped, describe(br.evs))
 		}
 	}
-	// One event says it all (helper-48: each partition also had a
-	// broker-error for UNKNOWN_TOPIC_ID, then a reconnected one).
+	// One event says it all: no partition also gets a broker-error for
+	// UNKNOWN_TOPIC_ID, then a reconnected one.
 	if n, b, c := len(notices(br.evs, offsets.CodeRecreated)), len(notices(br.evs, offsets.CodeBrokerError)), len(notices(br.evs, offsets.CodeReconnected)); n != 1 || b+c > 0 {
 		t.Errorf("%d topic-recreated, %d broker-error and %d reconnected events; want one topic-recreated alone: %s", n, b, c, describe(br.evs))
 	}
 }
 
-// TestTopicIDLearnedAfterAFailedLookup (helper-48): the lookup of the
-// topics' ids at start failed (a timeout of the first request, say), and
-// the ids the refresher learnt later were thrown away: the stream read by
-// names for the rest of the run, and a topic created again was read at
-// the old topic's offsets, its first records skipped, with no event. The
-// refresher's id is now taken, the readers started again under it, and
-// the store keeps it.
+// TestTopicIDLearnedAfterAFailedLookup: the lookup of the topics' ids at
+// start fails (a timeout of the first request, say). The ids the
+// refresher learns later are taken, the readers started again under them,
+// and the store keeps them; a stream that threw them away would read by
+// names for the rest of the run, and read a topic created again at the
+// old topic's offsets, its first records skipped, with no event.
 func TestTopicIDLearnedAfterAFailedLookup(t *testing.T) {
 	h := newHarness(t)
-	if v := h.kc.FetchMaxVersion(); v < 13 {
-		t.Skipf("the broker serves Fetch v%d at most; topic ids came in v13 (Kafka 3.1)", v)
-	}
+	skipWithoutTopicIDs(t, h)
 	failFirstIDLookup(t)
 
-	topic := h.kc.Topic("recreated-late-id", 1)
+	topic := h.topicWith("recreated-late-id", 10, 5)
 	p0 := offsets.Partition{Topic: topic, Partition: 0}
-	h.kc.ProduceN(topic, 0, 5, 10)
-	st := h.openStore()
-	defer st.Close()
+	st := h.storeClosedAtEnd()
 	cfg := h.config(st, topic)
 	cfg.Reset = offsets.ResetEarliest
-	s, _, err := Start(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := start(t, cfg)
 	defer s.Close()
 	waitBatchUntil(t, s, p0, 5)
 	var evs []Event
@@ -687,10 +650,7 @@ func TestRecreatedTopicClearsItsErrors(t *testing.T) {
 	h.kc.ProduceN(topic, 0, 5, 10)
 	cfg := h.config(nil, topic)
 	cfg.Reset = offsets.ResetEarliest
-	s, _, err := Start(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := start(t, cfg)
 	defer s.Close()
 	waitBatchUntil(t, s, p0, 5)
 	if _, err := h.kc.Admin().DeleteTopics(context.Background(), topic); err != nil {
@@ -727,47 +687,34 @@ func TestRecreatedTopicClearsItsErrors(t *testing.T) {
 }
 
 // TestAdoptedIDKeepsTheEpochCheck: the id of a topic learnt after start
-// (adoptID) first started the topic's readers again. A new reader knows
-// no leader epoch of what was read, so after a leader change it no longer
-// checked the log (the fetch from position-1, KIP-320): the unclean suite
-// on three real brokers ("frozen") then read a truncated log's new
-// history as if it continued the old one. The readers now take the id
-// where they are; after an election the next fetch is the check.
+// (adoptID) does not start the topic's readers again. A new reader knows
+// no leader epoch of what was read, so after a leader change it would not
+// check the log (the fetch from position-1, KIP-320) and would read a
+// truncated log's new history as if it continued the old one (the
+// unclean suite on three real brokers, "frozen", shows it). The readers
+// take the id where they are; after an election the next fetch is the
+// check.
 func TestAdoptedIDKeepsTheEpochCheck(t *testing.T) {
 	h := newBrokersHarness(t, 1)
-	if v := h.kc.FetchMaxVersion(); v < 13 {
-		t.Skipf("the broker serves Fetch v%d at most", v)
-	}
+	skipWithoutTopicIDs(t, h)
 	failFirstIDLookup(t)
-	topic := h.kc.Topic("adopted-epoch", 1)
+	topic := h.topicWith("adopted-epoch", 10, 5)
 	p0 := offsets.Partition{Topic: topic, Partition: 0}
-	h.kc.ProduceN(topic, 0, 5, 10)
 	id := h.kc.TopicID(topic)
 	var mu sync.Mutex
 	var asked []int64 // offsets the fetches of p0 asked for
-	h.kc.Fake.ControlKey(int16(kmsg.Fetch), func(req kmsg.Request) (kmsg.Response, error, bool) {
-		h.kc.Fake.KeepControl()
-		for _, rt := range req.(*kmsg.FetchRequest).Topics {
-			if rt.Topic != topic && rt.TopicID != id {
-				continue
-			}
-			for _, rp := range rt.Partitions {
-				mu.Lock()
-				asked = append(asked, rp.FetchOffset)
-				mu.Unlock()
-			}
+	watchFetches(h, func(req *kmsg.FetchRequest) {
+		for _, rp := range fetchedPartitions(req, topic, id) {
+			mu.Lock()
+			asked = append(asked, rp.FetchOffset)
+			mu.Unlock()
 		}
-		return nil, nil, false
 	})
 
-	st := h.openStore()
-	defer st.Close()
+	st := h.storeClosedAtEnd()
 	cfg := h.config(st, topic)
 	cfg.Reset = offsets.ResetEarliest
-	s, _, err := Start(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := start(t, cfg)
 	defer s.Close()
 	waitBatchUntil(t, s, p0, 5)
 	waitIDStored(t, st, topic)
@@ -811,5 +758,14 @@ func waitIDStored(t *testing.T, st *offsets.Store, topic string) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the id of %s was never stored after the lookup at start failed", topic)
 		}
+	}
+}
+
+// skipWithoutTopicIDs skips the test when the broker cannot fetch by
+// topic id.
+func skipWithoutTopicIDs(t *testing.T, h *harness) {
+	t.Helper()
+	if v := h.kc.FetchMaxVersion(); v < 13 {
+		t.Skipf("the broker serves Fetch v%d at most; topic ids came in v13 (Kafka 3.1)", v)
 	}
 }

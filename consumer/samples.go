@@ -8,7 +8,7 @@ import "github.com/kbatch-dev/kbatch/record"
 // in between carried copies of all their records, most of which the
 // screen's history dropped at once: on 1 MiB values the screen's process
 // copied the whole topic and held 96 MB of copies at its peak, above the
-// soft memory limit (issue 17). The receiver bounds that with a
+// soft memory limit. The receiver bounds that with a
 // SampleGate.
 
 // SampleGate lets the receiver of a stream's events bound the samples

@@ -1,7 +1,6 @@
 package consumer
 
 import (
-	"context"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -21,26 +20,22 @@ func (g *countingGate) Sent(bytes int64) { g.waiting.Add(bytes) }
 
 // A receiver that falls behind a catch-up of large records does not get
 // copies of all of them as samples: while its gate is closed, batches come
-// without them (issue 17: on 1 MiB values the screen's process copied the
-// whole topic, and its heap stood above the soft limit). Once it has taken
+// without them (on 1 MiB values the screen's process would copy the whole
+// topic, and its heap stand above the soft limit). Once it has taken
 // what waited, the next batch has its samples again.
 func TestSamplesWaitForAReceiverThatFallsBehind(t *testing.T) {
 	h := newHarness(t)
 	topic := h.kc.Topic("large", 1)
 	const size = 64 << 10
 	h.kc.ProduceN(topic, 0, 40, size)
-	st := h.openStore()
-	defer st.Close()
+	st := h.storeClosedAtEnd()
 	cfg := h.config(st, topic)
 	cfg.Reset = offsets.ResetEarliest
 	cfg.Samples = 3
 	cfg.MaxPerPartition = 2 // 20 batches of 2 records: every record a sample
 	gate := &countingGate{limit: 4 * size}
 	cfg.SampleGate = gate
-	s, _, err := Start(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := start(t, cfg)
 	defer s.Close()
 
 	var records, kept int64
@@ -99,15 +94,14 @@ func TestSamplesWaitForAReceiverThatFallsBehind(t *testing.T) {
 // With manual acks the planned and the acked event of a batch both carry
 // its samples: what the gate is told and what a receiver that takes every
 // event counts down balance once the stream is closed and drained
-// (helper-46), so the gate cannot stay closed for good.
+// so the gate cannot stay closed for good.
 func TestSampleGateBalancesUnderManualAck(t *testing.T) {
 	h := newHarness(t)
 	topic := h.kc.Topic("large", 2)
 	const size = 64 << 10
 	h.kc.ProduceN(topic, 0, 30, size)
 	h.kc.ProduceN(topic, 1, 30, size)
-	st := h.openStore()
-	defer st.Close()
+	st := h.storeClosedAtEnd()
 	cfg := h.config(st, topic)
 	cfg.Reset = offsets.ResetEarliest
 	cfg.Samples = 3
@@ -115,10 +109,7 @@ func TestSampleGateBalancesUnderManualAck(t *testing.T) {
 	cfg.ManualAck = true
 	gate := &countingGate{limit: 3 * size}
 	cfg.SampleGate = gate
-	s, _, err := Start(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := start(t, cfg)
 	var acked int64
 	skipped := 0
 	deadline := time.After(30 * time.Second)

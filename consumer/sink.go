@@ -15,7 +15,7 @@ import (
 	"github.com/kbatch-dev/kbatch/record"
 )
 
-// FileSink appends each batch's records to a file as JSON lines (DESIGN
+// FileSink appends each batch's records to a file as JSON lines (docs/design.md
 // §4, or another record.Appender's shape) and fsyncs before the batch is
 // acked. It is the --sink of watch. A record the batch marks as aborted
 // (Batch.IsAborted) gets "aborted":true.
@@ -166,7 +166,7 @@ func NewStdoutSink(w io.Writer) *FileSink {
 }
 
 // SetEncoder makes the sink write records in enc's shape (KcatEncoder for
-// --format kcat) instead of DESIGN §4's. Call it before the first Process.
+// --format kcat) instead of docs/design.md §4's. Call it before the first Process.
 func (s *FileSink) SetEncoder(enc record.Appender) { s.enc = enc }
 
 // Process writes the records and syncs the file. When that fails, a named

@@ -89,8 +89,8 @@ func (f *failingWriter) Write(p []byte) (int, error) {
 // TestFileSinkCutsAFailedBatchOff: when a batch's write fails part-way,
 // the sink cuts the file back to its size before the batch: the batch is
 // not acked and is written again whole by the next start, and no line of
-// the file is left cut off (before the fix the next start appended to the
-// cut-off line and its first record was lost in it).
+// the file is left cut off (a next start appending to a cut-off line
+// would lose its first record in it).
 func TestFileSinkCutsAFailedBatchOff(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "sink.jsonl")
 	s, err := OpenFileSink(path)
@@ -204,8 +204,8 @@ func TestMendLastLineWithoutACut(t *testing.T) {
 // TestFileSinkStartsABatchOnALineOfItsOwn: another process appending to
 // the same sink file was killed in the middle of a line after this sink
 // opened it; the next batch's records start on a line of their own
-// instead of running on from that line (found by helper-33: the other
-// stream's acked record sat inside a broken line).
+// instead of running on from that line (or the other stream's acked
+// record would sit inside a broken line).
 func TestFileSinkStartsABatchOnALineOfItsOwn(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "sink.jsonl")
 	s, err := OpenFileSink(path)

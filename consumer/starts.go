@@ -102,7 +102,7 @@ func droppedEvent(p *offsets.Batch, why string) offsets.Event {
 }
 
 // markMoved sets the Jump of the starts that are not where the store's
-// last acked range of the partition left it (DESIGN §2.3): a start that
+// last acked range of the partition left it (docs/design.md §2.3): a start that
 // moves a stored position (-o, an import, @TIME) is a reset, and a stored
 // position that was moved without an ack since (data loss or a reset at a
 // start that had no batch, `offsets set`, a seek) keeps its code. The

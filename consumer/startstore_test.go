@@ -12,24 +12,16 @@ import (
 	"github.com/kbatch-dev/kbatch/offsets"
 )
 
-// Issue 13, bug 5: a partition added while running is announced as read
-// from its log start; its start is stored at once, so a restart before it
-// had a batch reads its records (written while stopped too) from there,
-// not from reset-latest. Before, the restart skipped them, and with
-// --batches N and no other traffic it waited for a batch for ever.
+// A partition added while running is announced as read from its log
+// start; its start is stored at once, so a restart before it had a batch
+// reads its records (written while stopped too) from there, not from
+// reset-latest. A restart that skipped them would, with --batches N and no
+// other traffic, wait for a batch for ever.
 func TestNewPartitionStartIsStored(t *testing.T) {
-	h := newHarness(t)
-	topic := h.kc.Topic("events", 1)
-	h.kc.ProduceN(topic, 0, 10, 20)
+	h, topic, st, cfg := storedStream(t, "events", 20, 10)
 	p1 := offsets.Partition{Topic: topic, Partition: 1}
-	st := h.openStore()
-	defer st.Close()
-	cfg := h.config(st, topic)
 	cfg.Reset = offsets.ResetLatest
-	s, _, err := Start(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := start(t, cfg)
 	h.kc.AddPartitions(topic, 2)
 	timeout := time.After(time.Minute)
 	for seen := false; !seen; {
@@ -92,28 +84,15 @@ func produceToNew(t *testing.T, h *harness, p offsets.Partition, n int) {
 	}
 }
 
-// Issue 13, bug 5: with a planned batch pending at start, the partitions
+// With a planned batch pending at start, the partitions
 // it does not hold still get their start stored: the next start puts them
 // at the same place, not at a newer reset-latest.
 func TestStartsStoredWithAPendingBatch(t *testing.T) {
 	h := newHarness(t)
-	topic := h.kc.Topic("events", 2)
-	h.kc.ProduceN(topic, 0, 100, 20)
-	h.kc.ProduceN(topic, 1, 50, 20)
+	topic := h.topicWith("events", 20, 100, 50)
 	p0, p1 := offsets.Partition{Topic: topic, Partition: 0}, offsets.Partition{Topic: topic, Partition: 1}
-	st := h.openStore()
-	defer st.Close()
-	if err := st.EnsureStream("test", h.kc.Brokers, []string{topic}); err != nil {
-		t.Fatal(err)
-	}
-	if err := st.SetNext("test", map[offsets.Partition]int64{p0: 0}, offsets.Event{}); err != nil {
-		t.Fatal(err)
-	}
-	if err := st.Plan("test", offsets.Batch{ID: 1, Ranges: []offsets.BatchRange{
-		{Range: offsets.Range{Partition: p0, From: 0, Until: 100}, Records: 100},
-	}}); err != nil {
-		t.Fatal(err)
-	}
+	st := h.storeClosedAtEnd()
+	seedStore(t, h, st, []string{topic}, map[offsets.Partition]int64{p0: 0}, planned(p0, 0, 100))
 	cfg := h.config(st, topic)
 	cfg.Reset = offsets.ResetLatest
 	cfg.MaxBatches = 1
@@ -129,24 +108,15 @@ func TestStartsStoredWithAPendingBatch(t *testing.T) {
 	}
 }
 
-// Issue 13, bug 8: a pending batch the user overrides with -o is not
+// A pending batch the user overrides with -o is not
 // re-delivered; the new batch that takes its id is a new batch, stored and
 // reported as such, and the store says the old one was dropped.
 func TestOverriddenPendingBatchIsNotStoredAsRedelivered(t *testing.T) {
 	h := newHarness(t)
-	topic := h.kc.Topic("events", 1)
-	h.kc.ProduceN(topic, 0, 300, 20)
+	topic := h.topicWith("events", 20, 300)
 	p0 := offsets.Partition{Topic: topic, Partition: 0}
-	st := h.openStore()
-	defer st.Close()
-	if err := st.EnsureStream("test", h.kc.Brokers, []string{topic}); err != nil {
-		t.Fatal(err)
-	}
-	if err := st.Plan("test", offsets.Batch{ID: 1, Ranges: []offsets.BatchRange{
-		{Range: offsets.Range{Partition: p0, From: 0, Until: 100}, Records: 100},
-	}}); err != nil {
-		t.Fatal(err)
-	}
+	st := h.storeClosedAtEnd()
+	seedStore(t, h, st, []string{topic}, nil, planned(p0, 0, 100))
 	cfg := h.config(st, topic)
 	cfg.Explicit = []offsets.Spec{spec(t, topic+":0=200")}
 	cfg.MaxBatches = 1
@@ -174,7 +144,7 @@ func TestOverriddenPendingBatchIsNotStoredAsRedelivered(t *testing.T) {
 	}
 }
 
-// Issue 13, bug 7: a seek made while a batch waits, then a quit, then
+// A seek made while a batch waits, then a quit, then
 // `offsets set` of the seeked partition: the set wins. The ack of the batch
 // re-delivered at the next start does not store the seek again.
 func TestOffsetsSetBeatsAKeptSeek(t *testing.T) {
@@ -182,14 +152,10 @@ func TestOffsetsSetBeatsAKeptSeek(t *testing.T) {
 	topic := h.kc.Topic("events", 2)
 	h.kc.ProduceN(topic, 0, 300, 20)
 	p0, p1 := offsets.Partition{Topic: topic, Partition: 0}, offsets.Partition{Topic: topic, Partition: 1}
-	st := h.openStore()
-	defer st.Close()
+	st := h.storeClosedAtEnd()
 	cfg := h.config(st, topic)
 	cfg.Reset, cfg.MaxPerPartition, cfg.ManualAck = offsets.ResetEarliest, 100, true
-	s, _, err := Start(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := start(t, cfg)
 	for ev := range s.Events() {
 		if b, ok := ev.(*BatchEvent); ok && b.Batch.State == offsets.StatePlanned {
 			if len(b.Batch.Ranges) != 1 || b.Batch.Ranges[0].Partition != p0 {
@@ -225,13 +191,8 @@ func TestOffsetsSetBeatsAKeptSeek(t *testing.T) {
 // new-partition), so the records written to it meanwhile are not skipped
 // by --reset latest.
 func TestPartitionAddedWhileStoppedIsReadFromItsStart(t *testing.T) {
-	h := newHarness(t)
-	topic := h.kc.Topic("events", 1)
-	h.kc.ProduceN(topic, 0, 10, 20)
+	h, topic, st, cfg := storedStream(t, "events", 20, 10)
 	p1 := offsets.Partition{Topic: topic, Partition: 1}
-	st := h.openStore()
-	defer st.Close()
-	cfg := h.config(st, topic)
 	cfg.Reset = offsets.ResetEarliest
 	cfg.MaxBatches = 1
 	runWithin(t, cfg, 30*time.Second)
@@ -262,18 +223,14 @@ func TestPartitionAddedWhileStoppedIsReadFromItsStart(t *testing.T) {
 
 // The start's reset event lists the first offsets.MaxListed partitions in
 // partition order (2 before 10) and counts the others: on a topic of
-// 10,000 partitions it was one event of 300 KB.
+// 10,000 partitions one event listing all would take 300 KB.
 func TestStartEventListsSomePartitions(t *testing.T) {
 	h := newHarness(t)
 	topic := h.kc.Topic("events", 25)
-	st := h.openStore()
-	defer st.Close()
+	st := h.storeClosedAtEnd()
 	cfg := h.config(st, topic)
 	cfg.Reset = offsets.ResetLatest
-	s, _, err := Start(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := start(t, cfg)
 	_ = s.Close()
 	for range s.Events() {
 	}
@@ -293,27 +250,18 @@ func TestStartEventListsSomePartitions(t *testing.T) {
 	}
 }
 
-// helper-37: a stream taken over (--name) with other topics, its planned
-// batch on the old topic: the batch was "re-delivered with the same
-// ranges" with no range at all and acked empty, over the planned ranges
-// in the log, and its line said "ranges":null. It is dropped with a
-// reason instead; the old topic's stored position stays where it was.
+// A stream taken over (--name) with other topics, its planned batch on the
+// old topic: the batch is dropped with a reason, not "re-delivered with
+// the same ranges" with no range at all and acked empty over the planned
+// ranges in the log; the old topic's stored position stays where it was.
 func TestPendingBatchOfAnotherTopicIsDropped(t *testing.T) {
 	h := newHarness(t)
 	old, now := h.kc.Topic("old", 1), h.kc.Topic("new", 1)
 	h.kc.ProduceN(old, 0, 50, 20)
 	h.kc.ProduceN(now, 0, 30, 20)
 	p0 := offsets.Partition{Topic: old, Partition: 0}
-	st := h.openStore()
-	defer st.Close()
-	if err := st.EnsureStream("test", h.kc.Brokers, []string{old}); err != nil {
-		t.Fatal(err)
-	}
-	if err := st.Plan("test", offsets.Batch{ID: 1, Ranges: []offsets.BatchRange{
-		{Range: offsets.Range{Partition: p0, From: 0, Until: 50}, Records: 50},
-	}}); err != nil {
-		t.Fatal(err)
-	}
+	st := h.storeClosedAtEnd()
+	seedStore(t, h, st, []string{old}, nil, planned(p0, 0, 50))
 	cfg := h.config(st, now)
 	cfg.NameExplicit, cfg.Reset, cfg.MaxBatches = true, offsets.ResetEarliest, 1
 	evs := runWithin(t, cfg, time.Minute)

@@ -28,15 +28,7 @@ func newHarness(t *testing.T) *harness {
 
 func (h *harness) client() *kafka.Client {
 	h.t.Helper()
-	cc := kafka.ClientConfig{Brokers: h.kc.Brokers}
-	conf := cc.SaramaConfig()
-	conf.Consumer.MaxWaitTime = 50 * time.Millisecond
-	c, err := kafka.DialWith(cc, conf)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	h.t.Cleanup(func() { _ = c.Close() })
-	return c
+	return dial(h.t, kafka.ClientConfig{Brokers: h.kc.Brokers})
 }
 
 func (h *harness) openStore() *offsets.Store {
@@ -137,9 +129,7 @@ func spec(t *testing.T, s string) offsets.Spec {
 
 func TestExplicitOffsetsThenStored(t *testing.T) {
 	h := newHarness(t)
-	topic := h.kc.Topic("events", 2)
-	h.kc.ProduceN(topic, 0, 300, 50)
-	h.kc.ProduceN(topic, 1, 400, 50)
+	topic := h.topicWith("events", 50, 300, 400)
 	p0, p1 := offsets.Partition{Topic: topic, Partition: 0}, offsets.Partition{Topic: topic, Partition: 1}
 
 	st := h.openStore()
@@ -200,9 +190,7 @@ func TestExplicitOffsetsThenStored(t *testing.T) {
 
 func TestExplicitForOnePartitionOthersReset(t *testing.T) {
 	h := newHarness(t)
-	topic := h.kc.Topic("events", 2)
-	h.kc.ProduceN(topic, 0, 100, 20)
-	h.kc.ProduceN(topic, 1, 100, 20)
+	topic := h.topicWith("events", 20, 100, 100)
 	cfg := h.config(nil, topic)
 	cfg.Reset = offsets.ResetLatest
 	cfg.Explicit = []offsets.Spec{spec(t, topic+":0=90")}
@@ -242,9 +230,7 @@ func (f *failOnce) Process(_ context.Context, b *Batch, _ []*record.Record) erro
 
 func TestPlannedBatchIsRedelivered(t *testing.T) {
 	h := newHarness(t)
-	topic := h.kc.Topic("events", 2)
-	h.kc.ProduceN(topic, 0, 50, 20)
-	h.kc.ProduceN(topic, 1, 30, 20)
+	topic := h.topicWith("events", 20, 50, 30)
 	st := h.openStore()
 	cfg := h.config(st, topic)
 	cfg.Reset = offsets.ResetEarliest
@@ -296,8 +282,7 @@ func TestPlannedBatchIsRedelivered(t *testing.T) {
 
 func TestStoredBelowLogStartIsDataLoss(t *testing.T) {
 	h := newHarness(t)
-	topic := h.kc.Topic("events", 1)
-	h.kc.ProduceN(topic, 0, 40, 20)
+	topic := h.topicWith("events", 20, 40)
 	st := h.openStore()
 	cfg := h.config(st, topic)
 	cfg.Explicit = []offsets.Spec{spec(t, topic+":0=10")}
@@ -353,8 +338,7 @@ func TestStoredBelowLogStartIsDataLoss(t *testing.T) {
 
 func TestStartAboveHighWatermarkIsReported(t *testing.T) {
 	h := newHarness(t)
-	topic := h.kc.Topic("events", 1)
-	h.kc.ProduceN(topic, 0, 10, 20)
+	topic := h.topicWith("events", 20, 10)
 	cfg := h.config(nil, topic)
 	cfg.Explicit = []offsets.Spec{spec(t, topic+":0=500")}
 	cfg.UntilEnd = true
@@ -366,19 +350,10 @@ func TestStartAboveHighWatermarkIsReported(t *testing.T) {
 }
 
 func TestPauseAndSeek(t *testing.T) {
-	h := newHarness(t)
-	topic := h.kc.Topic("events", 2)
-	h.kc.ProduceN(topic, 0, 100, 20)
-	h.kc.ProduceN(topic, 1, 100, 20)
+	h, topic, _, cfg := storedStream(t, "events", 20, 100, 100)
 	p0, p1 := offsets.Partition{Topic: topic, Partition: 0}, offsets.Partition{Topic: topic, Partition: 1}
-	st := h.openStore()
-	defer st.Close()
-	cfg := h.config(st, topic)
 	cfg.Reset = offsets.ResetLatest
-	s, _, err := Start(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := start(t, cfg)
 	defer s.Close()
 	if err := s.Pause(p1); err != nil {
 		t.Fatal(err)
@@ -435,10 +410,7 @@ func TestNewPartitionStartsAtEarliest(t *testing.T) {
 	h := newHarness(t)
 	topic := h.kc.Topic("events", 1)
 	cfg := h.config(nil, topic)
-	s, _, err := Start(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := start(t, cfg)
 	defer s.Close()
 	h.kc.AddPartitions(topic, 2)
 	h.kc.ProduceN(topic, 1, 3, 20)
@@ -470,7 +442,7 @@ func TestNewPartitionStartsAtEarliest(t *testing.T) {
 // acking lets it go on, and the broker reports the position out of range.
 // 20000 records of 2 KiB are far more than the read-ahead (a batch's worth
 // held, plus sarama's buffers and one fetch). Reading goes on at the log
-// start although --reset is latest (DESIGN §2.5), and the event counts the
+// start although --reset is latest (docs/design.md §2.5), and the event counts the
 // offsets lost.
 func TestDataLossWhileRunning(t *testing.T) {
 	h := newHarness(t)
@@ -483,10 +455,7 @@ func TestDataLossWhileRunning(t *testing.T) {
 	cfg.Reset = offsets.ResetLatest
 	cfg.ManualAck = true
 	cfg.MaxPerPartition = 500
-	s, _, err := Start(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := start(t, cfg)
 	defer s.Close()
 	deleted := false
 	var loss *offsets.Event

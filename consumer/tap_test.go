@@ -26,9 +26,7 @@ func (c *countTap) Read(recs []*record.Record) {
 // the screen's tail view shows every record, not only samples.
 func TestTapSeesEveryRecordRead(t *testing.T) {
 	h := newHarness(t)
-	topic := h.kc.Topic("events", 2)
-	h.kc.ProduceN(topic, 0, 120, 20)
-	h.kc.ProduceN(topic, 1, 70, 20)
+	topic := h.topicWith("events", 20, 120, 70)
 	tap := &countTap{seen: map[int32][]int64{}}
 	cfg := h.config(nil, topic)
 	cfg.Reset = offsets.ResetEarliest

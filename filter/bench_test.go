@@ -1,14 +1,11 @@
 package filter
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/hamba/avro/v2"
 
 	"github.com/kbatch-dev/kbatch/record"
-	"github.com/kbatch-dev/kbatch/schema"
 )
 
 const benchAvsc = `{"type":"record","name":"Payment","fields":[{"name":"id","type":"long"},{"name":"amount","type":"double"},
@@ -38,15 +35,7 @@ func BenchmarkMatch(b *testing.B) {
 		}
 	})
 	b.Run("avro", func(b *testing.B) {
-		path := filepath.Join(b.TempDir(), "p.avsc")
-		if err := os.WriteFile(path, []byte(benchAvsc), 0o600); err != nil {
-			b.Fatal(err)
-		}
-		dec, err := schema.New(schema.Options{Local: []schema.Local{{AvroFile: path}}})
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer dec.Close()
+		dec := avroFileDecoder(b, benchAvsc)
 		v := benchPayment(1)
 		v["amount"], v["country"], v["type"], v["note"] = 95.5, "FR", "refund", map[string]any{"string": "a note"}
 		payload, err := avro.Marshal(avro.MustParse(benchAvsc), v)

@@ -128,15 +128,7 @@ func TestMatchAvro(t *testing.T) {
 	const avsc = `{"type":"record","name":"Payment","fields":[{"name":"amount","type":"double"},
 	 {"name":"country","type":"string"},{"name":"type","type":{"type":"enum","name":"Kind","symbols":["sale","refund"]}},
 	 {"name":"note","type":["null","string"],"default":null}]}`
-	path := filepath.Join(t.TempDir(), "payment.avsc")
-	if err := os.WriteFile(path, []byte(avsc), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	dec, err := schema.New(schema.Options{Local: []schema.Local{{AvroFile: path}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dec.Close()
+	dec := avroFileDecoder(t, avsc)
 	b, err := avro.Marshal(avro.MustParse(avsc), map[string]any{"amount": 95.5, "country": "FR", "type": "refund", "note": nil})
 	if err != nil {
 		t.Fatal(err)
@@ -238,15 +230,7 @@ func TestMatchAvroValuesAsText(t *testing.T) {
 	const avsc = `{"type":"record","name":"P","fields":[{"name":"amount","type":"double"},{"name":"n","type":"int"},
 	 {"name":"tags","type":{"type":"array","items":"string"}},{"name":"m","type":{"type":"map","values":"long"}},
 	 {"name":"note","type":["null","string"],"default":null},{"name":"big","type":"string"}]}`
-	path := filepath.Join(t.TempDir(), "p.avsc")
-	if err := os.WriteFile(path, []byte(avsc), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	dec, err := schema.New(schema.Options{Local: []schema.Local{{AvroFile: path}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dec.Close()
+	dec := avroFileDecoder(t, avsc)
 	b, err := avro.Marshal(avro.MustParse(avsc), map[string]any{"amount": 95.0, "n": 3, "tags": []string{"a", "b"},
 		"m": map[string]int64{"k": 2}, "note": map[string]any{"string": "hi"}, "big": "x"})
 	if err != nil {
@@ -279,4 +263,20 @@ func TestMatchAvroValuesAsText(t *testing.T) {
 			}
 		}
 	}
+}
+
+// avroFileDecoder is a decoder of the Avro schema avsc, read from a file,
+// closed when the test ends.
+func avroFileDecoder(tb testing.TB, avsc string) *schema.Decoder {
+	tb.Helper()
+	path := filepath.Join(tb.TempDir(), "schema.avsc")
+	if err := os.WriteFile(path, []byte(avsc), 0o600); err != nil {
+		tb.Fatal(err)
+	}
+	dec, err := schema.New(schema.Options{Local: []schema.Local{{AvroFile: path}}})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(dec.Close)
+	return dec
 }

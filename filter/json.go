@@ -22,16 +22,7 @@ var errNotJSON = errors.New("not JSON")
 // reflection, strings without escapes are slices of s.
 func parseJSON(s string) (any, error) {
 	p := jsonParser{s: s}
-	p.space()
-	v, err := p.value(0)
-	if err != nil {
-		return nil, err
-	}
-	p.space()
-	if p.i != len(s) {
-		return nil, errNotJSON
-	}
-	return v, nil
+	return p.document()
 }
 
 // parseProjected is parseJSON that builds, of a top-level object, only
@@ -42,13 +33,18 @@ func parseProjected(s string, pr *projection) (any, error) {
 		return parseJSON(s)
 	}
 	p := jsonParser{s: s, only: pr}
+	return p.document()
+}
+
+// document parses p.s as one JSON value with only white space around it.
+func (p *jsonParser) document() (any, error) {
 	p.space()
 	v, err := p.value(0)
 	if err != nil {
 		return nil, err
 	}
 	p.space()
-	if p.i != len(s) {
+	if p.i != len(p.s) {
 		return nil, errNotJSON
 	}
 	return v, nil

@@ -11,7 +11,7 @@ import (
 // partition's record batches are alike), and fetches once that fits
 // under the limit or nothing else is buffered. So memory stays within the
 // limit, or one answer when a single record batch takes more, whatever
-// the records' compression ratio (DESIGN §2.6). A reader settles its
+// the records' compression ratio (docs/design.md §2.6). A reader settles its
 // reservation to what the answer took; Run releases that once written
 // (or dropped).
 type buffered struct {

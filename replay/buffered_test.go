@@ -10,7 +10,7 @@ import (
 	"github.com/kbatch-dev/kbatch/offsets"
 )
 
-// Issue 15 point 4: replay bounds what it has decoded and not yet
+// Replay bounds what it has decoded and not yet
 // written. With a sink that takes nothing, the partition readers stop
 // fetching once the buffer's limit is reached (each waits for room), not
 // once a channel of chunks is full: what they hold then stays within the

@@ -1,5 +1,5 @@
 // Package replay reads exact offset ranges of Kafka partitions and writes
-// their records to a sink: JSON lines (DESIGN §4) or another topic.
+// their records to a sink: JSON lines (docs/design.md §4) or another topic.
 //
 // A replay is three steps, each usable alone:
 //
@@ -20,5 +20,5 @@
 // seen, so a range ending on a commit marker ends.
 //
 // Replay never reads or writes the offsets store and never joins a
-// consumer group (DESIGN §2.8).
+// consumer group (docs/design.md §2.10).
 package replay

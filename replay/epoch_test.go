@@ -11,11 +11,11 @@ import (
 	"github.com/kbatch-dev/kbatch/offsets"
 )
 
-// Issue 16 point 4 (KIP-320): replay's fetches carry the partition's
+// KIP-320: replay's fetches carry the partition's
 // leader epoch. With metadata from before two leader elections, the
 // broker answers FENCED_LEADER_EPOCH; replay refreshes its metadata and
-// reads every record with the current epoch. Before, fetches carried -1
-// and the broker never checked.
+// reads every record with the current epoch. A fetch carrying -1 would
+// let the broker skip the check.
 func TestReplayFetchCarriesLeaderEpoch(t *testing.T) {
 	if testkafka.Real() {
 		t.Skip("moves leader epochs: kfake only")

@@ -10,7 +10,7 @@ import (
 // PartialError says a replay read everything that still existed, but
 // some requested offsets did not: they were below the log start
 // (retention, DeleteRecords). The sink was closed normally, so a file holds
-// the available part. ExitCode is 3 (DESIGN §3).
+// the available part. ExitCode is 3 (docs/design.md §3).
 type PartialError struct {
 	// Missing lists the offsets that no longer exist, in task order.
 	Missing []offsets.Range
@@ -33,16 +33,7 @@ func (e *PartialError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "replay incomplete: %d requested offset%s no longer exist%s (below the log start): ",
 		n, plural(n), map[bool]string{true: "s"}[n == 1])
-	for i, m := range e.Missing {
-		if i == 3 {
-			fmt.Fprintf(&b, " and %d more ranges", len(e.Missing)-i)
-			break
-		}
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(m.String())
-	}
+	writeFirstRanges(&b, len(e.Missing), func(i int) { b.WriteString(e.Missing[i].String()) })
 	b.WriteString("; everything still available was written")
 	return b.String()
 }
@@ -89,22 +80,31 @@ func (e *ShortError) Error() string {
 	}
 	var b strings.Builder
 	b.WriteString("replay short of UNTIL: ")
-	for i, t := range e.Tasks {
-		if i == 3 {
-			fmt.Fprintf(&b, " and %d more ranges", len(e.Tasks)-i)
-			break
-		}
-		if i > 0 {
-			b.WriteString(", ")
-		}
+	writeFirstRanges(&b, len(e.Tasks), func(i int) {
+		t := e.Tasks[i]
 		fmt.Fprintf(&b, "%s ends at the %s %d, before UNTIL %d", t.Read.Partition, end, t.Bounds.HighWatermark, t.Requested.Until)
-	}
+	})
 	fmt.Fprintf(&b, "; the end was seen at start: %s; everything up to the end was written", why)
 	return b.String()
 }
 
 // ExitCode is 4: an explicit UNTIL was beyond the end seen at start.
 func (e *ShortError) ExitCode() int { return 4 }
+
+// writeFirstRanges writes the first three of n ranges to b with write,
+// separated by commas, then how many more there are.
+func writeFirstRanges(b *strings.Builder, n int, write func(i int)) {
+	for i := range n {
+		if i == 3 {
+			fmt.Fprintf(b, " and %d more ranges", n-i)
+			return
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		write(i)
+	}
+}
 
 func plural(n int64) string {
 	if n == 1 {

@@ -50,7 +50,7 @@ func (b Bound) String() string {
 	return strconv.FormatInt(b.Offset, 10)
 }
 
-// RangeSpec is one parsed RANGE argument (DESIGN §3).
+// RangeSpec is one parsed RANGE argument (docs/design.md §3).
 type RangeSpec struct {
 	Topic string
 	// Partitions lists the partitions in the order given; nil means every

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
-	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kbatch-dev/kbatch/internal/testkafka"
@@ -26,60 +25,33 @@ import (
 // answers from tiered storage) is scripted so.
 func mockClient(t *testing.T, policy string, answers ...answer) *kafka.Client {
 	t.Helper()
-	fake, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "t"))
+	var mu sync.Mutex
+	fake, err := testkafka.NewScriptedWith("t", 1,
+		func(sp *kmsg.FetchResponseTopicPartition, offset int64) {
+			mu.Lock()
+			a := answers[0]
+			if len(answers) > 1 {
+				answers = answers[1:]
+			}
+			mu.Unlock()
+			sp.ErrorCode = a.err
+			sp.HighWatermark, sp.LastStableOffset, sp.LogStartOffset = a.hwm, a.hwm, 0
+			for _, o := range a.offs {
+				if o >= offset {
+					sp.RecordBatches = append(sp.RecordBatches, testkafka.At(o, o, o).Encode()...)
+				}
+			}
+		},
+		func(sp *kmsg.ListOffsetsResponseTopicPartition, timestamp int64) {
+			sp.Offset = 10
+			if timestamp == -2 {
+				sp.Offset = 6
+			}
+		})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(fake.Close)
-	var mu sync.Mutex
-	fake.ControlKey(int16(kmsg.Fetch), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
-		fake.KeepControl()
-		mu.Lock()
-		a := answers[0]
-		if len(answers) > 1 {
-			answers = answers[1:]
-		}
-		mu.Unlock()
-		req := kreq.(*kmsg.FetchRequest)
-		resp := req.ResponseKind().(*kmsg.FetchResponse)
-		for _, rt := range req.Topics {
-			st := kmsg.NewFetchResponseTopic()
-			st.Topic = rt.Topic
-			for _, rp := range rt.Partitions {
-				sp := kmsg.NewFetchResponseTopicPartition()
-				sp.Partition, sp.ErrorCode = rp.Partition, a.err
-				sp.HighWatermark, sp.LastStableOffset, sp.LogStartOffset = a.hwm, a.hwm, 0
-				for _, o := range a.offs {
-					if o >= rp.FetchOffset {
-						sp.RecordBatches = append(sp.RecordBatches, testkafka.At(o, o, o).Encode()...)
-					}
-				}
-				st.Partitions = append(st.Partitions, sp)
-			}
-			resp.Topics = append(resp.Topics, st)
-		}
-		return resp, nil, true
-	})
-	fake.ControlKey(int16(kmsg.ListOffsets), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
-		fake.KeepControl()
-		req := kreq.(*kmsg.ListOffsetsRequest)
-		resp := req.ResponseKind().(*kmsg.ListOffsetsResponse)
-		for _, rt := range req.Topics {
-			st := kmsg.NewListOffsetsResponseTopic()
-			st.Topic = rt.Topic
-			for _, rp := range rt.Partitions {
-				sp := kmsg.NewListOffsetsResponseTopicPartition()
-				sp.Partition, sp.Offset = rp.Partition, 10
-				if rp.Timestamp == -2 {
-					sp.Offset = 6
-				}
-				sp.OldStyleOffsets = []int64{sp.Offset}
-				st.Partitions = append(st.Partitions, sp)
-			}
-			resp.Topics = append(resp.Topics, st)
-		}
-		return resp, nil, true
-	})
 	fake.ControlKey(int16(kmsg.DescribeConfigs), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
 		fake.KeepControl()
 		req := kreq.(*kmsg.DescribeConfigsRequest)

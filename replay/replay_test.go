@@ -262,25 +262,21 @@ func TestRunCancelled(t *testing.T) {
 	topic := tc.Topic("replay-cancel", 1)
 	tc.ProduceN(topic, 0, 10, 10)
 	client := dialTest(t, tc, false)
-	spec, _ := ParseRange(topic+":0:earliest-latest", time.Now())
-	tasks, err := Plan(client, []RangeSpec{spec})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tasks := planRange(t, client, topic+":0:earliest-latest")
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	sink := &memSink{}
-	_, err = Run(ctx, client, tasks, sink, Options{})
+	_, err := Run(ctx, client, tasks, sink, Options{})
 	if err == nil || sink.aborted != 1 || sink.closed != 0 {
 		t.Fatalf("err %v, aborted %d, closed %d; want an error and an aborted sink", err, sink.aborted, sink.closed)
 	}
 }
 
 // TestReplayOfATopicDeletedMeanwhile: a topic deleted, or deleted and
-// created again, between the plan and the reads. Read by name, the new
-// topic's records at the range's offsets were handed on as the range's.
-// Reads now ask under the id planned (Fetch v13), and the replay fails
-// saying what became of the topic, with nothing of another topic written.
+// created again, between the plan and the reads. Reads by name would hand
+// on the new topic's records at the range's offsets as the range's; reads
+// ask under the id planned (Fetch v13), and the replay fails saying what
+// became of the topic, with nothing of another topic written.
 func TestReplayOfATopicDeletedMeanwhile(t *testing.T) {
 	for _, again := range []bool{true, false} {
 		t.Run(fmt.Sprintf("created again %v", again), func(t *testing.T) {
@@ -291,11 +287,7 @@ func TestReplayOfATopicDeletedMeanwhile(t *testing.T) {
 			topic := tc.Topic("replay-recreated", 1)
 			tc.ProduceN(topic, 0, 10, 10)
 			client := dialTest(t, tc, false)
-			spec, _ := ParseRange(topic+":0:5-latest", time.Now())
-			tasks, err := Plan(client, []RangeSpec{spec})
-			if err != nil {
-				t.Fatal(err)
-			}
+			tasks := planRange(t, client, topic+":0:5-latest")
 			want := "deleted while it was replayed"
 			if again {
 				tc.Recreate(topic, 1)
@@ -307,7 +299,7 @@ func TestReplayOfATopicDeletedMeanwhile(t *testing.T) {
 			sink := &memSink{}
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			_, err = Run(ctx, client, tasks, sink, Options{})
+			_, err := Run(ctx, client, tasks, sink, Options{})
 			if err == nil || !strings.Contains(err.Error(), want) {
 				t.Fatalf("replay after the topic was %s: error %v, want one that says so", map[bool]string{true: "created again", false: "deleted"}[again], err)
 			}
@@ -316,4 +308,18 @@ func TestReplayOfATopicDeletedMeanwhile(t *testing.T) {
 			}
 		})
 	}
+}
+
+// planRange plans the one RANGE argument rng (relative to now) on client.
+func planRange(t *testing.T, client *kafka.Client, rng string) []Task {
+	t.Helper()
+	spec, err := ParseRange(rng, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tasks, err := Plan(client, []RangeSpec{spec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tasks
 }

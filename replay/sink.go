@@ -28,7 +28,7 @@ type Sink interface {
 	Abort()
 }
 
-// JSONSink writes records as DESIGN §4 JSON lines.
+// JSONSink writes records as docs/design.md §4 JSON lines.
 type JSONSink struct {
 	w *record.LineWriter
 	// file is set for --out: written whole or not at all (record.File).
@@ -43,7 +43,7 @@ func NewJSONSink(w io.Writer) *JSONSink {
 }
 
 // SetEncoder makes the sink write records in enc's shape (KcatEncoder for
-// --format kcat) instead of DESIGN §4's. Call it before the first Write.
+// --format kcat) instead of docs/design.md §4's. Call it before the first Write.
 func (s *JSONSink) SetEncoder(enc record.Appender) { s.w.SetEncoder(enc) }
 
 // CreateJSONFile writes to the file at path so that it is complete or

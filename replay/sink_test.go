@@ -73,7 +73,7 @@ func checkSame(t *testing.T, what string, got, want *kgo.Record) {
 	}
 }
 
-// decodeLine decodes one DESIGN §4 JSON line back into a record.
+// decodeLine decodes one docs/design.md §4 JSON line back into a record.
 func decodeLine(t *testing.T, line []byte) *kgo.Record {
 	t.Helper()
 	var m map[string]json.RawMessage
@@ -132,11 +132,7 @@ func TestRoundTripJSONFile(t *testing.T) {
 	want := oddRecords(topic, time.Now().Add(-time.Hour).Truncate(time.Second))
 	tc.Produce(want...)
 	client := dialTest(t, tc, false)
-	spec, _ := ParseRange(topic+":0:earliest-latest", time.Now())
-	tasks, err := Plan(client, []RangeSpec{spec})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tasks := planRange(t, client, topic+":0:earliest-latest")
 	path := filepath.Join(t.TempDir(), "out.jsonl")
 	sink, err := CreateJSONFile(path)
 	if err != nil {
@@ -183,11 +179,7 @@ func TestRoundTripTopic(t *testing.T) {
 	}
 	tc.Produce(want...)
 	client := dialTest(t, tc, false)
-	spec, _ := ParseRange(src+":*:earliest-latest", time.Now())
-	tasks, err := Plan(client, []RangeSpec{spec})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tasks := planRange(t, client, src+":*:earliest-latest")
 	var sources []offsets.Partition
 	for _, tk := range tasks {
 		sources = append(sources, tk.Read.Partition)
@@ -329,7 +321,7 @@ func TestJSONFileCompleteOrUntouched(t *testing.T) {
 }
 
 // TestJSONFileIsPrivate: a new --out file is 0600 whatever the umask, as
-// the store and --sink are (DESIGN §2.7); replayed records are production
+// the store and --sink are (docs/design.md §2.7); replayed records are production
 // data on a shared host.
 func TestJSONFileIsPrivate(t *testing.T) {
 	old := syscall.Umask(0o022)
@@ -355,7 +347,7 @@ func TestJSONFileIsPrivate(t *testing.T) {
 }
 
 // An --out in a folder that does not exist names the folder, not the
-// temporary file kbatch would have written beside it (helper-38: "open
+// temporary file kbatch would have written beside it (not "open
 // /tmp/nonexist/dir/.x.jsonl.2855628385.partial").
 func TestJSONFileInAMissingFolder(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "nonexist", "x.jsonl")

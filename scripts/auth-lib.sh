@@ -20,18 +20,10 @@ AUTH_REALM=KBATCH.TEST
 alog() { echo "auth: $*" >&2; }
 adie() { echo "auth: error: $*" >&2; exit 1; }
 
-# a_pid_alive FILE PATTERN: the pid in FILE runs a command line holding PATTERN.
-a_pid_alive() {
-  local pid
-  [ -s "$1" ] || return 1
-  pid=$(cat "$1")
-  k_running "$pid" && tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q -- "$2"
-}
-
 # a_stop_pid FILE PATTERN: SIGTERM the process of FILE (if it is still that process), then SIGKILL.
 a_stop_pid() {
   local pid
-  if a_pid_alive "$1" "$2"; then
+  if k_pid_alive "$1" "$2"; then
     pid=$(cat "$1")
     kill -TERM "$pid" 2>/dev/null || true
     for _ in $(seq 1 50); do k_running "$pid" || break; sleep 0.1; done

@@ -110,8 +110,8 @@ check_disk() {
 }
 
 # Known kbatch limitations, reported as KNOWN (and as XPASS, a failure, once they read fine):
-# none now. LZ4 in message format v0, with Kafka's broken LZ4 frame header checksum
-# (KAFKA-3160), was one until kbatch decoded records itself and mended that byte.
+# none. LZ4 in message format v0, with Kafka's broken LZ4 frame header checksum (KAFKA-3160),
+# reads fine: kbatch decodes records itself and mends that byte.
 known_bad=" "
 known_error="lz4: invalid header checksum"
 

@@ -5,11 +5,7 @@ set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=kafka-lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/kafka-lib.sh"
 k_init
-if k_alive; then
-  pid=$(cat "$K_PIDFILE")
-  k_stop 30
-  klog "stopped (pid $pid)"
-fi
+k_stop_running k_alive k_stop "$K_PIDFILE" klog
 k_zk_stop
 rm -rf "$K_DATA"
 rm -f "$K_PIDFILE" "$K_BOOTFILE" "$K_VERFILE"

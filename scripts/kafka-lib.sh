@@ -78,13 +78,18 @@ k_class() {
 # k_topic_class LIBS: TopicCommand of that release.
 k_topic_class() { k_class "$1" org.apache.kafka.tools.TopicCommand kafka.admin.TopicCommand; }
 
-# k_init: cache dir, git-ignore marker, lock (fd 9; never inherited by the broker).
-k_init() {
-  mkdir -p "$KAFKA_CACHE_DIR"
-  [ -f "$KAFKA_CACHE_DIR/.gitignore" ] || echo '*' >"$KAFKA_CACHE_DIR/.gitignore"
-  exec 9>"$KAFKA_CACHE_DIR/lock"
-  flock -w 300 9 || kdie "another kafka script holds $KAFKA_CACHE_DIR/lock"
+# k_hold_dir DIR FD WHAT: DIR made, with a git-ignore marker, and DIR/lock held on fd FD (8 or
+# 9; never inherited by a server); WHAT names the scripts in the error when another one holds
+# the lock for 300 s.
+k_hold_dir() {
+  mkdir -p "$1"
+  [ -f "$1/.gitignore" ] || echo '*' >"$1/.gitignore"
+  if [ "$2" = 8 ]; then exec 8>"$1/lock"; else exec 9>"$1/lock"; fi
+  flock -w 300 "$2" || { echo "$3: error: another $3 script holds $1/lock" >&2; exit 1; }
 }
+
+# k_init: cache dir, git-ignore marker, lock (fd 9).
+k_init() { k_hold_dir "$KAFKA_CACHE_DIR" 9 kafka; }
 
 # k_libs VERSION: echoes the libs dir, resolving it with Maven on first use.
 k_libs() {
@@ -95,18 +100,66 @@ k_libs() {
   tmp=$KAFKA_CACHE_DIR/$v/libs.tmp.$$
   rm -rf "$tmp"
   mkdir -p "$tmp"
-  if ! "$MVN" -B -q -f "$KBATCH_ROOT/scripts/kafka/pom.xml" -Dkafka.version="$v" \
-      dependency:copy-dependencies -DoutputDirectory="$tmp" >"$tmp.mvn.log" 2>&1; then
+  k_mvn "$tmp" "kafka: error: maven could not resolve org.apache.kafka:kafka_2.13:$v" \
+    -f "$KBATCH_ROOT/scripts/kafka/pom.xml" -Dkafka.version="$v" \
+    dependency:copy-dependencies -DoutputDirectory="$tmp"
+  ls "$tmp"/kafka_2.13-"$v".jar >/dev/null 2>&1 || kdie "kafka_2.13-$v.jar missing after resolution"
+  k_cache_done "$tmp" "$dir"
+}
+
+# k_stop_running ALIVE STOP PIDFILE SAY: when ALIVE says the server of PIDFILE runs, STOP 30
+# stops it (SIGTERM, up to 30 s, then SIGKILL) and SAY says which pid stopped.
+k_stop_running() {
+  local pid
+  "$1" || return 0
+  pid=$(cat "$3")
+  "$2" 30
+  "$4" "stopped (pid $pid)"
+}
+
+# k_reuse PREFIX NAME VERFILE WANTED PIDFILE DOWN ADDRESS: the running NAME is reused: says so
+# on stderr (noting a version other than WANTED, and the DOWN script that would switch), prints
+# ADDRESS and exits 0.
+k_reuse() {
+  local running
+  running=$(cat "$3" 2>/dev/null || echo '?')
+  [ "$running" = "$4" ] ||
+    echo "$1: note: reusing running $2 $running (requested $4; run $6 first to switch)" >&2
+  echo "$1: already running (pid $(cat "$5"))" >&2
+  echo "$7"
+  exit 0
+}
+
+# k_props_tail RF MIN_ISR: the last broker properties: the share coordinator's state topic
+# (Kafka 4.0 and later) with replication factor RF and min.insync.replicas MIN_ISR, then
+# KAFKA_EXTRA_PROPS.
+k_props_tail() {
+  if k_ver_ge "$KAFKA_VERSION" 4.0; then
+    printf 'share.coordinator.state.topic.replication.factor=%s\nshare.coordinator.state.topic.min.isr=%s\n' "$1" "$2"
+  fi
+  [ -z "${KAFKA_EXTRA_PROPS:-}" ] || printf '%s\n' "$KAFKA_EXTRA_PROPS"
+}
+
+# k_cache_done TMP DIR: TMP, filled, marked complete and moved to DIR; echoes DIR.
+k_cache_done() {
+  touch "$1/.complete"
+  rm -rf "$2"
+  mv "$1" "$2"
+  echo "$2"
+}
+
+# k_mvn TMP ERROR ARGS...: Maven (batch, quiet) run with ARGS, its output in TMP.mvn.log; when
+# it fails: the log's last lines, TMP removed, ERROR on stderr, and exit 1.
+k_mvn() {
+  local tmp=$1 err=$2
+  shift 2
+  if ! "$MVN" -B -q "$@" >"$tmp.mvn.log" 2>&1; then
     tail -n 30 "$tmp.mvn.log" >&2
     rm -rf "$tmp" "$tmp.mvn.log"
-    kdie "maven could not resolve org.apache.kafka:kafka_2.13:$v"
+    echo "$err" >&2
+    exit 1
   fi
   rm -f "$tmp.mvn.log"
-  ls "$tmp"/kafka_2.13-"$v".jar >/dev/null 2>&1 || kdie "kafka_2.13-$v.jar missing after resolution"
-  touch "$tmp/.complete"
-  rm -rf "$dir"
-  mv "$tmp" "$dir"
-  echo "$dir"
 }
 
 k_write_log4j() {
@@ -152,14 +205,34 @@ k_running() {
   [ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" != Z ]
 }
 
-# k_alive: the pid file names a live kafka.Kafka process.
-k_alive() {
+# k_pid_alive FILE PATTERN: the pid in FILE runs a command line holding PATTERN.
+k_pid_alive() {
   local pid
-  [ -s "$K_PIDFILE" ] || return 1
-  pid=$(cat "$K_PIDFILE")
+  [ -s "$1" ] || return 1
+  pid=$(cat "$1")
   [ -n "$pid" ] && k_running "$pid" || return 1
-  tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q 'kafka\.Kafka'
+  tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q -- "$2"
 }
+
+# k_kill PID WAIT_SECONDS WHAT: SIGTERM, up to WAIT_SECONDS for PID to end, then SIGKILL
+# (WAIT_SECONDS 0: SIGKILL at once; WHAT names it when it ignored SIGTERM). Fails when PID
+# survived SIGKILL.
+k_kill() {
+  local pid=$1 wait=$2 what=$3
+  if [ "$wait" -gt 0 ]; then
+    kill -TERM "$pid" 2>/dev/null || true
+    for _ in $(seq 1 $((wait * 5))); do k_running "$pid" || break; sleep 0.2; done
+  fi
+  if k_running "$pid"; then
+    [ "$wait" -gt 0 ] && echo "$what pid $pid ignored SIGTERM for ${wait}s; SIGKILL" >&2
+    kill -KILL "$pid" 2>/dev/null || true
+    for _ in $(seq 1 50); do k_running "$pid" || break; sleep 0.1; done
+  fi
+  ! k_running "$pid"
+}
+
+# k_alive: the pid file names a live kafka.Kafka process.
+k_alive() { k_pid_alive "$K_PIDFILE" 'kafka\.Kafka'; }
 
 # k_port_open PORT
 k_port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
@@ -253,29 +326,14 @@ k_stop() {
   local wait=$1 pid
   k_alive || { rm -f "$K_PIDFILE"; return 0; }
   pid=$(cat "$K_PIDFILE")
-  if [ "$wait" -gt 0 ]; then
-    kill -TERM "$pid" 2>/dev/null || true
-    for _ in $(seq 1 $((wait * 5))); do k_running "$pid" || break; sleep 0.2; done
-  fi
-  if k_running "$pid"; then
-    [ "$wait" -gt 0 ] && klog "broker pid $pid ignored SIGTERM for ${wait}s; SIGKILL"
-    kill -KILL "$pid" 2>/dev/null || true
-    for _ in $(seq 1 50); do k_running "$pid" || break; sleep 0.1; done
-  fi
-  k_running "$pid" && kdie "broker pid $pid survived SIGKILL"
+  k_kill "$pid" "$wait" "kafka: broker" || kdie "broker pid $pid survived SIGKILL"
   rm -f "$K_PIDFILE"
 }
 
 # ---- ZooKeeper (Kafka 2.x) ----
 
 # k_zk_alive: the zk pid file names a live ZooKeeper server.
-k_zk_alive() {
-  local pid
-  [ -s "$K_ZK_PIDFILE" ] || return 1
-  pid=$(cat "$K_ZK_PIDFILE")
-  [ -n "$pid" ] && k_running "$pid" || return 1
-  tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q 'QuorumPeerMain'
-}
+k_zk_alive() { k_pid_alive "$K_ZK_PIDFILE" QuorumPeerMain; }
 
 # k_zk_start LIBS PORT: a standalone ZooKeeper on 127.0.0.1:PORT with fresh data; waits until
 # it answers. A short tickTime lets a SIGKILLed broker's session (and its /brokers/ids node)

@@ -12,12 +12,7 @@ k_init
 if k_alive && [ -s "$K_BOOTFILE" ]; then
   boot=$(cat "$K_BOOTFILE")
   if k_port_open "${boot##*:}"; then
-    running=$(cat "$K_VERFILE" 2>/dev/null || echo '?')
-    [ "$running" = "$KAFKA_VERSION" ] ||
-      klog "note: reusing running Kafka $running (requested $KAFKA_VERSION; run kafka-down first to switch)"
-    klog "already running (pid $(cat "$K_PIDFILE"))"
-    echo "$boot"
-    exit 0
+    k_reuse kafka Kafka "$K_VERFILE" "$KAFKA_VERSION" "$K_PIDFILE" kafka-down "$boot"
   fi
 fi
 # Leftovers of a previous run (dead, or alive but not serving): start from scratch.
@@ -81,11 +76,7 @@ transaction.state.log.replication.factor=1
 transaction.state.log.min.isr=1
 group.initial.rebalance.delay.ms=0
 PROPS
-  k_ver_ge "$KAFKA_VERSION" 4.0 && cat <<PROPS
-share.coordinator.state.topic.replication.factor=1
-share.coordinator.state.topic.min.isr=1
-PROPS
-  [ -z "${KAFKA_EXTRA_PROPS:-}" ] || printf '%s\n' "$KAFKA_EXTRA_PROPS"
+  k_props_tail 1 1
 } >"$K_PROPS"
 
 if [ "$mode" != zk ]; then

@@ -9,7 +9,7 @@
 #      SIGKILLed 5 times and started again on the same store (with a broker down; a kill
 #      between a batch's plan and its ack makes the next run redeliver that batch),
 # then stops the producer, stops kbatch (SIGTERM) and runs it once more with --until-end on
-# the same store. It checks what DESIGN §2 promises: the stream survived every fault by
+# the same store. It checks what docs/design.md §2 promises: the stream survived every fault by
 # itself, acked ranges are contiguous per partition (no jump), every offset in the log was
 # delivered with the value kcat reads, any offset delivered twice lies in a batch marked
 # redelivered, and every record the producer had acknowledged is in the log. It prints the
@@ -34,20 +34,9 @@ rate=${FAULTS_RATE:-400}
 down=${FAULTS_DOWN:-30}
 kills=${FAULTS_KBATCH_KILLS:-5}
 first_kill=${FAULTS_FIRST_KILL:-1}
-fail() { echo "kafka3-faults: FAIL: $*" >&2; exit 1; }
-say() { echo "kafka3-faults: $(date -u +%T) $*" >&2; }
-for tool in kcat jq; do command -v "$tool" >/dev/null || fail "$tool is not installed"; done
-[ -x bin/kbatch ] || fail "no bin/kbatch; run make build"
-[ -s "$K3_BOOTFILE" ] || fail "no 3-node cluster; run make kafka3-up"
-boot=$(cat "$K3_BOOTFILE")
-version=$(cat "$K3_VERFILE")
-libs=$KAFKA_CACHE_DIR/$version/libs
-[ -s "$K_LOG4J_TOOLS" ] || k_write_log4j
-topiccmd=$(k_topic_class "$libs")
+k3_suite kafka3-faults
 reassign=$(k_class "$libs" org.apache.kafka.tools.reassign.ReassignPartitionsCommand kafka.admin.ReassignPartitionsCommand)
 elect=$(k_class "$libs" org.apache.kafka.tools.LeaderElectionCommand kafka.admin.LeaderElectionCommand)
-jtool() { k_tool "$libs" "$@" 8>&-; }
-node() { "$KBATCH_ROOT/scripts/kafka3-node.sh" "$@"; }
 
 work=${FAULTS_DIR:-$KBATCH_ROOT/.cache/kafka3/faults}
 rm -rf "$work"
@@ -68,20 +57,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# The producer: a generator at ~rate/s into kcat; the generator stops when $work/stop exists.
-(
-  i=0
-  step=$((rate / 20))
-  [ "$step" -gt 0 ] || step=1
-  while [ ! -e "$work/stop" ]; do
-    for _ in $(seq 1 "$step"); do i=$((i + 1)); printf 'k%d\tseq-%d\n' "$i" "$i"; done
-    sleep 0.05
-  done
-  echo "$i" >"$work/generated"
-) | kcat -P -b "$boot" -t "$topic" -K $'\t' -X enable.idempotence=true -X acks=all \
-  -X message.timeout.ms=300000 -X linger.ms=5 -X topic.metadata.refresh.interval.ms=1000 \
-  2>"$work/producer.err" &
-producer=$!
+k3_produce "$rate" "$topic" "$work"
 pids+=("$producer")
 
 # start_watch RUN [slow]: kbatch in the background, on the one store, a sink and output per

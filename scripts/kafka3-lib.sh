@@ -11,11 +11,48 @@ K3_BOOTFILE=$K3_DIR/bootstrap
 K3_VERFILE=$K3_DIR/version
 K3_NODES="1 2 3"
 
-k3_init() {
-  mkdir -p "$K3_DIR"
-  [ -f "$K3_DIR/.gitignore" ] || echo '*' >"$K3_DIR/.gitignore"
-  exec 8>"$K3_DIR/lock"
-  flock -w 300 8 || kdie "another kafka3 script holds $K3_DIR/lock"
+k3_init() { k_hold_dir "$K3_DIR" 8 kafka3; }
+
+# k3_suite NAME: the common start of a suite on the 3-node cluster, from the repository root:
+# fail and say (messages prefixed with NAME) defined; kcat, jq, bin/kbatch and the cluster
+# checked; boot, version, libs and topiccmd set; jtool (a Kafka tool of libs) and node
+# (kafka3-node.sh) defined.
+k3_suite() {
+  K3_SUITE=$1
+  fail() { echo "$K3_SUITE: FAIL: $*" >&2; exit 1; }
+  say() { echo "$K3_SUITE: $(date -u +%T) $*" >&2; }
+  for tool in kcat jq; do command -v "$tool" >/dev/null || fail "$tool is not installed"; done
+  [ -x bin/kbatch ] || fail "no bin/kbatch; run make build"
+  [ -s "$K3_BOOTFILE" ] || fail "no 3-node cluster; run make kafka3-up"
+  boot=$(cat "$K3_BOOTFILE")
+  version=$(cat "$K3_VERFILE")
+  libs=$KAFKA_CACHE_DIR/$version/libs
+  [ -s "$K_LOG4J_TOOLS" ] || k_write_log4j
+  topiccmd=$(k_topic_class "$libs")
+  jtool() { k_tool "$libs" "$@" 8>&-; }
+  node() { "$KBATCH_ROOT/scripts/kafka3-node.sh" "$@"; }
+}
+
+# k3_produce RATE TOPIC WORK: in the background, kcat (idempotent, acks=all) writes records
+# k<i> TAB seq-<i> to TOPIC at ~RATE/s until WORK/stop exists; WORK/generated then holds how
+# many were generated. Sets producer to the pipeline's pid; kcat's errors go to
+# WORK/producer.err.
+k3_produce() {
+  local rate=$1 topic=$2 work=$3 boot
+  boot=$(cat "$K3_BOOTFILE")
+  (
+    i=0
+    step=$((rate / 20))
+    [ "$step" -gt 0 ] || step=1
+    while [ ! -e "$work/stop" ]; do
+      for _ in $(seq 1 "$step"); do i=$((i + 1)); printf 'k%d\tseq-%d\n' "$i" "$i"; done
+      sleep 0.05
+    done
+    echo "$i" >"$work/generated"
+  ) | kcat -P -b "$boot" -t "$topic" -K $'\t' -X enable.idempotence=true -X acks=all \
+    -X message.timeout.ms=300000 -X linger.ms=5 -X topic.metadata.refresh.interval.ms=1000 \
+    2>"$work/producer.err" &
+  producer=$!
 }
 
 # k3_rack N: node N's broker.rack (A, B, C).
@@ -27,14 +64,7 @@ k3_pidfile() { echo "$K3_DIR/node$1/pid"; }
 k3_port() { sed -n 's/^listeners=PLAINTEXT:\/\/[^,]*:\([0-9]*\).*/\1/p' "$(k3_props "$1")"; }
 
 # k3_alive N: node N's pid file names a live kafka.Kafka process.
-k3_alive() {
-  local pid f
-  f=$(k3_pidfile "$1")
-  [ -s "$f" ] || return 1
-  pid=$(cat "$f")
-  [ -n "$pid" ] && k_running "$pid" || return 1
-  tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q 'kafka\.Kafka'
-}
+k3_alive() { k_pid_alive "$(k3_pidfile "$1")" 'kafka\.Kafka'; }
 
 # k3_start LIBS N: start node N (appends to its broker.log).
 k3_start() {
@@ -56,16 +86,7 @@ k3_stop() {
   local n=$1 wait=$2 pid
   k3_alive "$n" || { rm -f "$(k3_pidfile "$n")"; return 0; }
   pid=$(cat "$(k3_pidfile "$n")")
-  if [ "$wait" -gt 0 ]; then
-    kill -TERM "$pid" 2>/dev/null || true
-    for _ in $(seq 1 $((wait * 5))); do k_running "$pid" || break; sleep 0.2; done
-  fi
-  if k_running "$pid"; then
-    [ "$wait" -gt 0 ] && klog "node $n (pid $pid) ignored SIGTERM for ${wait}s; SIGKILL"
-    kill -KILL "$pid" 2>/dev/null || true
-    for _ in $(seq 1 50); do k_running "$pid" || break; sleep 0.1; done
-  fi
-  k_running "$pid" && kdie "node $n pid $pid survived SIGKILL"
+  k_kill "$pid" "$wait" "kafka: node $n" || kdie "node $n pid $pid survived SIGKILL"
   rm -f "$(k3_pidfile "$n")"
 }
 

@@ -24,18 +24,7 @@ cd "$KBATCH_ROOT"
 rate=${RACK_RATE:-200}
 down=${RACK_DOWN:-20}
 freeze=${RACK_FREEZE:-45}
-fail() { echo "kafka3-rack: FAIL: $*" >&2; exit 1; }
-say() { echo "kafka3-rack: $(date -u +%T) $*" >&2; }
-for tool in kcat jq; do command -v "$tool" >/dev/null || fail "$tool is not installed"; done
-[ -x bin/kbatch ] || fail "no bin/kbatch; run make build"
-[ -s "$K3_BOOTFILE" ] || fail "no 3-node cluster; run make kafka3-up"
-boot=$(cat "$K3_BOOTFILE")
-version=$(cat "$K3_VERFILE")
-libs=$KAFKA_CACHE_DIR/$version/libs
-[ -s "$K_LOG4J_TOOLS" ] || k_write_log4j
-topiccmd=$(k_topic_class "$libs")
-jtool() { k_tool "$libs" "$@" 8>&-; }
-node() { "$KBATCH_ROOT/scripts/kafka3-node.sh" "$@"; }
+k3_suite kafka3-rack
 grep -q '^broker.rack=B' "$(k3_props 2)" || fail "node 2 has no broker.rack=B: restart the cluster (make kafka3-down kafka3-up)"
 work=${RACK_DIR:-$KBATCH_ROOT/.cache/kafka3/rack}
 rm -rf "$work"
@@ -57,19 +46,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-(
-  i=0
-  step=$((rate / 20))
-  [ "$step" -gt 0 ] || step=1
-  while [ ! -e "$work/stop" ]; do
-    for _ in $(seq 1 "$step"); do i=$((i + 1)); printf 'k%d\tseq-%d\n' "$i" "$i"; done
-    sleep 0.05
-  done
-  echo "$i" >"$work/generated"
-) | kcat -P -b "$boot" -t "$topic" -K $'\t' -X enable.idempotence=true -X acks=all \
-  -X message.timeout.ms=300000 -X linger.ms=5 -X topic.metadata.refresh.interval.ms=1000 \
-  2>"$work/producer.err" &
-producer=$!
+k3_produce "$rate" "$topic" "$work"
 pids+=("$producer")
 bin/kbatch watch --no-tui -b "$boot" -t "$topic" --rack B --log "$work/debug.log" --store "$work/offsets.db" \
   --sink "$work/sink.jsonl" --reset earliest --interval 250ms >"$work/watch.jsonl" 2>"$work/watch.err" &

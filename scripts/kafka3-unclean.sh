@@ -25,19 +25,8 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/kafka3-lib.sh"
 cd "$KBATCH_ROOT"
 watch=
-fail() { echo "kafka3-unclean: FAIL: $*" >&2; exit 1; }
-say() { echo "kafka3-unclean: $(date -u +%T) $*" >&2; }
-for tool in kcat jq; do command -v "$tool" >/dev/null || fail "$tool is not installed"; done
-[ -x bin/kbatch ] || fail "no bin/kbatch; run make build"
-[ -s "$K3_BOOTFILE" ] || fail "no 3-node cluster; run make kafka3-up"
-boot=$(cat "$K3_BOOTFILE")
-version=$(cat "$K3_VERFILE")
-libs=$KAFKA_CACHE_DIR/$version/libs
-[ -s "$K_LOG4J_TOOLS" ] || k_write_log4j
-topiccmd=$(k_topic_class "$libs")
+k3_suite kafka3-unclean
 elect=$(k_class "$libs" org.apache.kafka.tools.LeaderElectionCommand kafka.admin.LeaderElectionCommand)
-jtool() { k_tool "$libs" "$@" 8>&-; }
-node() { "$KBATCH_ROOT/scripts/kafka3-node.sh" "$@"; }
 # run_case NAME FROZEN: one round; FROZEN=1 stops kbatch (SIGSTOP) from the kill of node 1 until
 # the new records are written, so that its first fetch after the election finds the new
 # leader's log already past its position (the leader epoch check finds the divergence);

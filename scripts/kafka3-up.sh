@@ -77,11 +77,7 @@ replica.lag.time.max.ms=10000
 broker.rack=$(k3_rack "$n")
 replica.selector.class=org.apache.kafka.common.replica.RackAwareReplicaSelector
 PROPS
-    k_ver_ge "$KAFKA_VERSION" 4.0 && cat <<PROPS
-share.coordinator.state.topic.replication.factor=3
-share.coordinator.state.topic.min.isr=2
-PROPS
-    [ -z "${KAFKA_EXTRA_PROPS:-}" ] || printf '%s\n' "$KAFKA_EXTRA_PROPS"
+    k_props_tail 3 2
   } >"$(k3_props "$n")"
   if ! k_tool "$libs" kafka.tools.StorageTool format -t "$cid" -c "$(k3_props "$n")" \
       >"$K3_DIR/node$n/format.log" 2>&1; then

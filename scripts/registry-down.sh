@@ -6,9 +6,5 @@ set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=registry-lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/registry-lib.sh"
 r_init
-if r_alive; then
-  pid=$(cat "$R_PIDFILE")
-  r_stop 30
-  rlog "stopped (pid $pid)"
-fi
+k_stop_running r_alive r_stop "$R_PIDFILE" rlog
 rm -f "$R_PIDFILE" "$R_URLFILE" "$R_VERFILE"

@@ -30,13 +30,8 @@ R_VERFILE=$REGISTRY_CACHE_DIR/version
 rlog() { echo "registry: $*" >&2; }
 rdie() { echo "registry: error: $*" >&2; exit 1; }
 
-# r_init: cache dir, git-ignore marker, lock (fd 8; never inherited by the registry).
-r_init() {
-  mkdir -p "$REGISTRY_CACHE_DIR"
-  [ -f "$REGISTRY_CACHE_DIR/.gitignore" ] || echo '*' >"$REGISTRY_CACHE_DIR/.gitignore"
-  exec 8>"$REGISTRY_CACHE_DIR/lock"
-  flock -w 300 8 || rdie "another registry script holds $REGISTRY_CACHE_DIR/lock"
-}
+# r_init: cache dir, git-ignore marker, lock (fd 8).
+r_init() { k_hold_dir "$REGISTRY_CACHE_DIR" 8 registry; }
 
 # r_java: echoes a Java 21+ binary.
 r_java() {
@@ -59,30 +54,16 @@ r_app() {
   tmp=$REGISTRY_CACHE_DIR/$v/app.tmp.$$
   rm -rf "$tmp"
   mkdir -p "$tmp/dl"
-  if ! "$MVN" -B -q dependency:copy -Dartifact="io.apicurio:apicurio-registry-app:$v:tar.gz:all" \
-      -DoutputDirectory="$tmp/dl" >"$tmp.mvn.log" 2>&1; then
-    tail -n 30 "$tmp.mvn.log" >&2
-    rm -rf "$tmp" "$tmp.mvn.log"
-    rdie "maven could not fetch io.apicurio:apicurio-registry-app:$v:tar.gz:all"
-  fi
-  rm -f "$tmp.mvn.log"
+  k_mvn "$tmp" "registry: error: maven could not fetch io.apicurio:apicurio-registry-app:$v:tar.gz:all" \
+    dependency:copy -Dartifact="io.apicurio:apicurio-registry-app:$v:tar.gz:all" -DoutputDirectory="$tmp/dl"
   tar -xzf "$tmp"/dl/*.tar.gz -C "$tmp" || rdie "could not unpack the Apicurio Registry archive"
   rm -rf "$tmp/dl"
   [ -f "$tmp/quarkus-run.jar" ] || rdie "quarkus-run.jar missing after unpacking"
-  touch "$tmp/.complete"
-  rm -rf "$dir"
-  mv "$tmp" "$dir"
-  echo "$dir"
+  k_cache_done "$tmp" "$dir"
 }
 
 # r_alive: the pid file names a live quarkus-run.jar process.
-r_alive() {
-  local pid
-  [ -s "$R_PIDFILE" ] || return 1
-  pid=$(cat "$R_PIDFILE")
-  [ -n "$pid" ] && k_running "$pid" || return 1
-  tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q 'quarkus-run\.jar'
-}
+r_alive() { k_pid_alive "$R_PIDFILE" 'quarkus-run\.jar'; }
 
 # r_ready URL: the Confluent API answers.
 r_ready() { curl -fs -o /dev/null --max-time 5 "$1/subjects"; }
@@ -92,13 +73,6 @@ r_stop() {
   local wait=$1 pid
   r_alive || { rm -f "$R_PIDFILE"; return 0; }
   pid=$(cat "$R_PIDFILE")
-  kill -TERM "$pid" 2>/dev/null || true
-  for _ in $(seq 1 $((wait * 5))); do k_running "$pid" || break; sleep 0.2; done
-  if k_running "$pid"; then
-    rlog "registry pid $pid ignored SIGTERM for ${wait}s; SIGKILL"
-    kill -KILL "$pid" 2>/dev/null || true
-    for _ in $(seq 1 50); do k_running "$pid" || break; sleep 0.1; done
-  fi
-  k_running "$pid" && rdie "registry pid $pid survived SIGKILL"
+  k_kill "$pid" "$wait" "registry: registry" || rdie "registry pid $pid survived SIGKILL"
   rm -f "$R_PIDFILE"
 }

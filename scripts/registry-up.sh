@@ -10,12 +10,7 @@ set -euo pipefail
 r_init
 
 if r_alive && [ -s "$R_URLFILE" ] && r_ready "$(cat "$R_URLFILE")"; then
-  running=$(cat "$R_VERFILE" 2>/dev/null || echo '?')
-  [ "$running" = "$REGISTRY_VERSION" ] ||
-    rlog "note: reusing running Apicurio Registry $running (requested $REGISTRY_VERSION; run registry-down first to switch)"
-  rlog "already running (pid $(cat "$R_PIDFILE"))"
-  cat "$R_URLFILE"
-  exit 0
+  k_reuse registry "Apicurio Registry" "$R_VERFILE" "$REGISTRY_VERSION" "$R_PIDFILE" registry-down "$(cat "$R_URLFILE")"
 fi
 r_stop 10
 rm -f "$R_URLFILE"

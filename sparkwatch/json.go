@@ -9,7 +9,7 @@ import (
 	"github.com/kbatch-dev/kbatch/record"
 )
 
-// AppendEventJSON appends e as one DESIGN §4 JSON line, exactly as the
+// AppendEventJSON appends e as one docs/design.md §4 JSON line, exactly as the
 // package-level consumer.AppendEventJSON writes it for watch, plus what says it is
 // Spark's: "checkpoint", "query_id" and "source" on the start line, and
 // "spark_batch" (the Spark batch id, which is also "batch") on batch lines.

@@ -72,20 +72,7 @@ func TestSparkWatchLive(t *testing.T) {
 	}
 	next := func(want func(consumer.Event) bool, what string) consumer.Event {
 		t.Helper()
-		timeout := time.After(60 * time.Second)
-		for {
-			select {
-			case ev, ok := <-w.Events():
-				if !ok {
-					t.Fatalf("the watch ended before %s", what)
-				}
-				if want(ev) {
-					return ev
-				}
-			case <-timeout:
-				t.Fatalf("no %s", what)
-			}
-		}
+		return waitForEvent(t, w.Events(), what, nil, want)
 	}
 	batch := func(id uint64, state offsets.BatchState) *consumer.Batch {
 		t.Helper()
@@ -248,21 +235,7 @@ func TestSparkWatchMalformedBatch(t *testing.T) {
 	var evs []consumer.Event
 	wait := func(what string, want func(consumer.Event) bool) {
 		t.Helper()
-		timeout := time.After(60 * time.Second)
-		for {
-			select {
-			case ev, ok := <-w.Events():
-				if !ok {
-					t.Fatalf("ended before %s", what)
-				}
-				evs = append(evs, ev)
-				if want(ev) {
-					return
-				}
-			case <-timeout:
-				t.Fatalf("no %s", what)
-			}
-		}
+		waitForEvent(t, w.Events(), what, func(ev consumer.Event) { evs = append(evs, ev) }, want)
 	}
 	isNotice := func(code string) func(consumer.Event) bool {
 		return func(ev consumer.Event) bool { n, ok := ev.(*consumer.Notice); return ok && n.Code == code }
@@ -314,5 +287,29 @@ func TestSparkWatchMalformedBatch(t *testing.T) {
 	// batch skipped.
 	if unreadable != 2 || !reflect.DeepEqual(skipped, []string{"spark batch 2", "spark batch 3"}) {
 		t.Errorf("notices %+v", sparkNoticesOf(evs))
+	}
+}
+
+// waitForEvent reads events until want takes one and returns it, handing
+// each event read to seen first (when not nil); the test fails when the
+// events end, or none is wanted within 60 s, naming what it waited for.
+func waitForEvent(t *testing.T, events <-chan consumer.Event, what string, seen func(consumer.Event), want func(consumer.Event) bool) consumer.Event {
+	t.Helper()
+	timeout := time.After(60 * time.Second)
+	for {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				t.Fatalf("the watch ended before %s", what)
+			}
+			if seen != nil {
+				seen(ev)
+			}
+			if want(ev) {
+				return ev
+			}
+		case <-timeout:
+			t.Fatalf("no %s", what)
+		}
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// Regression (issue 21 point 4): the oldest batch Spark keeps starts in a
+// The oldest batch Spark keeps starts in a
 // purged file; that is retention, and is not reported at every start.
 func TestSparkPurgedOldestNotReportedAtStart(t *testing.T) {
 	c := newSparkCheckpoint(t)
@@ -35,7 +35,7 @@ func TestSparkPurgedOldestNotReportedAtStart(t *testing.T) {
 	}
 }
 
-// Regression (issue 21 point 4): a checkpoint deleted and started afresh
+// A checkpoint deleted and started afresh
 // in the same place (a new metadata id) is said once, and the new
 // query's batches are shown from batch 0.
 func TestSparkRecreatedCheckpoint(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime/pprof"
@@ -32,25 +33,22 @@ func profileMain(args []string) int {
 		fmt.Fprintln(os.Stderr, "usage: benchrun profile [flags] BROKERS TOPIC")
 		return 2
 	}
-	if *cpu != "" {
-		f, err := os.Create(*cpu)
+	for _, p := range []struct {
+		path  string
+		start func(io.Writer) error
+		stop  func()
+	}{{*cpu, pprof.StartCPUProfile, pprof.StopCPUProfile}, {*tr, trace.Start, trace.Stop}} {
+		if p.path == "" {
+			continue
+		}
+		f, err := os.Create(p.path)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
 		defer f.Close()
-		_ = pprof.StartCPUProfile(f)
-		defer pprof.StopCPUProfile()
-	}
-	if *tr != "" {
-		f, err := os.Create(*tr)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 1
-		}
-		defer f.Close()
-		_ = trace.Start(f)
-		defer trace.Stop()
+		_ = p.start(f)
+		defer p.stop()
 	}
 	n, err := profileStream(strings.Split(fs.Arg(0), ","), fs.Arg(1))
 	if err != nil {

@@ -10,7 +10,7 @@ import (
 )
 
 // printReport prints the machine, one table per data set and the targets
-// of issue 8 with what was measured, as Markdown.
+// with what was measured, as Markdown.
 func printReport(o options, sets []*dataSet, gb goBench) {
 	fmt.Printf("\n## kbatch benchmarks\n\n%s; %s; best and median of %d rounds\n", machine(), o.brokerLabel, o.rounds)
 	for _, d := range sets {
@@ -38,7 +38,7 @@ func printReport(o options, sets []*dataSet, gb goBench) {
 		}
 	}
 	printMatrix(sets)
-	fmt.Printf("\n### Targets (issues 8 and 17)\n\n| target | goal | measured |\n|---|---|---|\n")
+	fmt.Printf("\n### Targets\n\n| target | goal | measured |\n|---|---|---|\n")
 	for _, d := range sets {
 		if d.shape != "" || d.wide > 0 {
 			continue
@@ -187,10 +187,10 @@ func machine() string {
 	return fmt.Sprintf("%d CPUs (%s), %s %s/%s%s", runtime.NumCPU(), model, runtime.Version(), runtime.GOOS, runtime.GOARCH, load)
 }
 
-// printMatrix is the data-shape matrix of issue 17: one line per data
+// printMatrix is the data-shape matrix: one line per data
 // set, the ratios its targets speak of, each marked when it misses.
 func printMatrix(sets []*dataSet) {
-	fmt.Printf("\n### Data-shape matrix (issue 17)\n\nRatios of best times (median of the rounds' own ratios); above 1 means kbatch is faster; ✗ marks a miss of the target in the heading (on the median).\n\n")
+	fmt.Printf("\n### Data-shape matrix\n\nRatios of best times (median of the rounds' own ratios); above 1 means kbatch is faster; ✗ marks a miss of the target in the heading (on the median).\n\n")
 	fmt.Println("| data set | watch vs kgo (≥ 0.8×) | watch vs sarama | replay vs kcat -J (≥ 3×) | replay vs kcat-tuned (≥ 1.5×) | TUI vs headless twin (≥ 0.95×) | watch records/s | CPU s (median) watch / kgo / replay / kcat-tuned | peak RSS watch / TUI MiB |")
 	fmt.Println("|---|---|---|---|---|---|---:|---|---|")
 	for _, d := range sets {

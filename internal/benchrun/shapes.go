@@ -28,7 +28,7 @@ type shape struct {
 	hot bool
 }
 
-// shapes are the rows of the data-shape matrix (issue 17), in order. The
+// shapes are the rows of the data-shape matrix, in order. The
 // bench's own 200 B text rows (-records) are the text JSON, snappy,
 // large-batch case, so the matrix does not repeat it.
 var shapes = []shape{

@@ -350,21 +350,36 @@ func freeLoopbackAddr() (string, error) {
 	return ln.Addr().String(), nil
 }
 
+// debugGet reads path from kbatch's --debug-addr listener: the first
+// limit bytes of the answer (all of it when limit < 0); false when it does
+// not answer.
+func debugGet(addr, path string, limit int64) ([]byte, bool) {
+	c := http.Client{Timeout: 5 * time.Second}
+	resp, err := c.Get("http://" + addr + path)
+	if err != nil {
+		return nil, false
+	}
+	defer resp.Body.Close()
+	if limit < 0 {
+		b, err := io.ReadAll(resp.Body)
+		return b, err == nil
+	}
+	head := make([]byte, limit)
+	n, _ := io.ReadFull(resp.Body, head)
+	_, _ = io.Copy(io.Discard, resp.Body)
+	return head[:n], true
+}
+
 var goroutineTotalRE = regexp.MustCompile(`goroutine profile: total (\d+)`)
 
 // goroutines reads the count of goroutines from kbatch's --debug-addr
 // listener; -1 when it does not answer.
 func goroutines(addr string) int {
-	c := http.Client{Timeout: 5 * time.Second}
-	resp, err := c.Get("http://" + addr + "/debug/pprof/goroutine?debug=1")
-	if err != nil {
+	head, ok := debugGet(addr, "/debug/pprof/goroutine?debug=1", 128)
+	if !ok {
 		return -1
 	}
-	defer resp.Body.Close()
-	head := make([]byte, 128)
-	n, _ := io.ReadFull(resp.Body, head)
-	_, _ = io.Copy(io.Discard, resp.Body)
-	if m := goroutineTotalRE.FindSubmatch(head[:n]); m != nil {
+	if m := goroutineTotalRE.FindSubmatch(head); m != nil {
 		v, _ := strconv.Atoi(string(m[1]))
 		return v
 	}
@@ -377,14 +392,8 @@ var heapInuseRE = regexp.MustCompile(`(?m)^# HeapInuse = (\d+)$`)
 // the heap profile's text form on kbatch's --debug-addr; -1 when it
 // cannot.
 func heapInuseKiB(addr string) int64 {
-	c := http.Client{Timeout: 5 * time.Second}
-	resp, err := c.Get("http://" + addr + "/debug/pprof/heap?debug=1")
-	if err != nil {
-		return -1
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
+	b, ok := debugGet(addr, "/debug/pprof/heap?debug=1", -1)
+	if !ok {
 		return -1
 	}
 	if m := heapInuseRE.FindSubmatch(b); m != nil {

@@ -64,6 +64,48 @@ func (l *Listener) Reset() int {
 	return len(cs)
 }
 
+// Group is every listener its Listen made: a cluster's brokers, so that
+// one call puts faults on all their wires. Its zero value is ready.
+type Group struct {
+	mu sync.Mutex
+	ls []*Listener
+}
+
+// Listen listens on addr and wraps the listener into the group; it fits
+// kfake.ListenFn.
+func (g *Group) Listen(network, addr string) (net.Listener, error) {
+	l, err := net.Listen(network, addr)
+	if err != nil {
+		return nil, err
+	}
+	w := Wrap(l)
+	g.mu.Lock()
+	g.ls = append(g.ls, w)
+	g.mu.Unlock()
+	return w, nil
+}
+
+// Set makes f the faults of every listener of the group.
+func (g *Group) Set(f Faults) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, l := range g.ls {
+		l.Set(f)
+	}
+}
+
+// Reset resets every open connection of the group's listeners and
+// returns how many it reset.
+func (g *Group) Reset() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	n := 0
+	for _, l := range g.ls {
+		n += l.Reset()
+	}
+	return n
+}
+
 // Accept accepts a connection with the listener's faults on it.
 func (l *Listener) Accept() (net.Conn, error) {
 	nc, err := l.Listener.Accept()

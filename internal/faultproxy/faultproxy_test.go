@@ -30,6 +30,24 @@ func dial(t *testing.T, w *Listener) net.Conn {
 	return c
 }
 
+// echoWire is a wrapped echo listener, closed at the test's end, and a
+// connection to it that passed a round trip.
+func echoWire(t *testing.T) (*Listener, net.Conn) {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := Wrap(l)
+	t.Cleanup(func() { _ = w.Close() })
+	go echo(w)
+	c := dial(t, w)
+	if err := roundTrip(c, 5*time.Second); err != nil {
+		t.Fatalf("clear wire: %v", err)
+	}
+	return w, c
+}
+
 func roundTrip(c net.Conn, deadline time.Duration) error {
 	_ = c.SetDeadline(time.Now().Add(deadline))
 	if _, err := c.Write([]byte("ping")); err != nil {
@@ -43,19 +61,9 @@ func roundTrip(c net.Conn, deadline time.Duration) error {
 // A black hole passes no bytes and closes nothing: the client's read
 // times out (no EOF, no reset); once cleared, the held bytes pass.
 func TestBlackHoleHoldsBytesWithoutReset(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := Wrap(l)
-	defer w.Close()
-	go echo(w)
-	c := dial(t, w)
-	if err := roundTrip(c, 5*time.Second); err != nil {
-		t.Fatalf("clear wire: %v", err)
-	}
+	w, c := echoWire(t)
 	w.Set(Faults{BlackHole: true})
-	err = roundTrip(c, 200*time.Millisecond)
+	err := roundTrip(c, 200*time.Millisecond)
 	if !errors.Is(err, os.ErrDeadlineExceeded) {
 		t.Fatalf("black hole: err %v, want a timeout", err)
 	}
@@ -70,23 +78,38 @@ func TestBlackHoleHoldsBytesWithoutReset(t *testing.T) {
 // Reset closes every open connection with an RST: the client's next read
 // fails with a reset, not a timeout.
 func TestResetResetsOpenConnections(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := Wrap(l)
-	defer w.Close()
-	go echo(w)
-	c := dial(t, w)
-	if err := roundTrip(c, 5*time.Second); err != nil {
-		t.Fatalf("clear wire: %v", err)
-	}
+	w, c := echoWire(t)
 	if n := w.Reset(); n != 1 {
 		t.Fatalf("reset %d connections, want 1", n)
 	}
-	err = roundTrip(c, 5*time.Second)
+	err := roundTrip(c, 5*time.Second)
 	if err == nil || errors.Is(err, os.ErrDeadlineExceeded) {
 		t.Fatalf("after reset: err %v, want the connection reset", err)
 	}
 	t.Logf("after reset: %v", err)
+}
+
+// A Group's Set and Reset reach every listener its Listen made.
+func TestGroupReachesEveryListener(t *testing.T) {
+	var g Group
+	var conns []net.Conn
+	for range 2 {
+		l, err := g.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		go echo(l)
+		conns = append(conns, dial(t, l.(*Listener)))
+	}
+	g.Set(Faults{BlackHole: true})
+	for i, c := range conns {
+		if err := roundTrip(c, 200*time.Millisecond); !errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Fatalf("listener %d in a black hole: err %v, want a timeout", i, err)
+		}
+	}
+	g.Set(Faults{})
+	if n := g.Reset(); n != 2 {
+		t.Fatalf("reset %d connections, want 2", n)
+	}
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/kbatch-dev/kbatch/offsets"
 )
 
-// fact is something that sets a stored position (DESIGN §2.4: the stored
+// fact is something that sets a stored position (docs/design.md §2.4: the stored
 // position equals the until of the last acked batch or a newer seek or
 // offsets set).
 type fact struct {

@@ -12,7 +12,7 @@ import (
 	"github.com/kbatch-dev/kbatch/record"
 )
 
-// recordLine is a DESIGN §4 record line as a reader decodes it.
+// recordLine is a docs/design.md §4 record line as a reader decodes it.
 type recordLine struct {
 	Topic     string       `json:"topic"`
 	Partition int32        `json:"partition"`

@@ -2,7 +2,7 @@
 // reproducible histories of produce, crash, restart with changed flags,
 // seek, pause, manual acks, retention, new partitions, leader moves and
 // broker outages against an in-process 3-broker kfake cluster, with every
-// promise of DESIGN §2 checked after each history (Check).
+// promise of docs/design.md §2 checked after each history (Check).
 //
 // A history is a list of operations drawn from a seed (Generate); Run
 // carries them out against a fresh cluster and store, and returns what it
@@ -268,11 +268,10 @@ type gen struct {
 	r     *rand.Rand
 	parts int32
 	busy  []int32
-	// more draws what was added to the operations after seeds were
-	// chosen as regressions (fixedSeeds): r draws as it did, so a history
-	// keeps its operations but for what more changes (a seek of one
-	// partition may become a seek of all). TestGenerate checks that the
-	// regression seeds did not change.
+	// more draws the details r does not: r's draws stay fixed so that the
+	// seeds kept in fixedSeeds keep their operations, but for what more
+	// changes (a seek of one partition may become a seek of all).
+	// TestGenerate checks that those seeds' histories stay the same.
 	more *rand.Rand
 }
 

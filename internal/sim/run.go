@@ -28,7 +28,7 @@ type Options struct {
 	// Dir holds the store file; it must exist.
 	Dir string
 	// TextHeaderKeys makes every header key valid UTF-8 (to look past
-	// issue 13 bug 6 while it is not fixed).
+	// binary header keys written raw, when that is a known bug).
 	TextHeaderKeys bool
 	// StrictAborted fails a history when a read_committed batch holds a
 	// record of an aborted transaction. Off by default: kfake itself
@@ -826,32 +826,31 @@ func cutKey(b offsets.Batch) string {
 	return s.String()
 }
 
-// Suspect names the known problem of issue 13 a violation looks like:
-// a key ("bug1" … "bug9" for §2's bugs, "dataloss" for §3's data-loss
-// semantics) and its description; "" when it looks new. It is a hint for
-// a person and for skipping seeds while a fix is not merged, not a
-// verdict.
+// Suspect names the known bug a violation looks like: a key of the
+// simulation's knownBugs and a description of the promise of
+// docs/design.md §2 it breaks; "" when it looks new. It is a hint for a
+// person and for skipping seeds of a bug known to be open, not a verdict.
 func Suspect(v string) (key, text string) {
 	switch {
 	case strings.HasPrefix(v, "liveness") && strings.Contains(v, "never re-delivered"):
-		return "bug2", "issue 13 bug 2: a planned batch larger than the read-ahead is never re-delivered"
+		return "redelivery-past-read-ahead", "a planned batch larger than the read-ahead is never re-delivered"
 	case strings.HasPrefix(v, "liveness") && strings.Contains(v, "fetchbroker.go:97"):
-		return "bug1", "issue 13 bug 1: liveness across brokers (read-ahead budget)"
+		return "brokers-liveness", "liveness across brokers (read-ahead budget)"
 	case strings.HasPrefix(v, "json"):
-		return "bug6", "issue 13 bug 6: binary header keys written raw"
+		return "binary-header-keys", "binary header keys written raw"
 	case strings.Contains(v, "(new partition)") || strings.Contains(v, "its position was never stored"),
 		strings.HasPrefix(v, "stored position") && strings.Contains(v, "start of a run"):
-		return "bug5", "issue 13 bug 5: start positions are not stored"
+		return "added-partition-stored", "start positions are not stored"
 	case strings.Contains(v, "stored as re-delivered"):
-		return "bug8", "issue 13 bug 8: a new batch reusing a dropped planned batch's id is stored as redelivered"
+		return "dropped-batch-id-reused", "a new batch reusing a dropped planned batch's id is stored as redelivered"
 	case strings.HasPrefix(v, "stored position") && strings.Contains(v, "ack of batch"):
-		return "bug7", "issue 13 bug 7: a stale seek undoes offsets set (or a seek kept for a pending batch)"
+		return "set-beats-kept-seek", "a stale seek undoes offsets set (or a seek kept for a pending batch)"
 	case strings.Contains(v, "deleted before it was read"):
-		return "bug3", "issue 13 bug 3: a data-loss jump dropped when a planned batch is re-delivered"
+		return "loss-below-planned-batch", "a data-loss jump dropped when a planned batch is re-delivered"
 	case strings.HasPrefix(v, "contiguity"):
-		return "bug4", "issue 13 bug 4: data loss at start is not marked on the first batch"
+		return "loss-at-start-marked", "data loss at start is not marked on the first batch"
 	case strings.HasPrefix(v, "skipped") || strings.HasPrefix(v, "never delivered"):
-		return "dataloss", "issue 13 §3: data loss continues at --reset instead of the log start"
+		return "loss-reads-from-log-start", "data loss continues at --reset instead of the log start"
 	}
 	return "", ""
 }

@@ -13,35 +13,36 @@ import (
 	"time"
 )
 
-// unfixed are the issue 13 bugs not fixed on this branch yet; the
-// simulation looks past their symptoms where it can (bug 6: header keys
-// stay valid UTF-8) and their regression tests are skipped.
+// unfixed names the keys of knownBugs a change is known to break; the
+// simulation looks past their symptoms where it can (binary-header-keys:
+// header keys stay valid UTF-8) and their tests are skipped. It is empty:
+// every promise holds.
 var unfixed = map[string]bool{}
 
 // fixedSeeds run in `make test`: histories that pass, chosen to cover every
 // operation (see TestGenerateCoversEveryOperation).
 var fixedSeeds = []uint64{1, 3, 5, 11, 13, 15, 20, 21, 22, 23, 24, 25, 27, 28, 29, 30,
 	// A seek kept for a pending batch that the final run re-delivers after
-	// retention passed it: the checker once took the seek's skip for
+	// retention passed it: the checker must not take the seek's skip for
 	// records never delivered.
 	590910222,
 	// A run re-delivering a batch, then a start with -o 5=latest: the
-	// checker kept an older seek of partition 5 over the explicit start
-	// (failed 4 runs in 15 before the fix of the checker).
+	// checker must not keep an older seek of partition 5 over the explicit
+	// start.
 	828321262,
 	// -o 0=14 above the high watermark of 3 started partition 0 at 3
 	// (--reset latest), and the run was killed before the sim read the
-	// out-of-range notice: the checker took the start for a skip of
-	// records 0-2; the store's event says it was the explicit offset.
+	// out-of-range notice: the checker must not take the start for a skip
+	// of records 0-2; the store's event says it was the explicit offset.
 	170374647}
 
 // runSeed runs one history and fails t with its report; a history whose
-// every violation looks like a problem not fixed on this branch yet is
-// skipped, naming it.
+// every violation looks like a known bug listed in unfixed is skipped,
+// naming it.
 func runSeed(t *testing.T, seed uint64) *Result {
 	t.Helper()
 	h := Generate(seed)
-	res := Run(h, Options{Dir: t.TempDir(), TextHeaderKeys: unfixed["bug6"], Deadline: simDeadline()})
+	res := Run(h, Options{Dir: t.TempDir(), TextHeaderKeys: unfixed["binary-header-keys"], Deadline: simDeadline()})
 	if !res.Failed() {
 		return res
 	}
@@ -54,7 +55,7 @@ func runSeed(t *testing.T, seed uint64) *Result {
 		}
 		known = append(known, text)
 	}
-	t.Skipf("seed %d hits problems not fixed on this branch yet: %s", seed, strings.Join(known, "; "))
+	t.Skipf("seed %d hits only known bugs listed in unfixed: %s", seed, strings.Join(known, "; "))
 	return res
 }
 
@@ -80,7 +81,7 @@ func TestSim(t *testing.T) {
 			t.Fatalf("SIM_SEEDS=%q: want FIRST-LAST", v)
 		}
 		for seed := a; seed <= b; seed++ {
-			res := Run(Generate(seed), Options{Dir: t.TempDir(), TextHeaderKeys: unfixed["bug6"], Deadline: simDeadline()})
+			res := Run(Generate(seed), Options{Dir: t.TempDir(), TextHeaderKeys: unfixed["binary-header-keys"], Deadline: simDeadline()})
 			if res.Failed() {
 				f := filepath.Join(os.TempDir(), fmt.Sprintf("kbatch-sim-%d.txt", seed))
 				_ = os.WriteFile(f, []byte(res.Report()), 0o600)
@@ -121,14 +122,14 @@ func simDeadline() time.Duration {
 }
 
 // randomSeeds runs random histories until d has passed and says how many
-// ran, which failed, and which hit only problems not fixed yet.
+// ran, which failed, and which hit only known bugs listed in unfixed.
 func randomSeeds(t *testing.T, d time.Duration) {
 	begin := time.Now()
 	end := begin.Add(d)
 	ran, failed, known := 0, []uint64{}, map[string][]uint64{}
 	for time.Now().Before(end) {
 		seed := rand.Uint64() % 1_000_000_000
-		res := Run(Generate(seed), Options{Dir: t.TempDir(), TextHeaderKeys: unfixed["bug6"], Deadline: simDeadline()})
+		res := Run(Generate(seed), Options{Dir: t.TempDir(), TextHeaderKeys: unfixed["binary-header-keys"], Deadline: simDeadline()})
 		ran++
 		if !res.Failed() {
 			continue
@@ -148,7 +149,7 @@ func randomSeeds(t *testing.T, d time.Duration) {
 			known[k] = append(known[k], seed)
 		}
 	}
-	t.Logf("sim: %d histories in %s; %d failed: %v; hit only problems not fixed on this branch: %v", ran, time.Since(begin).Round(time.Second), len(failed), failed, known)
+	t.Logf("sim: %d histories in %s; %d failed: %v; hit only known bugs listed in unfixed: %v", ran, time.Since(begin).Round(time.Second), len(failed), failed, known)
 }
 
 // Short names for hand-written histories.
@@ -172,61 +173,62 @@ var (
 	untilEnd = Flags{UntilEnd: true}
 )
 
-// knownBugs are the bugs of issue 13 §2, each as a small history that
-// broke the promise, and the seeds the simulation found them with.
+// knownBugs are ways a stream can break a promise of docs/design.md §2,
+// each as a small history that breaks it when the promise does not hold,
+// and the random seeds whose histories hit it.
 var knownBugs = []struct {
-	key   string // "bug1" … "bug9" (§2), "dataloss" (§3)
+	key   string // names the promise (the subtest's name)
 	name  string
 	seeds []uint64 // random histories that hit it (see the report)
 	h     History
 	opt   Options
 }{
-	{key: "bug1", name: "until-end across brokers with idle partitions", seeds: []uint64{6, 7, 9, 12, 16, 17, 18, 26, 31, 34, 36, 38, 40, 47, 50, 54, 56, 62, 65},
+	{key: "brokers-liveness", name: "until-end across brokers with idle partitions", seeds: []uint64{6, 7, 9, 12, 16, 17, 18, 26, 31, 34, 36, 38, 40, 47, 50, 54, 56, 62, 65},
 		h: History{Partitions: 4, Busy: []int32{0}, Ops: []Op{
 			produce(0, 200), start(Flags{Reset: "latest"}), wait(200), stop, produce(0, 10), start(untilEnd)}}},
-	{key: "bug2", name: "a planned batch larger than the new run's read-ahead is re-delivered", seeds: []uint64{91, 113, 125},
+	{key: "redelivery-past-read-ahead", name: "a planned batch larger than the new run's read-ahead is re-delivered", seeds: []uint64{91, 113, 125},
 		h: History{Partitions: 1, Busy: []int32{0}, Ops: []Op{
 			{Kind: OpProduce, Part: 0, N: 6000, Size: "mixed"}, start(Flags{Interval: 500 * time.Millisecond}), {Kind: OpCrash, Crash: CrashAfterPlan},
 			start(Flags{MaxPerPartition: 100, UntilEnd: true})}}},
-	{key: "bug3", name: "data loss below a planned batch is marked on the batch after its re-delivery", seeds: []uint64{42},
+	{key: "loss-below-planned-batch", name: "data loss below a planned batch is marked on the batch after its re-delivery", seeds: []uint64{42},
 		h: History{Partitions: 1, Busy: []int32{0}, Ops: []Op{
 			produce(0, 100), start(Flags{MaxPerPartition: 10, ManualAck: true}), wait(200), {Kind: OpCrash, Crash: CrashNow},
 			{Kind: OpRetention, Part: 0, Frac: 0.9}, start(untilEnd)}}},
-	{key: "bug4", name: "data loss at start is marked on the first batch", seeds: []uint64{48, 80},
+	{key: "loss-at-start-marked", name: "data loss at start is marked on the first batch", seeds: []uint64{48, 80},
 		h: History{Partitions: 1, Busy: []int32{0}, Ops: []Op{
 			produce(0, 50), start(Flags{}), wait(200), stop, produce(0, 100),
 			{Kind: OpRetention, Part: 0, Frac: 0.5}, start(untilEnd)}}},
-	{key: "bug5", name: "a partition added while running keeps its position across a restart", seeds: []uint64{2, 37, 43, 66},
+	{key: "added-partition-stored", name: "a partition added while running keeps its position across a restart", seeds: []uint64{2, 37, 43, 66},
 		h: History{Partitions: 1, Busy: []int32{0}, Ops: []Op{
 			start(Flags{}), {Kind: OpAddParts, N: 1}, wait(600), stop, produce(1, 20), start(untilEnd)}}},
-	{key: "bug6", name: "binary header keys are lossless valid UTF-8 JSON", opt: Options{TextHeaderKeys: false},
+	{key: "binary-header-keys", name: "binary header keys are lossless valid UTF-8 JSON", opt: Options{TextHeaderKeys: false},
 		h: History{Seed: 6, Partitions: 1, Busy: []int32{0}, Ops: []Op{produce(0, 50), start(untilEnd)}}},
-	{key: "bug7", name: "offsets set wins over a seek kept for a pending batch",
+	{key: "set-beats-kept-seek", name: "offsets set wins over a seek kept for a pending batch",
 		h: History{Partitions: 1, Busy: []int32{0}, Ops: []Op{
 			produce(0, 100), start(Flags{MaxPerPartition: 10, ManualAck: true}), wait(200),
 			{Kind: OpSeek, Part: 0, Seek: "offset", Frac: 0.5}, {Kind: OpCrash, Crash: CrashNow},
 			{Kind: OpSet, Part: 0, Frac: 0.8}, start(Flags{MaxBatches: 1})}}},
-	{key: "bug8", name: "a batch reusing a dropped planned batch's id is not marked re-delivered", seeds: []uint64{59},
+	{key: "dropped-batch-id-reused", name: "a batch reusing a dropped planned batch's id is not marked re-delivered", seeds: []uint64{59},
 		h: History{Partitions: 1, Busy: []int32{0}, Ops: []Op{
 			produce(0, 100), start(Flags{MaxPerPartition: 10, ManualAck: true}), wait(200), {Kind: OpCrash, Crash: CrashNow},
 			start(Flags{Explicit: []string{"0=50"}, UntilEnd: true})}}},
-	{key: "dataloss", name: "data loss at start continues at the log start, not at --reset latest", seeds: []uint64{4, 75},
+	{key: "loss-reads-from-log-start", name: "data loss at start continues at the log start, not at --reset latest", seeds: []uint64{4, 75},
 		h: History{Partitions: 1, Busy: []int32{0}, Ops: []Op{
 			produce(0, 50), start(Flags{}), wait(200), stop, produce(0, 50),
 			{Kind: OpRetention, Part: 0, Frac: 0.8}, start(Flags{Reset: "latest", UntilEnd: true})}}},
 }
 
-// TestKnownBugs runs each bug of issue 13 §2 as its own small history.
+// TestKnownBugs runs each of knownBugs as its own small history.
 func TestKnownBugs(t *testing.T) {
 	for _, kb := range knownBugs {
 		t.Run(kb.key, func(t *testing.T) {
 			if unfixed[kb.key] && os.Getenv("KBATCH_SIM_KNOWN") == "" {
-				t.Skipf("issue 13 %s (%s) is not fixed on this branch yet", kb.key, kb.name)
+				t.Skipf("%s (%s) is listed in unfixed", kb.key, kb.name)
 			}
 			opt := kb.opt
 			opt.Dir = t.TempDir()
-			if kb.key != "bug6" {
-				opt.TextHeaderKeys = unfixed["bug6"]
+			if kb.key != "binary-header-keys" {
+				opt.TextHeaderKeys = unfixed["binary-header-keys"]
 			}
 			opt.Deadline = 20 * time.Second
 			res := Run(kb.h, opt)
@@ -239,9 +241,9 @@ func TestKnownBugs(t *testing.T) {
 	}
 }
 
-// TestKnownBugSeeds replays the random seeds that found the bugs; it runs
-// with KBATCH_SIM_BUG_SEEDS=1 (make sim runs it too), as a history that
-// hits a bug still open waits out its liveness deadline.
+// TestKnownBugSeeds replays the random seeds whose histories hit the
+// known bugs; it runs with KBATCH_SIM_BUG_SEEDS=1 (make sim runs it too),
+// as a history that hits a bug waits out its liveness deadline.
 func TestKnownBugSeeds(t *testing.T) {
 	if os.Getenv("KBATCH_SIM_BUG_SEEDS") == "" {
 		t.Skip("set KBATCH_SIM_BUG_SEEDS=1 to replay the seeds of the known bugs")
@@ -250,7 +252,7 @@ func TestKnownBugSeeds(t *testing.T) {
 		for _, seed := range kb.seeds {
 			t.Run(fmt.Sprintf("%s/seed%d", kb.key, seed), func(t *testing.T) {
 				if unfixed[kb.key] && os.Getenv("KBATCH_SIM_KNOWN") == "" {
-					t.Skipf("issue 13 %s (%s) is not fixed on this branch yet", kb.key, kb.name)
+					t.Skipf("%s (%s) is listed in unfixed", kb.key, kb.name)
 				}
 				runSeed(t, seed)
 			})
@@ -266,15 +268,15 @@ func TestGenerate(t *testing.T) {
 			t.Fatalf("seed %d gave two histories:\n%s\n%s", seed, a, b)
 		}
 	}
-	// The regression seeds replay the history that found their bug: a
-	// change to the generator must leave them as they were (draw what is
-	// new from gen.more). The codec is drawn apart from the ops.
+	// The seeds kept for the checker's corner cases must keep their
+	// history: a change to the generator must leave them as they are (draw
+	// what is new from gen.more). The codec is drawn apart from the ops.
 	for seed, want := range map[uint64]string{590910222: "b32487ef6cd40e92", 828321262: "ce8b7cc4c57d4523"} {
 		h := Generate(seed)
 		h.Codec = ""
 		sum := sha256.Sum256([]byte(h.String()))
 		if got := hex.EncodeToString(sum[:8]); got != want {
-			t.Errorf("regression seed %d generates another history (sha256 %s, was %s)", seed, got, want)
+			t.Errorf("seed %d generates another history (sha256 %s, want %s)", seed, got, want)
 		}
 	}
 	seen := map[string]bool{}

@@ -17,6 +17,31 @@ type Serve func(partition int32, offset int64) (batches []byte, end int64)
 // broker that sends what a test wants, corrupt or hostile included
 // (kfake's ControlKey). The caller closes it.
 func NewScripted(topic string, partitions int32, serve Serve) (*kfake.Cluster, error) {
+	return NewScriptedWith(topic, partitions,
+		func(sp *kmsg.FetchResponseTopicPartition, offset int64) {
+			batches, end := serve(sp.Partition, offset)
+			sp.RecordBatches, sp.HighWatermark, sp.LastStableOffset = batches, end, end
+		},
+		func(sp *kmsg.ListOffsetsResponseTopicPartition, timestamp int64) {
+			_, end := serve(sp.Partition, 0)
+			sp.Offset, sp.LeaderEpoch = end, 0
+			if timestamp == -2 {
+				sp.Offset = 0
+			}
+		})
+}
+
+// FetchAnswer fills sp, the answer of a fetch of partition sp.Partition
+// from offset.
+type FetchAnswer func(sp *kmsg.FetchResponseTopicPartition, offset int64)
+
+// ListAnswer fills sp, the answer of ListOffsets for partition
+// sp.Partition at timestamp (-2: the log start, -1: the end).
+type ListAnswer func(sp *kmsg.ListOffsetsResponseTopicPartition, timestamp int64)
+
+// NewScriptedWith is NewScripted with each partition's answer to Fetch
+// and ListOffsets written by fetch and list.
+func NewScriptedWith(topic string, partitions int32, fetch FetchAnswer, list ListAnswer) (*kfake.Cluster, error) {
 	fake, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(partitions, topic))
 	if err != nil {
 		return nil, err
@@ -31,8 +56,7 @@ func NewScripted(topic string, partitions int32, serve Serve) (*kfake.Cluster, e
 			for _, rp := range rt.Partitions {
 				sp := kmsg.NewFetchResponseTopicPartition()
 				sp.Partition = rp.Partition
-				batches, end := serve(rp.Partition, rp.FetchOffset)
-				sp.RecordBatches, sp.HighWatermark, sp.LastStableOffset = batches, end, end
+				fetch(&sp, rp.FetchOffset)
 				st.Partitions = append(st.Partitions, sp)
 			}
 			resp.Topics = append(resp.Topics, st)
@@ -48,11 +72,8 @@ func NewScripted(topic string, partitions int32, serve Serve) (*kfake.Cluster, e
 			st.Topic = rt.Topic
 			for _, rp := range rt.Partitions {
 				sp := kmsg.NewListOffsetsResponseTopicPartition()
-				_, end := serve(rp.Partition, 0)
-				sp.Partition, sp.Offset, sp.LeaderEpoch = rp.Partition, end, 0
-				if rp.Timestamp == -2 {
-					sp.Offset = 0
-				}
+				sp.Partition = rp.Partition
+				list(&sp, rp.Timestamp)
 				sp.OldStyleOffsets = []int64{sp.Offset}
 				st.Partitions = append(st.Partitions, sp)
 			}

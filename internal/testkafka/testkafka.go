@@ -226,27 +226,26 @@ func itoa(i int) string {
 // End returns a partition's high watermark.
 func (c *Cluster) End(topic string, partition int32) int64 {
 	c.t.Helper()
-	offs, err := c.admin.ListEndOffsets(ctx(c.t), topic)
-	if err != nil {
-		c.t.Fatalf("list end offsets: %v", err)
-	}
-	o, ok := offs.Lookup(topic, partition)
-	if !ok || o.Err != nil {
-		c.t.Fatalf("end offset of %s[%d]: %v", topic, partition, o.Err)
-	}
-	return o.Offset
+	return c.listed("end", c.admin.ListEndOffsets, topic, partition)
 }
 
 // Start returns a partition's log start offset.
 func (c *Cluster) Start(topic string, partition int32) int64 {
 	c.t.Helper()
-	offs, err := c.admin.ListStartOffsets(ctx(c.t), topic)
+	return c.listed("start", c.admin.ListStartOffsets, topic, partition)
+}
+
+// listed is the offset list gives for a partition; what names it in a
+// failure.
+func (c *Cluster) listed(what string, list func(context.Context, ...string) (kadm.ListedOffsets, error), topic string, partition int32) int64 {
+	c.t.Helper()
+	offs, err := list(ctx(c.t), topic)
 	if err != nil {
-		c.t.Fatalf("list start offsets: %v", err)
+		c.t.Fatalf("list %s offsets: %v", what, err)
 	}
 	o, ok := offs.Lookup(topic, partition)
 	if !ok || o.Err != nil {
-		c.t.Fatalf("start offset of %s[%d]: %v", topic, partition, o.Err)
+		c.t.Fatalf("%s offset of %s[%d]: %v", what, topic, partition, o.Err)
 	}
 	return o.Offset
 }

@@ -41,15 +41,24 @@ func (p *TxnProducer) Produce(commit bool, recs ...*kgo.Record) []int64 {
 	t.Helper()
 	cx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	out := p.begin(cx, recs)
+	if err := p.cl.EndTransaction(cx, kgo.TransactionEndTry(commit)); err != nil {
+		t.Fatalf("end transaction: %v", err)
+	}
+	return out
+}
+
+// begin begins a transaction, writes recs in it and returns their
+// offsets.
+func (p *TxnProducer) begin(cx context.Context, recs []*kgo.Record) []int64 {
+	t := p.c.t
+	t.Helper()
 	if err := p.cl.BeginTransaction(); err != nil {
 		t.Fatalf("begin transaction: %v", err)
 	}
 	res := p.cl.ProduceSync(cx, recs...)
 	if err := res.FirstErr(); err != nil {
 		t.Fatalf("transactional produce: %v", err)
-	}
-	if err := p.cl.EndTransaction(cx, kgo.TransactionEndTry(commit)); err != nil {
-		t.Fatalf("end transaction: %v", err)
 	}
 	out := make([]int64, len(res))
 	for i, r := range res {
@@ -96,20 +105,8 @@ func (c *Cluster) WaitVisible(topic string, partition int32, at int64) {
 // partitions stays at the first of them, and a read_committed reader sees
 // nothing from there on, until the transaction times out.
 func (p *TxnProducer) Open(recs ...*kgo.Record) []int64 {
-	t := p.c.t
-	t.Helper()
+	p.c.t.Helper()
 	cx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := p.cl.BeginTransaction(); err != nil {
-		t.Fatalf("begin transaction: %v", err)
-	}
-	res := p.cl.ProduceSync(cx, recs...)
-	if err := res.FirstErr(); err != nil {
-		t.Fatalf("transactional produce: %v", err)
-	}
-	out := make([]int64, len(res))
-	for i, r := range res {
-		out[i] = r.Record.Offset
-	}
-	return out
+	return p.begin(cx, recs)
 }

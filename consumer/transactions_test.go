@@ -8,6 +8,11 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/IBM/sarama"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kbatch-dev/kbatch/internal/testkafka"
 	"github.com/kbatch-dev/kbatch/kafka"
@@ -206,4 +211,143 @@ func TestStreamIsolation(t *testing.T) {
 			t.Fatalf("lines marked aborted: %v, want [3 4]\n%s", marked, data)
 		}
 	})
+}
+
+// TestOpenTransactionDoesNotGrowTheFetchSize: under read_committed an
+// empty answer below the high watermark is an open transaction (the last
+// stable offset is the reader's position), not an answer too small for
+// the next batch, so the partition's fetch size stays. Under
+// read_uncommitted the same answer means the batch did not fit: it grows.
+func TestOpenTransactionDoesNotGrowTheFetchSize(t *testing.T) {
+	p := offsets.Partition{Topic: "t", Partition: 0}
+	for _, tc := range []struct {
+		isolation sarama.IsolationLevel
+		want      int32
+	}{{sarama.ReadCommitted, 1 << 20}, {sarama.ReadUncommitted, 2 << 20}} {
+		f := &fetcher{out: make(chan []chunk, 1), stop: make(chan struct{}), fetch: kafka.FetchOptions{Version: 11, ReadCommitted: tc.isolation == sarama.ReadCommitted},
+			partBytes: 1 << 20, fastBytes: 1 << 20, growBytes: 4 << 20, maxBytes: 100 << 20, budget: 1 << 30}
+		bf := &brokerFetcher{f: f, wake: make(chan struct{}, 1)}
+		r := &reader{p: p, f: f, pos: 10, size: 1 << 20, maxHeld: 100, maxHeldBytes: 1 << 30}
+		bf.readers = []*reader{r}
+		resp := kmsg.NewPtrFetchResponse()
+		resp.Version = 11
+		rt := kmsg.NewFetchResponseTopic()
+		rt.Topic = "t"
+		rp := kmsg.NewFetchResponseTopicPartition()
+		rp.HighWatermark, rp.LastStableOffset = 20, 10
+		rt.Partitions = append(rt.Partitions, rp)
+		resp.Topics = append(resp.Topics, rt)
+		if ok, _ := bf.handle(kafka.NewFetchResponse(resp), []*reader{r}, 1<<20, 1<<30); !ok {
+			t.Fatal("handle stopped")
+		}
+		if r.size != tc.want {
+			t.Errorf("isolation %v: fetch size %d after an empty answer at the last stable offset, want %d", tc.isolation, r.size, tc.want)
+		}
+	}
+}
+
+// TestLagDoesNotCountTheMarkerReadPast: a partition whose log ends in a
+// transaction marker shows no LAG once every record is in a batch. NEXT
+// stays at the marker (a range ends after its last record), so HWM - NEXT
+// would show LAG 1 for good. Offsets read past that hold no record
+// (markers, aborted batches) are no lag: with nothing held, LAG counts from
+// where the partition was read to.
+func TestLagDoesNotCountTheMarkerReadPast(t *testing.T) {
+	h := newHarness(t)
+	topic := h.kc.Topic("txn-lag", 1)
+	txn, err := kgo.NewClient(kgo.SeedBrokers(h.kc.Brokers...), kgo.TransactionalID("lag-test"), kgo.DefaultProduceTopic(topic),
+		kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer txn.Close()
+	ctx := context.Background()
+	for _, commit := range []bool{true, false, true} {
+		if err := txn.BeginTransaction(); err != nil {
+			t.Fatal(err)
+		}
+		for range 5 {
+			if err := txn.ProduceSync(ctx, &kgo.Record{Value: []byte("v")}).FirstErr(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := txn.EndTransaction(ctx, kgo.TransactionEndTry(commit)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hwm := h.kc.End(topic, 0) // 18: three transactions of 5 and their markers
+	cfg := h.config(nil, topic)
+	cfg.Reset = offsets.ResetEarliest
+	s, _, err := Start(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		_ = s.Close()
+		for range s.Events() {
+		}
+	}()
+	deadline := time.After(20 * time.Second)
+	records, progressAfter := int64(0), 0
+	for {
+		select {
+		case ev := <-s.Events():
+			switch ev := ev.(type) {
+			case *BatchEvent:
+				records += ev.Batch.Records
+			case *Progress:
+				if records < 10 {
+					continue
+				}
+				if progressAfter++; progressAfter < 2 {
+					continue // one that may predate the last batch's ack
+				}
+				r := ev.Partitions[0]
+				if r.Lag != 0 {
+					t.Fatalf("every committed record is in a batch and the log ends in a marker at %d: NEXT %d, LAG %d, want 0", hwm-1, r.NextOffset, r.Lag)
+				}
+				return
+			}
+		case <-deadline:
+			t.Fatalf("no progress after the 10 committed records (%d delivered)", records)
+		}
+	}
+}
+
+// TestProbeSeesCommittedAfterAbortedOfSameProducer: under read_committed
+// the probe ends an aborted transaction at its abort marker. A probe that
+// took every later batch of that producer as aborted would count a
+// committed transaction written after it as "no records", and take a
+// target as reached with records unread.
+func TestProbeSeesCommittedAfterAbortedOfSameProducer(t *testing.T) {
+	h := newHarness(t)
+	topic := h.kc.Topic("probe-txn", 1)
+	tp := h.kc.TxnProducer()
+	aborted := tp.Produce(false, testkafka.Values(topic, 0, "a0", "a1")...)  // 0, 1, abort marker 2
+	committed := tp.Produce(true, testkafka.Values(topic, 0, "c0", "c1")...) // 3, 4, commit marker 5
+	h.kc.WaitVisible(topic, 0, committed[0])
+	if !reflect.DeepEqual(aborted, []int64{0, 1}) || !reflect.DeepEqual(committed, []int64{3, 4}) || h.kc.End(topic, 0) != 6 {
+		t.Fatalf("unexpected layout: aborted %v, committed %v, end %d", aborted, committed, h.kc.End(topic, 0))
+	}
+	c := h.client()
+	p := offsets.Partition{Topic: topic, Partition: 0}
+	for _, tc := range []struct {
+		from, until   int64
+		committed     bool
+		wantNoRecords bool
+	}{
+		{0, 3, true, true},   // the aborted transaction and its marker
+		{2, 3, true, true},   // the abort marker alone
+		{0, 6, true, false},  // the committed transaction follows
+		{3, 6, true, false},  // the committed transaction alone
+		{5, 6, true, true},   // its commit marker alone
+		{0, 3, false, false}, // uncommitted: the aborted records are delivered
+		{3, 6, false, false}, // uncommitted: so are the committed ones
+		{2, 3, false, true},  // a marker is never a record
+	} {
+		got, err := kafka.NoRecordsBetween(c, p, tc.from, tc.until, tc.committed)
+		if err != nil || got != tc.wantNoRecords {
+			t.Errorf("kafka.NoRecordsBetween(%d, %d, committed %v) = %v, %v; want %v", tc.from, tc.until, tc.committed, got, err, tc.wantNoRecords)
+		}
+	}
 }
