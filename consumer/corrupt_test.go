@@ -40,9 +40,7 @@ func corruptCluster(t *testing.T) Config {
 	}
 	t.Cleanup(fake.Close)
 	cc := kafka.ClientConfig{Brokers: fake.ListenAddrs()}
-	conf := cc.SaramaConfig()
-	conf.Consumer.MaxWaitTime = 50 * time.Millisecond
-	c, err := kafka.DialWith(cc, conf)
+	c, err := kafka.DialWith(cc, kafka.Tuning{MaxWait: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -46,9 +46,7 @@ func TestCommitGroupStopsWithoutPermission(t *testing.T) {
 	}
 	dial := func(user, pw string) *kafka.Client {
 		cc := kafka.ClientConfig{Brokers: kc.Brokers, SASL: &kafka.SASL{Mechanism: "PLAIN", User: user, Password: pw}}
-		conf := cc.SaramaConfig()
-		conf.Consumer.MaxWaitTime = 50 * time.Millisecond
-		c, err := kafka.DialWith(cc, conf)
+		c, err := kafka.DialWith(cc, kafka.Tuning{MaxWait: 50 * time.Millisecond})
 		if err != nil {
 			t.Fatal(err)
 		}

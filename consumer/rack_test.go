@@ -93,9 +93,7 @@ func testRackReplica(t *testing.T, drop bool) {
 	})
 
 	cc := kafka.ClientConfig{Brokers: h.kc.Brokers, Rack: "b"}
-	conf := cc.SaramaConfig()
-	conf.Consumer.MaxWaitTime = 50 * time.Millisecond
-	client, err := kafka.DialWith(cc, conf)
+	client, err := kafka.DialWith(cc, kafka.Tuning{MaxWait: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,9 +216,7 @@ func TestReplicaBehindIsNotAskedAtTheNetworksPace(t *testing.T) {
 		return fetches[0] + fetches[1]
 	}
 	cc := kafka.ClientConfig{Brokers: h.kc.Brokers, Rack: "b"}
-	conf := cc.SaramaConfig()
-	conf.Consumer.MaxWaitTime = 50 * time.Millisecond
-	client, err := kafka.DialWith(cc, conf)
+	client, err := kafka.DialWith(cc, kafka.Tuning{MaxWait: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -72,9 +72,7 @@ func testReauthFailure(t *testing.T, brokers int, refuse bool) {
 	}, nil)
 	cc := kafka.ClientConfig{Brokers: h.kc.Brokers}
 	cc.SASL = &kafka.SASL{Mechanism: sarama.SASLTypeOAuth, TokenProvider: tp}
-	conf := cc.SaramaConfig()
-	conf.Consumer.MaxWaitTime = 50 * time.Millisecond
-	c, err := kafka.DialWith(cc, conf)
+	c, err := kafka.DialWith(cc, kafka.Tuning{MaxWait: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,9 +29,7 @@ func newHarness(t *testing.T) *harness {
 func (h *harness) client() *kafka.Client {
 	h.t.Helper()
 	cc := kafka.ClientConfig{Brokers: h.kc.Brokers}
-	conf := cc.SaramaConfig()
-	conf.Consumer.MaxWaitTime = 50 * time.Millisecond
-	c, err := kafka.DialWith(cc, conf)
+	c, err := kafka.DialWith(cc, kafka.Tuning{MaxWait: 50 * time.Millisecond})
 	if err != nil {
 		h.t.Fatal(err)
 	}

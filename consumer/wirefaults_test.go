@@ -54,12 +54,9 @@ func TestStreamRecoversFromWireFaults(t *testing.T) {
 	topic := kc.Topic("wire", parts)
 
 	cc := kafka.ClientConfig{Brokers: kc.Brokers}
-	conf := cc.SaramaConfig()
-	conf.Consumer.MaxWaitTime = 50 * time.Millisecond
 	// A black hole ends only in the network timeout; a short one keeps
 	// the test short.
-	conf.Net.ReadTimeout, conf.Net.WriteTimeout = 2*time.Second, 2*time.Second
-	client, err := kafka.DialWith(cc, conf)
+	client, err := kafka.DialWith(cc, kafka.Tuning{MaxWait: 50 * time.Millisecond, RequestTimeout: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,10 +197,7 @@ func TestStreamReportsABlackHoleAfterAReset(t *testing.T) {
 	const parts = 2
 	topic := kc.Topic("reset", parts)
 	cc := kafka.ClientConfig{Brokers: kc.Brokers}
-	conf := cc.SaramaConfig()
-	conf.Consumer.MaxWaitTime = 50 * time.Millisecond
-	conf.Net.ReadTimeout, conf.Net.WriteTimeout = 2*time.Second, 2*time.Second
-	client, err := kafka.DialWith(cc, conf)
+	client, err := kafka.DialWith(cc, kafka.Tuning{MaxWait: 50 * time.Millisecond, RequestTimeout: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package kafka
 import (
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"time"
 
@@ -14,7 +15,7 @@ import (
 
 // FetchOptions are the settings every Fetch request of one reader shares.
 type FetchOptions struct {
-	// Version is the Fetch request version (FetchVersion).
+	// Version is the Fetch request version (fetchVersion).
 	Version int16
 	// ReadCommitted asks for read_committed isolation (Fetch v4 and
 	// later; older versions have only read_uncommitted).
@@ -27,12 +28,12 @@ type FetchOptions struct {
 	Rack string
 }
 
-// FetchOptionsFor returns the options of conf: the highest Fetch version
+// fetchOptionsFor returns the options of conf: the highest Fetch version
 // its protocol version allows, its isolation, and its consumer's minimum
 // bytes and maximum wait.
-func FetchOptionsFor(conf *sarama.Config) FetchOptions {
+func fetchOptionsFor(conf *sarama.Config) FetchOptions {
 	return FetchOptions{
-		Version:       FetchVersion(conf.Version),
+		Version:       fetchVersion(conf.Version),
 		ReadCommitted: conf.Consumer.IsolationLevel == sarama.ReadCommitted,
 		MinBytes:      max(conf.Consumer.Fetch.Min, 1),
 		MaxWait:       conf.Consumer.MaxWaitTime,
@@ -167,7 +168,7 @@ func (f *FetchRequest) AddChecked(p offsets.Partition, pos int64, size, epoch in
 
 // maxVersion is the highest Fetch version the request may go as: v13 and
 // later name topics by id only, so a request with a topic asked without
-// one goes as v12 at most. The client's version table (FetchVersion) and
+// one goes as v12 at most. The client's version table (fetchVersion) and
 // the broker's ApiVersions answer bound it further.
 func (f *FetchRequest) maxVersion() int16 {
 	if f.unchecked || len(f.r.Topics) == 0 {
@@ -193,9 +194,17 @@ type FetchResponse struct {
 	maxBatch int64
 }
 
-// NewFetchResponse wraps an answer built by hand (tests of what the
-// stream makes of an answer).
-func NewFetchResponse(r *kmsg.FetchResponse) *FetchResponse { return &FetchResponse{r: r} }
+// ReadFetchResponse decodes body, the bytes of a Fetch answer of the
+// given version after its header, as a broker's answer (tests of what the
+// stream makes of an answer build its bytes by hand).
+func ReadFetchResponse(version int16, body []byte) (*FetchResponse, error) {
+	r := kmsg.NewPtrFetchResponse()
+	r.Version = version
+	if err := r.ReadFrom(body); err != nil {
+		return nil, fmt.Errorf("fetch answer v%d: %w", version, err)
+	}
+	return &FetchResponse{r: r}, nil
+}
 
 // Throttle is how long the broker asked the client to wait (a throttled
 // answer leaves partitions out).
@@ -300,9 +309,9 @@ func (a *PartitionAnswer) Summary() (batches, records int, bytes int64, partial 
 	return batches, records, int64(len(a.raw)), partial, len(a.aborted)
 }
 
-// FetchVersion picks the highest Fetch version the protocol version
+// fetchVersion picks the highest Fetch version the protocol version
 // allows, as sarama's consumer does. It is kbatch's one version table.
-func FetchVersion(v sarama.KafkaVersion) int16 {
+func fetchVersion(v sarama.KafkaVersion) int16 {
 	switch {
 	case v.IsAtLeast(sarama.V2_7_0_0):
 		return 12

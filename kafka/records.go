@@ -15,6 +15,7 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/s2"
+	"github.com/klauspost/compress/snappy/xerial"
 	"github.com/klauspost/compress/zstd"
 	"github.com/pierrec/lz4/v4"
 
@@ -851,7 +852,12 @@ func unsnappy(src []byte, limit int) ([]byte, error) {
 }
 
 // unxerial decodes snappy in the xerial framing Java producers write: a
-// 16-byte header, then blocks each preceded by its length.
+// 16-byte header, then blocks each preceded by its length. The decoding
+// is klauspost/compress's (snappy/xerial, which sarama links); that
+// package tells no decoded size before it decodes, so the walk over the
+// block lengths here sums each block's claim first: the limit and the
+// claim ratio hold before anything is allocated, and the buffer is sized
+// exactly.
 func unxerial(src []byte, limit int) ([]byte, error) {
 	if len(src) < 16 {
 		return nil, errTruncated
@@ -877,17 +883,7 @@ func unxerial(src []byte, limit int) ([]byte, error) {
 		}
 		c = c[4+l:]
 	}
-	out := make([]byte, 0, total)
-	for c := src[16:]; len(c) > 0; {
-		l := int(binary.BigEndian.Uint32(c))
-		n, _ := s2.DecodedLen(c[4 : 4+l])
-		if _, err := s2.Decode(out[len(out):len(out)+n], c[4:4+l]); err != nil {
-			return nil, err
-		}
-		out = out[:len(out)+n]
-		c = c[4+l:]
-	}
-	return out, nil
+	return xerial.DecodeCapped(make([]byte, 0, total), src)
 }
 
 // expansion is, per codec, how many times its last batch grew when

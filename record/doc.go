@@ -16,5 +16,7 @@
 // [UnsafeRune] is the rule itself, for encoders (JSON, shell quoting) that
 // escape in their own syntax.
 //
-// The package is a leaf: it imports only the standard library.
+// The package is a leaf: it imports no other package of kbatch, and
+// outside the standard library only github.com/segmentio/asm/base64 (the
+// base64 of binary keys and values in JSON, see appendBase64).
 package record
