@@ -55,3 +55,21 @@ func TestDialWithTuning(t *testing.T) {
 			got.Consumer.MaxWaitTime, got.Consumer.Fetch.Default, got.Net.ReadTimeout, got.Net.WriteTimeout, got.Metadata.Retry.Max)
 	}
 }
+
+// TestFetchVersionFollowsTheProtocolVersion: the highest Fetch version
+// each protocol version allows, at and between the table's steps.
+func TestFetchVersionFollowsTheProtocolVersion(t *testing.T) {
+	for v, want := range map[string]int16{
+		"0.8.2.2": 0, "0.9.0.0": 1, "0.10.0.0": 2, "0.10.1.0": 3, "0.10.2.0": 3, "0.11.0.0": 5,
+		"1.0.0": 6, "1.1.0": 7, "2.0.0": 8, "2.1.0": 10, "2.2.0": 10, "2.3.0": 11, "2.6.0": 11,
+		"2.7.0": 12, "2.8.0": 12, "3.7.0": 12,
+	} {
+		pv, err := sarama.ParseKafkaVersion(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fetchVersion(pv); got != want {
+			t.Errorf("protocol %s: Fetch v%d, want v%d", v, got, want)
+		}
+	}
+}

@@ -309,30 +309,32 @@ func (a *PartitionAnswer) Summary() (batches, records int, bytes int64, partial 
 	return batches, records, int64(len(a.raw)), partial, len(a.aborted)
 }
 
-// fetchVersion picks the highest Fetch version the protocol version
-// allows, as sarama's consumer does. It is kbatch's one version table.
+// fetchVersions is kbatch's one version table: from the newest protocol
+// version down, the highest Fetch version each allows, as sarama's
+// consumer picks it.
+var fetchVersions = []struct {
+	protocol sarama.KafkaVersion
+	fetch    int16
+}{
+	{sarama.V2_7_0_0, 12},
+	{sarama.V2_3_0_0, 11},
+	{sarama.V2_1_0_0, 10},
+	{sarama.V2_0_0_0, 8},
+	{sarama.V1_1_0_0, 7},
+	{sarama.V1_0_0_0, 6},
+	{sarama.V0_11_0_0, 5},
+	{sarama.V0_10_1_0, 3},
+	{sarama.V0_10_0_0, 2},
+	{sarama.V0_9_0_0, 1},
+}
+
+// fetchVersion picks the highest Fetch version the protocol version v
+// allows (fetchVersions).
 func fetchVersion(v sarama.KafkaVersion) int16 {
-	switch {
-	case v.IsAtLeast(sarama.V2_7_0_0):
-		return 12
-	case v.IsAtLeast(sarama.V2_3_0_0):
-		return 11
-	case v.IsAtLeast(sarama.V2_1_0_0):
-		return 10
-	case v.IsAtLeast(sarama.V2_0_0_0):
-		return 8
-	case v.IsAtLeast(sarama.V1_1_0_0):
-		return 7
-	case v.IsAtLeast(sarama.V1_0_0_0):
-		return 6
-	case v.IsAtLeast(sarama.V0_11_0_0):
-		return 5
-	case v.IsAtLeast(sarama.V0_10_1_0):
-		return 3
-	case v.IsAtLeast(sarama.V0_10_0_0):
-		return 2
-	case v.IsAtLeast(sarama.V0_9_0_0):
-		return 1
+	for _, r := range fetchVersions {
+		if v.IsAtLeast(r.protocol) {
+			return r.fetch
+		}
 	}
 	return 0
 }

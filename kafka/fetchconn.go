@@ -211,7 +211,7 @@ func (c *Client) send(id int32, req *FetchRequest) (*FetchResponse, error) {
 // topic names must not go as v13, which names topics by id only.
 // Timeout gives kgo the long poll's wait, which it adds to the read
 // deadline of the answer (as it does for a *kmsg.FetchRequest, which
-// versioned no longer is to its type switch); Fetch goes on the broker's
+// versioned is not to its type switch); Fetch goes on the broker's
 // fetch connection by its key.
 type versioned struct {
 	*kmsg.FetchRequest

@@ -28,8 +28,8 @@ import (
 // message sets of formats v0 and v1 before them, every codec. kbatch
 // reads them itself, not through sarama, because sarama decodes every
 // record into a heap object of its own (and every header into another),
-// and kbatch then copied each into its slab: twice the work of the
-// fastest clients on small records (BENCHMARKS.md, issue 17). Here each
+// which kbatch would then copy into its slab: twice the work of the
+// fastest clients on small records (BENCHMARKS.md). Here each
 // record is written once, into the answer's slab, and its key, value and
 // headers point into the answer or into its batch's decompressed bytes.
 
@@ -941,8 +941,8 @@ func readAll(r io.Reader, codec int8, srcLen, limit int) ([]byte, error) {
 // expand a few percent more or less than each other (on the lz4 row of
 // the benchmark, growing a buffer guessed short took 4 % of the CPU).
 // At most 4x or 16 MiB, whichever is more: after a batch of zeros (255x)
-// a large batch of other data was guessed at up to 1 GiB. A guess too
-// small grows as it is filled.
+// a large batch of other data would be guessed at up to 1 GiB. A guess
+// too small grows as it is filled.
 func guessSize(codec int8, srcLen int) int {
 	ratio := int(expansion[codec].Load())
 	if ratio == 0 {

@@ -138,13 +138,18 @@ func writeError(r WriteRequest, err error) error {
 	return fmt.Errorf("writing to topic %q: %v", r.Topic, err)
 }
 
+// keyHash is sarama's murmur2 partitioner. Given a key it only hashes
+// (its random partitioner is for records with no key, which KeyPartition
+// never passes), so it is safe for concurrent use.
+var keyHash = sarama.NewMurmur2Partitioner("")
+
 // KeyPartition is the partition the Java client's default partitioner
 // (and franz-go's, librdkafka's murmur2_random) gives a record with key
 // on a topic of n partitions: murmur2(key), made positive, modulo n. The
 // hash is sarama's (NewMurmur2Partitioner); a nil key is hashed as an
 // empty one, as Kafka hashes a key of no bytes.
 func KeyPartition(key []byte, n int32) int32 {
-	p, err := sarama.NewMurmur2Partitioner("").Partition(&sarama.ProducerMessage{Key: sarama.ByteEncoder(key)}, n)
+	p, err := keyHash.Partition(&sarama.ProducerMessage{Key: sarama.ByteEncoder(key)}, n)
 	if err != nil { // ByteEncoder never fails
 		panic(err)
 	}

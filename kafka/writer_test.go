@@ -197,11 +197,7 @@ func TestTopicGroupsReadsCommittedOffsets(t *testing.T) {
 	commit("billing", topic, map[int32]int64{0: 5, 2: 9})
 	commit("audit", other, map[int32]int64{0: 1}) // another topic: left out
 
-	c, err := Dial(ClientConfig{Brokers: kc.Brokers})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := dialCluster(t, kc)
 	parts := []offsets.Partition{{Topic: topic, Partition: 0}, {Topic: topic, Partition: 1}, {Topic: topic, Partition: 2}}
 	groups, total, err := TopicGroups(c, parts)
 	if err != nil {

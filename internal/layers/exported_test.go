@@ -9,8 +9,6 @@ import (
 	"go/types"
 	"io"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -117,23 +115,9 @@ func leaks(pkg *types.Package) []string {
 // export data the go command builds) and returns its types.
 func typeCheck(t *testing.T, path string) *types.Package {
 	t.Helper()
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command on PATH:", err)
-	}
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(goTool, "list", "-export", "-deps", "-f", "{{.ImportPath}}\t{{.Export}}", path)
-	cmd.Dir = root
-	cmd.Stderr = os.Stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("go list -export %s: %v", path, err)
-	}
+	out := goCommand(t, "list", "-export", "-deps", "-f", "{{.ImportPath}}\t{{.Export}}", path)
 	export := map[string]string{}
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
 		if p, file, ok := strings.Cut(line, "\t"); ok && file != "" {
 			export[p] = file
 		}
@@ -220,9 +204,7 @@ type Fine struct{ D time.Duration; S *SASL }`, importerFunc(func(string) (*types
 		"SASL.Provider carries example.com/lib.Token",
 		"Versions carries example.com/lib.Version",
 	}
-	if got := leaks(pkg); strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("leaks:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	wantLines(t, "leaks", leaks(pkg), want)
 }
 
 // importerFunc gives the made-up library to the made-up package, and the
