@@ -16,7 +16,8 @@
 // [UnsafeRune] is the rule itself, for encoders (JSON, shell quoting) that
 // escape in their own syntax.
 //
-// The package is a leaf: it imports no other package of kbatch, and
-// outside the standard library only github.com/segmentio/asm/base64 (the
+// The package is a leaf of the layering (docs/design.md §5): of kbatch's
+// packages it may import only the one atomic file writer, and outside the
+// standard library it imports only github.com/segmentio/asm/base64 (the
 // base64 of binary keys and values in JSON, see appendBase64).
 package record

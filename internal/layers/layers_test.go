@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -211,4 +212,20 @@ func TestTheChecksCatchViolations(t *testing.T) {
 	wantLines(t, "layer violations", layerViolations(pkgs), wantLayers)
 	wantOwners := []string{`"tui" imports github.com/IBM/sarama/mocks, which only [kafka] may`}
 	wantLines(t, "owner violations", ownerViolations(pkgs), wantOwners)
+}
+
+// recordLibraries are the only outside libraries package record imports
+// (its package doc names them): it is the leaf every output path shares.
+var recordLibraries = []string{"github.com/segmentio/asm/base64"}
+
+func TestRecordImportsOnlyTheLibrariesItNames(t *testing.T) {
+	imps, ok := packages(t)["record"]
+	if !ok {
+		t.Fatal("package record not found")
+	}
+	for _, imp := range imps {
+		if libraryPath(imp) && !slices.Contains(recordLibraries, imp) {
+			t.Errorf("record imports %s; its package doc and recordLibraries name only %v", imp, recordLibraries)
+		}
+	}
 }
