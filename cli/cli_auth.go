@@ -28,8 +28,6 @@ func (g *globalOptions) saslConfig(conn config.Connection) (*kafka.SASL, error) 
 		out.Password = string(pw)
 	}
 	switch s.Mechanism {
-	case "SCRAM-SHA-256", "SCRAM-SHA-512":
-		out.SCRAMClient = kafka.SCRAMClientFor(s.Mechanism)
 	case "OAUTHBEARER":
 		o := s.OAuth
 		if o.Token.Set() {

@@ -30,8 +30,5 @@ rack = "eu-west-1a"
 		if cc.Rack != tc.want {
 			t.Errorf("%v %v: rack %q, want %q", tc.env, tc.args, cc.Rack, tc.want)
 		}
-		if got := cc.SaramaConfig().RackID; got != tc.want {
-			t.Errorf("%v %v: sarama RackID %q, want %q", tc.env, tc.args, got, tc.want)
-		}
 	}
 }

@@ -34,7 +34,11 @@ func budgetHarness() (*brokerFetcher, []*reader, *kafka.FetchResponse) {
 	}
 	resp.Topics = append(resp.Topics, rt)
 	bf.readers = rs
-	return bf, rs, kafka.NewFetchResponse(resp)
+	fr, err := kafka.ReadFetchResponse(resp.Version, resp.AppendTo(nil))
+	if err != nil {
+		panic(err)
+	}
+	return bf, rs, fr
 }
 
 // An answer is not decoded whole before its memory is counted (8 MiB of

@@ -123,9 +123,7 @@ func fetchedPartitions(req *kmsg.FetchRequest, topic string, id [16]byte) []kmsg
 // tests), closed when the test ends.
 func dial(t *testing.T, cc kafka.ClientConfig) *kafka.Client {
 	t.Helper()
-	conf := cc.SaramaConfig()
-	conf.Consumer.MaxWaitTime = 50 * time.Millisecond
-	c, err := kafka.DialWith(cc, conf)
+	c, err := kafka.DialWith(cc, kafka.Tuning{MaxWait: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

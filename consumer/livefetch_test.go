@@ -171,9 +171,8 @@ func TestPollsWhileAPartitionWaitsForRoomArePaced(t *testing.T) {
 	})
 	cfg := h.config(nil, topic)
 	cc := kafka.ClientConfig{Brokers: h.kc.Brokers, ReadCommitted: true}
-	conf := cc.SaramaConfig()
-	conf.Consumer.MaxWaitTime = 50 * time.Millisecond
-	if cfg.Client, err = kafka.DialWith(cc, conf); err != nil {
+	wait := 50 * time.Millisecond
+	if cfg.Client, err = kafka.DialWith(cc, kafka.Tuning{MaxWait: wait}); err != nil {
 		t.Fatal(err)
 	}
 	defer cfg.Client.Close()
@@ -183,7 +182,6 @@ func TestPollsWhileAPartitionWaitsForRoomArePaced(t *testing.T) {
 	s := start(t, cfg)
 	defer s.Close()
 	waitFirstBatch(t, s)
-	wait := conf.Consumer.MaxWaitTime
 	from, start := fetches.Load(), time.Now()
 	time.Sleep(20 * wait)
 	n, took := fetches.Load()-from, time.Since(start)
@@ -437,10 +435,8 @@ func TestPollsBesideADrainArePacedWhileAnotherBrokersBacklogComesAndGoes(t *test
 	})
 	cfg := h.config(nil, topic)
 	cc := kafka.ClientConfig{Brokers: h.kc.Brokers}
-	conf := cc.SaramaConfig()
-	conf.Consumer.MaxWaitTime = 50 * time.Millisecond
-	conf.Consumer.Fetch.Default = 1 << 10 // partition 0's answers: one record batch (5 records)
-	if cfg.Client, err = kafka.DialWith(cc, conf); err != nil {
+	// FetchBytes: partition 0's answers hold one record batch (5 records).
+	if cfg.Client, err = kafka.DialWith(cc, kafka.Tuning{MaxWait: 50 * time.Millisecond, FetchBytes: 1 << 10}); err != nil {
 		t.Fatal(err)
 	}
 	defer cfg.Client.Close()

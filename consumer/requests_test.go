@@ -42,7 +42,7 @@ func TestStartLooksUpOffsetsOncePerBroker(t *testing.T) {
 	})
 
 	cc := kafka.ClientConfig{Brokers: fake.ListenAddrs()}
-	client, err := kafka.DialWith(cc, cc.SaramaConfig())
+	client, err := kafka.DialWith(cc, kafka.Tuning{})
 	if err != nil {
 		t.Fatal(err)
 	}

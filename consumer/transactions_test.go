@@ -237,7 +237,11 @@ func TestOpenTransactionDoesNotGrowTheFetchSize(t *testing.T) {
 		rp.HighWatermark, rp.LastStableOffset = 20, 10
 		rt.Partitions = append(rt.Partitions, rp)
 		resp.Topics = append(resp.Topics, rt)
-		if ok, _ := bf.handle(kafka.NewFetchResponse(resp), []*reader{r}, 1<<20, 1<<30); !ok {
+		fr, err := kafka.ReadFetchResponse(resp.Version, resp.AppendTo(nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok, _ := bf.handle(fr, []*reader{r}, 1<<20, 1<<30); !ok {
 			t.Fatal("handle stopped")
 		}
 		if r.size != tc.want {

@@ -43,10 +43,7 @@ func newWireStream(t *testing.T, name string, manualAck bool) *wireStream {
 	h := &harness{t: t, kc: w.kc, store: filepath.Join(t.TempDir(), "offsets.db")}
 	w.topic = w.kc.Topic(name, wireParts)
 	cc := kafka.ClientConfig{Brokers: w.kc.Brokers}
-	conf := cc.SaramaConfig()
-	conf.Consumer.MaxWaitTime = 50 * time.Millisecond
-	conf.Net.ReadTimeout, conf.Net.WriteTimeout = 2*time.Second, 2*time.Second
-	client, err := kafka.DialWith(cc, conf)
+	client, err := kafka.DialWith(cc, kafka.Tuning{MaxWait: 50 * time.Millisecond, RequestTimeout: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,9 +19,20 @@ import (
 )
 
 // DefaultKafkaVersion is the protocol version kbatch speaks unless told
-// otherwise: old enough for every broker still in use, new enough for
-// ListOffsets by timestamp, headers and transactions.
-var DefaultKafkaVersion = sarama.V2_8_0_0
+// otherwise (ClientConfig.Version ""): old enough for every broker still
+// in use, new enough for ListOffsets by timestamp, headers and
+// transactions.
+const DefaultKafkaVersion = "2.8.0"
+
+// protocolVersion is the version cc.Version names, DefaultKafkaVersion
+// when it is "" or not one ParseVersion takes (Dial refuses those first).
+func (cc ClientConfig) protocolVersion() sarama.KafkaVersion {
+	if v, err := sarama.ParseKafkaVersion(cc.Version); cc.Version != "" && err == nil {
+		return v
+	}
+	v, _ := sarama.ParseKafkaVersion(DefaultKafkaVersion)
+	return v
+}
 
 // ParseVersion checks a Kafka protocol version given as text ("2.8.0",
 // "3.7") and returns it as ClientConfig.Version takes it.
@@ -41,12 +52,15 @@ type SASL struct {
 	Mechanism string
 	User      string
 	Password  string
-	// SCRAMClient builds a SCRAM conversation; required for SCRAM mechanisms.
-	SCRAMClient func() sarama.SCRAMClient
 	// TokenProvider gives the bearer token of OAUTHBEARER and AWS_MSK_IAM.
-	TokenProvider sarama.AccessTokenProvider
+	TokenProvider *TokenProvider
 	// Kerberos configures GSSAPI.
 	Kerberos *Kerberos
+
+	// unprepped is set once a SCRAM login succeeded only without SASLprep
+	// (see scramNeedsUnprepped): the connections made after it go the
+	// same way.
+	unprepped bool
 }
 
 // Kerberos is how GSSAPI logs in: with Keytab, else CCache, else the SASL
@@ -110,14 +124,11 @@ func (cc ClientConfig) dialTimeout() time.Duration {
 	return cc.DialTimeout
 }
 
-// SaramaConfig builds the sarama configuration for cc. Callers may adjust
+// saramaConfig builds the sarama configuration for cc. Callers may adjust
 // consumer or producer sections before use.
-func (cc ClientConfig) SaramaConfig() *sarama.Config {
+func (cc ClientConfig) saramaConfig() *sarama.Config {
 	c := sarama.NewConfig()
-	c.Version = DefaultKafkaVersion
-	if v, err := sarama.ParseKafkaVersion(cc.Version); cc.Version != "" && err == nil {
-		c.Version = v
-	}
+	c.Version = cc.protocolVersion()
 	c.ClientID = "kbatch"
 	if cc.ClientID != "" {
 		c.ClientID = cc.ClientID
@@ -157,13 +168,15 @@ func (cc ClientConfig) SaramaConfig() *sarama.Config {
 		switch strings.ToUpper(cc.SASL.Mechanism) {
 		case "SCRAM-SHA-256":
 			c.Net.SASL.Mechanism = sarama.SASLTypeSCRAMSHA256
-			c.Net.SASL.SCRAMClientGeneratorFunc = cc.SASL.SCRAMClient
+			c.Net.SASL.SCRAMClientGeneratorFunc = scramClientFor(cc.SASL.Mechanism, cc.SASL.unprepped)
 		case "SCRAM-SHA-512":
 			c.Net.SASL.Mechanism = sarama.SASLTypeSCRAMSHA512
-			c.Net.SASL.SCRAMClientGeneratorFunc = cc.SASL.SCRAMClient
+			c.Net.SASL.SCRAMClientGeneratorFunc = scramClientFor(cc.SASL.Mechanism, cc.SASL.unprepped)
 		case "OAUTHBEARER", "AWS_MSK_IAM":
 			c.Net.SASL.Mechanism = sarama.SASLTypeOAuth
-			c.Net.SASL.TokenProvider = cc.SASL.TokenProvider
+			if cc.SASL.TokenProvider != nil {
+				c.Net.SASL.TokenProvider = saramaTokens{cc.SASL.TokenProvider}
+			}
 		case "GSSAPI":
 			c.Net.SASL.Mechanism = sarama.SASLTypeGSSAPI
 			if k := cc.SASL.Kerberos; k != nil {
@@ -193,12 +206,48 @@ var ErrUnreachable = errors.New("cannot reach the Kafka cluster")
 // error wrapping ErrUnreachable within about DialTimeout when no broker
 // answers.
 func Dial(cc ClientConfig) (*Client, error) {
-	return DialWith(cc, cc.SaramaConfig())
+	return dial(cc, cc.saramaConfig())
 }
 
-// DialWith is Dial with a caller-adjusted sarama configuration (tests,
-// and the producer of DialProducer).
-func DialWith(cc ClientConfig, conf *sarama.Config) (*Client, error) {
+// Tuning holds the settings tests and the simulation change from what
+// Dial uses; a zero field keeps Dial's.
+type Tuning struct {
+	// MaxWait is how long a Fetch waits at the broker for data (Dial:
+	// 100ms).
+	MaxWait time.Duration
+	// FetchBytes is the first read-ahead per partition (Dial: 1 MiB).
+	FetchBytes int32
+	// RequestTimeout bounds each request's write and read (Dial: 30s).
+	RequestTimeout time.Duration
+	// NoMetadataRetry makes one attempt at each metadata request.
+	NoMetadataRetry bool
+}
+
+// DialWith is Dial with the settings of t.
+func DialWith(cc ClientConfig, t Tuning) (*Client, error) {
+	return dial(cc, cc.tuned(t))
+}
+
+// tuned is cc's sarama configuration with the settings of t.
+func (cc ClientConfig) tuned(t Tuning) *sarama.Config {
+	conf := cc.saramaConfig()
+	if t.MaxWait > 0 {
+		conf.Consumer.MaxWaitTime = t.MaxWait
+	}
+	if t.FetchBytes > 0 {
+		conf.Consumer.Fetch.Default = t.FetchBytes
+	}
+	if t.RequestTimeout > 0 {
+		conf.Net.ReadTimeout, conf.Net.WriteTimeout = t.RequestTimeout, t.RequestTimeout
+	}
+	if t.NoMetadataRetry {
+		conf.Metadata.Retry.Max = 0
+	}
+	return conf
+}
+
+// dial connects with conf, built from cc by saramaConfig.
+func dial(cc ClientConfig, conf *sarama.Config) (*Client, error) {
 	if len(cc.Brokers) == 0 {
 		return nil, fmt.Errorf("%w: no brokers given (use -b host:port or KBATCH_BROKERS)", ErrUnreachable)
 	}
@@ -211,14 +260,14 @@ func DialWith(cc ClientConfig, conf *sarama.Config) (*Client, error) {
 	if err != nil && cause != nil && scramNeedsUnprepped(cc, cause) {
 		// Kafka holds the credential of the password as typed: try that,
 		// and keep it for the connections made from cc after this one.
-		cc.SASL.SCRAMClient = SCRAMClientUnprepped(cc.SASL.Mechanism)
-		conf.Net.SASL.SCRAMClientGeneratorFunc = cc.SASL.SCRAMClient
+		cc.SASL.unprepped = true
+		conf.Net.SASL.SCRAMClientGeneratorFunc = scramClientFor(cc.SASL.Mechanism, true)
 		c, _, err = dialOnce(cc, conf)
 	}
 	return c, err
 }
 
-// dialOnce makes one attempt of DialWith. On failure it returns the cause
+// dialOnce makes one attempt of dial. On failure it returns the cause
 // diagnose found (nil when there was no answer in time) and the error to
 // report.
 func dialOnce(cc ClientConfig, conf *sarama.Config) (*Client, error, error) {

@@ -32,7 +32,7 @@ type Client struct {
 // made (credentials included): for reads that must not wait behind this
 // client's long polls, which share its one connection to each broker.
 func (c *Client) Another() (*Client, error) {
-	return DialWith(c.cc, c.cc.SaramaConfig())
+	return dial(c.cc, c.cc.saramaConfig())
 }
 
 // Close closes every connection of the client.
@@ -105,7 +105,7 @@ func (c *Client) ReadCommitted() bool {
 // FetchOptions are the options of every Fetch of this client: the
 // highest version its protocol version allows, its isolation, and the
 // minimum bytes and maximum wait of a long poll.
-func (c *Client) FetchOptions() FetchOptions { return FetchOptionsFor(c.sc.Config()) }
+func (c *Client) FetchOptions() FetchOptions { return fetchOptionsFor(c.sc.Config()) }
 
 // FetchSizes are the client's partition fetch size (at least 1 KiB) and
 // the largest a partition's fetch may grow to for a record batch larger

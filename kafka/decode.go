@@ -74,5 +74,5 @@ const RecordOverhead = 160
 // InMemory is what n decoded records of bytes (record.Record.Bytes) take
 // in memory: their bytes, decompressed, and RecordOverhead each. The
 // stream's and replay's read-aheads count this, so their bounds hold
-// whatever the records' compression ratio and size (DESIGN §2.6).
+// whatever the records' compression ratio and size (docs/design.md §2.6).
 func InMemory(n, bytes int64) int64 { return bytes + n*RecordOverhead }

@@ -236,8 +236,8 @@ func TestDecodeRecordsMalformed(t *testing.T) {
 
 // TestDecodeRecordsNegativeTimestamps: a batch whose first record has no
 // timestamp (-1) has the batch's first timestamp -1, and the others'
-// deltas are from it (sarama read that base as the zero time, which gave
-// the batch's other records dates in year 1 or 57; helper-31 found it). A
+// deltas are from it (read as the zero time, that base would give the
+// batch's other records dates in year 1 or 57). A
 // record whose own time is negative has none (null in the JSON lines).
 func TestDecodeRecordsNegativeTimestamps(t *testing.T) {
 	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixMilli()

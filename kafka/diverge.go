@@ -15,14 +15,15 @@ import (
 // A client that read a partition up to pos, its last record in a record
 // batch of leader epoch e, must learn whether the log it reads now still
 // holds that history. Kafka's consumer asks the leader with
-// OffsetForLeaderEpoch where epoch e ends; sarama 1.61 has no such request
-// (nor a way to send one of kbatch's own on its connections), and its
-// Fetch always sends lastFetchedEpoch -1, so Fetch v12's diverging epoch
-// never comes either. The same answer is read from the log itself: the
-// epochs of a log's record batches never decrease along it, and two logs
-// whose batches at an offset carry the same leader epoch agree on
-// everything before it (Kafka's log-matching property, what its
-// replication rests on). So
+// OffsetForLeaderEpoch where epoch e ends, or sends e as lastFetchedEpoch
+// in Fetch v12 and later and gets the diverging epoch back. kbatch does
+// neither (sarama 1.61 has no OffsetForLeaderEpoch request; the kgo client
+// of fetchconn.go could send one, and NewFetchRequest sends no
+// lastFetchedEpoch): it reads the same answer from the log itself, with
+// the Fetch requests it already builds. The epochs of a log's record
+// batches never decrease along it, and two logs whose batches at an offset
+// carry the same leader epoch agree on everything before it (Kafka's
+// log-matching property, what its replication rests on). So
 //
 //   - the logs agree up to pos when the batch holding pos-1 still carries
 //     epoch e (VerifyEpoch: one fetch at pos-1 instead of pos, which also

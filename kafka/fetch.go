@@ -3,6 +3,7 @@ package kafka
 import (
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"time"
 
@@ -14,7 +15,7 @@ import (
 
 // FetchOptions are the settings every Fetch request of one reader shares.
 type FetchOptions struct {
-	// Version is the Fetch request version (FetchVersion).
+	// Version is the Fetch request version (fetchVersion).
 	Version int16
 	// ReadCommitted asks for read_committed isolation (Fetch v4 and
 	// later; older versions have only read_uncommitted).
@@ -27,12 +28,12 @@ type FetchOptions struct {
 	Rack string
 }
 
-// FetchOptionsFor returns the options of conf: the highest Fetch version
+// fetchOptionsFor returns the options of conf: the highest Fetch version
 // its protocol version allows, its isolation, and its consumer's minimum
 // bytes and maximum wait.
-func FetchOptionsFor(conf *sarama.Config) FetchOptions {
+func fetchOptionsFor(conf *sarama.Config) FetchOptions {
 	return FetchOptions{
-		Version:       FetchVersion(conf.Version),
+		Version:       fetchVersion(conf.Version),
 		ReadCommitted: conf.Consumer.IsolationLevel == sarama.ReadCommitted,
 		MinBytes:      max(conf.Consumer.Fetch.Min, 1),
 		MaxWait:       conf.Consumer.MaxWaitTime,
@@ -167,7 +168,7 @@ func (f *FetchRequest) AddChecked(p offsets.Partition, pos int64, size, epoch in
 
 // maxVersion is the highest Fetch version the request may go as: v13 and
 // later name topics by id only, so a request with a topic asked without
-// one goes as v12 at most. The client's version table (FetchVersion) and
+// one goes as v12 at most. The client's version table (fetchVersion) and
 // the broker's ApiVersions answer bound it further.
 func (f *FetchRequest) maxVersion() int16 {
 	if f.unchecked || len(f.r.Topics) == 0 {
@@ -193,9 +194,17 @@ type FetchResponse struct {
 	maxBatch int64
 }
 
-// NewFetchResponse wraps an answer built by hand (tests of what the
-// stream makes of an answer).
-func NewFetchResponse(r *kmsg.FetchResponse) *FetchResponse { return &FetchResponse{r: r} }
+// ReadFetchResponse decodes body, the bytes of a Fetch answer of the
+// given version after its header, as a broker's answer (tests of what the
+// stream makes of an answer build its bytes by hand).
+func ReadFetchResponse(version int16, body []byte) (*FetchResponse, error) {
+	r := kmsg.NewPtrFetchResponse()
+	r.Version = version
+	if err := r.ReadFrom(body); err != nil {
+		return nil, fmt.Errorf("fetch answer v%d: %w", version, err)
+	}
+	return &FetchResponse{r: r}, nil
+}
 
 // Throttle is how long the broker asked the client to wait (a throttled
 // answer leaves partitions out).
@@ -300,30 +309,32 @@ func (a *PartitionAnswer) Summary() (batches, records int, bytes int64, partial 
 	return batches, records, int64(len(a.raw)), partial, len(a.aborted)
 }
 
-// FetchVersion picks the highest Fetch version the protocol version
-// allows, as sarama's consumer does. It is kbatch's one version table.
-func FetchVersion(v sarama.KafkaVersion) int16 {
-	switch {
-	case v.IsAtLeast(sarama.V2_7_0_0):
-		return 12
-	case v.IsAtLeast(sarama.V2_3_0_0):
-		return 11
-	case v.IsAtLeast(sarama.V2_1_0_0):
-		return 10
-	case v.IsAtLeast(sarama.V2_0_0_0):
-		return 8
-	case v.IsAtLeast(sarama.V1_1_0_0):
-		return 7
-	case v.IsAtLeast(sarama.V1_0_0_0):
-		return 6
-	case v.IsAtLeast(sarama.V0_11_0_0):
-		return 5
-	case v.IsAtLeast(sarama.V0_10_1_0):
-		return 3
-	case v.IsAtLeast(sarama.V0_10_0_0):
-		return 2
-	case v.IsAtLeast(sarama.V0_9_0_0):
-		return 1
+// fetchVersions is kbatch's one version table: from the newest protocol
+// version down, the highest Fetch version each allows, as sarama's
+// consumer picks it.
+var fetchVersions = []struct {
+	protocol sarama.KafkaVersion
+	fetch    int16
+}{
+	{sarama.V2_7_0_0, 12},
+	{sarama.V2_3_0_0, 11},
+	{sarama.V2_1_0_0, 10},
+	{sarama.V2_0_0_0, 8},
+	{sarama.V1_1_0_0, 7},
+	{sarama.V1_0_0_0, 6},
+	{sarama.V0_11_0_0, 5},
+	{sarama.V0_10_1_0, 3},
+	{sarama.V0_10_0_0, 2},
+	{sarama.V0_9_0_0, 1},
+}
+
+// fetchVersion picks the highest Fetch version the protocol version v
+// allows (fetchVersions).
+func fetchVersion(v sarama.KafkaVersion) int16 {
+	for _, r := range fetchVersions {
+		if v.IsAtLeast(r.protocol) {
+			return r.fetch
+		}
 	}
 	return 0
 }

@@ -19,17 +19,20 @@ import (
 )
 
 // Fetches go over connections of their own, opened by franz-go's kgo
-// client, and only Fetch requests go there: kgo sends the request kbatch
-// built (kmsg, NewFetchRequest) and hands back the answer as it came,
-// with each partition's record batches as raw bytes, which DecodeRecords
-// reads straight into kbatch's records. sarama, which opens every other
-// connection, has no way to send a request of the caller's own nor to
-// return an answer's raw bytes: it decodes every record into an object of
-// its own first, which made fetching twice as costly as it needs to be on
-// small records (issue 17). kgo's connections authenticate as sarama's
-// do, from the same ClientConfig: the same TLS configuration, and SASL
-// through franz-go's PLAIN, OAUTHBEARER and GSSAPI mechanisms and
-// kbatch's own SCRAM conversation (the one sarama uses).
+// client: kgo sends the request kbatch built (kmsg, NewFetchRequest) and
+// hands back the answer as it came, with each partition's record batches
+// as raw bytes, which DecodeRecords reads straight into kbatch's records.
+// sarama, which opens every other connection, has no way to send a
+// request of the caller's own nor to return an answer's raw bytes: it
+// decodes every record into an object of its own first, which makes
+// fetching twice as costly as it needs to be on small records. The same
+// kgo client also sends the few requests sarama 1.61 does not know or
+// does not decode whole: Metadata v10 and later for topic ids
+// (topicids.go), and ApiVersions and ConsumerGroupDescribe for Kafka 4's
+// consumer groups (groupcommit.go). kgo's connections authenticate as
+// sarama's do, from the same ClientConfig: the same TLS configuration,
+// and SASL through franz-go's PLAIN, OAUTHBEARER and GSSAPI mechanisms
+// and kbatch's own SCRAM conversation (the one sarama uses).
 
 // fetchConns is the client's kgo client, made at the first Fetch.
 type fetchConns struct {
@@ -82,14 +85,14 @@ func newFetchClient(cc ClientConfig, conf *sarama.Config) (*kgo.Client, error) {
 }
 
 // fetchMaxVersion is the highest Fetch version the kgo client sends under
-// protocol version v: FetchVersion's, and v13 (topic ids, Kafka 3.1) where
+// protocol version v: fetchVersion's, and v13 (topic ids, Kafka 3.1) where
 // that is v12 (protocol 2.7 and later, the default 2.8 among them). kgo
 // asks every broker its versions (ApiVersions) and never sends one it
 // does not serve, so a 2.8 to 3.0 broker is still asked v12; v13 is what
 // lets a broker refuse to serve a topic created again under the old
 // topic's name to a reader of the old one (AddChecked).
 func fetchMaxVersion(v sarama.KafkaVersion) int16 {
-	if n := FetchVersion(v); n < 12 {
+	if n := fetchVersion(v); n < 12 {
 		return n
 	}
 	return 13
@@ -138,7 +141,7 @@ func saslMechanism(cc ClientConfig, conf *sarama.Config) (sasl.Mechanism, error)
 }
 
 // scramMechanism runs kbatch's SCRAM conversation (the sarama.SCRAMClient
-// that cc.SASL.SCRAMClient makes, with its SASLprep choice) on a kgo
+// that scramClientFor makes, with its SASLprep choice) on a kgo
 // connection.
 type scramMechanism struct {
 	name, user, pass string
@@ -208,7 +211,7 @@ func (c *Client) send(id int32, req *FetchRequest) (*FetchResponse, error) {
 // topic names must not go as v13, which names topics by id only.
 // Timeout gives kgo the long poll's wait, which it adds to the read
 // deadline of the answer (as it does for a *kmsg.FetchRequest, which
-// versioned no longer is to its type switch); Fetch goes on the broker's
+// versioned is not to its type switch); Fetch goes on the broker's
 // fetch connection by its key.
 type versioned struct {
 	*kmsg.FetchRequest

@@ -187,9 +187,7 @@ func withConsumerMembers(st GroupState, g kmsg.ConsumerGroupDescribeResponseGrou
 	for _, m := range g.Members {
 		st.Members = append(st.Members, GroupMember{ClientID: m.ClientID, Host: m.ClientHost})
 	}
-	slices.SortFunc(st.Members, func(a, b GroupMember) int {
-		return strings.Compare(a.Host+"\x00"+a.ClientID, b.Host+"\x00"+b.ClientID)
-	})
+	sortMembers(st.Members)
 	return st, nil
 }
 
@@ -251,9 +249,7 @@ func describeGroup(c *Client, group string) (GroupState, error) {
 		for _, m := range d.Members {
 			st.Members = append(st.Members, GroupMember{ClientID: m.ClientId, Host: m.ClientHost})
 		}
-		slices.SortFunc(st.Members, func(a, b GroupMember) int {
-			return strings.Compare(a.Host+"\x00"+a.ClientID, b.Host+"\x00"+b.ClientID)
-		})
+		sortMembers(st.Members)
 	}
 	return st, nil
 }
@@ -374,4 +370,12 @@ func (w *GroupWriter) Group() string { return w.group }
 // permission.
 func (w *GroupWriter) CommitGroup(next map[offsets.Partition]int64) error {
 	return CommitGroupOffsets(w.c, w.group, next)
+}
+
+// sortMembers orders a group's members by host, then client id, the order
+// every description of a group lists them in.
+func sortMembers(ms []GroupMember) {
+	slices.SortFunc(ms, func(a, b GroupMember) int {
+		return strings.Compare(a.Host+"\x00"+a.ClientID, b.Host+"\x00"+b.ClientID)
+	})
 }

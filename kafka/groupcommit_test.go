@@ -39,11 +39,7 @@ func TestCommitGroupOffsetsWritesWithoutJoining(t *testing.T) {
 	for p := int32(0); p < 3; p++ {
 		kc.ProduceN(topic, p, 50, 10)
 	}
-	c, err := Dial(ClientConfig{Brokers: kc.Brokers})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := dialCluster(t, kc)
 	tp := func(n int32) offsets.Partition { return offsets.Partition{Topic: topic, Partition: n} }
 	group := "gc-" + topic
 
@@ -87,13 +83,9 @@ func TestCommitGroupOffsetsRefusesALiveGroup(t *testing.T) {
 		t.Fatalf("seed commit: %v %v", err, resp.Error())
 	}
 	kc.LiveMember(group, topic)
-	c, err := Dial(ClientConfig{Brokers: kc.Brokers})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := dialCluster(t, kc)
 	p0 := offsets.Partition{Topic: topic, Partition: 0}
-	err = CommitGroupOffsets(c, group, map[offsets.Partition]int64{p0: 15})
+	err := CommitGroupOffsets(c, group, map[offsets.Partition]int64{p0: 15})
 	var active *GroupActiveError
 	if !errors.As(err, &active) || len(active.Members) != 1 || active.State != "Stable" {
 		t.Fatalf("want a GroupActiveError with one member, got %v", err)
@@ -134,13 +126,9 @@ func TestCommitGroupOffsetsRefusesAConsumerProtocolGroup(t *testing.T) {
 		t.Fatalf("seed commit: %v %v", err, resp.Error())
 	}
 	kc.LiveMember(group, topic, kgo.ServerSideBalancer(), kgo.Balancers(kgo.RangeBalancer()))
-	c, err := Dial(ClientConfig{Brokers: kc.Brokers})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := dialCluster(t, kc)
 	p0 := offsets.Partition{Topic: topic, Partition: 0}
-	err = CommitGroupOffsets(c, group, map[offsets.Partition]int64{p0: 15})
+	err := CommitGroupOffsets(c, group, map[offsets.Partition]int64{p0: 15})
 	var active *GroupActiveError
 	if !errors.As(err, &active) || !strings.Contains(err.Error(), "stop its consumers first") {
 		t.Fatalf("want a GroupActiveError, got %v", err)
@@ -206,11 +194,7 @@ func TestDescribeGroupListsConsumerProtocolMembers(t *testing.T) {
 	topic := kc.Topic("cgd", 1)
 	group := "cgd-" + topic
 	kc.LiveMember(group, topic, kgo.ServerSideBalancer(), kgo.Balancers(kgo.RangeBalancer()))
-	c, err := Dial(ClientConfig{Brokers: kc.Brokers})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := dialCluster(t, kc)
 	st, err := DescribeGroup(c, group)
 	if err != nil || len(st.Members) != 1 || st.Members[0].ClientID != "live-member" || st.Members[0].Host == "" || !st.Active() {
 		t.Fatalf("consumer-protocol group described as %+v, %v; want its one live member and host", st, err)
@@ -262,11 +246,7 @@ func TestCommitGroupOffsetsNamesAPartitionTheAnswerLeavesOut(t *testing.T) {
 	}
 	kc := testkafka.New(t)
 	topic := kc.Topic("gc-out", 2)
-	c, err := Dial(ClientConfig{Brokers: kc.Brokers})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := dialCluster(t, kc)
 	kc.Fake.ControlKey(int16(kmsg.OffsetCommit), func(req kmsg.Request) (kmsg.Response, error, bool) {
 		kc.Fake.KeepControl()
 		r := req.(*kmsg.OffsetCommitRequest)
@@ -287,7 +267,7 @@ func TestCommitGroupOffsetsNamesAPartitionTheAnswerLeavesOut(t *testing.T) {
 		return resp, nil, true
 	})
 	tp := func(n int32) offsets.Partition { return offsets.Partition{Topic: topic, Partition: n} }
-	err = CommitGroupOffsets(c, "gc-out-"+topic, map[offsets.Partition]int64{tp(0): 1, tp(1): 2})
+	err := CommitGroupOffsets(c, "gc-out-"+topic, map[offsets.Partition]int64{tp(0): 1, tp(1): 2})
 	if err == nil || !strings.Contains(err.Error(), "did not answer for "+tp(1).String()) {
 		t.Fatalf("commit with partition 1 left out of the answer: %v, want an error naming it", err)
 	}

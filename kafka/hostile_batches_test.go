@@ -30,9 +30,9 @@ func checkCorrupt(t *testing.T, what string, err error, offset int64, want strin
 	return c
 }
 
-// A batch with base 0, last delta 1 and records at deltas 1, 0, 0 was
-// delivered as offsets 1, 0, 0: each record was compared with the start
-// of the batch only.
+// A batch with base 0, last delta 1 and records at deltas 1, 0, 0 is
+// corrupt, not delivered as offsets 1, 0, 0: each record is compared with
+// the one before it, not only with the start of the batch.
 func TestRepeatedOffsetsInsideABatchAreCorrupt(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -318,10 +318,9 @@ func headerBomb(first int64, n int) []byte {
 }
 
 // What a batch's records and headers take in memory beside their bytes
-// was bounded by nothing: 995 bytes on the wire, 8 MiB decompressed,
-// were four million headers of two bytes and 261 MB allocated, counted
-// as 160 bytes; a million empty records of 9 bytes took 312 MB. The
-// limit on one batch (--max-record-bytes) bounds that too, before
+// is bounded: unbounded, 995 bytes on the wire, 8 MiB decompressed, make
+// four million headers of two bytes and 261 MB allocated, and a million
+// empty records of 9 bytes take 312 MB. The limit on one batch (--max-record-bytes) bounds that too, before
 // anything is allocated for them, and the budget of an answer counts
 // the headers.
 func TestRecordAndHeaderBombsAreTooLarge(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// Answers a corrupt or hostile broker could send (helper-39): they are
+// Answers a corrupt or hostile broker could send: they are
 // errors or ignored, never a panic, a huge allocation, or a record twice.
 
 // allocated is what f allocated, in bytes.
@@ -25,8 +25,8 @@ func recrc(b []byte) []byte {
 	return b
 }
 
-// A flipped bit in a batch's record count sized the slab from it before
-// the CRC was checked: 512 MiB for an 88-byte answer.
+// A flipped bit in a batch's record count must not size the slab before
+// the CRC is checked: that would be 512 MiB for an 88-byte answer.
 func TestLyingRecordCountAllocatesLittle(t *testing.T) {
 	b := plainBatch(0, 3)
 	binary.BigEndian.PutUint32(b[57:], 1<<22) // the CRC no longer matches

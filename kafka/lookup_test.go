@@ -17,13 +17,11 @@ import (
 	"github.com/kbatch-dev/kbatch/offsets"
 )
 
-// Offset lookups wait out a leader failover. Found on a real 3-broker
-// cluster (issue 16): kbatch started a few seconds after a leader was
-// SIGKILLed, before the cluster fenced it, and exited with "list offsets
-// from broker …: connection refused" after five attempts (about 2 s). Here
-// the leader answers NOT_LEADER_OR_FOLLOWER to the first eight ListOffsets
-// requests, more than the old five attempts, and the lookup must still
-// succeed.
+// Offset lookups wait out a leader failover: kbatch started a few seconds
+// after a leader was SIGKILLed, before the cluster fenced it, must not
+// exit with "list offsets from broker …: connection refused" after a few
+// attempts. Here the leader answers NOT_LEADER_OR_FOLLOWER to the first
+// eight ListOffsets requests, and the lookup must still succeed.
 func TestListBoundsWaitsOutALeaderFailover(t *testing.T) {
 	if testkafka.Real() {
 		t.Skip("injects errors into kfake")
@@ -32,11 +30,7 @@ func TestListBoundsWaitsOutALeaderFailover(t *testing.T) {
 	topic := kc.Topic("failover", 1)
 	kc.ProduceN(topic, 0, 7, 10)
 	failed := refuseListOffsets(kc, 8, 6) // NOT_LEADER_OR_FOLLOWER
-	c, err := Dial(ClientConfig{Brokers: kc.Brokers})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := dialCluster(t, kc)
 	p := offsets.Partition{Topic: topic, Partition: 0}
 	b, err := ListBounds(c, []offsets.Partition{p})
 	if err != nil {
@@ -48,11 +42,11 @@ func TestListBoundsWaitsOutALeaderFailover(t *testing.T) {
 }
 
 // A topic deleted between listing the cluster's topics and looking up
-// their offsets. Found by CI on a real broker: `kbatch topics` listed
-// every topic while other tests deleted theirs, retried a deleted topic's
-// lookups for 30 s and failed with "leader of events-…[1]: … does not
-// exist on this broker". The lookup now tells a deleted topic from one in
-// trouble (unknown to the cluster for goneAfter), returns
+// their offsets (`kbatch topics` while other clients delete theirs) must
+// not retry the deleted topic's lookups for 30 s and fail with "leader of
+// events-…[1]: … does not exist on this broker". The lookup tells a
+// deleted topic from one in trouble (unknown to the cluster for
+// goneAfter), returns
 // the other topics' bounds with a TopicsGoneError, and a listing of every
 // topic leaves the deleted one out.
 func TestListBoundsTopicDeletedMeanwhile(t *testing.T) {
@@ -60,11 +54,7 @@ func TestListBoundsTopicDeletedMeanwhile(t *testing.T) {
 	kept := kc.Topic("kept", 2)
 	doomed := kc.Topic("doomed", 2)
 	kc.ProduceN(kept, 1, 5, 10)
-	c, err := Dial(ClientConfig{Brokers: kc.Brokers})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := dialCluster(t, kc)
 	parts, err := TopicPartitions(c, []string{kept, doomed})
 	if err != nil {
 		t.Fatal(err)
@@ -107,11 +97,7 @@ func TestListBoundsTopicMissingForAWhileIsNotGone(t *testing.T) {
 	kc := testkafka.New(t)
 	topic := kc.Topic("late", 1)
 	kc.ProduceN(topic, 0, 4, 10)
-	c, err := Dial(ClientConfig{Brokers: kc.Brokers})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := dialCluster(t, kc)
 	parts, err := TopicPartitions(c, []string{topic})
 	if err != nil {
 		t.Fatal(err)

@@ -37,9 +37,9 @@ const (
 // KafkaLZ4BlockOutputStream, librdkafka, and franz-go and sarama through
 // pierrec/lz4. ok is false for anything else (linked blocks, a
 // dictionary, a skippable or legacy frame, a version other than 1): the
-// caller reads it with the Reader, as before.
+// caller reads it with the Reader.
 //
-// The header checksum is checked (a v0 message's was mended before, by
+// The header checksum is checked (a v0 message's is mended first, by
 // fixLZ4Header); the blocks' and the content's are not:
 // the batch's CRC-32C covers these bytes (parseBatch), as a legacy
 // message's CRC-32 does (parseMessage). A corrupt or hostile frame still

@@ -171,7 +171,7 @@ func TestLZ4CorruptBlocks(t *testing.T) {
 // takes a frame the Reader refuses only for a checksum it does not check
 // (the batch's CRC covers it). Every header checksum it finds is mended
 // first, so the fuzzer reaches the header's fields, and the expansion the
-// buffer is guessed from is the fuzzer's too (helper-47).
+// buffer is guessed from is the fuzzer's too.
 func FuzzLZ4Frame(f *testing.F) {
 	text := lz4Payloads()["text"][:70<<10]
 	f.Add(javaLZ4Frame(text), uint32(0))
@@ -264,9 +264,8 @@ func compressedBlock(t testing.TB, payload []byte) []byte {
 	return append(binary.LittleEndian.AppendUint32(nil, uint32(n)), c[:n]...)
 }
 
-// TestLZ4ContentSizeHighBits (helper-47): a content size with bit 62 or 63
-// set was masked before the comparison, and the frame taken; the Reader
-// refuses it.
+// TestLZ4ContentSizeHighBits: a content size with bit 62 or 63 set is
+// refused, as the Reader refuses it, not masked before the comparison.
 func TestLZ4ContentSizeHighBits(t *testing.T) {
 	payload := []byte("hello, hello, hello, hello")
 	for _, size := range []uint64{1<<62 + uint64(len(payload)), 1<<63 + uint64(len(payload)), 3<<62 + uint64(len(payload))} {
@@ -280,10 +279,10 @@ func TestLZ4ContentSizeHighBits(t *testing.T) {
 	}
 }
 
-// TestLZ4BlockLargerThanItsFrameBlockSize (helper-47): a block decoding to
-// 200 KiB in a frame of 64 KiB blocks. The Reader refuses it; unlz4 took
-// it when its buffer had the room (a content size, or a large expansion
-// left by the previous batch).
+// TestLZ4BlockLargerThanItsFrameBlockSize: a block decoding to 200 KiB in
+// a frame of 64 KiB blocks is refused, as the Reader refuses it, even when
+// unlz4's buffer has the room (a content size, or a large expansion left
+// by the previous batch).
 func TestLZ4BlockLargerThanItsFrameBlockSize(t *testing.T) {
 	big := bytes.Repeat([]byte("0123456789abcdef"), 200<<10/16)
 	for _, flg := range []byte{0x60, 0x68} {
@@ -308,8 +307,8 @@ func lz4Batch(b tbatch, frame func(records []byte) []byte) []byte {
 	return recrc(out)
 }
 
-// TestLZ4ContentSizeClaimIsBounded (helper-47): a batch of 92 bytes whose
-// frame claims 1 GiB of content allocated 1 GiB before it failed. The
+// TestLZ4ContentSizeClaimIsBounded: a batch of 92 bytes whose frame
+// claims 1 GiB of content must not allocate 1 GiB before it fails. The
 // claim is believed up to claimRatio times the frame's bytes, as snappy's
 // and zstd's are.
 func TestLZ4ContentSizeClaimIsBounded(t *testing.T) {
@@ -330,10 +329,10 @@ func TestLZ4ContentSizeClaimIsBounded(t *testing.T) {
 	}
 }
 
-// TestLZ4GrowthIsLinear (helper-47): the buffer grew by at most a block
-// at a time, so a batch decoded after one that expanded less copied all
-// that was decoded at every block: 16 MiB of zeros in 64 KiB blocks
-// allocated 14 GiB. It grows by at least a quarter now.
+// TestLZ4GrowthIsLinear: the buffer grows by at least a quarter at a
+// time. Grown by a block at a time, a batch decoded after one that
+// expanded less would copy all that was decoded at every block: 16 MiB of
+// zeros in 64 KiB blocks would allocate 14 GiB.
 func TestLZ4GrowthIsLinear(t *testing.T) {
 	payload := make([]byte, 16<<20)
 	frame := javaLZ4Frame(payload)
@@ -349,9 +348,9 @@ func TestLZ4GrowthIsLinear(t *testing.T) {
 	}
 }
 
-// TestDecompressGuessIsBounded (helper-47): after a batch of zeros
-// (255x), a 4 MiB batch of other data was given a buffer of 1 GiB; the
-// guess is at most 16 MiB (or 4x) now, for every codec that guesses.
+// TestDecompressGuessIsBounded: after a batch of zeros (255x), a 4 MiB
+// batch of other data is not given a buffer of 1 GiB; the guess is at
+// most 16 MiB (or 4x), for every codec that guesses.
 func TestDecompressGuessIsBounded(t *testing.T) {
 	rnd := lz4Payloads()["random"]
 	rnd = bytes.Repeat(rnd, 4<<20/len(rnd)+1)[:4<<20]

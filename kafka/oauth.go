@@ -44,7 +44,7 @@ func (e *TokenError) Unwrap() error { return e.Err }
 // tokenFetchTimeout bounds one token fetch.
 const tokenFetchTimeout = 30 * time.Second
 
-// TokenProvider is sarama's AccessTokenProvider over a TokenFunc: it keeps
+// TokenProvider gives the bearer tokens of a TokenFunc: it keeps
 // the token and fetches a new one once 80% of its lifetime has passed (or
 // at most a minute before it expires), so every new connection, and every
 // re-authentication the broker asks for (KIP-368), gets a token that is
@@ -71,9 +71,14 @@ func NewTokenProvider(what string, fetch TokenFunc, ext map[string]string) *Toke
 // unknownExpiryTTL is how long a token with no known expiry is kept.
 const unknownExpiryTTL = time.Minute
 
-// Token returns a valid token, fetching a new one when the kept one is
-// due for renewal.
-func (p *TokenProvider) Token() (*sarama.AccessToken, error) {
+// saramaTokens is a TokenProvider as sarama asks for it.
+type saramaTokens struct{ p *TokenProvider }
+
+func (s saramaTokens) Token() (*sarama.AccessToken, error) { return s.p.accessToken() }
+
+// accessToken returns a valid token, fetching a new one when the kept one
+// is due for renewal.
+func (p *TokenProvider) accessToken() (*sarama.AccessToken, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	now := p.now()

@@ -47,37 +47,37 @@ func TestTokenProviderRefresh(t *testing.T) {
 	p.now = func() time.Time { return now }
 
 	p.fetch = next("t1", now.Add(100*time.Second)) // refresh at 80 s
-	tok, err := p.Token()
+	tok, err := p.accessToken()
 	if err != nil || tok.Token != "t1" || tok.Extensions["k"] != "v" {
 		t.Fatalf("token %+v, %v", tok, err)
 	}
 	now = now.Add(79 * time.Second)
 	p.fetch = next("t2", now.Add(time.Second+time.Hour))
-	if tok, _ := p.Token(); tok.Token != "t1" {
+	if tok, _ := p.accessToken(); tok.Token != "t1" {
 		t.Errorf("at 79 s of 100: %s, want the kept t1", tok.Token)
 	}
 	now = now.Add(time.Second)
-	if tok, _ := p.Token(); tok.Token != "t2" {
+	if tok, _ := p.accessToken(); tok.Token != "t2" {
 		t.Errorf("at 80 s of 100: %s, want a new t2", tok.Token)
 	}
 	// An hour-long token is renewed a minute before it expires (later
 	// than at 80%, 48 min).
 	now = now.Add(58 * time.Minute)
 	p.fetch = next("t3", time.Time{}) // no expiry, and not a JWT
-	if tok, _ := p.Token(); tok.Token != "t2" {
+	if tok, _ := p.accessToken(); tok.Token != "t2" {
 		t.Errorf("at 58 min of 60: %s, want the kept t2", tok.Token)
 	}
 	now = now.Add(time.Minute)
-	if tok, _ := p.Token(); tok.Token != "t3" {
+	if tok, _ := p.accessToken(); tok.Token != "t3" {
 		t.Errorf("at 59 min of 60: %s, want t3", tok.Token)
 	}
 	now = now.Add(59 * time.Second)
-	if tok, _ := p.Token(); tok.Token != "t3" {
+	if tok, _ := p.accessToken(); tok.Token != "t3" {
 		t.Errorf("59 s after a token with no expiry: %s, want the kept t3", tok.Token)
 	}
 	p.fetch = next(jwtWithExp(now.Add(-time.Second).Unix()), time.Time{})
 	now = now.Add(time.Second)
-	_, err = p.Token()
+	_, err = p.accessToken()
 	var te *TokenError
 	if !errors.As(err, &te) || !strings.Contains(err.Error(), "test token: the token expired at") {
 		t.Errorf("expired JWT: %v", err)
@@ -86,7 +86,7 @@ func TestTokenProviderRefresh(t *testing.T) {
 		t.Errorf("fetched %v (%d kept), want 4 fetches of which 3 kept", fetched, p.Fetches())
 	}
 	p.fetch = func(context.Context) (string, time.Time, error) { return "", time.Time{}, errors.New("boom") }
-	if _, err := p.Token(); err == nil || err.Error() != "test token: boom" {
+	if _, err := p.accessToken(); err == nil || err.Error() != "test token: boom" {
 		t.Errorf("fetch error: %v", err)
 	}
 	// A source whose errors already name it (config's secret sources
@@ -94,7 +94,7 @@ func TestTokenProviderRefresh(t *testing.T) {
 	p.fetch = func(context.Context) (string, time.Time, error) {
 		return "", time.Time{}, errors.New("test token: the command failed (exit status 1)")
 	}
-	if _, err := p.Token(); err == nil || err.Error() != "test token: the command failed (exit status 1)" {
+	if _, err := p.accessToken(); err == nil || err.Error() != "test token: the command failed (exit status 1)" {
 		t.Errorf("fetch error naming its source: %v", err)
 	}
 }

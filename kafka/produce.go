@@ -15,7 +15,7 @@ import (
 // protocol version before 0.11 (no idempotence, no headers) is an
 // *offsets.UsageError.
 func DialProducer(cc ClientConfig) (*Client, error) {
-	conf := cc.SaramaConfig()
+	conf := cc.saramaConfig()
 	conf.Producer.Partitioner = sarama.NewManualPartitioner
 	conf.Producer.Idempotent = true
 	conf.Producer.RequiredAcks = sarama.WaitForAll
@@ -26,7 +26,7 @@ func DialProducer(cc ClientConfig) (*Client, error) {
 	if !conf.Version.IsAtLeast(sarama.V0_11_0_0) {
 		return nil, &offsets.UsageError{Msg: "--to-topic needs --kafka-version 0.11.0 or later (idempotent producer, headers)"}
 	}
-	return DialWith(cc, conf)
+	return dial(cc, conf)
 }
 
 // Producer sends records to partitions chosen by the caller and reports

@@ -15,6 +15,7 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/s2"
+	"github.com/klauspost/compress/snappy/xerial"
 	"github.com/klauspost/compress/zstd"
 	"github.com/pierrec/lz4/v4"
 
@@ -27,8 +28,8 @@ import (
 // message sets of formats v0 and v1 before them, every codec. kbatch
 // reads them itself, not through sarama, because sarama decodes every
 // record into a heap object of its own (and every header into another),
-// and kbatch then copied each into its slab: twice the work of the
-// fastest clients on small records (BENCHMARKS.md, issue 17). Here each
+// which kbatch would then copy into its slab: twice the work of the
+// fastest clients on small records (BENCHMARKS.md). Here each
 // record is written once, into the answer's slab, and its key, value and
 // headers point into the answer or into its batch's decompressed bytes.
 
@@ -851,7 +852,12 @@ func unsnappy(src []byte, limit int) ([]byte, error) {
 }
 
 // unxerial decodes snappy in the xerial framing Java producers write: a
-// 16-byte header, then blocks each preceded by its length.
+// 16-byte header, then blocks each preceded by its length. The decoding
+// is klauspost/compress's (snappy/xerial, which sarama links); that
+// package tells no decoded size before it decodes, so the walk over the
+// block lengths here sums each block's claim first: the limit and the
+// claim ratio hold before anything is allocated, and the buffer is sized
+// exactly.
 func unxerial(src []byte, limit int) ([]byte, error) {
 	if len(src) < 16 {
 		return nil, errTruncated
@@ -877,17 +883,7 @@ func unxerial(src []byte, limit int) ([]byte, error) {
 		}
 		c = c[4+l:]
 	}
-	out := make([]byte, 0, total)
-	for c := src[16:]; len(c) > 0; {
-		l := int(binary.BigEndian.Uint32(c))
-		n, _ := s2.DecodedLen(c[4 : 4+l])
-		if _, err := s2.Decode(out[len(out):len(out)+n], c[4:4+l]); err != nil {
-			return nil, err
-		}
-		out = out[:len(out)+n]
-		c = c[4+l:]
-	}
-	return out, nil
+	return xerial.DecodeCapped(make([]byte, 0, total), src)
 }
 
 // expansion is, per codec, how many times its last batch grew when
@@ -945,8 +941,8 @@ func readAll(r io.Reader, codec int8, srcLen, limit int) ([]byte, error) {
 // expand a few percent more or less than each other (on the lz4 row of
 // the benchmark, growing a buffer guessed short took 4 % of the CPU).
 // At most 4x or 16 MiB, whichever is more: after a batch of zeros (255x)
-// a large batch of other data was guessed at up to 1 GiB. A guess too
-// small grows as it is filled.
+// a large batch of other data would be guessed at up to 1 GiB. A guess
+// too small grows as it is filled.
 func guessSize(codec int8, srcLen int) int {
 	ratio := int(expansion[codec].Load())
 	if ratio == 0 {

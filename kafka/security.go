@@ -18,31 +18,19 @@ import (
 	"github.com/xdg-go/stringprep"
 )
 
-// SCRAMClientFor returns the SCRAM conversation generator for mechanism
-// ("SCRAM-SHA-256" or "SCRAM-SHA-512", any case), for SASL.SCRAMClient; nil
-// for any other mechanism.
-func SCRAMClientFor(mechanism string) func() sarama.SCRAMClient {
+// scramClientFor returns the SCRAM conversation generator for mechanism
+// ("SCRAM-SHA-256" or "SCRAM-SHA-512", any case); nil for any other
+// mechanism. unprepped leaves out SASLprep of the user name and password:
+// Kafka's clients and tools (kafka-configs, kafka-storage, the Admin API)
+// use the UTF-8 bytes as typed, so for a password that SASLprep changes
+// ("e" + U+0301, a no-break space) the broker holds the credential of the
+// unprepared form; Dial falls back to it (see scramNeedsUnprepped).
+func scramClientFor(mechanism string, unprepped bool) func() sarama.SCRAMClient {
 	switch strings.ToUpper(mechanism) {
 	case "SCRAM-SHA-256":
-		return func() sarama.SCRAMClient { return &scramClient{hash: scram.SHA256} }
+		return func() sarama.SCRAMClient { return &scramClient{hash: scram.SHA256, unprepped: unprepped} }
 	case "SCRAM-SHA-512":
-		return func() sarama.SCRAMClient { return &scramClient{hash: scram.SHA512} }
-	}
-	return nil
-}
-
-// SCRAMClientUnprepped is SCRAMClientFor without SASLprep of the user
-// name and password. Kafka's clients and tools (kafka-configs,
-// kafka-storage, the Admin API) use the UTF-8 bytes as typed, so for a
-// password that SASLprep changes ("e" + U+0301, a no-break space) the
-// broker holds the credential of the unprepared form; Dial falls back to
-// it (see scramNeedsUnprepped).
-func SCRAMClientUnprepped(mechanism string) func() sarama.SCRAMClient {
-	switch strings.ToUpper(mechanism) {
-	case "SCRAM-SHA-256":
-		return func() sarama.SCRAMClient { return &scramClient{hash: scram.SHA256, unprepped: true} }
-	case "SCRAM-SHA-512":
-		return func() sarama.SCRAMClient { return &scramClient{hash: scram.SHA512, unprepped: true} }
+		return func() sarama.SCRAMClient { return &scramClient{hash: scram.SHA512, unprepped: unprepped} }
 	}
 	return nil
 }
@@ -85,7 +73,7 @@ const scramMaxIterations = 1 << 20
 type scramClient struct {
 	hash scram.HashGeneratorFcn
 	// unprepped skips SASLprep: Kafka derives credentials from the
-	// password's UTF-8 bytes as typed (see SCRAMClientUnprepped).
+	// password's UTF-8 bytes as typed (see scramClientFor).
 	unprepped bool
 	conv      *scram.ClientConversation
 	nonce     string // the client nonce; drawn by Begin, set by tests

@@ -15,7 +15,7 @@ import (
 // TestSCRAMSHA256Vector runs the exchange of RFC 7677 §3 with its fixed
 // nonce.
 func TestSCRAMSHA256Vector(t *testing.T) {
-	c := SCRAMClientFor("scram-sha-256")().(*scramClient)
+	c := scramClientFor("scram-sha-256", false)().(*scramClient)
 	if err := c.Begin("user", "pencil", ""); err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func TestSCRAMRefusesBadServers(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.label, func(t *testing.T) {
-			c := SCRAMClientFor("SCRAM-SHA-256")().(*scramClient)
+			c := scramClientFor("SCRAM-SHA-256", false)().(*scramClient)
 			if err := c.Begin("user", "pencil", ""); err != nil {
 				t.Fatal(err)
 			}
@@ -83,7 +83,7 @@ func TestSCRAMRefusesBadServers(t *testing.T) {
 }
 
 func TestSCRAMNameEscapingAndMechanisms(t *testing.T) {
-	c := SCRAMClientFor("SCRAM-SHA-512")().(*scramClient)
+	c := scramClientFor("SCRAM-SHA-512", false)().(*scramClient)
 	if err := c.Begin("a=b,c", "pw", "admin"); err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +91,7 @@ func TestSCRAMNameEscapingAndMechanisms(t *testing.T) {
 	if !strings.HasPrefix(first, "n,a=admin,n=a=3Db=2Cc,r=") {
 		t.Errorf("client-first %q", first)
 	}
-	if SCRAMClientFor("PLAIN") != nil {
+	if scramClientFor("PLAIN", false) != nil {
 		t.Error("PLAIN has no SCRAM client")
 	}
 }
@@ -105,7 +105,7 @@ func TestSCRAMNameEscapingAndMechanisms(t *testing.T) {
 func TestSCRAMAdapterOnTheLibrary(t *testing.T) {
 	const first = "r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096"
 	start := func(password string) *scramClient {
-		c := SCRAMClientFor("SCRAM-SHA-256")().(*scramClient)
+		c := scramClientFor("SCRAM-SHA-256", false)().(*scramClient)
 		if err := c.Begin("user", password, ""); err != nil {
 			t.Fatal(err)
 		}

@@ -13,8 +13,8 @@ import (
 // answer named by id and read under the topic's name. After the topic is
 // deleted and created again, the same fetch is refused with
 // ErrUnknownTopicID rather than served the new topic's records at the old
-// topic's offsets (the recreated-topic window: before, a stream read the
-// new topic as the old one until its next metadata refresh). A request
+// topic's offsets (without the id, a stream reads the new topic as the
+// old one until its next metadata refresh). A request
 // with a topic asked without an id goes by names, as on older brokers.
 func TestFetchUnderTheTopicID(t *testing.T) {
 	kc := testkafka.New(t)
@@ -23,11 +23,7 @@ func TestFetchUnderTheTopicID(t *testing.T) {
 	}
 	topic := kc.Topic("by-id", 1)
 	kc.ProduceN(topic, 0, 5, 10)
-	c, err := Dial(ClientConfig{Brokers: kc.Brokers})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := dialCluster(t, kc)
 	ids, err := TopicIDs(c, []string{topic})
 	if err != nil || ids[topic] == "" {
 		t.Fatalf("topic id: %v %v", ids, err)

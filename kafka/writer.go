@@ -49,7 +49,7 @@ const writerMaxBytes = 64 << 20
 
 // DialWriter connects a Writer to the cluster of cc.
 func DialWriter(cc ClientConfig) (*Writer, error) {
-	conf := cc.SaramaConfig()
+	conf := cc.saramaConfig()
 	conf.Producer.Partitioner = sarama.NewManualPartitioner
 	conf.Producer.RequiredAcks = sarama.WaitForAll
 	conf.Producer.Return.Successes = true
@@ -57,7 +57,7 @@ func DialWriter(cc ClientConfig) (*Writer, error) {
 	conf.Producer.Retry.Max = 3
 	conf.Producer.MaxMessageBytes = writerMaxBytes
 	conf.Net.MaxOpenRequests = 1
-	c, err := DialWith(cc, conf)
+	c, err := dial(cc, conf)
 	if err != nil {
 		return nil, err
 	}
@@ -138,44 +138,20 @@ func writeError(r WriteRequest, err error) error {
 	return fmt.Errorf("writing to topic %q: %v", r.Topic, err)
 }
 
+// keyHash is sarama's murmur2 partitioner. Given a key it only hashes
+// (its random partitioner is for records with no key, which KeyPartition
+// never passes), so it is safe for concurrent use.
+var keyHash = sarama.NewMurmur2Partitioner("")
+
 // KeyPartition is the partition the Java client's default partitioner
 // (and franz-go's, librdkafka's murmur2_random) gives a record with key
-// on a topic of n partitions: murmur2(key), made positive, modulo n.
+// on a topic of n partitions: murmur2(key), made positive, modulo n. The
+// hash is sarama's (NewMurmur2Partitioner); a nil key is hashed as an
+// empty one, as Kafka hashes a key of no bytes.
 func KeyPartition(key []byte, n int32) int32 {
-	return int32(uint32(Murmur2(key))&0x7fffffff) % n
-}
-
-// Murmur2 is Kafka's murmur2 hash (org.apache.kafka.common.utils.Utils.murmur2).
-func Murmur2(data []byte) int32 {
-	const (
-		seed uint32 = 0x9747b28c
-		m    uint32 = 0x5bd1e995
-		r           = 24
-	)
-	n := len(data)
-	h := seed ^ uint32(n)
-	for i := 0; i+4 <= n; i += 4 {
-		k := uint32(data[i]) | uint32(data[i+1])<<8 | uint32(data[i+2])<<16 | uint32(data[i+3])<<24
-		k *= m
-		k ^= k >> r
-		k *= m
-		h *= m
-		h ^= k
+	p, err := keyHash.Partition(&sarama.ProducerMessage{Key: sarama.ByteEncoder(key)}, n)
+	if err != nil { // ByteEncoder never fails
+		panic(err)
 	}
-	tail := n &^ 3
-	switch n % 4 {
-	case 3:
-		h ^= uint32(data[tail+2]) << 16
-		fallthrough
-	case 2:
-		h ^= uint32(data[tail+1]) << 8
-		fallthrough
-	case 1:
-		h ^= uint32(data[tail])
-		h *= m
-	}
-	h ^= h >> 13
-	h *= m
-	h ^= h >> 15
-	return int32(h)
+	return p
 }

@@ -3,6 +3,7 @@ package kafka
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -19,9 +20,10 @@ import (
 	"github.com/kbatch-dev/kbatch/record"
 )
 
-// The vectors of Kafka's own UtilsTest.testMurmur2.
-func TestMurmur2KafkaVectors(t *testing.T) {
-	for in, want := range map[string]int32{
+// The vectors of Kafka's own UtilsTest.testMurmur2: on math.MaxInt32
+// partitions, a key's partition is its murmur2 hash made positive.
+func TestKeyPartitionKafkaVectors(t *testing.T) {
+	for in, hash := range map[string]int32{
 		"21":                         -973932308,
 		"foobar":                     -790332482,
 		"a-little-bit-long-string":   -985981536,
@@ -29,8 +31,15 @@ func TestMurmur2KafkaVectors(t *testing.T) {
 		"lkjh234lh9fiuh90y23oiuhsafujhadof229phr9h19h89h8": -58897971,
 		"abc": 479470107,
 	} {
-		if got := Murmur2([]byte(in)); got != want {
-			t.Errorf("Murmur2(%q) = %d, want %d", in, got, want)
+		if got, want := KeyPartition([]byte(in), math.MaxInt32), hash&math.MaxInt32; got != want {
+			t.Errorf("KeyPartition(%q, MaxInt32) = %d, want %d (murmur2 %d made positive)", in, got, want, hash)
+		}
+	}
+	// murmur2 of no bytes is 275646681; a nil key is hashed as no bytes,
+	// not sent to a random partition.
+	for _, key := range [][]byte{nil, {}} {
+		if got := KeyPartition(key, math.MaxInt32); got != 275646681 {
+			t.Errorf("KeyPartition(%#v, MaxInt32) = %d, want murmur2 of no bytes, 275646681", key, got)
 		}
 	}
 }
@@ -188,11 +197,7 @@ func TestTopicGroupsReadsCommittedOffsets(t *testing.T) {
 	commit("billing", topic, map[int32]int64{0: 5, 2: 9})
 	commit("audit", other, map[int32]int64{0: 1}) // another topic: left out
 
-	c, err := Dial(ClientConfig{Brokers: kc.Brokers})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := dialCluster(t, kc)
 	parts := []offsets.Partition{{Topic: topic, Partition: 0}, {Topic: topic, Partition: 1}, {Topic: topic, Partition: 2}}
 	groups, total, err := TopicGroups(c, parts)
 	if err != nil {

@@ -12,7 +12,20 @@ import (
 	"github.com/segmentio/asm/base64"
 )
 
-// AppendJSON appends one record as a DESIGN §4 JSON line (with the
+// appendPosition opens a record's JSON object with its place, the fields
+// both shapes (AppendJSON's and kcat -J's) start with:
+// {"topic":…,"partition":…,"offset":….
+func appendPosition(buf []byte, m *Record) []byte {
+	buf = append(buf, `{"topic":`...)
+	buf = AppendJSONString(buf, m.Topic)
+	buf = append(buf, `,"partition":`...)
+	buf = strconv.AppendInt(buf, int64(m.Partition), 10)
+	buf = append(buf, `,"offset":`...)
+	buf = strconv.AppendInt(buf, m.Offset, 10)
+	return buf
+}
+
+// AppendJSON appends one record as a docs/design.md §4 JSON line (with the
 // trailing newline) to buf and returns the extended buffer. It is lossless:
 // keys, values, header keys and header values that are valid UTF-8 are
 // JSON strings, others are base64 in a field suffixed _b64, and absent
@@ -27,12 +40,7 @@ import (
 //
 // It allocates nothing beyond growing buf; callers reuse buf across records.
 func AppendJSON(buf []byte, m *Record) []byte {
-	buf = append(buf, `{"topic":`...)
-	buf = AppendJSONString(buf, m.Topic)
-	buf = append(buf, `,"partition":`...)
-	buf = strconv.AppendInt(buf, int64(m.Partition), 10)
-	buf = append(buf, `,"offset":`...)
-	buf = strconv.AppendInt(buf, m.Offset, 10)
+	buf = appendPosition(buf, m)
 	if m.Timestamp.IsZero() {
 		return appendRecordRest(append(buf, `,"timestamp":null`...), m, false)
 	}
@@ -133,7 +141,7 @@ const TimestampFormat = "2006-01-02T15:04:05.000Z07:00"
 func FormatTimestamp(t time.Time) string { return t.UTC().Format(TimestampFormat) }
 
 // appendBytesField appends "name":"text", "name_b64":"base64" or
-// "name":null for b (DESIGN §4).
+// "name":null for b (docs/design.md §4).
 func appendBytesField(buf []byte, name string, b []byte) []byte {
 	buf = append(buf, '"')
 	buf = append(buf, name...)

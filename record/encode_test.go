@@ -38,9 +38,9 @@ func TestAppendJSON(t *testing.T) {
 	}
 }
 
-// TestBinaryHeaderKeyIsBase64 is issue 13's bug 6: a header key that is
-// not UTF-8 was written raw, making the line invalid UTF-8 and letting a
-// raw C1 byte through. It follows the key/value rule of DESIGN §4.
+// TestBinaryHeaderKeyIsBase64: a header key that is not UTF-8 is written
+// as base64, never raw, which would make the line invalid UTF-8 and let a
+// raw C1 byte through. It follows the key/value rule of docs/design.md §4.
 func TestBinaryHeaderKeyIsBase64(t *testing.T) {
 	m := &Record{Topic: "t", Timestamp: time.UnixMilli(0), Value: []byte("v"),
 		Headers: []*Header{{Key: []byte{0xff, 0xfe, 'a'}, Value: []byte("x")}, {Key: []byte("\x1b]0;\u0085"), Value: nil}, {Key: []byte{0x9b}, Value: []byte{0x9b}}}}
@@ -159,15 +159,22 @@ func BenchmarkAppendJSON(b *testing.B) {
 	}
 }
 
-// BenchmarkAppendJSONJSONValue is a record whose value is JSON text,
-// as most are: quotes to escape between long plain runs.
-func BenchmarkAppendJSONJSONValue(b *testing.B) {
+// jsonValuedRecord is a record whose 200-byte value is JSON text, and
+// that value.
+func jsonValuedRecord() (*Record, []byte) {
 	v := []byte(`{"seq":123456,"user":"u-42","payload":"`)
 	for len(v) < 198 {
 		v = append(v, "0123456789abcdef"[len(v)%16])
 	}
 	v = append(v, `"}`...)
 	m := &Record{Topic: "events", Partition: 1, Offset: 123456, Timestamp: time.Now(), Key: []byte("user-42"), Value: v}
+	return m, v
+}
+
+// BenchmarkAppendJSONJSONValue is a record whose value is JSON text,
+// as most are: quotes to escape between long plain runs.
+func BenchmarkAppendJSONJSONValue(b *testing.B) {
+	m, v := jsonValuedRecord()
 	b.SetBytes(int64(len(v)))
 	var buf []byte
 	for i := 0; i < b.N; i++ {
@@ -218,12 +225,7 @@ func TestJSONEncoderMatchesAppendJSON(t *testing.T) {
 
 // BenchmarkJSONEncoder is the sink's encoder on the JSON-valued record.
 func BenchmarkJSONEncoder(b *testing.B) {
-	v := []byte(`{"seq":123456,"user":"u-42","payload":"`)
-	for len(v) < 198 {
-		v = append(v, "0123456789abcdef"[len(v)%16])
-	}
-	v = append(v, `"}`...)
-	m := &Record{Topic: "events", Partition: 1, Offset: 123456, Timestamp: time.Now(), Key: []byte("user-42"), Value: v}
+	m, v := jsonValuedRecord()
 	b.SetBytes(int64(len(v)))
 	var a JSONEncoder
 	var buf []byte
@@ -233,8 +235,8 @@ func BenchmarkJSONEncoder(b *testing.B) {
 }
 
 // BenchmarkJSONEncoderValues compares the encoder on 200-byte text values
-// and on 200-byte random binary values (issue 17: compressed blobs,
-// Avro, Protobuf), which are written as base64: a binary value is known
+// and on 200-byte random binary values (compressed blobs, Avro,
+// Protobuf), which are written as base64: a binary value is known
 // to be binary at its first invalid byte, not after escaping all of it.
 func BenchmarkJSONEncoderValues(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -285,7 +287,7 @@ func TestBinaryValueWithEscapesFirstIsBase64(t *testing.T) {
 
 // A record of message format v0 has no timestamp: its line says null, as
 // kcat leaves ts out and Java prints NO_TIMESTAMP, not Go's zero time
-// (found by the codec cross-check on Kafka 2.8, issue 16).
+// (the codec cross-check on Kafka 2.8 reads such records).
 func TestNoTimestampIsNull(t *testing.T) {
 	m := &Record{Topic: "t", Partition: 0, Offset: 3, Value: []byte("v")}
 	want := `{"topic":"t","partition":0,"offset":3,"timestamp":null,"key":null,"value":"v","headers":[]}` + "\n"
@@ -335,9 +337,9 @@ func TestBase64MatchesEncodingBase64(t *testing.T) {
 	}
 }
 
-// TestTimestampPastYear9999 (helper-37): Kafka takes a timestamp past the
-// year 9999, which RFC 3339 cannot write; "10000-01-01T00:00:00.000Z"
-// broke every RFC 3339 parser reading the sink. Such a timestamp is null,
+// TestTimestampPastYear9999: Kafka takes a timestamp past the year 9999,
+// which RFC 3339 cannot write; "10000-01-01T00:00:00.000Z" would break
+// every RFC 3339 parser reading the sink. Such a timestamp is null,
 // with its milliseconds beside it; the last second of 9999 is still text.
 func TestTimestampPastYear9999(t *testing.T) {
 	for _, tc := range []struct {

@@ -10,7 +10,7 @@ import (
 const tabWidth = 8
 
 // EscapeLine renders untrusted bytes (a record key, value or header) as one
-// line that is safe to print on a terminal (DESIGN §2.7):
+// line that is safe to print on a terminal (docs/design.md §2.7):
 //
 //   - ESC, the other C0 controls and DEL become \x1b, \x00 … \x7f, so no
 //     CSI, OSC, DCS or other sequence can start;

@@ -140,7 +140,7 @@ func (f *File) Abort() {
 	}
 }
 
-// LineWriter writes records as lines of an Appender's shape (DESIGN §4
+// LineWriter writes records as lines of an Appender's shape (docs/design.md §4
 // JSON by default) to a writer, through a buffer of bufferSize. It is
 // used by one goroutine at a time; Flush hands what is buffered over.
 type LineWriter struct {
@@ -153,7 +153,7 @@ type LineWriter struct {
 // are handed to the OS in writes of about this size.
 const lineBufferSize = 256 << 10
 
-// NewLineWriter writes DESIGN §4 JSON lines to w.
+// NewLineWriter writes docs/design.md §4 JSON lines to w.
 func NewLineWriter(w io.Writer) *LineWriter {
 	return &LineWriter{w: bufio.NewWriterSize(w, lineBufferSize), enc: &JSONEncoder{}}
 }

@@ -125,8 +125,8 @@ func TestReplaceThroughASymlinkReplacesItsFile(t *testing.T) {
 }
 
 // TestReplaceRefusesALinkToNothingOrALoop: with replace, a Stat error
-// other than "does not exist" (a link loop) and a link to nothing were
-// taken as "no file here", and the link was replaced by a regular file.
+// other than "does not exist" (a link loop) and a link to nothing are not
+// taken as "no file here": the link is not replaced by a regular file.
 func TestReplaceRefusesALinkToNothingOrALoop(t *testing.T) {
 	dir := t.TempDir()
 	dangling := filepath.Join(dir, "dangling")

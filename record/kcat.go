@@ -6,7 +6,7 @@ import (
 )
 
 // Appender appends one record, with its trailing newline, to buf.
-// JSONEncoder (DESIGN §4, the default) and KcatEncoder implement it.
+// JSONEncoder (docs/design.md §4, the default) and KcatEncoder implement it.
 // AppendAborted does the same for a record of an aborted transaction
 // (read with --isolation uncommitted), adding "aborted":true.
 type Appender interface {
@@ -61,12 +61,7 @@ func (e *KcatEncoder) AppendAborted(buf []byte, m *Record) []byte {
 }
 
 func (e *KcatEncoder) append(buf []byte, m *Record, aborted bool) []byte {
-	buf = append(buf, `{"topic":`...)
-	buf = AppendJSONString(buf, m.Topic)
-	buf = append(buf, `,"partition":`...)
-	buf = strconv.AppendInt(buf, int64(m.Partition), 10)
-	buf = append(buf, `,"offset":`...)
-	buf = strconv.AppendInt(buf, m.Offset, 10)
+	buf = appendPosition(buf, m)
 	if !m.Timestamp.IsZero() {
 		tstype := `,"tstype":"create","ts":`
 		if m.LogAppendTime {

@@ -69,9 +69,7 @@ func mockClient(t *testing.T, policy string, answers ...answer) *kafka.Client {
 		return resp, nil, true
 	})
 	cc := kafka.ClientConfig{Brokers: fake.ListenAddrs()}
-	conf := cc.SaramaConfig()
-	conf.Metadata.Retry.Max = 0
-	c, err := kafka.DialWith(cc, conf)
+	c, err := kafka.DialWith(cc, kafka.Tuning{NoMetadataRetry: true})
 	if err != nil {
 		t.Fatal(err)
 	}

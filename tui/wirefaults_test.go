@@ -118,11 +118,8 @@ func TestKeysAnswerDuringWireFaults(t *testing.T) {
 	set := func(f faultproxy.Faults) { each(func(w *faultproxy.Listener) { w.Set(f) }) }
 	topic := kc.Topic("keys", 2)
 	cc := kafka.ClientConfig{Brokers: kc.Brokers}
-	conf := cc.SaramaConfig()
-	conf.Consumer.MaxWaitTime = 100 * time.Millisecond
 	// A black hole lasts until the network timeout (30 s in kbatch).
-	conf.Net.ReadTimeout, conf.Net.WriteTimeout = 5*time.Second, 5*time.Second
-	client, err := kafka.DialWith(cc, conf)
+	client, err := kafka.DialWith(cc, kafka.Tuning{MaxWait: 100 * time.Millisecond, RequestTimeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

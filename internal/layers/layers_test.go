@@ -1,4 +1,4 @@
-// Package layers holds the test of kbatch's package layering (DESIGN §5):
+// Package layers holds the test of kbatch's package layering (docs/design.md §5):
 // dependencies point one way, and each outside library that owns a
 // resource is imported by one package only.
 package layers
@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -16,7 +17,7 @@ import (
 
 const module = "github.com/kbatch-dev/kbatch"
 
-// rank orders kbatch's packages from the leaves up (DESIGN §5: record,
+// rank orders kbatch's packages from the leaves up (docs/design.md §5: record,
 // offsets ← kafka ← consumer ← replay ← sparkwatch ← tui ← cli ← main).
 // A package may import only packages of a lower rank. A new package must
 // be placed here, so that its place in the house is a decision.
@@ -170,6 +171,15 @@ func ownerViolations(pkgs map[string][]string) []string {
 	return out
 }
 
+// wantLines fails t when got, what a check listed, is not want, line for
+// line.
+func wantLines(t *testing.T, what string, got, want []string) {
+	t.Helper()
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("%s:\n%s\nwant\n%s", what, strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
 func TestDependenciesPointOneWay(t *testing.T) {
 	pkgs := packages(t)
 	for _, want := range []string{"", "record", "offsets", "kafka", "consumer", "replay", "tui"} {
@@ -202,11 +212,23 @@ func TestTheChecksCatchViolations(t *testing.T) {
 		`"consumer" (rank 4) imports "replay" (rank 5): dependencies point down only`,
 		`package "newpkg" has no place in the layering: add it to rank`,
 	}
-	if got := layerViolations(pkgs); strings.Join(got, "\n") != strings.Join(wantLayers, "\n") {
-		t.Errorf("layer violations:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(wantLayers, "\n"))
-	}
+	wantLines(t, "layer violations", layerViolations(pkgs), wantLayers)
 	wantOwners := []string{`"tui" imports github.com/IBM/sarama/mocks, which only [kafka] may`}
-	if got := ownerViolations(pkgs); strings.Join(got, "\n") != strings.Join(wantOwners, "\n") {
-		t.Errorf("owner violations:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(wantOwners, "\n"))
+	wantLines(t, "owner violations", ownerViolations(pkgs), wantOwners)
+}
+
+// recordLibraries are the only outside libraries package record imports
+// (its package doc names them): it is the leaf every output path shares.
+var recordLibraries = []string{"github.com/segmentio/asm/base64"}
+
+func TestRecordImportsOnlyTheLibrariesItNames(t *testing.T) {
+	imps, ok := packages(t)["record"]
+	if !ok {
+		t.Fatal("package record not found")
+	}
+	for _, imp := range imps {
+		if libraryPath(imp) && !slices.Contains(recordLibraries, imp) {
+			t.Errorf("record imports %s; its package doc and recordLibraries name only %v", imp, recordLibraries)
+		}
 	}
 }

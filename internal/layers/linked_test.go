@@ -2,6 +2,7 @@ package layers
 
 import (
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
@@ -47,9 +48,11 @@ func linkViolations(deps []string) []string {
 	return out
 }
 
-// TestBinaryLinksOnlyWhatItUses: the main package's dependencies, as the
-// go command resolves them for a build, hold nothing of notLinked.
-func TestBinaryLinksOnlyWhatItUses(t *testing.T) {
+// goCommand runs the go command with args in the module's root and
+// returns what it printed; the test is skipped where there is no go
+// command.
+func goCommand(t *testing.T, args ...string) string {
+	t.Helper()
 	goTool, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("no go command on PATH:", err)
@@ -58,14 +61,22 @@ func TestBinaryLinksOnlyWhatItUses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(goTool, "list", "-deps", "-f", "{{.ImportPath}}", ".")
+	cmd := exec.Command(goTool, args...)
 	cmd.Dir = root
+	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("go list -deps: %v", err)
+		t.Fatalf("go %s: %v", strings.Join(args, " "), err)
 	}
-	deps := strings.Fields(string(out))
-	if len(deps) < 100 || !strings.Contains(string(out), module+"/cli") {
+	return string(out)
+}
+
+// TestBinaryLinksOnlyWhatItUses: the main package's dependencies, as the
+// go command resolves them for a build, hold nothing of notLinked.
+func TestBinaryLinksOnlyWhatItUses(t *testing.T) {
+	out := goCommand(t, "list", "-deps", "-f", "{{.ImportPath}}", ".")
+	deps := strings.Fields(out)
+	if len(deps) < 100 || !strings.Contains(out, module+"/cli") {
 		t.Fatalf("go list -deps named %d packages, without %s/cli: not kbatch's", len(deps), module)
 	}
 	for _, v := range linkViolations(deps) {
@@ -87,7 +98,5 @@ func TestLinkViolationsCatchEachKind(t *testing.T) {
 		"the kbatch binary links google.golang.org/grpc (google.golang.org/grpc is not to be linked)",
 		"the kbatch binary links google.golang.org/grpc/credentials (google.golang.org/grpc is not to be linked)",
 	}
-	if got := linkViolations(deps); strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("link violations:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	wantLines(t, "link violations", linkViolations(deps), want)
 }

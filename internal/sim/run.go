@@ -373,9 +373,7 @@ func (r *runner) start(f Flags) error {
 		r.mu.Unlock()
 	}
 	cc := kafka.ClientConfig{Brokers: r.c.addrs, ReadCommitted: !f.Uncommitted, DialTimeout: 10 * time.Second}
-	conf := cc.SaramaConfig()
-	conf.Consumer.MaxWaitTime = 50 * time.Millisecond
-	client, err := kafka.DialWith(cc, conf)
+	client, err := kafka.DialWith(cc, kafka.Tuning{MaxWait: 50 * time.Millisecond})
 	if err != nil {
 		_ = bolt.Close()
 		return err

@@ -9,6 +9,7 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/s2"
+	"github.com/klauspost/compress/snappy/xerial"
 	"github.com/klauspost/compress/zstd"
 	"github.com/pierrec/lz4/v4"
 )
@@ -175,14 +176,7 @@ func (w *snappyWriter) Close() error {
 		_, err := w.out.Write(s2.EncodeSnappy(nil, w.buf))
 		return err
 	}
-	out := []byte{0x82, 'S', 'N', 'A', 'P', 'P', 'Y', 0, 0, 0, 0, 1, 0, 0, 0, 1}
-	for in := w.buf; len(in) > 0; {
-		n := min(len(in), 32<<10)
-		blk := s2.EncodeSnappy(nil, in[:n])
-		out = binary.BigEndian.AppendUint32(out, uint32(len(blk)))
-		out = append(out, blk...)
-		in = in[n:]
-	}
+	out := xerial.Encode(nil, w.buf)
 	_, err := w.out.Write(out)
 	return err
 }
