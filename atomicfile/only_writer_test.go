@@ -18,9 +18,6 @@ var notThroughAtomicfile = map[string]string{
 	// temporary folder, opened read-only and removed when closed: no one
 	// reads it after kbatch, so a crash needs no complete file.
 	"offsets/store_snapshot.go": "private copy",
-	// The Schema Registry client's disk cache belongs to schema/; a lost
-	// or torn entry only costs a refetch.
-	"schema/registry.go": "schema cache",
 }
 
 // fileCalls are the calls that put a file under a name: outside the

@@ -77,7 +77,7 @@ func CreateFile(path string, replace bool) (*File, error) {
 			return nil, lerr
 		}
 	}
-	mode := os.FileMode(0o600) // records are someone's data (DESIGN §2.7)
+	mode := os.FileMode(0o600) // records are someone's data (docs/design.md §2.7)
 	if err == nil {
 		mode = fi.Mode().Perm()
 		// A symbolic link to a file: replace the file it names, as a

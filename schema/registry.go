@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/sr"
+
+	"github.com/kbatch-dev/kbatch/atomicfile"
 )
 
 // Limits on what a registry may send: a schema and its references are
@@ -295,8 +297,9 @@ func (r *registry) readDisk(id int) *fetched {
 	return &f
 }
 
-// writeDisk stores f (0600 in a 0700 folder) through a rename, so a reader
-// never sees half a file. Failing to write only costs a refetch later.
+// writeDisk stores f (0600 in a 0700 folder) with the atomic writer, so a
+// reader never sees half a file. Failing to write only costs a refetch
+// later.
 func (r *registry) writeDisk(f *fetched) {
 	if r.dir == "" {
 		return
@@ -308,15 +311,7 @@ func (r *registry) writeDisk(f *fetched) {
 	if err != nil {
 		return
 	}
-	tmp, err := os.CreateTemp(r.dir, ".tmp-*")
-	if err != nil {
-		return
-	}
-	_, werr := tmp.Write(b)
-	cerr := tmp.Close()
-	if werr != nil || cerr != nil || os.Rename(tmp.Name(), filepath.Join(r.dir, strconv.Itoa(f.ID)+".json")) != nil {
-		os.Remove(tmp.Name())
-	}
+	_ = atomicfile.WriteFile(filepath.Join(r.dir, strconv.Itoa(f.ID)+".json"), b, 0o600)
 }
 
 // dropDisk removes a cached id whose text no longer compiles.
