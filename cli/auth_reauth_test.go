@@ -16,9 +16,9 @@ import (
 	"github.com/kbatch-dev/kbatch/internal/testkafka"
 )
 
-// Issue 20: `kbatch watch --no-tui` over OAUTHBEARER whose token command
-// starts failing mid-stream (the broker asks for a new login every 300 ms,
-// KIP-368) writes a broker-error event that names the token failure, and
+// TestWatchReportsAFailedReauthentication: `kbatch watch --no-tui` over
+// OAUTHBEARER whose token command starts failing mid-stream (the broker
+// asks for a new login every 300 ms, KIP-368) writes a broker-error event that names the token failure, and
 // reads the records produced meanwhile once the command works again.
 func TestWatchReportsAFailedReauthentication(t *testing.T) {
 	if testkafka.Real() {

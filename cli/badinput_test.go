@@ -11,10 +11,10 @@ import (
 	"github.com/kbatch-dev/kbatch/offsets"
 )
 
-// TestBadInput drives the real binary with the bad inputs of issue 6 (the
-// README's "Bad input" table): each must give exactly one line on stderr
-// that names what was wrong, no Go runtime text, and the exit code of
-// DESIGN §3 (2 usage, 1 runtime). TLS and SASL rows are in
+// TestBadInput drives the real binary with the bad inputs of
+// docs/exit-codes-and-bad-input.md: each must give exactly one line on
+// stderr that names what is wrong, no Go runtime text, and the exit code of
+// docs/design.md §3 (2 usage, 1 runtime). TLS and SASL rows are in
 // security_test.go. It runs against kfake, or KBATCH_TEST_BROKERS.
 func TestBadInput(t *testing.T) {
 	kc := testkafka.New(t)
@@ -155,10 +155,9 @@ func TestBadInput(t *testing.T) {
 }
 
 // TestImportRefusesInvalidTopicsOfADocument: a kbatch offsets document's
-// "topics" were stored unchecked ("" and "bad name" became topics of the
-// stream, and the topic of "next" was left out), so export --format spark
-// -b failed later; helper-31. They are checked as "next"'s are, and a topic
-// of "next" that "topics" does not list is added.
+// "topics" are checked as "next"'s are (stored unchecked, "" or "bad name"
+// would become topics of the stream and make export --format spark -b fail
+// later), and a topic of "next" that "topics" does not list is added.
 func TestImportRefusesInvalidTopicsOfADocument(t *testing.T) {
 	dir := t.TempDir()
 	store := filepath.Join(dir, "s.db")
@@ -177,9 +176,10 @@ func TestImportRefusesInvalidTopicsOfADocument(t *testing.T) {
 }
 
 // A range or an offset spec that does not parse is quoted in its error
-// with its text raw, escaped once where the line is printed: it was
-// quoted with %q, so the four characters \x1b came out as \\\\x1b and an
-// ESC as \\x1b, the two forms the escaping rule keeps apart doubled.
+// with its text raw, escaped once where the line is printed: quoting it
+// with %q as well would double the backslashes, so the four characters
+// \x1b and an ESC, the two forms the escaping rule keeps apart, would
+// come out as \\\\x1b and \\x1b.
 func TestBadSpecsAreEscapedOnce(t *testing.T) {
 	for _, tc := range []struct {
 		args []string

@@ -131,9 +131,8 @@ brokers = ["kafka-s:9092"]
 
 // TestCompletionSkipsShellMetacharacters: a completion is pasted into the
 // command line as it is, so a stream or profile name a shell would act on
-// (; | & * ( ) space, quotes, controls) is not offered. Before, only
-// spaces, quotes, $, backslash and controls were kept out, and a stream
-// named "a;rm" was offered.
+// (; | & * ( ) space, quotes, $, backslash, controls) is not offered: a
+// stream named "a;rm" is not.
 func TestCompletionSkipsShellMetacharacters(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "offsets.db")

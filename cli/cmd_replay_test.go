@@ -274,10 +274,10 @@ func TestReplayPlan(t *testing.T) {
 	}
 }
 
-// TestReplaySaysWhatAKilledReplayLeft (helper-37): a replay killed with
-// SIGKILL leaves its temporary file beside --out (124 MB in the report),
-// and the next replays to the same file said nothing of it. It is named,
-// with its size, and kept: it may be a replay's that runs now.
+// TestReplaySaysWhatAKilledReplayLeft: a replay killed with SIGKILL leaves
+// its temporary file beside --out (it can be hundreds of MB); the next
+// replay to the same file names it, with its size, and keeps it: it may
+// belong to a replay that is still running.
 func TestReplaySaysWhatAKilledReplayLeft(t *testing.T) {
 	tc := testkafka.New(t)
 	topic := tc.Topic("cli-leftover", 1)

@@ -69,7 +69,7 @@ func TestWatchPlan(t *testing.T) {
 // TestCleanupsDeferredBeforeAdds: `defer done.run()` is written before
 // anything is added; the functions added later still run, last first. (A
 // value receiver would copy the empty list at the defer and close nothing:
-// the store, the sink and the debug log's end line were lost that way.)
+// the store, the sink and the debug log's end line would be lost.)
 func TestCleanupsDeferredBeforeAdds(t *testing.T) {
 	var order []string
 	func() {

@@ -23,7 +23,7 @@ import (
 	"github.com/kbatch-dev/kbatch/offsets"
 )
 
-// TestKilledKbatchLosesNothing is DESIGN §2.4 under SIGKILL: while a
+// TestKilledKbatchLosesNothing is docs/design.md §2.4 under SIGKILL: while a
 // producer writes sequence-numbered records to 3 partitions, kbatch is
 // killed at random moments and restarted on the same store; after a final
 // --until-end run, the sink files together hold every produced offset, and

@@ -5,9 +5,9 @@ import (
 	"testing"
 )
 
-// TestInputsAcceptedButWrong: values that used to be taken silently, or
-// refused with the wrong exit code, are usage errors (exit 2) with one line
-// that says which input is wrong.
+// TestInputsAcceptedButWrong: values that parse but make no sense, and
+// arguments a command does not take, are usage errors (exit 2) with one
+// line that says which input is wrong.
 func TestInputsAcceptedButWrong(t *testing.T) {
 	for _, tc := range []struct {
 		label string

@@ -124,8 +124,7 @@ func TestSinkStdoutNeedsNoTUI(t *testing.T) {
 
 // TestReplayOutFileIsPrivate: a new --out file holds records, which may be
 // anyone's data, so it is created 0600 like every file kbatch writes
-// (DESIGN §2.7); a file that already exists keeps its mode. It used to be
-// created 0644.
+// (docs/design.md §2.7); a file that already exists keeps its mode.
 func TestReplayOutFileIsPrivate(t *testing.T) {
 	kc := testkafka.New(t)
 	topic := kc.Topic("private", 1)

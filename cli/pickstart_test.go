@@ -23,8 +23,8 @@ func TestApplyStartChoice(t *testing.T) {
 		t.Fatalf("resume: %+v %v", cfg, err)
 	}
 	// earliest on a fresh stream is where it begins; the next pick
-	// resumes (the regression: a remembered "latest" skipped the stored
-	// positions on the second run).
+	// resumes (a remembered "latest" would skip the stored positions on
+	// the second run).
 	cfg = fresh()
 	if kept, err := applyStartChoice(&cfg, "earliest", false, now); err != nil || kept != tui.ChoiceResume || len(cfg.Explicit) != 0 || cfg.Reset != offsets.ResetEarliest {
 		t.Fatalf("earliest on a fresh stream: %+v %q %v", cfg, kept, err)

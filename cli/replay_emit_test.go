@@ -28,11 +28,11 @@ func TestReplayEmitSpark(t *testing.T) {
 		t.Errorf("summary: %s", errOut)
 	}
 	if st, err := os.Stat(dir); err != nil || st.Mode().Perm() != 0o700 {
-		t.Errorf("job folder: %v, %v; want mode 0700 (DESIGN §2.7)", st.Mode(), err)
+		t.Errorf("job folder: %v, %v; want mode 0700 (docs/design.md §2.7)", st.Mode(), err)
 	}
 	for _, name := range []string{emitPySpark, emitScala} {
 		if st, err := os.Stat(filepath.Join(dir, name)); err != nil || st.Mode().Perm() != 0o600 {
-			t.Errorf("%s: %v, %v; want mode 0600 (DESIGN §2.7)", name, st.Mode(), err)
+			t.Errorf("%s: %v, %v; want mode 0600 (docs/design.md §2.7)", name, st.Mode(), err)
 		}
 		b, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {

@@ -70,7 +70,7 @@ func readSparkRecs(t *testing.T, path string) []sparkRec {
 	return out
 }
 
-// kbatchRecs turns kbatch's record lines (DESIGN §4) into sparkRecs.
+// kbatchRecs turns kbatch's record lines (docs/design.md §4) into sparkRecs.
 func kbatchRecs(t *testing.T, out string) []sparkRec {
 	t.Helper()
 	var recs []sparkRec

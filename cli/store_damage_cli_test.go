@@ -105,9 +105,9 @@ func TestDamagedMetaPageOnTheCommandLine(t *testing.T) {
 	checkOneLine(t, execKbatch(t, nil, "offsets", "show", "--store", both), exitFailure, []string{both, "damaged"})
 }
 
-// TestReadOnlyStoreOnTheCommandLine: a store on a read-only file system was
-// "not a bbolt file or is damaged … move it away", though offsets show
-// read it. watch now says it cannot be written and suggests --no-store;
+// TestReadOnlyStoreOnTheCommandLine: a store on a read-only file system is
+// not called "not a bbolt file or is damaged … move it away" (offsets show
+// reads it): watch says it cannot be written and suggests --no-store;
 // offsets set says so too; show reads it. It needs to mount a tmpfs.
 func TestReadOnlyStoreOnTheCommandLine(t *testing.T) {
 	dir := t.TempDir()

@@ -25,11 +25,10 @@ func TestDumbTerminalIsRefusedInOneLine(t *testing.T) {
 	}
 }
 
-// Without a terminal for the screen (helper-38): stdout redirected to a
-// file or a pipe showed nothing and filled the file with escape codes;
-// with no terminal at all the error was two lines of library internals
-// after connecting. Each is one line, exit 2, before reaching a cluster;
-// --no-tui runs.
+// Without a terminal for the screen (stdout redirected to a file or a
+// pipe, or no terminal at all) the screen cannot be drawn: each case is
+// one line, exit 2, before reaching a cluster, rather than escape codes in
+// the file or library internals on stderr; --no-tui runs.
 func TestNoTerminalIsRefusedInOneLine(t *testing.T) {
 	dir := t.TempDir()
 	for _, args := range [][]string{

@@ -11,12 +11,11 @@ import (
 	"github.com/kbatch-dev/kbatch/internal/testkafka"
 )
 
-// TestReplayToTopicCopiesRecordsOfSeveralMiB is the finding of an
-// adversarial test (helper-31): replay --to-topic could not copy a record
-// of 1 MiB or more between two topics that take 10 MiB (sarama's producer
-// refuses more than 1 MB by default: "Attempt to produce message larger
-// than configured Producer.MaxMessageBytes"), and the copy stopped there.
-// The producer now takes what the target's max.message.bytes allows.
+// TestReplayToTopicCopiesRecordsOfSeveralMiB: replay --to-topic copies
+// records of 1 MiB or more between two topics that take 10 MiB. sarama's
+// producer refuses more than 1 MB by default ("Attempt to produce message
+// larger than configured Producer.MaxMessageBytes"); the producer takes
+// what the target's max.message.bytes allows.
 func TestReplayToTopicCopiesRecordsOfSeveralMiB(t *testing.T) {
 	kc := testkafka.New(t)
 	src, dst := "big-src", "big-dst"
@@ -33,10 +32,9 @@ func TestReplayToTopicCopiesRecordsOfSeveralMiB(t *testing.T) {
 }
 
 // TestReplayToTopicStopsAtARecordTooLarge: a record larger than the target
-// takes failed in the producer while the next ones were still copied, so
-// the target held a hole (helper-33: source offsets 0 and 3 copied, 1 and
-// 2 refused, "records produced before the failure stay"). The copy now
-// stops at that record: the target holds the records before it.
+// takes stops the copy at that record, so the target holds the records
+// before it and no hole (copying the next ones on would leave one: source
+// offsets 0 and 3 copied, 1 and 2 refused).
 func TestReplayToTopicStopsAtARecordTooLarge(t *testing.T) {
 	kc := testkafka.New(t)
 	src, dst := "stop-src", "stop-dst"

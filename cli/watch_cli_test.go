@@ -13,7 +13,7 @@ import (
 	"github.com/kbatch-dev/kbatch/internal/testkafka"
 )
 
-// jsonLine is any DESIGN §4 headless line.
+// jsonLine is any docs/design.md §4 headless line.
 type jsonLine struct {
 	Type       string `json:"type"`
 	Stream     string `json:"stream"`
