@@ -5,8 +5,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/kbatch-dev/kbatch/internal/testkafka"
 )
 
 // complete runs "kbatch __complete args..." (what the shell scripts of
@@ -31,9 +29,7 @@ const (
 )
 
 func TestCompletionFromTheCluster(t *testing.T) {
-	kc := testkafka.New(t)
-	topic := kc.Topic("compl", 3)
-	kc.ProduceN(topic, 1, 25, 10)
+	kc, topic := filledTopic(t, "compl", 3, 10, 0, 25)
 	kc.DeleteRecords(topic, 1, 5)
 	b := strings.Join(kc.Brokers, ",")
 

@@ -51,15 +51,7 @@ func TestReplayAgreesWithKcat(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
-		var r struct {
-			Topic     string  `json:"topic"`
-			Partition int32   `json:"partition"`
-			Offset    int64   `json:"offset"`
-			Key       *string `json:"key"`
-			KeyB64    *string `json:"key_b64"`
-			Value     *string `json:"value"`
-			ValueB64  *string `json:"value_b64"`
-		}
+		var r recordLine
 		if err := json.Unmarshal(line, &r); err != nil {
 			t.Fatalf("replay line %q: %v", line, err)
 		}

@@ -126,9 +126,7 @@ func TestSinkStdoutNeedsNoTUI(t *testing.T) {
 // anyone's data, so it is created 0600 like every file kbatch writes
 // (docs/design.md §2.7); a file that already exists keeps its mode.
 func TestReplayOutFileIsPrivate(t *testing.T) {
-	kc := testkafka.New(t)
-	topic := kc.Topic("private", 1)
-	kc.ProduceN(topic, 0, 3, 10)
+	kc, topic := filledTopic(t, "private", 1, 10, 3)
 	dir := t.TempDir()
 	fresh := filepath.Join(dir, "fresh.jsonl")
 	kept := writeFile(t, dir, "kept.jsonl", "", 0o640)

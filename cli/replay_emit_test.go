@@ -5,21 +5,16 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/kbatch-dev/kbatch/internal/testkafka"
 )
 
 // replay --emit spark writes both jobs with exactly the resolved ranges,
 // and reads no record.
 func TestReplayEmitSpark(t *testing.T) {
-	sparkEnv(t)
-	c := testkafka.New(t)
-	topic := c.Topic("emit", 2)
-	c.ProduceN(topic, 0, 10, 20)
-	c.ProduceN(topic, 1, 4, 20)
+	isolatedStore(t)
+	c, topic := filledTopic(t, "emit", 2, 20, 10, 4)
 	dir := filepath.Join(t.TempDir(), "job")
 	b := strings.Join(c.Brokers, ",")
-	out, errOut, code := sparkRun(t, "replay", topic+":0:2-8", topic+":1:earliest-latest", "--emit", "spark",
+	out, errOut, code := runInProcess(t, "", "replay", topic+":0:2-8", topic+":1:earliest-latest", "--emit", "spark",
 		"--out", dir, "--spark-output", "/lake/replay", "-b", b)
 	if code != 0 || out != "" {
 		t.Fatalf("exit %d, stdout %q, stderr %s", code, out, errOut)
@@ -53,7 +48,7 @@ func TestReplayEmitSpark(t *testing.T) {
 }
 
 func TestReplayEmitSparkUsage(t *testing.T) {
-	sparkEnv(t)
+	isolatedStore(t)
 	dir := t.TempDir()
 	for _, tc := range []struct {
 		args []string
@@ -65,7 +60,7 @@ func TestReplayEmitSparkUsage(t *testing.T) {
 		{[]string{"--emit", "spark", "--out", dir, "--spark-output", "/x", "--spark-format", "csv"}, "invalid --spark-format"},
 		{[]string{"--emit", "spark", "--out", dir, "--spark-output", "/x", "--to-topic", "t"}, "exclude each other"},
 	} {
-		_, errOut, code := sparkRun(t, append([]string{"replay", "e:0:1-2", "-b", "127.0.0.1:1"}, tc.args...)...)
+		_, errOut, code := runInProcess(t, "", append([]string{"replay", "e:0:1-2", "-b", "127.0.0.1:1"}, tc.args...)...)
 		if code != 2 || !strings.Contains(errOut, tc.want) {
 			t.Errorf("%v: exit %d, %q; want 2 and %q", tc.args, code, errOut, tc.want)
 		}

@@ -75,10 +75,7 @@ func runKbatch(t *testing.T, args ...string) (stdout, stderr string, code int) {
 }
 
 func TestWatchHeadlessJSONAndStoredResume(t *testing.T) {
-	kc := testkafka.New(t)
-	topic := kc.Topic("events", 2)
-	kc.ProduceN(topic, 0, 1000, 50)
-	kc.ProduceN(topic, 1, 1000, 50)
+	kc, topic := filledTopic(t, "events", 2, 50, 1000, 1000)
 	dir := t.TempDir()
 	store, sink := filepath.Join(dir, "offsets.db"), filepath.Join(dir, "sink.jsonl")
 	b := strings.Join(kc.Brokers, ",")
