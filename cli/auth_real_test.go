@@ -60,10 +60,7 @@ func newAuthLab(t *testing.T) *authLab {
 		t.Fatal(err)
 	}
 	for _, e := range ents {
-		data, err := os.ReadFile(filepath.Join(lab.env["KBATCH_AUTH_SECRETS"], e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := readFile(t, filepath.Join(lab.env["KBATCH_AUTH_SECRETS"], e.Name()))
 		lab.secrets[e.Name()] = strings.TrimRight(string(data), "\n")
 	}
 	if len(lab.secrets) < 5 {

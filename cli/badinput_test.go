@@ -46,10 +46,7 @@ func TestBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = st.Close()
-	storeBytes, err := os.ReadFile(store)
-	if err != nil {
-		t.Fatal(err)
-	}
+	storeBytes := readFile(t, store)
 	storeLink := filepath.Join(dir, "store-link")
 	if err := os.Symlink(store, storeLink); err != nil {
 		t.Fatal(err)

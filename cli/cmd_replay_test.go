@@ -128,10 +128,7 @@ func TestReplayCommandOutputs(t *testing.T) {
 		if code != 4 || stdout != "" { // 18-40 stops at the high watermark 20
 			t.Fatalf("exit %d, stdout %q, stderr %s", code, stdout, stderr)
 		}
-		data, err := os.ReadFile(out)
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := readFile(t, out)
 		perPartition := map[string][]int64{}
 		sc := bufio.NewScanner(bytes.NewReader(data))
 		for sc.Scan() {
@@ -180,10 +177,7 @@ func TestReplayCommandPartial(t *testing.T) {
 	if code != 3 {
 		t.Fatalf("exit %d, want 3: %s", code, stderr)
 	}
-	data, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := readFile(t, out)
 	if got := replayOffsetsOf(t, string(data)); fmt.Sprint(got) != fmt.Sprint(replaySeq(12, 20)) {
 		t.Errorf("file holds offsets %v, want the available part 12..19", got)
 	}

@@ -244,10 +244,7 @@ func TestSparkCLIErrors(t *testing.T) {
 	}
 	futureInitial := func(t *testing.T) string {
 		dir := t.TempDir()
-		b, err := os.ReadFile(filepath.Join(fx, "kafka-0-10-sql", "kafka-source-initial-offset-future-version.bin"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := readFile(t, filepath.Join(fx, "kafka-0-10-sql", "kafka-source-initial-offset-future-version.bin"))
 		if err := os.MkdirAll(filepath.Join(dir, "sources", "0"), 0o700); err != nil {
 			t.Fatal(err)
 		}

@@ -20,7 +20,6 @@ import (
 
 	"github.com/hamba/avro/v2"
 	"github.com/twmb/franz-go/pkg/kgo"
-	"github.com/twmb/franz-go/pkg/sr"
 	"github.com/twmb/franz-go/pkg/sr/srfake"
 
 	"github.com/kbatch-dev/kbatch/internal/testkafka"
@@ -42,10 +41,7 @@ func framed(id int, payload []byte) []byte {
 // returns the topic and the registered schema id.
 func decodeTopic(t *testing.T, tc *testkafka.Cluster, reg *srfake.Registry) (string, int) {
 	t.Helper()
-	id, _, err := reg.RegisterSchema("orders-value", sr.Schema{Schema: decodeTestSchema})
-	if err != nil {
-		t.Fatal(err)
-	}
+	id := registered(t, reg, "orders-value", decodeTestSchema)
 	payload := orderPayload(t)
 	topic := tc.Topic("decode", 1)
 	tc.Produce(
@@ -175,10 +171,7 @@ func TestReplayDecodeAvro(t *testing.T) {
 	if stdout != "" {
 		t.Errorf("stdout %q with --out", stdout)
 	}
-	data, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := readFile(t, out)
 	lines := jsonLines(t, string(data))
 	checkDecodedLines(t, lines, id, framed(id, orderPayload(t)))
 	if n := strings.Count(stderr, "schema id 999: not in the registry"); n != 1 {
@@ -204,10 +197,7 @@ func TestWatchSinkDecode(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
-	data, err := os.ReadFile(sink)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := readFile(t, sink)
 	lines := jsonLines(t, string(data))
 	checkDecodedLines(t, lines, id, framed(id, orderPayload(t)))
 }
@@ -227,10 +217,7 @@ func TestDecodeRegistryDown(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
-	data, err := os.ReadFile(sink)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := readFile(t, sink)
 	lines := jsonLines(t, string(data))
 	if len(lines) != 4 {
 		t.Fatalf("%d lines, want 4", len(lines))
@@ -259,9 +246,7 @@ func TestDecodeRegistryDown(t *testing.T) {
 // KBATCH_REGISTRY_PASSWORD or a file, and is never printed.
 func TestDecodeBasicAuth(t *testing.T) {
 	const user, pass = "reader", "s3cret-Registry-pw"
-	tc := testkafka.New(t)
-	reg := basicAuthRegistry(t, user, pass)
-	topic, id := decodeTopic(t, tc, reg)
+	tc, reg, topic, id := basicAuthDecodeTopic(t, user, pass)
 	dir := t.TempDir()
 	pwFile := filepath.Join(dir, "pw")
 	if err := os.WriteFile(pwFile, []byte(pass+"\n"), 0o600); err != nil {
@@ -346,9 +331,7 @@ func TestDecodeUsage(t *testing.T) {
 // gives the URL, the user and the variable holding the password.
 func TestDecodeRegistryFromProfile(t *testing.T) {
 	const user, pass = "reader", "profile-Registry-pw"
-	tc := testkafka.New(t)
-	reg := basicAuthRegistry(t, user, pass)
-	topic, id := decodeTopic(t, tc, reg)
+	tc, reg, topic, id := basicAuthDecodeTopic(t, user, pass)
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "config.toml")
 	doc := "[clusters.dev]\nbrokers = \"" + strings.Join(tc.Brokers, ",") + "\"\n[clusters.dev.registry]\nurl = \"" + reg.URL() +
@@ -419,15 +402,9 @@ func TestReplayDecodeAsksRegistryOncePerID(t *testing.T) {
 	tc := testkafka.New(t)
 	reg := srfake.New()
 	t.Cleanup(reg.Close)
-	valueID, _, err := reg.RegisterSchema("bulk-value", sr.Schema{Schema: decodeTestSchema})
-	if err != nil {
-		t.Fatal(err)
-	}
+	valueID := registered(t, reg, "bulk-value", decodeTestSchema)
 	const keySchema = `{"type":"record","name":"Key","namespace":"shop","fields":[{"name":"n","type":"long"}]}`
-	keyID, _, err := reg.RegisterSchema("bulk-key", sr.Schema{Schema: keySchema})
-	if err != nil {
-		t.Fatal(err)
-	}
+	keyID := registered(t, reg, "bulk-key", keySchema)
 	vs, ks := avro.MustParse(decodeTestSchema), avro.MustParse(keySchema)
 	const parts, perPart = 3, 400
 	topic := tc.Topic("bulk", parts)
@@ -455,10 +432,7 @@ func TestReplayDecodeAsksRegistryOncePerID(t *testing.T) {
 		if code != 0 || strings.Contains(stderr, "warning") {
 			t.Fatalf("%s: exit %d, stderr %q", run, code, stderr)
 		}
-		data, err := os.ReadFile(out)
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := readFile(t, out)
 		lines := jsonLines(t, string(data))
 		if len(lines) != parts*perPart {
 			t.Fatalf("%s: %d lines, want %d", run, len(lines), parts*perPart)

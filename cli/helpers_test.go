@@ -5,15 +5,20 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/twmb/franz-go/pkg/sr"
 	"github.com/twmb/franz-go/pkg/sr/srfake"
 
 	"github.com/kbatch-dev/kbatch/internal/testkafka"
+	"github.com/kbatch-dev/kbatch/offsets"
 )
 
 // runRoot runs root in process with stdin and args, its stderr written to
@@ -100,13 +105,16 @@ func startLines[T any](t *testing.T, cmd *exec.Cmd) (lines <-chan T, stderr *str
 	return ch, stderr
 }
 
-// basicAuthRegistry is a fake Schema Registry that takes only user:pass by
-// HTTP basic authentication; it closes when the test ends.
-func basicAuthRegistry(t *testing.T, user, pass string) *srfake.Registry {
+// basicAuthDecodeTopic is decodeTopic behind a fake Schema Registry that
+// takes only user:pass by HTTP basic authentication (closed when the test
+// ends): it returns the cluster, the registry, the topic and the schema id.
+func basicAuthDecodeTopic(t *testing.T, user, pass string) (*testkafka.Cluster, *srfake.Registry, string, int) {
 	t.Helper()
+	tc := testkafka.New(t)
 	reg := srfake.New(srfake.WithAuth("Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+pass))))
 	t.Cleanup(reg.Close)
-	return reg
+	topic, id := decodeTopic(t, tc, reg)
+	return tc, reg, topic, id
 }
 
 // filledTopic creates a topic of the given partitions on the test cluster
@@ -123,4 +131,94 @@ func filledTopic(t *testing.T, prefix string, partitions int32, size int, counts
 		}
 	}
 	return kc, topic
+}
+
+// syncBuffer is a bytes.Buffer safe for a writer and a reader goroutine.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// waitForOutput polls out until it holds want. The test fails when
+// deadline fires first, or when the run ends first (done yields how: an
+// error or an exit code); what names the awaited output in the failure.
+func waitForOutput[T any](t *testing.T, out *syncBuffer, want string, deadline <-chan time.Time, done <-chan T, what string) {
+	t.Helper()
+	for !strings.Contains(out.String(), want) {
+		select {
+		case <-deadline:
+			t.Fatalf("no %s before the deadline:\n%s", what, out.String())
+		case r := <-done:
+			t.Fatalf("kbatch ended (%v) before %s:\n%s", r, what, out.String())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// parsedWatchOptions is watch's options after parsing args as its flags.
+func parsedWatchOptions(t *testing.T, args []string) *watchOptions {
+	t.Helper()
+	o := &watchOptions{}
+	cmd := &cobra.Command{}
+	addWatchFlags(cmd, o)
+	if err := cmd.ParseFlags(args); err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
+// readFile is path's content; the test fails if it cannot be read.
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// registered registers schema under subject on reg and returns its id.
+func registered(tb testing.TB, reg *srfake.Registry, subject, schema string) int {
+	tb.Helper()
+	id, _, err := reg.RegisterSchema(subject, sr.Schema{Schema: schema})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return id
+}
+
+// newTestStore opens (creating) the store at a new path, closed when the
+// test ends, and returns it with its path.
+func newTestStore(t *testing.T) (*offsets.Store, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "offsets.db")
+	st, err := offsets.Open(path, offsets.OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	return st, path
+}
+
+// screenCommands are command lines that would draw the screen, for dir, a
+// folder that exists: the refusals without a usable terminal come before
+// any cluster is reached (the broker at 127.0.0.1:1 is never dialled).
+func screenCommands(dir string) [][]string {
+	return [][]string{
+		{"-b", "127.0.0.1:1", "-t", "events"},
+		{"demo"},
+		{"spark", dir},
+	}
 }

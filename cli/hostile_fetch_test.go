@@ -110,10 +110,7 @@ func concatBatches(bs ...[]byte) []byte {
 // the order written.
 func sinkOffsets(t *testing.T, path string) map[int32][]int64 {
 	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := readFile(t, path)
 	out := map[int32][]int64{}
 	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
 		if line == "" {

@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -46,10 +45,7 @@ func TestReplayAgreesWithKcat(t *testing.T) {
 		key, value []byte
 	}
 	ours := map[string]rec{}
-	data, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := readFile(t, out)
 	for _, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
 		var r recordLine
 		if err := json.Unmarshal(line, &r); err != nil {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -88,10 +87,7 @@ func TestMultiMiBRecordIsIntactInTheSink(t *testing.T) {
 		t.Fatalf("replay exit %d: %s", code, errOut)
 	}
 	for _, f := range []string{sink, out} {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := readFile(t, f)
 		lines := bytes.Split(bytes.TrimSpace(data), []byte("\n"))
 		if len(lines) != 3 {
 			t.Fatalf("%s: %d lines, want 3", filepath.Base(f), len(lines))

@@ -131,12 +131,9 @@ func ckptFiles(t *testing.T, dir string) []string {
 func upload(t *testing.T, b *blob.Bucket, dir string, names ...string) {
 	t.Helper()
 	for _, n := range names {
-		data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(n)))
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := readFile(t, filepath.Join(dir, filepath.FromSlash(n)))
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		err = b.WriteAll(ctx, n, data, nil)
+		err := b.WriteAll(ctx, n, data, nil)
 		cancel()
 		if err != nil {
 			t.Fatalf("upload %s: %v", n, err)
@@ -397,15 +394,7 @@ func TestRealObjstore(t *testing.T) {
 				done <- exitCode(err)
 			}()
 			deadline := time.After(2 * time.Minute)
-			for !strings.Contains(out.String(), `"type":"start"`) {
-				select {
-				case <-deadline:
-					t.Fatalf("no start line within 2 minutes:\n%s", out.String())
-				case c := <-done:
-					t.Fatalf("kbatch spark ended (exit %d) before starting:\n%s", c, out.String())
-				case <-time.After(50 * time.Millisecond):
-				}
-			}
+			waitForOutput(t, &out, `"type":"start"`, deadline, done, "start line")
 			for _, f := range later {
 				upload(t, b, dir, f)
 				time.Sleep(300 * time.Millisecond) // the query's pace, not a synchronisation: kbatch may see one or several files per poll

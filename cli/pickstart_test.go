@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -47,12 +46,7 @@ func TestApplyStartChoice(t *testing.T) {
 // The question offers resume for a stored stream, and the answer given
 // last time first; it survives a restart of kbatch (the store keeps it).
 func TestStartAskerRemembersPerStream(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "offsets.db")
-	st, err := offsets.Open(path, offsets.OpenOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st, path := newTestStore(t)
 	g := &globalOptions{}
 	o := &watchOptions{reset: "latest"}
 	ask := o.startAsker(g, st, path)

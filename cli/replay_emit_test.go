@@ -29,10 +29,7 @@ func TestReplayEmitSpark(t *testing.T) {
 		if st, err := os.Stat(filepath.Join(dir, name)); err != nil || st.Mode().Perm() != 0o600 {
 			t.Errorf("%s: %v, %v; want mode 0600 (docs/design.md §2.7)", name, st.Mode(), err)
 		}
-		b, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := readFile(t, filepath.Join(dir, name))
 		text := string(b)
 		for _, want := range []string{
 			`"{\"` + topic + `\":[0,1]}"`,

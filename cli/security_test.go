@@ -269,12 +269,11 @@ password_file = "carol.pw"
 	})
 }
 
-// TestSCRAMPasswordSASLprepChanges: Kafka (its
-// clients, its tools, kfake) derives SCRAM credentials from the
-// password's UTF-8 bytes as typed, without SASLprep, so a password that
-// SASLprep changes ("e" + U+0301 becomes "é"; U+00A0 becomes a space) was
-// refused although it was right. kbatch tries the SASLprep form, then the
-// bytes as typed.
+// TestSCRAMPasswordSASLprepChanges: Kafka (its clients, its tools, kfake)
+// derives SCRAM credentials from the password's UTF-8 bytes as typed,
+// without SASLprep, so a right password that SASLprep changes ("e" +
+// U+0301 becomes "é"; U+00A0 becomes a space) must still log in: kbatch
+// tries the SASLprep form, then the bytes as typed.
 func TestSCRAMPasswordSASLprepChanges(t *testing.T) {
 	const (
 		decomposed = "cafe\u0301-Pa55"

@@ -19,10 +19,7 @@ import (
 // lines that are not one JSON object.
 func sinkLines(t *testing.T, file string) (offsets []int64, broken []string) {
 	t.Helper()
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := readFile(t, file)
 	if len(data) > 0 && data[len(data)-1] != '\n' {
 		broken = append(broken, "(the file does not end with a newline)")
 	}

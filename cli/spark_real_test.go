@@ -52,10 +52,7 @@ func (r sparkRec) String() string {
 
 func readSparkRecs(t *testing.T, path string) []sparkRec {
 	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readFile(t, path)
 	var out []sparkRec
 	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
 		if l == "" {
@@ -125,10 +122,7 @@ func sameRecs(t *testing.T, what string, got, want []sparkRec) {
 // with package offsets/spark): the third line, {"topic":{"p":offset}}.
 func ckptOffsets(t *testing.T, ckpt string, id int64) map[string]int64 {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(ckpt, "offsets", strconv.FormatInt(id, 10)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readFile(t, filepath.Join(ckpt, "offsets", strconv.FormatInt(id, 10)))
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
 	if len(lines) != 3 || lines[0] != "v1" {
 		t.Fatalf("offsets/%d: want v1 and 3 lines, got %q", id, b)
@@ -410,10 +404,7 @@ func TestRealSpark(t *testing.T) {
 			t.Errorf("watch --from-spark starts %s[%d] at %d (%s), want %d (offsets/%d, source import)", p.Topic, p.Partition, p.Offset, p.Source, want, lastCommit)
 		}
 	}
-	sinkBytes, err := os.ReadFile(sink)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sinkBytes := readFile(t, sink)
 	got := kbatchRecs(t, string(sinkBytes))
 	var want []sparkRec
 	for _, r := range after {

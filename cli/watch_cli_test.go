@@ -143,10 +143,7 @@ func TestWatchHeadlessJSONAndStoredResume(t *testing.T) {
 
 func countLines(t *testing.T, path string) int {
 	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readFile(t, path)
 	return bytes.Count(b, []byte("\n"))
 }
 

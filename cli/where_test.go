@@ -79,10 +79,7 @@ func TestReplayWhere(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("exit %d: %s", code, stderr)
 		}
-		data, err := os.ReadFile(out)
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := readFile(t, out)
 		if got := replayOffsetsOf(t, string(data)); fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("offsets %v, want %v", got, want)
 		}
@@ -156,10 +153,7 @@ func TestReplayWhereAvro(t *testing.T) {
 	tc := testkafka.New(t)
 	reg := srfake.New()
 	t.Cleanup(reg.Close)
-	id, _, err := reg.RegisterSchema("payments-value", sr.Schema{Schema: avsc})
-	if err != nil {
-		t.Fatal(err)
-	}
+	id := registered(t, reg, "payments-value", avsc)
 	topic := tc.Topic("avro-payments", 1)
 	var want []int64
 	var values [][]byte
@@ -182,10 +176,7 @@ func TestReplayWhereAvro(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	data, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := readFile(t, out)
 	lines := jsonLines(t, string(data))
 	if got := replayOffsetsOf(t, string(data)); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("offsets %v, want %v", got, want)
@@ -223,10 +214,7 @@ func TestWatchSinkWhere(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	data, err := os.ReadFile(sink)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := readFile(t, sink)
 	if got := replayOffsetsOf(t, string(data)); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("sink offsets %v, want %v", got, want)
 	}
@@ -281,10 +269,7 @@ func TestReplayEmitSparkWhere(t *testing.T) {
 		t.Errorf("stderr %q does not say --where is not applied", errOut)
 	}
 	for _, name := range []string{emitPySpark, emitScala} {
-		b, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := readFile(t, filepath.Join(dir, name))
 		if !strings.Contains(string(b), note) || strings.Contains(string(b), ".where(") {
 			t.Errorf("%s does not say --where is not applied, or filters", name)
 		}
@@ -298,10 +283,7 @@ func TestReplayEmitSparkWhere(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	for name, want := range map[string]string{emitPySpark: "df = df.where(WHERE)", emitScala: ".where(where)"} {
-		b, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := readFile(t, filepath.Join(dir, name))
 		if !strings.Contains(string(b), want) || !strings.Contains(string(b), sql) {
 			t.Errorf("%s does not filter by %s:\n%s", name, sql, b)
 		}
@@ -357,10 +339,7 @@ func TestRealWhereAvro(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	data, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := readFile(t, out)
 	if got := strings.Count(string(data), "\n"); got != total {
 		t.Errorf("%d lines in the file, want %d", got, total)
 	}
