@@ -60,10 +60,7 @@ func newAuthLab(t *testing.T) *authLab {
 		t.Fatal(err)
 	}
 	for _, e := range ents {
-		data, err := os.ReadFile(filepath.Join(lab.env["KBATCH_AUTH_SECRETS"], e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := readFile(t, filepath.Join(lab.env["KBATCH_AUTH_SECRETS"], e.Name()))
 		lab.secrets[e.Name()] = strings.TrimRight(string(data), "\n")
 	}
 	if len(lab.secrets) < 5 {
@@ -134,7 +131,7 @@ func (l *authLab) topicsOK(t *testing.T, env []string, args ...string) cliRun {
 	return r
 }
 
-// refused runs `kbatch topics` and checks the one-line error of DESIGN §3
+// refused runs `kbatch topics` and checks the one-line error of docs/design.md §3
 // with exit code, the wanted words, and no secret.
 func (l *authLab) refused(t *testing.T, env []string, code int, want []string, args ...string) {
 	t.Helper()
@@ -241,9 +238,9 @@ sasl = { mechanism = %q, username = "bjorn", password_file = %q }
 		})
 	}
 	t.Run("password SASLprep changes, user made by kafka-configs", func(t *testing.T) {
-		// Regression: Kafka does not SASLprep (its clients and its tools
-		// use the password's UTF-8 bytes as typed), so a password that
-		// SASLprep changes ("e" + U+0301 becomes "é") was refused.
+		// Kafka does not SASLprep (its clients and its tools use the
+		// password's UTF-8 bytes as typed): a password that SASLprep
+		// changes ("e" + U+0301 becomes "é") must still be accepted.
 		carol := lab.secrets["carol.pw"]
 		if !strings.Contains(carol, "e\u0301") {
 			t.Fatalf("carol's password has no combining accent")

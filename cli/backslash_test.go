@@ -20,15 +20,15 @@ func TestOneLineDoublesBackslashes(t *testing.T) {
 // directly (offsets show) and in an error (an unknown stream), where it is
 // quoted in the message and escaped where the line is printed.
 func TestStreamNameBackslashEscapedOnce(t *testing.T) {
-	store := offsetsEnv(t)
+	store := isolatedStore(t)
 	s := offsetsOpenTestStore(t, store)
 	s.stream(`dc\east`, "events")
 	s.close()
-	out := offsetsOK(t)(offsetsRun(t, "", "offsets", "show", "--store", store))
+	out := offsetsOK(t)(runInProcess(t, "", "offsets", "show", "--store", store))
 	if !strings.Contains(out, `stream "dc\\east"`+"\n") || strings.Contains(out, `\\\\`) {
 		t.Errorf("offsets show:\n%s", out)
 	}
-	_, stderr, code := offsetsRun(t, "", "offsets", "show", "--store", store, "--name", `dc\west`)
+	_, stderr, code := runInProcess(t, "", "offsets", "show", "--store", store, "--name", `dc\west`)
 	want := `kbatch: unknown stream "dc\\west" in store ` + store + ` (it has "dc\\east")` + "\n"
 	if code != exitUsage || stderr != want {
 		t.Errorf("exit %d, stderr\n %q\nwant\n %q", code, stderr, want)

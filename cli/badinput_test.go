@@ -7,20 +7,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kbatch-dev/kbatch/internal/testkafka"
 	"github.com/kbatch-dev/kbatch/offsets"
 )
 
-// TestBadInput drives the real binary with the bad inputs of issue 6 (the
-// README's "Bad input" table): each must give exactly one line on stderr
-// that names what was wrong, no Go runtime text, and the exit code of
-// DESIGN §3 (2 usage, 1 runtime). TLS and SASL rows are in
+// TestBadInput drives the real binary with the bad inputs of
+// docs/exit-codes-and-bad-input.md: each must give exactly one line on
+// stderr that names what is wrong, no Go runtime text, and the exit code of
+// docs/design.md §3 (2 usage, 1 runtime). TLS and SASL rows are in
 // security_test.go. It runs against kfake, or KBATCH_TEST_BROKERS.
 func TestBadInput(t *testing.T) {
-	kc := testkafka.New(t)
-	topic := kc.Topic("badinput", 2)
-	kc.ProduceN(topic, 0, 5, 10)
-	kc.ProduceN(topic, 1, 5, 10)
+	kc, topic := filledTopic(t, "badinput", 2, 10, 5, 5)
 	b := strings.Join(kc.Brokers, ",")
 	dir := t.TempDir()
 
@@ -50,10 +46,7 @@ func TestBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = st.Close()
-	storeBytes, err := os.ReadFile(store)
-	if err != nil {
-		t.Fatal(err)
-	}
+	storeBytes := readFile(t, store)
 	storeLink := filepath.Join(dir, "store-link")
 	if err := os.Symlink(store, storeLink); err != nil {
 		t.Fatal(err)
@@ -155,10 +148,9 @@ func TestBadInput(t *testing.T) {
 }
 
 // TestImportRefusesInvalidTopicsOfADocument: a kbatch offsets document's
-// "topics" were stored unchecked ("" and "bad name" became topics of the
-// stream, and the topic of "next" was left out), so export --format spark
-// -b failed later; helper-31. They are checked as "next"'s are, and a topic
-// of "next" that "topics" does not list is added.
+// "topics" are checked as "next"'s are (stored unchecked, "" or "bad name"
+// would become topics of the stream and make export --format spark -b fail
+// later), and a topic of "next" that "topics" does not list is added.
 func TestImportRefusesInvalidTopicsOfADocument(t *testing.T) {
 	dir := t.TempDir()
 	store := filepath.Join(dir, "s.db")
@@ -177,9 +169,10 @@ func TestImportRefusesInvalidTopicsOfADocument(t *testing.T) {
 }
 
 // A range or an offset spec that does not parse is quoted in its error
-// with its text raw, escaped once where the line is printed: it was
-// quoted with %q, so the four characters \x1b came out as \\\\x1b and an
-// ESC as \\x1b, the two forms the escaping rule keeps apart doubled.
+// with its text raw, escaped once where the line is printed: quoting it
+// with %q as well would double the backslashes, so the four characters
+// \x1b and an ESC, the two forms the escaping rule keeps apart, would
+// come out as \\\\x1b and \\x1b.
 func TestBadSpecsAreEscapedOnce(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
@@ -198,4 +191,75 @@ func TestBadSpecsAreEscapedOnce(t *testing.T) {
 			t.Errorf("%q: stderr %q escapes its text twice", tc.args, r.stderr)
 		}
 	}
+}
+
+// TestInputsAcceptedButWrong: values that parse but make no sense, and
+// arguments a command does not take, are usage errors (exit 2) with one
+// line that says which input is wrong.
+func TestInputsAcceptedButWrong(t *testing.T) {
+	for _, tc := range []struct {
+		label string
+		args  []string
+		want  []string
+	}{
+		{"negative --dial-timeout", []string{"topics", "-b", "127.0.0.1:1", "--dial-timeout", "-1s"}, []string{"--dial-timeout", "-1s"}},
+		{"zero --dial-timeout", []string{"topics", "-b", "127.0.0.1:1", "--dial-timeout", "0s"}, []string{"--dial-timeout", "0s"}},
+		{"unknown command", []string{"frobnicate"}, []string{"frobnicate"}},
+		{"watch with an argument", []string{"watch", "extra", "-b", "127.0.0.1:1"}, []string{"extra"}},
+		{"version with an argument", []string{"version", "extra"}, []string{"extra"}},
+		{"completion for an unknown shell", []string{"completion", "tcsh"}, []string{"tcsh"}},
+		{"completion with an extra argument", []string{"completion", "bash", "extra"}, []string{"extra"}},
+		{"help on an unknown topic", []string{"help", "frob"}, []string{"frob"}},
+		{"help on an unknown subcommand", []string{"help", "offsets", "nosuch"}, []string{"nosuch"}},
+		{"broker port out of range", []string{"topics", "-b", "localhost:99999"}, []string{"localhost:99999", "port"}},
+		{"broker port zero", []string{"topics", "-b", "localhost:0"}, []string{"localhost:0", "port"}},
+	} {
+		t.Run(tc.label, func(t *testing.T) {
+			checkOneLine(t, execKbatch(t, nil, tc.args...), exitUsage, tc.want)
+		})
+	}
+}
+
+// TestSecretsNotEchoed: a password put where a name is expected (the
+// variable of password_env, the file of password_file) is never printed
+// back; a name that looks like a conventional variable name is.
+func TestSecretsNotEchoed(t *testing.T) {
+	const secret = "S3cret-Pa55word!"
+	dir := t.TempDir()
+	sasl := []string{"topics", "-b", "127.0.0.1:1", "--sasl-mechanism", "PLAIN", "--sasl-user", "u"}
+	envCfg := writeFile(t, dir, "env.toml", "[clusters.a]\nbrokers = [\"127.0.0.1:1\"]\n[clusters.a.sasl]\nmechanism = \"PLAIN\"\nusername = \"u\"\npassword_env = \"S3cretPa55word\"\n", 0o600)
+	fileCfg := writeFile(t, dir, "file.toml", "[clusters.a]\nbrokers = [\"127.0.0.1:1\"]\n[clusters.a.sasl]\nmechanism = \"PLAIN\"\nusername = \"u\"\npassword_file = \""+secret+"\"\n", 0o600)
+	for _, tc := range []struct {
+		label  string
+		args   []string
+		code   int
+		secret string
+		want   []string
+	}{
+		{"--sasl-password-env given a password", append(sasl, "--sasl-password-env", secret), exitUsage, secret, []string{"--sasl-password-env"}},
+		{"password_env holding a password", []string{"topics", "--config", envCfg, "--cluster", "a"}, exitUsage, "S3cretPa55word", []string{"password_env"}},
+		{"--sasl-password-file given a password", append(sasl, "--sasl-password-file", secret), exitUsage, secret, []string{"--sasl-password-file"}},
+		{"password_file holding a password", []string{"topics", "--config", fileCfg, "--cluster", "a"}, exitUsage, secret, []string{"password_file"}},
+		{"--sasl-mechanism given a password", []string{"topics", "-b", "127.0.0.1:1", "--sasl-mechanism", secret}, exitUsage, secret, []string{"--sasl-mechanism"}},
+	} {
+		t.Run(tc.label, func(t *testing.T) {
+			r := execKbatch(t, nil, tc.args...)
+			checkOneLine(t, r, tc.code, tc.want, tc.secret, "S3cret")
+			if strings.Contains(strings.ToUpper(r.stderr), "S3CRET") {
+				t.Errorf("stderr shows the secret in another case: %s", r.stderr)
+			}
+		})
+	}
+	t.Run("a variable name is shown", func(t *testing.T) {
+		r := execKbatch(t, nil, append(sasl, "--sasl-password-env", "KAFKA_PASSWORD")...)
+		checkOneLine(t, r, exitUsage, []string{"KAFKA_PASSWORD"})
+	})
+	t.Run("an existing file is named", func(t *testing.T) {
+		empty := writeFile(t, dir, "empty.pw", "", 0o600)
+		r := execKbatch(t, nil, append(sasl, "--sasl-password-file", empty)...)
+		checkOneLine(t, r, exitUsage, []string{empty, "empty"})
+		if strings.Contains(r.stderr, "warning") {
+			t.Errorf("unexpected warning: %s", r.stderr)
+		}
+	})
 }

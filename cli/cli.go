@@ -19,7 +19,7 @@ import (
 	"github.com/kbatch-dev/kbatch/record"
 )
 
-// Exit codes of DESIGN §3.
+// Exit codes of docs/design.md §3.
 const (
 	exitOK      = 0
 	exitFailure = 1
@@ -56,7 +56,7 @@ func exitCode(err error) int {
 }
 
 // oneLine flattens an error to the single stderr line kbatch promises, and
-// makes it safe for a terminal (record.String, DESIGN §2.7): an error can
+// makes it safe for a terminal (record.String, docs/design.md §2.7): an error can
 // quote a broker's message, a host, topic or file name, and none of those
 // came from kbatch.
 func oneLine(err error) string {
@@ -218,9 +218,9 @@ func versionAsked(cmd *cobra.Command) bool {
 
 // strictHelpAndCompletion makes cobra's help and completion commands (made
 // here rather than at Execute, so that argsAreUsage covers them) refuse
-// what they do not know with a usage error, exit 2: "kbatch completion
-// tcsh" printed its help on stdout with exit 0 (so "> file" wrote help),
-// "kbatch help frob" the root help with exit 0 (helper-38).
+// what they do not know with a usage error, exit 2: cobra's own would
+// print help on stdout with exit 0 for "kbatch completion tcsh" (so
+// "> file" would write help) and for "kbatch help frob".
 func strictHelpAndCompletion(root *cobra.Command) {
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()

@@ -140,7 +140,7 @@ func dialWithin[T any](ctx context.Context, cc kafka.ClientConfig, fn func(*kafk
 
 // clusterTopics lists the cluster's topics (internal "__" ones left out)
 // whose names are safe to hand to a shell: legal Kafka topic names
-// (offsets.CheckTopic). A broker is a stranger (DESIGN §2.7): anything else
+// (offsets.CheckTopic). A broker is a stranger (docs/design.md §2.7): anything else
 // it sends is not offered to the shell.
 func clusterTopics(client *kafka.Client) []string {
 	topics, err := selectTopics(client, nil, false)

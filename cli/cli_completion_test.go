@@ -5,8 +5,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/kbatch-dev/kbatch/internal/testkafka"
 )
 
 // complete runs "kbatch __complete args..." (what the shell scripts of
@@ -31,9 +29,7 @@ const (
 )
 
 func TestCompletionFromTheCluster(t *testing.T) {
-	kc := testkafka.New(t)
-	topic := kc.Topic("compl", 3)
-	kc.ProduceN(topic, 1, 25, 10)
+	kc, topic := filledTopic(t, "compl", 3, 10, 0, 25)
 	kc.DeleteRecords(topic, 1, 5)
 	b := strings.Join(kc.Brokers, ",")
 
@@ -131,9 +127,8 @@ brokers = ["kafka-s:9092"]
 
 // TestCompletionSkipsShellMetacharacters: a completion is pasted into the
 // command line as it is, so a stream or profile name a shell would act on
-// (; | & * ( ) space, quotes, controls) is not offered. Before, only
-// spaces, quotes, $, backslash and controls were kept out, and a stream
-// named "a;rm" was offered.
+// (; | & * ( ) space, quotes, $, backslash, controls) is not offered: a
+// stream named "a;rm" is not.
 func TestCompletionSkipsShellMetacharacters(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "offsets.db")

@@ -27,10 +27,7 @@ func TestDocLinksResolve(t *testing.T) {
 	}
 	checked := 0
 	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := readFile(t, f)
 		for _, m := range mdLink.FindAllStringSubmatch(stripCode(string(data)), -1) {
 			target := m[1]
 			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
@@ -84,10 +81,7 @@ func stripFences(s string) string {
 // lower case, spaces to '-', punctuation other than '-' and '_' dropped.
 func headingAnchors(t *testing.T, path string) []string {
 	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := readFile(t, path)
 	var out []string
 	for _, line := range strings.Split(stripFences(string(data)), "\n") {
 		if !strings.HasPrefix(line, "#") {

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/kbatch-dev/kbatch/config"
-	"github.com/kbatch-dev/kbatch/internal/testkafka"
 )
 
 // cliRun is one run of the binary.
@@ -308,10 +307,7 @@ max_per_partition = 77
 }
 
 func TestTopicsCommand(t *testing.T) {
-	kc := testkafka.New(t)
-	topic := kc.Topic("topicscmd", 3)
-	kc.ProduceN(topic, 0, 7, 10)
-	kc.ProduceN(topic, 2, 2, 10)
+	kc, topic := filledTopic(t, "topicscmd", 3, 10, 7, 0, 2)
 	b := strings.Join(kc.Brokers, ",")
 
 	r := execKbatch(t, nil, "topics", "-b", b, topic)

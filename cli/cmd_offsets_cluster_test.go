@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -20,7 +19,7 @@ import (
 // and a store with stream "s" reading it (no offsets yet).
 func offsetsClusterStream(t *testing.T, counts ...int) (kc *testkafka.Cluster, topic, store, brokers string) {
 	t.Helper()
-	store = offsetsEnv(t)
+	store = isolatedStore(t)
 	kc = testkafka.New(t)
 	topic = kc.Topic("events", int32(len(counts)))
 	for p, n := range counts {
@@ -38,7 +37,7 @@ func TestOffsetsSetWithCluster(t *testing.T) {
 	kc, topic, store, b := offsetsClusterStream(t, 100, 50, 0)
 	p := func(n int32) offsets.Partition { return offsetsTP(topic, n) }
 
-	offsetsOK(t)(offsetsRun(t, "", "offsets", "set", topic+"=earliest", "-b", b, "--store", store))
+	offsetsOK(t)(runInProcess(t, "", "offsets", "set", topic+"=earliest", "-b", b, "--store", store))
 	next, evs := offsetsStored(t, store, "s")
 	offsetsSameNext(t, "earliest", next, map[offsets.Partition]int64{p(0): 0, p(1): 0, p(2): 0})
 	if evs[0].Code != offsets.CodeSet || evs[0].Topic != topic {
@@ -47,7 +46,7 @@ func TestOffsetsSetWithCluster(t *testing.T) {
 
 	// A TOPIC:PARTITION spec beats TOPIC=; -N, @TIME (none after 2100: the
 	// high watermark; all after 2000: the log start) and latest.
-	out := offsetsOK(t)(offsetsRun(t, "", "offsets", "set", topic+"=latest", topic+":1=-10",
+	out := offsetsOK(t)(runInProcess(t, "", "offsets", "set", topic+"=latest", topic+":1=-10",
 		topic+":0=@2000-01-01T00:00:00Z", topic+":2=@2100-01-01T00:00:00Z", "-b", b, "--store", store))
 	next, _ = offsetsStored(t, store, "s")
 	offsetsSameNext(t, "mixed", next, map[offsets.Partition]int64{p(0): 0, p(1): 40, p(2): 0})
@@ -56,40 +55,40 @@ func TestOffsetsSetWithCluster(t *testing.T) {
 	}
 
 	// Outside [log start, high watermark]: refused unless --force.
-	_, errOut, code := offsetsRun(t, "", "offsets", "set", topic+":0=500", "-b", b, "--store", store)
+	_, errOut, code := runInProcess(t, "", "offsets", "set", topic+":0=500", "-b", b, "--store", store)
 	offsetsWantFail(t, errOut, code, 2, topic+"[0]: offset 500 is above the high watermark 100", "--force")
-	offsetsOK(t)(offsetsRun(t, "", "offsets", "set", topic+":0=500", "--force", "-b", b, "--store", store))
+	offsetsOK(t)(runInProcess(t, "", "offsets", "set", topic+":0=500", "--force", "-b", b, "--store", store))
 	next, _ = offsetsStored(t, store, "s")
 	if next[p(0)] != 500 {
 		t.Errorf("--force: %v", next)
 	}
 	kc.DeleteRecords(topic, 0, 20)
-	_, errOut, code = offsetsRun(t, "", "offsets", "set", topic+":0=5", "-b", b, "--store", store)
+	_, errOut, code = runInProcess(t, "", "offsets", "set", topic+":0=5", "-b", b, "--store", store)
 	offsetsWantFail(t, errOut, code, 2, "offset 5 is below the log start 20")
 
 	// Partitions and topics must exist.
-	_, errOut, code = offsetsRun(t, "", "offsets", "set", topic+":7=1", "-b", b, "--store", store)
+	_, errOut, code = runInProcess(t, "", "offsets", "set", topic+":7=1", "-b", b, "--store", store)
 	offsetsWantFail(t, errOut, code, 2, "unknown partition "+topic+":7", "3 partitions")
 }
 
 func TestOffsetsExportSparkListsEveryPartition(t *testing.T) {
 	_, topic, store, b := offsetsClusterStream(t, 100, 50, 10, 0)
-	offsetsOK(t)(offsetsRun(t, "", "offsets", "set", topic+":0=80", topic+":1=50", "--store", store))
+	offsetsOK(t)(runInProcess(t, "", "offsets", "set", topic+":0=80", topic+":1=50", "--store", store))
 
-	out := offsetsOK(t)(offsetsRun(t, "", "offsets", "export", "--format", "spark", "-b", b, "--store", store))
+	out := offsetsOK(t)(runInProcess(t, "", "offsets", "export", "--format", "spark", "-b", b, "--store", store))
 	if want := `{"` + topic + `":{"0":80,"1":50,"2":-2,"3":-2}}` + "\n"; out != want {
 		t.Errorf("startingOffsets %q, want %q", out, want)
 	}
-	out = offsetsOK(t)(offsetsRun(t, "", "offsets", "export", "--format", "spark", "--ending", "-b", b, "--store", store))
+	out = offsetsOK(t)(runInProcess(t, "", "offsets", "export", "--format", "spark", "--ending", "-b", b, "--store", store))
 	if want := `{"` + topic + `":{"0":80,"1":50,"2":-1,"3":-1}}` + "\n"; out != want {
 		t.Errorf("endingOffsets %q, want %q", out, want)
 	}
-	out, errOut, code := offsetsRun(t, "", "offsets", "export", "--format", "spark", "--store", store)
+	out, errOut, code := runInProcess(t, "", "offsets", "export", "--format", "spark", "--store", store)
 	offsetsWantOK(t, out, errOut, code)
 	if want := `{"` + topic + `":{"0":80,"1":50}}` + "\n"; out != want || !strings.Contains(errOut, "only the 2 stored partitions") {
 		t.Errorf("offline: %q %q", out, errOut)
 	}
-	out = offsetsOK(t)(offsetsRun(t, "", "offsets", "export", "--format", "kcat", "-b", b, "--store", store))
+	out = offsetsOK(t)(runInProcess(t, "", "offsets", "export", "--format", "kcat", "-b", b, "--store", store))
 	if want := "kcat -C -b " + b + " -t " + topic + " -p 0 -o 80\nkcat -C -b " + b + " -t " + topic + " -p 1 -o 50\n"; out != want {
 		t.Errorf("kcat %q, want %q", out, want)
 	}
@@ -103,7 +102,7 @@ func TestOffsetsShowBatchSparkWithCluster(t *testing.T) {
 	s.batch("s", 1, true, offsetsBR(topic, 0, 0, 60, ""))
 	s.batch("s", 2, true, offsetsBR(topic, 0, 60, 100, ""), offsetsBR(topic, 1, 0, 50, ""))
 	s.close()
-	out := offsetsOK(t)(offsetsRun(t, "", "offsets", "show", "--batch", "1", "--format", "spark", "-b", b, "--store", store))
+	out := offsetsOK(t)(runInProcess(t, "", "offsets", "show", "--batch", "1", "--format", "spark", "-b", b, "--store", store))
 	want := `startingOffsets={"` + topic + `":{"0":0,"1":0,"2":10}}` + "\n" + `endingOffsets={"` + topic + `":{"0":60,"1":0,"2":10}}` + "\n"
 	if out != want {
 		t.Errorf("got\n%s\nwant\n%s", out, want)
@@ -112,17 +111,17 @@ func TestOffsetsShowBatchSparkWithCluster(t *testing.T) {
 
 func TestOffsetsExportImportRoundTrip(t *testing.T) {
 	_, topic, store, b := offsetsClusterStream(t, 100, 50, 10)
-	offsetsOK(t)(offsetsRun(t, "", "offsets", "set", topic+":0=80", topic+":2=7", "--store", store))
+	offsetsOK(t)(runInProcess(t, "", "offsets", "set", topic+":0=80", topic+":2=7", "--store", store))
 	orig, _ := offsetsStored(t, store, "s")
 	dir := t.TempDir()
 
 	// JSON: through a file, into a new stream named by --name.
-	doc := offsetsOK(t)(offsetsRun(t, "", "offsets", "export", "--name", "s", "--format", "json", "--store", store))
+	doc := offsetsOK(t)(runInProcess(t, "", "offsets", "export", "--name", "s", "--format", "json", "--store", store))
 	file := filepath.Join(dir, "s.json")
 	if err := os.WriteFile(file, []byte(doc), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	out := offsetsOK(t)(offsetsRun(t, "", "offsets", "import", "--name", "copy", "--from-json", file, "--store", store))
+	out := offsetsOK(t)(runInProcess(t, "", "offsets", "import", "--name", "copy", "--from-json", file, "--store", store))
 	if !strings.Contains(out, `stream copy: imported 2 partitions (recorded as a "import" event); created the stream`) {
 		t.Errorf("import output %s", out)
 	}
@@ -131,24 +130,24 @@ func TestOffsetsExportImportRoundTrip(t *testing.T) {
 	if len(evs) != 1 || evs[0].Code != offsets.CodeImport || !strings.Contains(evs[0].Message, "imported from "+file) {
 		t.Errorf("events %+v", evs)
 	}
-	again := offsetsOK(t)(offsetsRun(t, "", "offsets", "export", "--name", "copy", "--store", store))
+	again := offsetsOK(t)(runInProcess(t, "", "offsets", "export", "--name", "copy", "--store", store))
 	if strings.Replace(again, `"stream":"copy"`, `"stream":"s"`, 1) != doc {
 		t.Errorf("re-export %q, want %q", again, doc)
 	}
 
 	// JSON on stdin, without --name: the document's stream. Importing the
 	// same offsets again changes nothing.
-	offsetsOK(t)(offsetsRun(t, doc, "offsets", "import", "--from-json", "-", "--store", store))
+	offsetsOK(t)(runInProcess(t, doc, "offsets", "import", "--from-json", "-", "--store", store))
 	got, _ = offsetsStored(t, store, "s")
 	offsetsSameNext(t, "stdin", got, orig)
 
 	// Spark: startingOffsets JSON with -2 for the partition without a
 	// stored offset; the import leaves that one out.
-	sp := offsetsOK(t)(offsetsRun(t, "", "offsets", "export", "--name", "s", "--format", "spark", "-b", b, "--store", store))
+	sp := offsetsOK(t)(runInProcess(t, "", "offsets", "export", "--name", "s", "--format", "spark", "-b", b, "--store", store))
 	if !strings.Contains(sp, `"1":-2`) {
 		t.Fatalf("spark export %s", sp)
 	}
-	out, errOut, code := offsetsRun(t, sp, "offsets", "import", "--name", "fromspark", "--from-json", "-", "--store", store)
+	out, errOut, code := runInProcess(t, sp, "offsets", "import", "--name", "fromspark", "--from-json", "-", "--store", store)
 	offsetsWantOK(t, out, errOut, code)
 	got, _ = offsetsStored(t, store, "fromspark")
 	offsetsSameNext(t, "spark round trip", got, orig)
@@ -177,7 +176,7 @@ func TestOffsetsImportFromGroupLeavesGroupAlone(t *testing.T) {
 	}
 
 	// Into the existing stream: only its topic; "other" is skipped.
-	out, errOut, code := offsetsRun(t, "", "offsets", "import", "--name", "s", "--from-group", group, "-b", b, "--store", store)
+	out, errOut, code := runInProcess(t, "", "offsets", "import", "--name", "s", "--from-group", group, "-b", b, "--store", store)
 	offsetsWantOK(t, out, errOut, code)
 	got, evs := offsetsStored(t, store, "s")
 	offsetsSameNext(t, "group", got, map[offsets.Partition]int64{offsetsTP(topic, 0): 30, offsetsTP(topic, 1): 20})
@@ -221,22 +220,18 @@ func TestOffsetsImportFromGroupLeavesGroupAlone(t *testing.T) {
 	}
 
 	// An unknown group has no committed offsets.
-	_, errOut, code = offsetsRun(t, "", "offsets", "import", "--from-group", "nobody-"+topic, "-b", b, "--store", store)
+	_, errOut, code = runInProcess(t, "", "offsets", "import", "--from-group", "nobody-"+topic, "-b", b, "--store", store)
 	offsetsWantFail(t, errOut, code, 2, "consumer group nobody-"+topic+" has no committed offsets")
 }
 
 // offsetsWatchStart runs watch in-process and returns its first output line.
 func offsetsWatchStart(t *testing.T, args ...string) string {
 	t.Helper()
-	root := newRootCommand()
-	var stdout, stderr bytes.Buffer
-	root.SetOut(&stdout)
-	root.SetErr(&stderr)
-	root.SetArgs(args)
-	if err := root.Execute(); err != nil {
-		t.Fatalf("watch: %v\n%s", err, stderr.String())
+	stdout, stderr, code := runInProcess(t, "", args...)
+	if code != exitOK {
+		t.Fatalf("watch: exit %d\n%s", code, stderr)
 	}
-	line, _, _ := strings.Cut(stdout.String(), "\n")
+	line, _, _ := strings.Cut(stdout, "\n")
 	var start struct{ Type string }
 	if err := json.Unmarshal([]byte(line), &start); err != nil || start.Type != "start" {
 		t.Fatalf("first watch line %q: %v", line, err)

@@ -57,7 +57,7 @@ func TestOffsetsExportToGroupPlanThenExecute(t *testing.T) {
 	group := "billing-" + topic
 	commitAt(t, kc, group, map[offsets.Partition]int64{p(0): 90, p(2): 5})
 
-	out := offsetsOK(t)(offsetsRun(t, "", "offsets", "export", "--to-group", group, "-b", b, "--store", store))
+	out := offsetsOK(t)(runInProcess(t, "", "offsets", "export", "--to-group", group, "-b", b, "--store", store))
 	for _, w := range []string{
 		"consumer group " + group + " (Empty, no members) ← stream s (its next offsets)",
 		"PARTITION", "COMMITTED", "NEW", "DIFF",
@@ -75,14 +75,14 @@ func TestOffsetsExportToGroupPlanThenExecute(t *testing.T) {
 	want := map[offsets.Partition]int64{p(0): 90, p(2): 5}
 	offsetsSameNext(t, "group after the plan", groupAt(t, kc, group), want)
 
-	out = offsetsOK(t)(offsetsRun(t, "", "offsets", "export", "--to-group", group, "--execute", "-b", b, "--store", store))
+	out = offsetsOK(t)(runInProcess(t, "", "offsets", "export", "--to-group", group, "--execute", "-b", b, "--store", store))
 	if !strings.Contains(out, "wrote 2 partitions to group "+group+" (read back: the same)") {
 		t.Errorf("execute says:\n%s", out)
 	}
 	want = map[offsets.Partition]int64{p(0): 70, p(1): 30, p(2): 5}
 	offsetsSameNext(t, "group after --execute", groupAt(t, kc, group), want)
 
-	out = offsetsOK(t)(offsetsRun(t, "", "offsets", "export", "--to-group", group, "--execute", "-b", b, "--store", store))
+	out = offsetsOK(t)(runInProcess(t, "", "offsets", "export", "--to-group", group, "--execute", "-b", b, "--store", store))
 	if !strings.Contains(out, "is already at these offsets: nothing to write") {
 		t.Errorf("a second --execute says:\n%s", out)
 	}
@@ -103,13 +103,13 @@ func TestOffsetsExportToGroupBatchEnds(t *testing.T) {
 	} {
 		group := "batch-" + strings.Join(tc.at, "") + "-" + topic
 		args := append([]string{"offsets", "export", "--to-group", group, "--batch", "2", "--execute", "-b", b, "--store", store}, tc.at...)
-		out := offsetsOK(t)(offsetsRun(t, "", args...))
+		out := offsetsOK(t)(runInProcess(t, "", args...))
 		if !strings.Contains(out, tc.says) {
 			t.Errorf("%v: plan does not say %q:\n%s", tc.at, tc.says, out)
 		}
 		offsetsSameNext(t, strings.Join(tc.at, " "), groupAt(t, kc, group), tc.want)
 	}
-	_, stderr, code := offsetsRun(t, "", "offsets", "export", "--to-group", "g", "--batch", "9", "-b", b, "--store", store)
+	_, stderr, code := runInProcess(t, "", "offsets", "export", "--to-group", "g", "--batch", "9", "-b", b, "--store", store)
 	offsetsWantFail(t, stderr, code, exitUsage, "stream s has no batch 9 in its log (it holds batches 1–2)")
 }
 
@@ -124,7 +124,7 @@ func TestOffsetsExportToGroupRefusesALiveGroup(t *testing.T) {
 	kc.LiveMember(group, topic)
 	for _, extra := range [][]string{nil, {"--execute"}} {
 		args := append([]string{"offsets", "export", "--to-group", group, "-b", b, "--store", store}, extra...)
-		stdout, stderr, code := offsetsRun(t, "", args...)
+		stdout, stderr, code := runInProcess(t, "", args...)
 		offsetsWantFail(t, stderr, code, exitFailure, `consumer group "`+group+`" has 1 live member on `, "(state Stable)", "stop its consumers first")
 		if stdout != "" {
 			t.Errorf("%v: a refused group still printed a plan:\n%s", extra, stdout)
@@ -153,7 +153,7 @@ func TestOffsetsExportToGroupBadInput(t *testing.T) {
 		{[]string{"--to-group", "g", "-t", "nope", "-b", b}, exitUsage, "topic nope is not read by stream s"},
 	} {
 		args := append([]string{"offsets", "export", "--store", store}, tc.args...)
-		_, stderr, code := offsetsRun(t, "", args...)
+		_, stderr, code := runInProcess(t, "", args...)
 		offsetsWantFail(t, stderr, code, tc.code, tc.want)
 	}
 }

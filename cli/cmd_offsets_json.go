@@ -10,7 +10,7 @@ import (
 	"github.com/kbatch-dev/kbatch/record"
 )
 
-// The JSON of show: field names follow the headless output (DESIGN §4).
+// The JSON of show: field names follow the headless output (docs/design.md §4).
 type offsetsStreamJSON struct {
 	Name      string               `json:"name"`
 	ClusterID string               `json:"cluster_id,omitempty"`

@@ -292,8 +292,8 @@ func offsetsQuoteJoin(ss []string, empty string) string {
 }
 
 // batchNumber is the value of --batch: a batch id, 1 or more (pflag's
-// uint64 said "strconv.ParseUint: parsing "-1": invalid syntax", and took
-// 0, which showed every batch as if --batch were not given).
+// uint64 would say "strconv.ParseUint: parsing "-1": invalid syntax", and
+// take 0, which shows every batch as if --batch were not given).
 type batchNumber struct{ n *uint64 }
 
 func (b batchNumber) String() string {

@@ -10,9 +10,9 @@ import (
 )
 
 func TestOffsetsShowText(t *testing.T) {
-	store := offsetsEnv(t)
+	store := isolatedStore(t)
 	offsetsFillEvents(t, store)
-	out := offsetsOK(t)(offsetsRun(t, "", "offsets", "show", "--store", store))
+	out := offsetsOK(t)(runInProcess(t, "", "offsets", "show", "--store", store))
 	for _, want := range []string{
 		"stream events\n",
 		"last acked batch  3",
@@ -30,24 +30,24 @@ func TestOffsetsShowText(t *testing.T) {
 		}
 	}
 	// --batches and --events cap the lists.
-	out = offsetsOK(t)(offsetsRun(t, "", "offsets", "show", "--store", store, "--batches", "1", "--events", "0"))
+	out = offsetsOK(t)(runInProcess(t, "", "offsets", "show", "--store", store, "--batches", "1", "--events", "0"))
 	if strings.Contains(out, "acked    22") || strings.Contains(out, "EVENT") || !strings.Contains(out, "planned") {
 		t.Errorf("--batches 1 --events 0:\n%s", out)
 	}
 }
 
-// offsetsOK adapts offsetsWantOK to offsetsRun's three results.
+// offsetsOK adapts offsetsWantOK to runInProcess's three results.
 func offsetsOK(t *testing.T) func(string, string, int) string {
 	return func(o, e string, c int) string { t.Helper(); return offsetsWantOK(t, o, e, c) }
 }
 
 func TestOffsetsShowJSON(t *testing.T) {
-	store := offsetsEnv(t)
+	store := isolatedStore(t)
 	offsetsFillEvents(t, store)
 	s := offsetsOpenTestStore(t, store)
 	s.stream("other", "other")
 	s.close()
-	out := offsetsOK(t)(offsetsRun(t, "", "offsets", "show", "--store", store, "--json"))
+	out := offsetsOK(t)(runInProcess(t, "", "offsets", "show", "--store", store, "--json"))
 	var doc struct {
 		Store   string `json:"store"`
 		Streams []struct {
@@ -85,21 +85,21 @@ func TestOffsetsShowJSON(t *testing.T) {
 	}
 
 	// One stream by --name; one batch as JSON.
-	out = offsetsOK(t)(offsetsRun(t, "", "offsets", "show", "--store", store, "--name", "other", "--json"))
+	out = offsetsOK(t)(runInProcess(t, "", "offsets", "show", "--store", store, "--name", "other", "--json"))
 	if !strings.Contains(out, `"streams":[{"name":"other"`) || strings.Contains(out, `"name":"events"`) {
 		t.Errorf("--name other: %s", out)
 	}
-	out = offsetsOK(t)(offsetsRun(t, "", "offsets", "show", "--store", store, "--name", "events", "--batch", "3", "--json"))
+	out = offsetsOK(t)(runInProcess(t, "", "offsets", "show", "--store", store, "--name", "events", "--batch", "3", "--json"))
 	if !strings.HasPrefix(out, `{"stream":"events","batch":3,"time":"2026-11-29T10:00:03.000Z","state":"acked"`) {
 		t.Errorf("--batch 3 --json: %s", out)
 	}
 }
 
 func TestOffsetsShowStoreStates(t *testing.T) {
-	store := offsetsEnv(t)
-	_, errOut, code := offsetsRun(t, "", "offsets", "show", "--store", store)
+	store := isolatedStore(t)
+	_, errOut, code := runInProcess(t, "", "offsets", "show", "--store", store)
 	offsetsWantFail(t, errOut, code, 1, "store "+store+" does not exist")
-	_, errOut, code = offsetsRun(t, "", "offsets", "set", "events:0=1", "--store", store)
+	_, errOut, code = runInProcess(t, "", "offsets", "set", "events:0=1", "--store", store)
 	offsetsWantFail(t, errOut, code, 1, "store "+store+" does not exist")
 	if _, err := os.Stat(store); !os.IsNotExist(err) {
 		t.Errorf("set created the store: %v", err)
@@ -107,11 +107,11 @@ func TestOffsetsShowStoreStates(t *testing.T) {
 
 	s := offsetsOpenTestStore(t, store)
 	s.close()
-	out := offsetsOK(t)(offsetsRun(t, "", "offsets", "show", "--store", store))
+	out := offsetsOK(t)(runInProcess(t, "", "offsets", "show", "--store", store))
 	if !strings.Contains(out, "holds no streams yet") {
 		t.Errorf("empty store: %q", out)
 	}
-	out = offsetsOK(t)(offsetsRun(t, "", "offsets", "show", "--store", store, "--json"))
+	out = offsetsOK(t)(runInProcess(t, "", "offsets", "show", "--store", store, "--json"))
 	if !strings.Contains(out, `"streams":[]`) {
 		t.Errorf("empty store JSON: %q", out)
 	}
@@ -120,18 +120,18 @@ func TestOffsetsShowStoreStates(t *testing.T) {
 	// says so; set cannot change it.
 	held := offsetsOpenTestStore(t, store)
 	defer held.close()
-	out, errOut, code = offsetsRun(t, "", "offsets", "show", "--store", store)
+	out, errOut, code = runInProcess(t, "", "offsets", "show", "--store", store)
 	if code != 0 || !strings.Contains(out, "holds no streams yet") || !strings.Contains(errOut, "note: the store is in use by a running kbatch: this is a copy taken at ") {
 		t.Errorf("show of a held store: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
-	_, errOut, code = offsetsRun(t, "", "offsets", "set", "events:0=1", "--store", store)
+	_, errOut, code = runInProcess(t, "", "offsets", "set", "events:0=1", "--store", store)
 	offsetsWantFail(t, errOut, code, 1, "is in use by a running kbatch", "a watch holds the file exclusively")
 }
 
 func TestOffsetsShowBatchDetail(t *testing.T) {
-	store := offsetsEnv(t)
+	store := isolatedStore(t)
 	offsetsFillEvents(t, store)
-	out := offsetsOK(t)(offsetsRun(t, "", "offsets", "show", "--store", store, "--batch", "3"))
+	out := offsetsOK(t)(runInProcess(t, "", "offsets", "show", "--store", store, "--batch", "3"))
 	for _, want := range []string{
 		"stream events batch 3: acked, 2026-11-29T10:00:03.000Z, 22 records, 220 bytes",
 		"events[0]  400   420    20    20       200    seek",
@@ -141,16 +141,16 @@ func TestOffsetsShowBatchDetail(t *testing.T) {
 			t.Errorf("lacks %q:\n%s", want, out)
 		}
 	}
-	_, errOut, code := offsetsRun(t, "", "offsets", "show", "--store", store, "--batch", "9")
+	_, errOut, code := runInProcess(t, "", "offsets", "show", "--store", store, "--batch", "9")
 	offsetsWantFail(t, errOut, code, 2, "stream events has no batch 9", "batches 1–4")
 }
 
 // The Spark pair of a batch: its own ranges, and empty ranges at the
 // partition's position for the partitions it did not read.
 func TestOffsetsShowBatchSparkOffline(t *testing.T) {
-	store := offsetsEnv(t)
+	store := isolatedStore(t)
 	offsetsFillEvents(t, store)
-	out, errOut, code := offsetsRun(t, "", "offsets", "show", "--store", store, "--batch", "2", "--format", "spark")
+	out, errOut, code := runInProcess(t, "", "offsets", "show", "--store", store, "--batch", "2", "--format", "spark")
 	offsetsWantOK(t, out, errOut, code)
 	// Batch 2 read events[0] 100→150; events[1] stood at 50 (batch 1's
 	// until), events[2] at 7 (batch 3's from).
@@ -161,18 +161,18 @@ func TestOffsetsShowBatchSparkOffline(t *testing.T) {
 	if !strings.Contains(errOut, "note: no -b") {
 		t.Errorf("no note about missing partitions: %q", errOut)
 	}
-	_, errOut, code = offsetsRun(t, "", "offsets", "show", "--store", store, "--format", "spark")
+	_, errOut, code = runInProcess(t, "", "offsets", "show", "--store", store, "--format", "spark")
 	offsetsWantFail(t, errOut, code, 2, "--format spark shows one batch")
 }
 
 // Names in the store come from users and files: nothing in them reaches the
 // terminal raw.
 func TestOffsetsShowEscapesNames(t *testing.T) {
-	store := offsetsEnv(t)
+	store := isolatedStore(t)
 	s := offsetsOpenTestStore(t, store)
 	s.stream("evil\x1b[2J\u202e", "events")
 	s.close()
-	out := offsetsOK(t)(offsetsRun(t, "", "offsets", "show", "--store", store))
+	out := offsetsOK(t)(runInProcess(t, "", "offsets", "show", "--store", store))
 	if strings.ContainsAny(out, "\x1b\u202e") || !strings.Contains(out, `stream "evil\x1b[2J\u202e"`) {
 		t.Errorf("show output %q", out)
 	}

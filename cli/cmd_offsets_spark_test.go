@@ -115,10 +115,10 @@ func TestOffsetsImportFromSparkFixtures(t *testing.T) {
 			code: 1, errorParts: []string{"not a Spark checkpoint"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			store := offsetsEnv(t)
+			store := isolatedStore(t)
 			dir := tc.dir(t)
 			args := append([]string{"offsets", "import", "--name", "q", "--from-spark", dir, "--store", store}, tc.args...)
-			out, errOut, code := offsetsRun(t, "", args...)
+			out, errOut, code := runInProcess(t, "", args...)
 			if tc.code != 0 {
 				offsetsWantFail(t, errOut, code, tc.code, tc.errorParts...)
 				return
@@ -148,21 +148,21 @@ func TestOffsetsImportFromSparkFixtures(t *testing.T) {
 func TestOffsetsImportFromSparkSource(t *testing.T) {
 	dir := offsetsSparkCheckpoint(t, map[string]string{
 		"offsets/0": "sql-core/structured-streaming/offset-log-version-2.1.0/0", "commits/0": "synthetic:v1\n{}"})
-	store := offsetsEnv(t)
-	offsetsOK(t)(offsetsRun(t, "", "offsets", "import", "--from-spark", dir, "--source", "1", "--store", store))
+	store := isolatedStore(t)
+	offsetsOK(t)(runInProcess(t, "", "offsets", "import", "--from-spark", dir, "--source", "1", "--store", store))
 	// No --name: the name watch derives from the topics.
 	got, _ := offsetsStored(t, store, "topic-0")
 	offsetsSameNext(t, "--source 1", got, map[offsets.Partition]int64{offsetsTP("topic-0", 0): 1})
-	_, errOut, code := offsetsRun(t, "", "offsets", "import", "--from-spark", dir, "--source", "0", "--store", store)
+	_, errOut, code := runInProcess(t, "", "offsets", "import", "--from-spark", dir, "--source", "0", "--store", store)
 	offsetsWantFail(t, errOut, code, 2, "source 0's offset is", "not Kafka offset JSON")
 }
 
 // The bare Kafka offset JSON fixture is what --from-json reads in Spark's
 // form.
 func TestOffsetsImportSparkOffsetJSONFixture(t *testing.T) {
-	store := offsetsEnv(t)
+	store := isolatedStore(t)
 	file := filepath.Join(offsetsSparkFixtures(t), "kafka-0-10-sql", "kafka-source-offset-version-2.1.0.txt")
-	offsetsOK(t)(offsetsRun(t, "", "offsets", "import", "--name", "j", "--from-json", file, "--store", store))
+	offsetsOK(t)(runInProcess(t, "", "offsets", "import", "--name", "j", "--from-json", file, "--store", store))
 	got, _ := offsetsStored(t, store, "j")
 	offsetsSameNext(t, "offset JSON fixture", got, map[offsets.Partition]int64{offsetsTP("topic1", 0): 456, offsetsTP("topic1", 1): 789, offsetsTP("topic2", 0): 0})
 }

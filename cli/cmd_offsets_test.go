@@ -1,69 +1,14 @@
 package cli
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/spf13/cobra"
-
 	"github.com/kbatch-dev/kbatch/offsets"
 )
-
-// offsetsTestRoot is the kbatch root command with the offsets commands. Until
-// cli.go adds them, it is a root with the shared flags they use.
-func offsetsTestRoot() *cobra.Command {
-	root := newRootCommand()
-	if c, _, err := root.Find([]string{"offsets"}); err == nil && c.Name() == "offsets" {
-		return root
-	}
-	g := &globalOptions{stderr: os.Stderr, getenv: os.Getenv}
-	r := &cobra.Command{Use: "kbatch", SilenceUsage: true, SilenceErrors: true}
-	r.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	pf := r.PersistentFlags()
-	g.flags = pf
-	pf.StringSliceVarP(&g.brokers, "brokers", "b", nil, "")
-	pf.StringVar(&g.store, "store", "", "")
-	pf.StringVar(&g.name, "name", "", "")
-	pf.StringVar(&g.kafkaVersion, "kafka-version", "", "")
-	pf.DurationVar(&g.dialTimeout, "dial-timeout", 10*time.Second, "")
-	r.AddCommand(newOffsetsCommand(g))
-	return r
-}
-
-// offsetsRun runs kbatch in-process with stdin and args, and returns stdout,
-// stderr (with the error line main prints) and the exit code.
-func offsetsRun(t *testing.T, stdin string, args ...string) (string, string, int) {
-	t.Helper()
-	root := offsetsTestRoot()
-	var stdout, stderr bytes.Buffer
-	root.SetIn(strings.NewReader(stdin))
-	root.SetOut(&stdout)
-	root.SetErr(&stderr)
-	root.SetArgs(args)
-	err := root.Execute()
-	if err != nil {
-		stderr.WriteString("kbatch: " + oneLine(err) + "\n")
-	}
-	return stdout.String(), stderr.String(), exitCode(err)
-}
-
-// offsetsEnv isolates a test from the user's environment and config, and
-// returns a store path in a fresh folder.
-func offsetsEnv(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	for _, v := range []string{"KBATCH_BROKERS", "KBATCH_CLUSTER", "KBATCH_CONFIG", "KBATCH_STORE", "KBATCH_KAFKA_VERSION",
-		"KBATCH_SASL_MECHANISM", "KBATCH_SASL_USER", "KBATCH_SASL_PASSWORD"} {
-		t.Setenv(v, "")
-	}
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "config"))
-	t.Setenv("XDG_STATE_HOME", filepath.Join(dir, "state"))
-	return filepath.Join(dir, "offsets.db")
-}
 
 // offsetsWantOK fails the test unless the run exited 0.
 func offsetsWantOK(t *testing.T, stdout, stderr string, code int) string {
@@ -203,7 +148,7 @@ func offsetsFillEvents(t *testing.T, path string) {
 }
 
 func TestOffsetsBadInputs(t *testing.T) {
-	store := offsetsEnv(t)
+	store := isolatedStore(t)
 	offsetsFillEvents(t, store)
 	s := offsetsOpenTestStore(t, store)
 	s.stream("other", "other")
@@ -238,7 +183,7 @@ func TestOffsetsBadInputs(t *testing.T) {
 		{[]string{"offsets", "import", "--from-json", badJSON}, []string{"--from-json " + badJSON, "not a number"}},
 	} {
 		t.Run(strings.Join(tc.args[1:], " "), func(t *testing.T) {
-			_, errOut, code := offsetsRun(t, "", append(tc.args, "--store", store)...)
+			_, errOut, code := runInProcess(t, "", append(tc.args, "--store", store)...)
 			offsetsWantFail(t, errOut, code, 2, tc.want...)
 		})
 	}

@@ -5,44 +5,23 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/spf13/cobra"
-
 	"github.com/kbatch-dev/kbatch/internal/testkafka"
 )
 
-// replayRoot is the root command with replay on it, whether or not the
-// root wires replay itself yet.
-func replayRoot(stderr io.Writer) *cobra.Command {
-	g := &globalOptions{stderr: stderr, getenv: os.Getenv}
-	root := newRootCommandFor(g)
-	if c, _, err := root.Find([]string{"replay"}); err != nil || c.Name() != "replay" {
-		root.AddCommand(newReplayCommand(g))
-	}
-	return root
-}
-
-// runReplayCLI runs "kbatch replay -b BROKERS args..." in process and
-// returns stdout, stderr (ending with the error line main would print) and
-// the exit code.
+// runReplayCLI runs "kbatch replay -b BROKERS args..." in process, its
+// warnings on the same stderr, and returns stdout, stderr (ending with the
+// error line main would print) and the exit code.
 func runReplayCLI(t *testing.T, tc *testkafka.Cluster, args ...string) (string, string, int) {
 	t.Helper()
-	var stdout, stderr bytes.Buffer
-	root := replayRoot(&stderr)
-	root.SetOut(&stdout)
-	root.SetErr(&stderr)
-	root.SetArgs(append([]string{"replay", "-b", strings.Join(tc.Brokers, ",")}, args...))
-	err := root.Execute()
-	if err != nil {
-		stderr.WriteString("kbatch: " + oneLine(err) + "\n")
-	}
-	return stdout.String(), stderr.String(), exitCode(err)
+	var stderr bytes.Buffer
+	root := newRootCommandFor(&globalOptions{stderr: &stderr, getenv: os.Getenv})
+	return runRoot(root, &stderr, "", append([]string{"replay", "-b", strings.Join(tc.Brokers, ",")}, args...)...)
 }
 
 func replayOffsetsOf(t *testing.T, jsonl string) []int64 {
@@ -72,9 +51,7 @@ func replaySeq(from, until int64) []int64 {
 // TestReplayCommandUsage: every bad RANGE, flag, topic or partition is
 // exit 2 with one line that names it; nothing is written.
 func TestReplayCommandUsage(t *testing.T) {
-	tc := testkafka.New(t)
-	topic := tc.Topic("cli-usage", 2)
-	tc.ProduceN(topic, 0, 10, 10)
+	tc, topic := filledTopic(t, "cli-usage", 2, 10, 10)
 	out := filepath.Join(t.TempDir(), "out.jsonl")
 	for _, tt := range []struct {
 		args []string
@@ -128,10 +105,7 @@ func TestReplayCommandUsage(t *testing.T) {
 }
 
 func TestReplayCommandOutputs(t *testing.T) {
-	tc := testkafka.New(t)
-	topic := tc.Topic("cli-out", 2)
-	tc.ProduceN(topic, 0, 20, 10)
-	tc.ProduceN(topic, 1, 5, 10)
+	tc, topic := filledTopic(t, "cli-out", 2, 10, 20, 5)
 	dir := t.TempDir()
 	store := filepath.Join(dir, "offsets.db")
 
@@ -154,10 +128,7 @@ func TestReplayCommandOutputs(t *testing.T) {
 		if code != 4 || stdout != "" { // 18-40 stops at the high watermark 20
 			t.Fatalf("exit %d, stdout %q, stderr %s", code, stdout, stderr)
 		}
-		data, err := os.ReadFile(out)
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := readFile(t, out)
 		perPartition := map[string][]int64{}
 		sc := bufio.NewScanner(bytes.NewReader(data))
 		for sc.Scan() {
@@ -199,19 +170,14 @@ func TestReplayCommandOutputs(t *testing.T) {
 }
 
 func TestReplayCommandPartial(t *testing.T) {
-	tc := testkafka.New(t)
-	topic := tc.Topic("cli-partial", 1)
-	tc.ProduceN(topic, 0, 30, 10)
+	tc, topic := filledTopic(t, "cli-partial", 1, 10, 30)
 	tc.DeleteRecords(topic, 0, 12)
 	out := filepath.Join(t.TempDir(), "out.jsonl")
 	_, stderr, code := runReplayCLI(t, tc, topic+":0:5-20", "--out", out)
 	if code != 3 {
 		t.Fatalf("exit %d, want 3: %s", code, stderr)
 	}
-	data, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := readFile(t, out)
 	if got := replayOffsetsOf(t, string(data)); fmt.Sprint(got) != fmt.Sprint(replaySeq(12, 20)) {
 		t.Errorf("file holds offsets %v, want the available part 12..19", got)
 	}
@@ -274,14 +240,12 @@ func TestReplayPlan(t *testing.T) {
 	}
 }
 
-// TestReplaySaysWhatAKilledReplayLeft (helper-37): a replay killed with
-// SIGKILL leaves its temporary file beside --out (124 MB in the report),
-// and the next replays to the same file said nothing of it. It is named,
-// with its size, and kept: it may be a replay's that runs now.
+// TestReplaySaysWhatAKilledReplayLeft: a replay killed with SIGKILL leaves
+// its temporary file beside --out (it can be hundreds of MB); the next
+// replay to the same file names it, with its size, and keeps it: it may
+// belong to a replay that is still running.
 func TestReplaySaysWhatAKilledReplayLeft(t *testing.T) {
-	tc := testkafka.New(t)
-	topic := tc.Topic("cli-leftover", 1)
-	tc.ProduceN(topic, 0, 5, 10)
+	tc, topic := filledTopic(t, "cli-leftover", 1, 10, 5)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out.jsonl")
 	left := filepath.Join(dir, ".out.jsonl.507016775.partial")

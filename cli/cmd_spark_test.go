@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/kbatch-dev/kbatch/internal/fixtures"
-	"github.com/kbatch-dev/kbatch/internal/testkafka"
 )
 
 // sparkTestFixtures is testdata/spark-checkpoint in the repository root.
@@ -71,33 +70,6 @@ type sparkLine struct {
 	SparkBatch *int64 `json:"spark_batch"`
 }
 
-// sparkEnv isolates a run from the user's environment and config.
-func sparkEnv(t *testing.T) {
-	dir := t.TempDir()
-	for _, v := range []string{"KBATCH_BROKERS", "KBATCH_CLUSTER", "KBATCH_CONFIG", "KBATCH_STORE", "KBATCH_KAFKA_VERSION",
-		"KBATCH_SASL_MECHANISM", "KBATCH_SASL_USER", "KBATCH_SASL_PASSWORD"} {
-		t.Setenv(v, "")
-	}
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "config"))
-	t.Setenv("XDG_STATE_HOME", filepath.Join(dir, "state"))
-}
-
-// sparkRun runs kbatch in-process and returns stdout, stderr (with the
-// error line main prints) and the exit code.
-func sparkRun(t *testing.T, args ...string) (string, string, int) {
-	t.Helper()
-	root := newRootCommand()
-	var stdout, stderr bytes.Buffer
-	root.SetOut(&stdout)
-	root.SetErr(&stderr)
-	root.SetArgs(args)
-	err := root.Execute()
-	if err != nil {
-		stderr.WriteString("kbatch: " + oneLine(err) + "\n")
-	}
-	return stdout.String(), stderr.String(), exitCode(err)
-}
-
 func parseSparkLines(t *testing.T, out string) []sparkLine {
 	t.Helper()
 	var lines []sparkLine
@@ -115,10 +87,7 @@ func parseSparkLines(t *testing.T, out string) []sparkLine {
 // batch shows up, running (planned) and then committed (acked) when
 // commits/N appears, with the ranges of the files.
 func TestSparkCLIWatchesACheckpoint(t *testing.T) {
-	kc := testkafka.New(t)
-	topic := kc.Topic("clicks", 2)
-	kc.ProduceN(topic, 0, 40, 20)
-	kc.ProduceN(topic, 1, 10, 20)
+	kc, topic := filledTopic(t, "clicks", 2, 20, 40, 10)
 	c := newSparkCheckpoint(t)
 	c.write("sources/0/0", "\x00v1\n"+fmt.Sprintf(`{%q:{"1":0,"0":0}}`, topic))
 	c.offsets(0, topic, 10, 4)
@@ -237,10 +206,10 @@ func TestSparkCLIWatchesACheckpoint(t *testing.T) {
 }
 
 func TestSparkCLIFixtures(t *testing.T) {
-	sparkEnv(t)
+	isolatedStore(t)
 	fx := sparkTestFixtures(t)
 	const topic243 = "spark-test-topic-2b8619f5-d3c4-4c2d-b5d1-8d9d9458aa62"
-	out, errOut, code := sparkRun(t, "spark", filepath.Join(fx, "kafka-0-10-sql", "structured-streaming",
+	out, errOut, code := runInProcess(t, "", "spark", filepath.Join(fx, "kafka-0-10-sql", "structured-streaming",
 		"checkpoint-version-2.4.3-kafka-include-headers-default"), "--no-tui", "--once")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -264,7 +233,7 @@ func TestSparkCLIFixtures(t *testing.T) {
 }
 
 func TestSparkCLIErrors(t *testing.T) {
-	sparkEnv(t)
+	isolatedStore(t)
 	fx := sparkTestFixtures(t)
 	futureCommit := func(t *testing.T) string {
 		c := newSparkCheckpoint(t)
@@ -275,10 +244,7 @@ func TestSparkCLIErrors(t *testing.T) {
 	}
 	futureInitial := func(t *testing.T) string {
 		dir := t.TempDir()
-		b, err := os.ReadFile(filepath.Join(fx, "kafka-0-10-sql", "kafka-source-initial-offset-future-version.bin"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := readFile(t, filepath.Join(fx, "kafka-0-10-sql", "kafka-source-initial-offset-future-version.bin"))
 		if err := os.MkdirAll(filepath.Join(dir, "sources", "0"), 0o700); err != nil {
 			t.Fatal(err)
 		}
@@ -316,7 +282,7 @@ func TestSparkCLIErrors(t *testing.T) {
 			if tc.dir != nil {
 				args = append(args, tc.dir(t))
 			}
-			out, errOut, code := sparkRun(t, append(args, tc.args...)...)
+			out, errOut, code := runInProcess(t, "", append(args, tc.args...)...)
 			if code != tc.code {
 				t.Fatalf("exit %d, want %d; stderr: %s", code, tc.code, errOut)
 			}

@@ -5,8 +5,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/spf13/cobra"
 )
 
 // TestWatchPlan: the decisions watch makes from its flags alone, before it
@@ -35,13 +33,7 @@ func TestWatchPlan(t *testing.T) {
 	} {
 		t.Run(tc.label, func(t *testing.T) {
 			g, _ := testOptions(t, nil, tc.global...)
-			o := &watchOptions{}
-			cmd := &cobra.Command{}
-			addWatchFlags(cmd, o)
-			if err := cmd.ParseFlags(tc.args); err != nil {
-				t.Fatal(err)
-			}
-			p, err := o.plan(g)
+			p, err := parsedWatchOptions(t, tc.args).plan(g)
 			switch {
 			case tc.isErr != nil:
 				if !errors.Is(err, tc.isErr) {
@@ -69,7 +61,7 @@ func TestWatchPlan(t *testing.T) {
 // TestCleanupsDeferredBeforeAdds: `defer done.run()` is written before
 // anything is added; the functions added later still run, last first. (A
 // value receiver would copy the empty list at the defer and close nothing:
-// the store, the sink and the debug log's end line were lost that way.)
+// the store, the sink and the debug log's end line would be lost.)
 func TestCleanupsDeferredBeforeAdds(t *testing.T) {
 	var order []string
 	func() {
@@ -99,13 +91,7 @@ func TestHeadlessKeepsNoSamples(t *testing.T) {
 		{[]string{"-t", "e", "--no-tui", "--samples", "7"}, 0},
 	} {
 		g, _ := testOptions(t, nil)
-		o := &watchOptions{}
-		cmd := &cobra.Command{}
-		addWatchFlags(cmd, o)
-		if err := cmd.ParseFlags(tc.args); err != nil {
-			t.Fatal(err)
-		}
-		cfg, err := o.streamConfig(g)
+		cfg, err := parsedWatchOptions(t, tc.args).streamConfig(g)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -115,13 +101,7 @@ func TestHeadlessKeepsNoSamples(t *testing.T) {
 	}
 	// A bad --samples is still refused headless.
 	g, _ := testOptions(t, nil)
-	o := &watchOptions{}
-	cmd := &cobra.Command{}
-	addWatchFlags(cmd, o)
-	if err := cmd.ParseFlags([]string{"-t", "e", "--no-tui", "--samples", "-1"}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := o.streamConfig(g); err == nil || !strings.Contains(err.Error(), "invalid --samples -1") {
+	if _, err := parsedWatchOptions(t, []string{"-t", "e", "--no-tui", "--samples", "-1"}).streamConfig(g); err == nil || !strings.Contains(err.Error(), "invalid --samples -1") {
 		t.Fatalf("err = %v, want invalid --samples", err)
 	}
 }

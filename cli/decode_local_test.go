@@ -122,9 +122,7 @@ func TestDecodeLocalSchemas(t *testing.T) {
 
 // TestDecodeLocalUsage: local schema flag mistakes are exit 2, one line.
 func TestDecodeLocalUsage(t *testing.T) {
-	tc := testkafka.New(t)
-	topic := tc.Topic("local-usage", 1)
-	tc.ProduceN(topic, 0, 1, 10)
+	tc, topic := filledTopic(t, "local-usage", 1, 10, 1)
 	t.Setenv("KBATCH_REGISTRY", "")
 	for _, tt := range []struct {
 		args []string

@@ -5,14 +5,21 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
+	"sort"
+	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/hamba/avro/v2"
 	"github.com/twmb/franz-go/pkg/kgo"
-	"github.com/twmb/franz-go/pkg/sr"
 	"github.com/twmb/franz-go/pkg/sr/srfake"
 
 	"github.com/kbatch-dev/kbatch/internal/testkafka"
@@ -34,10 +41,7 @@ func framed(id int, payload []byte) []byte {
 // returns the topic and the registered schema id.
 func decodeTopic(t *testing.T, tc *testkafka.Cluster, reg *srfake.Registry) (string, int) {
 	t.Helper()
-	id, _, err := reg.RegisterSchema("orders-value", sr.Schema{Schema: decodeTestSchema})
-	if err != nil {
-		t.Fatal(err)
-	}
+	id := registered(t, reg, "orders-value", decodeTestSchema)
 	payload := orderPayload(t)
 	topic := tc.Topic("decode", 1)
 	tc.Produce(
@@ -167,10 +171,7 @@ func TestReplayDecodeAvro(t *testing.T) {
 	if stdout != "" {
 		t.Errorf("stdout %q with --out", stdout)
 	}
-	data, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := readFile(t, out)
 	lines := jsonLines(t, string(data))
 	checkDecodedLines(t, lines, id, framed(id, orderPayload(t)))
 	if n := strings.Count(stderr, "schema id 999: not in the registry"); n != 1 {
@@ -196,10 +197,7 @@ func TestWatchSinkDecode(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
-	data, err := os.ReadFile(sink)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := readFile(t, sink)
 	lines := jsonLines(t, string(data))
 	checkDecodedLines(t, lines, id, framed(id, orderPayload(t)))
 }
@@ -219,10 +217,7 @@ func TestDecodeRegistryDown(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
-	data, err := os.ReadFile(sink)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := readFile(t, sink)
 	lines := jsonLines(t, string(data))
 	if len(lines) != 4 {
 		t.Fatalf("%d lines, want 4", len(lines))
@@ -251,10 +246,7 @@ func TestDecodeRegistryDown(t *testing.T) {
 // KBATCH_REGISTRY_PASSWORD or a file, and is never printed.
 func TestDecodeBasicAuth(t *testing.T) {
 	const user, pass = "reader", "s3cret-Registry-pw"
-	tc := testkafka.New(t)
-	reg := srfake.New(srfake.WithAuth("Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+pass))))
-	t.Cleanup(reg.Close)
-	topic, id := decodeTopic(t, tc, reg)
+	tc, reg, topic, id := basicAuthDecodeTopic(t, user, pass)
 	dir := t.TempDir()
 	pwFile := filepath.Join(dir, "pw")
 	if err := os.WriteFile(pwFile, []byte(pass+"\n"), 0o600); err != nil {
@@ -300,9 +292,7 @@ func TestDecodeBasicAuth(t *testing.T) {
 // TestDecodeUsage: --decode's flag mistakes are exit 2 with one line,
 // before anything is read.
 func TestDecodeUsage(t *testing.T) {
-	tc := testkafka.New(t)
-	topic := tc.Topic("decode-usage", 1)
-	tc.ProduceN(topic, 0, 1, 10)
+	tc, topic := filledTopic(t, "decode-usage", 1, 10, 1)
 	t.Setenv("KBATCH_REGISTRY", "")
 	t.Setenv("KBATCH_REGISTRY_USER", "")
 	t.Setenv("KBATCH_REGISTRY_PASSWORD", "")
@@ -341,10 +331,7 @@ func TestDecodeUsage(t *testing.T) {
 // gives the URL, the user and the variable holding the password.
 func TestDecodeRegistryFromProfile(t *testing.T) {
 	const user, pass = "reader", "profile-Registry-pw"
-	tc := testkafka.New(t)
-	reg := srfake.New(srfake.WithAuth("Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+pass))))
-	t.Cleanup(reg.Close)
-	topic, id := decodeTopic(t, tc, reg)
+	tc, reg, topic, id := basicAuthDecodeTopic(t, user, pass)
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "config.toml")
 	doc := "[clusters.dev]\nbrokers = \"" + strings.Join(tc.Brokers, ",") + "\"\n[clusters.dev.registry]\nurl = \"" + reg.URL() +
@@ -361,4 +348,137 @@ func TestDecodeRegistryFromProfile(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
 	checkDecodedLines(t, jsonLines(t, stdout), id, framed(id, orderPayload(t)))
+}
+
+// countingRegistry sits in front of a fake registry and counts the
+// requests per path; down makes it answer 503 to everything.
+type countingRegistry struct {
+	srv  *httptest.Server
+	down atomic.Bool
+	mu   sync.Mutex
+	hits map[string]int
+}
+
+func newCountingRegistry(t *testing.T, target string) *countingRegistry {
+	t.Helper()
+	u, err := url.Parse(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &countingRegistry{hits: map[string]int{}}
+	proxy := httputil.NewSingleHostReverseProxy(u)
+	c.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c.mu.Lock()
+		c.hits[r.Method+" "+r.URL.Path]++
+		c.mu.Unlock()
+		if c.down.Load() {
+			http.Error(w, `{"message":"down for the test"}`, http.StatusServiceUnavailable)
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(c.srv.Close)
+	return c
+}
+
+// take returns the counts so far and starts counting again.
+func (c *countingRegistry) take() map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	h := c.hits
+	c.hits = map[string]int{}
+	return h
+}
+
+// TestReplayDecodeAsksRegistryOncePerID: replay --decode over many records
+// of three partitions, keys and values framed with two schema ids, asks
+// the registry for each id once (its schema, and the subjects naming it),
+// whatever the number of records, and writes each id to the disk cache
+// next to the store once. A second replay then decodes every record from
+// that cache with the registry failing, without asking it anything. This
+// is the behaviour that keeps replay --decode from waiting on the
+// registry per record.
+func TestReplayDecodeAsksRegistryOncePerID(t *testing.T) {
+	tc := testkafka.New(t)
+	reg := srfake.New()
+	t.Cleanup(reg.Close)
+	valueID := registered(t, reg, "bulk-value", decodeTestSchema)
+	const keySchema = `{"type":"record","name":"Key","namespace":"shop","fields":[{"name":"n","type":"long"}]}`
+	keyID := registered(t, reg, "bulk-key", keySchema)
+	vs, ks := avro.MustParse(decodeTestSchema), avro.MustParse(keySchema)
+	const parts, perPart = 3, 400
+	topic := tc.Topic("bulk", parts)
+	var recs []*kgo.Record
+	for i := range parts * perPart {
+		k, err := avro.Marshal(ks, map[string]any{"n": int64(i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := avro.Marshal(vs, map[string]any{"id": int64(i), "customer": "c" + strconv.Itoa(i), "note": nil})
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs = append(recs, &kgo.Record{Topic: topic, Partition: int32(i % parts), Key: framed(keyID, k), Value: framed(valueID, v)})
+	}
+	tc.Produce(recs...)
+
+	cr := newCountingRegistry(t, reg.URL())
+	dir := t.TempDir()
+	store := filepath.Join(dir, "offsets.db")
+	replayOnce := func(run string) {
+		t.Helper()
+		out := filepath.Join(dir, run+".jsonl")
+		_, stderr, code := runReplayCLI(t, tc, topic+":*:earliest-latest", "--out", out, "--decode", "--registry", cr.srv.URL, "--store", store)
+		if code != 0 || strings.Contains(stderr, "warning") {
+			t.Fatalf("%s: exit %d, stderr %q", run, code, stderr)
+		}
+		data := readFile(t, out)
+		lines := jsonLines(t, string(data))
+		if len(lines) != parts*perPart {
+			t.Fatalf("%s: %d lines, want %d", run, len(lines), parts*perPart)
+		}
+		for i, l := range lines {
+			if string(l["value_schema_id"]) != strconv.Itoa(valueID) || string(l["key_schema_id"]) != strconv.Itoa(keyID) ||
+				l["value_decoded"] == nil || l["key_decoded"] == nil || l["value_decode_error"] != nil || l["key_decode_error"] != nil {
+				t.Fatalf("%s: line %d not decoded: %v", run, i, l)
+			}
+		}
+	}
+
+	replayOnce("first")
+	hits := cr.take()
+	for _, id := range []int{keyID, valueID} {
+		if n := hits["GET /schemas/ids/"+strconv.Itoa(id)]; n != 1 {
+			t.Errorf("schema id %d fetched %d times over %d records, want once", id, n, parts*perPart)
+		}
+	}
+	for path, n := range hits {
+		ok := false
+		for _, id := range []int{keyID, valueID} {
+			ok = ok || path == "GET /schemas/ids/"+strconv.Itoa(id) || path == "GET /schemas/ids/"+strconv.Itoa(id)+"/versions"
+		}
+		if !ok || n != 1 {
+			t.Errorf("registry asked %s %d times; want only each id's schema and versions, once", path, n)
+		}
+	}
+	cache, err := filepath.Glob(filepath.Join(dir, "schemas", "*", "*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, p := range cache {
+		names = append(names, filepath.Base(p))
+	}
+	sort.Strings(names)
+	want := []string{strconv.Itoa(keyID) + ".json", strconv.Itoa(valueID) + ".json"}
+	sort.Strings(want)
+	if strings.Join(names, " ") != strings.Join(want, " ") {
+		t.Errorf("disk cache next to the store holds %v, want %v", names, want)
+	}
+
+	cr.down.Store(true)
+	replayOnce("second")
+	if hits := cr.take(); len(hits) != 0 {
+		t.Errorf("second replay asked the registry %v; want nothing, the disk cache has both ids", hits)
+	}
 }

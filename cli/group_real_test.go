@@ -59,7 +59,7 @@ func TestGroupWrittenByKbatchIsReadByKafkasTools(t *testing.T) {
 	if _, err := exec.LookPath("java"); err != nil {
 		t.Skip("needs java for Kafka's own tools")
 	}
-	store := offsetsEnv(t)
+	store := isolatedStore(t)
 	kc := testkafka.New(t)
 	topic := kc.Topic("handover", 3)
 	counts := []int{60, 40, 25}
@@ -89,7 +89,7 @@ func TestGroupWrittenByKbatchIsReadByKafkasTools(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			group := tc.name + "-" + topic
 			args := append([]string{"offsets", "export", "--to-group", group, "--execute", "-b", b, "--store", store}, tc.extra...)
-			offsetsOK(t)(offsetsRun(t, "", args...))
+			offsetsOK(t)(runInProcess(t, "", args...))
 
 			described := kafkaTool(t, []string{"org.apache.kafka.tools.consumer.group.ConsumerGroupCommand", "kafka.admin.ConsumerGroupCommand"},
 				"--bootstrap-server", b, "--describe", "--group", group)
@@ -213,7 +213,7 @@ func liveJavaGroupIsNeverMoved(t *testing.T, kc *testkafka.Cluster, topic, store
 			t.Logf("no %s-protocol member of %s joined group %s: %s", protocol, at.class, g, lastLine(errOut.String()))
 			continue
 		}
-		stdout, stderr, code := offsetsRun(t, "", "offsets", "export", "--to-group", g, "--execute", "-b", b, "--store", store)
+		stdout, stderr, code := runInProcess(t, "", "offsets", "export", "--to-group", g, "--execute", "-b", b, "--store", store)
 		stop()
 		if code != exitFailure || strings.Count(stderr, "kbatch: ") != 1 || !strings.Contains(stderr, "its offsets are written only while it is inactive") {
 			t.Errorf("%s protocol: exit %d, want 1 with one refusal line; stdout %q stderr %q", protocol, code, stdout, stderr)

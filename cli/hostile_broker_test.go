@@ -53,7 +53,7 @@ func continuation(out string, i int) bool {
 
 // TestHostileBrokerStrings runs kbatch against a broker that answers with
 // terminal escape sequences where names and messages go, and checks the raw
-// bytes of stderr and stdout (DESIGN §2.7).
+// bytes of stderr and stdout (docs/design.md §2.7).
 func TestHostileBrokerStrings(t *testing.T) {
 	t.Run("SCRAM server error", func(t *testing.T) {
 		fake, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.EnableSASL(),

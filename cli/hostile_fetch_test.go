@@ -110,10 +110,7 @@ func concatBatches(bs ...[]byte) []byte {
 // the order written.
 func sinkOffsets(t *testing.T, path string) map[int32][]int64 {
 	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := readFile(t, path)
 	out := map[int32][]int64{}
 	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
 		if line == "" {
@@ -131,12 +128,12 @@ func sinkOffsets(t *testing.T, path string) map[int32][]int64 {
 	return out
 }
 
-// A corrupt batch was retried for ever as a broker-error (until-end and
-// --fail-on-data-loss included), and repeated offsets inside a batch
-// were delivered (1, then 0 twice). Now: the partition stops before the
-// batch, the other partition is read whole, one corrupt-batch event, and
-// --until-end ends with exit 1 and one line naming the partition, the
-// offset and what is wrong.
+// A corrupt batch (each of corruptBatches, e.g. repeated offsets inside a
+// batch) is neither retried for ever as a broker-error (until-end and
+// --fail-on-data-loss included) nor delivered: the partition stops before
+// the batch, the other partition is read whole,
+// one corrupt-batch event, and --until-end ends with exit 1 and one line
+// naming the partition, the offset and what is wrong.
 func TestWatchCorruptBatchStopsItsPartitionOnly(t *testing.T) {
 	for name, bad := range corruptBatches() {
 		t.Run(name, func(t *testing.T) {

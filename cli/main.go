@@ -1,6 +1,6 @@
 // Package cli is kbatch's command tree: it turns flags, the environment
 // and the configuration file into calls on the other packages, and errors
-// into one stderr line and an exit code (DESIGN §3).
+// into one stderr line and an exit code (docs/design.md §3).
 package cli
 
 import (

@@ -18,10 +18,7 @@ import (
 // moved from consumer/ to record/ as FuzzAppendJSON).
 func TestMakeFuzzTargetsExist(t *testing.T) {
 	t.Chdir("..") // the repository root
-	mk, err := os.ReadFile("Makefile")
-	if err != nil {
-		t.Fatal(err)
-	}
+	mk := readFile(t, "Makefile")
 	var targets []string
 	for _, line := range strings.Split(string(mk), "\n") {
 		if rest, ok := strings.CutPrefix(line, "FUZZ_TARGETS :="); ok {
@@ -43,10 +40,7 @@ func TestMakeFuzzTargetsExist(t *testing.T) {
 		def := regexp.MustCompile(`(?m)^func ` + regexp.QuoteMeta(name) + `\(f \*testing\.F\)`)
 		found := false
 		for _, f := range files {
-			src, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
+			src := readFile(t, f)
 			if def.Match(src) {
 				found = true
 				break
@@ -57,7 +51,7 @@ func TestMakeFuzzTargetsExist(t *testing.T) {
 		}
 	}
 	anyFuzz := regexp.MustCompile(`(?m)^func (Fuzz\w*)\(f \*testing\.F\)`)
-	err = filepath.WalkDir(".", func(path string, d os.DirEntry, err error) error {
+	err := filepath.WalkDir(".", func(path string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}

@@ -131,12 +131,9 @@ func ckptFiles(t *testing.T, dir string) []string {
 func upload(t *testing.T, b *blob.Bucket, dir string, names ...string) {
 	t.Helper()
 	for _, n := range names {
-		data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(n)))
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := readFile(t, filepath.Join(dir, filepath.FromSlash(n)))
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		err = b.WriteAll(ctx, n, data, nil)
+		err := b.WriteAll(ctx, n, data, nil)
 		cancel()
 		if err != nil {
 			t.Fatalf("upload %s: %v", n, err)
@@ -215,7 +212,7 @@ func TestRealObjstore(t *testing.T) {
 	if os.Getenv("KBATCH_TEST_OBJSTORE") == "" {
 		t.Skip("the object-store suite: make test-objstore (KBATCH_TEST_OBJSTORE and the variables of .cache/objstore/env)")
 	}
-	sparkEnv(t)
+	isolatedStore(t)
 	dir := objstoreCheckpoint(t)
 	files := ckptFiles(t, dir)
 	var batches []int64
@@ -233,16 +230,16 @@ func TestRealObjstore(t *testing.T) {
 	t.Logf("checkpoint %s: %d files, batches %d-%d", dir, len(files), batches[0], batches[len(batches)-1])
 
 	// From the folder: the whole checkpoint, and the offsets it imports.
-	wantOut, errOut, code := sparkRun(t, "spark", dir, "--no-tui", "--once", "--last", "1000")
+	wantOut, errOut, code := runInProcess(t, "", "spark", dir, "--no-tui", "--once", "--last", "1000")
 	if code != 0 {
 		t.Fatalf("kbatch spark %s: exit %d: %s", dir, code, errOut)
 	}
 	want := sparkComparable(t, wantOut)
 	store := filepath.Join(t.TempDir(), "offsets.db")
-	if _, errOut, code := sparkRun(t, "offsets", "import", "--store", store, "--name", "from-folder", "--from-spark", dir); code != 0 {
+	if _, errOut, code := runInProcess(t, "", "offsets", "import", "--store", store, "--name", "from-folder", "--from-spark", dir); code != 0 {
 		t.Fatalf("offsets import --from-spark %s: exit %d: %s", dir, code, errOut)
 	}
-	wantImport, errOut, code := sparkRun(t, "offsets", "export", "--store", store, "--name", "from-folder", "--format", "spark")
+	wantImport, errOut, code := runInProcess(t, "", "offsets", "export", "--store", store, "--name", "from-folder", "--format", "spark")
 	if code != 0 {
 		t.Fatalf("offsets export: exit %d: %s", code, errOut)
 	}
@@ -295,7 +292,7 @@ func TestRealObjstore(t *testing.T) {
 			// folder, and --from-spark imports the same offsets.
 			url := tg.url(objstoreBucket, "run-"+run+"/whole")
 			upload(t, openTarget(t, tg, objstoreBucket, url), dir, files...)
-			got, errOut, code := sparkRun(t, "spark", url, "--no-tui", "--once", "--last", "1000")
+			got, errOut, code := runInProcess(t, "", "spark", url, "--no-tui", "--once", "--last", "1000")
 			if code != 0 {
 				t.Fatalf("kbatch spark %s: exit %d: %s", url, code, errOut)
 			}
@@ -307,10 +304,10 @@ func TestRealObjstore(t *testing.T) {
 			if tr, _ := objstore.Translate(url); start.Checkpoint != tr.Location {
 				t.Errorf("start line checkpoint %q, want %q", start.Checkpoint, tr.Location)
 			}
-			if _, errOut, code := sparkRun(t, "offsets", "import", "--store", store, "--name", "from-"+tg.name, "--from-spark", url); code != 0 {
+			if _, errOut, code := runInProcess(t, "", "offsets", "import", "--store", store, "--name", "from-"+tg.name, "--from-spark", url); code != 0 {
 				t.Fatalf("offsets import --from-spark %s: exit %d: %s", url, code, errOut)
 			}
-			gotImport, errOut, code := sparkRun(t, "offsets", "export", "--store", store, "--name", "from-"+tg.name, "--format", "spark")
+			gotImport, errOut, code := runInProcess(t, "", "offsets", "export", "--store", store, "--name", "from-"+tg.name, "--format", "spark")
 			if code != 0 {
 				t.Fatalf("offsets export: exit %d: %s", code, errOut)
 			}
@@ -320,7 +317,7 @@ func TestRealObjstore(t *testing.T) {
 
 			// watch --from-spark URL starts every partition where the query
 			// last committed and reads the 5 records after it.
-			wout, errOut, code := sparkRun(t, append([]string{"watch", "--from-spark", url, "--no-tui", "--until-end",
+			wout, errOut, code := runInProcess(t, "", append([]string{"watch", "--from-spark", url, "--no-tui", "--until-end",
 				"--store", filepath.Join(t.TempDir(), "watch.db"), "--name", "after-spark", "--interval", "200ms", "-b", brokers}, watchTopics...)...)
 			if code != 0 {
 				t.Fatalf("kbatch watch --from-spark %s: exit %d: %s", url, code, errOut)
@@ -397,15 +394,7 @@ func TestRealObjstore(t *testing.T) {
 				done <- exitCode(err)
 			}()
 			deadline := time.After(2 * time.Minute)
-			for !strings.Contains(out.String(), `"type":"start"`) {
-				select {
-				case <-deadline:
-					t.Fatalf("no start line within 2 minutes:\n%s", out.String())
-				case c := <-done:
-					t.Fatalf("kbatch spark ended (exit %d) before starting:\n%s", c, out.String())
-				case <-time.After(50 * time.Millisecond):
-				}
-			}
+			waitForOutput(t, &out, `"type":"start"`, deadline, done, "start line")
 			for _, f := range later {
 				upload(t, b, dir, f)
 				time.Sleep(300 * time.Millisecond) // the query's pace, not a synchronisation: kbatch may see one or several files per poll

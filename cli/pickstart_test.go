@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -23,8 +22,8 @@ func TestApplyStartChoice(t *testing.T) {
 		t.Fatalf("resume: %+v %v", cfg, err)
 	}
 	// earliest on a fresh stream is where it begins; the next pick
-	// resumes (the regression: a remembered "latest" skipped the stored
-	// positions on the second run).
+	// resumes (a remembered "latest" would skip the stored positions on
+	// the second run).
 	cfg = fresh()
 	if kept, err := applyStartChoice(&cfg, "earliest", false, now); err != nil || kept != tui.ChoiceResume || len(cfg.Explicit) != 0 || cfg.Reset != offsets.ResetEarliest {
 		t.Fatalf("earliest on a fresh stream: %+v %q %v", cfg, kept, err)
@@ -47,12 +46,7 @@ func TestApplyStartChoice(t *testing.T) {
 // The question offers resume for a stored stream, and the answer given
 // last time first; it survives a restart of kbatch (the store keeps it).
 func TestStartAskerRemembersPerStream(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "offsets.db")
-	st, err := offsets.Open(path, offsets.OpenOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st, path := newTestStore(t)
 	g := &globalOptions{}
 	o := &watchOptions{reset: "latest"}
 	ask := o.startAsker(g, st, path)

@@ -2,7 +2,7 @@ package cli
 
 import "testing"
 
-// Issue 16 point 5: the client's rack (KIP-392) comes from --rack, then
+// TestRackPrecedence: the client's rack (KIP-392) comes from --rack, then
 // KBATCH_RACK, then the profile's rack, like the other connection
 // settings, and reaches the client configuration.
 func TestRackPrecedence(t *testing.T) {

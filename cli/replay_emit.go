@@ -123,7 +123,7 @@ func runReplayEmit(g *globalOptions, o *replayOptions, args []string, stdout, st
 	if total == 0 {
 		return usagef("the RANGEs hold no offsets to read (empty, or below the log start): no job written")
 	}
-	if err := os.MkdirAll(o.out, 0o700); err != nil { // DESIGN §2.7: folders 0700, files 0600
+	if err := os.MkdirAll(o.out, 0o700); err != nil { // docs/design.md §2.7: folders 0700, files 0600
 		return fmt.Errorf("--out %s: %w", offsets.QuoteName(o.out), err)
 	}
 	for name, text := range map[string]string{emitPySpark: job.PySpark(), emitScala: job.Scala()} {

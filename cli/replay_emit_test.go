@@ -5,21 +5,16 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/kbatch-dev/kbatch/internal/testkafka"
 )
 
 // replay --emit spark writes both jobs with exactly the resolved ranges,
 // and reads no record.
 func TestReplayEmitSpark(t *testing.T) {
-	sparkEnv(t)
-	c := testkafka.New(t)
-	topic := c.Topic("emit", 2)
-	c.ProduceN(topic, 0, 10, 20)
-	c.ProduceN(topic, 1, 4, 20)
+	isolatedStore(t)
+	c, topic := filledTopic(t, "emit", 2, 20, 10, 4)
 	dir := filepath.Join(t.TempDir(), "job")
 	b := strings.Join(c.Brokers, ",")
-	out, errOut, code := sparkRun(t, "replay", topic+":0:2-8", topic+":1:earliest-latest", "--emit", "spark",
+	out, errOut, code := runInProcess(t, "", "replay", topic+":0:2-8", topic+":1:earliest-latest", "--emit", "spark",
 		"--out", dir, "--spark-output", "/lake/replay", "-b", b)
 	if code != 0 || out != "" {
 		t.Fatalf("exit %d, stdout %q, stderr %s", code, out, errOut)
@@ -28,16 +23,13 @@ func TestReplayEmitSpark(t *testing.T) {
 		t.Errorf("summary: %s", errOut)
 	}
 	if st, err := os.Stat(dir); err != nil || st.Mode().Perm() != 0o700 {
-		t.Errorf("job folder: %v, %v; want mode 0700 (DESIGN §2.7)", st.Mode(), err)
+		t.Errorf("job folder: %v, %v; want mode 0700 (docs/design.md §2.7)", st.Mode(), err)
 	}
 	for _, name := range []string{emitPySpark, emitScala} {
 		if st, err := os.Stat(filepath.Join(dir, name)); err != nil || st.Mode().Perm() != 0o600 {
-			t.Errorf("%s: %v, %v; want mode 0600 (DESIGN §2.7)", name, st.Mode(), err)
+			t.Errorf("%s: %v, %v; want mode 0600 (docs/design.md §2.7)", name, st.Mode(), err)
 		}
-		b, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := readFile(t, filepath.Join(dir, name))
 		text := string(b)
 		for _, want := range []string{
 			`"{\"` + topic + `\":[0,1]}"`,
@@ -53,7 +45,7 @@ func TestReplayEmitSpark(t *testing.T) {
 }
 
 func TestReplayEmitSparkUsage(t *testing.T) {
-	sparkEnv(t)
+	isolatedStore(t)
 	dir := t.TempDir()
 	for _, tc := range []struct {
 		args []string
@@ -65,7 +57,7 @@ func TestReplayEmitSparkUsage(t *testing.T) {
 		{[]string{"--emit", "spark", "--out", dir, "--spark-output", "/x", "--spark-format", "csv"}, "invalid --spark-format"},
 		{[]string{"--emit", "spark", "--out", dir, "--spark-output", "/x", "--to-topic", "t"}, "exclude each other"},
 	} {
-		_, errOut, code := sparkRun(t, append([]string{"replay", "e:0:1-2", "-b", "127.0.0.1:1"}, tc.args...)...)
+		_, errOut, code := runInProcess(t, "", append([]string{"replay", "e:0:1-2", "-b", "127.0.0.1:1"}, tc.args...)...)
 		if code != 2 || !strings.Contains(errOut, tc.want) {
 			t.Errorf("%v: exit %d, %q; want 2 and %q", tc.args, code, errOut, tc.want)
 		}

@@ -51,7 +51,7 @@ const storedPartsShown = 16
 
 // printStored writes, when the screen has closed, one line per topic with
 // the next offsets stored for the stream, on stderr: stdout carries only
-// machine-readable output (DESIGN §4), and notes for people go to stderr,
+// machine-readable output (docs/design.md §4), and notes for people go to stderr,
 // as replay's summary does. Headless runs do not print it.
 func printStored(w io.Writer, cfg consumer.Config, path string) {
 	if cfg.Store == nil {

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -14,12 +13,7 @@ import (
 // A stored stream is resumed with its last acked batch and the batch log;
 // on quit one line per topic names the stored next offsets.
 func TestResumeInfoAndStoredLines(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "offsets.db")
-	st, err := offsets.Open(path, offsets.OpenOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st, path := newTestStore(t)
 	cfg := consumer.Config{Name: "events+orders", Topics: []string{"events", "orders"}, Store: st}
 	if r := resumeInfo(st, cfg.Name); r != nil {
 		t.Fatalf("a stream never stored resumes: %+v", r)

@@ -10,7 +10,8 @@ import (
 // TestResolvedPathFollowsLinksAsTheKernelDoes: a path to a file that does
 // not exist yet names the store's future file through a chain of more
 // than 8 links, or through "link/.." (the link target's folder, not the
-// link's); both got past the check (helper-33).
+// link's); both are resolved as open(2) would resolve them, so the
+// same-file check sees the store.
 func TestResolvedPathFollowsLinksAsTheKernelDoes(t *testing.T) {
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {

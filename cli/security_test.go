@@ -104,7 +104,7 @@ func topicsJSON(t *testing.T, r cliRun) []topicInfo {
 	return infos
 }
 
-// checkOneLine asserts the DESIGN §3 error shape: exit code, one line on
+// checkOneLine asserts the docs/design.md §3 error shape: exit code, one line on
 // stderr, no Go runtime text, wanted words present and secrets absent.
 func checkOneLine(t *testing.T, r cliRun, code int, want []string, secrets ...string) {
 	t.Helper()
@@ -269,12 +269,11 @@ password_file = "carol.pw"
 	})
 }
 
-// TestSCRAMPasswordSASLprepChanges is a regression test: Kafka (its
-// clients, its tools, kfake) derives SCRAM credentials from the
-// password's UTF-8 bytes as typed, without SASLprep, so a password that
-// SASLprep changes ("e" + U+0301 becomes "é"; U+00A0 becomes a space) was
-// refused although it was right. kbatch tries the SASLprep form, then the
-// bytes as typed.
+// TestSCRAMPasswordSASLprepChanges: Kafka (its clients, its tools, kfake)
+// derives SCRAM credentials from the password's UTF-8 bytes as typed,
+// without SASLprep, so a right password that SASLprep changes ("e" +
+// U+0301 becomes "é"; U+00A0 becomes a space) must still log in: kbatch
+// tries the SASLprep form, then the bytes as typed.
 func TestSCRAMPasswordSASLprepChanges(t *testing.T) {
 	const (
 		decomposed = "cafe\u0301-Pa55"

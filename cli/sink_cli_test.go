@@ -19,10 +19,7 @@ import (
 // lines that are not one JSON object.
 func sinkLines(t *testing.T, file string) (offsets []int64, broken []string) {
 	t.Helper()
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := readFile(t, file)
 	if len(data) > 0 && data[len(data)-1] != '\n' {
 		broken = append(broken, "(the file does not end with a newline)")
 	}
@@ -39,14 +36,13 @@ func sinkLines(t *testing.T, file string) (offsets []int64, broken []string) {
 	return offsets, broken
 }
 
-// TestSinkKeepsWholeLinesAfterAFailedWrite is the finding of an
-// adversarial test: a --sink write that failed part-way (a full disk, here
-// a file size limit) left a cut-off line, the next start appended the
-// re-delivered batch to it, and the batch's first record, now inside a
-// broken line, was acked: read line by line, it was skipped. The sink now
-// cuts a failed batch off the file, and a cut-off last line left by a
-// write that never finished (a kill) is removed at the next start; every
-// record then has a line of its own.
+// TestSinkKeepsWholeLinesAfterAFailedWrite: a --sink write that fails
+// part-way (a full disk, here a file size limit) would leave a cut-off
+// line, and the re-delivered batch's first record, appended to it, would
+// be acked inside a broken line that a line reader skips. The sink cuts a
+// failed batch off the file, and a cut-off last line left by a write that
+// never finished (a kill) is removed at the next start; every record has
+// a line of its own.
 func TestSinkKeepsWholeLinesAfterAFailedWrite(t *testing.T) {
 	if _, err := exec.LookPath("sh"); err != nil {
 		t.Skip("no sh for ulimit")

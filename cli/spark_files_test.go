@@ -1,12 +1,10 @@
 package cli
 
 import (
-	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -111,29 +109,13 @@ func TestSparkWatchFIFOAndSIGTERM(t *testing.T) {
 		}
 	}()
 	deadline := time.After(time.Minute)
-	for !strings.Contains(out.String(), `"type":"start"`) {
-		select {
-		case <-deadline:
-			t.Fatalf("no start line within a minute:\n%s", out.String())
-		case err := <-done:
-			t.Fatalf("spark ended (%v) before starting:\n%s", err, out.String())
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
+	waitForOutput(t, &out, `"type":"start"`, deadline, done, "start line")
 	// The query moves on: its next offset log is a FIFO.
 	if err := syscall.Mkfifo(filepath.Join(c.dir, "offsets", "1"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	c.commit(1)
-	for !strings.Contains(out.String(), filepath.Join("offsets", "1")+": a named pipe (FIFO), not a regular file") {
-		select {
-		case <-deadline:
-			t.Fatalf("no event about the FIFO within a minute:\n%s", out.String())
-		case err := <-done:
-			t.Fatalf("spark ended (%v) before reporting the FIFO:\n%s", err, out.String())
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
+	waitForOutput(t, &out, filepath.Join("offsets", "1")+": a named pipe (FIFO), not a regular file", deadline, done, "event about the FIFO")
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
@@ -142,22 +124,4 @@ func TestSparkWatchFIFOAndSIGTERM(t *testing.T) {
 	case <-time.After(time.Minute):
 		t.Fatalf("spark did not end within a minute of SIGTERM:\n%s", out.String())
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe for a writer and a reader goroutine.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

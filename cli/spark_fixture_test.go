@@ -54,7 +54,7 @@ func shortTopic(topic string) string {
 // while running, partitions added while running (both read by Spark from
 // offset 0, shown as new-partition jumps with one event each).
 func TestSparkRealFixtures(t *testing.T) {
-	sparkEnv(t)
+	isolatedStore(t)
 	cases := map[string]struct {
 		batches int
 		topics  []string
@@ -78,7 +78,7 @@ func TestSparkRealFixtures(t *testing.T) {
 	for name, want := range cases {
 		t.Run(name, func(t *testing.T) {
 			dir := fixtures.SparkReal(t, name)
-			out, errOut, code := sparkRun(t, "spark", dir, "--no-tui", "--once", "--last", "1000")
+			out, errOut, code := runInProcess(t, "", "spark", dir, "--no-tui", "--once", "--last", "1000")
 			if code != 0 {
 				t.Fatalf("kbatch spark %s: exit %d: %s", dir, code, errOut)
 			}

@@ -32,7 +32,7 @@ func TestRealSparkFixtures(t *testing.T) {
 		t.Skip("writes testdata/spark-real: make spark-fixtures (KBATCH_TEST_SPARK_FIXTURES, KBATCH_TEST_SPARK_PYTHON and KBATCH_TEST_BROKERS)")
 	}
 	start := time.Now()
-	sparkEnv(t)
+	isolatedStore(t)
 	script, _ := filepath.Abs(filepath.Join("..", "scripts", "spark", "kbatch_spark.py"))
 	work := t.TempDir()
 	s := &realSpark{t: t, py: py, script: script, work: work,

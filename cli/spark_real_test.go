@@ -52,10 +52,7 @@ func (r sparkRec) String() string {
 
 func readSparkRecs(t *testing.T, path string) []sparkRec {
 	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readFile(t, path)
 	var out []sparkRec
 	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
 		if l == "" {
@@ -70,7 +67,7 @@ func readSparkRecs(t *testing.T, path string) []sparkRec {
 	return out
 }
 
-// kbatchRecs turns kbatch's record lines (DESIGN §4) into sparkRecs.
+// kbatchRecs turns kbatch's record lines (docs/design.md §4) into sparkRecs.
 func kbatchRecs(t *testing.T, out string) []sparkRec {
 	t.Helper()
 	var recs []sparkRec
@@ -78,15 +75,7 @@ func kbatchRecs(t *testing.T, out string) []sparkRec {
 		if l == "" {
 			continue
 		}
-		var r struct {
-			Topic     string  `json:"topic"`
-			Partition int32   `json:"partition"`
-			Offset    int64   `json:"offset"`
-			Key       *string `json:"key"`
-			KeyB64    *string `json:"key_b64"`
-			Value     *string `json:"value"`
-			ValueB64  *string `json:"value_b64"`
-		}
+		var r recordLine
 		if err := json.Unmarshal([]byte(l), &r); err != nil {
 			t.Fatalf("record line %q: %v", l, err)
 		}
@@ -133,10 +122,7 @@ func sameRecs(t *testing.T, what string, got, want []sparkRec) {
 // with package offsets/spark): the third line, {"topic":{"p":offset}}.
 func ckptOffsets(t *testing.T, ckpt string, id int64) map[string]int64 {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(ckpt, "offsets", strconv.FormatInt(id, 10)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readFile(t, filepath.Join(ckpt, "offsets", strconv.FormatInt(id, 10)))
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
 	if len(lines) != 3 || lines[0] != "v1" {
 		t.Fatalf("offsets/%d: want v1 and 3 lines, got %q", id, b)
@@ -249,7 +235,7 @@ func TestRealSpark(t *testing.T) {
 		t.Skip("the real-Spark suite: make test-spark (KBATCH_TEST_SPARK_PYTHON and KBATCH_TEST_BROKERS)")
 	}
 	start := time.Now()
-	sparkEnv(t)
+	isolatedStore(t)
 	script, _ := filepath.Abs(filepath.Join("..", "scripts", "spark", "kbatch_spark.py"))
 	work := os.Getenv("KBATCH_TEST_SPARK_WORK")
 	if work == "" {
@@ -325,7 +311,7 @@ func TestRealSpark(t *testing.T) {
 
 	// 1. kbatch spark --no-tui, live: three batches committed while it
 	// watches, each with exactly the ranges of the offset log.
-	out, errOut, code := sparkRun(t, "spark", ckpt, "--no-tui", "--interval", "250ms", "--batches", "3", "-b", brokers)
+	out, errOut, code := runInProcess(t, "", "spark", ckpt, "--no-tui", "--interval", "250ms", "--batches", "3", "-b", brokers)
 	if code != 0 {
 		t.Fatalf("kbatch spark: exit %d: %s", code, errOut)
 	}
@@ -357,7 +343,7 @@ func TestRealSpark(t *testing.T) {
 
 	// The whole checkpoint: every batch, each read exactly what Spark's own
 	// foreachBatch got (kbatch replay of the batch's ranges).
-	out, errOut, code = sparkRun(t, "spark", ckpt, "--no-tui", "--once", "--last", "1000", "-b", brokers)
+	out, errOut, code = runInProcess(t, "", "spark", ckpt, "--no-tui", "--once", "--last", "1000", "-b", brokers)
 	if code != 0 {
 		t.Fatalf("kbatch spark --once: exit %d: %s", code, errOut)
 	}
@@ -382,7 +368,7 @@ func TestRealSpark(t *testing.T) {
 		if len(specs) > 1 && multi < 0 {
 			multi = int64(l.Batch)
 		}
-		rout, rerr, rcode := sparkRun(t, append([]string{"replay", "-b", brokers}, specs...)...)
+		rout, rerr, rcode := runInProcess(t, "", append([]string{"replay", "-b", brokers}, specs...)...)
 		if rcode != 0 {
 			t.Fatalf("kbatch replay %v: exit %d: %s", specs, rcode, rerr)
 		}
@@ -404,7 +390,7 @@ func TestRealSpark(t *testing.T) {
 	committed := ckptOffsets(t, ckpt, lastCommit)
 	store := filepath.Join(work, "offsets.db")
 	sink := filepath.Join(work, "from-spark.jsonl")
-	out, errOut, code = sparkRun(t, "watch", "--from-spark", ckpt, "-t", topic, "--no-tui", "--until-end",
+	out, errOut, code = runInProcess(t, "", "watch", "--from-spark", ckpt, "-t", topic, "--no-tui", "--until-end",
 		"--store", store, "--name", "from-spark", "--sink", sink, "--interval", "200ms", "-b", brokers)
 	if code != 0 {
 		t.Fatalf("kbatch watch --from-spark: exit %d: %s", code, errOut)
@@ -418,10 +404,7 @@ func TestRealSpark(t *testing.T) {
 			t.Errorf("watch --from-spark starts %s[%d] at %d (%s), want %d (offsets/%d, source import)", p.Topic, p.Partition, p.Offset, p.Source, want, lastCommit)
 		}
 	}
-	sinkBytes, err := os.ReadFile(sink)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sinkBytes := readFile(t, sink)
 	got := kbatchRecs(t, string(sinkBytes))
 	var want []sparkRec
 	for _, r := range after {
@@ -446,7 +429,7 @@ func TestRealSpark(t *testing.T) {
 	if first == nil {
 		t.Fatalf("watch --from-spark wrote no batch 1: %s", out)
 	}
-	showOut, errOut, code := sparkRun(t, "offsets", "show", "--store", store, "--name", "from-spark", "--batch", "1", "--format", "spark")
+	showOut, errOut, code := runInProcess(t, "", "offsets", "show", "--store", store, "--name", "from-spark", "--batch", "1", "--format", "spark")
 	if code != 0 {
 		t.Fatalf("offsets show --format spark: exit %d: %s", code, errOut)
 	}
@@ -455,7 +438,7 @@ func TestRealSpark(t *testing.T) {
 	for _, r := range first.Ranges {
 		specs = append(specs, fmt.Sprintf("%s:%d:%d-%d", r.Topic, r.Partition, r.From, r.Until))
 	}
-	rout, rerr, rcode := sparkRun(t, append([]string{"replay", "-b", brokers}, specs...)...)
+	rout, rerr, rcode := runInProcess(t, "", append([]string{"replay", "-b", brokers}, specs...)...)
 	if rcode != 0 {
 		t.Fatalf("kbatch replay %v: %s", specs, rerr)
 	}
@@ -491,7 +474,7 @@ func TestRealSpark(t *testing.T) {
 	emitDir := filepath.Join(work, "emit")
 	emitOut := filepath.Join(work, "emit-output")
 	emitRange := fmt.Sprintf("%s:*:earliest-latest", topic)
-	_, errOut, code = sparkRun(t, "replay", emitRange, "--emit", "spark", "--out", emitDir, "--spark-output", emitOut, "--spark-format", "json", "-b", brokers)
+	_, errOut, code = runInProcess(t, "", "replay", emitRange, "--emit", "spark", "--out", emitDir, "--spark-output", emitOut, "--spark-format", "json", "-b", brokers)
 	if code != 0 {
 		t.Fatalf("replay --emit spark: exit %d: %s", code, errOut)
 	}
@@ -514,7 +497,7 @@ func TestRealSpark(t *testing.T) {
 		t.Fatalf("the emitted PySpark job: %v\n%s", err, jout)
 	}
 	emitted := readSparkJSONDir(t, emitOut)
-	rout, rerr, rcode = sparkRun(t, "replay", emitRange, "-b", brokers)
+	rout, rerr, rcode = runInProcess(t, "", "replay", emitRange, "-b", brokers)
 	if rcode != 0 {
 		t.Fatalf("kbatch replay %s: %s", emitRange, rerr)
 	}

@@ -11,14 +11,13 @@ import (
 	"github.com/kbatch-dev/kbatch/internal/testkafka"
 )
 
-// TestWatchPlansEveryPartitionWhenOneHoldsAHugeBatch is the finding of an
-// adversarial test (helper-31): two partitions on one broker, each one
-// lz4 record batches of 200,000 small records (about 50 MB decoded, a few KB
-// on the wire). The first answer's decoded batch alone held more than the
-// broker's share of the read-ahead, so the other partition was not fetched
-// until it was drained: batch 1 of --max-per-partition 5 held partition 0
-// only, and partition 1 got nothing for thousands of batches. DESIGN §2.8:
-// every batch plans every partition that has records.
+// TestWatchPlansEveryPartitionWhenOneHoldsAHugeBatch: two partitions on one
+// broker, each one lz4 record batches of 200,000 small records (about 50 MB
+// decoded, a few KB on the wire). The first answer's decoded batch alone
+// holds more than the broker's share of the read-ahead; the other partition
+// must still be fetched before it is drained, so batch 1 of
+// --max-per-partition 5 holds both partitions. docs/design.md §2.8: every
+// batch plans every partition that has records.
 func TestWatchPlansEveryPartitionWhenOneHoldsAHugeBatch(t *testing.T) {
 	kc := testkafka.New(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

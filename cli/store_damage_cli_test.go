@@ -39,10 +39,7 @@ func bigEndian(n uint64) []byte { return binary.BigEndian.AppendUint64(nil, n) }
 // offsets set, the documented way on, stores it anew and watch goes on.
 func TestEditedStoreOnTheCommandLine(t *testing.T) {
 	store, topic, b := storeOfOneWatch(t)
-	raw, err := os.ReadFile(store)
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw := readFile(t, store)
 	if !bytes.Contains(raw, bigEndian(1017)) {
 		t.Fatal("the next offset 1017 is not in the store")
 	}
@@ -80,10 +77,7 @@ func TestEditedStoreOnTheCommandLine(t *testing.T) {
 // without a panic's words.
 func TestDamagedMetaPageOnTheCommandLine(t *testing.T) {
 	store, topic, b := storeOfOneWatch(t)
-	raw, err := os.ReadFile(store)
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw := readFile(t, store)
 	one := filepath.Join(t.TempDir(), "meta0.db")
 	b0 := append([]byte(nil), raw...)
 	clear(b0[:4096])
@@ -105,9 +99,9 @@ func TestDamagedMetaPageOnTheCommandLine(t *testing.T) {
 	checkOneLine(t, execKbatch(t, nil, "offsets", "show", "--store", both), exitFailure, []string{both, "damaged"})
 }
 
-// TestReadOnlyStoreOnTheCommandLine: a store on a read-only file system was
-// "not a bbolt file or is damaged … move it away", though offsets show
-// read it. watch now says it cannot be written and suggests --no-store;
+// TestReadOnlyStoreOnTheCommandLine: a store on a read-only file system is
+// not called "not a bbolt file or is damaged … move it away" (offsets show
+// reads it): watch says it cannot be written and suggests --no-store;
 // offsets set says so too; show reads it. It needs to mount a tmpfs.
 func TestReadOnlyStoreOnTheCommandLine(t *testing.T) {
 	dir := t.TempDir()
@@ -116,10 +110,7 @@ func TestReadOnlyStoreOnTheCommandLine(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = syscall.Unmount(dir, syscall.MNT_DETACH) })
 	src, topic, b := storeOfOneWatch(t)
-	raw, err := os.ReadFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw := readFile(t, src)
 	store := filepath.Join(dir, "offsets.db")
 	if err := os.WriteFile(store, raw, 0o600); err != nil {
 		t.Fatal(err)

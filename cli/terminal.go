@@ -26,10 +26,10 @@ func checkTerminal(g *globalOptions) error {
 
 // needTerminal is globalOptions.terminal for a process whose standard
 // streams are stdin and stdout. The screen is drawn on stdout: redirected
-// to a file or a pipe, the screen showed nothing and the file filled with
-// escape codes (helper-38). Keys come from stdin, or from /dev/tty when
-// stdin is not a terminal (as bubbletea does); with neither, as under
-// ssh without -t, the screen could not start.
+// to a file or a pipe, the screen would show nothing and fill the file
+// with escape codes. Keys come from stdin, or from /dev/tty when stdin is
+// not a terminal (as bubbletea does); with neither, as under ssh without
+// -t, the screen cannot start.
 func needTerminal(stdin io.Reader, stdout io.Writer) func() error {
 	return func() error {
 		if f, ok := stdout.(*os.File); ok && !term.IsTerminal(int(f.Fd())) {

@@ -8,12 +8,7 @@ import (
 // TERM=dumb cannot draw the screen: watch, demo and spark say so in one
 // line and exit 2 before reaching a cluster; --no-tui still works there.
 func TestDumbTerminalIsRefusedInOneLine(t *testing.T) {
-	dir := t.TempDir()
-	for _, args := range [][]string{
-		{"-b", "127.0.0.1:1", "-t", "events"},
-		{"demo"},
-		{"spark", dir},
-	} {
+	for _, args := range screenCommands(t.TempDir()) {
 		r := execKbatch(t, []string{"TERM=dumb"}, args...)
 		if r.code != 2 || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 || !strings.Contains(r.stderr, "TERM=dumb cannot draw the screen") {
 			t.Fatalf("kbatch %v on TERM=dumb: exit %d, stderr %q", args, r.code, r.stderr)
@@ -25,18 +20,12 @@ func TestDumbTerminalIsRefusedInOneLine(t *testing.T) {
 	}
 }
 
-// Without a terminal for the screen (helper-38): stdout redirected to a
-// file or a pipe showed nothing and filled the file with escape codes;
-// with no terminal at all the error was two lines of library internals
-// after connecting. Each is one line, exit 2, before reaching a cluster;
-// --no-tui runs.
+// Without a terminal for the screen (stdout redirected to a file or a
+// pipe, or no terminal at all) the screen cannot be drawn: each case is
+// one line, exit 2, before reaching a cluster, rather than escape codes in
+// the file or library internals on stderr; --no-tui runs.
 func TestNoTerminalIsRefusedInOneLine(t *testing.T) {
-	dir := t.TempDir()
-	for _, args := range [][]string{
-		{"-b", "127.0.0.1:1", "-t", "events"},
-		{"demo"},
-		{"spark", dir},
-	} {
+	for _, args := range screenCommands(t.TempDir()) {
 		r := execKbatch(t, nil, args...) // stdout a buffer, no controlling terminal
 		if r.code != 2 || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 || !strings.Contains(r.stderr, "stdout is not a terminal") || r.stdout != "" {
 			t.Fatalf("kbatch %v without a terminal: exit %d, stdout %q, stderr %q", args, r.code, r.stdout, r.stderr)

@@ -13,7 +13,7 @@ import (
 	"github.com/kbatch-dev/kbatch/internal/testkafka"
 )
 
-// jsonLine is any DESIGN §4 headless line.
+// jsonLine is any docs/design.md §4 headless line.
 type jsonLine struct {
 	Type       string `json:"type"`
 	Stream     string `json:"stream"`
@@ -75,10 +75,7 @@ func runKbatch(t *testing.T, args ...string) (stdout, stderr string, code int) {
 }
 
 func TestWatchHeadlessJSONAndStoredResume(t *testing.T) {
-	kc := testkafka.New(t)
-	topic := kc.Topic("events", 2)
-	kc.ProduceN(topic, 0, 1000, 50)
-	kc.ProduceN(topic, 1, 1000, 50)
+	kc, topic := filledTopic(t, "events", 2, 50, 1000, 1000)
 	dir := t.TempDir()
 	store, sink := filepath.Join(dir, "offsets.db"), filepath.Join(dir, "sink.jsonl")
 	b := strings.Join(kc.Brokers, ",")
@@ -146,10 +143,7 @@ func TestWatchHeadlessJSONAndStoredResume(t *testing.T) {
 
 func countLines(t *testing.T, path string) int {
 	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readFile(t, path)
 	return bytes.Count(b, []byte("\n"))
 }
 

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kbatch-dev/kbatch/internal/testkafka"
 	"github.com/kbatch-dev/kbatch/offsets"
 )
 
@@ -22,10 +21,7 @@ func eventCodes(lines []jsonLine) []string {
 // watch --commit-group leaves the group at the store's next offsets; a
 // group with a live member is not moved and the stream goes on.
 func TestWatchCommitGroup(t *testing.T) {
-	kc := testkafka.New(t)
-	topic := kc.Topic("events", 2)
-	kc.ProduceN(topic, 0, 500, 50)
-	kc.ProduceN(topic, 1, 300, 50)
+	kc, topic := filledTopic(t, "events", 2, 50, 500, 300)
 	store := filepath.Join(t.TempDir(), "offsets.db")
 	b := strings.Join(kc.Brokers, ",")
 	group := "follow-" + topic

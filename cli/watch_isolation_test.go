@@ -2,7 +2,6 @@ package cli
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -39,10 +38,7 @@ func TestWatchIsolation(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, errOut)
 			}
-			data, err := os.ReadFile(sink)
-			if err != nil {
-				t.Fatal(err)
-			}
+			data := readFile(t, sink)
 			var got, marked []int64
 			for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
 				var r struct {

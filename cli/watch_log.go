@@ -74,7 +74,7 @@ func logCluster(log *slog.Logger, cc kafka.ClientConfig, client *kafka.Client, t
 }
 
 // escapeHandler makes every string of a log record safe for a terminal
-// (DESIGN §2.7), by the one rule (record.String): messages and
+// (docs/design.md §2.7), by the one rule (record.String): messages and
 // attribute values, which can hold broker error messages, host and topic
 // names. Values of other kinds that print as text (errors, Stringers) are
 // turned into escaped strings first. The text handler then writes logfmt:

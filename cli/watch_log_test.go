@@ -59,10 +59,7 @@ func TestWatchDebugLog(t *testing.T) {
 	if fi.Mode().Perm() != 0o600 {
 		t.Errorf("--log file mode %v, want 0600", fi.Mode().Perm())
 	}
-	data, err := os.ReadFile(logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := readFile(t, logPath)
 	log := string(data)
 	for _, want := range []string{"msg=connected", "msg=metadata", "msg=start", "msg=fetch", "msg=cut", `msg="ack and plan"`, "msg=ack ", "msg=process",
 		"from=sarama", "logged[0]@0/", "logged[1][0,4)=4", "msg=end"} {
@@ -98,10 +95,7 @@ func TestDebugLogEscapes(t *testing.T) {
 	log.With("with", hostile).WithGroup("grp").Info("x", "k", hostile)
 	sarama.Logger.Printf("broker said %s\n", hostile)
 	closeLog()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := readFile(t, path)
 	if !utf8.Valid(data) {
 		t.Fatalf("log is not UTF-8: %q", data)
 	}

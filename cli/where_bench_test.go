@@ -12,7 +12,6 @@ import (
 
 	"github.com/hamba/avro/v2"
 	"github.com/twmb/franz-go/pkg/kgo"
-	"github.com/twmb/franz-go/pkg/sr"
 	"github.com/twmb/franz-go/pkg/sr/srfake"
 
 	"github.com/kbatch-dev/kbatch/filter"
@@ -50,10 +49,7 @@ func BenchmarkReplayWhere(b *testing.B) {
 	tc := testkafka.New(b)
 	reg := srfake.New()
 	b.Cleanup(reg.Close)
-	id, _, err := reg.RegisterSchema("payments-value", sr.Schema{Schema: benchPaymentAvsc})
-	if err != nil {
-		b.Fatal(err)
-	}
+	id := registered(b, reg, "payments-value", benchPaymentAvsc)
 	avsc := avro.MustParse(benchPaymentAvsc)
 	jsonTopic, avroTopic := tc.Topic("bench-json", 1), tc.Topic("bench-avro", 1)
 	var matched int64

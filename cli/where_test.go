@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -78,10 +79,7 @@ func TestReplayWhere(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("exit %d: %s", code, stderr)
 		}
-		data, err := os.ReadFile(out)
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := readFile(t, out)
 		if got := replayOffsetsOf(t, string(data)); fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("offsets %v, want %v", got, want)
 		}
@@ -140,7 +138,7 @@ func TestWhereRefusedBeforeReading(t *testing.T) {
 		{[]string{"watch", "--no-tui", "-t", "t", "--where", "value.a == 1"}, "kbatch: --where chooses the records written to the --sink: add --sink FILE"},
 	} {
 		args := append(c.args, "-b", "127.0.0.1:1")
-		stdout, stderr, code := sparkRun(t, args...)
+		stdout, stderr, code := runInProcess(t, "", args...)
 		if code != 2 || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.HasPrefix(stderr, c.want) {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 and one line %q", c.args, code, stdout, stderr, c.want)
 		}
@@ -155,10 +153,7 @@ func TestReplayWhereAvro(t *testing.T) {
 	tc := testkafka.New(t)
 	reg := srfake.New()
 	t.Cleanup(reg.Close)
-	id, _, err := reg.RegisterSchema("payments-value", sr.Schema{Schema: avsc})
-	if err != nil {
-		t.Fatal(err)
-	}
+	id := registered(t, reg, "payments-value", avsc)
 	topic := tc.Topic("avro-payments", 1)
 	var want []int64
 	var values [][]byte
@@ -181,10 +176,7 @@ func TestReplayWhereAvro(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	data, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := readFile(t, out)
 	lines := jsonLines(t, string(data))
 	if got := replayOffsetsOf(t, string(data)); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("offsets %v, want %v", got, want)
@@ -222,10 +214,7 @@ func TestWatchSinkWhere(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	data, err := os.ReadFile(sink)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := readFile(t, sink)
 	if got := replayOffsetsOf(t, string(data)); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("sink offsets %v, want %v", got, want)
 	}
@@ -267,12 +256,10 @@ func TestWatchSinkWhere(t *testing.T) {
 // TestReplayEmitSparkWhere: the Spark job cannot evaluate CEL; it says so
 // in both files and on stderr instead of dropping --where silently.
 func TestReplayEmitSparkWhere(t *testing.T) {
-	sparkEnv(t)
-	c := testkafka.New(t)
-	topic := c.Topic("emit-where", 1)
-	c.ProduceN(topic, 0, 10, 20)
+	isolatedStore(t)
+	c, topic := filledTopic(t, "emit-where", 1, 20, 10)
 	dir := filepath.Join(t.TempDir(), "job")
-	_, errOut, code := sparkRun(t, "replay", topic+":0:2-8", "--emit", "spark", "--out", dir, "--spark-output", "/lake/replay",
+	_, errOut, code := runInProcess(t, "", "replay", topic+":0:2-8", "--emit", "spark", "--out", dir, "--spark-output", "/lake/replay",
 		"-b", strings.Join(c.Brokers, ","), "--where", refundsWhere)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -282,29 +269,108 @@ func TestReplayEmitSparkWhere(t *testing.T) {
 		t.Errorf("stderr %q does not say --where is not applied", errOut)
 	}
 	for _, name := range []string{emitPySpark, emitScala} {
-		b, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := readFile(t, filepath.Join(dir, name))
 		if !strings.Contains(string(b), note) || strings.Contains(string(b), ".where(") {
 			t.Errorf("%s does not say --where is not applied, or filters", name)
 		}
 	}
 	// An expression over Spark's own columns is applied by the job.
 	dir = filepath.Join(t.TempDir(), "job2")
-	_, errOut, code = sparkRun(t, "replay", topic+":0:2-8", "--emit", "spark", "--out", dir, "--spark-output", "/lake/replay",
+	_, errOut, code = runInProcess(t, "", "replay", topic+":0:2-8", "--emit", "spark", "--out", dir, "--spark-output", "/lake/replay",
 		"-b", strings.Join(c.Brokers, ","), "--where", `offset >= 4 && timestamp > timestamp("2026-01-01T00:00:00Z")`)
 	sql := "((`offset` >= 4) AND (`timestamp` > CAST('2026-01-01T00:00:00Z' AS TIMESTAMP)))"
 	if code != 0 || !strings.Contains(errOut, "as the Spark SQL condition "+sql) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	for name, want := range map[string]string{emitPySpark: "df = df.where(WHERE)", emitScala: ".where(where)"} {
-		b, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := readFile(t, filepath.Join(dir, name))
 		if !strings.Contains(string(b), want) || !strings.Contains(string(b), sql) {
 			t.Errorf("%s does not filter by %s:\n%s", name, sql, b)
 		}
 	}
+}
+
+// TestRealWhereAvro is the filter's whole path on a real Kafka and a
+// real registry (make kafka-up registry-up): Avro payments registered
+// through the registry's Confluent API, 3 partitions; replay --where
+// finds the refunds over 90 from FR by their decoded fields, writes them
+// to a file and re-produces them to another topic, and every count is
+// the one produced. It runs when KBATCH_TEST_BROKERS and
+// KBATCH_TEST_REGISTRY are set.
+func TestRealWhereAvro(t *testing.T) {
+	url := os.Getenv("KBATCH_TEST_REGISTRY")
+	if url == "" || os.Getenv("KBATCH_TEST_BROKERS") == "" {
+		t.Skip("KBATCH_TEST_BROKERS and KBATCH_TEST_REGISTRY not set (make kafka-up registry-up)")
+	}
+	const avsc = `{"type":"record","name":"Payment","namespace":"shop","fields":[{"name":"amount","type":"double"},
+	 {"name":"country","type":"string"},{"name":"type","type":{"type":"enum","name":"Kind","symbols":["sale","refund"]}},
+	 {"name":"note","type":["null","string"],"default":null}]}`
+	tc := testkafka.New(t)
+	topic := tc.Topic("real-payments", 3)
+	cl, err := sr.NewClient(sr.URLs(url))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ss, err := cl.CreateSchema(context.Background(), topic+"-value", sr.Schema{Type: sr.TypeAvro, Schema: avsc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 3000
+	want := map[int32]int{}
+	var recs []*kgo.Record
+	for i := range n {
+		p := paymentOf(i)
+		b, err := avro.Marshal(avro.MustParse(avsc), map[string]any{"amount": p.Amount, "country": p.Country, "type": p.Type, "note": nil})
+		if err != nil {
+			t.Fatal(err)
+		}
+		part := int32(i % 3)
+		recs = append(recs, &kgo.Record{Topic: topic, Partition: part, Key: []byte(fmt.Sprint("user-", i)), Value: framed(ss.ID, b)})
+		if p.refundOver90FR() {
+			want[part]++
+		}
+	}
+	tc.Produce(recs...)
+	total := want[0] + want[1] + want[2]
+	dir := t.TempDir()
+	out := filepath.Join(dir, "refunds.jsonl")
+	_, stderr, code := runReplayCLI(t, tc, topic+":*:earliest-latest", "--out", out, "--where", refundsWhere, "--registry", url,
+		"--store", filepath.Join(dir, "offsets.db"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	data := readFile(t, out)
+	if got := strings.Count(string(data), "\n"); got != total {
+		t.Errorf("%d lines in the file, want %d", got, total)
+	}
+	if line := fmt.Sprintf("--where: %s of %s records matched\n", grouped(total), grouped(n)); !strings.Contains(stderr, line) {
+		t.Errorf("stderr %q, want %q", stderr, line)
+	}
+	dst := tc.Topic("real-refunds", 3)
+	_, stderr, code = runReplayCLI(t, tc, topic+":*:earliest-latest", "--to-topic", dst, "--where", refundsWhere, "--registry", url,
+		"--store", filepath.Join(dir, "offsets.db"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for p := range int32(3) {
+		if got := tc.End(dst, p); got != int64(want[p]) {
+			t.Errorf("%s[%d] holds %d records, want %d", dst, p, got, want[p])
+		}
+	}
+	// The re-produced records are the matching ones: filtering the copy
+	// again keeps every record of it.
+	_, stderr, code = runReplayCLI(t, tc, dst+":*:earliest-latest", "--out", filepath.Join(dir, "again.jsonl"), "--where", refundsWhere,
+		"--registry", url, "--store", filepath.Join(dir, "offsets.db"))
+	if line := fmt.Sprintf("--where: %s of %s records matched\n", grouped(total), grouped(total)); code != 0 || !strings.Contains(stderr, line) {
+		t.Errorf("exit %d, stderr %q; want %q", code, stderr, line)
+	}
+}
+
+// grouped writes n as the summary lines do: 3,000.
+func grouped(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }

@@ -23,7 +23,7 @@ import (
 	"github.com/kbatch-dev/kbatch/offsets"
 )
 
-// TestKilledKbatchLosesNothing is DESIGN §2.4 under SIGKILL: while a
+// TestKilledKbatchLosesNothing is docs/design.md §2.4 under SIGKILL: while a
 // producer writes sequence-numbered records to 3 partitions, kbatch is
 // killed at random moments and restarted on the same store; after a final
 // --until-end run, the sink files together hold every produced offset, and
@@ -261,4 +261,154 @@ func produceSequence(cl *kgo.Client, topic string, n int) error {
 	wg.Wait()
 	close(errs)
 	return <-errs
+}
+
+// TestBrokerRestartMidStream kills the real broker with SIGKILL while kbatch
+// streams, starts it again, and checks that kbatch kept running, reported
+// the trouble as an event, and that the acked ranges stay contiguous with
+// every produced record in the sink. It needs the real broker of
+// `make kafka-up` (make test-kafka sets KBATCH_TEST_KAFKA_RESTART).
+func TestBrokerRestartMidStream(t *testing.T) {
+	restart := os.Getenv("KBATCH_TEST_KAFKA_RESTART")
+	if restart == "" || !testkafka.Real() {
+		t.Skip("needs a real broker it may restart: run via make test-kafka")
+	}
+	kc := testkafka.New(t)
+	topic := kc.Topic("restart", 3)
+	dir := t.TempDir()
+	sink := filepath.Join(dir, "sink.jsonl")
+	cmd := exec.Command(kbatchBinary(t), "watch", "--no-tui", "-b", strings.Join(kc.Brokers, ","), "-t", topic,
+		"--store", filepath.Join(dir, "o.db"), "--sink", sink, "--reset", "earliest", "--interval", "100ms")
+	cmd.Env = isolatedEnv(t)
+	lines, stderr := startLines[jsonLine](t, cmd)
+
+	const perPartition = 400
+	produced := make(chan error, 1)
+	go func() { produced <- produceSequence(kc.Client(), topic, perPartition) }()
+
+	covered := map[int32]int64{}
+	events := map[string]int{}
+	restarted := false
+	total := func() (n int64) {
+		for _, u := range covered {
+			n += u
+		}
+		return n
+	}
+	deadline := time.After(3 * time.Minute)
+	for total() < 3*perPartition {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.Fatalf("kbatch ended: %s", stderr.String())
+			}
+			switch l.Type {
+			case "event":
+				events[l.Code]++
+			case "batch":
+				for _, r := range l.Ranges {
+					if r.From != covered[r.Partition] {
+						t.Fatalf("p%d: batch %d starts at %d, previous ended at %d", r.Partition, l.Batch, r.From, covered[r.Partition])
+					}
+					covered[r.Partition] = r.Until
+				}
+			}
+			if !restarted && total() > 300 {
+				restarted = true
+				out, err := exec.Command(restart).CombinedOutput()
+				if err != nil {
+					t.Fatalf("restarting the broker: %v\n%s", err, out)
+				}
+				t.Logf("restarting the broker:\n%s", out) // a retried start says why
+			}
+		case <-deadline:
+			t.Fatalf("kbatch covered %v of %d per partition after the restart; events %v; stderr %s", covered, perPartition, events, stderr.String())
+		}
+	}
+	if err := <-produced; err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	for range lines {
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("kbatch after SIGTERM: %v: %s", err, stderr.String())
+	}
+	seen := map[offsets.Partition]map[int64]bool{}
+	for _, r := range readSink(t, sink) {
+		p := offsets.Partition{Topic: r.Topic, Partition: r.Partition}
+		if seen[p] == nil {
+			seen[p] = map[int64]bool{}
+		}
+		seen[p][r.Offset] = true
+	}
+	for p := int32(0); p < 3; p++ {
+		if n := len(seen[offsets.Partition{Topic: topic, Partition: p}]); n != perPartition {
+			t.Errorf("partition %d: %d distinct records in the sink, want %d", p, n, perPartition)
+		}
+	}
+	t.Logf("events during the restart: %v", events)
+	if events["broker-error"] == 0 {
+		t.Errorf("no broker-error event reported during the restart (events %v)", events)
+	}
+}
+
+// TestRetentionBelowStoredPosition deletes records below a stored position
+// (DeleteRecords, as retention does): the next start reports data loss
+// naming the partition, the offsets and how many were lost, and continues
+// from the log start even under --reset latest (the default); with
+// --fail-on-data-loss it writes the event line and exits 1 instead.
+func TestRetentionBelowStoredPosition(t *testing.T) {
+	kc, topic := filledTopic(t, "retention", 2, 30, 100, 100)
+	store := filepath.Join(t.TempDir(), "o.db")
+	b := strings.Join(kc.Brokers, ",")
+	watch := func(extra ...string) (string, string, int) {
+		args := append([]string{"watch", "--no-tui", "-b", b, "-t", topic, "--store", store, "--until-end"}, extra...)
+		return runKbatch(t, args...)
+	}
+	if _, errOut, code := watch("-o", topic+"=40"); code != 0 {
+		t.Fatalf("first run exit %d: %s", code, errOut)
+	}
+	kc.ProduceN(topic, 1, 50, 30)
+	kc.DeleteRecords(topic, 1, 130)
+
+	out, errOut, code := watch("--fail-on-data-loss")
+	if code != 1 || !strings.Contains(errOut, topic+"[1]") || !strings.Contains(errOut, "100") || !strings.Contains(errOut, "130") {
+		t.Fatalf("--fail-on-data-loss: exit %d, stderr %q; want exit 1 naming %s[1], 100 and 130", code, errOut, topic)
+	}
+	if !strings.Contains(out, `"code":"data-loss"`) || !strings.Contains(out, `"lost":30`) {
+		t.Fatalf("--fail-on-data-loss: stdout %q, want the data-loss event line first", out)
+	}
+
+	out, errOut, code = watch()
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var loss []jsonLine
+	var p1 [2]int64
+	for _, l := range parseLines(t, []byte(out)) {
+		if l.Type == "event" && l.Code == "data-loss" {
+			loss = append(loss, l)
+		}
+		for _, r := range l.Ranges {
+			if r.Partition == 1 {
+				if p1[0] == 0 {
+					p1[0] = r.From
+				}
+				p1[1] = r.Until
+			}
+		}
+	}
+	if len(loss) != 1 {
+		t.Fatalf("data-loss events %+v, want one", loss)
+	}
+	if !strings.Contains(out, `"expected":100`) || !strings.Contains(out, `"log_start":130`) || !strings.Contains(out, `"lost":30`) {
+		t.Fatalf("data-loss event lacks expected 100 / log_start 130 / lost 30:\n%s", out)
+	}
+	if !strings.Contains(out, `"jump":"data-loss"`) || !strings.Contains(out, `"jumped":true`) {
+		t.Fatalf("the batch after the loss is not marked as a jump:\n%s", out)
+	}
+	if p1 != [2]int64{130, 150} {
+		t.Fatalf("partition 1 read %v after the loss, want [130 150]", p1)
+	}
 }

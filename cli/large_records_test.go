@@ -1,7 +1,11 @@
 package cli
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -11,12 +15,11 @@ import (
 	"github.com/kbatch-dev/kbatch/internal/testkafka"
 )
 
-// TestReplayToTopicCopiesRecordsOfSeveralMiB is the finding of an
-// adversarial test (helper-31): replay --to-topic could not copy a record
-// of 1 MiB or more between two topics that take 10 MiB (sarama's producer
-// refuses more than 1 MB by default: "Attempt to produce message larger
-// than configured Producer.MaxMessageBytes"), and the copy stopped there.
-// The producer now takes what the target's max.message.bytes allows.
+// TestReplayToTopicCopiesRecordsOfSeveralMiB: replay --to-topic copies
+// records of 1 MiB or more between two topics that take 10 MiB. sarama's
+// producer refuses more than 1 MB by default ("Attempt to produce message
+// larger than configured Producer.MaxMessageBytes"); the producer takes
+// what the target's max.message.bytes allows.
 func TestReplayToTopicCopiesRecordsOfSeveralMiB(t *testing.T) {
 	kc := testkafka.New(t)
 	src, dst := "big-src", "big-dst"
@@ -33,10 +36,9 @@ func TestReplayToTopicCopiesRecordsOfSeveralMiB(t *testing.T) {
 }
 
 // TestReplayToTopicStopsAtARecordTooLarge: a record larger than the target
-// takes failed in the producer while the next ones were still copied, so
-// the target held a hole (helper-33: source offsets 0 and 3 copied, 1 and
-// 2 refused, "records produced before the failure stay"). The copy now
-// stops at that record: the target holds the records before it.
+// takes stops the copy at that record, so the target holds the records
+// before it and no hole (copying the next ones on would leave one: source
+// offsets 0 and 3 copied, 1 and 2 refused).
 func TestReplayToTopicStopsAtARecordTooLarge(t *testing.T) {
 	kc := testkafka.New(t)
 	src, dst := "stop-src", "stop-dst"
@@ -49,6 +51,57 @@ func TestReplayToTopicStopsAtARecordTooLarge(t *testing.T) {
 	}
 	if n := kc.End(dst, 0); n != 1 {
 		t.Fatalf("%s has %d records, want only the one before the record too large", dst, n)
+	}
+}
+
+// TestMultiMiBRecordIsIntactInTheSink writes a 5 MiB record between small
+// ones: watch --sink and replay --out both keep it byte for byte (the
+// screen truncates it; see tui's record tests).
+func TestMultiMiBRecordIsIntactInTheSink(t *testing.T) {
+	kc := testkafka.New(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	topic := fmt.Sprintf("big-%d", time.Now().UnixNano())
+	topicTaking(t, kc, topic, 1, "10485760")
+	cl, err := kgo.NewClient(kgo.SeedBrokers(kc.Brokers...), kgo.ProducerBatchMaxBytes(16<<20), kgo.MaxBufferedBytes(64<<20),
+		kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.ProducerBatchCompression(kgo.NoCompression()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	big := bytes.Repeat([]byte("0123456789abcdef"), 5<<20/16)
+	if err := cl.ProduceSync(ctx,
+		&kgo.Record{Topic: topic, Value: []byte("small-before")},
+		&kgo.Record{Topic: topic, Value: big},
+		&kgo.Record{Topic: topic, Value: []byte("small-after")}).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	sink, out := filepath.Join(dir, "sink.jsonl"), filepath.Join(dir, "replay.jsonl")
+	b := strings.Join(kc.Brokers, ",")
+	if _, errOut, code := runKbatch(t, "watch", "--no-tui", "-b", b, "-t", topic, "--reset", "earliest", "--until-end",
+		"--store", filepath.Join(dir, "o.db"), "--sink", sink); code != 0 {
+		t.Fatalf("watch exit %d: %s", code, errOut)
+	}
+	if _, errOut, code := runKbatch(t, "replay", topic+":0:earliest-latest", "-b", b, "--out", out); code != 0 {
+		t.Fatalf("replay exit %d: %s", code, errOut)
+	}
+	for _, f := range []string{sink, out} {
+		data := readFile(t, f)
+		lines := bytes.Split(bytes.TrimSpace(data), []byte("\n"))
+		if len(lines) != 3 {
+			t.Fatalf("%s: %d lines, want 3", filepath.Base(f), len(lines))
+		}
+		var r struct {
+			Offset int64  `json:"offset"`
+			Value  string `json:"value"`
+		}
+		if err := json.Unmarshal(lines[1], &r); err != nil {
+			t.Fatal(err)
+		}
+		if r.Offset != 1 || r.Value != string(big) {
+			t.Fatalf("%s: offset %d value of %d bytes, want offset 1 with the %d-byte value intact", filepath.Base(f), r.Offset, len(r.Value), len(big))
+		}
 	}
 }
 

@@ -131,9 +131,7 @@ func TestTUIProduceGroupsSwitchInTmux(t *testing.T) {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed: the end-to-end TUI test needs it")
 	}
-	kc := testkafka.New(t)
-	topic := kc.Topic("orders", 3)
-	kc.ProduceN(topic, 0, 5, 10)
+	kc, topic := filledTopic(t, "orders", 3, 10, 5)
 	var o kadm.Offsets
 	o.Add(kadm.Offset{Topic: topic, Partition: 0, At: 2})
 	if r, err := kc.Admin().CommitOffsets(context.Background(), "billing", o); err != nil || r.Error() != nil {
