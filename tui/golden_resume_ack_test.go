@@ -10,9 +10,10 @@ import (
 	"github.com/kbatch-dev/kbatch/offsets"
 )
 
-// Golden screens of issue 19's views: S, a resumed stream, manual acks
-// with a batch waiting (lag from acked, AHEAD).
-func TestGoldenIssue19Screens(t *testing.T) {
+// Golden screens of S (seek every partition), a resumed stream, and manual
+// acks with a batch waiting (lag from acked, AHEAD); go test ./tui -run
+// Golden -update rewrites them.
+func TestGoldenSeekResumeAndManualAck(t *testing.T) {
 	acked := time.Date(2026, 11, 28, 14, 2, 11, 0, time.UTC)
 	var log []offsets.Batch
 	for id := uint64(12); id >= 10; id-- {

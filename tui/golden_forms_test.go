@@ -1,46 +1,12 @@
 package tui
 
 import (
-	"bytes"
-	"io"
 	"testing"
-	"time"
 
-	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/exp/golden"
-	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/kbatch-dev/kbatch/offsets"
 )
-
-// runProgramUntil is runProgram that, after the keys, waits until the
-// output holds until (an answer computed off the update loop) before it
-// quits.
-func runProgramUntil(t *testing.T, w, h int, opts Options, until string, keys ...string) string {
-	t.Helper()
-	m, fs := newTestModel(t, w, h, opts)
-	t.Cleanup(func() { _ = fs.Close() })
-	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(w, h), teatest.WithProgramOptions(
-		tea.WithColorProfile(colorprofile.ANSI),
-		tea.WithEnvironment([]string{"TERM=xterm-256color"}),
-	))
-	tm.Send(eventsMsg{events: goldenEvents(), at: t0})
-	for _, k := range keys {
-		tm.Send(keyMsg(k))
-	}
-	var seen bytes.Buffer
-	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
-		seen.Write(b)
-		return bytes.Contains(seen.Bytes(), []byte(until))
-	}, teatest.WithDuration(20*time.Second), teatest.WithCheckInterval(5*time.Millisecond))
-	tm.Send(keyMsg("ctrl+c"))
-	rest, err := io.ReadAll(tm.FinalOutput(t, teatest.WithFinalTimeout(10*time.Second)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return emulate(t, append(seen.Bytes(), rest...), w, h)
-}
 
 func goldenGroups() *fakeGroups {
 	return &fakeGroups{total: 9, groups: []ConsumerGroup{
@@ -55,9 +21,10 @@ type errTest string
 
 func (e errTest) Error() string { return string(e) }
 
-// Golden screens of issue 19's views: go test ./tui -run GoldenMore -update
-// rewrites them.
-func TestGoldenMoreScreens(t *testing.T) {
+// Golden screens of the produce form, the palette, the cluster switch, the
+// groups view and the partitions sorted by lag; go test ./tui -run Golden
+// -update rewrites them.
+func TestGoldenProducePaletteClustersGroups(t *testing.T) {
 	profiles := []Profile{{Name: "local", Brokers: []string{"127.0.0.1:9092"}}, {Name: "staging", Brokers: []string{"kafka-1.staging:9092", "kafka-2.staging:9092"}},
 		{Name: "prod-eu", Brokers: []string{"b1.prod-eu.example:9093"}}}
 	opts := Options{StorePath: "/home/me/.local/state/kbatch/offsets.db", Replayer: &fakeReplayer{}, Writer: &fakeWriter{},
@@ -86,7 +53,7 @@ func TestGoldenMoreScreens(t *testing.T) {
 			if tt.until == "" {
 				s = runProgram(t, tt.w, tt.h, o, goldenEvents(), tt.keys...).screen
 			} else {
-				s = runProgramUntil(t, tt.w, tt.h, o, tt.until, tt.keys...)
+				s = runEventsUntil(t, tt.w, tt.h, o, goldenEvents(), tt.until, tt.keys...)
 			}
 			golden.RequireEqual(t, []byte(s))
 		})
