@@ -161,7 +161,7 @@ func TestPlanAck(t *testing.T) {
 	}
 }
 
-// TestCrashBetweenPlanAndAck is the crash of DESIGN §2.4: the process dies
+// TestCrashBetweenPlanAndAck is the crash of docs/design.md §2.4: the process dies
 // after Plan; on restart the same ranges come back as pending, the next
 // offsets have not moved, and re-planning marks the batch re-delivered.
 func TestCrashBetweenPlanAndAck(t *testing.T) {
@@ -443,7 +443,7 @@ func TestSeekSurvivesTheAcksOfBatchesCutBeforeIt(t *testing.T) {
 	}
 }
 
-// Issue 13, bug 7: a seek kept for a pending batch, then `offsets set` of
+// A seek kept for a pending batch, then `offsets set` of
 // the same partition: the set wins; the batch's ack does not store the
 // seek again over it.
 func TestSetNextForgetsAKeptSeek(t *testing.T) {

@@ -23,7 +23,7 @@ import (
 // broker (a replay that keeps only the matches) into the same list, for
 // what the samples miss.
 
-// Bounds of a broker search's matches (DESIGN §2.6); past them matches are
+// Bounds of a broker search's matches (docs/design.md §2.6); past them matches are
 // counted, not kept.
 const (
 	maxSearchMatches = 10_000

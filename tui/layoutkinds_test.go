@@ -19,8 +19,8 @@ import (
 var paneTitles = []string{"Partitions", "Batches", "Records", "Events"}
 
 // The layout follows width and height: side by side from 120×32, stacked
-// on a narrower screen that is tall (112×45 used to show one pane and 35
-// blank lines), tabs when small.
+// on a narrower screen that is tall (112×45 shows every pane, not one
+// pane and 35 blank lines), tabs when small.
 func TestLayoutByWidthAndHeight(t *testing.T) {
 	for _, tt := range []struct {
 		w, h int

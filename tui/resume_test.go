@@ -41,9 +41,8 @@ func TestNoResumeNoticeForAFreshStream(t *testing.T) {
 }
 
 // A batch of the earlier run that this run re-delivers (planned, never
-// acked) shows the records read again, not "records not kept"
-// (helper-38: one waiting for a manual ack showed 0 samples, so it had to
-// be acked blind).
+// acked) shows the records read again, not "records not kept": one
+// waiting for a manual ack must not be acked blind.
 func TestRedeliveredBatchShowsItsRecords(t *testing.T) {
 	var log []offsets.Batch
 	for id := uint64(3); id >= 2; id-- {
