@@ -18,26 +18,17 @@ const damagedStoreSeeds = 40
 // path, enough for a few dozen pages.
 func fillStore(t testing.TB, path string, batches int) {
 	t.Helper()
-	s, err := Open(path, OpenOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustOpen(t, path)
 	defer s.Close()
-	if err := s.EnsureStream("events", []string{"k:9092"}, []string{"events"}); err != nil {
-		t.Fatal(err)
-	}
+	must(t, s.EnsureStream("events", []string{"k:9092"}, []string{"events"}))
 	at := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
 	for id := uint64(1); id <= uint64(batches); id++ {
 		var ranges []BatchRange
 		for p := int32(0); p < 8; p++ {
 			ranges = append(ranges, BatchRange{Range: Range{Partition: Partition{Topic: "events", Partition: p}, From: int64(id-1) * 10, Until: int64(id) * 10}, Records: 10})
 		}
-		if err := s.Plan("events", Batch{ID: id, Time: at, Ranges: ranges, Records: 80}); err != nil {
-			t.Fatal(err)
-		}
-		if err := s.Ack("events", id, at); err != nil {
-			t.Fatal(err)
-		}
+		must(t, s.Plan("events", Batch{ID: id, Time: at, Ranges: ranges, Records: 80}))
+		must(t, s.Ack("events", id, at))
 	}
 }
 
@@ -87,9 +78,7 @@ func TestOpenWritableChecksPages(t *testing.T) {
 			b[i] ^= byte(1 + rng.IntN(255))
 		}
 		path := filepath.Join(dir, "damaged.db")
-		if err := os.WriteFile(path, b, 0o600); err != nil {
-			t.Fatal(err)
-		}
+		writeBytes(t, path, b)
 		readErr := readAll(path)
 		s, openErr := Open(path, OpenOptions{})
 		if openErr == nil {
@@ -133,9 +122,7 @@ func TestOpenDamagedPageHeaders(t *testing.T) {
 			b[page*4096+rng.IntN(16)] ^= byte(1 + rng.IntN(255))
 		}
 		path := filepath.Join(dir, "damaged.db")
-		if err := os.WriteFile(path, b, 0o600); err != nil {
-			t.Fatal(err)
-		}
+		writeBytes(t, path, b)
 		done := make(chan error, 1)
 		go func() {
 			s, err := Open(path, OpenOptions{})
