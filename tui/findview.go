@@ -79,12 +79,7 @@ type brokerSearch struct {
 }
 
 func newFindView(c *common, searchAll func() []*record) *findView {
-	in := textinput.New()
-	in.Prompt = "search> "
-	in.Placeholder = "key or value substring, any case"
-	st := in.Styles()
-	st.Cursor.Blink = false
-	in.SetStyles(st)
+	in := newLineInput("search> ", "key or value substring, any case")
 	in.Focus()
 	v := &findView{common: c, input: in, editing: true, list: newRecordList(c), searchAll: searchAll, seen: map[matchKey]bool{}}
 	v.list.focused = true

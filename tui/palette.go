@@ -118,12 +118,7 @@ func (p *palette) guard(why func(field string) string) {
 
 // newPalette lists every action; why says which cannot run (cannotRun).
 func newPalette(c *common, why func(field string) string) *palette {
-	in := textinput.New()
-	in.Prompt = ": "
-	in.Placeholder = "type part of an action: seek, replay, groups…"
-	st := in.Styles()
-	st.Cursor.Blink = false
-	in.SetStyles(st)
+	in := newLineInput(": ", "type part of an action: seek, replay, groups…")
 	in.Focus()
 	p := &palette{common: c, all: paletteEntries(c.keys), input: in}
 	p.guard(why)

@@ -25,12 +25,7 @@ type partFilter struct {
 }
 
 func newPartFilterInput() textinput.Model {
-	in := textinput.New()
-	in.Prompt = "/ "
-	in.Placeholder = "name, state (live paused error loss) or lag>N"
-	st := in.Styles()
-	st.Cursor.Blink = false
-	in.SetStyles(st)
+	in := newLineInput("/ ", "name, state (live paused error loss) or lag>N")
 	return in
 }
 

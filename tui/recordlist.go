@@ -57,12 +57,7 @@ type recordList struct {
 }
 
 func newRecordList(c *common) *recordList {
-	in := textinput.New()
-	in.Prompt = "/ "
-	in.Placeholder = "key or value substring, or ?expression (value.amount > 90.0)"
-	st := in.Styles()
-	st.Cursor.Blink = false
-	in.SetStyles(st)
+	in := newLineInput("/ ", "key or value substring, or ?expression (value.amount > 90.0)")
 	return &recordList{common: c, filter: in, content: map[string]int{}, empty: "no sample records in this batch", keepSel: -1}
 }
 

@@ -94,11 +94,7 @@ func newReplayView(c *common, id int, ranges []string, tasks []ReplayTask, start
 	v.list.focused = true
 	v.list.empty = "reading…"
 	v.bar = progress.New(progress.WithFillCharacters('█', '░'), progress.WithColors(lipgloss.Color("4")), progress.WithoutPercentage())
-	v.prompt = textinput.New()
-	v.prompt.Prompt = "write to> "
-	st := v.prompt.Styles()
-	st.Cursor.Blink = false
-	v.prompt.SetStyles(st)
+	v.prompt = newLineInput("write to> ", "")
 	return v
 }
 

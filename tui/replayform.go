@@ -39,12 +39,7 @@ type replayForm struct {
 }
 
 func newReplayForm(c *common, prefill string, nextID *int, available bool) *replayForm {
-	in := textinput.New()
-	in.Prompt = "ranges> "
-	in.Placeholder = "events:0:100-200 events:*:@-5m-latest"
-	st := in.Styles()
-	st.Cursor.Blink = false
-	in.SetStyles(st)
+	in := newLineInput("ranges> ", "events:0:100-200 events:*:@-5m-latest")
 	in.SetValue(prefill)
 	in.CursorEnd()
 	in.Focus()

@@ -83,12 +83,7 @@ type setGroupForm struct {
 }
 
 func newSetGroupForm(c *common, setter GroupSetter, ctx context.Context, nextID *int, source string, targets map[string]map[offsets.Partition]int64) *setGroupForm {
-	in := textinput.New()
-	in.Prompt = "group> "
-	in.Placeholder = "consumer group name"
-	st := in.Styles()
-	st.Cursor.Blink = false
-	in.SetStyles(st)
+	in := newLineInput("group> ", "consumer group name")
 	in.Focus()
 	f := &setGroupForm{common: c, setter: setter, ctx: ctx, nextID: nextID, source: source, targets: targets, input: in, at: setGroupFrom}
 	if _, ok := targets[setGroupFrom]; !ok {

@@ -1,0 +1,16 @@
+package tui
+
+import "charm.land/bubbles/v2/textinput"
+
+// newLineInput is a one-line text field with prompt and placeholder (""
+// for none) and a cursor that does not blink: every field of the screen
+// draws the same steady cursor, whatever form it is in.
+func newLineInput(prompt, placeholder string) textinput.Model {
+	in := textinput.New()
+	in.Prompt = prompt
+	in.Placeholder = placeholder
+	st := in.Styles()
+	st.Cursor.Blink = false
+	in.SetStyles(st)
+	return in
+}
