@@ -210,8 +210,7 @@ func (v *findView) paste(p tea.PasteMsg) tea.Cmd {
 	if !v.editing {
 		return v.list.paste(p)
 	}
-	var cmd tea.Cmd
-	v.input, cmd = v.input.Update(p)
+	cmd := typeInto(&v.input, p)
 	if q := v.input.Value(); q != v.query {
 		v.run(q)
 	}
@@ -238,8 +237,7 @@ func (v *findView) Update(msg tea.Msg) tea.Cmd {
 			v.input.Blur()
 			return nil
 		}
-		var cmd tea.Cmd
-		v.input, cmd = v.input.Update(msg)
+		cmd := typeInto(&v.input, msg)
 		if q := v.input.Value(); q != v.query {
 			v.run(q)
 		}

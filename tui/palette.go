@@ -179,8 +179,7 @@ func (p *palette) Update(msg tea.Msg) tea.Cmd {
 			return func() tea.Msg { return run }
 		}
 	default:
-		var cmd tea.Cmd
-		p.input, cmd = p.input.Update(k)
+		cmd := typeInto(&p.input, k)
 		p.refilter()
 		return cmd
 	}
@@ -189,8 +188,7 @@ func (p *palette) Update(msg tea.Msg) tea.Cmd {
 
 // paste types pasted text into the palette's filter.
 func (p *palette) paste(msg tea.PasteMsg) tea.Cmd {
-	var cmd tea.Cmd
-	p.input, cmd = p.input.Update(msg)
+	cmd := typeInto(&p.input, msg)
 	p.refilter()
 	return cmd
 }

@@ -235,8 +235,7 @@ func (p *Picker) editKey(ks string, k tea.KeyPressMsg) tea.Cmd {
 	case "up", "down", "pgup", "pgdown":
 		p.c.navKeys(ks, &p.cur)
 	default:
-		var cmd tea.Cmd
-		p.filter, cmd = p.filter.Update(k)
+		cmd := typeInto(&p.filter, k)
 		p.applyFilter()
 		return cmd
 	}

@@ -254,8 +254,7 @@ func (f *produceForm) typeIn(msg tea.Msg) tea.Cmd {
 		f.null[f.focus] = false // typing ends null
 		f.inputs[f.focus].SetValue("")
 	}
-	var cmd tea.Cmd
-	f.inputs[f.focus], cmd = f.inputs[f.focus].Update(msg)
+	cmd := typeInto(&f.inputs[f.focus], msg)
 	f.problem = ""
 	return cmd
 }

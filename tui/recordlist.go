@@ -259,8 +259,7 @@ func (l *recordList) paste(p tea.PasteMsg) tea.Cmd {
 	if !l.editing {
 		return nil
 	}
-	var cmd tea.Cmd
-	l.filter, cmd = l.filter.Update(p)
+	cmd := typeInto(&l.filter, p)
 	l.apply()
 	return cmd
 }
@@ -281,8 +280,7 @@ func (l *recordList) Update(msg tea.Msg) tea.Cmd {
 			l.filter.Blur()
 			l.filter.SetValue("")
 		default:
-			var cmd tea.Cmd
-			l.filter, cmd = l.filter.Update(msg)
+			cmd := typeInto(&l.filter, msg)
 			l.apply()
 			return cmd
 		}

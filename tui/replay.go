@@ -228,9 +228,7 @@ func (v *replayView) paste(p tea.PasteMsg) tea.Cmd {
 	if !v.writing {
 		return v.list.paste(p)
 	}
-	var cmd tea.Cmd
-	v.prompt, cmd = v.prompt.Update(p)
-	return cmd
+	return typeInto(&v.prompt, p)
 }
 
 func (v *replayView) openPrompt() tea.Cmd {
@@ -278,9 +276,7 @@ func (v *replayView) promptKey(msg tea.KeyPressMsg) tea.Cmd {
 		req := writeRequestMsg{id: v.wpend, path: path}
 		return func() tea.Msg { return req }
 	}
-	var cmd tea.Cmd
-	v.prompt, cmd = v.prompt.Update(msg)
-	return cmd
+	return typeInto(&v.prompt, msg)
 }
 
 // complete reports whether the kept records are all the replay read, in

@@ -73,18 +73,14 @@ func (f *replayForm) Update(msg tea.Msg) tea.Cmd {
 		if msg.String() == "enter" {
 			return f.submit()
 		}
-		var cmd tea.Cmd
-		f.input, cmd = f.input.Update(msg)
-		return cmd
+		return typeInto(&f.input, msg)
 	}
 	return nil
 }
 
 // paste types pasted text into the form's field.
 func (f *replayForm) paste(p tea.PasteMsg) tea.Cmd {
-	var cmd tea.Cmd
-	f.input, cmd = f.input.Update(p)
-	return cmd
+	return typeInto(&f.input, p)
 }
 
 func (f *replayForm) submit() tea.Cmd {

@@ -171,8 +171,7 @@ func (f *setGroupForm) press(k tea.KeyPressMsg) tea.Cmd {
 		}
 		return f.request(true)
 	}
-	var cmd tea.Cmd
-	f.input, cmd = f.input.Update(k)
+	cmd := typeInto(&f.input, k)
 	f.problem = ""
 	return cmd
 }
