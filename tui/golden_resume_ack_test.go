@@ -15,13 +15,7 @@ import (
 // Golden -update rewrites them.
 func TestGoldenSeekResumeAndManualAck(t *testing.T) {
 	acked := time.Date(2026, 11, 28, 14, 2, 11, 0, time.UTC)
-	var log []offsets.Batch
-	for id := uint64(12); id >= 10; id-- {
-		b := batch(id, 4, 0, offsets.StateAcked).Batch
-		b.AckedAt = acked
-		log = append(log, b)
-	}
-	resume := &Resume{LastBatch: 12, AckedAt: acked, Batches: log}
+	resume := &Resume{LastBatch: 12, AckedAt: acked, Batches: ackedLog(acked, 12, 10, 4)}
 	waiting := &consumer.Progress{Time: t0, Waiting: true}
 	for i := int32(0); i < 4; i++ {
 		base := 100 * int64(i)

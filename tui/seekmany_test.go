@@ -35,10 +35,7 @@ func TestSeekAllMovesEveryPartition(t *testing.T) {
 // read is refused in the form, nothing moves.
 func TestSeekAllNarrowsToATopic(t *testing.T) {
 	m, fs := newTestModel(t, 140, 40, Options{})
-	st := started(2)
-	st.Topics = []string{"events", "orders"}
-	st.Starts = append(st.Starts, offsets.Start{Partition: part("orders", 0), Source: offsets.SourceStored,
-		Bounds: offsets.Bounds{HighWatermark: 50}})
+	st := startedWithOrders(2)
 	feed(m, st)
 	run(m, press(m, "S"))
 	mustContain(t, screen(m), "events: 2 partitions", "orders: 1 partition ", "offset> events=")

@@ -87,12 +87,7 @@ func TestSearchExpressionOnTheBroker(t *testing.T) {
 
 // The tail view's filter takes an expression too.
 func TestTailFilterExpression(t *testing.T) {
-	m, _ := newTestModel(t, 140, 40, Options{Tail: NewTail(50)})
-	feed(m, started(1))
-	press(m, "t")
-	deliverTail(m, tailMsgs(0, 100, 50))
-	press(m, "/")
-	typeText(m, `?offset >= 140 && offset < 145 && key.endsWith("2") == false`)
+	m := tailTyped(t, 50, 100, 50, `?offset >= 140 && offset < 145 && key.endsWith("2") == false`)
 	press(m, "enter")
 	evaluated(m)
 	s := screen(m)
@@ -131,12 +126,7 @@ func evaluated(m *Model) {
 // yet, and the matches show when the evaluation answers.
 func TestTailExpressionEvaluatesInTheBackground(t *testing.T) {
 	n := 25_000
-	m, _ := newTestModel(t, 140, 40, Options{Tail: NewTail(n)})
-	feed(m, started(1))
-	press(m, "t")
-	deliverTail(m, tailMsgs(0, 0, n))
-	press(m, "/")
-	typeText(m, `?offset < 600`)
+	m := tailTyped(t, n, 0, n, `?offset < 600`)
 	press(m, "enter")
 	if len(m.c.running) == 0 {
 		t.Fatal("no evaluation was started off the screen's goroutine")
@@ -168,12 +158,7 @@ func TestTailExpressionEvaluatesInTheBackground(t *testing.T) {
 // The answer of an evaluation for a query typed over since is dropped:
 // only the last query's matches show.
 func TestStaleExpressionResultDropped(t *testing.T) {
-	m, _ := newTestModel(t, 140, 40, Options{Tail: NewTail(500)})
-	feed(m, started(1))
-	press(m, "t")
-	deliverTail(m, tailMsgs(0, 0, 300))
-	press(m, "/")
-	typeText(m, `?offset < 10`)
+	m := tailTyped(t, 500, 0, 300, `?offset < 10`)
 	if len(m.c.running) == 0 {
 		t.Fatal("no evaluation running")
 	}
@@ -194,12 +179,7 @@ func TestStaleExpressionResultDropped(t *testing.T) {
 // background too, also while an evaluation is in flight, and records
 // dropped from the ring's front meanwhile drop out of the matches.
 func TestTailExpressionNewRecords(t *testing.T) {
-	m, _ := newTestModel(t, 140, 40, Options{Tail: NewTail(100)})
-	feed(m, started(1))
-	press(m, "t")
-	deliverTail(m, tailMsgs(0, 0, 50))
-	press(m, "/")
-	typeText(m, `?offset % 10 == 0`)
+	m := tailTyped(t, 100, 0, 50, `?offset % 10 == 0`)
 	press(m, "enter")
 	// In flight on 0 … 49; 50 … 119 arrive and 0 … 19 leave the ring.
 	deliverTail(m, tailMsgs(0, 50, 70))
@@ -239,12 +219,7 @@ func TestSearchExpressionInTheBackground(t *testing.T) {
 // When a schema arrives the filter is evaluated again, and the selection
 // stays where it was once the matches are in.
 func TestExpressionKeepsSelectionWhenSchemasArrive(t *testing.T) {
-	m, _ := newTestModel(t, 140, 40, Options{Tail: NewTail(100)})
-	feed(m, started(1))
-	press(m, "t")
-	deliverTail(m, tailMsgs(0, 0, 100))
-	press(m, "/")
-	typeText(m, `?offset % 2 == 0`)
+	m := tailTyped(t, 100, 0, 100, `?offset % 2 == 0`)
 	press(m, "enter")
 	evaluated(m)
 	l := m.tailView.list
@@ -269,4 +244,18 @@ func TestFilterStatusOfABadExpressionIsEscaped(t *testing.T) {
 	if strings.Contains(s, "\x1b") || !strings.HasPrefix(s, `filter "?value == \x1b[31mX": column`) {
 		t.Fatalf("filter status %q: want the query and CEL's message escaped", s)
 	}
+}
+
+// tailTyped is a model whose tail view, a ring of ring records, got n
+// records from offset from (partition 0), with expr typed in its filter
+// and not yet entered.
+func tailTyped(t *testing.T, ring int, from int64, n int, expr string) *Model {
+	t.Helper()
+	m, _ := newTestModel(t, 140, 40, Options{Tail: NewTail(ring)})
+	feed(m, started(1))
+	press(m, "t")
+	deliverTail(m, tailMsgs(0, from, n))
+	press(m, "/")
+	typeText(m, expr)
+	return m
 }
