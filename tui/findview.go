@@ -218,11 +218,10 @@ func (v *findView) paste(p tea.PasteMsg) tea.Cmd {
 }
 
 func (v *findView) Update(msg tea.Msg) tea.Cmd {
-	k, ok := msg.(tea.KeyPressMsg)
+	ks, ok := pressedKey(msg)
 	if !ok {
 		return nil
 	}
-	ks := k.String()
 	if v.editing {
 		switch ks {
 		case "enter":

@@ -265,11 +265,10 @@ func (l *recordList) paste(p tea.PasteMsg) tea.Cmd {
 }
 
 func (l *recordList) Update(msg tea.Msg) tea.Cmd {
-	k, ok := msg.(tea.KeyPressMsg)
+	ks, ok := pressedKey(msg)
 	if !ok {
 		return nil
 	}
-	ks := k.String()
 	if l.editing {
 		switch ks {
 		case "enter":
