@@ -327,8 +327,8 @@ func (g *fakeGroups) TopicGroups(_ context.Context, parts []offsets.Partition) (
 	return g.groups, g.total, g.err
 }
 
-// runCmd runs cmd like run, and the commands of a batch; the groups
-// view's refresh timer is not run (it would wait), the test ticks.
+// runCmd runs cmd like run, and follows the commands of a tea.Batch; the
+// groups view's refresh timer is not run (it would wait), the test ticks.
 func runCmd(m *Model, cmd tea.Cmd) {
 	for _, v := range m.views {
 		if g, ok := v.(*groupsView); ok {
