@@ -7,8 +7,7 @@ import (
 )
 
 func TestClusterSwitch(t *testing.T) {
-	m := liveModel(t, 140, 40, Options{Cluster: "staging", Profiles: []Profile{
-		{Name: "prod", Brokers: []string{"prod-1:9092"}}, {Name: "staging", Brokers: []string{"st-1:9092"}}}})
+	m := liveModel(t, 140, 40, stagingAndProd(nil))
 	press(m, "c")
 	if _, ok := m.top().(*clusterPicker); !ok {
 		t.Fatalf("c opened %T", m.top())
@@ -34,12 +33,10 @@ func TestClusterSwitch(t *testing.T) {
 func TestClusterSwitchProbesFirst(t *testing.T) {
 	down := errors.New("dial tcp prod-1:9092: connection refused")
 	var tried []string
-	m := liveModel(t, 140, 40, Options{Cluster: "staging", Profiles: []Profile{
-		{Name: "prod", Brokers: []string{"prod-1:9092"}}, {Name: "staging", Brokers: []string{"st-1:9092"}}},
-		ProbeProfile: func(_ context.Context, name string) error {
-			tried = append(tried, name)
-			return down
-		}})
+	m := liveModel(t, 140, 40, stagingAndProd(func(_ context.Context, name string) error {
+		tried = append(tried, name)
+		return down
+	}))
 	press(m, "c", "enter")
 	cmd := press(m, "y")
 	if cmd == nil {
@@ -80,9 +77,7 @@ func TestClusterSwitchProbesFirst(t *testing.T) {
 
 // esc while a profile is tried goes back; the late answer changes nothing.
 func TestClusterSwitchProbeCancelled(t *testing.T) {
-	m := liveModel(t, 140, 40, Options{Cluster: "staging", Profiles: []Profile{
-		{Name: "prod", Brokers: []string{"prod-1:9092"}}, {Name: "staging", Brokers: []string{"st-1:9092"}}},
-		ProbeProfile: func(context.Context, string) error { return nil }})
+	m := liveModel(t, 140, 40, stagingAndProd(func(context.Context, string) error { return nil }))
 	press(m, "c", "enter")
 	cmd := press(m, "y")
 	press(m, "esc")
@@ -103,4 +98,12 @@ func TestClusterSwitchWithoutProfiles(t *testing.T) {
 		t.Fatalf("c opened %T", m.top())
 	}
 	mustContain(t, screen(m), "no [clusters.NAME] profile")
+}
+
+// stagingAndProd are the options of a stream on cluster staging with a
+// second profile, prod, that probe tries before a switch (nil: none).
+func stagingAndProd(probe func(context.Context, string) error) Options {
+	return Options{Cluster: "staging", Profiles: []Profile{
+		{Name: "prod", Brokers: []string{"prod-1:9092"}}, {Name: "staging", Brokers: []string{"st-1:9092"}}},
+		ProbeProfile: probe}
 }
