@@ -14,11 +14,7 @@ import (
 // / searches the samples of every batch kept and the tail ring, newest
 // first, marks the matches, and ] [ move between them in the detail.
 func TestSearchWholeHistory(t *testing.T) {
-	m, _ := newTestModel(t, 140, 40, Options{Tail: NewTail(100)})
-	feed(m, started(2))
-	for id := uint64(1); id <= 6; id++ {
-		feed(m, batchEv(id, 2, int64(2*id), offsets.StateAcked))
-	}
+	m := sixBatches(t, Options{Tail: NewTail(100)})
 	// Records only the tail saw.
 	press(m, "t")
 	deliverTail(m, []*consumer.Batch{{Samples: tailMsgs(1, 900, 3)}}[0].Samples)

@@ -12,11 +12,7 @@ import (
 // every kept record: a record it fails on (no field seq) does not match;
 // an expression that does not compile says where, and matches nothing.
 func TestSearchExpression(t *testing.T) {
-	m, _ := newTestModel(t, 140, 40, Options{})
-	feed(m, started(2))
-	for id := uint64(1); id <= 6; id++ {
-		feed(m, batchEv(id, 2, int64(2*id), offsets.StateAcked))
-	}
+	m := sixBatches(t, Options{})
 	press(m, "2", "/")
 	typeText(m, `?value.seq > 105 && partition == 1 && headers.source == "web"`)
 	evaluated(m)
@@ -203,11 +199,7 @@ func TestTailExpressionNewRecords(t *testing.T) {
 // The search of what the screen keeps evaluates an expression off the
 // screen's goroutine and says so meanwhile.
 func TestSearchExpressionInTheBackground(t *testing.T) {
-	m, _ := newTestModel(t, 140, 40, Options{})
-	feed(m, started(2))
-	for id := uint64(1); id <= 6; id++ {
-		feed(m, batchEv(id, 2, int64(2*id), offsets.StateAcked))
-	}
+	m := sixBatches(t, Options{})
 	press(m, "2", "/")
 	typeText(m, `?value.seq > 105`)
 	mustContain(t, screen(m), `Search "?value.seq > 105" · filtering 24 records kept…`, "filtering…")
@@ -257,5 +249,17 @@ func tailTyped(t *testing.T, ring int, from int64, n int, expr string) *Model {
 	deliverTail(m, tailMsgs(0, from, n))
 	press(m, "/")
 	typeText(m, expr)
+	return m
+}
+
+// sixBatches is a 140×40 model with opts over a stream of two partitions
+// that acked batches 1 to 6, two records a partition each.
+func sixBatches(t *testing.T, opts Options) *Model {
+	t.Helper()
+	m, _ := newTestModel(t, 140, 40, opts)
+	feed(m, started(2))
+	for id := uint64(1); id <= 6; id++ {
+		feed(m, batchEv(id, 2, int64(2*id), offsets.StateAcked))
+	}
 	return m
 }
