@@ -87,13 +87,7 @@ func TestLostEntriesAreRefused(t *testing.T) {
 			dropLastEntry(t, clean, b, path...)
 			file := filepath.Join(t.TempDir(), "lost.db")
 			writeBytes(t, file, b)
-			got, err := openAndStart(file)
-			if err == nil {
-				t.Fatalf("a start reads\n%s", got)
-			}
-			if !errors.Is(err, ErrCorrupt) || strings.Contains(err.Error(), "\n") {
-				t.Errorf("open and start = %v, want one line of ErrCorrupt", err)
-			}
+			wantCorruptStart(t, file, "a start reads")
 		})
 	}
 }

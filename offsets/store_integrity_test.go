@@ -202,38 +202,50 @@ func next(b, key []byte, i int) int {
 	return i + 1 + j
 }
 
-// TestMovedBucketGoneIsRefused renames a stream's moved bucket (one byte of
-// its key): its jump marks were read as none, so the next range of a
-// partition moved by offsets set or a seek lost its jump mark. A sealed
-// stream always has the bucket; without it the stream is damaged.
-func TestMovedBucketGoneIsRefused(t *testing.T) {
+// storeWithJumpMark is storeWithAckedBatch after offsets set moved
+// events[1] to 400: the stream keeps a jump mark for it.
+func storeWithJumpMark(t *testing.T) string {
+	t.Helper()
 	path := storeWithAckedBatch(t)
 	s := mustOpen(t, path)
 	must(t, s.SetNext("events", map[Partition]int64{ev(1): 400}, NewEvent(testNow, CodeSet, ev(1), "offsets set")))
 	_ = s.Close()
-	b := editAll(t, readBytes(t, path), []byte("moved"), []byte("moves"))
-	writeBytes(t, path, b)
+	return path
+}
+
+// wantCorruptStart fails the test unless a start of the store at path is
+// refused with one line of ErrCorrupt; what says what started instead.
+func wantCorruptStart(t *testing.T, path, what string) {
+	t.Helper()
 	got, err := openAndStart(path)
 	if err == nil {
-		t.Fatalf("a stream without its moved bucket starts with\n%s", got)
+		t.Fatalf("%s\n%s", what, got)
 	}
 	if !errors.Is(err, ErrCorrupt) || strings.Contains(err.Error(), "\n") {
 		t.Errorf("open and start = %v, want one line of ErrCorrupt", err)
 	}
 }
 
+// TestMovedBucketGoneIsRefused renames a stream's moved bucket (one byte of
+// its key): its jump marks would read as none, so the next range of a
+// partition moved by offsets set or a seek would lose its jump mark. A
+// sealed stream always has the bucket; without it the stream is damaged.
+func TestMovedBucketGoneIsRefused(t *testing.T) {
+	path := storeWithJumpMark(t)
+	b := editAll(t, readBytes(t, path), []byte("moved"), []byte("moves"))
+	writeBytes(t, path, b)
+	wantCorruptStart(t, path, "a stream without its moved bucket starts with")
+}
+
 // TestEditedJumpMarkIsNamed: a jump mark that fails its checksum is
 // refused as the jump mark, with the partition's next offset, and offsets
 // set mends it.
 func TestEditedJumpMarkIsNamed(t *testing.T) {
-	path := storeWithAckedBatch(t)
-	s := mustOpen(t, path)
-	must(t, s.SetNext("events", map[Partition]int64{ev(1): 400}, NewEvent(testNow, CodeSet, ev(1), "offsets set")))
-	_ = s.Close()
+	path := storeWithJumpMark(t)
 	key := partitionKey(ev(1))
 	b := editAll(t, readBytes(t, path), append(key, CodeSet...), append(key, "sex"...))
 	writeBytes(t, path, b)
-	s = mustOpen(t, path)
+	s := mustOpen(t, path)
 	defer s.Close()
 	_, _, err := s.Stream("events")
 	var sum *ChecksumError

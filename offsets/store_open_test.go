@@ -271,13 +271,8 @@ func TestOpenReadOnly(t *testing.T) {
 	if _, ok, err := r2.Stream("events"); !ok || err != nil {
 		t.Errorf("Stream on a read-only store = %v, %v", ok, err)
 	}
-	writes := map[string]error{
-		"EnsureStream": r1.EnsureStream("events", nil, nil),
-		"Plan":         r1.Plan("events", Batch{ID: 1}),
-		"Ack":          r1.Ack("events", 1, testNow),
-		"AddEvent":     r1.AddEvent("events", NewEvent(testNow, CodeSeek, ev(0), "x")),
-		"SetNext":      r1.SetNext("events", map[Partition]int64{ev(0): 1}, Event{}),
-	}
+	writes := streamWrites(r1, "events", "x")
+	writes["EnsureStream"] = r1.EnsureStream("events", nil, nil)
 	for name, err := range writes {
 		if !errors.Is(err, ErrReadOnly) {
 			t.Errorf("%s on a read-only store = %v, want ErrReadOnly", name, err)

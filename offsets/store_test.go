@@ -66,14 +66,21 @@ func TestStreams(t *testing.T) {
 	}
 }
 
+// streamWrites makes each write to one stream of s (a batch planned and
+// acked, an event with message msg, a next offset set) and returns their
+// errors by method.
+func streamWrites(s *Store, stream, msg string) map[string]error {
+	return map[string]error{
+		"Plan":     s.Plan(stream, Batch{ID: 1}),
+		"Ack":      s.Ack(stream, 1, testNow),
+		"AddEvent": s.AddEvent(stream, NewEvent(testNow, CodeSeek, ev(0), msg)),
+		"SetNext":  s.SetNext(stream, map[Partition]int64{ev(0): 1}, Event{}),
+	}
+}
+
 func TestUnknownStream(t *testing.T) {
 	s := openTest(t)
-	writes := map[string]error{
-		"Plan":     s.Plan("nope", Batch{ID: 1}),
-		"Ack":      s.Ack("nope", 1, testNow),
-		"AddEvent": s.AddEvent("nope", NewEvent(testNow, CodeSeek, ev(0), "")),
-		"SetNext":  s.SetNext("nope", map[Partition]int64{ev(0): 1}, Event{}),
-	}
+	writes := streamWrites(s, "nope", "")
 	for name, err := range writes {
 		if !errors.Is(err, ErrUnknownStream) {
 			t.Errorf("%s on an unknown stream = %v, want ErrUnknownStream", name, err)
