@@ -240,20 +240,8 @@ func sameSpec(a, b Spec) bool {
 }
 
 // TestCheckDistinct: two specs for one partition (or two topic-wide specs
-// for one topic) were taken last-wins without a word.
+// for one topic) are refused, naming both, never taken last-wins.
 func TestCheckDistinct(t *testing.T) {
-	now := time.Now()
-	parse := func(ss ...string) []Spec {
-		var out []Spec
-		for _, s := range ss {
-			sp, err := ParseSpec(s, now)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, sp)
-		}
-		return out
-	}
 	for _, c := range []struct {
 		specs []string
 		err   string
@@ -265,7 +253,7 @@ func TestCheckDistinct(t *testing.T) {
 		{[]string{"t:0=5", "t:0=earliest"}, `offset specs "t:0=5" and "t:0=earliest" both set partition t:0: give one`},
 		{[]string{"t=earliest", "t:1=2", "t=-5"}, `offset specs "t=earliest" and "t=-5" both set every partition of topic t: give one`},
 	} {
-		err := CheckDistinct(parse(c.specs...))
+		err := CheckDistinct(specs(t, c.specs...))
 		var ue *UsageError
 		switch {
 		case c.err == "" && err != nil:
