@@ -309,10 +309,7 @@ func TestSeekForm(t *testing.T) {
 	run(m, press(m, "enter"))
 	mustContain(t, screen(m), "Seek events[1]", "unknown partition events[1]")
 	fs.err = nil
-	for range "999" {
-		press(m, "backspace")
-	}
-	typeText(m, "-10")
+	retype(m, "999", "-10")
 	run(m, press(m, "enter"))
 	mustNotContain(t, screen(m), "Seek events[1]")
 	mustContain(t, screen(m), "seek: events[1] moves to 140")
