@@ -35,11 +35,7 @@ func editedStore(t *testing.T, path string) (prev, last string) {
 	must(t, s.Seek("orders", ev(2), 7, 6, NewEvent(testNow, CodeSeek, ev(2), "seek")))
 	must(t, s.Plan("audit", testBatch(7, 5, 60)))
 	_ = s.Close()
-	prev = streamState(t, path)
-	s = mustOpen(t, path)
-	must(t, s.Ack("audit", 7, testNow))
-	_ = s.Close()
-	return prev, streamState(t, path)
+	return statesAroundAck(t, path, "audit", 7)
 }
 
 // editStride samples the bytes TestEditedStoreBytes edits past the meta

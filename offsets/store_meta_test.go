@@ -69,9 +69,17 @@ func fillStoreLastAck(t *testing.T, path string) (prev, last string) {
 	s := mustOpen(t, path)
 	must(t, s.Plan("events", testBatch(30, 8, 290)))
 	_ = s.Close()
+	return statesAroundAck(t, path, "events", 30)
+}
+
+// statesAroundAck returns what a start reads (streamState) of the closed
+// store at path before and after one transaction that acks batch id of
+// stream.
+func statesAroundAck(t *testing.T, path, stream string, id uint64) (prev, last string) {
+	t.Helper()
 	prev = streamState(t, path)
-	s = mustOpen(t, path)
-	must(t, s.Ack("events", 30, testNow))
+	s := mustOpen(t, path)
+	must(t, s.Ack(stream, id, testNow))
 	_ = s.Close()
 	return prev, streamState(t, path)
 }
