@@ -2,10 +2,12 @@ package offsets
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -106,8 +108,8 @@ func TestOpenWritableChecksPages(t *testing.T) {
 // TestOpenDamagedPageHeaders flips bytes in page headers (ids, types,
 // element counts, overflow counts): a writable open must end, and either
 // accept the file or refuse it with ErrCorrupt, never hang, panic or crash.
-// A damaged overflow count once made bbolt's tx.Check loop for minutes
-// while it filled memory (seed 6); preflight now refuses it first.
+// A damaged overflow count makes bbolt's tx.Check loop for minutes while
+// it fills memory (seed 6); preflight refuses such a file first.
 func TestOpenDamagedPageHeaders(t *testing.T) {
 	dir := t.TempDir()
 	clean := filepath.Join(dir, "clean.db")
@@ -162,4 +164,38 @@ func FuzzPreflight(f *testing.F) {
 			t.Fatalf("preflight error %v is not errPreflight", err)
 		}
 	})
+}
+
+// TestOpenRefusesAnOverlongFreelist sets the count of the freelist page
+// past what the page holds. A writable bolt.Open copies that many page ids
+// from its memory map before any check of ours runs, reading past the page
+// (and, at the end of the mapping, faulting, which no recover catches):
+// preflight, run by the read-only look Open takes first, must refuse the
+// file with ErrCorrupt.
+func TestOpenRefusesAnOverlongFreelist(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "freelist.db")
+	fillStore(t, path, 30)
+	b := readBytes(t, path)
+	w := &pageWalker{f: bytes.NewReader(b), size: int64(len(b)), seen: map[uint64]bool{}}
+	_, freelist, err := w.meta()
+	if err != nil || freelist == boltNoFreelist {
+		t.Fatalf("meta: freelist page %d, %v", freelist, err)
+	}
+	hdr := b[freelist*w.pageSize:]
+	if overflow := binary.LittleEndian.Uint32(hdr[12:]); overflow != 0 {
+		t.Fatalf("the freelist spans %d overflow pages; the edit below assumes one page", overflow)
+	}
+	binary.LittleEndian.PutUint16(hdr[10:], uint16(w.pageSize/8)) // one id more than the page holds
+	writeBytes(t, path, b)
+	if err := preflight(path); !errors.Is(err, errPreflight) || !strings.Contains(err.Error(), "freelist page") {
+		t.Fatalf("preflight = %v, want the freelist named", err)
+	}
+	s, err := Open(path, OpenOptions{})
+	if err == nil {
+		_ = s.Close()
+		t.Fatal("a store whose freelist runs past its page opened")
+	}
+	if !errors.Is(err, ErrCorrupt) || strings.Contains(err.Error(), "\n") {
+		t.Errorf("Open = %v, want one line of ErrCorrupt", err)
+	}
 }
