@@ -52,7 +52,7 @@ func (r Range) String() string { return fmt.Sprintf("%s %d → %d", r.Partition,
 // Source says why a partition starts at its next offset.
 type Source string
 
-// The start sources of DESIGN §1.
+// The start sources of docs/design.md §1.
 const (
 	SourceExplicit     Source = "explicit"
 	SourceStored       Source = "stored"

@@ -16,7 +16,7 @@ func QuoteName(s string) string {
 	return s
 }
 
-// SafeName is QuoteName escaped by record.String (DESIGN §2.7): the form
+// SafeName is QuoteName escaped by record.String (docs/design.md §2.7): the form
 // for a name printed directly, in output nothing escapes after it (a table
 // on stdout, a comment in a generated file). Never put it in an error or a
 // note, which are escaped again where they are printed.

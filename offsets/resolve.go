@@ -59,7 +59,7 @@ func TimeLookups(parts map[Partition]Bounds, explicit []Spec) map[Partition]time
 }
 
 // ResolveStarts decides, per partition, the next offset to start at and why
-// (DESIGN §2.1, §2.2, §2.5), sorted by Partition.Less. The order is: the
+// (docs/design.md §2.1, §2.2, §2.5), sorted by Partition.Less. The order is: the
 // winning explicit spec (source explicit, or timestamp for @TIME), else a
 // stored offset (StoredSource), else, for a partition of one of ReadTopics
 // (it appeared since the stream last ran), its log start (source

@@ -41,7 +41,7 @@ func (k SpecKind) String() string {
 	return "SpecKind(" + strconv.Itoa(int(k)) + ")"
 }
 
-// Spec is one parsed offset SPEC (DESIGN §3): where one partition, or every
+// Spec is one parsed offset SPEC (docs/design.md §3): where one partition, or every
 // partition of a topic, starts.
 type Spec struct {
 	Topic string

@@ -71,9 +71,9 @@ func TestParseSpecErrors(t *testing.T) {
 		{"events:0=1_000", `offset "1_000" is not a number`},
 		{"events:0=99999999999999999999", `offset "99999999999999999999" is too large`},
 		{"events:0=4611686018427387905", `offset "4611686018427387905" is too large: an offset is at most 2^62`},                  // export → import must take it back
-		{"events:0=-99999999999999999999", `offset "-99999999999999999999" is too large: N in -N is at most 9223372036854775807`}, // helper-38: was "not a number"
+		{"events:0=-99999999999999999999", `offset "-99999999999999999999" is too large: N in -N is at most 9223372036854775807`}, // a number, only too large
 		{"events:0=-9223372036854775808", `offset "-9223372036854775808" is too large`},
-		{"events:0=@-99999999h", `time "-99999999h" is too far back: a duration is at most about 290 years`}, // helper-38: was "neither RFC 3339 nor a duration"
+		{"events:0=@-99999999h", `time "-99999999h" is too far back: a duration is at most about 290 years`}, // a duration, only too far back
 		{"events:0=@-5hx", `time "-5hx" is neither RFC 3339`},
 		{"events:0=@yesterday", `time "yesterday" is neither RFC 3339 (2026-11-29T10:00:00Z) nor a duration like -15m`},
 		{"events:0=@", `time "" is neither RFC 3339`},
@@ -240,20 +240,8 @@ func sameSpec(a, b Spec) bool {
 }
 
 // TestCheckDistinct: two specs for one partition (or two topic-wide specs
-// for one topic) were taken last-wins without a word.
+// for one topic) are refused, naming both, never taken last-wins.
 func TestCheckDistinct(t *testing.T) {
-	now := time.Now()
-	parse := func(ss ...string) []Spec {
-		var out []Spec
-		for _, s := range ss {
-			sp, err := ParseSpec(s, now)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, sp)
-		}
-		return out
-	}
 	for _, c := range []struct {
 		specs []string
 		err   string
@@ -265,7 +253,7 @@ func TestCheckDistinct(t *testing.T) {
 		{[]string{"t:0=5", "t:0=earliest"}, `offset specs "t:0=5" and "t:0=earliest" both set partition t:0: give one`},
 		{[]string{"t=earliest", "t:1=2", "t=-5"}, `offset specs "t=earliest" and "t=-5" both set every partition of topic t: give one`},
 	} {
-		err := CheckDistinct(parse(c.specs...))
+		err := CheckDistinct(specs(t, c.specs...))
 		var ue *UsageError
 		switch {
 		case c.err == "" && err != nil:

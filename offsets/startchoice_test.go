@@ -10,26 +10,14 @@ import (
 // needs the stream to exist.
 func TestStartChoiceIsRemembered(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "offsets.db")
-	st, err := Open(path, OpenOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := mustOpen(t, path)
 	if err := st.SetStartChoice("events", "-100"); !errors.Is(err, ErrUnknownStream) {
 		t.Fatalf("choice for an unknown stream: %v", err)
 	}
-	if err := st.EnsureStream("events", []string{"b:9092"}, []string{"events"}); err != nil {
-		t.Fatal(err)
-	}
-	if err := st.SetStartChoice("events", "@-1h"); err != nil {
-		t.Fatal(err)
-	}
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
-	st, err = Open(path, OpenOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, st.EnsureStream("events", []string{"b:9092"}, []string{"events"}))
+	must(t, st.SetStartChoice("events", "@-1h"))
+	must(t, st.Close())
+	st = mustOpen(t, path)
 	defer st.Close()
 	info, ok, err := st.Stream("events")
 	if err != nil || !ok || info.StartChoice != "@-1h" || info.LastBatch != 0 || len(info.Next) != 0 {

@@ -115,7 +115,8 @@ func Open(path string, opt OpenOptions) (*Store, error) {
 		return nil, &StoreError{Path: path, Kind: ErrForeign, Msg: "is a directory; pass --store with a file name"}
 	case !info.Mode().IsRegular():
 		// /dev/null, a named pipe, a socket: bbolt needs a file it can map
-		// and lock (helper-38: these were "empty (0 bytes)", to remove).
+		// and lock; calling one "empty (0 bytes)" would ask the user to
+		// remove it.
 		return nil, &StoreError{Path: path, Kind: ErrForeign, Msg: "is " + specialFile(info.Mode()) +
 			", not a regular file; pass --store with the name of a file (kbatch creates it)"}
 	case info.Size() == 0:

@@ -10,7 +10,7 @@ import (
 )
 
 // Plan durably writes b as planned, before its records are processed
-// (DESIGN §2.4). b.ID must be the stream's LastBatch+1. If that batch is
+// (docs/design.md §2.4). b.ID must be the stream's LastBatch+1. If that batch is
 // already planned and not acked, this is a re-delivery after a crash: b
 // replaces it and is marked Redelivered. Any other id is ErrBatchOrder.
 // Every range must have 0 ≤ From ≤ Until. The stream's next offsets do not
@@ -148,7 +148,7 @@ func (s *Store) forget(stream string) {
 
 // Ack marks the planned batch id acked at at and, in the same transaction,
 // moves the stream's next offset of every partition in the batch to its
-// range's Until and LastBatch to id (DESIGN §2.4). Acking the newest acked
+// range's Until and LastBatch to id (docs/design.md §2.4). Acking the newest acked
 // batch again is a no-op; any other id that is not the pending batch is
 // ErrBatchOrder.
 func (s *Store) Ack(stream string, id uint64, at time.Time) error {

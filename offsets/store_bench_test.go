@@ -25,13 +25,9 @@ func BenchmarkAck1000Partitions(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		id := uint64(i + 1)
 		b.StopTimer()
-		if err := s.Plan("events", testBatch(id, 1000, int64(i)*10)); err != nil {
-			b.Fatal(err)
-		}
+		must(b, s.Plan("events", testBatch(id, 1000, int64(i)*10)))
 		b.StartTimer()
-		if err := s.Ack("events", id, testNow); err != nil {
-			b.Fatal(err)
-		}
+		must(b, s.Ack("events", id, testNow))
 	}
 }
 
@@ -43,13 +39,9 @@ func BenchmarkPlan1000Partitions(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		id := uint64(i + 1)
 		batch := testBatch(id, 1000, int64(i)*10)
-		if err := s.Plan("events", batch); err != nil {
-			b.Fatal(err)
-		}
+		must(b, s.Plan("events", batch))
 		b.StopTimer()
-		if err := s.Ack("events", id, testNow); err != nil {
-			b.Fatal(err)
-		}
+		must(b, s.Ack("events", id, testNow))
 		b.StartTimer()
 	}
 }
@@ -60,27 +52,16 @@ func BenchmarkPlan1000Partitions(b *testing.B) {
 func fullStore(b *testing.B) string {
 	b.Helper()
 	path := filepath.Join(b.TempDir(), "offsets.db")
-	s, err := Open(path, OpenOptions{})
-	if err != nil {
-		b.Fatal(err)
-	}
+	s := mustOpen(b, path)
 	mustEnsure(b, s, "events")
 	for id := uint64(1); id <= maxRanges/1000; id++ {
-		if err := s.Plan("events", testBatch(id, 1000, int64(id)*10)); err != nil {
-			b.Fatal(err)
-		}
-		if err := s.Ack("events", id, testNow); err != nil {
-			b.Fatal(err)
-		}
+		must(b, s.Plan("events", testBatch(id, 1000, int64(id)*10)))
+		must(b, s.Ack("events", id, testNow))
 	}
 	for i := range maxEvents {
-		if err := s.AddEvent("events", Event{Time: testNow, Code: "seek", Topic: "events", Partition: int32(i % 1000), Message: "a seek of some length, as events have"}); err != nil {
-			b.Fatal(err)
-		}
+		must(b, s.AddEvent("events", Event{Time: testNow, Code: "seek", Topic: "events", Partition: int32(i % 1000), Message: "a seek of some length, as events have"}))
 	}
-	if err := s.Close(); err != nil {
-		b.Fatal(err)
-	}
+	must(b, s.Close())
 	return path
 }
 
@@ -105,9 +86,7 @@ func BenchmarkOpenFullStore(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if err := s.Close(); err != nil {
-					b.Fatal(err)
-				}
+				must(b, s.Close())
 			}
 			b.ReportMetric(float64(fi.Size())/(1<<20), "file-MiB")
 		})
@@ -131,9 +110,7 @@ func BenchmarkSetStarts10k(b *testing.B) {
 		}
 		mustEnsure(b, s, "events")
 		b.StartTimer()
-		if err := s.SetStarts("events", next, nil, Event{}); err != nil {
-			b.Fatal(err)
-		}
+		must(b, s.SetStarts("events", next, nil, Event{}))
 		b.StopTimer()
 		_ = s.Close()
 		b.StartTimer()

@@ -3,7 +3,6 @@ package offsets
 import (
 	"encoding/binary"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,31 +15,20 @@ import (
 // bucket is large enough to have pages of its own.
 func wideStore(t *testing.T, path string) {
 	t.Helper()
-	s, err := Open(path, OpenOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustOpen(t, path)
 	defer s.Close()
 	for _, name := range []string{"a", "b"} {
 		mustEnsure(t, s, name)
 		for id := uint64(1); id <= 3; id++ {
-			if err := s.Plan(name, testBatch(id, 300, int64(id-1)*10)); err != nil {
-				t.Fatal(err)
-			}
-			if err := s.Ack(name, id, testNow); err != nil {
-				t.Fatal(err)
-			}
+			must(t, s.Plan(name, testBatch(id, 300, int64(id-1)*10)))
+			must(t, s.Ack(name, id, testNow))
 		}
 		set := map[Partition]int64{}
 		for p := range int32(300) {
 			set[ev(p)] = 7
 		}
-		if err := s.SetNext(name, set, NewEvent(testNow, CodeSet, ev(0), "offsets set")); err != nil {
-			t.Fatal(err)
-		}
-		if err := s.Plan(name, testBatch(4, 300, 7)); err != nil {
-			t.Fatal(err)
-		}
+		must(t, s.SetNext(name, set, NewEvent(testNow, CodeSet, ev(0), "offsets set")))
+		must(t, s.Plan(name, testBatch(4, 300, 7)))
 	}
 }
 
@@ -98,16 +86,8 @@ func TestLostEntriesAreRefused(t *testing.T) {
 			b := append([]byte(nil), orig...)
 			dropLastEntry(t, clean, b, path...)
 			file := filepath.Join(t.TempDir(), "lost.db")
-			if err := os.WriteFile(file, b, 0o600); err != nil {
-				t.Fatal(err)
-			}
-			got, err := openAndStart(file)
-			if err == nil {
-				t.Fatalf("a start reads\n%s", got)
-			}
-			if !errors.Is(err, ErrCorrupt) || strings.Contains(err.Error(), "\n") {
-				t.Errorf("open and start = %v, want one line of ErrCorrupt", err)
-			}
+			writeBytes(t, file, b)
+			wantCorruptStart(t, file, "a start reads")
 		})
 	}
 }
@@ -139,9 +119,7 @@ func TestMovedElementIsRefusedByAReader(t *testing.T) {
 	}
 	e1, e2 := page[boltPageHeader+boltElementSize:], page[boltPageHeader+2*boltElementSize:]
 	le.PutUint32(e1[4:], le.Uint32(e2[4:])+boltElementSize)
-	if err := os.WriteFile(path, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeBytes(t, path, b)
 	for _, ro := range []bool{true, false} {
 		s, err := Open(path, OpenOptions{ReadOnly: ro})
 		if err == nil {

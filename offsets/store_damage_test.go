@@ -2,10 +2,12 @@ package offsets
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -18,26 +20,17 @@ const damagedStoreSeeds = 40
 // path, enough for a few dozen pages.
 func fillStore(t testing.TB, path string, batches int) {
 	t.Helper()
-	s, err := Open(path, OpenOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustOpen(t, path)
 	defer s.Close()
-	if err := s.EnsureStream("events", []string{"k:9092"}, []string{"events"}); err != nil {
-		t.Fatal(err)
-	}
+	must(t, s.EnsureStream("events", []string{"k:9092"}, []string{"events"}))
 	at := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
 	for id := uint64(1); id <= uint64(batches); id++ {
 		var ranges []BatchRange
 		for p := int32(0); p < 8; p++ {
 			ranges = append(ranges, BatchRange{Range: Range{Partition: Partition{Topic: "events", Partition: p}, From: int64(id-1) * 10, Until: int64(id) * 10}, Records: 10})
 		}
-		if err := s.Plan("events", Batch{ID: id, Time: at, Ranges: ranges, Records: 80}); err != nil {
-			t.Fatal(err)
-		}
-		if err := s.Ack("events", id, at); err != nil {
-			t.Fatal(err)
-		}
+		must(t, s.Plan("events", Batch{ID: id, Time: at, Ranges: ranges, Records: 80}))
+		must(t, s.Ack("events", id, at))
 	}
 }
 
@@ -87,9 +80,7 @@ func TestOpenWritableChecksPages(t *testing.T) {
 			b[i] ^= byte(1 + rng.IntN(255))
 		}
 		path := filepath.Join(dir, "damaged.db")
-		if err := os.WriteFile(path, b, 0o600); err != nil {
-			t.Fatal(err)
-		}
+		writeBytes(t, path, b)
 		readErr := readAll(path)
 		s, openErr := Open(path, OpenOptions{})
 		if openErr == nil {
@@ -117,8 +108,8 @@ func TestOpenWritableChecksPages(t *testing.T) {
 // TestOpenDamagedPageHeaders flips bytes in page headers (ids, types,
 // element counts, overflow counts): a writable open must end, and either
 // accept the file or refuse it with ErrCorrupt, never hang, panic or crash.
-// A damaged overflow count once made bbolt's tx.Check loop for minutes
-// while it filled memory (seed 6); preflight now refuses it first.
+// A damaged overflow count makes bbolt's tx.Check loop for minutes while
+// it fills memory (seed 6); preflight refuses such a file first.
 func TestOpenDamagedPageHeaders(t *testing.T) {
 	dir := t.TempDir()
 	clean := filepath.Join(dir, "clean.db")
@@ -133,9 +124,7 @@ func TestOpenDamagedPageHeaders(t *testing.T) {
 			b[page*4096+rng.IntN(16)] ^= byte(1 + rng.IntN(255))
 		}
 		path := filepath.Join(dir, "damaged.db")
-		if err := os.WriteFile(path, b, 0o600); err != nil {
-			t.Fatal(err)
-		}
+		writeBytes(t, path, b)
 		done := make(chan error, 1)
 		go func() {
 			s, err := Open(path, OpenOptions{})
@@ -175,4 +164,38 @@ func FuzzPreflight(f *testing.F) {
 			t.Fatalf("preflight error %v is not errPreflight", err)
 		}
 	})
+}
+
+// TestOpenRefusesAnOverlongFreelist sets the count of the freelist page
+// past what the page holds. A writable bolt.Open copies that many page ids
+// from its memory map before any check of ours runs, reading past the page
+// (and, at the end of the mapping, faulting, which no recover catches):
+// preflight, run by the read-only look Open takes first, must refuse the
+// file with ErrCorrupt.
+func TestOpenRefusesAnOverlongFreelist(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "freelist.db")
+	fillStore(t, path, 30)
+	b := readBytes(t, path)
+	w := &pageWalker{f: bytes.NewReader(b), size: int64(len(b)), seen: map[uint64]bool{}}
+	_, freelist, err := w.meta()
+	if err != nil || freelist == boltNoFreelist {
+		t.Fatalf("meta: freelist page %d, %v", freelist, err)
+	}
+	hdr := b[freelist*w.pageSize:]
+	if overflow := binary.LittleEndian.Uint32(hdr[12:]); overflow != 0 {
+		t.Fatalf("the freelist spans %d overflow pages; the edit below assumes one page", overflow)
+	}
+	binary.LittleEndian.PutUint16(hdr[10:], uint16(w.pageSize/8)) // one id more than the page holds
+	writeBytes(t, path, b)
+	if err := preflight(path); !errors.Is(err, errPreflight) || !strings.Contains(err.Error(), "freelist page") {
+		t.Fatalf("preflight = %v, want the freelist named", err)
+	}
+	s, err := Open(path, OpenOptions{})
+	if err == nil {
+		_ = s.Close()
+		t.Fatal("a store whose freelist runs past its page opened")
+	}
+	if !errors.Is(err, ErrCorrupt) || strings.Contains(err.Error(), "\n") {
+		t.Errorf("Open = %v, want one line of ErrCorrupt", err)
+	}
 }

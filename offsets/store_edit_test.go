@@ -16,59 +16,26 @@ import (
 // of it before and after its last transaction.
 func editedStore(t *testing.T, path string) (prev, last string) {
 	t.Helper()
-	s, err := Open(path, OpenOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustOpen(t, path)
 	for i, name := range []string{"events", "orders", "audit"} {
-		if err := s.EnsureStreamOn(name, "cluster-1", []string{"k:9092"}, []string{"events"}, map[string]string{"events": "id-1"}); err != nil {
-			t.Fatal(err)
-		}
+		must(t, s.EnsureStreamOn(name, "cluster-1", []string{"k:9092"}, []string{"events"}, map[string]string{"events": "id-1"}))
 		for id := uint64(1); id <= uint64(4+i); id++ {
-			if err := s.Plan(name, testBatch(id, 3+i, int64(id-1)*10)); err != nil {
-				t.Fatal(err)
-			}
-			if err := s.Ack(name, id, testNow); err != nil {
-				t.Fatal(err)
-			}
+			must(t, s.Plan(name, testBatch(id, 3+i, int64(id-1)*10)))
+			must(t, s.Ack(name, id, testNow))
 		}
-		if err := s.SetNext(name, map[Partition]int64{ev(1): 1017}, NewEvent(testNow, CodeSet, ev(1), "offsets set")); err != nil {
-			t.Fatal(err)
-		}
-		if err := s.SetStartChoice(name, "resume"); err != nil {
-			t.Fatal(err)
-		}
+		must(t, s.SetNext(name, map[Partition]int64{ev(1): 1017}, NewEvent(testNow, CodeSet, ev(1), "offsets set")))
+		must(t, s.SetStartChoice(name, "resume"))
 	}
 	// A wide stream: its next offsets fill two leaf pages under a
 	// branch page, and its batch of 150 ranges takes overflow pages.
-	if err := s.EnsureStream("wide", []string{"k:9092"}, []string{"events"}); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Plan("wide", testBatch(1, 150, 0)); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Ack("wide", 1, testNow); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Plan("orders", testBatch(6, 4, 50)); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Seek("orders", ev(2), 7, 6, NewEvent(testNow, CodeSeek, ev(2), "seek")); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Plan("audit", testBatch(7, 5, 60)); err != nil {
-		t.Fatal(err)
-	}
+	must(t, s.EnsureStream("wide", []string{"k:9092"}, []string{"events"}))
+	must(t, s.Plan("wide", testBatch(1, 150, 0)))
+	must(t, s.Ack("wide", 1, testNow))
+	must(t, s.Plan("orders", testBatch(6, 4, 50)))
+	must(t, s.Seek("orders", ev(2), 7, 6, NewEvent(testNow, CodeSeek, ev(2), "seek")))
+	must(t, s.Plan("audit", testBatch(7, 5, 60)))
 	_ = s.Close()
-	prev = streamState(t, path)
-	if s, err = Open(path, OpenOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Ack("audit", 7, testNow); err != nil {
-		t.Fatal(err)
-	}
-	_ = s.Close()
-	return prev, streamState(t, path)
+	return statesAroundAck(t, path, "audit", 7)
 }
 
 // editStride samples the bytes TestEditedStoreBytes edits past the meta
@@ -119,9 +86,7 @@ func TestEditedStoreBytes(t *testing.T) {
 		case 2:
 			b[i]-- // a schema "2" read as "1", an offset one lower
 		}
-		if err := os.WriteFile(path, b, 0o600); err != nil {
-			t.Fatal(err)
-		}
+		writeBytes(t, path, b)
 		got, err := openAndStart(path)
 		if err != nil {
 			refused++

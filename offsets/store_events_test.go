@@ -13,15 +13,11 @@ func TestEvents(t *testing.T) {
 	for i := range 6 {
 		e := NewEvent(testNow.Add(time.Duration(i)*time.Second), CodeSeek, ev(int32(i)), fmt.Sprintf("seek %d", i))
 		e.From, e.To = int64(i), int64(i+100)
-		if err := s.AddEvent("events", e); err != nil {
-			t.Fatal(err)
-		}
+		must(t, s.AddEvent("events", e))
 	}
 	set := NewEvent(testNow.Add(time.Hour), CodeSet, ev(0), "offsets set events:0=42")
 	set.To = 42
-	if err := s.SetNext("events", map[Partition]int64{ev(0): 42}, set); err != nil {
-		t.Fatal(err)
-	}
+	must(t, s.SetNext("events", map[Partition]int64{ev(0): 42}, set))
 	got, err := s.Events("events", 0)
 	if err != nil {
 		t.Fatal(err)
@@ -42,9 +38,7 @@ func TestEvents(t *testing.T) {
 		t.Errorf("after SetNext: %+v", info)
 	}
 	// No event when Code is empty; negative offsets are refused.
-	if err := s.SetNext("events", map[Partition]int64{ev(1): 7}, Event{}); err != nil {
-		t.Fatal(err)
-	}
+	must(t, s.SetNext("events", map[Partition]int64{ev(1): 7}, Event{}))
 	if again, _ := s.Events("events", 10); len(again) != 3 || again[0].Code != CodeSet {
 		t.Errorf("SetNext without an event recorded one: %+v", again[0])
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -27,23 +26,14 @@ func editAll(t *testing.T, b, old, new []byte) []byte {
 func storeWithAckedBatch(t *testing.T) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "offsets.db")
-	s, err := Open(path, OpenOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustOpen(t, path)
 	mustEnsure(t, s, "events")
 	b := Batch{ID: 1, Time: testNow, Ranges: []BatchRange{
 		{Range: Range{Partition: ev(0), From: 0, Until: 1017}, Records: 1017},
 		{Range: Range{Partition: ev(1), From: 0, Until: 500}, Records: 500}}}
-	if err := s.Plan("events", b); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Ack("events", 1, testNow); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
+	must(t, s.Plan("events", b))
+	must(t, s.Ack("events", 1, testNow))
+	must(t, s.Close())
 	return path
 }
 
@@ -54,9 +44,7 @@ func storeWithAckedBatch(t *testing.T) string {
 func TestStoreRefusesAnEditedNextOffset(t *testing.T) {
 	path := storeWithAckedBatch(t)
 	b := editAll(t, readBytes(t, path), offsetValue(1017), offsetValue(1273))
-	if err := os.WriteFile(path, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeBytes(t, path, b)
 	for _, ro := range []bool{false, true} {
 		s, err := Open(path, OpenOptions{ReadOnly: ro})
 		if err != nil {
@@ -89,13 +77,8 @@ func TestStoreRefusesAnEditedNextOffset(t *testing.T) {
 func TestOffsetsSetMendsAnEditedNextOffset(t *testing.T) {
 	path := storeWithAckedBatch(t)
 	b := editAll(t, readBytes(t, path), offsetValue(1017), offsetValue(1273))
-	if err := os.WriteFile(path, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	s, err := Open(path, OpenOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	writeBytes(t, path, b)
+	s := mustOpen(t, path)
 	defer s.Close()
 	streams, err := s.Streams()
 	if err != nil || len(streams) != 1 || len(streams[0].Damaged) != 1 || streams[0].Damaged[0].Partition != ev(0) {
@@ -104,9 +87,7 @@ func TestOffsetsSetMendsAnEditedNextOffset(t *testing.T) {
 	if _, ok := streams[0].Next[ev(0)]; ok {
 		t.Errorf("Streams lists the damaged events[0] in Next: %v", streams[0].Next)
 	}
-	if err := s.SetNext("events", map[Partition]int64{ev(0): 1017}, NewEvent(testNow, CodeSet, ev(0), "offsets set")); err != nil {
-		t.Fatal(err)
-	}
+	must(t, s.SetNext("events", map[Partition]int64{ev(0): 1017}, NewEvent(testNow, CodeSet, ev(0), "offsets set")))
 	info, _, err := s.Stream("events")
 	if err != nil {
 		t.Fatalf("Stream after offsets set: %v", err)
@@ -122,9 +103,7 @@ func TestOffsetsSetMendsAnEditedNextOffset(t *testing.T) {
 func TestEditedBatchRecordIsRefused(t *testing.T) {
 	path := storeWithAckedBatch(t)
 	b := editAll(t, readBytes(t, path), []byte(`"until":1017`), []byte(`"until":1273`))
-	if err := os.WriteFile(path, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeBytes(t, path, b)
 	s, err := Open(path, OpenOptions{})
 	if err == nil {
 		batches, _ := s.Batches("events", 0)
@@ -201,9 +180,7 @@ func TestDamagedPageIDIsRefusedByAReader(t *testing.T) {
 	if n == 0 {
 		t.Fatal("no streams bucket header found")
 	}
-	if err := os.WriteFile(path, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeBytes(t, path, b)
 	for _, ro := range []bool{true, false} {
 		s, err := Open(path, OpenOptions{ReadOnly: ro})
 		if err == nil {
@@ -225,64 +202,58 @@ func next(b, key []byte, i int) int {
 	return i + 1 + j
 }
 
-// TestMovedBucketGoneIsRefused renames a stream's moved bucket (one byte of
-// its key): its jump marks were read as none, so the next range of a
-// partition moved by offsets set or a seek lost its jump mark. A sealed
-// stream always has the bucket; without it the stream is damaged.
-func TestMovedBucketGoneIsRefused(t *testing.T) {
+// storeWithJumpMark is storeWithAckedBatch after offsets set moved
+// events[1] to 400: the stream keeps a jump mark for it.
+func storeWithJumpMark(t *testing.T) string {
+	t.Helper()
 	path := storeWithAckedBatch(t)
-	s, err := Open(path, OpenOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.SetNext("events", map[Partition]int64{ev(1): 400}, NewEvent(testNow, CodeSet, ev(1), "offsets set")); err != nil {
-		t.Fatal(err)
-	}
+	s := mustOpen(t, path)
+	must(t, s.SetNext("events", map[Partition]int64{ev(1): 400}, NewEvent(testNow, CodeSet, ev(1), "offsets set")))
 	_ = s.Close()
-	b := editAll(t, readBytes(t, path), []byte("moved"), []byte("moves"))
-	if err := os.WriteFile(path, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	return path
+}
+
+// wantCorruptStart fails the test unless a start of the store at path is
+// refused with one line of ErrCorrupt; what says what started instead.
+func wantCorruptStart(t *testing.T, path, what string) {
+	t.Helper()
 	got, err := openAndStart(path)
 	if err == nil {
-		t.Fatalf("a stream without its moved bucket starts with\n%s", got)
+		t.Fatalf("%s\n%s", what, got)
 	}
 	if !errors.Is(err, ErrCorrupt) || strings.Contains(err.Error(), "\n") {
 		t.Errorf("open and start = %v, want one line of ErrCorrupt", err)
 	}
 }
 
+// TestMovedBucketGoneIsRefused renames a stream's moved bucket (one byte of
+// its key): its jump marks would read as none, so the next range of a
+// partition moved by offsets set or a seek would lose its jump mark. A
+// sealed stream always has the bucket; without it the stream is damaged.
+func TestMovedBucketGoneIsRefused(t *testing.T) {
+	path := storeWithJumpMark(t)
+	b := editAll(t, readBytes(t, path), []byte("moved"), []byte("moves"))
+	writeBytes(t, path, b)
+	wantCorruptStart(t, path, "a stream without its moved bucket starts with")
+}
+
 // TestEditedJumpMarkIsNamed: a jump mark that fails its checksum is
 // refused as the jump mark, with the partition's next offset, and offsets
 // set mends it.
 func TestEditedJumpMarkIsNamed(t *testing.T) {
-	path := storeWithAckedBatch(t)
-	s, err := Open(path, OpenOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.SetNext("events", map[Partition]int64{ev(1): 400}, NewEvent(testNow, CodeSet, ev(1), "offsets set")); err != nil {
-		t.Fatal(err)
-	}
-	_ = s.Close()
+	path := storeWithJumpMark(t)
 	key := partitionKey(ev(1))
 	b := editAll(t, readBytes(t, path), append(key, CodeSet...), append(key, "sex"...))
-	if err := os.WriteFile(path, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if s, err = Open(path, OpenOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	writeBytes(t, path, b)
+	s := mustOpen(t, path)
 	defer s.Close()
-	_, _, err = s.Stream("events")
+	_, _, err := s.Stream("events")
 	var sum *ChecksumError
 	if !errors.As(err, &sum) || !sum.Mark || sum.Partition != ev(1) || sum.Stored != 400 ||
 		!strings.Contains(err.Error(), "the jump mark of events[1] fails its checksum (its next offset is 400)") {
 		t.Fatalf("Stream = %v; want the jump mark of events[1] named", err)
 	}
-	if err := s.SetNext("events", map[Partition]int64{ev(1): 400}, NewEvent(testNow, CodeSet, ev(1), "offsets set")); err != nil {
-		t.Fatal(err)
-	}
+	must(t, s.SetNext("events", map[Partition]int64{ev(1): 400}, NewEvent(testNow, CodeSet, ev(1), "offsets set")))
 	if info, _, err := s.Stream("events"); err != nil || info.Next[ev(1)] != 400 || info.Moved[ev(1)] != CodeSet {
 		t.Errorf("after offsets set: next %v, moved %v, %v", info.Next, info.Moved, err)
 	}

@@ -2,7 +2,6 @@ package offsets
 
 import (
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -26,9 +25,7 @@ func TestDamagedMetaPageUsesTheOtherCopy(t *testing.T) {
 			b := append([]byte(nil), orig...)
 			clear(b[c.from:c.to])
 			path := filepath.Join(t.TempDir(), "zeroed.db")
-			if err := os.WriteFile(path, b, 0o600); err != nil {
-				t.Fatal(err)
-			}
+			writeBytes(t, path, b)
 			s, err := Open(path, OpenOptions{})
 			if err != nil {
 				t.Fatalf("Open: %v", err)
@@ -49,9 +46,7 @@ func TestDamagedMetaPageUsesTheOtherCopy(t *testing.T) {
 		b := append([]byte(nil), orig...)
 		clear(b[:8192])
 		path := filepath.Join(t.TempDir(), "zeroed.db")
-		if err := os.WriteFile(path, b, 0o600); err != nil {
-			t.Fatal(err)
-		}
+		writeBytes(t, path, b)
 		for _, ro := range []bool{false, true} {
 			s, err := Open(path, OpenOptions{ReadOnly: ro})
 			if err == nil {
@@ -71,21 +66,20 @@ func TestDamagedMetaPageUsesTheOtherCopy(t *testing.T) {
 func fillStoreLastAck(t *testing.T, path string) (prev, last string) {
 	t.Helper()
 	fillStore(t, path, 29)
-	s, err := Open(path, OpenOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Plan("events", testBatch(30, 8, 290)); err != nil {
-		t.Fatal(err)
-	}
+	s := mustOpen(t, path)
+	must(t, s.Plan("events", testBatch(30, 8, 290)))
 	_ = s.Close()
+	return statesAroundAck(t, path, "events", 30)
+}
+
+// statesAroundAck returns what a start reads (streamState) of the closed
+// store at path before and after one transaction that acks batch id of
+// stream.
+func statesAroundAck(t *testing.T, path, stream string, id uint64) (prev, last string) {
+	t.Helper()
 	prev = streamState(t, path)
-	if s, err = Open(path, OpenOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Ack("events", 30, testNow); err != nil {
-		t.Fatal(err)
-	}
+	s := mustOpen(t, path)
+	must(t, s.Ack(stream, id, testNow))
 	_ = s.Close()
 	return prev, streamState(t, path)
 }

@@ -41,16 +41,36 @@ func checkFile(t *testing.T, path string) {
 	})
 }
 
+// must fails the test at once on a non-nil err.
+func must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// mustOpen opens the store at path writable, failing the test on an error.
+func mustOpen(t testing.TB, path string) *Store {
+	t.Helper()
+	s, err := Open(path, OpenOptions{})
+	must(t, err)
+	return s
+}
+
+// writeBytes writes b to the file at path, mode 0600, failing the test on
+// an error.
+func writeBytes(t testing.TB, path string, b []byte) {
+	t.Helper()
+	must(t, os.WriteFile(path, b, 0o600))
+}
+
 // openTest opens a new store in a fresh folder below t.TempDir(), checked
 // and closed at cleanup.
 func openTest(t *testing.T) *Store {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "state", "kbatch", "offsets.db")
 	checkFile(t, path)
-	s, err := Open(path, OpenOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustOpen(t, path)
 	t.Cleanup(func() {
 		if err := s.Close(); err != nil {
 			t.Error(err)
@@ -74,18 +94,14 @@ func TestOpenCreates(t *testing.T) {
 	if len(leftovers) != 0 {
 		t.Errorf("temporary files left behind: %v", leftovers)
 	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
+	must(t, s.Close())
 	// Reopen, read-only and read-write.
 	for _, ro := range []bool{true, false} {
 		s2, err := Open(s.Path(), OpenOptions{ReadOnly: ro})
 		if err != nil {
 			t.Fatalf("reopen (read-only %v): %v", ro, err)
 		}
-		if err := s2.Close(); err != nil {
-			t.Fatal(err)
-		}
+		must(t, s2.Close())
 	}
 }
 
@@ -95,9 +111,7 @@ func TestOpenCreates(t *testing.T) {
 // that says how to start anew, and left as it was.
 func TestOpenRefusesEmptyFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "empty.db")
-	if err := os.WriteFile(path, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeBytes(t, path, nil)
 	for _, ro := range []bool{true, false} {
 		_, err := Open(path, OpenOptions{ReadOnly: ro})
 		if !errors.Is(err, ErrForeign) || !strings.Contains(err.Error(), "empty") || !strings.Contains(err.Error(), "--store") || !strings.Contains(err.Error(), "remove") {
@@ -115,9 +129,7 @@ func TestOpenRefuses(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name string, data []byte) string {
 		path := filepath.Join(dir, name)
-		if err := os.WriteFile(path, data, 0o600); err != nil {
-			t.Fatal(err)
-		}
+		writeBytes(t, path, data)
 		return path
 	}
 	boltFile := func(name string, fn func(tx *bolt.Tx) error) string {
@@ -126,37 +138,21 @@ func TestOpenRefuses(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := db.Update(fn); err != nil {
-			t.Fatal(err)
-		}
-		if err := db.Close(); err != nil {
-			t.Fatal(err)
-		}
+		must(t, db.Update(fn))
+		must(t, db.Close())
 		return path
 	}
 	kbatchFile := func(name string, schema string) string {
 		path := filepath.Join(dir, name)
-		s, err := Open(path, OpenOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := s.Close(); err != nil {
-			t.Fatal(err)
-		}
+		s := mustOpen(t, path)
+		must(t, s.Close())
 		return boltFile(name, func(tx *bolt.Tx) error { return tx.Bucket(bucketMeta).Put(keySchema, []byte(schema)) })
 	}
 	damaged := func(name string) string {
 		path := filepath.Join(dir, name)
-		s, err := Open(path, OpenOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := s.EnsureStream("events", nil, nil); err != nil {
-			t.Fatal(err)
-		}
-		if err := s.Close(); err != nil {
-			t.Fatal(err)
-		}
+		s := mustOpen(t, path)
+		must(t, s.EnsureStream("events", nil, nil))
+		must(t, s.Close())
 		b := readBytes(t, path)
 		for i := 2 * os.Getpagesize(); i < len(b); i++ { // keep both meta pages, wreck the rest
 			b[i] = 0xab
@@ -242,9 +238,7 @@ func TestOpenLocked(t *testing.T) {
 			t.Errorf("second Open(%+v) = %q, want ErrLocked %q", opt, err, want)
 		}
 	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
+	must(t, s.Close())
 	s2, err := Open(s.Path(), OpenOptions{})
 	if err != nil {
 		t.Fatalf("Open after Close: %v", err)
@@ -262,12 +256,8 @@ func TestOpenReadOnly(t *testing.T) {
 	}
 
 	s := openTest(t)
-	if err := s.EnsureStream("events", []string{"b:9092"}, []string{"events"}); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
+	must(t, s.EnsureStream("events", []string{"b:9092"}, []string{"events"}))
+	must(t, s.Close())
 	r1, err := Open(s.Path(), OpenOptions{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
@@ -281,13 +271,8 @@ func TestOpenReadOnly(t *testing.T) {
 	if _, ok, err := r2.Stream("events"); !ok || err != nil {
 		t.Errorf("Stream on a read-only store = %v, %v", ok, err)
 	}
-	writes := map[string]error{
-		"EnsureStream": r1.EnsureStream("events", nil, nil),
-		"Plan":         r1.Plan("events", Batch{ID: 1}),
-		"Ack":          r1.Ack("events", 1, testNow),
-		"AddEvent":     r1.AddEvent("events", NewEvent(testNow, CodeSeek, ev(0), "x")),
-		"SetNext":      r1.SetNext("events", map[Partition]int64{ev(0): 1}, Event{}),
-	}
+	writes := streamWrites(r1, "events", "x")
+	writes["EnsureStream"] = r1.EnsureStream("events", nil, nil)
 	for name, err := range writes {
 		if !errors.Is(err, ErrReadOnly) {
 			t.Errorf("%s on a read-only store = %v, want ErrReadOnly", name, err)

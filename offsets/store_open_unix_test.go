@@ -12,9 +12,9 @@ import (
 	"time"
 )
 
-// TestOpenRefusesSpecialFiles (helper-38): /dev/null and a named pipe
-// were refused as "empty (0 bytes) ... remove it"; they are named for
-// what they are, and not touched.
+// TestOpenRefusesSpecialFiles: /dev/null and a named pipe are refused
+// named for what they are, not as "empty (0 bytes) ... remove it", and
+// are not touched.
 func TestOpenRefusesSpecialFiles(t *testing.T) {
 	fifo := filepath.Join(t.TempDir(), "fifo.db")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {

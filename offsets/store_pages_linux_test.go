@@ -17,20 +17,13 @@ import (
 // check the file, does too.
 func TestStoreLetsGoOfTheFilePagesItRead(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "offsets.db")
-	s, err := Open(path, OpenOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustOpen(t, path)
 	mustEnsure(t, s, "events")
 	s.releaseEvery = time.Hour // none while the log fills
 	s.db.NoSync = true
 	for id := uint64(1); id <= 100; id++ {
-		if err := s.Plan("events", testBatch(id, 1000, int64(id)*10)); err != nil {
-			t.Fatal(err)
-		}
-		if err := s.Ack("events", id, testNow); err != nil {
-			t.Fatal(err)
-		}
+		must(t, s.Plan("events", testBatch(id, 1000, int64(id)*10)))
+		must(t, s.Ack("events", id, testNow))
 	}
 	if _, err := s.Batches("events", 0); err != nil { // reads the whole log
 		t.Fatal(err)
@@ -41,26 +34,17 @@ func TestStoreLetsGoOfTheFilePagesItRead(t *testing.T) {
 	}
 
 	s.releaseEvery = 0
-	if err := s.Plan("events", testBatch(101, 1000, 1010)); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Ack("events", 101, testNow); err != nil {
-		t.Fatal(err)
-	}
+	must(t, s.Plan("events", testBatch(101, 1000, 1010)))
+	must(t, s.Ack("events", 101, testNow))
 	if after := storeMappedKiB(t, path); after > 256 {
 		t.Fatalf("%d KiB of the store still mapped after an ack (%d before): its pages were not let go", after, held)
 	}
 	if b, ok, err := s.Batch("events", 50); err != nil || !ok || len(b.Ranges) != 1000 {
 		t.Fatalf("batch 50 read after the release: %d ranges, ok %v, err %v", len(b.Ranges), ok, err)
 	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
+	must(t, s.Close())
 
-	s, err = Open(path, OpenOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s = mustOpen(t, path)
 	defer s.Close()
 	if after := storeMappedKiB(t, path); after > 256 {
 		t.Fatalf("%d KiB of the store mapped after Open checked it: its pages were not let go", after)
@@ -93,8 +77,6 @@ func storeMappedKiB(t *testing.T, path string) int64 {
 			kib += n
 		}
 	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
+	must(t, sc.Err())
 	return kib
 }

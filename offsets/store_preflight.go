@@ -22,7 +22,7 @@ import (
 // freelist: the page id is below the high-water mark, the page and its
 // overflow pages lie inside the file, each page is reached once, its type
 // is a branch or leaf page, and its elements, keys and values lie inside
-// the page. Nesting is bounded too (maxPreflightDepth).
+// the page; the freelist's page ids lie inside the freelist page. Nesting is bounded too (maxPreflightDepth).
 //
 // The layout it reads is bbolt's on-disk format (go.etcd.io/bbolt
 // internal/common: page.go, meta.go), unchanged since bbolt 1.3.
@@ -89,11 +89,32 @@ func (w *pageWalker) run() error {
 		return err
 	}
 	if freelist != boltNoFreelist {
-		if _, err := w.span(freelist, boltFreelistPage, 0); err != nil {
+		p, err := w.span(freelist, boltFreelistPage, 0)
+		if err != nil {
+			return err
+		}
+		if err := w.freelistFits(freelist, p); err != nil {
 			return err
 		}
 	}
 	return w.walk(root, 0)
+}
+
+// freelistFits checks that the page ids the freelist page id lists (p,
+// with its overflow pages) lie inside it. A writable bolt.Open copies them
+// from its memory map by the count in the header, before any check of
+// ours can run: a count past the span reads past the page, and past the
+// end of the mapping it faults.
+func (w *pageWalker) freelistFits(id uint64, p []byte) error {
+	le := binary.LittleEndian
+	count, at := uint64(le.Uint16(p[10:])), uint64(boltPageHeader)
+	if count == boltFreelistNoSize { // the count is the first id
+		count, at = le.Uint64(p[boltPageHeader:]), at+8
+	}
+	if room := (uint64(len(p)) - at) / 8; count > room {
+		return w.fail("freelist page %d lists %d page ids; its %d bytes hold %d", id, count, len(p), room)
+	}
+	return nil
 }
 
 // meta reads both meta pages and takes the valid one with the higher

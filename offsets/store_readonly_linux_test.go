@@ -42,9 +42,7 @@ func TestReadOnlyStoreFile(t *testing.T) {
 		t.Skip("root writes a file whatever its mode")
 	}
 	path := storeWithAckedBatch(t)
-	if err := os.Chmod(path, 0o400); err != nil {
-		t.Fatal(err)
-	}
+	must(t, os.Chmod(path, 0o400))
 	checkReadOnlyRefusal(t, path)
 }
 
@@ -59,9 +57,7 @@ func TestReadOnlyStoreMount(t *testing.T) {
 	t.Cleanup(func() { _ = syscall.Unmount(dir, syscall.MNT_DETACH) })
 	src := storeWithAckedBatch(t)
 	path := filepath.Join(dir, "offsets.db")
-	if err := os.WriteFile(path, readBytes(t, src), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeBytes(t, path, readBytes(t, src))
 	if err := syscall.Mount("", dir, "", syscall.MS_REMOUNT|syscall.MS_RDONLY, ""); err != nil {
 		t.Skip("cannot remount the tmpfs read-only:", err)
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -79,14 +78,9 @@ func TestSchema1StoreKeepsWorking(t *testing.T) {
 	if !bytes.Equal(readBytes(t, path), before) {
 		t.Fatal("a read-only open changed the schema 1 store")
 	}
-	rw, err := Open(path, OpenOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rw := mustOpen(t, path)
 	check("writable", rw)
-	if err := rw.Close(); err != nil {
-		t.Fatal(err)
-	}
+	must(t, rw.Close())
 	db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
@@ -107,13 +101,8 @@ func TestSchema1StoreKeepsWorking(t *testing.T) {
 
 	b := readBytes(t, path)
 	b = editAll(t, b, offsetValue(400), offsetValue(144))
-	if err := os.WriteFile(path, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	s, err := Open(path, OpenOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	writeBytes(t, path, b)
+	s := mustOpen(t, path)
 	defer s.Close()
 	if _, _, err := s.Stream("events"); !errors.Is(err, ErrChecksum) {
 		t.Errorf("Stream of the sealed store with an edited next offset = %v, want ErrChecksum", err)

@@ -72,9 +72,7 @@ func TestSnapshotOfAStoreInUse(t *testing.T) {
 			}
 		}
 		copyPath := r.snapshot
-		if err := r.Close(); err != nil {
-			t.Fatal(err)
-		}
+		must(t, r.Close())
 		if _, err := os.Stat(copyPath); !errors.Is(err, os.ErrNotExist) {
 			t.Fatalf("snapshot %d: the copy %s is still there after Close: %v", i, copyPath, err)
 		}

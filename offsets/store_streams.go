@@ -38,7 +38,7 @@ type StreamInfo struct {
 	// Moved names, by partition, why its next offset moved without an ack
 	// since its last acked range (a jump code: data-loss, reset, set,
 	// import, seek…); nil when none did. The first range a watch reads
-	// from such a position is marked with it (DESIGN §2.3).
+	// from such a position is marked with it (docs/design.md §2.3).
 	Moved map[Partition]string
 	// StartChoice is what the topic picker last answered to "where to
 	// start" for this stream ("resume", "latest", "-100", "@-1h"…); ""

@@ -25,9 +25,7 @@ func testBatch(id uint64, n int, from int64) Batch {
 
 func mustEnsure(t testing.TB, s *Store, name string) {
 	t.Helper()
-	if err := s.EnsureStream(name, []string{"127.0.0.1:9092"}, []string{"events"}); err != nil {
-		t.Fatal(err)
-	}
+	must(t, s.EnsureStream(name, []string{"127.0.0.1:9092"}, []string{"events"}))
 }
 
 func TestStreams(t *testing.T) {
@@ -40,16 +38,10 @@ func TestStreams(t *testing.T) {
 	}
 	mustEnsure(t, s, "orders")
 	mustEnsure(t, s, "events")
-	if err := s.Plan("events", testBatch(1, 2, 0)); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Ack("events", 1, testNow); err != nil {
-		t.Fatal(err)
-	}
+	must(t, s.Plan("events", testBatch(1, 2, 0)))
+	must(t, s.Ack("events", 1, testNow))
 	// Re-ensuring with other brokers keeps positions and the batch log.
-	if err := s.EnsureStream("events", []string{"k1:9092", "k2:9092"}, []string{"events", "more"}); err != nil {
-		t.Fatal(err)
-	}
+	must(t, s.EnsureStream("events", []string{"k1:9092", "k2:9092"}, []string{"events", "more"}))
 	got, err := s.Streams()
 	if err != nil {
 		t.Fatal(err)
@@ -74,14 +66,21 @@ func TestStreams(t *testing.T) {
 	}
 }
 
+// streamWrites makes each write to one stream of s (a batch planned and
+// acked, an event with message msg, a next offset set) and returns their
+// errors by method.
+func streamWrites(s *Store, stream, msg string) map[string]error {
+	return map[string]error{
+		"Plan":     s.Plan(stream, Batch{ID: 1}),
+		"Ack":      s.Ack(stream, 1, testNow),
+		"AddEvent": s.AddEvent(stream, NewEvent(testNow, CodeSeek, ev(0), msg)),
+		"SetNext":  s.SetNext(stream, map[Partition]int64{ev(0): 1}, Event{}),
+	}
+}
+
 func TestUnknownStream(t *testing.T) {
 	s := openTest(t)
-	writes := map[string]error{
-		"Plan":     s.Plan("nope", Batch{ID: 1}),
-		"Ack":      s.Ack("nope", 1, testNow),
-		"AddEvent": s.AddEvent("nope", NewEvent(testNow, CodeSeek, ev(0), "")),
-		"SetNext":  s.SetNext("nope", map[Partition]int64{ev(0): 1}, Event{}),
-	}
+	writes := streamWrites(s, "nope", "")
 	for name, err := range writes {
 		if !errors.Is(err, ErrUnknownStream) {
 			t.Errorf("%s on an unknown stream = %v, want ErrUnknownStream", name, err)
@@ -104,14 +103,10 @@ func TestUnknownStream(t *testing.T) {
 func TestPlanAck(t *testing.T) {
 	s := openTest(t)
 	mustEnsure(t, s, "events")
-	if err := s.SetNext("events", map[Partition]int64{ev(0): 0, ev(1): 0, ev(5): 77}, Event{}); err != nil {
-		t.Fatal(err)
-	}
+	must(t, s.SetNext("events", map[Partition]int64{ev(0): 0, ev(1): 0, ev(5): 77}, Event{}))
 	b1 := testBatch(1, 2, 0)
 	b1.State, b1.Redelivered = StateAcked, false // Plan stores planned whatever it is given
-	if err := s.Plan("events", b1); err != nil {
-		t.Fatal(err)
-	}
+	must(t, s.Plan("events", b1))
 	p, err := s.Pending("events")
 	if err != nil || p == nil || p.State != StatePlanned || !reflect.DeepEqual(p.Ranges, b1.Ranges) || p.Redelivered {
 		t.Fatalf("Pending = %+v, %v; want b1 planned", p, err)
@@ -122,9 +117,7 @@ func TestPlanAck(t *testing.T) {
 	}
 
 	ackAt := testNow.Add(time.Minute)
-	if err := s.Ack("events", 1, ackAt); err != nil {
-		t.Fatal(err)
-	}
+	must(t, s.Ack("events", 1, ackAt))
 	info, _, _ = s.Stream("events")
 	if want := map[Partition]int64{ev(0): 10, ev(1): 10, ev(5): 77}; !reflect.DeepEqual(info.Next, want) || info.LastBatch != 1 ||
 		!info.Updated.Equal(ackAt) {
@@ -161,31 +154,22 @@ func TestPlanAck(t *testing.T) {
 	}
 }
 
-// TestCrashBetweenPlanAndAck is the crash of DESIGN §2.4: the process dies
+// TestCrashBetweenPlanAndAck is the crash of docs/design.md §2.4: the process dies
 // after Plan; on restart the same ranges come back as pending, the next
 // offsets have not moved, and re-planning marks the batch re-delivered.
 func TestCrashBetweenPlanAndAck(t *testing.T) {
 	s := openTest(t)
 	path := s.Path()
 	mustEnsure(t, s, "events")
-	if err := s.Plan("events", testBatch(1, 3, 0)); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Ack("events", 1, testNow); err != nil {
-		t.Fatal(err)
-	}
+	must(t, s.Plan("events", testBatch(1, 3, 0)))
+	must(t, s.Ack("events", 1, testNow))
 	b2 := testBatch(2, 3, 10)
-	if err := s.Plan("events", b2); err != nil {
-		t.Fatal(err)
-	}
+	must(t, s.Plan("events", b2))
 	if err := s.Close(); err != nil { // the "crash": no Ack
 		t.Fatal(err)
 	}
 
-	s, err := Open(path, OpenOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s = mustOpen(t, path)
 	defer s.Close()
 	p, err := s.Pending("events")
 	if err != nil || p == nil || p.ID != 2 || !reflect.DeepEqual(p.Ranges, b2.Ranges) {
@@ -195,15 +179,11 @@ func TestCrashBetweenPlanAndAck(t *testing.T) {
 	if want := map[Partition]int64{ev(0): 10, ev(1): 10, ev(2): 10}; !reflect.DeepEqual(info.Next, want) || info.LastBatch != 1 {
 		t.Errorf("after restart: Next %v, LastBatch %d; want %v, 1", info.Next, info.LastBatch, want)
 	}
-	if err := s.Plan("events", *p); err != nil {
-		t.Fatal(err)
-	}
+	must(t, s.Plan("events", *p))
 	if p, _ := s.Pending("events"); p == nil || !p.Redelivered {
 		t.Errorf("re-planned batch = %+v, want Redelivered", p)
 	}
-	if err := s.Ack("events", 2, testNow); err != nil {
-		t.Fatal(err)
-	}
+	must(t, s.Ack("events", 2, testNow))
 	info, _, _ = s.Stream("events")
 	if want := map[Partition]int64{ev(0): 20, ev(1): 20, ev(2): 20}; !reflect.DeepEqual(info.Next, want) {
 		t.Errorf("after re-delivered Ack: Next %v, want %v", info.Next, want)
@@ -215,13 +195,9 @@ func TestBatchLogCap(t *testing.T) {
 	s.maxBatches = 5
 	mustEnsure(t, s, "events")
 	for id := uint64(1); id <= 12; id++ {
-		if err := s.Plan("events", testBatch(id, 1, int64(id-1)*10)); err != nil {
-			t.Fatal(err)
-		}
+		must(t, s.Plan("events", testBatch(id, 1, int64(id-1)*10)))
 		if id < 12 {
-			if err := s.Ack("events", id, testNow); err != nil {
-				t.Fatal(err)
-			}
+			must(t, s.Ack("events", id, testNow))
 		}
 	}
 	all, err := s.Batches("events", 0)
@@ -270,12 +246,8 @@ func TestConcurrentUse(t *testing.T) {
 		})
 	}
 	for id := uint64(1); id <= 20; id++ {
-		if err := s.Plan("events", testBatch(id, 4, int64(id-1)*10)); err != nil {
-			t.Fatal(err)
-		}
-		if err := s.Ack("events", id, testNow); err != nil {
-			t.Fatal(err)
-		}
+		must(t, s.Plan("events", testBatch(id, 4, int64(id-1)*10)))
+		must(t, s.Ack("events", id, testNow))
 	}
 	close(stop)
 	wg.Wait()
@@ -291,27 +263,14 @@ func TestConcurrentUse(t *testing.T) {
 func TestAckWithAndWithoutThePlannedBatchInMemory(t *testing.T) {
 	s := openTest(t)
 	mustEnsure(t, s, "events")
-	if err := s.Plan("events", testBatch(1, 3, 0)); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Ack("events", 1, testNow); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Plan("events", testBatch(2, 3, 10)); err != nil {
-		t.Fatal(err)
-	}
+	must(t, s.Plan("events", testBatch(1, 3, 0)))
+	must(t, s.Ack("events", 1, testNow))
+	must(t, s.Plan("events", testBatch(2, 3, 10)))
 	path := s.Path()
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	s2, err := Open(path, OpenOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, s.Close())
+	s2 := mustOpen(t, path)
 	defer s2.Close()
-	if err := s2.Ack("events", 2, testNow.Add(time.Second)); err != nil {
-		t.Fatal(err)
-	}
+	must(t, s2.Ack("events", 2, testNow.Add(time.Second)))
 	for id, from := range map[uint64]int64{1: 0, 2: 10} {
 		b, ok, err := s2.Batch("events", id)
 		want := testBatch(id, 3, from)
@@ -330,9 +289,7 @@ func TestAckWithAndWithoutThePlannedBatchInMemory(t *testing.T) {
 func TestAckAndPlan(t *testing.T) {
 	s := openTest(t)
 	mustEnsure(t, s, "events")
-	if err := s.Plan("events", testBatch(1, 2, 0)); err != nil {
-		t.Fatal(err)
-	}
+	must(t, s.Plan("events", testBatch(1, 2, 0)))
 	ackAt := testNow.Add(time.Minute)
 	for name, next := range map[string]Batch{
 		"next is not id+1": testBatch(3, 2, 10),
@@ -346,9 +303,7 @@ func TestAckAndPlan(t *testing.T) {
 			t.Fatalf("%s: after a refused AckAndPlan, LastBatch %d and pending %+v; want 0 and batch 1", name, info.LastBatch, p)
 		}
 	}
-	if err := s.AckAndPlan("events", 1, ackAt, testBatch(2, 2, 10)); err != nil {
-		t.Fatal(err)
-	}
+	must(t, s.AckAndPlan("events", 1, ackAt, testBatch(2, 2, 10)))
 	info, _, _ := s.Stream("events")
 	if want := map[Partition]int64{ev(0): 10, ev(1): 10}; !reflect.DeepEqual(info.Next, want) || info.LastBatch != 1 {
 		t.Errorf("after AckAndPlan: Next %v, LastBatch %d; want %v, 1", info.Next, info.LastBatch, want)
@@ -361,9 +316,7 @@ func TestAckAndPlan(t *testing.T) {
 		t.Fatalf("pending after AckAndPlan = %+v, %v; want batch 2 planned", p, err)
 	}
 	// The ack of the batch planned that way works as after Plan.
-	if err := s.Ack("events", 2, ackAt); err != nil {
-		t.Fatal(err)
-	}
+	must(t, s.Ack("events", 2, ackAt))
 	if info, _, _ := s.Stream("events"); info.LastBatch != 2 || info.Next[ev(0)] != 20 {
 		t.Errorf("after acking batch 2: %+v", info)
 	}
@@ -377,12 +330,8 @@ func TestBatchLogCapByRanges(t *testing.T) {
 	mustEnsure(t, s, "events")
 	plan := func(id uint64, parts int) {
 		t.Helper()
-		if err := s.Plan("events", testBatch(id, parts, 0)); err != nil {
-			t.Fatal(err)
-		}
-		if err := s.Ack("events", id, testNow); err != nil {
-			t.Fatal(err)
-		}
+		must(t, s.Plan("events", testBatch(id, parts, 0)))
+		must(t, s.Ack("events", id, testNow))
 	}
 	for id := uint64(1); id <= 30; id++ {
 		plan(id, 1) // 1 range each: 30 kept (under both caps)
@@ -412,9 +361,7 @@ func TestSeekSurvivesTheAcksOfBatchesCutBeforeIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The stream has cut batch 2 too (not yet planned) when the seek comes.
-	if err := s.Seek("events", ev(0), 50, 2, NewEvent(testNow, CodeSeek, ev(0), "seek")); err != nil {
-		t.Fatal(err)
-	}
+	must(t, s.Seek("events", ev(0), 50, 2, NewEvent(testNow, CodeSeek, ev(0), "seek")))
 	next := func() (int64, int64, map[Partition]int64) {
 		info, _, _ := s.Stream("events")
 		return info.Next[ev(0)], info.Next[ev(1)], info.Seeks
@@ -422,28 +369,22 @@ func TestSeekSurvivesTheAcksOfBatchesCutBeforeIt(t *testing.T) {
 	if p0, _, seeks := next(); p0 != 50 || seeks[ev(0)] != 50 {
 		t.Fatalf("after the seek: next %d, seeks %v", p0, seeks)
 	}
-	if err := s.AckAndPlan("events", 1, testNow, testBatch(2, 2, 10)); err != nil {
-		t.Fatal(err)
-	}
+	must(t, s.AckAndPlan("events", 1, testNow, testBatch(2, 2, 10)))
 	if p0, p1, seeks := next(); p0 != 50 || p1 != 10 || seeks[ev(0)] != 50 {
 		t.Fatalf("after acking batch 1: next %d and %d, seeks %v; want 50 (the seek), 10, the seek kept", p0, p1, seeks)
 	}
-	if err := s.Ack("events", 2, testNow); err != nil {
-		t.Fatal(err)
-	}
+	must(t, s.Ack("events", 2, testNow))
 	if p0, p1, seeks := next(); p0 != 50 || p1 != 20 || seeks != nil {
 		t.Fatalf("after acking batch 2: next %d and %d, seeks %v; want 50, 20, none left", p0, p1, seeks)
 	}
 	// A seek with nothing cut and unacked is stored and not kept.
-	if err := s.Seek("events", ev(1), 5, 2, Event{}); err != nil {
-		t.Fatal(err)
-	}
+	must(t, s.Seek("events", ev(1), 5, 2, Event{}))
 	if _, p1, seeks := next(); p1 != 5 || seeks != nil {
 		t.Fatalf("a seek with every batch acked: next %d, seeks %v", p1, seeks)
 	}
 }
 
-// Issue 13, bug 7: a seek kept for a pending batch, then `offsets set` of
+// A seek kept for a pending batch, then `offsets set` of
 // the same partition: the set wins; the batch's ack does not store the
 // seek again over it.
 func TestSetNextForgetsAKeptSeek(t *testing.T) {
@@ -453,16 +394,10 @@ func TestSetNextForgetsAKeptSeek(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range []Partition{ev(0), ev(1)} {
-		if err := s.Seek("events", p, 50, 1, NewEvent(testNow, CodeSeek, p, "seek")); err != nil {
-			t.Fatal(err)
-		}
+		must(t, s.Seek("events", p, 50, 1, NewEvent(testNow, CodeSeek, p, "seek")))
 	}
-	if err := s.SetNext("events", map[Partition]int64{ev(1): 70}, NewEvent(testNow, CodeSet, ev(1), "offsets set")); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Ack("events", 1, testNow); err != nil {
-		t.Fatal(err)
-	}
+	must(t, s.SetNext("events", map[Partition]int64{ev(1): 70}, NewEvent(testNow, CodeSet, ev(1), "offsets set")))
+	must(t, s.Ack("events", 1, testNow))
 	info, _, _ := s.Stream("events")
 	if info.Next[ev(1)] != 70 || info.Next[ev(0)] != 50 || info.Seeks != nil {
 		t.Fatalf("after the ack: next %v, seeks %v; want events[1] at 70 (the set), events[0] at 50 (its seek), none kept", info.Next, info.Seeks)
@@ -476,33 +411,23 @@ func TestResetSeeksAndDropPending(t *testing.T) {
 	s := openTest(t)
 	mustEnsure(t, s, "events")
 	pending := testBatch(1, 1, 0)
-	if err := s.Plan("events", pending); err != nil {
-		t.Fatal(err)
-	}
+	must(t, s.Plan("events", pending))
 	for _, p := range []Partition{ev(0), ev(1)} {
-		if err := s.Seek("events", p, 50, 3, Event{}); err != nil {
-			t.Fatal(err)
-		}
+		must(t, s.Seek("events", p, 50, 3, Event{}))
 	}
-	if err := s.ResetSeeks("events", &pending); err != nil {
-		t.Fatal(err)
-	}
+	must(t, s.ResetSeeks("events", &pending))
 	if info, _, _ := s.Stream("events"); !reflect.DeepEqual(info.Seeks, map[Partition]int64{ev(0): 50}) {
 		t.Fatalf("seeks after ResetSeeks %v, want events[0]'s alone", info.Seeks)
 	}
 	if err := s.DropPending("events", 2, Event{}); !errors.Is(err, ErrBatchOrder) {
 		t.Fatalf("dropping batch 2: %v, want ErrBatchOrder", err)
 	}
-	if err := s.DropPending("events", 1, NewEvent(testNow, CodeDropped, Partition{}, "dropped")); err != nil {
-		t.Fatal(err)
-	}
+	must(t, s.DropPending("events", 1, NewEvent(testNow, CodeDropped, Partition{}, "dropped")))
 	if p, _ := s.Pending("events"); p != nil {
 		t.Fatalf("pending after DropPending %+v", p)
 	}
 	b := testBatch(1, 1, 100)
-	if err := s.Plan("events", b); err != nil {
-		t.Fatal(err)
-	}
+	must(t, s.Plan("events", b))
 	got, _, _ := s.Batch("events", 1)
 	if info, _, _ := s.Stream("events"); got.Redelivered || got.Ranges[0].From != 100 || info.Seeks != nil {
 		t.Fatalf("new batch 1 %+v, seeks %v; want a new batch from 100, no seek kept", got, info.Seeks)
@@ -520,9 +445,7 @@ func TestMovedMarksUntilAnAck(t *testing.T) {
 		info, _, _ := s.Stream("events")
 		return info.Moved
 	}
-	if err := s.SetNext("events", map[Partition]int64{ev(0): 5, ev(1): 5}, NewEvent(testNow, CodeSet, ev(0), "first")); err != nil {
-		t.Fatal(err)
-	}
+	must(t, s.SetNext("events", map[Partition]int64{ev(0): 5, ev(1): 5}, NewEvent(testNow, CodeSet, ev(0), "first")))
 	if m := moved(); m != nil {
 		t.Fatalf("moved %v after first positions, want none (nothing was there)", m)
 	}
@@ -533,18 +456,12 @@ func TestMovedMarksUntilAnAck(t *testing.T) {
 	if m := moved(); !reflect.DeepEqual(m, map[Partition]string{ev(0): CodeDataLoss}) {
 		t.Fatalf("moved %v, want events[0] data-loss alone (events[1] did not move, events[2] is new)", m)
 	}
-	if err := s.Plan("events", testBatch(1, 1, 50)); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Seek("events", ev(1), 2, 1, Event{}); err != nil {
-		t.Fatal(err)
-	}
+	must(t, s.Plan("events", testBatch(1, 1, 50)))
+	must(t, s.Seek("events", ev(1), 2, 1, Event{}))
 	if m := moved(); !reflect.DeepEqual(m, map[Partition]string{ev(0): CodeDataLoss, ev(1): CodeSeek}) {
 		t.Fatalf("moved %v after the seek", m)
 	}
-	if err := s.Ack("events", 1, testNow); err != nil {
-		t.Fatal(err)
-	}
+	must(t, s.Ack("events", 1, testNow))
 	if m := moved(); !reflect.DeepEqual(m, map[Partition]string{ev(1): CodeSeek}) {
 		t.Fatalf("moved %v after acking events[0]'s range, want the kept seek's alone", m)
 	}
@@ -560,12 +477,8 @@ func TestSeekAllIsSeekOfEachMove(t *testing.T) {
 		one, all := openTest(t), openTest(t)
 		for _, s := range []*Store{one, all} {
 			mustEnsure(t, s, "events")
-			if err := s.Plan("events", testBatch(1, 2, 0)); err != nil {
-				t.Fatal(err)
-			}
-			if err := s.Ack("events", 1, testNow); err != nil {
-				t.Fatal(err)
-			}
+			must(t, s.Plan("events", testBatch(1, 2, 0)))
+			must(t, s.Ack("events", 1, testNow))
 		}
 		var moves []SeekMove
 		for i := 0; i < 1+rng.IntN(12); i++ {
@@ -574,13 +487,9 @@ func TestSeekAllIsSeekOfEachMove(t *testing.T) {
 				Event: NewEvent(testNow.Add(time.Duration(i)*time.Second), CodeSeek, p, fmt.Sprintf("seek %d", i))})
 		}
 		for _, m := range moves {
-			if err := one.Seek("events", m.Partition, m.Offset, m.Through, m.Event); err != nil {
-				t.Fatal(err)
-			}
+			must(t, one.Seek("events", m.Partition, m.Offset, m.Through, m.Event))
 		}
-		if err := all.SeekAll("events", moves); err != nil {
-			t.Fatal(err)
-		}
+		must(t, all.SeekAll("events", moves))
 		a, _, _ := one.Stream("events")
 		b, _, _ := all.Stream("events")
 		if !reflect.DeepEqual(a.Next, b.Next) || !reflect.DeepEqual(a.Seeks, b.Seeks) || !a.Updated.Equal(b.Updated) {

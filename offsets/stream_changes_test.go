@@ -37,17 +37,10 @@ func TestStreamChanges(t *testing.T) {
 func TestEnsureStreamOnRecordsCluster(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "offsets.db")
 	checkFile(t, path)
-	s, err := Open(path, OpenOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustOpen(t, path)
 	defer s.Close()
-	if err := s.EnsureStreamOn("events", "prod-1", []string{"k:9092"}, []string{"events"}, nil); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.EnsureStream("events", []string{"k:9092"}, []string{"events"}); err != nil {
-		t.Fatal(err)
-	}
+	must(t, s.EnsureStreamOn("events", "prod-1", []string{"k:9092"}, []string{"events"}, nil))
+	must(t, s.EnsureStream("events", []string{"k:9092"}, []string{"events"}))
 	info, _, err := s.Stream("events")
 	if err != nil {
 		t.Fatal(err)

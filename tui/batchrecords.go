@@ -197,11 +197,10 @@ func (v *recordsView) more() tea.Cmd {
 }
 
 func (v *recordsView) Update(msg tea.Msg) tea.Cmd {
-	k, ok := msg.(tea.KeyPressMsg)
+	ks, ok := pressedKey(msg)
 	if !ok {
 		return nil
 	}
-	ks := k.String()
 	if !v.list.capturing() {
 		switch {
 		case keyIs(ks, v.keys.Top) && !v.atStart():

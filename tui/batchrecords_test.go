@@ -6,8 +6,6 @@ import (
 	"sync"
 	"testing"
 
-	tea "charm.land/bubbletea/v2"
-
 	"github.com/kbatch-dev/kbatch/consumer"
 	"github.com/kbatch-dev/kbatch/offsets"
 	krecord "github.com/kbatch-dev/kbatch/record"
@@ -146,16 +144,7 @@ func TestBatchRecordsCompactedGaps(t *testing.T) {
 		return p.Partition == 0 && o%7 == 0 && (o < 2000 || o >= 5000)
 	}}
 	m, _, v := openRecordsOf(t, rd, bigBatch(6000, 300))
-	var seen []int64
-	for {
-		r := v.list.selected()
-		if len(seen) > 0 && seen[len(seen)-1] == r.Offset {
-			break
-		}
-		seen = append(seen, r.Offset)
-		run(m, press(m, "j"))
-		checkWindow(t, v)
-	}
+	seen := walkRecords(t, m, v, "j")
 	var want []int64
 	for o := int64(0); o < 6000; o++ {
 		if o%7 == 0 && (o < 2000 || o >= 5000) {
@@ -169,18 +158,26 @@ func TestBatchRecordsCompactedGaps(t *testing.T) {
 	if r := v.list.selected(); r.Offset != want[len(want)-1] {
 		t.Fatalf("G selected @%d, want @%d", r.Offset, want[len(want)-1])
 	}
-	var back []int64
-	for {
-		r := v.list.selected()
-		if len(back) > 0 && back[len(back)-1] == r.Offset {
-			break
-		}
-		back = append(back, r.Offset)
-		run(m, press(m, "k"))
-		checkWindow(t, v)
-	}
+	back := walkRecords(t, m, v, "k")
 	if len(back) != len(want) || back[0] != want[len(want)-1] || back[len(back)-1] != 0 {
 		t.Fatalf("walked back over %d records (from @%d to @%d), want %d", len(back), back[0], back[len(back)-1], len(want))
+	}
+}
+
+// walkRecords presses key (j or k) until the selection stops moving,
+// checking the window at each step, and returns the offsets selected on
+// the way.
+func walkRecords(t *testing.T, m *Model, v *recordsView, key string) []int64 {
+	t.Helper()
+	var seen []int64
+	for {
+		r := v.list.selected()
+		if len(seen) > 0 && seen[len(seen)-1] == r.Offset {
+			return seen
+		}
+		seen = append(seen, r.Offset)
+		run(m, press(m, key))
+		checkWindow(t, v)
 	}
 }
 
@@ -231,25 +228,6 @@ func TestPartitionRecordsSayReplicasAndSettings(t *testing.T) {
 			return "replicas 1,2,3 · isr 1,3 · cleanup.policy compact · retention forever (" + p.String() + ")", nil
 		}})
 	feed(m, started(2), bigBatch(60, 0))
-	runAll(m, press(m, "1", "enter"))
+	runCmd(m, press(m, "1", "enter"))
 	mustContain(t, screen(m), "events[0] 0 → 60 · replicas 1,2,3 · isr 1,3 · cleanup.policy compact · retention forever (events[0])")
-}
-
-// runAll is run that also follows the commands of a tea.Batch.
-func runAll(m *Model, cmd tea.Cmd) {
-	if cmd == nil {
-		return
-	}
-	msg := cmd()
-	if b, ok := msg.(tea.BatchMsg); ok {
-		for _, c := range b {
-			runAll(m, c)
-		}
-		return
-	}
-	if msg == nil {
-		return
-	}
-	_, next := m.Update(msg)
-	runAll(m, next)
 }

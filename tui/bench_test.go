@@ -15,7 +15,7 @@ import (
 func BenchmarkView140x40(b *testing.B) { benchView(b, 1000) }
 
 // BenchmarkView140x40Partitions10k is BenchmarkView140x40 over 10,000
-// partitions (issue 17's target: View() ≤ 2 ms there too).
+// partitions (target: View() ≤ 2 ms there too).
 func BenchmarkView140x40Partitions10k(b *testing.B) { benchView(b, 10_000) }
 
 func benchView(b *testing.B, parts int) {

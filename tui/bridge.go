@@ -25,9 +25,9 @@ const frameGap = 33 * time.Millisecond
 //
 // The pace is the delivery's events over the time since the delivery
 // before, not the time its first event took to come: after a catch-up,
-// live batches every 100 ms came the same few milliseconds after each
-// 200 ms delivery, which looked busy and kept the screen at busyGap
-// (helper-46; TestLiveBatchesRestoreTheFrameGapAfterACatchUp).
+// live batches every 100 ms come the same few milliseconds after each
+// 200 ms delivery, and measured that way they would look busy and keep
+// the screen at busyGap (TestLiveBatchesRestoreTheFrameGapAfterACatchUp).
 const (
 	busyEvents = 4
 	busyWithin = 2 * frameGap

@@ -162,9 +162,9 @@ func TestModelRearmsWithTheBusyGap(t *testing.T) {
 }
 
 // After a catch-up left the gap at busyGap, live batches every 100 or
-// 200 ms came the same few milliseconds after each delivery: measured from
-// the delivery, they looked busy, and the screen stayed at 5 frames a
-// second, a batch waiting up to 180 ms for its frame (helper-46). The pace
+// 200 ms come the same few milliseconds after each delivery: measured from
+// the delivery, they would look busy, and the screen would stay at 5
+// frames a second, a batch waiting up to 180 ms for its frame. The pace
 // is measured from event to event: 10 events a second are not busy.
 func TestLiveBatchesRestoreTheFrameGapAfterACatchUp(t *testing.T) {
 	for _, period := range []time.Duration{100 * time.Millisecond, 200 * time.Millisecond} {

@@ -85,11 +85,10 @@ func (v *clusterPicker) title() string   { return "Switch cluster" }
 type switchMsg struct{ profile string }
 
 func (v *clusterPicker) Update(msg tea.Msg) tea.Cmd {
-	k, ok := msg.(tea.KeyPressMsg)
+	ks, ok := pressedKey(msg)
 	if !ok {
 		return nil
 	}
-	ks := k.String()
 	if v.probing != "" {
 		if ks == "esc" || ks == "n" {
 			v.probing, v.confirming = "", false

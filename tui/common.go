@@ -51,6 +51,16 @@ func (c *common) navKeys(k string, cur *cursor) bool {
 	return true
 }
 
+// pressedKey is the keystroke msg presses, as keyIs compares it; ok is
+// false when msg is no key press.
+func pressedKey(msg tea.Msg) (ks string, ok bool) {
+	k, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		return "", false
+	}
+	return k.String(), true
+}
+
 // keyIs reports whether keystroke k is one of b's keys.
 func keyIs(k string, b key.Binding) bool {
 	if !b.Enabled() {

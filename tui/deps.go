@@ -62,11 +62,11 @@ type ReplayChunk struct {
 	Next    int64
 }
 
-// Replayer reads exact ranges for the replay view (DESIGN §2.8: it never
+// Replayer reads exact ranges for the replay view (docs/design.md §2.8: it never
 // moves a stream's stored positions). The replay package provides it
 // through a small adapter wired in main.
 type Replayer interface {
-	// Plan resolves RANGE texts (TOPIC:PARTITIONS:FROM-UNTIL, DESIGN §3)
+	// Plan resolves RANGE texts (TOPIC:PARTITIONS:FROM-UNTIL, docs/design.md §3)
 	// against the cluster. Bad input is an *offsets.UsageError whose text
 	// the form shows as it is.
 	Plan(ctx context.Context, ranges []string) ([]ReplayTask, error)

@@ -144,23 +144,12 @@ func indent(text string, w int) string {
 }
 
 func writeField(sb *strings.Builder, t *theme, label string, f field, limit, w int) {
-	sb.WriteString("\n" + label + " ")
 	if f.null() {
-		sb.WriteString("(null)\n")
+		sb.WriteString("\n" + label + " (null)\n")
 		return
 	}
 	body, kind := renderBytes(f.Data, !f.truncated(), limit, w-2)
-	sb.WriteString(formatBytes(int64(f.Size)))
-	if kind != "" {
-		sb.WriteString(" · " + kind)
-	}
-	if f.truncated() {
-		sb.WriteString(t.warn.Render(fmt.Sprintf(" · only the first %s are kept in memory", formatBytes(int64(len(f.Data))))))
-	}
-	sb.WriteString("\n")
-	if body != "" {
-		sb.WriteString(indent(body, w) + "\n")
-	}
+	writeFieldAs(sb, t, label, f, w, body, kind)
 }
 
 // renderBytes shows b as pretty JSON, text or a hex dump, always escaped

@@ -1,5 +1,5 @@
 // Package tui is kbatch's terminal UI: a bubbletea v2 program that shows a
-// running direct stream batch by batch (DESIGN §6).
+// running direct stream batch by batch (docs/design.md §6).
 //
 // The root Model lays the screen out, owns the global keys and routes
 // everything else to one model per pane (partitions, batches, records,
@@ -21,5 +21,5 @@
 // Every byte that comes from a record, a broker or a file goes through the
 // record package's one escaping rule (record.EscapeLine, EscapeText,
 // EscapeBinary, String) once, where it is drawn, or through
-// record.SafeJSON when it is shown as JSON (DESIGN §2.7).
+// record.SafeJSON when it is shown as JSON (docs/design.md §2.7).
 package tui

@@ -287,3 +287,77 @@ func (f *fakeStream) SeekTargets(ts []consumer.SeekTarget) (int, error) {
 	}
 	return len(ts), nil
 }
+
+// fakeWriter records the writes and answers with a fixed place or error.
+type fakeWriter struct {
+	mu   sync.Mutex
+	reqs []WriteRequest
+	res  WriteResult
+	err  error
+}
+
+func (w *fakeWriter) Write(_ context.Context, r WriteRequest) (WriteResult, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.reqs = append(w.reqs, r)
+	return w.res, w.err
+}
+
+func (w *fakeWriter) writes() []WriteRequest {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]WriteRequest(nil), w.reqs...)
+}
+
+// fakeGroups answers with fixed groups and counts the reads.
+type fakeGroups struct {
+	mu     sync.Mutex
+	groups []ConsumerGroup
+	total  int
+	err    error
+	reads  int
+	parts  []offsets.Partition
+}
+
+func (g *fakeGroups) TopicGroups(_ context.Context, parts []offsets.Partition) ([]ConsumerGroup, int, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.reads++
+	g.parts = parts
+	return g.groups, g.total, g.err
+}
+
+// runCmd runs cmd like run, and follows the commands of a tea.Batch; the
+// groups view's refresh timer is not run (it would wait), the test ticks.
+func runCmd(m *Model, cmd tea.Cmd) {
+	for _, v := range m.views {
+		if g, ok := v.(*groupsView); ok {
+			g.timer = func(int) tea.Cmd { return nil }
+		}
+	}
+	for cmd != nil {
+		msg := cmd()
+		if b, ok := msg.(tea.BatchMsg); ok {
+			for _, c := range b {
+				runCmd(m, c)
+			}
+			return
+		}
+		if msg == nil {
+			return
+		}
+		_, cmd = m.Update(msg)
+		for _, v := range m.views {
+			if g, ok := v.(*groupsView); ok {
+				g.timer = func(int) tea.Cmd { return nil }
+			}
+		}
+	}
+}
+
+func liveModel(t *testing.T, w, h int, opts Options) *Model {
+	t.Helper()
+	m, _ := newTestModel(t, w, h, opts)
+	feed(m, started(4), progressEv(4, 10), batchEv(1, 4, 10, offsets.StateAcked), batchEv(2, 4, 12, offsets.StateAcked))
+	return m
+}

@@ -23,7 +23,7 @@ import (
 // broker (a replay that keeps only the matches) into the same list, for
 // what the samples miss.
 
-// Bounds of a broker search's matches (DESIGN §2.6); past them matches are
+// Bounds of a broker search's matches (docs/design.md §2.6); past them matches are
 // counted, not kept.
 const (
 	maxSearchMatches = 10_000
@@ -79,12 +79,7 @@ type brokerSearch struct {
 }
 
 func newFindView(c *common, searchAll func() []*record) *findView {
-	in := textinput.New()
-	in.Prompt = "search> "
-	in.Placeholder = "key or value substring, any case"
-	st := in.Styles()
-	st.Cursor.Blink = false
-	in.SetStyles(st)
+	in := newLineInput("search> ", "key or value substring, any case")
 	in.Focus()
 	v := &findView{common: c, input: in, editing: true, list: newRecordList(c), searchAll: searchAll, seen: map[matchKey]bool{}}
 	v.list.focused = true
@@ -215,8 +210,7 @@ func (v *findView) paste(p tea.PasteMsg) tea.Cmd {
 	if !v.editing {
 		return v.list.paste(p)
 	}
-	var cmd tea.Cmd
-	v.input, cmd = v.input.Update(p)
+	cmd := typeInto(&v.input, p)
 	if q := v.input.Value(); q != v.query {
 		v.run(q)
 	}
@@ -224,11 +218,10 @@ func (v *findView) paste(p tea.PasteMsg) tea.Cmd {
 }
 
 func (v *findView) Update(msg tea.Msg) tea.Cmd {
-	k, ok := msg.(tea.KeyPressMsg)
+	ks, ok := pressedKey(msg)
 	if !ok {
 		return nil
 	}
-	ks := k.String()
 	if v.editing {
 		switch ks {
 		case "enter":
@@ -243,8 +236,7 @@ func (v *findView) Update(msg tea.Msg) tea.Cmd {
 			v.input.Blur()
 			return nil
 		}
-		var cmd tea.Cmd
-		v.input, cmd = v.input.Update(msg)
+		cmd := typeInto(&v.input, msg)
 		if q := v.input.Value(); q != v.query {
 			v.run(q)
 		}

@@ -4,13 +4,13 @@ import (
 	"github.com/kbatch-dev/kbatch/consumer"
 )
 
-// History bounds (DESIGN §2.6): memory does not grow with run time.
+// History bounds (docs/design.md §2.6): memory does not grow with run time.
 //
 // maxSampleBytes leaves room under the process's 80 MiB soft memory limit
 // (main.go) for the stream's read-ahead (twice --max-batch-bytes: 16 MiB
 // by default) and the batches cut and not yet acked: with 64 MiB of
-// samples the live heap of a topic of large values stood above the limit
-// and the GC ran without pause (issue 17: the screen on 1 MiB values at
+// samples the live heap of a topic of large values stands above the limit
+// and the GC runs without pause (the screen on 1 MiB values then reads at
 // 0.58x its headless twin, 10 KiB text at 0.76x). 16 MiB still keeps
 // 1,600 samples of 10 KiB; the newest batch keeps all of its samples
 // whatever their size (add), and on 200 B values the record bound comes
@@ -83,8 +83,8 @@ func (h *history) add(b *consumer.Batch) *batchEntry {
 		e.Batch = &kept
 		if e.logged && len(b.Samples) > 0 {
 			// A batch of the earlier run's log that this run re-delivers
-			// (helper-38: one waiting for a manual ack showed no records
-			// although they were just read again): it now has records.
+			// has the records just read again, so one waiting for a
+			// manual ack shows them.
 			e.logged = false
 			h.adopt(e, b)
 			h.trimSamples()

@@ -45,7 +45,7 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	if m.top() == nil && m.records.list.capturing() {
 		return m.records.Update(k)
 	}
-	if cmd, ok := m.moreKey(ks); ok { // power.go
+	if cmd, ok := m.moreKey(ks); ok { // route_more.go
 		return cmd
 	}
 	switch {

@@ -21,8 +21,8 @@ type keyMap struct {
 	// them; the tail view, the search's matches and its broker search.
 	Wrap, ValueOnly, ScrollLeft, ScrollRight key.Binding
 	Tail, BrokerSearch, NextMatch, PrevMatch key.Binding
-	// Produce, Edit, SortParts, Palette, Cluster, Groups: issue 19
-	// (produce.go, palette.go, groupsview.go, cluster.go).
+	// Produce, Edit, SortParts, Palette, Cluster, Groups (produce.go,
+	// palette.go, groupsview.go, cluster.go; routed by route_more.go).
 	Produce, Edit, SortParts, Palette, Cluster, Groups key.Binding
 	// SetGroup puts a consumer group at a batch or partition (setgroup.go).
 	SetGroup key.Binding

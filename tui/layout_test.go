@@ -52,7 +52,7 @@ func checkGrid(t *testing.T, s string, w, h int) {
 	}
 }
 
-// The partitions pane shows every column DESIGN §6 lists, is as tall as
+// The partitions pane shows every column docs/design.md §6 lists, is as tall as
 // its rows, and the events pane's empty message is whole.
 func TestWidePartitionsPane(t *testing.T) {
 	m, _ := newTestModel(t, 140, 40, Options{})

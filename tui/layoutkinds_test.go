@@ -2,15 +2,8 @@ package tui
 
 import (
 	"fmt"
-	"io"
 	"strings"
 	"testing"
-	"time"
-
-	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/colorprofile"
-	"github.com/charmbracelet/x/exp/golden"
-	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/kbatch-dev/kbatch/consumer"
 )
@@ -19,8 +12,8 @@ import (
 var paneTitles = []string{"Partitions", "Batches", "Records", "Events"}
 
 // The layout follows width and height: side by side from 120×32, stacked
-// on a narrower screen that is tall (112×45 used to show one pane and 35
-// blank lines), tabs when small.
+// on a narrower screen that is tall (112×45 shows every pane, not one
+// pane and 35 blank lines), tabs when small.
 func TestLayoutByWidthAndHeight(t *testing.T) {
 	for _, tt := range []struct {
 		w, h int
@@ -196,48 +189,6 @@ func TestHighlight(t *testing.T) {
 		if got := highlight(tt.cell, tt.q); got != tt.want {
 			t.Errorf("highlight(%q, %q) = %q, want %q", tt.cell, tt.q, got, tt.want)
 		}
-	}
-}
-
-// runProgramSetup is runProgram with setup run on the model before the
-// program starts.
-func runProgramSetup(t *testing.T, w, h int, opts Options, setup func(*Model), evs []consumer.Event, keys ...string) string {
-	t.Helper()
-	m, fs := newTestModel(t, w, h, opts)
-	t.Cleanup(func() { _ = fs.Close() })
-	if setup != nil {
-		setup(m)
-	}
-	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(w, h), teatest.WithProgramOptions(
-		tea.WithColorProfile(colorprofile.ANSI), tea.WithEnvironment([]string{"TERM=xterm-256color"})))
-	tm.Send(eventsMsg{events: evs, at: t0})
-	for _, k := range keys {
-		tm.Send(keyMsg(k))
-	}
-	tm.Send(keyMsg("ctrl+c"))
-	raw, err := io.ReadAll(tm.FinalOutput(t, teatest.WithFinalTimeout(10*time.Second)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return emulate(t, raw, w, h)
-}
-
-// Golden screens of the layouts and value modes.
-func TestGoldenLayouts(t *testing.T) {
-	opts := Options{StorePath: "/home/me/.local/state/kbatch/offsets.db", Replayer: &fakeReplayer{}}
-	for _, tt := range []struct {
-		name string
-		w, h int
-		keys []string
-	}{
-		{"stacked_112x45", 112, 45, nil},
-		{"wide_120x32", 120, 32, nil},
-		{"wrapped_records_80x24", 80, 24, []string{"3", "z"}},
-		{"value_only_140x40", 140, 40, []string{"3", "V"}},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			golden.RequireEqual(t, []byte(runProgramSetup(t, tt.w, tt.h, opts, nil, goldenEvents(), tt.keys...)))
-		})
 	}
 }
 

@@ -285,7 +285,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 // update routes a message; each case hands off to one method.
 func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	if cmd, ok := m.updateMore(msg); ok { // power.go
+	if cmd, ok := m.updateMore(msg); ok { // route_more.go
 		return m, cmd
 	}
 	switch msg := msg.(type) {

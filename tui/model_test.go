@@ -230,8 +230,8 @@ func TestScreenTakesSamplesFromTheGate(t *testing.T) {
 	}
 }
 
-// / on the main screen searches every sample kept (issue 19: it used to
-// filter only the selected batch's); enter shows a match, y copies it.
+// / on the main screen searches every sample kept, not only the selected
+// batch's; enter shows a match, y copies it.
 func TestRecordsFilterDetailCopy(t *testing.T) {
 	m, _ := newTestModel(t, 140, 40, Options{})
 	feed(m, started(2), batchEv(1, 2, 0, offsets.StateAcked), batchEv(2, 2, 2, offsets.StateAcked))
@@ -309,10 +309,7 @@ func TestSeekForm(t *testing.T) {
 	run(m, press(m, "enter"))
 	mustContain(t, screen(m), "Seek events[1]", "unknown partition events[1]")
 	fs.err = nil
-	for range "999" {
-		press(m, "backspace")
-	}
-	typeText(m, "-10")
+	retype(m, "999", "-10")
 	run(m, press(m, "enter"))
 	mustNotContain(t, screen(m), "Seek events[1]")
 	mustContain(t, screen(m), "seek: events[1] moves to 140")
@@ -599,7 +596,7 @@ func TestSeekFormOnTheSmallestScreen(t *testing.T) {
 	checkGrid(t, m.View().Content, 60, 16)
 }
 
-// DESIGN §2.5: data loss keeps a warning in the header and in the
+// docs/design.md §2.5: data loss keeps a warning in the header and in the
 // partition's STATE until x dismisses it; the footer offers x meanwhile,
 // and the events pane keeps the event afterwards.
 func TestDataLossWarningUntilDismissed(t *testing.T) {
@@ -678,7 +675,7 @@ func TestBigSampleKeepsItsFirstMiBOnly(t *testing.T) {
 	}
 }
 
-// An event's detail wraps its message at word boundaries (helper-38: "the
+// An event's detail wraps its message at word boundaries (never "the
 // 1659 of┃ fsets read" at 80 columns), and an event about a whole topic
 // names the topic, not partition -1.
 func TestEventDetailWrapsWords(t *testing.T) {

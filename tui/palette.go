@@ -118,12 +118,7 @@ func (p *palette) guard(why func(field string) string) {
 
 // newPalette lists every action; why says which cannot run (cannotRun).
 func newPalette(c *common, why func(field string) string) *palette {
-	in := textinput.New()
-	in.Prompt = ": "
-	in.Placeholder = "type part of an action: seek, replay, groups…"
-	st := in.Styles()
-	st.Cursor.Blink = false
-	in.SetStyles(st)
+	in := newLineInput(": ", "type part of an action: seek, replay, groups…")
 	in.Focus()
 	p := &palette{common: c, all: paletteEntries(c.keys), input: in}
 	p.guard(why)
@@ -184,8 +179,7 @@ func (p *palette) Update(msg tea.Msg) tea.Cmd {
 			return func() tea.Msg { return run }
 		}
 	default:
-		var cmd tea.Cmd
-		p.input, cmd = p.input.Update(k)
+		cmd := typeInto(&p.input, k)
 		p.refilter()
 		return cmd
 	}
@@ -194,8 +188,7 @@ func (p *palette) Update(msg tea.Msg) tea.Cmd {
 
 // paste types pasted text into the palette's filter.
 func (p *palette) paste(msg tea.PasteMsg) tea.Cmd {
-	var cmd tea.Cmd
-	p.input, cmd = p.input.Update(msg)
+	cmd := typeInto(&p.input, msg)
 	p.refilter()
 	return cmd
 }

@@ -25,12 +25,7 @@ type partFilter struct {
 }
 
 func newPartFilterInput() textinput.Model {
-	in := textinput.New()
-	in.Prompt = "/ "
-	in.Placeholder = "name, state (live paused error loss) or lag>N"
-	st := in.Styles()
-	st.Cursor.Blink = false
-	in.SetStyles(st)
+	in := newLineInput("/ ", "name, state (live paused error loss) or lag>N")
 	return in
 }
 
@@ -70,8 +65,7 @@ func (p *partitionsPane) pasteFilter(msg tea.PasteMsg) tea.Cmd {
 	if !p.pf.editing {
 		return nil
 	}
-	var cmd tea.Cmd
-	p.pf.input, cmd = p.pf.input.Update(msg)
+	cmd := typeInto(&p.pf.input, msg)
 	p.setFilter(p.pf.input.Value())
 	return cmd
 }
@@ -87,8 +81,7 @@ func (p *partitionsPane) filterKey(msg tea.KeyPressMsg) tea.Cmd {
 		p.pf.input.Blur()
 		p.pf.input.SetValue("")
 	default:
-		var cmd tea.Cmd
-		p.pf.input, cmd = p.pf.input.Update(msg)
+		cmd := typeInto(&p.pf.input, msg)
 		p.setFilter(p.pf.input.Value())
 		return cmd
 	}

@@ -86,12 +86,7 @@ type pickerKeys struct {
 // ended, to stop a listing in flight.
 func NewPicker(l TopicLister, opts PickerOptions) *Picker {
 	c := &common{theme: newTheme(), keys: newKeyMap()}
-	in := textinput.New()
-	in.Prompt = "/ "
-	in.Placeholder = "part of a topic name"
-	st := in.Styles()
-	st.Cursor.Blink = false
-	in.SetStyles(st)
+	in := newLineInput("/ ", "part of a topic name")
 	b := func(keys []string, h, desc string) key.Binding {
 		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(h, desc))
 	}
@@ -240,8 +235,7 @@ func (p *Picker) editKey(ks string, k tea.KeyPressMsg) tea.Cmd {
 	case "up", "down", "pgup", "pgdown":
 		p.c.navKeys(ks, &p.cur)
 	default:
-		var cmd tea.Cmd
-		p.filter, cmd = p.filter.Update(k)
+		cmd := typeInto(&p.filter, k)
 		p.applyFilter()
 		return cmd
 	}

@@ -83,12 +83,7 @@ func newStartAsk(q StartQuestion, topics []string, records int64) *startAsk {
 		startChoice{"-100", "the last 100 records of every partition (any -N)"},
 		startChoice{"@-1h", "records of the last hour on (any @TIME: @-15m, or RFC 3339)"},
 	)
-	in := textinput.New()
-	in.Prompt = "start> "
-	in.Placeholder = "resume, latest, earliest, -N, @TIME or an offset"
-	st := in.Styles()
-	st.Cursor.Blink = false
-	in.SetStyles(st)
+	in := newLineInput("start> ", "resume, latest, earliest, -N, @TIME or an offset")
 	in.Focus()
 	def := q.Default
 	if def == "" {

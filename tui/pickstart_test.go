@@ -49,10 +49,7 @@ func TestPickerAsksWhereToStart(t *testing.T) {
 	mustContain(t, pickScreen(p), "start> resume")
 	pickPress(p, "down", "down", "down")
 	mustContain(t, pickScreen(p), "start> -100")
-	for range "-100" {
-		pickPress(p, "backspace")
-	}
-	typePicker(p, "-0")
+	retypePicker(p, "-100", "-0")
 	if pickPress(p, "enter") {
 		t.Fatal("a bad answer started")
 	}
@@ -60,10 +57,7 @@ func TestPickerAsksWhereToStart(t *testing.T) {
 	pickPress(p, "esc")
 	mustContain(t, pickScreen(p), "PICK TOPICS", "Topics 4")
 	pickPress(p, "enter")
-	for range "latest" {
-		pickPress(p, "backspace")
-	}
-	typePicker(p, "@-15m")
+	retypePicker(p, "latest", "@-15m")
 	if !pickPress(p, "enter") {
 		t.Fatal("a good answer did not start")
 	}
@@ -80,10 +74,7 @@ func TestPickerStartDefaultAndResume(t *testing.T) {
 	pickPress(p, "enter")
 	mustContain(t, pickScreen(p), "start> -100")
 	mustNotContain(t, pickScreen(p), "where stream events stopped")
-	for range "-100" {
-		pickPress(p, "backspace")
-	}
-	typePicker(p, "resume")
+	retypePicker(p, "-100", "resume")
 	if pickPress(p, "enter") {
 		t.Fatal("resume of a stream with nothing stored started")
 	}
@@ -116,4 +107,13 @@ func TestGoldenPickerStartQuestion(t *testing.T) {
 			golden.RequireEqual(t, []byte(pickScreen(p)))
 		})
 	}
+}
+
+// retypePicker erases old from the picker's field, a backspace a
+// character, and types text.
+func retypePicker(p *Picker, old, text string) {
+	for range old {
+		pickPress(p, "backspace")
+	}
+	typePicker(p, text)
 }

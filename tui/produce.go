@@ -118,11 +118,8 @@ func newProduceForm(c *common, cluster string, nextID *int) *produceForm {
 		"name=value, name=value",
 	}
 	for i := range f.inputs {
-		in := textinput.New()
-		in.Prompt = fmt.Sprintf("%-12s", produceLabels[i])
-		in.Placeholder = placeholders[i]
+		in := newLineInput(fmt.Sprintf("%-12s", produceLabels[i]), placeholders[i])
 		st := in.Styles()
-		st.Cursor.Blink = false
 		st.Focused.Prompt = st.Focused.Prompt.Bold(true)
 		in.SetStyles(st)
 		f.inputs[i] = in
@@ -257,8 +254,7 @@ func (f *produceForm) typeIn(msg tea.Msg) tea.Cmd {
 		f.null[f.focus] = false // typing ends null
 		f.inputs[f.focus].SetValue("")
 	}
-	var cmd tea.Cmd
-	f.inputs[f.focus], cmd = f.inputs[f.focus].Update(msg)
+	cmd := typeInto(&f.inputs[f.focus], msg)
 	f.problem = ""
 	return cmd
 }

@@ -78,3 +78,51 @@ func emulate(t *testing.T, raw []byte, w, h int) string {
 	<-done
 	return s
 }
+
+// runEventsUntil runs the program over evs, sends keys, and returns the
+// screen once until was drawn.
+func runEventsUntil(t *testing.T, w, h int, opts Options, evs []consumer.Event, until string, keys ...string) string {
+	t.Helper()
+	m, fs := newTestModel(t, w, h, opts)
+	t.Cleanup(func() { _ = fs.Close() })
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(w, h), teatest.WithProgramOptions(
+		tea.WithColorProfile(colorprofile.ANSI), tea.WithEnvironment([]string{"TERM=xterm-256color"})))
+	tm.Send(eventsMsg{events: evs, at: t0})
+	for _, k := range keys {
+		tm.Send(keyMsg(k))
+	}
+	var seen bytes.Buffer
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
+		seen.Write(b)
+		return bytes.Contains(seen.Bytes(), []byte(until))
+	}, teatest.WithDuration(20*time.Second), teatest.WithCheckInterval(5*time.Millisecond))
+	tm.Send(keyMsg("ctrl+c"))
+	rest, err := io.ReadAll(tm.FinalOutput(t, teatest.WithFinalTimeout(10*time.Second)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return emulate(t, append(seen.Bytes(), rest...), w, h)
+}
+
+// runProgramSetup is runProgram with setup run on the model before the
+// program starts.
+func runProgramSetup(t *testing.T, w, h int, opts Options, setup func(*Model), evs []consumer.Event, keys ...string) string {
+	t.Helper()
+	m, fs := newTestModel(t, w, h, opts)
+	t.Cleanup(func() { _ = fs.Close() })
+	if setup != nil {
+		setup(m)
+	}
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(w, h), teatest.WithProgramOptions(
+		tea.WithColorProfile(colorprofile.ANSI), tea.WithEnvironment([]string{"TERM=xterm-256color"})))
+	tm.Send(eventsMsg{events: evs, at: t0})
+	for _, k := range keys {
+		tm.Send(keyMsg(k))
+	}
+	tm.Send(keyMsg("ctrl+c"))
+	raw, err := io.ReadAll(tm.FinalOutput(t, teatest.WithFinalTimeout(10*time.Second)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return emulate(t, raw, w, h)
+}

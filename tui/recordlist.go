@@ -57,12 +57,7 @@ type recordList struct {
 }
 
 func newRecordList(c *common) *recordList {
-	in := textinput.New()
-	in.Prompt = "/ "
-	in.Placeholder = "key or value substring, or ?expression (value.amount > 90.0)"
-	st := in.Styles()
-	st.Cursor.Blink = false
-	in.SetStyles(st)
+	in := newLineInput("/ ", "key or value substring, or ?expression (value.amount > 90.0)")
 	return &recordList{common: c, filter: in, content: map[string]int{}, empty: "no sample records in this batch", keepSel: -1}
 }
 
@@ -264,18 +259,16 @@ func (l *recordList) paste(p tea.PasteMsg) tea.Cmd {
 	if !l.editing {
 		return nil
 	}
-	var cmd tea.Cmd
-	l.filter, cmd = l.filter.Update(p)
+	cmd := typeInto(&l.filter, p)
 	l.apply()
 	return cmd
 }
 
 func (l *recordList) Update(msg tea.Msg) tea.Cmd {
-	k, ok := msg.(tea.KeyPressMsg)
+	ks, ok := pressedKey(msg)
 	if !ok {
 		return nil
 	}
-	ks := k.String()
 	if l.editing {
 		switch ks {
 		case "enter":
@@ -286,8 +279,7 @@ func (l *recordList) Update(msg tea.Msg) tea.Cmd {
 			l.filter.Blur()
 			l.filter.SetValue("")
 		default:
-			var cmd tea.Cmd
-			l.filter, cmd = l.filter.Update(msg)
+			cmd := typeInto(&l.filter, msg)
 			l.apply()
 			return cmd
 		}

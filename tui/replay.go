@@ -94,11 +94,7 @@ func newReplayView(c *common, id int, ranges []string, tasks []ReplayTask, start
 	v.list.focused = true
 	v.list.empty = "reading…"
 	v.bar = progress.New(progress.WithFillCharacters('█', '░'), progress.WithColors(lipgloss.Color("4")), progress.WithoutPercentage())
-	v.prompt = textinput.New()
-	v.prompt.Prompt = "write to> "
-	st := v.prompt.Styles()
-	st.Cursor.Blink = false
-	v.prompt.SetStyles(st)
+	v.prompt = newLineInput("write to> ", "")
 	return v
 }
 
@@ -232,9 +228,7 @@ func (v *replayView) paste(p tea.PasteMsg) tea.Cmd {
 	if !v.writing {
 		return v.list.paste(p)
 	}
-	var cmd tea.Cmd
-	v.prompt, cmd = v.prompt.Update(p)
-	return cmd
+	return typeInto(&v.prompt, p)
 }
 
 func (v *replayView) openPrompt() tea.Cmd {
@@ -282,9 +276,7 @@ func (v *replayView) promptKey(msg tea.KeyPressMsg) tea.Cmd {
 		req := writeRequestMsg{id: v.wpend, path: path}
 		return func() tea.Msg { return req }
 	}
-	var cmd tea.Cmd
-	v.prompt, cmd = v.prompt.Update(msg)
-	return cmd
+	return typeInto(&v.prompt, msg)
 }
 
 // complete reports whether the kept records are all the replay read, in

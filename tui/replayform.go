@@ -39,12 +39,7 @@ type replayForm struct {
 }
 
 func newReplayForm(c *common, prefill string, nextID *int, available bool) *replayForm {
-	in := textinput.New()
-	in.Prompt = "ranges> "
-	in.Placeholder = "events:0:100-200 events:*:@-5m-latest"
-	st := in.Styles()
-	st.Cursor.Blink = false
-	in.SetStyles(st)
+	in := newLineInput("ranges> ", "events:0:100-200 events:*:@-5m-latest")
 	in.SetValue(prefill)
 	in.CursorEnd()
 	in.Focus()
@@ -78,18 +73,14 @@ func (f *replayForm) Update(msg tea.Msg) tea.Cmd {
 		if msg.String() == "enter" {
 			return f.submit()
 		}
-		var cmd tea.Cmd
-		f.input, cmd = f.input.Update(msg)
-		return cmd
+		return typeInto(&f.input, msg)
 	}
 	return nil
 }
 
 // paste types pasted text into the form's field.
 func (f *replayForm) paste(p tea.PasteMsg) tea.Cmd {
-	var cmd tea.Cmd
-	f.input, cmd = f.input.Update(p)
-	return cmd
+	return typeInto(&f.input, p)
 }
 
 func (f *replayForm) submit() tea.Cmd {

@@ -12,12 +12,7 @@ import (
 // events pane, and shows the last batches of the store's batch log.
 func TestResumeShowsTheStoredStream(t *testing.T) {
 	acked := time.Date(2026, 11, 28, 14, 2, 11, 0, time.UTC)
-	var log []offsets.Batch
-	for id := uint64(12); id >= 11; id-- {
-		b := batch(id, 2, 0, offsets.StateAcked).Batch
-		b.AckedAt = acked
-		log = append(log, b)
-	}
+	log := ackedLog(acked, 12, 11, 2)
 	m, _ := newTestModel(t, 140, 40, Options{StorePath: "/state/offsets.db",
 		Resume: &Resume{LastBatch: 12, AckedAt: acked, Batches: log}})
 	feed(m, started(2))
@@ -41,9 +36,8 @@ func TestNoResumeNoticeForAFreshStream(t *testing.T) {
 }
 
 // A batch of the earlier run that this run re-delivers (planned, never
-// acked) shows the records read again, not "records not kept"
-// (helper-38: one waiting for a manual ack showed 0 samples, so it had to
-// be acked blind).
+// acked) shows the records read again, not "records not kept": one
+// waiting for a manual ack must not be acked blind.
 func TestRedeliveredBatchShowsItsRecords(t *testing.T) {
 	var log []offsets.Batch
 	for id := uint64(3); id >= 2; id-- {
@@ -62,4 +56,16 @@ func TestRedeliveredBatchShowsItsRecords(t *testing.T) {
 	s := screen(m)
 	mustContain(t, s, "Records · batch 3 · 4 of 4 records sampled")
 	mustNotContain(t, s, "records not kept")
+}
+
+// ackedLog is a store's batch log, newest first: batches newest down to
+// oldest over parts partitions, each acked at acked.
+func ackedLog(acked time.Time, newest, oldest uint64, parts int) []offsets.Batch {
+	var log []offsets.Batch
+	for id := newest; id >= oldest; id-- {
+		b := batch(id, parts, 0, offsets.StateAcked).Batch
+		b.AckedAt = acked
+		log = append(log, b)
+	}
+	return log
 }

@@ -9,10 +9,10 @@ import (
 // sampleGateBytes is how much of the samples sent to the screen may wait
 // for it: about one batch of the default --max-batch-bytes. The screen
 // takes the stream's events a few times a second (bridge.go); during a
-// catch-up of 1 MiB values the batches cut in between brought copies of
-// every record, 96 MB at the peak, which the history dropped at once
-// (issue 17). With the gate the stream skips the samples of the batches
-// it cuts while this much waits.
+// catch-up of 1 MiB values the batches cut in between would bring copies
+// of every record, 96 MB at the peak, which the history drops at once.
+// With the gate the stream skips the samples of the batches it cuts while
+// this much waits.
 const sampleGateBytes = 8 << 20
 
 // SampleGate is the screen's consumer.SampleGate: the stream adds the

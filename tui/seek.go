@@ -79,15 +79,10 @@ type seekForm struct {
 }
 
 func newSeekForm(c *common, parts []offsets.Partition, many bool, prefill string, nextID *int, now func() time.Time) *seekForm {
-	in := textinput.New()
-	in.Prompt = "offset> "
-	in.Placeholder = "1234, earliest, latest, -100, @-15m, @2026-11-29T10:00:00Z"
+	in := newLineInput("offset> ", "1234, earliest, latest, -100, @-15m, @2026-11-29T10:00:00Z")
 	if many {
 		in.Placeholder = "earliest, latest, -100, @-15m, 1234, or TOPIC=…, TOPIC:P=… as -o"
 	}
-	st := in.Styles()
-	st.Cursor.Blink = false
-	in.SetStyles(st)
 	in.SetValue(prefill)
 	in.CursorEnd()
 	in.Focus()
@@ -141,18 +136,14 @@ func (f *seekForm) Update(msg tea.Msg) tea.Cmd {
 		if msg.String() == "enter" {
 			return f.submit()
 		}
-		var cmd tea.Cmd
-		f.input, cmd = f.input.Update(msg)
-		return cmd
+		return typeInto(&f.input, msg)
 	}
 	return nil
 }
 
 // paste types pasted text into the form's field.
 func (f *seekForm) paste(p tea.PasteMsg) tea.Cmd {
-	var cmd tea.Cmd
-	f.input, cmd = f.input.Update(p)
-	return cmd
+	return typeInto(&f.input, p)
 }
 
 func (f *seekForm) submit() tea.Cmd {

@@ -35,35 +35,23 @@ func TestSeekAllMovesEveryPartition(t *testing.T) {
 // read is refused in the form, nothing moves.
 func TestSeekAllNarrowsToATopic(t *testing.T) {
 	m, fs := newTestModel(t, 140, 40, Options{})
-	st := started(2)
-	st.Topics = []string{"events", "orders"}
-	st.Starts = append(st.Starts, offsets.Start{Partition: part("orders", 0), Source: offsets.SourceStored,
-		Bounds: offsets.Bounds{HighWatermark: 50}})
+	st := startedWithOrders(2)
 	feed(m, st)
 	run(m, press(m, "S"))
 	mustContain(t, screen(m), "events: 2 partitions", "orders: 1 partition ", "offset> events=")
-	for range "events=" {
-		press(m, "backspace")
-	}
-	typeText(m, "nope=1")
+	retype(m, "events=", "nope=1")
 	run(m, press(m, "enter"))
 	mustContain(t, screen(m), "nope is not a topic of this stream (events, orders)")
 	if len(fs.Calls()) != 0 {
 		t.Fatalf("a refused form moved partitions: %v", fs.Calls())
 	}
-	for range "nope=1" {
-		press(m, "backspace")
-	}
-	typeText(m, "events:1=earliest")
+	retype(m, "nope=1", "events:1=earliest")
 	run(m, press(m, "enter"))
 	if got := fs.Calls(); !slices.Equal(got, []string{"seek events[1] 0"}) {
 		t.Fatalf("calls %v", got)
 	}
 	run(m, press(m, "S"))
-	for range "events=" {
-		press(m, "backspace")
-	}
-	typeText(m, "orders=latest")
+	retype(m, "events=", "orders=latest")
 	run(m, press(m, "enter"))
 	if got := fs.Calls(); got[len(got)-1] != "seek orders[0] 50" || len(got) != 2 {
 		t.Fatalf("calls %v", got)
@@ -110,4 +98,13 @@ func TestSeekMovedKeepsHWMAtOrAboveNext(t *testing.T) {
 	if !strings.Contains(p.title(), "lag 100") {
 		t.Fatalf("title %q", p.title())
 	}
+}
+
+// retype erases old from the field with focus, a backspace a character,
+// and types text.
+func retype(m *Model, old, text string) {
+	for range old {
+		press(m, "backspace")
+	}
+	typeText(m, text)
 }

@@ -83,12 +83,7 @@ type setGroupForm struct {
 }
 
 func newSetGroupForm(c *common, setter GroupSetter, ctx context.Context, nextID *int, source string, targets map[string]map[offsets.Partition]int64) *setGroupForm {
-	in := textinput.New()
-	in.Prompt = "group> "
-	in.Placeholder = "consumer group name"
-	st := in.Styles()
-	st.Cursor.Blink = false
-	in.SetStyles(st)
+	in := newLineInput("group> ", "consumer group name")
 	in.Focus()
 	f := &setGroupForm{common: c, setter: setter, ctx: ctx, nextID: nextID, source: source, targets: targets, input: in, at: setGroupFrom}
 	if _, ok := targets[setGroupFrom]; !ok {
@@ -176,8 +171,7 @@ func (f *setGroupForm) press(k tea.KeyPressMsg) tea.Cmd {
 		}
 		return f.request(true)
 	}
-	var cmd tea.Cmd
-	f.input, cmd = f.input.Update(k)
+	cmd := typeInto(&f.input, k)
 	f.problem = ""
 	return cmd
 }

@@ -12,8 +12,7 @@ import (
 
 // The Spark export key (e): a batch's ranges as the startingOffsets /
 // endingOffsets pair of a Spark batch query that reads exactly that batch
-// (issue 7; the same pair as `kbatch offsets show --batch N --format
-// spark`).
+// (the same pair as `kbatch offsets show --batch N --format spark`).
 //
 // The package offsets/spark is imported as sparkopts because this package
 // has a type named spark (the rate sparkline).

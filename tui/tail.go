@@ -13,7 +13,7 @@ import (
 // tap (consumer.Config.Tap), which copies them only while the view is
 // open: with the view closed a read costs one atomic load per chunk.
 //
-// Memory (DESIGN §2.6): the screen keeps the last DefaultTailRecords
+// Memory (docs/design.md §2.6): the screen keeps the last DefaultTailRecords
 // records (--tail-records) and at most tailMaxBytes of them, whichever is
 // less; each record keeps at most tailValueBytes of its value,
 // tailKeyBytes of its key and tailHeaders headers of tailHeaderBytes

@@ -53,7 +53,7 @@ func TestTailTakesRecordsOnlyWhileOpen(t *testing.T) {
 }
 
 // Each tail record keeps bounded bytes; the ring keeps the last N records
-// and at most its byte budget (DESIGN §2.6).
+// and at most its byte budget (docs/design.md §2.6).
 func TestTailBounds(t *testing.T) {
 	m := &krecord.Record{Topic: "events", Key: []byte(strings.Repeat("k", 5000)), Value: []byte(strings.Repeat("v", 1<<20))}
 	for i := 0; i < 20; i++ {

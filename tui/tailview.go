@@ -86,11 +86,10 @@ func (v *tailView) title() string {
 }
 
 func (v *tailView) Update(msg tea.Msg) tea.Cmd {
-	k, ok := msg.(tea.KeyPressMsg)
+	ks, ok := pressedKey(msg)
 	if !ok {
 		return nil
 	}
-	ks := k.String()
 	if !v.list.capturing() {
 		km := v.keys
 		switch {

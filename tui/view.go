@@ -157,7 +157,7 @@ func (m *Model) tabBar(dropped []segment) string {
 	}
 	// Figures the header had no room for come here, the most wanted
 	// first, each in its short form when the long one does not fit (at
-	// 80 columns none did: helper-38); the hint gives way to them.
+	// 80 columns no long one does); the hint gives way to them.
 	hint := m.c.theme.dim.Render("  tab/1-4 switch")
 	line := sb.String()
 	sep := "  "

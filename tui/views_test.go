@@ -165,3 +165,19 @@ func TestRecordDetailTimestampType(t *testing.T) {
 	press(m, "esc", "j", "enter")
 	mustContain(t, screen(m), "10:00:00.011 UTC · LogAppendTime")
 }
+
+// Help at 80×24 is longer than the screen: its title says there is more
+// and which way, and follows the scrolling.
+func TestHelpScrollsWithAMoreMark(t *testing.T) {
+	m, _ := newTestModel(t, 80, 24, Options{})
+	feed(m, started(1))
+	press(m, "?")
+	mustContain(t, screen(m), "Help · every key · ↓ more · lines 1-")
+	press(m, "j")
+	mustContain(t, screen(m), "↑↓ more · lines 2-")
+	press(m, "G")
+	mustContain(t, screen(m), "↑ more · lines ")
+	m2, _ := newTestModel(t, 140, 120, Options{})
+	press(m2, "?")
+	mustNotContain(t, screen(m2), "more ·")
+}

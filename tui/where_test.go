@@ -12,11 +12,7 @@ import (
 // every kept record: a record it fails on (no field seq) does not match;
 // an expression that does not compile says where, and matches nothing.
 func TestSearchExpression(t *testing.T) {
-	m, _ := newTestModel(t, 140, 40, Options{})
-	feed(m, started(2))
-	for id := uint64(1); id <= 6; id++ {
-		feed(m, batchEv(id, 2, int64(2*id), offsets.StateAcked))
-	}
+	m := sixBatches(t, Options{})
 	press(m, "2", "/")
 	typeText(m, `?value.seq > 105 && partition == 1 && headers.source == "web"`)
 	evaluated(m)
@@ -87,12 +83,7 @@ func TestSearchExpressionOnTheBroker(t *testing.T) {
 
 // The tail view's filter takes an expression too.
 func TestTailFilterExpression(t *testing.T) {
-	m, _ := newTestModel(t, 140, 40, Options{Tail: NewTail(50)})
-	feed(m, started(1))
-	press(m, "t")
-	deliverTail(m, tailMsgs(0, 100, 50))
-	press(m, "/")
-	typeText(m, `?offset >= 140 && offset < 145 && key.endsWith("2") == false`)
+	m := tailTyped(t, 50, 100, 50, `?offset >= 140 && offset < 145 && key.endsWith("2") == false`)
 	press(m, "enter")
 	evaluated(m)
 	s := screen(m)
@@ -131,12 +122,7 @@ func evaluated(m *Model) {
 // yet, and the matches show when the evaluation answers.
 func TestTailExpressionEvaluatesInTheBackground(t *testing.T) {
 	n := 25_000
-	m, _ := newTestModel(t, 140, 40, Options{Tail: NewTail(n)})
-	feed(m, started(1))
-	press(m, "t")
-	deliverTail(m, tailMsgs(0, 0, n))
-	press(m, "/")
-	typeText(m, `?offset < 600`)
+	m := tailTyped(t, n, 0, n, `?offset < 600`)
 	press(m, "enter")
 	if len(m.c.running) == 0 {
 		t.Fatal("no evaluation was started off the screen's goroutine")
@@ -168,12 +154,7 @@ func TestTailExpressionEvaluatesInTheBackground(t *testing.T) {
 // The answer of an evaluation for a query typed over since is dropped:
 // only the last query's matches show.
 func TestStaleExpressionResultDropped(t *testing.T) {
-	m, _ := newTestModel(t, 140, 40, Options{Tail: NewTail(500)})
-	feed(m, started(1))
-	press(m, "t")
-	deliverTail(m, tailMsgs(0, 0, 300))
-	press(m, "/")
-	typeText(m, `?offset < 10`)
+	m := tailTyped(t, 500, 0, 300, `?offset < 10`)
 	if len(m.c.running) == 0 {
 		t.Fatal("no evaluation running")
 	}
@@ -194,12 +175,7 @@ func TestStaleExpressionResultDropped(t *testing.T) {
 // background too, also while an evaluation is in flight, and records
 // dropped from the ring's front meanwhile drop out of the matches.
 func TestTailExpressionNewRecords(t *testing.T) {
-	m, _ := newTestModel(t, 140, 40, Options{Tail: NewTail(100)})
-	feed(m, started(1))
-	press(m, "t")
-	deliverTail(m, tailMsgs(0, 0, 50))
-	press(m, "/")
-	typeText(m, `?offset % 10 == 0`)
+	m := tailTyped(t, 100, 0, 50, `?offset % 10 == 0`)
 	press(m, "enter")
 	// In flight on 0 … 49; 50 … 119 arrive and 0 … 19 leave the ring.
 	deliverTail(m, tailMsgs(0, 50, 70))
@@ -223,11 +199,7 @@ func TestTailExpressionNewRecords(t *testing.T) {
 // The search of what the screen keeps evaluates an expression off the
 // screen's goroutine and says so meanwhile.
 func TestSearchExpressionInTheBackground(t *testing.T) {
-	m, _ := newTestModel(t, 140, 40, Options{})
-	feed(m, started(2))
-	for id := uint64(1); id <= 6; id++ {
-		feed(m, batchEv(id, 2, int64(2*id), offsets.StateAcked))
-	}
+	m := sixBatches(t, Options{})
 	press(m, "2", "/")
 	typeText(m, `?value.seq > 105`)
 	mustContain(t, screen(m), `Search "?value.seq > 105" · filtering 24 records kept…`, "filtering…")
@@ -239,12 +211,7 @@ func TestSearchExpressionInTheBackground(t *testing.T) {
 // When a schema arrives the filter is evaluated again, and the selection
 // stays where it was once the matches are in.
 func TestExpressionKeepsSelectionWhenSchemasArrive(t *testing.T) {
-	m, _ := newTestModel(t, 140, 40, Options{Tail: NewTail(100)})
-	feed(m, started(1))
-	press(m, "t")
-	deliverTail(m, tailMsgs(0, 0, 100))
-	press(m, "/")
-	typeText(m, `?offset % 2 == 0`)
+	m := tailTyped(t, 100, 0, 100, `?offset % 2 == 0`)
 	press(m, "enter")
 	evaluated(m)
 	l := m.tailView.list
@@ -269,4 +236,30 @@ func TestFilterStatusOfABadExpressionIsEscaped(t *testing.T) {
 	if strings.Contains(s, "\x1b") || !strings.HasPrefix(s, `filter "?value == \x1b[31mX": column`) {
 		t.Fatalf("filter status %q: want the query and CEL's message escaped", s)
 	}
+}
+
+// tailTyped is a model whose tail view, a ring of ring records, got n
+// records from offset from (partition 0), with expr typed in its filter
+// and not yet entered.
+func tailTyped(t *testing.T, ring int, from int64, n int, expr string) *Model {
+	t.Helper()
+	m, _ := newTestModel(t, 140, 40, Options{Tail: NewTail(ring)})
+	feed(m, started(1))
+	press(m, "t")
+	deliverTail(m, tailMsgs(0, from, n))
+	press(m, "/")
+	typeText(m, expr)
+	return m
+}
+
+// sixBatches is a 140×40 model with opts over a stream of two partitions
+// that acked batches 1 to 6, two records a partition each.
+func sixBatches(t *testing.T, opts Options) *Model {
+	t.Helper()
+	m, _ := newTestModel(t, 140, 40, opts)
+	feed(m, started(2))
+	for id := uint64(1); id <= 6; id++ {
+		feed(m, batchEv(id, 2, int64(2*id), offsets.StateAcked))
+	}
+	return m
 }

@@ -84,7 +84,7 @@ func (p *keyProbe) take() (views, answers []time.Duration) {
 	return views, answers
 }
 
-// Issue 16 point 6: the screen stays responsive during faults on the wire.
+// The screen stays responsive during faults on the wire.
 // The real program runs over a real stream from a kfake broker whose
 // connections pass through internal/faultproxy; in each fault, space
 // (pause / resume, a command to the stream's loop) is pressed 6 times and

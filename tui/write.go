@@ -63,7 +63,7 @@ func (m *Model) writeDone(msg writeDoneMsg) tea.Cmd {
 	return nil
 }
 
-// writeJSONLines writes the records fill puts to path as DESIGN §4 JSON
+// writeJSONLines writes the records fill puts to path as docs/design.md §4 JSON
 // lines, through krecord.WriteFile: path is either complete or absent, a
 // failure or a cancelled ctx (quit) removes the temporary file, and an
 // existing path is refused rather than overwritten.

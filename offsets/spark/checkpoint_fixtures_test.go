@@ -10,10 +10,7 @@ import (
 
 func openFixture(t *testing.T, rel string) *Checkpoint {
 	t.Helper()
-	c, err := Open(filepath.Join(fixtureDir(t), filepath.FromSlash(rel)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustOpen(t, filepath.Join(fixtureDir(t), filepath.FromSlash(rel)))
 	return c
 }
 
@@ -43,10 +40,7 @@ func TestCheckpointFixtureKafka243(t *testing.T) {
 		}
 	}
 
-	b, err := c.Batch(0, -1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := mustBatch(t, c, 0, -1)
 	sameOffsets(t, "batch 0 start (sources/0/0)", b.Start, offs(topic243, 0, 0, 1, 0, 2, 0, 3, 0, 4, 0))
 	sameOffsets(t, "batch 0 end", b.End, committed)
 	if b.ID != 0 || !b.Committed {

@@ -19,22 +19,16 @@ func TestCheckpointSyntheticPurgedOffsets(t *testing.T) {
 		"commits/5": "v1\n{}",
 		"commits/6": "v1\n{}",
 	})
-	c, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustOpen(t, dir)
 	wantListing(t, c, "00000000-0000-0000-0000-000000000001", []int64{5, 6, 7}, []int64{5, 6}, 6)
 
-	_, err = c.Batch(5, -1)
+	_, err := c.Batch(5, -1)
 	want := "spark checkpoint " + filepath.Join(dir, "offsets", "4") + ": missing, so where batch 5 started is unknown (Spark purged it"
 	if err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("Batch(5) error %v, want prefix %q", err, want)
 	}
 
-	b, err := c.Batch(7, -1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := mustBatch(t, c, 7, -1)
 	sameOffsets(t, "batch 7 start", b.Start, offs("t", 0, 60, 1, 6))
 	sameOffsets(t, "batch 7 end (partition 2 is new)", b.End, offs("t", 0, 70, 1, 7, 2, 1))
 	if b.Committed {
@@ -45,10 +39,7 @@ func TestCheckpointSyntheticPurgedOffsets(t *testing.T) {
 		t.Errorf("Batch(8) error %v", err)
 	}
 
-	pos, err := c.CommittedOffsets(-1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pos := mustCommitted(t, c, -1)
 	sameOffsets(t, "committed", pos.Offsets, offs("t", 0, 60, 1, 6))
 	sameOffsets(t, "in flight", pos.InFlight, offs("t", 0, 70, 1, 7, 2, 1))
 
@@ -70,16 +61,10 @@ func TestCheckpointSyntheticNoCommitsDir(t *testing.T) {
 		"offsets/0":   offsetFile(`{"t":{"0":3,"1":4}}`),
 		"sources/0/0": initialFile(`{"t":{"1":1,"0":0}}`),
 	})
-	c, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustOpen(t, dir)
 	wantListing(t, c, "00000000-0000-0000-0000-000000000001", []int64{0}, nil, -1)
 	for _, source := range []int{-1, 0} {
-		pos, err := c.CommittedOffsets(source)
-		if err != nil {
-			t.Fatal(err)
-		}
+		pos := mustCommitted(t, c, source)
 		sameOffsets(t, "initial", pos.Offsets, offs("t", 0, 0, 1, 1))
 		sameOffsets(t, "in flight batch 0", pos.InFlight, offs("t", 0, 3, 1, 4))
 		if pos.Origin != "sources/0/0 (initial offsets, nothing committed yet)" {
@@ -100,20 +85,14 @@ func TestCheckpointSyntheticNoOffsetLogYet(t *testing.T) {
 		"sources/0/0": "v1\n0",
 		"sources/1/0": initialFile(`{"t":{"0":5}}`),
 	})
-	c, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pos, err := c.CommittedOffsets(-1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustOpen(t, dir)
+	pos := mustCommitted(t, c, -1)
 	if pos.Source != 1 || pos.InFlight != nil || pos.Origin != "sources/1/0 (initial offsets, nothing committed yet)" {
 		t.Errorf("position %+v", pos)
 	}
 	sameOffsets(t, "initial", pos.Offsets, offs("t", 0, 5))
 
-	_, err = c.CommittedOffsets(2)
+	_, err := c.CommittedOffsets(2)
 	want := "spark checkpoint " + dir + ": nothing committed yet and sources/2/0 does not exist"
 	if err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("error %v, want prefix %q", err, want)
@@ -130,16 +109,10 @@ func TestCheckpointSyntheticVoidAndNewSource(t *testing.T) {
 		"sources/0/0": initialFile(`{"a":{"0":1}}`),
 		"sources/1/0": initialFile(`{"b":{"0":0}}`),
 	})
-	c, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustOpen(t, dir)
 
 	// Batch 0 has one Kafka line, so -1 finds it.
-	pos, err := c.CommittedOffsets(-1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pos := mustCommitted(t, c, -1)
 	if pos.Source != 1 {
 		t.Errorf("source %d, want 1", pos.Source)
 	}
@@ -147,10 +120,7 @@ func TestCheckpointSyntheticVoidAndNewSource(t *testing.T) {
 	sameOffsets(t, "source 1 in flight", pos.InFlight, offs("b", 0, 20))
 
 	// Source 0 had no offset ("-") in the committed batch.
-	pos, err = c.CommittedOffsets(0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pos = mustCommitted(t, c, 0)
 	sameOffsets(t, "source 0 committed", pos.Offsets, offs("a", 0, 1))
 	sameOffsets(t, "source 0 in flight", pos.InFlight, offs("a", 0, 3))
 	if !strings.HasPrefix(pos.Origin, "sources/0/0 (initial offsets; committed batch 0 has no offset for source 0") {
@@ -163,15 +133,9 @@ func TestCheckpointSyntheticVoidAndNewSource(t *testing.T) {
 	} else if !strings.Contains(err.Error(), `0: Kafka "a", 1: Kafka "b"`) {
 		t.Errorf("error %q does not list the sources", err)
 	}
-	b, err := c.Batch(1, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := mustBatch(t, c, 1, 0)
 	sameOffsets(t, "source 0 new in batch 1 starts at its initial offsets", b.Start, offs("a", 0, 1))
-	b, err = c.Batch(1, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b = mustBatch(t, c, 1, 1)
 	sameOffsets(t, "source 1 batch 1 start", b.Start, offs("b", 0, 10))
 	if _, err := c.Batch(0, 0); err == nil || !strings.HasSuffix(err.Error(), "source 0 has no offset in batch 0") {
 		t.Errorf("Batch(0, 0) error %v", err)
@@ -189,32 +153,20 @@ func TestCheckpointSyntheticV2Logs(t *testing.T) {
 		"commits/1":   "v2\n{\"nextBatchWatermarkMs\":0}",
 		"sources/0/0": initialFile(`{"t":{"0":0}}`),
 	})
-	c, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pos, err := c.CommittedOffsets(-1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustOpen(t, dir)
+	pos := mustCommitted(t, c, -1)
 	if pos.Source != 0 || pos.Origin != "offsets/1 (committed batch 1)" || pos.InFlight != nil {
 		t.Errorf("position %+v", pos)
 	}
 	sameOffsets(t, "committed", pos.Offsets, offs("t", 0, 9))
-	b, err := c.Batch(1, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := mustBatch(t, c, 1, 0)
 	sameOffsets(t, "batch 1 start, matched by source id", b.Start, offs("t", 0, 5))
 }
 
 func TestCheckpointSyntheticBadArguments(t *testing.T) {
 	dir := t.TempDir()
 	writeTree(t, dir, map[string]string{"metadata": metadataFile, "offsets/0": offsetFile(`{"t":{"0":1}}`)})
-	c, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustOpen(t, dir)
 	if _, err := c.CommittedOffsets(-2); err == nil {
 		t.Error("CommittedOffsets(-2) gave no error")
 	}

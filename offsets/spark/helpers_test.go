@@ -121,3 +121,44 @@ func offsetFile(sources ...string) string {
 func initialFile(json string) string { return "\x00v1\n" + json }
 
 const metadataFile = `{"id":"00000000-0000-0000-0000-000000000001"}`
+
+// mustOpen is Open(dir), failing the test on an error.
+func mustOpen(t testing.TB, dir string) *Checkpoint {
+	t.Helper()
+	c, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// mustCommitted is c.CommittedOffsets(source), failing the test on an
+// error.
+func mustCommitted(t testing.TB, c *Checkpoint, source int) Position {
+	t.Helper()
+	pos, err := c.CommittedOffsets(source)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pos
+}
+
+// mustBatch is c.Batch(id, source), failing the test on an error.
+func mustBatch(t testing.TB, c *Checkpoint, id int64, source int) BatchRanges {
+	t.Helper()
+	b, err := c.Batch(id, source)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// mustOffsetLog is c.OffsetLog(id), failing the test on an error.
+func mustOffsetLog(t testing.TB, c *Checkpoint, id int64) OffsetLog {
+	t.Helper()
+	l, err := c.OffsetLog(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}

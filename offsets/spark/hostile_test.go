@@ -85,10 +85,7 @@ func TestCheckpointReadsOnlyItsOwnRegularFiles(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := hostileCheckpoint(t, tc.plant)
-			c, err := Open(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
+			c := mustOpen(t, dir)
 			for what, read := range map[string]func() error{
 				"OffsetLog(2)": func() error { _, err := c.OffsetLog(2); return err },
 				"CommittedOffsets": func() error {
@@ -121,14 +118,8 @@ func TestCheckpointFollowsSymlinksInside(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	c, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	log, err := c.OffsetLog(2)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustOpen(t, dir)
+	log := mustOffsetLog(t, c, 2)
 	if len(log.Sources) != 1 {
 		t.Fatalf("sources %+v", log.Sources)
 	}

@@ -31,16 +31,10 @@ func TestOpenSyntheticIgnoresCrcAndTmp(t *testing.T) {
 		"state/0/0/1.delta":  "state",
 	})
 	before := treeState(t, dir)
-	c, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustOpen(t, dir)
 	wantListing(t, c, "00000000-0000-0000-0000-000000000001", []int64{0, 1, 2}, []int64{0, 1}, 1)
 
-	pos, err := c.CommittedOffsets(-1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pos := mustCommitted(t, c, -1)
 	sameOffsets(t, "committed", pos.Offsets, offs("t", 0, 20))
 	sameOffsets(t, "in flight", pos.InFlight, offs("t", 0, 30))
 	if pos.Origin != "offsets/1 (committed batch 1)" || pos.Source != 0 {
@@ -101,11 +95,8 @@ func TestCheckpointSyntheticUnsupportedVersions(t *testing.T) {
 		"offsets/7": "v99999\n{}\n{\"t\":{\"0\":1}}",
 		"commits/7": "v1\n{}",
 	})
-	c, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = c.CommittedOffsets(-1)
+	c := mustOpen(t, dir)
+	_, err := c.CommittedOffsets(-1)
 	want := "spark checkpoint " + filepath.Join(dir, "offsets", "7") + ": unsupported log version v99999 (kbatch reads up to v2)"
 	if err == nil || err.Error() != want {
 		t.Errorf("error %v\nwant %s", err, want)

@@ -54,10 +54,7 @@ func TestStartingOffsetsJSONRoundTrip(t *testing.T) {
 
 func TestStartingOffsetsJSONFromFixture(t *testing.T) {
 	c := openFixture(t, kafka243)
-	pos, err := c.CommittedOffsets(-1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pos := mustCommitted(t, c, -1)
 	got, err := ParseOffsetJSON([]byte(StartingOffsetsJSON(pos.Offsets, map[string]int32{topic243: 7})))
 	if err != nil {
 		t.Fatal(err)

@@ -5,7 +5,6 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
-	"io/fs"
 	"net"
 	"net/http"
 	"net/netip"
@@ -290,7 +289,7 @@ func (b *azureBucket) stat(ctx context.Context, key string) (time.Time, error) {
 }
 
 // send sends one request for the container (key "") or one blob of it. A
-// status other than 2xx is an *azureError.
+// status other than 2xx is a *serviceError (newAzureError).
 func (b *azureBucket) send(ctx context.Context, method, key string, q url.Values) (*http.Response, error) {
 	p := "/" + url.PathEscape(b.container)
 	if key != "" {
@@ -307,16 +306,7 @@ func (b *azureBucket) send(ctx context.Context, method, key string, q url.Values
 	if err := b.auth.authorize(ctx, req); err != nil {
 		return nil, err
 	}
-	res, err := b.client.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	if res.StatusCode < 200 || res.StatusCode > 299 {
-		defer res.Body.Close()
-		body, _ := io.ReadAll(io.LimitReader(res.Body, 1<<20))
-		return nil, newAzureError(res, body)
-	}
-	return res, nil
+	return do(b.client, req, newAzureError)
 }
 
 // escapeBlobName escapes a blob name for the URL's path, keeping its
@@ -329,46 +319,17 @@ func escapeBlobName(key string) string {
 	return strings.Join(parts, "/")
 }
 
-// azureError is the service's answer to a failed request, in one line: the
-// status, the error code and the message of its XML body (a HEAD has only
-// the x-ms-error-code header).
-type azureError struct {
-	status  int
-	code    string
-	message string
-}
-
-func newAzureError(res *http.Response, body []byte) *azureError {
-	e := &azureError{status: res.StatusCode, code: res.Header.Get("x-ms-error-code")}
-	var reply struct {
-		Code    string `xml:"Code"`
-		Message string `xml:"Message"`
-	}
-	if xml.Unmarshal(body, &reply) == nil {
+// newAzureError is the service's answer to a failed request: the error
+// code of the x-ms-error-code header (a HEAD has only that) or else of
+// the XML body, and the first line of the body's message (its second line
+// is the request's id and time).
+func newAzureError(res *http.Response, body []byte) error {
+	e := &serviceError{service: "Azure Blob Storage", status: res.StatusCode, code: res.Header.Get("x-ms-error-code")}
+	if code, message, ok := xmlReply(body); ok {
 		if e.code == "" {
-			e.code = reply.Code
+			e.code = code
 		}
-		// The message's second line is the request's id and time.
-		e.message, _, _ = strings.Cut(reply.Message, "\n")
+		e.message, _, _ = strings.Cut(message, "\n")
 	}
 	return e
-}
-
-// Unwrap makes a 404 (a missing blob or container) fs.ErrNotExist.
-func (e *azureError) Unwrap() error {
-	if e.status == http.StatusNotFound {
-		return fs.ErrNotExist
-	}
-	return nil
-}
-
-func (e *azureError) Error() string {
-	s := fmt.Sprintf("Azure Blob Storage answered %d %s", e.status, http.StatusText(e.status))
-	if c := oneLine(e.code); c != "" {
-		s += " (" + c + ")"
-	}
-	if m := oneLine(e.message); m != "" {
-		s += ": " + m
-	}
-	return s
 }

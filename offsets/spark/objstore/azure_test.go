@@ -19,7 +19,6 @@ import (
 	"time"
 
 	"github.com/kbatch-dev/kbatch/offsets"
-	"github.com/kbatch-dev/kbatch/offsets/spark"
 	"github.com/kbatch-dev/kbatch/record"
 )
 
@@ -179,16 +178,7 @@ func TestAzureSharedKey(t *testing.T) {
 	f.blobs["ckpt/q1/offsets/sub/x"] = []byte("x")
 	f.blobs["ckpt/q1/metadata"] = []byte(`{"id":"a b"}`)
 	s := openFake(t, "abfss://ckpt@devstoreaccount1.dfs.core.windows.net/q1")
-	ents, err := s.ReadDir("offsets")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(ents) != 1501 || s.Requests() != 2 {
-		t.Fatalf("%d entries in %d requests, want 1501 in 2", len(ents), s.Requests())
-	}
-	if i := slices.IndexFunc(ents, func(e spark.Entry) bool { return e.Name == "sub" }); i < 0 || !ents[i].Dir {
-		t.Error("sub/ is not a folder")
-	}
+	readDirPaged(t, s, 1501, 2)
 	if b, err := s.ReadFile("metadata", 100); err != nil || string(b) != `{"id":"a b"}` {
 		t.Fatalf("ReadFile(metadata) = %q, %v", b, err)
 	}
@@ -209,7 +199,7 @@ func TestAzureSharedKey(t *testing.T) {
 			t.Errorf("request %s %s", r.Method, r.URL)
 		}
 	}
-	_, err = openFake(t, "wasb://locked@devstoreaccount1.blob.core.windows.net/q").ReadFile("metadata", 100)
+	_, err := openFake(t, "wasb://locked@devstoreaccount1.blob.core.windows.net/q").ReadFile("metadata", 100)
 	if err == nil || errors.Is(err, fs.ErrNotExist) || strings.Contains(err.Error(), "\n") || strings.ContainsAny(record.String(err.Error()), "\u202e\n") ||
 		!strings.Contains(err.Error(), "Azure Blob Storage answered 403 Forbidden (AuthorizationFailure): This request is not authorized") {
 		t.Errorf("403: %v", err)

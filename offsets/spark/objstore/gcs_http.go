@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"net/http"
 	"net/url"
 	"strings"
@@ -45,7 +43,7 @@ func (b *gcsBucket) httpClient() (*http.Client, error) {
 }
 
 // get sends one GET to the JSON API: path (escaped, relative to the
-// endpoint) with query. A status other than 2xx is a *gcsError (a 404
+// endpoint) with query. A status other than 2xx is a *serviceError (a 404
 // wraps fs.ErrNotExist), a failed request a *url.Error (see failure).
 func (b *gcsBucket) get(ctx context.Context, path string, query url.Values) (*http.Response, error) {
 	client, err := b.httpClient()
@@ -58,14 +56,9 @@ func (b *gcsBucket) get(ctx context.Context, path string, query url.Values) (*ht
 		return nil, err
 	}
 	req.Header.Set("User-Agent", "kbatch")
-	res, err := client.Do(req)
+	res, err := do(client, req, newGCSError)
 	if err != nil {
 		return nil, failure(err)
-	}
-	if res.StatusCode < 200 || res.StatusCode > 299 {
-		defer res.Body.Close()
-		body, _ := io.ReadAll(io.LimitReader(res.Body, 1<<20))
-		return nil, &gcsError{code: res.StatusCode, body: body}
 	}
 	return res, nil
 }
@@ -114,36 +107,8 @@ func failure(err error) error {
 	return err
 }
 
-// gcsError is the service's answer to a failed request, said in one line:
-// the status and the service's message, not the whole JSON body.
-type gcsError struct {
-	code int
-	body []byte
+// newGCSError is the service's answer to a failed request: the status and
+// the service's message, not the whole JSON body.
+func newGCSError(res *http.Response, body []byte) error {
+	return &serviceError{service: "Google Cloud Storage", status: res.StatusCode, message: jsonReplyMessage(body)}
 }
-
-// Unwrap makes a 404 (a missing object or bucket) fs.ErrNotExist.
-func (e *gcsError) Unwrap() error {
-	if e.code == http.StatusNotFound {
-		return fs.ErrNotExist
-	}
-	return nil
-}
-
-func (e *gcsError) Error() string {
-	s := fmt.Sprintf("Google Cloud Storage answered %d %s", e.code, http.StatusText(e.code))
-	var reply struct {
-		Error struct{ Message string } `json:"error"`
-	}
-	msg := ""
-	if json.Unmarshal(e.body, &reply) == nil {
-		msg = reply.Error.Message
-	}
-	if msg = oneLine(msg); msg != "" {
-		s += ": " + msg
-	}
-	return s
-}
-
-// oneLine is s, from a server, on one line. It stays raw: whoever prints
-// an error escapes it (record.String), once.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

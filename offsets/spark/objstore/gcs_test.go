@@ -209,6 +209,23 @@ func noCredentials(t *testing.T) {
 	t.Setenv("GOOGLE_APPLICATION_CREDENTIALS", filepath.Join(t.TempDir(), "missing.json"))
 }
 
+// readDirPaged reads the folder offsets of s and checks it holds want
+// entries, the folder sub among them, read in requests requests.
+func readDirPaged(t *testing.T, s *bucketStore, want int, requests int64) []spark.Entry {
+	t.Helper()
+	ents, err := s.ReadDir("offsets")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ents) != want || s.Requests() != requests {
+		t.Fatalf("%d entries in %d requests, want %d (%d files and sub/) in %d", len(ents), s.Requests(), want, want-1, requests)
+	}
+	if i := slices.IndexFunc(ents, func(e spark.Entry) bool { return e.Name == "sub" }); i < 0 || !ents[i].Dir {
+		t.Errorf("sub/ is not a folder in the listing")
+	}
+	return ents
+}
+
 // openFake opens loc with Open and returns its bucketStore.
 func openFake(t *testing.T, loc string) *bucketStore {
 	t.Helper()
@@ -283,16 +300,7 @@ func TestGCSPagesAndSizes(t *testing.T) {
 	f.put("b", "offsets/sub/deeper", []byte("x"), now)
 	f.put("b", "big", make([]byte, 2048), now)
 	s := openFake(t, "gs://b")
-	ents, err := s.ReadDir("offsets")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(ents) != 2501 || s.Requests() != 3 {
-		t.Fatalf("%d entries in %d requests, want 2501 (2500 files and sub/) in 3", len(ents), s.Requests())
-	}
-	if i := slices.IndexFunc(ents, func(e spark.Entry) bool { return e.Name == "sub" }); i < 0 || !ents[i].Dir {
-		t.Errorf("sub/ is not a folder in the listing")
-	}
+	readDirPaged(t, s, 2501, 3)
 	reqs := f.seen()
 	for i, r := range reqs {
 		q, _ := url.ParseQuery(r.query)
@@ -347,7 +355,7 @@ func TestGCSErrors(t *testing.T) {
 // The service's message is a stranger's text: it reaches the terminal
 // escaped, on one line.
 func TestGCSErrorMessageIsEscaped(t *testing.T) {
-	e := &gcsError{code: 403, body: []byte(`{"error":{"code":403,"message":"denied\u001b]8;;http://evil\u0007click\u001b[2J\nnext"}}`)}
+	e := newGCSError(&http.Response{StatusCode: 403}, []byte(`{"error":{"code":403,"message":"denied\u001b]8;;http://evil\u0007click\u001b[2J\nnext"}}`))
 	msg := e.Error()
 	if strings.Contains(msg, "\n") || !strings.HasPrefix(msg, "Google Cloud Storage answered 403 Forbidden: denied") {
 		t.Errorf("message %q is not the server's text on one line", msg)
@@ -355,7 +363,7 @@ func TestGCSErrorMessageIsEscaped(t *testing.T) {
 	if printed := record.String(msg); strings.ContainsAny(printed, "\x1b\x07") {
 		t.Errorf("printed as %q, with control bytes", printed)
 	}
-	if errors.Is(e, fs.ErrNotExist) || !errors.Is(&gcsError{code: 404}, fs.ErrNotExist) {
+	if errors.Is(e, fs.ErrNotExist) || !errors.Is(newGCSError(&http.Response{StatusCode: 404}, nil), fs.ErrNotExist) {
 		t.Error("only a 404 is fs.ErrNotExist")
 	}
 }

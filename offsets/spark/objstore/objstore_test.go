@@ -54,7 +54,7 @@ func TestTranslate(t *testing.T) {
 
 // AZURE_STORAGE_DOMAIN (the default chain's way to a sovereign cloud, a
 // private endpoint or Azurite) is not overridden by the domain of the URL's
-// host: found against Azurite, where every abfss:// URL went to
+// host, or against Azurite every abfss:// URL would go to
 // blob.core.windows.net. A domain= on the URL still wins.
 func TestTranslateAzureDomainFromEnv(t *testing.T) {
 	t.Setenv("AZURE_STORAGE_DOMAIN", "127.0.0.1:10000")

@@ -14,7 +14,7 @@ func retryPauses() []time.Duration {
 
 // retrying sends a request again when it failed on the way or the service
 // answered 408, 429 or a 5xx (but 501), after each of pauses in turn — as
-// cloud.google.com/go/storage and azblob did for reads. kbatch sends only
+// cloud.google.com/go/storage and azblob do for reads. kbatch sends only
 // GETs and HEADs, which are safe to repeat; the request's context bounds
 // the whole.
 type retrying struct {

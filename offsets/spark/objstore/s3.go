@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"maps"
 	"net"
 	"net/http"
@@ -227,7 +226,7 @@ func (b *s3Bucket) stat(ctx context.Context, key string) (time.Time, error) {
 }
 
 // send sends one signed request for the bucket (key "") or an object of
-// it. A status other than 2xx is an *s3Error.
+// it. A status other than 2xx is a *serviceError (newS3Error).
 func (b *s3Bucket) send(ctx context.Context, method, key string, q url.Values) (*http.Response, error) {
 	u := *b.base
 	if key != "" || u.Path == "" {
@@ -251,16 +250,7 @@ func (b *s3Bucket) send(ctx context.Context, method, key string, q url.Values) (
 			return nil, err
 		}
 	}
-	res, err := b.client.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	if res.StatusCode < 200 || res.StatusCode > 299 {
-		defer res.Body.Close()
-		body, _ := io.ReadAll(io.LimitReader(res.Body, 1<<20))
-		return nil, newS3Error(res, body)
-	}
-	return res, nil
+	return do(b.client, req, newS3Error)
 }
 
 // s3EscapePath escapes p as S3 and Signature Version 4 want it: every
@@ -278,48 +268,16 @@ func s3EscapePath(p string) string {
 	return sb.String()
 }
 
-// s3Error is S3's answer to a failed request, in one line: the status,
-// the error code and the message of its XML body (a HEAD has none), and
-// for a bucket in another region, the region.
-type s3Error struct {
-	status        int
-	code, message string
-	region        string
-}
-
-func newS3Error(res *http.Response, body []byte) *s3Error {
-	e := &s3Error{status: res.StatusCode, region: res.Header.Get("X-Amz-Bucket-Region")}
-	var reply struct {
-		Code    string `xml:"Code"`
-		Message string `xml:"Message"`
-	}
-	if xml.Unmarshal(body, &reply) == nil {
-		e.code, e.message = reply.Code, reply.Message
+// newS3Error is S3's answer to a failed request: the error code and
+// message of its XML body (a HEAD has none), and for a bucket in another
+// region, the region to pass.
+func newS3Error(res *http.Response, body []byte) error {
+	e := &serviceError{service: "S3", status: res.StatusCode}
+	e.code, e.message, _ = xmlReply(body)
+	if r := oneLine(res.Header.Get("X-Amz-Bucket-Region")); r != "" && (e.status == http.StatusMovedPermanently || e.code == "AuthorizationHeaderMalformed" || e.code == "PermanentRedirect") {
+		e.hint = "the bucket is in region " + r + ": pass region=" + r
 	}
 	return e
-}
-
-// Unwrap makes a 404 (NoSuchKey, NoSuchBucket, a HEAD's bare 404)
-// fs.ErrNotExist.
-func (e *s3Error) Unwrap() error {
-	if e.status == http.StatusNotFound {
-		return fs.ErrNotExist
-	}
-	return nil
-}
-
-func (e *s3Error) Error() string {
-	s := fmt.Sprintf("S3 answered %d %s", e.status, http.StatusText(e.status))
-	if c := oneLine(e.code); c != "" {
-		s += " (" + c + ")"
-	}
-	if m := oneLine(e.message); m != "" {
-		s += ": " + m
-	}
-	if r := oneLine(e.region); r != "" && (e.status == http.StatusMovedPermanently || e.code == "AuthorizationHeaderMalformed" || e.code == "PermanentRedirect") {
-		s += "; the bucket is in region " + r + ": pass region=" + r
-	}
-	return s
 }
 
 // firstLine is s up to its first line break.

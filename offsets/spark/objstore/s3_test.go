@@ -204,13 +204,7 @@ func TestS3PagesAndErrors(t *testing.T) {
 	}
 	f.put("b", "offsets/sub/deeper", []byte("x"))
 	s := openFake(t, "s3://b")
-	ents, err := s.ReadDir("offsets")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(ents) != 2501 || s.Requests() != 3 {
-		t.Fatalf("%d entries in %d requests, want 2501 (2500 files and sub/) in 3", len(ents), s.Requests())
-	}
+	readDirPaged(t, s, 2501, 3)
 	for i, r := range f.seen() {
 		q := r.URL.Query()
 		if q.Get("list-type") != "2" || q.Get("prefix") != "offsets/" || q.Get("delimiter") != "/" || q.Get("max-keys") != "1000" || (i > 0) != (q.Get("continuation-token") != "") {
@@ -228,7 +222,7 @@ func TestS3PagesAndErrors(t *testing.T) {
 	}
 
 	f.status["closed"] = http.StatusForbidden
-	_, err = openFake(t, "s3://closed/q").ReadFile("metadata", 100)
+	_, err := openFake(t, "s3://closed/q").ReadFile("metadata", 100)
 	if err == nil || errors.Is(err, fs.ErrNotExist) || strings.Contains(err.Error(), "\n") || strings.ContainsAny(record.String(err.Error()), "\u202e\u009b\n") ||
 		!strings.Contains(err.Error(), "S3 answered 403 Forbidden (AccessDenied): Access Denied") {
 		t.Errorf("403: %v", err)

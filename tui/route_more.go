@@ -5,8 +5,8 @@ import (
 )
 
 // updateMore handles the messages of produce, the groups view, the
-// palette, the cluster switch and the mouse (issue 19); it reports
-// whether msg was one of them.
+// palette, the cluster switch and the mouse; it reports whether msg was
+// one of them.
 func (m *Model) updateMore(msg tea.Msg) (tea.Cmd, bool) {
 	switch msg := msg.(type) {
 	case produceRequestMsg:

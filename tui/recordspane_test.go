@@ -47,45 +47,26 @@ func TestPartitionColumnNamesTheTopicOfATwoTopicStream(t *testing.T) {
 	}
 }
 
-// The selected row's trend keeps its colour off the reverse-video bar:
-// block glyphs in reverse turn into dark blocks on a light bar.
-func TestSelectedSparklineIsNotReversed(t *testing.T) {
+// Records of aborted transactions (a stream reading uncommitted) are
+// marked in the records pane and say so in their detail; the others are
+// not.
+func TestAbortedRecordsAreMarked(t *testing.T) {
 	m, _ := newTestModel(t, 140, 40, Options{})
-	feed(m, started(2))
-	for i := 0; i < 6; i++ {
-		feed(m, progressEv(2, float64(i)))
+	b := batch(1, 2, 0, offsets.StateAcked)
+	b.Aborted = []offsets.Range{{Partition: part("events", 1), From: 100, Until: 101}}
+	feed(m, started(2), &consumer.BatchEvent{Batch: b})
+	press(m, "3")
+	s := screen(m)
+	if n := strings.Count(s, abortedMark); n != 1 {
+		t.Fatalf("%d records marked aborted, want 1:\n%s", n, s)
 	}
-	var sel string
-	for _, line := range strings.Split(m.parts.View(), "\n") {
-		if strings.Contains(stripANSI(line), "> events[0]") {
-			sel = line
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, abortedMark) && !strings.Contains(l, `{"seq":100}`) {
+			t.Fatalf("the wrong record is marked: %q", l)
 		}
 	}
-	if sel == "" {
-		t.Fatal("no selected row")
-	}
-	w := m.parts.cols[len(m.parts.cols)-1].width
-	trend := fit(m.parts.trend[part("events", 0)].render(w), w)
-	if !strings.Contains(sel, m.parts.theme.spark.Render(trend)) {
-		t.Fatalf("the selected row's trend %q is not drawn in its own style: %q", trend, sel)
-	}
-	if strings.Contains(sel, m.parts.theme.selected.Render(trend)) {
-		t.Fatalf("the trend is drawn reversed: %q", sel)
-	}
-}
-
-// Help at 80×24 is longer than the screen: its title says there is more
-// and which way, and follows the scrolling.
-func TestHelpScrollsWithAMoreMark(t *testing.T) {
-	m, _ := newTestModel(t, 80, 24, Options{})
-	feed(m, started(1))
-	press(m, "?")
-	mustContain(t, screen(m), "Help · every key · ↓ more · lines 1-")
-	press(m, "j")
-	mustContain(t, screen(m), "↑↓ more · lines 2-")
-	press(m, "G")
-	mustContain(t, screen(m), "↑ more · lines ")
-	m2, _ := newTestModel(t, 140, 120, Options{})
-	press(m2, "?")
-	mustNotContain(t, screen(m2), "more ·")
+	press(m, "enter")
+	mustNotContain(t, screen(m), "aborted transaction")
+	press(m, "esc", "j", "j", "enter")
+	mustContain(t, screen(m), "Record events[1] @ 100", "aborted transaction")
 }
