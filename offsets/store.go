@@ -181,6 +181,9 @@ func (s *Store) Path() string { return s.path }
 // boltOpen opens the file and turns bbolt's failures into *StoreError.
 func (s *Store) boltOpen(path string, readOnly bool, timeout time.Duration) (db *bolt.DB, err error) {
 	defer s.recoverCorrupt(&err)
+	// preflight has checked what Open reads (meta pages, the freelist);
+	// should a page still lie, a fault in the mapping is an error too.
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	db, err = bolt.Open(path, 0o600, &bolt.Options{ReadOnly: readOnly, Timeout: timeout})
 	if err != nil {
 		return nil, s.openError(err, readOnly)

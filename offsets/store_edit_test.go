@@ -107,6 +107,49 @@ func TestEditedStoreBytes(t *testing.T) {
 	t.Logf("%d bytes of %d edited: %d read the same positions, %d refused", same+refused, len(orig), same, refused)
 }
 
+// A freelist that lies is refused before bbolt reads it: a long count
+// past the file (bbolt reads that many ids through its memory map; a
+// short count past the page is TestOpenRefusesAnOverlongFreelist), or an
+// id naming a page the tree uses or outside the file (bbolt would hand
+// that page to the next write and overwrite live positions with other
+// data).
+func TestDamagedFreelistIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	clean := filepath.Join(dir, "clean.db")
+	editedStore(t, clean)
+	orig := readBytes(t, clean)
+	w := &pageWalker{f: bytes.NewReader(orig), size: int64(len(orig)), seen: map[uint64]bool{}}
+	root, freelist, err := w.meta()
+	if err != nil || freelist == boltNoFreelist {
+		t.Fatalf("the store written for the test has no freelist page (%v)", err)
+	}
+	at := int(freelist * w.pageSize)
+	le := binary.LittleEndian
+	list := func(b []byte, ids ...uint64) {
+		le.PutUint16(b[at+10:], uint16(len(ids)))
+		for i, id := range ids {
+			le.PutUint64(b[at+boltPageHeader+8*i:], id)
+		}
+	}
+	for name, edit := range map[string]func(b []byte){
+		"a count past the page":           func(b []byte) { le.PutUint16(b[at+10:], 0xFF00) },
+		"a long count past the file":      func(b []byte) { le.PutUint16(b[at+10:], 0xFFFF); le.PutUint64(b[at+boltPageHeader:], 1<<40) },
+		"the root page listed as free":    func(b []byte) { list(b, root) },
+		"the freelist listing itself":     func(b []byte) { list(b, freelist) },
+		"a page past the high-water mark": func(b []byte) { list(b, w.hwm+3) },
+		"a meta page listed as free":      func(b []byte) { list(b, 1) },
+	} {
+		b := append([]byte(nil), orig...)
+		edit(b)
+		path := filepath.Join(dir, "edited.db")
+		writeBytes(t, path, b)
+		_, err := openAndStart(path)
+		if err == nil || !errors.Is(err, ErrCorrupt) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: opened with %v; want one line saying the store is damaged", name, err)
+		}
+	}
+}
+
 // openAndStart opens path writable (read-only with KBATCH_STORE_EDITS_RO
 // set) and reads what a start reads of each stream; an error is what the
 // user would see.

@@ -22,7 +22,8 @@ import (
 // freelist: the page id is below the high-water mark, the page and its
 // overflow pages lie inside the file, each page is reached once, its type
 // is a branch or leaf page, and its elements, keys and values lie inside
-// the page; the freelist's page ids lie inside the freelist page. Nesting is bounded too (maxPreflightDepth).
+// the page; the freelist's ids lie inside its page and name only pages
+// that are free. Nesting is bounded too (maxPreflightDepth).
 //
 // The layout it reads is bbolt's on-disk format (go.etcd.io/bbolt
 // internal/common: page.go, meta.go), unchanged since bbolt 1.3.
@@ -88,31 +89,62 @@ func (w *pageWalker) run() error {
 	if err != nil {
 		return err
 	}
+	var free []uint64
 	if freelist != boltNoFreelist {
 		p, err := w.span(freelist, boltFreelistPage, 0)
 		if err != nil {
 			return err
 		}
-		if err := w.freelistFits(freelist, p); err != nil {
+		if free, err = w.freeIDs(p, freelist); err != nil {
 			return err
 		}
 	}
-	return w.walk(root, 0)
+	if err := w.walk(root, 0); err != nil {
+		return err
+	}
+	return w.checkFree(free)
 }
 
-// freelistFits checks that the page ids the freelist page id lists (p,
-// with its overflow pages) lie inside it. A writable bolt.Open copies them
-// from its memory map by the count in the header, before any check of
-// ours can run: a count past the span reads past the page, and past the
-// end of the mapping it faults.
-func (w *pageWalker) freelistFits(id uint64, p []byte) error {
+// freeIDs reads the page ids the freelist page p (id) lists, after
+// checking that they lie inside its span: bbolt reads as many ids as the
+// page's count says (with the count 0xFFFF, as many as its first element
+// says) through its memory map, so a count past the span faults there.
+func (w *pageWalker) freeIDs(p []byte, id uint64) ([]uint64, error) {
 	le := binary.LittleEndian
-	count, at := uint64(le.Uint16(p[10:])), uint64(boltPageHeader)
-	if count == boltFreelistNoSize { // the count is the first id
-		count, at = le.Uint64(p[boltPageHeader:]), at+8
+	count, first := uint64(le.Uint16(p[10:])), uint64(0)
+	room := uint64(len(p)-boltPageHeader) / 8
+	if count == boltFreelistNoSize {
+		if room == 0 {
+			return nil, w.fail("freelist page %d has no room for its count", id)
+		}
+		count, first = le.Uint64(p[boltPageHeader:]), 1
 	}
-	if room := (uint64(len(p)) - at) / 8; count > room {
-		return w.fail("freelist page %d lists %d page ids; its %d bytes hold %d", id, count, len(p), room)
+	if count > room-first {
+		return nil, w.fail("freelist page %d lists %d pages, more than fit in it", id, count)
+	}
+	ids := make([]uint64, count)
+	for i := range ids {
+		ids[i] = le.Uint64(p[boltPageHeader+8*(first+uint64(i)):])
+	}
+	return ids, nil
+}
+
+// checkFree checks the free page ids against the walked tree: each lies
+// inside the high-water mark, is listed once and is not a page the tree
+// uses. bbolt hands free pages to the next write, so a live page listed
+// as free would be overwritten with other data.
+func (w *pageWalker) checkFree(ids []uint64) error {
+	listed := make(map[uint64]bool, len(ids))
+	for _, id := range ids {
+		switch {
+		case id < 2 || id >= w.hwm:
+			return w.fail("the freelist lists page %d, outside the file (high-water mark %d)", id, w.hwm)
+		case listed[id]:
+			return w.fail("the freelist lists page %d twice", id)
+		case w.seen[id]:
+			return w.fail("the freelist lists page %d, which is in use", id)
+		}
+		listed[id] = true
 	}
 	return nil
 }
