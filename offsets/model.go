@@ -31,7 +31,7 @@ func ComparePartitions(p, q Partition) int {
 
 // Next is the offset after a record at offset: Kafka's "+1", written
 // once. A stored position is the next offset to read, and a range that
-// ends with the record at offset ends at Until = Next(offset) (STYLE 7).
+// ends with the record at offset ends at Until = Next(offset) (docs/design.md §9).
 func Next(offset int64) int64 { return offset + 1 }
 
 // Range is the half-open offset range [From, Until) of one partition.

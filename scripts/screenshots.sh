@@ -126,13 +126,15 @@ shot seek
 keys Escape
 wait_gone 'offset>' "the seek form"
 # The jumped batch selected: its ranges beneath, the jump marked.
-keys 2
-for _ in $(seq 40); do
+# The list is newest first and grows while the shots are taken: walk up
+# from the oldest batch.
+keys 2 G
+for _ in $(seq 300); do
   screen | grep -Eq '┃> +\*[0-9]+ ' && break
-  keys j
-  sleep 0.1
+  keys k
+  sleep 0.05
 done
-wait_for '\* jump' "the jumped batch's ranges"
+wait_for '\* (jump: )?seek' "the jumped batch's ranges"
 shot batch-ranges
 # Replay the jumped batch's ranges.
 keys r
