@@ -17,3 +17,24 @@ func dialCluster(t *testing.T, kc *testkafka.Cluster) *Client {
 	t.Cleanup(func() { _ = c.Close() })
 	return c
 }
+
+// dialWriter dials a Writer to kc and closes it when the test ends.
+func dialWriter(t *testing.T, kc *testkafka.Cluster) *Writer {
+	t.Helper()
+	w, err := DialWriter(ClientConfig{Brokers: kc.Brokers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = w.Close() })
+	return w
+}
+
+// clusterWith is a test cluster with a topic of prefix name and one
+// partition holding n records of 10 bytes.
+func clusterWith(t *testing.T, name string, n int) (*testkafka.Cluster, string) {
+	t.Helper()
+	kc := testkafka.New(t)
+	topic := kc.Topic(name, 1)
+	kc.ProduceN(topic, 0, n, 10)
+	return kc, topic
+}
