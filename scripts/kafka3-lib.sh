@@ -1,10 +1,13 @@
 # shellcheck shell=bash disable=SC2034
 # A 3-node Apache Kafka cluster in KRaft mode on 127.0.0.1 (each node broker + controller, a
-# static 3-voter quorum), for the fault suite. Source it after kafka-lib.sh; don't run it.
+# static 3-voter quorum), for the fault suite. Source it (it sources kafka-lib.sh); don't run it.
 # Jars are those of kafka-up.sh (.cache/kafka/<version>/libs). State under .cache/kafka3/:
 #   node<N>/server.properties, node<N>/data/, node<N>/broker.log, node<N>/pid
 #   bootstrap (host:port,host:port,host:port), version
 # Works for 3.3 and later (static controller.quorum.voters); 4.4.0 by default.
+
+# shellcheck source-path=SCRIPTDIR source=kafka-lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/kafka-lib.sh"
 
 K3_DIR=${KAFKA3_DIR:-$KBATCH_ROOT/.cache/kafka3}
 K3_BOOTFILE=$K3_DIR/bootstrap
