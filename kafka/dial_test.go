@@ -11,22 +11,25 @@ import (
 func dialCluster(t *testing.T, kc *testkafka.Cluster) *Client {
 	t.Helper()
 	c, err := Dial(ClientConfig{Brokers: kc.Brokers})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
-	return c
+	return closedAtEnd(t, c, err)
 }
 
 // dialWriter dials a Writer to kc and closes it when the test ends.
 func dialWriter(t *testing.T, kc *testkafka.Cluster) *Writer {
 	t.Helper()
 	w, err := DialWriter(ClientConfig{Brokers: kc.Brokers})
+	return closedAtEnd(t, w, err)
+}
+
+// closedAtEnd fails the test on err, else returns c, to be closed when the
+// test ends.
+func closedAtEnd[C interface{ Close() error }](t *testing.T, c C, err error) C {
+	t.Helper()
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = w.Close() })
-	return w
+	t.Cleanup(func() { _ = c.Close() })
+	return c
 }
 
 // clusterWith is a test cluster with a topic of prefix name and one
