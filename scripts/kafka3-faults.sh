@@ -27,7 +27,6 @@
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=kafka3-lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/kafka3-lib.sh"
-cd "$KBATCH_ROOT"
 rate=${FAULTS_RATE:-400}
 down=${FAULTS_DOWN:-30}
 kills=${FAULTS_KBATCH_KILLS:-5}

@@ -16,11 +16,12 @@ K3_NODES="1 2 3"
 
 k3_init() { k_hold_dir "$K3_DIR" 8 kafka3; }
 
-# k3_suite NAME: the common start of a suite on the 3-node cluster, from the repository root:
+# k3_suite NAME: the common start of a suite on the 3-node cluster, in the repository root (it cds there):
 # fail and say (messages prefixed with NAME) defined; kcat, jq, bin/kbatch and the cluster
 # checked; boot, version, libs and topiccmd set; jtool (a Kafka tool of libs) and node
 # (kafka3-node.sh) defined.
 k3_suite() {
+  cd "$KBATCH_ROOT"
   K3_SUITE=$1
   fail() { echo "$K3_SUITE: FAIL: $*" >&2; exit 1; }
   say() { echo "$K3_SUITE: $(date -u +%T) $*" >&2; }

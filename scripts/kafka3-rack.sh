@@ -18,7 +18,6 @@
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=kafka3-lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/kafka3-lib.sh"
-cd "$KBATCH_ROOT"
 rate=${RACK_RATE:-200}
 down=${RACK_DOWN:-20}
 freeze=${RACK_FREEZE:-45}

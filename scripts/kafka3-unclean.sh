@@ -21,7 +21,6 @@
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=kafka3-lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/kafka3-lib.sh"
-cd "$KBATCH_ROOT"
 watch=
 k3_suite kafka3-unclean
 elect=$(k_class "$libs" org.apache.kafka.tools.LeaderElectionCommand kafka.admin.LeaderElectionCommand)
