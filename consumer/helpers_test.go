@@ -65,6 +65,17 @@ func waitFirstBatch(t *testing.T, s *Stream) {
 	}
 }
 
+// firstPlanned reads the events of s up to its first planned batch and
+// returns that batch; nil when the stream ends before one.
+func firstPlanned(s *Stream) *Batch {
+	for ev := range s.Events() {
+		if b, ok := ev.(*BatchEvent); ok && b.Batch.State == offsets.StatePlanned {
+			return b.Batch
+		}
+	}
+	return nil
+}
+
 // readFor reads s's events for d, handing each to fn (when not nil).
 func readFor(s *Stream, d time.Duration, fn func(Event)) {
 	window := time.After(d)
@@ -152,4 +163,39 @@ func storedStream(t *testing.T, name string, size int, counts ...int) (*harness,
 	topic := h.topicWith(name, size, counts...)
 	st := h.storeClosedAtEnd()
 	return h, topic, st, h.config(st, topic)
+}
+
+// readThroughFault reads the events of s until done holds for the batches
+// read so far, asked again at every event and every 10 ms. Once p is read
+// to offset 100, fault runs (once). A stream that ends, or 30 s without
+// done, fails the test with the range of p read and state().
+func readThroughFault(t *testing.T, s *Stream, p offsets.Partition, done func(bs []*Batch) bool, fault func(), state func() string) ([]*Batch, []Event) {
+	t.Helper()
+	var bs []*Batch
+	var evs []Event
+	faulted := false
+	deadline := time.After(30 * time.Second)
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for !done(bs) {
+		select {
+		case <-tick.C:
+		case ev := <-s.Events():
+			evs = append(evs, ev)
+			switch ev := ev.(type) {
+			case *BatchEvent:
+				bs = append(bs, ev.Batch)
+			case *Ended:
+				t.Fatalf("ended: %+v", ev)
+			}
+		case <-deadline:
+			from, until, n := covered(t, bs, p)
+			t.Fatalf("after 30s: [%d,%d) with %d records delivered, want [0,200); %s", from, until, n, state())
+		}
+		if _, until, _ := covered(t, bs, p); until >= 100 && !faulted {
+			faulted = true
+			fault()
+		}
+	}
+	return bs, evs
 }

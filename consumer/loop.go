@@ -569,14 +569,21 @@ func (l *loop) onLookup(r lookupResult) error {
 		l.startReader(ps, e.To)
 		return nil
 	}
-	if len(ps.recs) > 0 {
-		ps.restart = &restart{offset: e.To, code: e.Code}
-		l.cutNow = true
-		return nil
-	}
-	ps.from, ps.jump = e.To, e.Code
-	l.startReader(ps, e.To)
+	l.readOnAt(ps, e.To, e.Code)
 	return nil
+}
+
+// readOnAt goes on reading ps at offset, its next range marked code: at
+// once when ps holds no records, else once the records it holds are cut
+// into a batch (a range never spans the jump).
+func (l *loop) readOnAt(ps *partState, offset int64, code string) {
+	if len(ps.recs) > 0 {
+		ps.restart = &restart{offset: offset, code: code}
+		l.cutNow = true
+		return
+	}
+	ps.from, ps.jump = offset, code
+	l.startReader(ps, offset)
 }
 
 // onDiverged takes a log that no longer holds what the stream read of it
@@ -616,13 +623,7 @@ func (l *loop) onDiverged(ps *partState, r lookupResult) error {
 		ps.bytes -= dropped
 		l.held -= dropped
 	}
-	if len(ps.recs) > 0 {
-		ps.restart = &restart{offset: r.at, code: e.Code}
-		l.cutNow = true
-		return nil
-	}
-	ps.from, ps.jump = r.at, e.Code
-	l.startReader(ps, r.at)
+	l.readOnAt(ps, r.at, e.Code)
 	return nil
 }
 

@@ -180,6 +180,27 @@ func TestTopicRecreatedWhileRunning(t *testing.T) {
 	}
 }
 
+// readRanges passes the range of every batch s delivers to fn, and adds
+// every event to *evs, until done holds; 30 s without done fails the test
+// with why() and the events read.
+func readRanges(t *testing.T, s *Stream, evs *[]Event, done func() bool, fn func(r offsets.BatchRange), why func() string) {
+	t.Helper()
+	timeout := time.After(30 * time.Second)
+	for !done() {
+		select {
+		case ev := <-s.Events():
+			*evs = append(*evs, ev)
+			if b, ok := ev.(*BatchEvent); ok {
+				for _, r := range b.Batch.Ranges {
+					fn(r)
+				}
+			}
+		case <-timeout:
+			t.Fatalf("%s: %s", why(), describe(*evs))
+		}
+	}
+}
+
 // batchReader reads a stream's events and keeps them, with the end of
 // each partition's last range and whether a range of it marked
 // topic-recreated came.
@@ -355,26 +376,15 @@ func TestTopicRecreatedWithFewerPartitions(t *testing.T) {
 	}
 	h.kc.Client().PurgeTopicsFromClient(topic)
 	produceNew(t, h, topic, 1, 4)
-	timeout := time.After(30 * time.Second)
 	var got1 int64
-	for got1 < 4 {
-		select {
-		case ev := <-s.Events():
-			evs = append(evs, ev)
-			if b, ok := ev.(*BatchEvent); ok {
-				for _, r := range b.Batch.Ranges {
-					if r.Partition == p1 {
-						if r.From != 0 && got1 == 0 {
-							t.Fatalf("%s: first range after the recreation starts at %d: %s", p1, r.From, describe(evs))
-						}
-						got1 += r.Records
-					}
-				}
+	readRanges(t, s, &evs, func() bool { return got1 >= 4 }, func(r offsets.BatchRange) {
+		if r.Partition == p1 {
+			if r.From != 0 && got1 == 0 {
+				t.Fatalf("%s: first range after the recreation starts at %d: %s", p1, r.From, describe(evs))
 			}
-		case <-timeout:
-			t.Fatalf("%s: %d of the 4 new records read: %s", p1, got1, describe(evs))
+			got1 += r.Records
 		}
-	}
+	}, func() string { return fmt.Sprintf("%s: %d of the 4 new records read", p1, got1) })
 	_ = s.Close()
 	for _, e := range notices(evs, offsets.CodeDataLoss) {
 		t.Errorf("reported as data loss: %s", e.Message)
@@ -410,25 +420,14 @@ func TestTopicRecreatedBesideADeletedTopic(t *testing.T) {
 	// The new topic from its start: the old position may have read some
 	// of it before the refresh saw the id (delivered twice, not skipped).
 	var from, until int64 = -1, -1
-	timeout := time.After(30 * time.Second)
-	for until < 30 {
-		select {
-		case ev := <-s.Events():
-			evs = append(evs, ev)
-			if bt, ok := ev.(*BatchEvent); ok {
-				for _, r := range bt.Batch.Ranges {
-					if r.Partition == pa && r.Jump == offsets.CodeRecreated {
-						from = r.From
-					}
-					if r.Partition == pa && from >= 0 {
-						until = r.Until
-					}
-				}
-			}
-		case <-timeout:
-			t.Fatalf("the new topic not read from 0 to 30 (read [%d, %d)): %s", from, until, describe(evs))
+	readRanges(t, s, &evs, func() bool { return until >= 30 }, func(r offsets.BatchRange) {
+		if r.Partition == pa && r.Jump == offsets.CodeRecreated {
+			from = r.From
 		}
-	}
+		if r.Partition == pa && from >= 0 {
+			until = r.Until
+		}
+	}, func() string { return fmt.Sprintf("the new topic not read from 0 to 30 (read [%d, %d))", from, until) })
 	if from != 0 {
 		t.Errorf("the new topic read from %d, want 0: %s", from, describe(evs))
 	}
@@ -441,7 +440,7 @@ func TestTopicRecreatedBesideADeletedTopic(t *testing.T) {
 		}
 		return false
 	}
-	timeout = time.After(20 * time.Second)
+	timeout := time.After(20 * time.Second)
 	for !gone() {
 		select {
 		case ev := <-s.Events():
@@ -594,12 +593,8 @@ func TestTopicIDLearnedAfterAFailedLookup(t *testing.T) {
 
 	topic := h.topicWith("recreated-late-id", 10, 5)
 	p0 := offsets.Partition{Topic: topic, Partition: 0}
-	st := h.storeClosedAtEnd()
-	cfg := h.config(st, topic)
-	cfg.Reset = offsets.ResetEarliest
-	s := start(t, cfg)
+	st, s := startStoredTo(t, h, topic, p0, 5)
 	defer s.Close()
-	waitBatchUntil(t, s, p0, 5)
 	var evs []Event
 	waitIDStored(t, st, topic)
 
@@ -711,12 +706,8 @@ func TestAdoptedIDKeepsTheEpochCheck(t *testing.T) {
 		}
 	})
 
-	st := h.storeClosedAtEnd()
-	cfg := h.config(st, topic)
-	cfg.Reset = offsets.ResetEarliest
-	s := start(t, cfg)
+	st, s := startStoredTo(t, h, topic, p0, 5)
 	defer s.Close()
-	waitBatchUntil(t, s, p0, 5)
 	waitIDStored(t, st, topic)
 	mu.Lock()
 	asked = nil
@@ -729,6 +720,19 @@ func TestAdoptedIDKeepsTheEpochCheck(t *testing.T) {
 	if !slices.Contains(asked, 4) {
 		t.Errorf("after the election the fetches asked for %v: none from 4, the check of the record before position 5", asked)
 	}
+}
+
+// startStoredTo starts a stream of topic from the earliest offset with a
+// store closed at the end of the test, and waits until p is read to until;
+// the caller closes the stream.
+func startStoredTo(t *testing.T, h *harness, topic string, p offsets.Partition, until int64) (*offsets.Store, *Stream) {
+	t.Helper()
+	st := h.storeClosedAtEnd()
+	cfg := h.config(st, topic)
+	cfg.Reset = offsets.ResetEarliest
+	s := start(t, cfg)
+	waitBatchUntil(t, s, p, until)
+	return st, s
 }
 
 // failFirstIDLookup makes the stream's first lookup of topic ids fail, as

@@ -30,10 +30,8 @@ func TestSeekWhileWaitingSurvivesARestart(t *testing.T) {
 	cfg := h.config(st, topic)
 	cfg.Reset, cfg.MaxPerPartition, cfg.ManualAck = offsets.ResetEarliest, 100, true
 	s := start(t, cfg)
-	for ev := range s.Events() {
-		if b, ok := ev.(*BatchEvent); ok && b.Batch.State == offsets.StatePlanned {
-			break
-		}
+	if firstPlanned(s) == nil {
+		t.Fatal("the stream ended before its first batch")
 	}
 	if _, err := s.Seek(p0, offsets.Spec{Kind: offsets.SpecOffset, Offset: 250}); err != nil {
 		t.Fatal(err)

@@ -156,13 +156,8 @@ func TestOffsetsSetBeatsAKeptSeek(t *testing.T) {
 	cfg := h.config(st, topic)
 	cfg.Reset, cfg.MaxPerPartition, cfg.ManualAck = offsets.ResetEarliest, 100, true
 	s := start(t, cfg)
-	for ev := range s.Events() {
-		if b, ok := ev.(*BatchEvent); ok && b.Batch.State == offsets.StatePlanned {
-			if len(b.Batch.Ranges) != 1 || b.Batch.Ranges[0].Partition != p0 {
-				t.Fatalf("batch 1 %+v, want events[0] alone", b.Batch.Ranges)
-			}
-			break
-		}
+	if b := firstPlanned(s); b == nil || len(b.Ranges) != 1 || b.Ranges[0].Partition != p0 {
+		t.Fatalf("batch 1 %+v, want events[0] alone", b)
 	}
 	h.kc.ProduceN(topic, 1, 100, 20)
 	if _, err := s.Seek(p1, offsets.Spec{Kind: offsets.SpecOffset, Offset: 40}); err != nil {

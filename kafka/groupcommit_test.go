@@ -72,19 +72,36 @@ func TestCommitGroupOffsetsWritesWithoutJoining(t *testing.T) {
 	}
 }
 
-func TestCommitGroupOffsetsRefusesALiveGroup(t *testing.T) {
-	kc := testkafka.New(t)
-	topic := kc.Topic("live", 2)
+// liveGroupAt3 is a cluster with a topic of prefix name and partitions
+// partitions, 20 records on partition 0 (p0), and the group name-<topic>
+// that has offset 3 of p0 committed and one live member (of the client
+// options opts); c is a client dialled to it.
+func liveGroupAt3(t *testing.T, name string, partitions int32, opts ...kgo.Opt) (kc *testkafka.Cluster, c *Client, group string, p0 offsets.Partition) {
+	t.Helper()
+	kc = testkafka.New(t)
+	topic := kc.Topic(name, partitions)
 	kc.ProduceN(topic, 0, 20, 10)
-	group := "live-" + topic
+	group = name + "-" + topic
 	var o kadm.Offsets
 	o.Add(kadm.Offset{Topic: topic, Partition: 0, At: 3})
 	if resp, err := kc.Admin().CommitOffsets(context.Background(), group, o); err != nil || resp.Error() != nil {
 		t.Fatalf("seed commit: %v %v", err, resp.Error())
 	}
-	kc.LiveMember(group, topic)
-	c := dialCluster(t, kc)
-	p0 := offsets.Partition{Topic: topic, Partition: 0}
+	kc.LiveMember(group, topic, opts...)
+	return kc, dialCluster(t, kc), group, offsets.Partition{Topic: topic, Partition: 0}
+}
+
+// stillAt3 fails the test when the offset of p0 group has committed is
+// no longer 3, the one liveGroupAt3 committed.
+func stillAt3(t *testing.T, kc *testkafka.Cluster, group string, p0 offsets.Partition) {
+	t.Helper()
+	if got := groupCommitted(t, kc, group)[p0]; got != 3 {
+		t.Errorf("the live group's offset moved to %d, want 3", got)
+	}
+}
+
+func TestCommitGroupOffsetsRefusesALiveGroup(t *testing.T) {
+	kc, c, group, p0 := liveGroupAt3(t, "live", 2)
 	err := CommitGroupOffsets(c, group, map[offsets.Partition]int64{p0: 15})
 	var active *GroupActiveError
 	if !errors.As(err, &active) || len(active.Members) != 1 || active.State != "Stable" {
@@ -101,9 +118,7 @@ func TestCommitGroupOffsetsRefusesALiveGroup(t *testing.T) {
 	if !errors.As(err, &active) || len(active.Members) != 1 {
 		t.Fatalf("a commit the broker refused: want a GroupActiveError naming the member, got %v", err)
 	}
-	if got := groupCommitted(t, kc, group)[p0]; got != 3 {
-		t.Errorf("the live group's offset moved to %d, want 3", got)
-	}
+	stillAt3(t, kc, group, p0)
 }
 
 // A consumer group of Kafka 4's protocol (KIP-848), whose members
@@ -116,26 +131,13 @@ func TestCommitGroupOffsetsRefusesAConsumerProtocolGroup(t *testing.T) {
 		// Kafka's own consumer.
 		t.Skip("kfake's answers for a KIP-848 group; the real broker's are checked with Kafka's own consumer")
 	}
-	kc := testkafka.New(t)
-	topic := kc.Topic("live848", 1)
-	kc.ProduceN(topic, 0, 20, 10)
-	group := "live848-" + topic
-	var o kadm.Offsets
-	o.Add(kadm.Offset{Topic: topic, Partition: 0, At: 3})
-	if resp, err := kc.Admin().CommitOffsets(context.Background(), group, o); err != nil || resp.Error() != nil {
-		t.Fatalf("seed commit: %v %v", err, resp.Error())
-	}
-	kc.LiveMember(group, topic, kgo.ServerSideBalancer(), kgo.Balancers(kgo.RangeBalancer()))
-	c := dialCluster(t, kc)
-	p0 := offsets.Partition{Topic: topic, Partition: 0}
+	kc, c, group, p0 := liveGroupAt3(t, "live848", 1, kgo.ServerSideBalancer(), kgo.Balancers(kgo.RangeBalancer()))
 	err := CommitGroupOffsets(c, group, map[offsets.Partition]int64{p0: 15})
 	var active *GroupActiveError
 	if !errors.As(err, &active) || !strings.Contains(err.Error(), "stop its consumers first") {
 		t.Fatalf("want a GroupActiveError, got %v", err)
 	}
-	if got := groupCommitted(t, kc, group)[p0]; got != 3 {
-		t.Errorf("the live group's offset moved to %d, want 3", got)
-	}
+	stillAt3(t, kc, group, p0)
 }
 
 // The two permissions a commit needs (READ on the group, READ on the

@@ -26,9 +26,7 @@ func TestListBoundsWaitsOutALeaderFailover(t *testing.T) {
 	if testkafka.Real() {
 		t.Skip("injects errors into kfake")
 	}
-	kc := testkafka.New(t)
-	topic := kc.Topic("failover", 1)
-	kc.ProduceN(topic, 0, 7, 10)
+	kc, topic := clusterWith(t, "failover", 7)
 	failed := refuseListOffsets(kc, 8, 6) // NOT_LEADER_OR_FOLLOWER
 	c := dialCluster(t, kc)
 	p := offsets.Partition{Topic: topic, Partition: 0}
@@ -94,9 +92,7 @@ func TestListBoundsTopicMissingForAWhileIsNotGone(t *testing.T) {
 	if testkafka.Real() {
 		t.Skip("injects errors into kfake")
 	}
-	kc := testkafka.New(t)
-	topic := kc.Topic("late", 1)
-	kc.ProduceN(topic, 0, 4, 10)
+	kc, topic := clusterWith(t, "late", 4)
 	c := dialCluster(t, kc)
 	parts, err := TopicPartitions(c, []string{topic})
 	if err != nil {

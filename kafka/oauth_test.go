@@ -51,29 +51,32 @@ func TestTokenProviderRefresh(t *testing.T) {
 	if err != nil || tok.Token != "t1" || tok.Extensions["k"] != "v" {
 		t.Fatalf("token %+v, %v", tok, err)
 	}
-	now = now.Add(79 * time.Second)
-	p.fetch = next("t2", now.Add(time.Second+time.Hour))
-	if tok, _ := p.accessToken(); tok.Token != "t1" {
-		t.Errorf("at 79 s of 100: %s, want the kept t1", tok.Token)
-	}
-	now = now.Add(time.Second)
-	if tok, _ := p.accessToken(); tok.Token != "t2" {
-		t.Errorf("at 80 s of 100: %s, want a new t2", tok.Token)
-	}
-	// An hour-long token is renewed a minute before it expires (later
-	// than at 80%, 48 min).
-	now = now.Add(58 * time.Minute)
-	p.fetch = next("t3", time.Time{}) // no expiry, and not a JWT
-	if tok, _ := p.accessToken(); tok.Token != "t2" {
-		t.Errorf("at 58 min of 60: %s, want the kept t2", tok.Token)
-	}
-	now = now.Add(time.Minute)
-	if tok, _ := p.accessToken(); tok.Token != "t3" {
-		t.Errorf("at 59 min of 60: %s, want t3", tok.Token)
-	}
-	now = now.Add(59 * time.Second)
-	if tok, _ := p.accessToken(); tok.Token != "t3" {
-		t.Errorf("59 s after a token with no expiry: %s, want the kept t3", tok.Token)
+	for _, step := range []struct {
+		after   time.Duration // since the step before
+		fetch   string        // the token fetched from now on ("": the same)
+		expires time.Duration // its lifetime from now (0: no expiry)
+		want    string
+		at      string
+	}{
+		{79 * time.Second, "t2", time.Second + time.Hour, "t1", "at 79 s of 100 (kept)"},
+		{time.Second, "", 0, "t2", "at 80 s of 100 (new)"},
+		// An hour-long token is renewed a minute before it expires (later
+		// than at 80%, 48 min); t3 has no expiry and is not a JWT.
+		{58 * time.Minute, "t3", 0, "t2", "at 58 min of 60 (kept)"},
+		{time.Minute, "", 0, "t3", "at 59 min of 60"},
+		{59 * time.Second, "", 0, "t3", "59 s after a token with no expiry (kept)"},
+	} {
+		now = now.Add(step.after)
+		if step.fetch != "" {
+			var exp time.Time
+			if step.expires != 0 {
+				exp = now.Add(step.expires)
+			}
+			p.fetch = next(step.fetch, exp)
+		}
+		if tok, _ := p.accessToken(); tok.Token != step.want {
+			t.Errorf("%s: %s, want %s", step.at, tok.Token, step.want)
+		}
 	}
 	p.fetch = next(jwtWithExp(now.Add(-time.Second).Unix()), time.Time{})
 	now = now.Add(time.Second)

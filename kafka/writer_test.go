@@ -85,11 +85,7 @@ func fetchOne(t *testing.T, kc *testkafka.Cluster, topic string, p int32, off in
 func TestWriterProducesByKeyAndToAPartition(t *testing.T) {
 	kc := testkafka.New(t)
 	topic := kc.Topic("write", 6)
-	w, err := DialWriter(ClientConfig{Brokers: kc.Brokers})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	w := dialWriter(t, kc)
 
 	key := []byte("user-42")
 	res, err := w.Write(WriteRequest{Topic: topic, Partition: ByKey, Key: key, Value: []byte(`{"a":1}`),
@@ -122,12 +118,8 @@ func TestWriterProducesByKeyAndToAPartition(t *testing.T) {
 func TestWriterErrorsAreOneSentence(t *testing.T) {
 	kc := testkafka.New(t)
 	topic := kc.Topic("werr", 2)
-	w, err := DialWriter(ClientConfig{Brokers: kc.Brokers})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	_, err = w.Write(WriteRequest{Topic: topic, Partition: 5, Value: []byte("x")})
+	w := dialWriter(t, kc)
+	_, err := w.Write(WriteRequest{Topic: topic, Partition: 5, Value: []byte("x")})
 	if err == nil || !strings.Contains(err.Error(), "has no partition 5: it has 2 (0 to 1)") {
 		t.Errorf("partition out of range: %v", err)
 	}
@@ -143,12 +135,8 @@ func TestWriterRecordTooLarge(t *testing.T) {
 	}
 	kc := testkafka.NewWith(t, kfake.BrokerConfigs(map[string]string{"message.max.bytes": "2000"}))
 	topic := kc.Topic("big", 1)
-	w, err := DialWriter(ClientConfig{Brokers: kc.Brokers})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	_, err = w.Write(WriteRequest{Topic: topic, Partition: 0, Value: make([]byte, 5000)})
+	w := dialWriter(t, kc)
+	_, err := w.Write(WriteRequest{Topic: topic, Partition: 0, Value: make([]byte, 5000)})
 	if err == nil || !strings.Contains(err.Error(), "is larger than topic") {
 		t.Errorf("too large: %v", err)
 	}

@@ -2,8 +2,6 @@
 # Stop the 3-node cluster of kafka3-up.sh (SIGTERM to all, up to 15 s, then SIGKILL) and remove
 # its data. The broker logs stay until the next kafka3-up. Exits 0 if nothing runs.
 set -euo pipefail
-# shellcheck source-path=SCRIPTDIR source=kafka-lib.sh
-. "$(dirname "${BASH_SOURCE[0]}")/kafka-lib.sh"
 # shellcheck source-path=SCRIPTDIR source=kafka3-lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/kafka3-lib.sh"
 k3_init

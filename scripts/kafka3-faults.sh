@@ -25,11 +25,8 @@
 #                  the restarted kbatch meets the dead node still named as leader and waits out
 #                  the failover (offset lookups retry for 30 s, kafka/client.go lookupRetry)
 set -euo pipefail
-# shellcheck source-path=SCRIPTDIR source=kafka-lib.sh
-. "$(dirname "${BASH_SOURCE[0]}")/kafka-lib.sh"
 # shellcheck source-path=SCRIPTDIR source=kafka3-lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/kafka3-lib.sh"
-cd "$KBATCH_ROOT"
 rate=${FAULTS_RATE:-400}
 down=${FAULTS_DOWN:-30}
 kills=${FAULTS_KBATCH_KILLS:-5}

@@ -1,10 +1,13 @@
 # shellcheck shell=bash disable=SC2034
 # A 3-node Apache Kafka cluster in KRaft mode on 127.0.0.1 (each node broker + controller, a
-# static 3-voter quorum), for the fault suite. Source it after kafka-lib.sh; don't run it.
+# static 3-voter quorum), for the fault suite. Source it (it sources kafka-lib.sh); don't run it.
 # Jars are those of kafka-up.sh (.cache/kafka/<version>/libs). State under .cache/kafka3/:
 #   node<N>/server.properties, node<N>/data/, node<N>/broker.log, node<N>/pid
 #   bootstrap (host:port,host:port,host:port), version
 # Works for 3.3 and later (static controller.quorum.voters); 4.4.0 by default.
+
+# shellcheck source-path=SCRIPTDIR source=kafka-lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/kafka-lib.sh"
 
 K3_DIR=${KAFKA3_DIR:-$KBATCH_ROOT/.cache/kafka3}
 K3_BOOTFILE=$K3_DIR/bootstrap
@@ -13,11 +16,12 @@ K3_NODES="1 2 3"
 
 k3_init() { k_hold_dir "$K3_DIR" 8 kafka3; }
 
-# k3_suite NAME: the common start of a suite on the 3-node cluster, from the repository root:
+# k3_suite NAME: the common start of a suite on the 3-node cluster, in the repository root (it cds there):
 # fail and say (messages prefixed with NAME) defined; kcat, jq, bin/kbatch and the cluster
 # checked; boot, version, libs and topiccmd set; jtool (a Kafka tool of libs) and node
 # (kafka3-node.sh) defined.
 k3_suite() {
+  cd "$KBATCH_ROOT"
   K3_SUITE=$1
   fail() { echo "$K3_SUITE: FAIL: $*" >&2; exit 1; }
   say() { echo "$K3_SUITE: $(date -u +%T) $*" >&2; }

@@ -6,8 +6,6 @@
 #   kafka3-node.sh restart N [DOWN_SECONDS]   stop, stay down, start
 #   kafka3-node.sh healthy      wait until no partition is under-replicated or leaderless
 set -euo pipefail
-# shellcheck source-path=SCRIPTDIR source=kafka-lib.sh
-. "$(dirname "${BASH_SOURCE[0]}")/kafka-lib.sh"
 # shellcheck source-path=SCRIPTDIR source=kafka3-lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/kafka3-lib.sh"
 cmd=${1:-}

@@ -16,11 +16,8 @@
 # kcat reads, no gap or jump in the acked ranges, duplicates none.
 # Needs bin/kbatch (make build), kcat, jq. Usage: scripts/kafka3-rack.sh (make test-kafka3)
 set -euo pipefail
-# shellcheck source-path=SCRIPTDIR source=kafka-lib.sh
-. "$(dirname "${BASH_SOURCE[0]}")/kafka-lib.sh"
 # shellcheck source-path=SCRIPTDIR source=kafka3-lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/kafka3-lib.sh"
-cd "$KBATCH_ROOT"
 rate=${RACK_RATE:-200}
 down=${RACK_DOWN:-20}
 freeze=${RACK_FREEZE:-45}

@@ -19,11 +19,8 @@
 # records after it the new ones, no batch jump other than the one marked data-loss.
 # Needs bin/kbatch (make build), kcat, jq. Usage: scripts/kafka3-unclean.sh (make test-kafka3)
 set -euo pipefail
-# shellcheck source-path=SCRIPTDIR source=kafka-lib.sh
-. "$(dirname "${BASH_SOURCE[0]}")/kafka-lib.sh"
 # shellcheck source-path=SCRIPTDIR source=kafka3-lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/kafka3-lib.sh"
-cd "$KBATCH_ROOT"
 watch=
 k3_suite kafka3-unclean
 elect=$(k_class "$libs" org.apache.kafka.tools.LeaderElectionCommand kafka.admin.LeaderElectionCommand)

@@ -6,8 +6,6 @@
 # replica in a client's rack (replica.selector.class RackAwareReplicaSelector, KIP-392). stdout: one line, the bootstrap list (also in
 # .cache/kafka3/bootstrap). Usage: [KAFKA_VERSION=4.4.0] scripts/kafka3-up.sh   (3.3 or later)
 set -euo pipefail
-# shellcheck source-path=SCRIPTDIR source=kafka-lib.sh
-. "$(dirname "${BASH_SOURCE[0]}")/kafka-lib.sh"
 # shellcheck source-path=SCRIPTDIR source=kafka3-lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/kafka3-lib.sh"
 k_init
