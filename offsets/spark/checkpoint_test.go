@@ -25,9 +25,7 @@ func TestCheckpointSyntheticPurgedOffsets(t *testing.T) {
 
 	_, err := c.Batch(5, -1)
 	want := "spark checkpoint " + filepath.Join(dir, "offsets", "4") + ": missing, so where batch 5 started is unknown (Spark purged it"
-	if err == nil || !strings.HasPrefix(err.Error(), want) {
-		t.Errorf("Batch(5) error %v, want prefix %q", err, want)
-	}
+	wantErrorPrefix(t, err, want)
 
 	b := mustBatch(t, c, 7, -1)
 	sameOffsets(t, "batch 7 start", b.Start, offs("t", 0, 60, 1, 6))
@@ -50,9 +48,7 @@ func TestCheckpointSyntheticPurgedOffsets(t *testing.T) {
 	}
 	_, err = c.CommittedOffsets(-1)
 	want = "spark checkpoint " + filepath.Join(dir, "offsets", "6") + ": missing although commits/6 exists"
-	if err == nil || !strings.HasPrefix(err.Error(), want) {
-		t.Errorf("error %v, want prefix %q", err, want)
-	}
+	wantErrorPrefix(t, err, want)
 }
 
 func TestCheckpointSyntheticNoCommitsDir(t *testing.T) {
@@ -95,9 +91,7 @@ func TestCheckpointSyntheticNoOffsetLogYet(t *testing.T) {
 
 	_, err := c.CommittedOffsets(2)
 	want := "spark checkpoint " + dir + ": nothing committed yet and sources/2/0 does not exist"
-	if err == nil || !strings.HasPrefix(err.Error(), want) {
-		t.Errorf("error %v, want prefix %q", err, want)
-	}
+	wantErrorPrefix(t, err, want)
 }
 
 func TestCheckpointSyntheticVoidAndNewSource(t *testing.T) {

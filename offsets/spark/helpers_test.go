@@ -162,3 +162,11 @@ func mustOffsetLog(t testing.TB, c *Checkpoint, id int64) OffsetLog {
 	}
 	return l
 }
+
+// wantErrorPrefix fails t unless err's text starts with want.
+func wantErrorPrefix(t testing.TB, err error, want string) {
+	t.Helper()
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("error %v, want prefix %q", err, want)
+	}
+}

@@ -169,10 +169,7 @@ func TestParseCommitLog(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			v, err := ParseCommitLog([]byte(tc.in))
-			if tc.err != "" {
-				if err == nil || err.Error() != tc.err {
-					t.Errorf("error %v, want %q", err, tc.err)
-				}
+			if wantedError(t, err, tc.err) {
 				return
 			}
 			if err != nil || v != tc.want {
@@ -199,10 +196,7 @@ func TestParseInitialOffsetsSynthetic(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := ParseInitialOffsets([]byte(tc.in))
-			if tc.err != "" {
-				if err == nil || err.Error() != tc.err {
-					t.Errorf("error %v, want %q", err, tc.err)
-				}
+			if wantedError(t, err, tc.err) {
 				return
 			}
 			if err != nil {
@@ -211,4 +205,17 @@ func TestParseInitialOffsetsSynthetic(t *testing.T) {
 			sameOffsets(t, tc.name, got, tc.want)
 		})
 	}
+}
+
+// wantedError reports whether the case wants an error (want is its text,
+// "" for none) and fails t when err is not that error.
+func wantedError(t *testing.T, err error, want string) bool {
+	t.Helper()
+	if want == "" {
+		return false
+	}
+	if err == nil || err.Error() != want {
+		t.Errorf("error %v, want %q", err, want)
+	}
+	return true
 }

@@ -27,7 +27,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kbatch-dev/kbatch/internal/fixtures"
 	"github.com/kbatch-dev/kbatch/offsets"
 	"github.com/kbatch-dev/kbatch/offsets/spark"
 	"github.com/kbatch-dev/kbatch/record"
@@ -494,20 +493,9 @@ func TestGCSEmulatorReadsLikeTheFolder(t *testing.T) {
 	f, srv := newFakeGCS(t)
 	emulate(t, srv)
 	noCredentials(t)
-	dir := filepath.Join(fixtures.SparkCheckpoint(t), "kafka-0-10-sql", "structured-streaming", "checkpoint-version-2.4.3-kafka-include-headers-default")
+	dir := sparkCheckpoint(t)
 	updated := time.Date(2026, 11, 30, 12, 0, 0, 250e6, time.UTC)
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		data, err := os.ReadFile(p)
-		f.put("ckpt", "q/run1/"+filepath.ToSlash(rel), data, updated)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	copyFolder(t, dir, func(name string, data []byte) { f.put("ckpt", "q/run1/"+name, data, updated) })
 	s := openFake(t, "gs://ckpt/q/run1")
 	if n := len(f.seen()); n != 0 {
 		t.Fatalf("Open sent %d requests, want none", n)
@@ -928,19 +916,8 @@ func awsEnv(t *testing.T, srv *httptest.Server) {
 func TestS3ReadsLikeTheFolder(t *testing.T) {
 	f, srv := newFakeS3(t)
 	awsEnv(t, srv)
-	dir := filepath.Join(fixtures.SparkCheckpoint(t), "kafka-0-10-sql", "structured-streaming", "checkpoint-version-2.4.3-kafka-include-headers-default")
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		data, err := os.ReadFile(p)
-		f.put("ckpt", "q/run1/"+filepath.ToSlash(rel), data)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir := sparkCheckpoint(t)
+	copyFolder(t, dir, func(name string, data []byte) { f.put("ckpt", "q/run1/"+name, data) })
 	s := openFake(t, "s3a://ckpt/q/run1")
 	if n := len(f.seen()); n != 0 {
 		t.Fatalf("Open sent %d requests, want none", n)

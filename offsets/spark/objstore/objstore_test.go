@@ -199,8 +199,14 @@ func (m *memBucket) stat(_ context.Context, key string) (time.Time, error) {
 	return time.Unix(1, 0), nil
 }
 
-// copyToBucket copies the folder dir into b under prefix.
-func copyToBucket(t *testing.T, b *memBucket, dir, prefix string) {
+// sparkCheckpoint is the folder of a checkpoint Spark 2.4.3 wrote.
+func sparkCheckpoint(t *testing.T) string {
+	return filepath.Join(fixtures.SparkCheckpoint(t), "kafka-0-10-sql", "structured-streaming", "checkpoint-version-2.4.3-kafka-include-headers-default")
+}
+
+// copyFolder hands put every file below dir, named by its slash-separated
+// path relative to dir.
+func copyFolder(t *testing.T, dir string, put func(name string, data []byte)) {
 	t.Helper()
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -211,7 +217,7 @@ func copyToBucket(t *testing.T, b *memBucket, dir, prefix string) {
 		if err != nil {
 			return err
 		}
-		b.put(prefix+filepath.ToSlash(rel), data)
+		put(filepath.ToSlash(rel), data)
 		return nil
 	})
 	if err != nil {
@@ -223,9 +229,9 @@ func copyToBucket(t *testing.T, b *memBucket, dir, prefix string) {
 // folder, with four requests for Open (metadata, two listings, the last
 // commit).
 func TestBucketStoreReadsLikeTheFolder(t *testing.T) {
-	dir := filepath.Join(fixtures.SparkCheckpoint(t), "kafka-0-10-sql", "structured-streaming", "checkpoint-version-2.4.3-kafka-include-headers-default")
+	dir := sparkCheckpoint(t)
 	b := newMemBucket()
-	copyToBucket(t, b, dir, "ckpt/q1/")
+	copyFolder(t, dir, func(name string, data []byte) { b.put("ckpt/q1/"+name, data) })
 	readsLikeTheFolder(t, &bucketStore{b: b, prefix: "ckpt/q1/", loc: "mem://ckpt/q1"}, dir)
 }
 
