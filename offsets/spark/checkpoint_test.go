@@ -11,9 +11,7 @@ import (
 )
 
 func TestCheckpointSyntheticPurgedOffsets(t *testing.T) {
-	dir := t.TempDir()
-	writeTree(t, dir, map[string]string{
-		"metadata":  metadataFile,
+	dir := checkpointDir(t, map[string]string{
 		"offsets/5": offsetFile(`{"t":{"0":50,"1":5}}`),
 		"offsets/6": offsetFile(`{"t":{"1":6,"0":60}}`),
 		"offsets/7": offsetFile(`{"t":{"0":70,"1":7,"2":1}}`),
@@ -52,9 +50,7 @@ func TestCheckpointSyntheticPurgedOffsets(t *testing.T) {
 }
 
 func TestCheckpointSyntheticNoCommitsDir(t *testing.T) {
-	dir := t.TempDir()
-	writeTree(t, dir, map[string]string{
-		"metadata":    metadataFile,
+	dir := checkpointDir(t, map[string]string{
 		"offsets/0":   offsetFile(`{"t":{"0":3,"1":4}}`),
 		"sources/0/0": initialFile(`{"t":{"1":1,"0":0}}`),
 	})
@@ -76,9 +72,7 @@ func TestCheckpointSyntheticNoCommitsDir(t *testing.T) {
 }
 
 func TestCheckpointSyntheticNoOffsetLogYet(t *testing.T) {
-	dir := t.TempDir()
-	writeTree(t, dir, map[string]string{
-		"metadata":    metadataFile,
+	dir := checkpointDir(t, map[string]string{
 		"sources/0/0": "v1\n0",
 		"sources/1/0": initialFile(`{"t":{"0":5}}`),
 	})
@@ -95,9 +89,7 @@ func TestCheckpointSyntheticNoOffsetLogYet(t *testing.T) {
 }
 
 func TestCheckpointSyntheticVoidAndNewSource(t *testing.T) {
-	dir := t.TempDir()
-	writeTree(t, dir, map[string]string{
-		"metadata":    metadataFile,
+	dir := checkpointDir(t, map[string]string{
 		"offsets/0":   offsetFile("-", `{"b":{"0":10}}`),
 		"offsets/1":   offsetFile(`{"a":{"0":3}}`, `{"b":{"0":20}}`),
 		"commits/0":   "v1\n{}",
@@ -159,8 +151,7 @@ func TestCheckpointSyntheticV2Logs(t *testing.T) {
 }
 
 func TestCheckpointSyntheticBadArguments(t *testing.T) {
-	dir := t.TempDir()
-	writeTree(t, dir, map[string]string{"metadata": metadataFile, "offsets/0": offsetFile(`{"t":{"0":1}}`)})
+	dir := checkpointDir(t, map[string]string{"offsets/0": offsetFile(`{"t":{"0":1}}`)})
 	c := mustOpen(t, dir)
 	if _, err := c.CommittedOffsets(-2); err == nil {
 		t.Error("CommittedOffsets(-2) gave no error")
@@ -177,9 +168,7 @@ func TestCheckpointSyntheticBadArguments(t *testing.T) {
 }
 
 func TestOpenSyntheticIgnoresCrcAndTmp(t *testing.T) {
-	dir := t.TempDir()
-	writeTree(t, dir, map[string]string{
-		"metadata":       metadataFile,
+	dir := checkpointDir(t, map[string]string{
 		"offsets/0":      offsetFile(`{"t":{"0":10}}`),
 		"offsets/1":      offsetFile(`{"t":{"0":20}}`),
 		"offsets/2":      offsetFile(`{"t":{"0":30}}`),
@@ -257,9 +246,7 @@ func TestOpenSyntheticErrors(t *testing.T) {
 }
 
 func TestCheckpointSyntheticUnsupportedVersions(t *testing.T) {
-	dir := t.TempDir()
-	writeTree(t, dir, map[string]string{
-		"metadata":  metadataFile,
+	dir := checkpointDir(t, map[string]string{
 		"offsets/7": "v99999\n{}\n{\"t\":{\"0\":1}}",
 		"commits/7": "v1\n{}",
 	})
