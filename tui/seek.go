@@ -119,10 +119,9 @@ func (f *seekForm) Update(msg tea.Msg) tea.Cmd {
 		}
 		return nil
 	case seekDoneMsg:
-		if msg.id != f.pending {
+		if !answered(&f.pending, msg.id) {
 			return nil // a stale answer; the root reports it in the status line
 		}
-		f.pending = 0
 		if msg.err != nil {
 			f.problem = msg.err.Error()
 			if len(msg.moved) > 0 {
