@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -31,6 +32,32 @@ import (
 	"github.com/kbatch-dev/kbatch/offsets/spark"
 	"github.com/kbatch-dev/kbatch/record"
 )
+
+// listPage is one page of a listing as the object stores answer it: the
+// names under prefix, each cut after the first delim past prefix (a
+// folder, listed once), sorted, those after the token after, at most max
+// of them (max <= 0: all). next is the last entry when more follow, else "".
+func listPage(names []string, prefix, delim, after string, max int) (page []string, next string) {
+	for _, name := range names {
+		rest, ok := strings.CutPrefix(name, prefix)
+		if !ok {
+			continue
+		}
+		if i := strings.Index(rest, delim); delim != "" && i >= 0 {
+			name = prefix + rest[:i+len(delim)]
+		}
+		if name > after {
+			page = append(page, name)
+		}
+	}
+	slices.Sort(page)
+	page = slices.Compact(page)
+	if max > 0 && len(page) > max {
+		page = page[:max]
+		next = page[max-1]
+	}
+	return page, next
+}
 
 // azureKey is a made-up account key (base64 of 64 bytes).
 var azureKey = base64.StdEncoding.EncodeToString([]byte(strings.Repeat("kbatch-test-key!", 4)))
@@ -91,29 +118,14 @@ func azureFail(w http.ResponseWriter, status int, code, msg string) {
 }
 
 func (f *fakeAzure) list(w http.ResponseWriter, container string, q url.Values) {
-	prefix := q.Get("prefix")
-	max, _ := strconv.Atoi(q.Get("maxresults"))
-	var names []string
+	var all []string
 	for k := range f.blobs {
-		c, name, _ := strings.Cut(k, "/")
-		rest, ok := strings.CutPrefix(name, prefix)
-		if c != container || !ok {
-			continue
-		}
-		if i := strings.Index(rest, "/"); i >= 0 {
-			name = prefix + rest[:i+1]
-		}
-		if name > q.Get("marker") {
-			names = append(names, name)
+		if c, name, _ := strings.Cut(k, "/"); c == container {
+			all = append(all, name)
 		}
 	}
-	slices.Sort(names)
-	names = slices.Compact(names)
-	next := ""
-	if max > 0 && len(names) > max {
-		names = names[:max]
-		next = names[max-1]
-	}
+	max, _ := strconv.Atoi(q.Get("maxresults"))
+	names, next := listPage(all, q.Get("prefix"), "/", q.Get("marker"), max)
 	var b strings.Builder
 	b.WriteString(`<?xml version="1.0" encoding="utf-8"?><EnumerationResults><Blobs>`)
 	for _, n := range names {
@@ -401,35 +413,14 @@ func (f *fakeGCS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // order, at most maxResults of both per page, the next page after the
 // last entry's name.
 func (f *fakeGCS) list(w http.ResponseWriter, objs map[string]fakeObject, q url.Values) {
-	prefix, delim := q.Get("prefix"), q.Get("delimiter")
 	max, err := strconv.Atoi(q.Get("maxResults"))
 	if err != nil || max <= 0 {
 		max = 1000
 	}
-	var entries []string
-	for name := range objs {
-		rest, ok := strings.CutPrefix(name, prefix)
-		if !ok {
-			continue
-		}
-		if i := strings.Index(rest, delim); delim != "" && i >= 0 {
-			name = prefix + rest[:i+len(delim)]
-		}
-		entries = append(entries, name)
-	}
-	slices.Sort(entries)
-	entries = slices.Compact(entries)
-	if tok := q.Get("pageToken"); tok != "" {
-		i, _ := slices.BinarySearch(entries, tok)
-		for i < len(entries) && entries[i] <= tok {
-			i++
-		}
-		entries = entries[i:]
-	}
+	entries, next := listPage(slices.Collect(maps.Keys(objs)), q.Get("prefix"), q.Get("delimiter"), q.Get("pageToken"), max)
 	res := map[string]any{"kind": "storage#objects"}
-	if len(entries) > max {
-		entries = entries[:max]
-		res["nextPageToken"] = entries[max-1]
+	if next != "" {
+		res["nextPageToken"] = next
 	}
 	var items []any
 	var prefixes []string
@@ -854,24 +845,11 @@ func (f *fakeS3) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func (f *fakeS3) list(w http.ResponseWriter, objs map[string][]byte, q url.Values) {
-	prefix, delim := q.Get("prefix"), q.Get("delimiter")
 	max, err := strconv.Atoi(q.Get("max-keys"))
 	if err != nil || max <= 0 {
 		max = 1000
 	}
-	var names []string
-	for k := range objs {
-		if rest, ok := strings.CutPrefix(k, prefix); ok {
-			if i := strings.Index(rest, delim); delim != "" && i >= 0 {
-				k = prefix + rest[:i+len(delim)]
-			}
-			if k > q.Get("continuation-token") {
-				names = append(names, k)
-			}
-		}
-	}
-	slices.Sort(names)
-	names = slices.Compact(names)
+	names, next := listPage(slices.Collect(maps.Keys(objs)), q.Get("prefix"), q.Get("delimiter"), q.Get("continuation-token"), max)
 	type content struct{ Key, LastModified string }
 	type common struct{ Prefix string }
 	res := struct {
@@ -881,9 +859,8 @@ func (f *fakeS3) list(w http.ResponseWriter, objs map[string][]byte, q url.Value
 		IsTruncated           bool
 		NextContinuationToken string `xml:",omitempty"`
 	}{}
-	if len(names) > max {
-		names = names[:max]
-		res.IsTruncated, res.NextContinuationToken = true, names[max-1]
+	if next != "" {
+		res.IsTruncated, res.NextContinuationToken = true, next
 	}
 	for _, n := range names {
 		if _, ok := objs[n]; ok {
