@@ -219,6 +219,10 @@ func UnsafeRune(r rune) bool {
 	return unicode.Is(unicode.Cf, r)
 }
 
+// oneCharEscapes are the escapes of one character after the backslash and
+// the byte each stands for.
+var oneCharEscapes = map[byte]byte{'\\': '\\', 'n': '\n', 'r': '\r', 't': '\t'}
+
 // Unescape reads text with escapes back into bytes: \\ is a backslash,
 // \n \r \t the control characters, \xNN a byte, \uNNNN and \UNNNNNNNN a
 // character. Every escape EscapeLine, EscapeText and EscapeBinary write
@@ -237,15 +241,11 @@ func Unescape(s string) ([]byte, error) {
 			return nil, fmt.Errorf(`a lone \ at the end: type \\ for a backslash`)
 		}
 		i++
+		if b, ok := oneCharEscapes[s[i]]; ok {
+			out = append(out, b)
+			continue
+		}
 		switch s[i] {
-		case '\\':
-			out = append(out, '\\')
-		case 'n':
-			out = append(out, '\n')
-		case 'r':
-			out = append(out, '\r')
-		case 't':
-			out = append(out, '\t')
 		case 'x':
 			if i+3 > len(s) {
 				return nil, fmt.Errorf(`\x at column %d needs two hex digits`, i)
