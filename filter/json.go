@@ -243,22 +243,15 @@ func (p *jsonParser) object(depth int) (any, error) {
 				return nil, err
 			}
 		}
-		p.space()
-		if p.i >= len(p.s) {
-			return nil, errNotJSON
+		done, err := p.after('}')
+		if err != nil {
+			return nil, err
 		}
-		switch p.s[p.i] {
-		case ',':
-			p.i++
-			p.space()
-		case '}':
-			p.i++
+		if done {
 			if only != nil {
 				return proj, nil
 			}
 			return m, nil
-		default:
-			return nil, errNotJSON
 		}
 	}
 }
@@ -277,21 +270,34 @@ func (p *jsonParser) array(depth int) (any, error) {
 			return nil, err
 		}
 		l = append(l, v)
-		p.space()
-		if p.i >= len(p.s) {
-			return nil, errNotJSON
+		done, err := p.after(']')
+		if err != nil {
+			return nil, err
 		}
-		switch p.s[p.i] {
-		case ',':
-			p.i++
-			p.space()
-		case ']':
-			p.i++
+		if done {
 			return l, nil
-		default:
-			return nil, errNotJSON
 		}
 	}
+}
+
+// after reads what follows a member of an object or an element of an
+// array, white space around it: a comma (false: another follows) or end,
+// the closing bracket (true). Anything else is not JSON.
+func (p *jsonParser) after(end byte) (bool, error) {
+	p.space()
+	if p.i >= len(p.s) {
+		return false, errNotJSON
+	}
+	switch p.s[p.i] {
+	case ',':
+		p.i++
+		p.space()
+		return false, nil
+	case end:
+		p.i++
+		return true, nil
+	}
+	return false, errNotJSON
 }
 
 // string reads a JSON string at p.i (its opening quote). Text that is not

@@ -1,6 +1,8 @@
 package record
 
 import (
+	"fmt"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -215,4 +217,62 @@ func UnsafeRune(r rune) bool {
 		return false
 	}
 	return unicode.Is(unicode.Cf, r)
+}
+
+// oneCharEscapes are the escapes of one character after the backslash and
+// the byte each stands for.
+var oneCharEscapes = map[byte]byte{'\\': '\\', 'n': '\n', 'r': '\r', 't': '\t'}
+
+// Unescape reads text with escapes back into bytes: \\ is a backslash,
+// \n \r \t the control characters, \xNN a byte, \uNNNN and \UNNNNNNNN a
+// character. Every escape EscapeLine, EscapeText and EscapeBinary write
+// reads back to the bytes it stands for, and the produce form reads what
+// is typed with it. A backslash that starts none of these is an error that
+// names its column.
+func Unescape(s string) ([]byte, error) {
+	out := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' {
+			out = append(out, c)
+			continue
+		}
+		if i+1 >= len(s) {
+			return nil, fmt.Errorf(`a lone \ at the end: type \\ for a backslash`)
+		}
+		i++
+		if b, ok := oneCharEscapes[s[i]]; ok {
+			out = append(out, b)
+			continue
+		}
+		switch s[i] {
+		case 'x':
+			if i+3 > len(s) {
+				return nil, fmt.Errorf(`\x at column %d needs two hex digits`, i)
+			}
+			v, err := strconv.ParseUint(s[i+1:i+3], 16, 8)
+			if err != nil {
+				return nil, fmt.Errorf(`\x at column %d needs two hex digits`, i)
+			}
+			out = append(out, byte(v))
+			i += 2
+		case 'u', 'U':
+			n := 4
+			if s[i] == 'U' {
+				n = 8
+			}
+			if i+1+n > len(s) {
+				return nil, fmt.Errorf(`\%c at column %d needs %d hex digits`, s[i], i, n)
+			}
+			v, err := strconv.ParseUint(s[i+1:i+1+n], 16, 32)
+			if err != nil || v > unicode.MaxRune {
+				return nil, fmt.Errorf(`\%c at column %d needs %d hex digits of a character`, s[i], i, n)
+			}
+			out = utf8.AppendRune(out, rune(v))
+			i += n
+		default:
+			return nil, fmt.Errorf(`unknown escape \%c at column %d: type \\ for a backslash`, s[i], i)
+		}
+	}
+	return out, nil
 }

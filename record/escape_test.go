@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
-	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -122,48 +121,6 @@ func TestEscapeBinary(t *testing.T) {
 	}
 }
 
-// unescape reads the escapes of EscapeLine and EscapeBinary back: \\,
-// \n, \r, \xNN (a byte), \uXXXX and \UXXXXXXXX (a rune). ok is false on
-// a backslash that starts none of them.
-func unescape(s string) (b []byte, ok bool) {
-	for i := 0; i < len(s); i++ {
-		if s[i] != '\\' {
-			b = append(b, s[i])
-			continue
-		}
-		if i+1 >= len(s) {
-			return nil, false
-		}
-		i++
-		switch s[i] {
-		case '\\':
-			b = append(b, '\\')
-		case 'n':
-			b = append(b, '\n')
-		case 'r':
-			b = append(b, '\r')
-		case 'x', 'u', 'U':
-			n := map[byte]int{'x': 2, 'u': 4, 'U': 8}[s[i]]
-			if i+n >= len(s) {
-				return nil, false
-			}
-			v, err := strconv.ParseUint(s[i+1:i+1+n], 16, 32)
-			if err != nil {
-				return nil, false
-			}
-			if s[i] == 'x' {
-				b = append(b, byte(v))
-			} else {
-				b = utf8.AppendRune(b, rune(v))
-			}
-			i += n
-		default:
-			return nil, false
-		}
-	}
-	return b, true
-}
-
 func TestUnsafeRune(t *testing.T) {
 	for _, r := range []rune{0, 0x07, 0x1b, '\n', '\t', 0x7f, 0x80, 0x9b, 0x9f, 0x200b, 0x200d, 0x202a, 0x202e, 0x2066, 0x2069, 0x200e, 0x061c, 0x2028, 0x2029, 0xfeff, 0xfe0f, 0xe0041, 0x3164} {
 		if !UnsafeRune(r) {
@@ -213,12 +170,12 @@ func FuzzEscape(f *testing.F) {
 			// Every escape reads back to the input: distinct inputs
 			// never look the same (tabs aside, which become spaces).
 			if !bytes.ContainsRune(b, '\t') {
-				if back, ok := unescape(line); !ok || !bytes.Equal(back, b) {
-					t.Fatalf("EscapeLine(%q) = %q reads back as %q (%v)", b, line, back, ok)
+				if back, err := Unescape(line); err != nil || !bytes.Equal(back, b) {
+					t.Fatalf("EscapeLine(%q) = %q reads back as %q (%v)", b, line, back, err)
 				}
 			}
-			if back, ok := unescape(EscapeBinary(b, 0)); !ok || !bytes.Equal(back, b) {
-				t.Fatalf("EscapeBinary(%q) reads back as %q (%v)", b, back, ok)
+			if back, err := Unescape(EscapeBinary(b, 0)); err != nil || !bytes.Equal(back, b) {
+				t.Fatalf("EscapeBinary(%q) reads back as %q (%v)", b, back, err)
 			}
 		}
 		if limit <= 0 && utf8.Valid(b) && isPlain(string(b)) && EscapeLine(b, 0) != string(b) {
@@ -272,4 +229,31 @@ func FuzzSafeJSON(f *testing.F) {
 			t.Fatalf("SafeJSON changed the value: %v, then %v", a, b)
 		}
 	})
+}
+
+func TestUnescape(t *testing.T) {
+	good := []struct{ in, want string }{
+		{`a\\b`, `a\b`},
+		{`\n\r\t`, "\n\r\t"},
+		{`\x1b\xff`, "\x1b\xff"},
+		{`\u00e9\U0001f600`, "é😀"},
+	}
+	for _, tt := range good {
+		if got, err := Unescape(tt.in); err != nil || string(got) != tt.want {
+			t.Errorf("Unescape(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
+		}
+	}
+	bad := []struct{ in, want string }{
+		{`ab\`, `a lone \ at the end: type \\ for a backslash`},
+		{`ab\q`, `unknown escape \q at column 3: type \\ for a backslash`},
+		{`\x1`, `\x at column 1 needs two hex digits`},
+		{`\xzz`, `\x at column 1 needs two hex digits`},
+		{`\u12`, `\u at column 1 needs 4 hex digits`},
+		{`\U00110000`, `\U at column 1 needs 8 hex digits of a character`},
+	}
+	for _, tt := range bad {
+		if _, err := Unescape(tt.in); err == nil || err.Error() != tt.want {
+			t.Errorf("Unescape(%q) error = %v, want %q", tt.in, err, tt.want)
+		}
+	}
 }

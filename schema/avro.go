@@ -124,29 +124,13 @@ func (d *avroDec) value(s avro.Schema, depth int) {
 		}
 		writeJSONString(&d.out, syms[i])
 	case *avro.ArraySchema:
-		d.out.WriteByte('[')
-		first := true
-		d.blocks(func() {
-			if !first {
-				d.out.WriteByte(',')
-			}
-			first = false
-			d.value(t.Items(), depth+1)
-		})
-		d.out.WriteByte(']')
+		d.list('[', ']', func() { d.value(t.Items(), depth+1) })
 	case *avro.MapSchema:
-		d.out.WriteByte('{')
-		first := true
-		d.blocks(func() {
-			if !first {
-				d.out.WriteByte(',')
-			}
-			first = false
+		d.list('{', '}', func() {
 			writeJSONString(&d.out, d.r.ReadString())
 			d.out.WriteByte(':')
 			d.value(t.Values(), depth+1)
 		})
-		d.out.WriteByte('}')
 	case *avro.UnionSchema:
 		i := d.r.ReadLong()
 		types := t.Types()
@@ -190,6 +174,21 @@ func (d *avroDec) value(s avro.Schema, depth int) {
 	default:
 		d.fail("Avro schema type %T not supported", s)
 	}
+}
+
+// list writes open, the items of the blocks (each written by item)
+// separated by commas, then end.
+func (d *avroDec) list(open, end byte, item func()) {
+	d.out.WriteByte(open)
+	first := true
+	d.blocks(func() {
+		if !first {
+			d.out.WriteByte(',')
+		}
+		first = false
+		item()
+	})
+	d.out.WriteByte(end)
 }
 
 // blocks reads Avro array/map blocks and calls item once per entry.

@@ -249,11 +249,7 @@ func (d *avroDec) primitiveValue(t *avro.PrimitiveSchema, keep bool) any {
 	logical, scale := logicalOf(t)
 	switch t.Type() {
 	case avro.Boolean:
-		v := d.r.ReadBool()
-		if d.bad() {
-			return nil
-		}
-		return v
+		return readOrNil(d, d.r.ReadBool)
 	case avro.Int:
 		v := d.r.ReadInt()
 		if d.bad() {
@@ -289,17 +285,9 @@ func (d *avroDec) primitiveValue(t *avro.PrimitiveSchema, keep bool) any {
 		f, _ := strconv.ParseFloat(strconv.FormatFloat(float64(v), 'g', -1, 32), 64)
 		return f
 	case avro.Double:
-		v := d.r.ReadDouble()
-		if d.bad() {
-			return nil
-		}
-		return v
+		return readOrNil(d, d.r.ReadDouble)
 	case avro.String:
-		v := d.r.ReadString()
-		if d.bad() {
-			return nil
-		}
-		return v
+		return readOrNil(d, d.r.ReadString)
 	case avro.Bytes:
 		v := d.r.ReadBytes()
 		if d.bad() {
@@ -312,6 +300,16 @@ func (d *avroDec) primitiveValue(t *avro.PrimitiveSchema, keep bool) any {
 	}
 	d.fail("Avro type %s not supported", t.Type())
 	return nil
+}
+
+// readOrNil is what read reads, or nil when the reader failed (d.bad
+// reports it).
+func readOrNil[T any](d *avroDec, read func() T) any {
+	v := read()
+	if d.bad() {
+		return nil
+	}
+	return v
 }
 
 // latin1 is bytes as a string of code points U+0000–U+00FF, as in text.

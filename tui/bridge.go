@@ -101,22 +101,27 @@ type delivery[T any] struct {
 // without blocking.
 func collect[T any](ch <-chan T, gap time.Duration, last time.Time, now func() time.Time, after func(time.Duration) <-chan time.Time) delivery[T] {
 	var d delivery[T]
-	it, ok := <-ch
-	if !ok {
-		d.closed, d.at = true, now()
+	// take adds an item to d, or marks d closed when ch is; it reports
+	// whether d is complete.
+	take := func(it T, ok bool) bool {
+		if !ok {
+			d.closed, d.at = true, now()
+			return true
+		}
+		d.items = append(d.items, it)
+		return false
+	}
+	if it, ok := <-ch; take(it, ok) {
 		return d
 	}
-	d.items = []T{it}
 	if wait := gap - now().Sub(last); wait > 0 {
 		timer := after(wait)
 		for waiting := true; waiting; {
 			select {
 			case it, ok := <-ch:
-				if !ok {
-					d.closed, d.at = true, now()
+				if take(it, ok) {
 					return d
 				}
-				d.items = append(d.items, it)
 			case <-timer:
 				waiting = false
 			}
@@ -125,11 +130,9 @@ func collect[T any](ch <-chan T, gap time.Duration, last time.Time, now func() t
 	for {
 		select {
 		case it, ok := <-ch:
-			if !ok {
-				d.closed, d.at = true, now()
+			if take(it, ok) {
 				return d
 			}
-			d.items = append(d.items, it)
 		default:
 			d.at = now()
 			return d

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"testing"
+
+	tea "charm.land/bubbletea/v2"
 )
 
 func TestClusterSwitch(t *testing.T) {
@@ -22,10 +24,7 @@ func TestClusterSwitch(t *testing.T) {
 	if cmd == nil {
 		t.Fatal("y did nothing")
 	}
-	_, quit := m.Update(cmd())
-	if !isQuit(quit) || m.switchTo != "prod" {
-		t.Errorf("switch: quit %v, switchTo %q", isQuit(quit), m.switchTo)
-	}
+	switchesTo(t, m, cmd(), "prod")
 }
 
 // A profile whose cluster does not answer is said in the dialog and the
@@ -69,10 +68,7 @@ func TestClusterSwitchProbesFirst(t *testing.T) {
 	if next == nil {
 		t.Fatal("a reachable profile: nothing happened")
 	}
-	_, quit := m.Update(next())
-	if !isQuit(quit) || m.switchTo != "prod" {
-		t.Errorf("switch: quit %v, switchTo %q", isQuit(quit), m.switchTo)
-	}
+	switchesTo(t, m, next(), "prod")
 }
 
 // esc while a profile is tried goes back; the late answer changes nothing.
@@ -94,10 +90,7 @@ func TestClusterSwitchProbeCancelled(t *testing.T) {
 func TestClusterSwitchWithoutProfiles(t *testing.T) {
 	m := liveModel(t, 140, 40, Options{})
 	press(m, "c")
-	if m.top() != nil {
-		t.Fatalf("c opened %T", m.top())
-	}
-	mustContain(t, screen(m), "no [clusters.NAME] profile")
+	noViewOpen(t, m, "no [clusters.NAME] profile")
 }
 
 // stagingAndProd are the options of a stream on cluster staging with a
@@ -106,4 +99,13 @@ func stagingAndProd(probe func(context.Context, string) error) Options {
 	return Options{Cluster: "staging", Profiles: []Profile{
 		{Name: "prod", Brokers: []string{"prod-1:9092"}}, {Name: "staging", Brokers: []string{"st-1:9092"}}},
 		ProbeProfile: probe}
+}
+
+// switchesTo checks that m, given msg, quits to connect to profile.
+func switchesTo(t *testing.T, m *Model, msg tea.Msg, profile string) {
+	t.Helper()
+	_, quit := m.Update(msg)
+	if !isQuit(quit) || m.switchTo != profile {
+		t.Errorf("switch: quit %v, switchTo %q, want %q", isQuit(quit), m.switchTo, profile)
+	}
 }

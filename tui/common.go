@@ -77,3 +77,14 @@ func keyIs(k string, b key.Binding) bool {
 func (c *common) navHelp() []key.Binding {
 	return []key.Binding{c.keys.Up, c.keys.Down, c.keys.Top, c.keys.Bottom, c.keys.PageUp, c.keys.PageDown}
 }
+
+// answered reports whether id is the request a view has in flight
+// (*pending, 0 when none) and, if so, marks none in flight. An answer to a
+// request the view has moved on from, or a second answer, is dropped.
+func answered(pending *int, id int) bool {
+	if id != *pending {
+		return false
+	}
+	*pending = 0
+	return true
+}

@@ -2,10 +2,11 @@ package tui
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	krecord "github.com/kbatch-dev/kbatch/record"
 )
 
 // The produce form's key, value and header fields are text with escapes,
@@ -35,11 +36,7 @@ func quoteField(b []byte, also string) string {
 		case r < 0x80 && (r < 0x20 || r == 0x7f || strings.ContainsRune(also, r)):
 			fmt.Fprintf(&sb, `\x%02x`, r)
 		case r >= 0x80 && (unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || !unicode.IsPrint(r) && r != ' '):
-			if r > 0xffff {
-				fmt.Fprintf(&sb, `\U%08x`, r)
-			} else {
-				fmt.Fprintf(&sb, `\u%04x`, r)
-			}
+			sb.WriteString(krecord.RuneEscape(r))
 		default:
 			sb.WriteRune(r)
 		}
@@ -48,59 +45,10 @@ func quoteField(b []byte, also string) string {
 	return sb.String()
 }
 
-// unquoteField turns field text back into bytes; a backslash that starts
-// no known escape is an error that says where.
-func unquoteField(s string) ([]byte, error) {
-	out := make([]byte, 0, len(s))
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c != '\\' {
-			out = append(out, c)
-			continue
-		}
-		if i+1 >= len(s) {
-			return nil, fmt.Errorf(`a lone \ at the end: type \\ for a backslash`)
-		}
-		i++
-		switch s[i] {
-		case '\\':
-			out = append(out, '\\')
-		case 'n':
-			out = append(out, '\n')
-		case 'r':
-			out = append(out, '\r')
-		case 't':
-			out = append(out, '\t')
-		case 'x':
-			if i+3 > len(s) {
-				return nil, fmt.Errorf(`\x at column %d needs two hex digits`, i)
-			}
-			v, err := strconv.ParseUint(s[i+1:i+3], 16, 8)
-			if err != nil {
-				return nil, fmt.Errorf(`\x at column %d needs two hex digits`, i)
-			}
-			out = append(out, byte(v))
-			i += 2
-		case 'u', 'U':
-			n := 4
-			if s[i] == 'U' {
-				n = 8
-			}
-			if i+1+n > len(s) {
-				return nil, fmt.Errorf(`\%c at column %d needs %d hex digits`, s[i], i, n)
-			}
-			v, err := strconv.ParseUint(s[i+1:i+1+n], 16, 32)
-			if err != nil || v > unicode.MaxRune {
-				return nil, fmt.Errorf(`\%c at column %d needs %d hex digits of a character`, s[i], i, n)
-			}
-			out = utf8.AppendRune(out, rune(v))
-			i += n
-		default:
-			return nil, fmt.Errorf(`unknown escape \%c at column %d: type \\ for a backslash`, s[i], i)
-		}
-	}
-	return out, nil
-}
+// unquoteField turns field text back into bytes; it reads the escapes
+// krecord.Unescape reads, and a backslash that starts none of them is an
+// error that says where.
+func unquoteField(s string) ([]byte, error) { return krecord.Unescape(s) }
 
 // headerPair is one header as the form holds it.
 type headerPair struct{ key, value []byte }

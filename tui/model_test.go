@@ -17,6 +17,16 @@ import (
 	krecord "github.com/kbatch-dev/kbatch/record"
 )
 
+// noViewOpen fails t when a view is open on m, then checks that the
+// screen holds says (what it says instead).
+func noViewOpen(t *testing.T, m *Model, says ...string) {
+	t.Helper()
+	if m.top() != nil {
+		t.Fatalf("%T is open, want no view", m.top())
+	}
+	mustContain(t, screen(m), says...)
+}
+
 func mustContain(t *testing.T, s string, subs ...string) {
 	t.Helper()
 	for _, sub := range subs {
@@ -434,10 +444,7 @@ func TestReplayFromPartition(t *testing.T) {
 func TestReplayUnavailable(t *testing.T) {
 	m, _ := newTestModel(t, 140, 40, Options{})
 	press(m, "r")
-	if m.top() != nil {
-		t.Fatal("r opened a form without a replayer")
-	}
-	mustContain(t, screen(m), "replay is not available")
+	noViewOpen(t, m, "replay is not available")
 }
 
 func TestHelp(t *testing.T) {

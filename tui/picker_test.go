@@ -75,12 +75,7 @@ func TestPickerListsTopics(t *testing.T) {
 
 func TestPickerEnterStartsSelected(t *testing.T) {
 	p := newTestPicker(t, 80, 24, &fakeLister{topics: pickTopics})
-	if !pickPress(p, "j", "enter") {
-		t.Fatal("enter did not quit")
-	}
-	if got := p.Chosen(); !slices.Equal(got, []string{"events"}) {
-		t.Fatalf("chosen %v", got)
-	}
+	startsWith(t, p, []string{"j", "enter"}, "events")
 }
 
 func TestPickerFilter(t *testing.T) {
@@ -92,12 +87,7 @@ func TestPickerFilter(t *testing.T) {
 	mustNotContain(t, s, "clicks", "events")
 	pickPress(p, "down", "enter") // leaves the filter, keeps it
 	mustContain(t, pickScreen(p), "Topics 2 of 4")
-	if !pickPress(p, "enter") {
-		t.Fatal("enter did not quit")
-	}
-	if got := p.Chosen(); !slices.Equal(got, []string{"orders-dlq"}) {
-		t.Fatalf("chosen %v", got)
-	}
+	startsWith(t, p, []string{"enter"}, "orders-dlq")
 }
 
 func TestPickerFilterNoMatchAndEsc(t *testing.T) {
@@ -124,12 +114,7 @@ func TestPickerMarkSeveral(t *testing.T) {
 	pickPress(p, "/")
 	typePicker(p, "dlq") // marks stay when filtered out
 	pickPress(p, "space")
-	if !pickPress(p, "esc", "enter") {
-		t.Fatal("enter did not quit")
-	}
-	if got := p.Chosen(); !slices.Equal(got, []string{"events", "orders", "orders-dlq"}) {
-		t.Fatalf("chosen %v", got)
-	}
+	startsWith(t, p, []string{"esc", "enter"}, "events", "orders", "orders-dlq")
 }
 
 func TestPickerQuit(t *testing.T) {
@@ -180,5 +165,16 @@ func TestPickerTooSmall(t *testing.T) {
 func typePicker(p *Picker, s string) {
 	for _, r := range s {
 		p.Update(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+}
+
+// startsWith checks that keys end the picker with topics chosen, in order.
+func startsWith(t *testing.T, p *Picker, keys []string, topics ...string) {
+	t.Helper()
+	if !pickPress(p, keys...) {
+		t.Fatalf("%v did not quit", keys)
+	}
+	if got := p.Chosen(); !slices.Equal(got, topics) {
+		t.Fatalf("chosen %v, want %v", got, topics)
 	}
 }

@@ -174,10 +174,9 @@ func (f *produceForm) title() string {
 func (f *produceForm) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case produceDoneMsg:
-		if msg.id != f.pending {
+		if !answered(&f.pending, msg.id) {
 			return nil
 		}
-		f.pending = 0
 		if msg.err != nil {
 			f.stage, f.problem = stageEdit, msg.err.Error()
 			return nil

@@ -201,10 +201,9 @@ func (v *replayView) title() string {
 func (v *replayView) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case writeDoneMsg:
-		if msg.id != v.wpend {
+		if !answered(&v.wpend, msg.id) {
 			return nil
 		}
-		v.wpend = 0
 		if msg.err != nil {
 			v.wmsg = v.theme.bad.Render("write failed: " + krecord.String(msg.err.Error()))
 		} else {

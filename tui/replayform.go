@@ -61,10 +61,9 @@ func (f *replayForm) title() string {
 func (f *replayForm) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case planDoneMsg:
-		if msg.id != f.pending {
+		if !answered(&f.pending, msg.id) {
 			return nil
 		}
-		f.pending = 0
 		if msg.err != nil {
 			f.problem = msg.err.Error()
 		}

@@ -24,12 +24,7 @@ import (
 // ctl is nil for a source without controls (a read-only view).
 func Run(ctx context.Context, s Stream, ctl Controls, opts Options, extra ...tea.ProgramOption) error {
 	m := New(s, ctl, opts)
-	popts := []tea.ProgramOption{tea.WithContext(ctx)}
-	if os.Getenv("NO_COLOR") != "" {
-		popts = append(popts, tea.WithColorProfile(colorprofile.Ascii))
-	}
-	p := tea.NewProgram(m, append(popts, extra...)...)
-	_, runErr := p.Run()
+	_, runErr := tea.NewProgram(m, programOptions(ctx, extra)...).Run()
 	m.Close()
 
 	// Drain while closing: the stream's last event waits for a reader.
@@ -49,8 +44,8 @@ func Run(ctx context.Context, s Stream, ctl Controls, opts Options, extra ...tea
 		endErr = e.Err
 	}
 
-	if runErr != nil && !(errors.Is(runErr, tea.ErrProgramKilled) && ctx.Err() != nil) {
-		return fmt.Errorf("terminal UI: %w", runErr)
+	if err := programError(ctx, runErr); err != nil {
+		return err
 	}
 	if m.switchTo != "" {
 		return &SwitchCluster{Profile: m.switchTo}
@@ -62,4 +57,47 @@ func Run(ctx context.Context, s Stream, ctl Controls, opts Options, extra ...tea
 		return fmt.Errorf("closing the stream: %w", closeErr)
 	}
 	return nil
+}
+
+// programOptions are the options of a program that ends with ctx and
+// shows no colour when NO_COLOR is set to any non-empty value, then extra.
+func programOptions(ctx context.Context, extra []tea.ProgramOption) []tea.ProgramOption {
+	popts := []tea.ProgramOption{tea.WithContext(ctx)}
+	if os.Getenv("NO_COLOR") != "" {
+		popts = append(popts, tea.WithColorProfile(colorprofile.Ascii))
+	}
+	return append(popts, extra...)
+}
+
+// programError is what a program's Run error means to the caller: nothing
+// when ctx ended the program (the caller asked it to stop), else a
+// failure of the terminal.
+func programError(ctx context.Context, err error) error {
+	if err == nil || errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
+		return nil
+	}
+	return fmt.Errorf("terminal UI: %w", err)
+}
+
+// PickTopics shows the topic picker until the user starts with one or
+// more topics (returned in list order) or quits (nil, nil). A failure to
+// list topics is shown in the picker, never returned; the error is the
+// terminal's. NO_COLOR and extra options work as for Run.
+func PickTopics(ctx context.Context, l TopicLister, opts PickerOptions, extra ...tea.ProgramOption) ([]string, error) {
+	topics, _, err := PickStream(ctx, l, opts, extra...)
+	return topics, err
+}
+
+// PickStream is PickTopics that also returns the answer to the start
+// question (opts.Ask; "" when not asked).
+func PickStream(ctx context.Context, l TopicLister, opts PickerOptions, extra ...tea.ProgramOption) ([]string, string, error) {
+	m := NewPicker(l, opts)
+	defer m.Close()
+	if _, err := tea.NewProgram(m, programOptions(ctx, extra)...).Run(); err != nil {
+		return nil, "", programError(ctx, err)
+	}
+	if opts.Ask != nil && m.StartChoice() == "" {
+		return nil, "", nil // quit at the start question
+	}
+	return m.Chosen(), m.StartChoice(), nil
 }

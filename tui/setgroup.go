@@ -108,10 +108,9 @@ func (f *setGroupForm) title() string {
 func (f *setGroupForm) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case setGroupPlanMsg:
-		if msg.id != f.pending {
+		if !answered(&f.pending, msg.id) {
 			return nil
 		}
-		f.pending = 0
 		if msg.err != nil {
 			f.problem = msg.err.Error()
 			return nil
@@ -119,8 +118,7 @@ func (f *setGroupForm) Update(msg tea.Msg) tea.Cmd {
 		f.plan, f.planFor, f.problem = &msg.plan, f.planKey(), ""
 		return nil
 	case setGroupDoneMsg:
-		if msg.id == f.pending { // success closes the form (the root)
-			f.pending = 0
+		if answered(&f.pending, msg.id) { // success closes the form (the root)
 			f.problem = msg.err.Error()
 		}
 		return nil

@@ -60,6 +60,16 @@ func sameOffsets(t testing.TB, what string, got, want Offsets) {
 	}
 }
 
+// checkpointDir is a new folder holding Spark's metadata file and files
+// (name: content, slash-separated names).
+func checkpointDir(t testing.TB, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{"metadata": metadataFile})
+	writeTree(t, dir, files)
+	return dir
+}
+
 // writeTree creates files under dir; a path ending in "/" is a directory.
 func writeTree(t testing.TB, dir string, files map[string]string) {
 	t.Helper()
@@ -161,4 +171,12 @@ func mustOffsetLog(t testing.TB, c *Checkpoint, id int64) OffsetLog {
 		t.Fatal(err)
 	}
 	return l
+}
+
+// wantErrorPrefix fails t unless err's text starts with want.
+func wantErrorPrefix(t testing.TB, err error, want string) {
+	t.Helper()
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("error %v, want prefix %q", err, want)
+	}
 }

@@ -16,9 +16,7 @@ const secretLine = "root:$6$S3cretSaltHash:19000:0:99999:7:::"
 // offsets/2 that plant replaces.
 func hostileCheckpoint(t *testing.T, plant func(path string)) string {
 	t.Helper()
-	dir := t.TempDir()
-	writeTree(t, dir, map[string]string{
-		"metadata":  metadataFile,
+	dir := checkpointDir(t, map[string]string{
 		"offsets/0": offsetFile(`{"t":{"0":10}}`),
 		"offsets/1": offsetFile(`{"t":{"0":20}}`),
 		"commits/0": "v1\n{}",

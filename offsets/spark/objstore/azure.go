@@ -241,15 +241,7 @@ type azureList struct {
 
 func (b *azureBucket) list(ctx context.Context, prefix, token string, pageSize int) ([]object, string, error) {
 	q := url.Values{"restype": {"container"}, "comp": {"list"}, "delimiter": {"/"}}
-	if prefix != "" {
-		q.Set("prefix", prefix)
-	}
-	if pageSize > 0 {
-		q.Set("maxresults", strconv.Itoa(pageSize))
-	}
-	if token != "" {
-		q.Set("marker", token)
-	}
+	pageParams{prefix: "prefix", size: "maxresults", token: "marker"}.set(q, prefix, pageSize, token)
 	res, err := b.send(ctx, http.MethodGet, "", q)
 	if err != nil {
 		return nil, "", err

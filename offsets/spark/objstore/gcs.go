@@ -107,15 +107,7 @@ type gcsObject struct {
 // among them (dir).
 func (b *gcsBucket) list(ctx context.Context, prefix, token string, pageSize int) ([]object, string, error) {
 	q := url.Values{"fields": {"nextPageToken,prefixes,items(name,updated)"}, "delimiter": {"/"}}
-	if prefix != "" {
-		q.Set("prefix", prefix)
-	}
-	if pageSize > 0 {
-		q.Set("maxResults", strconv.Itoa(pageSize))
-	}
-	if token != "" {
-		q.Set("pageToken", token)
-	}
+	pageParams{prefix: "prefix", size: "maxResults", token: "pageToken"}.set(q, prefix, pageSize, token)
 	var res gcsObjects
 	if err := b.getJSON(ctx, "b/"+url.PathEscape(b.name)+"/o", q, &res); err != nil {
 		return nil, "", err

@@ -131,6 +131,25 @@ type bucket interface {
 	stat(ctx context.Context, key string) (time.Time, error)
 }
 
+// pageParams are the names a store gives the query parameters of one page
+// of a listing.
+type pageParams struct{ prefix, size, token string }
+
+// set puts a page's parameters in q: the prefix when it and its name are
+// not empty, the page size when positive, the token of the page when not
+// empty.
+func (p pageParams) set(q url.Values, prefix string, pageSize int, token string) {
+	if p.prefix != "" && prefix != "" {
+		q.Set(p.prefix, prefix)
+	}
+	if pageSize > 0 {
+		q.Set(p.size, strconv.Itoa(pageSize))
+	}
+	if token != "" {
+		q.Set(p.token, token)
+	}
+}
+
 // object is one name of a listing.
 type object struct {
 	key     string

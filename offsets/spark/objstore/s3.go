@@ -176,13 +176,9 @@ type s3List struct {
 }
 
 func (b *s3Bucket) list(ctx context.Context, prefix, token string, pageSize int) ([]object, string, error) {
+	// S3 is sent the prefix even when it is empty.
 	q := url.Values{"list-type": {"2"}, "delimiter": {"/"}, "prefix": {prefix}}
-	if pageSize > 0 {
-		q.Set("max-keys", strconv.Itoa(pageSize))
-	}
-	if token != "" {
-		q.Set("continuation-token", token)
-	}
+	pageParams{size: "max-keys", token: "continuation-token"}.set(q, prefix, pageSize, token)
 	res, err := b.send(ctx, http.MethodGet, "", q)
 	if err != nil {
 		return nil, "", err
