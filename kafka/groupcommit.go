@@ -167,11 +167,17 @@ func describeConsumerGroup(c *Client, group string) (g kmsg.ConsumerGroupDescrib
 
 // withConsumerMembers is st, as DescribeGroups told it, with the state and
 // members of g, ConsumerGroupDescribe's answer for the same group: a group
-// it does not know (a classic group, or none) leaves st as it is.
+// it does not know (a classic group, or none), or a broker without the
+// consumer protocol, leaves st as it is.
 func withConsumerMembers(st GroupState, g kmsg.ConsumerGroupDescribeResponseGroup) (GroupState, error) {
 	switch err := kerr.ErrorForCode(g.ErrorCode); {
 	case err == nil:
 	case errors.Is(err, kerr.GroupIDNotFound):
+		return st, nil
+	case errors.Is(err, kerr.UnsupportedVersion):
+		// Kafka 3.7 to 3.9 list the API but answer this when the
+		// consumer protocol is not enabled: there are no such groups, and
+		// DescribeGroups' answer is the whole truth.
 		return st, nil
 	case errors.Is(err, kerr.GroupAuthorizationFailed):
 		return st, describeDenied(st.Name, err)

@@ -233,6 +233,11 @@ func TestWithConsumerMembersNamesMembersDescribeGroupsDoesNotKnow(t *testing.T) 
 	if st, err := withConsumerMembers(notFound, unknown); err != nil || st.Active() || len(st.Members) != 0 {
 		t.Errorf("a group neither protocol knows: got %+v, %v; want a new group", st, err)
 	}
+	off := kmsg.NewConsumerGroupDescribeResponseGroup()
+	off.Group, off.ErrorCode = "orders", kerr.UnsupportedVersion.Code // Kafka 3.7-3.9 without the consumer protocol
+	if st, err := withConsumerMembers(notFound, off); err != nil || st.Active() || len(st.Members) != 0 {
+		t.Errorf("a broker without the consumer protocol: got %+v, %v; want what DescribeGroups said", st, err)
+	}
 	denied := kmsg.NewConsumerGroupDescribeResponseGroup()
 	denied.Group, denied.ErrorCode = "orders", kerr.GroupAuthorizationFailed.Code
 	if _, err := withConsumerMembers(notFound, denied); err == nil || !strings.Contains(err.Error(), "needs DESCRIBE on the group") {
