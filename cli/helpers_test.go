@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -133,28 +132,10 @@ func filledTopic(t *testing.T, prefix string, partitions int32, size int, counts
 	return kc, topic
 }
 
-// syncBuffer is a bytes.Buffer safe for a writer and a reader goroutine.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // waitForOutput polls out until it holds want. The test fails when
 // deadline fires first, or when the run ends first (done yields how: an
 // error or an exit code); what names the awaited output in the failure.
-func waitForOutput[T any](t *testing.T, out *syncBuffer, want string, deadline <-chan time.Time, done <-chan T, what string) {
+func waitForOutput[T any](t *testing.T, out *testkafka.SyncBuffer, want string, deadline <-chan time.Time, done <-chan T, what string) {
 	t.Helper()
 	for !strings.Contains(out.String(), want) {
 		select {

@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/kbatch-dev/kbatch/internal/testkafka"
 )
 
 // TestSparkCheckpointHostileFiles: a checkpoint whose next offset log is a
@@ -96,7 +98,7 @@ func TestSparkWatchFIFOAndSIGTERM(t *testing.T) {
 	cmd := exec.Command(kbatchBinary(t), "spark", c.dir, "--no-tui", "--interval", "100ms")
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home,
 		"XDG_CONFIG_HOME=" + filepath.Join(home, "config"), "XDG_STATE_HOME=" + filepath.Join(home, "state")}
-	var out syncBuffer
+	var out testkafka.SyncBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

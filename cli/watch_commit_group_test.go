@@ -36,7 +36,7 @@ func TestWatchCommitGroup(t *testing.T) {
 		t.Errorf("events %s, want one group-commit and no failure", codes)
 	}
 	want := map[offsets.Partition]int64{offsetsTP(topic, 0): 500, offsetsTP(topic, 1): 300}
-	offsetsSameNext(t, "group after watch", groupAt(t, kc, group), want)
+	offsetsSameNext(t, "group after watch", kc.GroupOffsets(group), want)
 	next, _ := offsetsStored(t, store, topic)
 	offsetsSameNext(t, "store after watch", next, want)
 
@@ -55,7 +55,7 @@ func TestWatchCommitGroup(t *testing.T) {
 	if end := lines[len(lines)-1]; end.Records != 10 {
 		t.Errorf("the stream read %d records, want 10: a live group must not stop it", end.Records)
 	}
-	offsetsSameNext(t, "live group", groupAt(t, kc, live), map[offsets.Partition]int64{offsetsTP(topic, 0): 3})
+	offsetsSameNext(t, "live group", kc.GroupOffsets(live), map[offsets.Partition]int64{offsetsTP(topic, 0): 3})
 }
 
 // A blank --commit-group is a usage error, as --to-group "" is: never a

@@ -1,7 +1,6 @@
 package consumer
 
 import (
-	"bytes"
 	"errors"
 	"log/slog"
 	"strings"
@@ -18,24 +17,6 @@ import (
 	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
 )
-
-// syncBuffer is a log destination the stream's goroutines share.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // KIP-392: the client's rack goes with every fetch;
 // when the leader names a preferred read replica, the partition is
@@ -94,7 +75,7 @@ func testRackReplica(t *testing.T, drop bool) {
 	cfg := h.config(nil, topic)
 	cfg.Client = dial(t, kafka.ClientConfig{Brokers: h.kc.Brokers, Rack: "b"})
 	cfg.Explicit = []offsets.Spec{spec(t, topic+":0=0")}
-	var logBuf syncBuffer
+	var logBuf testkafka.SyncBuffer
 	cfg.Log = slog.New(slog.NewTextHandler(&logBuf, nil))
 	s := start(t, cfg)
 	defer s.Close()
