@@ -10,6 +10,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kbatch-dev/kbatch/internal/testkafka"
 )
 
 // hostilePayload is what a hostile broker sends where a string is expected:
@@ -138,20 +140,9 @@ func TestHostileBrokerStrings(t *testing.T) {
 		})
 		fake.ControlKey(kmsg.ListOffsets.Int16(), func(req kmsg.Request) (kmsg.Response, error, bool) {
 			fake.KeepControl()
-			lreq := req.(*kmsg.ListOffsetsRequest)
-			resp := req.ResponseKind().(*kmsg.ListOffsetsResponse)
-			for _, rt := range lreq.Topics {
-				topic := kmsg.NewListOffsetsResponseTopic()
-				topic.Topic = rt.Topic
-				for _, rp := range rt.Partitions {
-					part := kmsg.NewListOffsetsResponseTopicPartition()
-					part.Partition, part.Offset = rp.Partition, 3
-					part.OldStyleOffsets = []int64{3}
-					topic.Partitions = append(topic.Partitions, part)
-				}
-				resp.Topics = append(resp.Topics, topic)
-			}
-			return resp, nil, true
+			return testkafka.AnswerListOffsets(req.(*kmsg.ListOffsetsRequest), func(sp *kmsg.ListOffsetsResponseTopicPartition, _ int64) {
+				sp.Offset = 3
+			}), nil, true
 		})
 		addr := fake.ListenAddrs()[0]
 		for _, args := range [][]string{

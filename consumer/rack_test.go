@@ -209,18 +209,8 @@ func TestReplicaBehindIsNotAskedAtTheNetworksPace(t *testing.T) {
 // answerEach is a fake broker's answer to req: every partition asked,
 // without records or offsets, as set makes it.
 func answerEach(req *kmsg.FetchRequest, set func(*kmsg.FetchResponseTopicPartition)) *kmsg.FetchResponse {
-	resp := req.ResponseKind().(*kmsg.FetchResponse)
-	for _, rt := range req.Topics {
-		st := kmsg.NewFetchResponseTopic()
-		st.Topic, st.TopicID = rt.Topic, rt.TopicID
-		for _, rp := range rt.Partitions {
-			sp := kmsg.NewFetchResponseTopicPartition()
-			sp.Partition = rp.Partition
-			sp.HighWatermark, sp.LastStableOffset, sp.LogStartOffset = -1, -1, -1
-			set(&sp)
-			st.Partitions = append(st.Partitions, sp)
-		}
-		resp.Topics = append(resp.Topics, st)
-	}
-	return resp
+	return testkafka.AnswerFetch(req, func(sp *kmsg.FetchResponseTopicPartition, _ int64) {
+		sp.HighWatermark, sp.LastStableOffset, sp.LogStartOffset = -1, -1, -1
+		set(sp)
+	})
 }
