@@ -104,13 +104,20 @@ func startLines[T any](t *testing.T, cmd *exec.Cmd) (lines <-chan T, stderr *str
 	return ch, stderr
 }
 
-// basicAuthDecodeTopic is decodeTopic behind a fake Schema Registry that
-// takes only user:pass by HTTP basic authentication (closed when the test
-// ends): it returns the cluster, the registry, the topic and the schema id.
+// basicAuthDecodeTopic is registryDecodeTopic behind a registry that takes
+// only user:pass by HTTP basic authentication.
 func basicAuthDecodeTopic(t *testing.T, user, pass string) (*testkafka.Cluster, *srfake.Registry, string, int) {
 	t.Helper()
+	return registryDecodeTopic(t, srfake.WithAuth("Basic "+base64.StdEncoding.EncodeToString([]byte(user+":"+pass))))
+}
+
+// registryDecodeTopic is decodeTopic on a new test cluster and a fake
+// Schema Registry made with opts (closed when the test ends): it returns
+// the cluster, the registry, the topic and the schema id.
+func registryDecodeTopic(t *testing.T, opts ...srfake.Option) (*testkafka.Cluster, *srfake.Registry, string, int) {
+	t.Helper()
 	tc := testkafka.New(t)
-	reg := srfake.New(srfake.WithAuth("Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+pass))))
+	reg := srfake.New(opts...)
 	t.Cleanup(reg.Close)
 	topic, id := decodeTopic(t, tc, reg)
 	return tc, reg, topic, id
