@@ -135,6 +135,19 @@ func offsetsSameNext(t *testing.T, what string, got, want map[offsets.Partition]
 	}
 }
 
+// offsetsTwoStreams is an isolated store with offsetsFillEvents's stream
+// "events" and an empty stream "other" (topic other); it returns the
+// store's path.
+func offsetsTwoStreams(t *testing.T) string {
+	t.Helper()
+	store := isolatedStore(t)
+	offsetsFillEvents(t, store)
+	s := offsetsOpenTestStore(t, store)
+	s.stream("other", "other")
+	s.close()
+	return store
+}
+
 // offsetsFillEvents makes a store with stream "events" (topic events, 3
 // partitions): batches 1–3 acked (3 has a seek jump), batch 4 planned.
 func offsetsFillEvents(t *testing.T, path string) {
@@ -153,11 +166,7 @@ func offsetsFillEvents(t *testing.T, path string) {
 }
 
 func TestOffsetsBadInputs(t *testing.T) {
-	store := isolatedStore(t)
-	offsetsFillEvents(t, store)
-	s := offsetsOpenTestStore(t, store)
-	s.stream("other", "other")
-	s.close()
+	store := offsetsTwoStreams(t)
 	badJSON := filepath.Join(t.TempDir(), "bad.json")
 	if err := os.WriteFile(badJSON, []byte(`{"events":{"0":"x"}}`), 0o600); err != nil {
 		t.Fatal(err)
@@ -299,11 +308,7 @@ func offsetsOK(t *testing.T) func(string, string, int) string {
 }
 
 func TestOffsetsShowJSON(t *testing.T) {
-	store := isolatedStore(t)
-	offsetsFillEvents(t, store)
-	s := offsetsOpenTestStore(t, store)
-	s.stream("other", "other")
-	s.close()
+	store := offsetsTwoStreams(t)
 	out := offsetsOK(t)(runInProcess(t, "", "offsets", "show", "--store", store, "--json"))
 	var doc struct {
 		Store   string `json:"store"`
