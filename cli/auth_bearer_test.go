@@ -46,11 +46,7 @@ type bearerBroker struct {
 
 func newBearerBroker(t *testing.T, check func(token string) error) *bearerBroker {
 	t.Helper()
-	fake, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(2, "bearer-events"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(fake.Close)
+	fake := testkafka.Fake(t, kfake.SeedTopics(2, "bearer-events"))
 	b := &bearerBroker{addr: fake.ListenAddrs()[0]}
 	testkafka.OfferOAuthBearer(fake)
 	fake.ControlKey(kmsg.SASLAuthenticate.Int16(), func(req kmsg.Request) (kmsg.Response, error, bool) {

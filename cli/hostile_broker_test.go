@@ -58,12 +58,7 @@ func continuation(out string, i int) bool {
 // bytes of stderr and stdout (docs/design.md §2.7).
 func TestHostileBrokerStrings(t *testing.T) {
 	t.Run("SCRAM server error", func(t *testing.T) {
-		fake, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.EnableSASL(),
-			kfake.Superuser("SCRAM-SHA-256", "bob", "bob-Pa55word!"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(fake.Close)
+		fake := testkafka.Fake(t, kfake.EnableSASL(), kfake.Superuser("SCRAM-SHA-256", "bob", "bob-Pa55word!"))
 		fake.ControlKey(kmsg.SASLAuthenticate.Int16(), func(req kmsg.Request) (kmsg.Response, error, bool) {
 			fake.KeepControl()
 			resp := req.ResponseKind().(*kmsg.SASLAuthenticateResponse)
@@ -82,11 +77,7 @@ func TestHostileBrokerStrings(t *testing.T) {
 	})
 
 	t.Run("broker host name in metadata", func(t *testing.T) {
-		fake, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "events"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(fake.Close)
+		fake := testkafka.Fake(t, kfake.SeedTopics(1, "events"))
 		fake.ControlKey(kmsg.Metadata.Int16(), func(req kmsg.Request) (kmsg.Response, error, bool) {
 			fake.KeepControl()
 			resp := req.ResponseKind().(*kmsg.MetadataResponse)
@@ -114,11 +105,7 @@ func TestHostileBrokerStrings(t *testing.T) {
 	})
 
 	t.Run("topic names in metadata", func(t *testing.T) {
-		fake, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "events"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(fake.Close)
+		fake := testkafka.Fake(t, kfake.SeedTopics(1, "events"))
 		host, portText, err := net.SplitHostPort(fake.ListenAddrs()[0])
 		if err != nil {
 			t.Fatal(err)

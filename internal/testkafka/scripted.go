@@ -1,6 +1,8 @@
 package testkafka
 
 import (
+	"testing"
+
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -96,4 +98,17 @@ func AnswerListOffsets(req *kmsg.ListOffsetsRequest, list ListAnswer) *kmsg.List
 		resp.Topics = append(resp.Topics, st)
 	}
 	return resp
+}
+
+// Fake starts a one-broker kfake cluster made with opts, for a test that
+// scripts the broker's answers (which a real cluster would not give); it
+// is closed when the test ends.
+func Fake(t testing.TB, opts ...kfake.Opt) *kfake.Cluster {
+	t.Helper()
+	fake, err := kfake.NewCluster(append([]kfake.Opt{kfake.NumBrokers(1)}, opts...)...)
+	if err != nil {
+		t.Fatalf("kfake: %v", err)
+	}
+	t.Cleanup(fake.Close)
+	return fake
 }
