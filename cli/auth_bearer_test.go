@@ -46,22 +46,9 @@ type bearerBroker struct {
 
 func newBearerBroker(t *testing.T, check func(token string) error) *bearerBroker {
 	t.Helper()
-	fake, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(2, "bearer-events"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(fake.Close)
+	fake := testkafka.Fake(t, kfake.SeedTopics(2, "bearer-events"))
 	b := &bearerBroker{addr: fake.ListenAddrs()[0]}
-	fake.ControlKey(kmsg.SASLHandshake.Int16(), func(req kmsg.Request) (kmsg.Response, error, bool) {
-		fake.KeepControl()
-		r := req.(*kmsg.SASLHandshakeRequest)
-		resp := r.ResponseKind().(*kmsg.SASLHandshakeResponse)
-		resp.SupportedMechanisms = []string{"OAUTHBEARER"}
-		if r.Mechanism != "OAUTHBEARER" {
-			resp.ErrorCode = 33 // UNSUPPORTED_SASL_MECHANISM
-		}
-		return resp, nil, true
-	})
+	testkafka.OfferOAuthBearer(fake)
 	fake.ControlKey(kmsg.SASLAuthenticate.Int16(), func(req kmsg.Request) (kmsg.Response, error, bool) {
 		fake.KeepControl()
 		r := req.(*kmsg.SASLAuthenticateRequest)
@@ -460,12 +447,7 @@ func TestWatchReportsAFailedReauthentication(t *testing.T) {
 	kc := testkafka.New(t)
 	topic := kc.Topic("reauth", 1)
 	fake := kc.Fake
-	fake.ControlKey(kmsg.SASLHandshake.Int16(), func(req kmsg.Request) (kmsg.Response, error, bool) {
-		fake.KeepControl()
-		resp := req.(*kmsg.SASLHandshakeRequest).ResponseKind().(*kmsg.SASLHandshakeResponse)
-		resp.SupportedMechanisms = []string{"OAUTHBEARER"}
-		return resp, nil, true
-	})
+	testkafka.OfferOAuthBearer(fake)
 	fake.ControlKey(kmsg.SASLAuthenticate.Int16(), func(req kmsg.Request) (kmsg.Response, error, bool) {
 		fake.KeepControl()
 		resp := req.(*kmsg.SASLAuthenticateRequest).ResponseKind().(*kmsg.SASLAuthenticateResponse)

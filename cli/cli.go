@@ -323,6 +323,17 @@ func (g *globalOptions) clientConfig() (kafka.ClientConfig, error) {
 	return cc, nil
 }
 
+// dial is clientConfig, then a client on that configuration; the caller
+// closes the client.
+func (g *globalOptions) dial() (*kafka.Client, kafka.ClientConfig, error) {
+	cc, err := g.clientConfig()
+	if err != nil {
+		return nil, cc, err
+	}
+	client, err := kafka.Dial(cc)
+	return client, cc, err
+}
+
 // storePath is --store, else $KBATCH_STORE, else the config's [store]
 // path, else the XDG state location.
 func (g *globalOptions) storePath() (string, error) {

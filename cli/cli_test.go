@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/kbatch-dev/kbatch/config"
+	"github.com/kbatch-dev/kbatch/record"
 )
 
 // cliRun is one run of the binary.
@@ -358,5 +359,57 @@ func TestTopicsCommand(t *testing.T) {
 	r = execKbatch(t, nil, "topics", "-b", b, ct)
 	if f := strings.Fields(strings.Split(r.stdout, "\n")[1]); r.code != 0 || len(f) < 7 || f[5] != "compact" || f[6] != "1d" {
 		t.Errorf("compacted topic (exit %d): %q", r.code, r.stdout)
+	}
+}
+
+// FuzzOneLine checks the stderr line kbatch prints for any error text (a
+// broker's message, a host or topic name, a file name): one line, and not a
+// rune a terminal would act on.
+func FuzzOneLine(f *testing.F) {
+	for _, s := range []string{
+		"scram: server refused: \x1b]0;PWNED\x07\x1b[2J", "dial tcp: lookup evil\u009b2J: no such host",
+		"a\r\nb\nc\r", "\u202etxt.exe", "\xff\xfe", "topic \x1b]52;c;aGk=\x07 does not exist", "",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		line := oneLine(errors.New(s))
+		if strings.ContainsAny(line, "\n\r") {
+			t.Fatalf("oneLine(%q) = %q is not one line", s, line)
+		}
+		for _, r := range line {
+			if record.UnsafeRune(r) {
+				t.Fatalf("oneLine(%q) = %q holds %U", s, line, r)
+			}
+		}
+	})
+}
+
+// The stderr line doubles backslashes once: an ESC in an error shows as
+// \x1b, the four characters \x1b as \\x1b.
+func TestOneLineDoublesBackslashes(t *testing.T) {
+	got := oneLine(errors.New("broker said \x1b[2J and \\x1b[2J in C:\\tmp"))
+	want := `broker said \x1b[2J and \\x1b[2J in C:\\tmp`
+	if got != want {
+		t.Fatalf("oneLine = %q, want %q", got, want)
+	}
+}
+
+// A name with a backslash shows with it doubled once, in output printed
+// directly (offsets show) and in an error (an unknown stream), where it is
+// quoted in the message and escaped where the line is printed.
+func TestStreamNameBackslashEscapedOnce(t *testing.T) {
+	store := isolatedStore(t)
+	s := offsetsOpenTestStore(t, store)
+	s.stream(`dc\east`, "events")
+	s.close()
+	out := offsetsOK(t)(runInProcess(t, "", "offsets", "show", "--store", store))
+	if !strings.Contains(out, `stream "dc\\east"`+"\n") || strings.Contains(out, `\\\\`) {
+		t.Errorf("offsets show:\n%s", out)
+	}
+	_, stderr, code := runInProcess(t, "", "offsets", "show", "--store", store, "--name", `dc\west`)
+	want := `kbatch: unknown stream "dc\\west" in store ` + store + ` (it has "dc\\east")` + "\n"
+	if code != exitUsage || stderr != want {
+		t.Errorf("exit %d, stderr\n %q\nwant\n %q", code, stderr, want)
 	}
 }

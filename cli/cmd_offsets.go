@@ -136,18 +136,11 @@ func offsetsPickStream(st *offsets.Store, name string) (offsets.StreamInfo, erro
 // KBATCH_BROKERS, a config profile); client is nil, with no error, when none
 // are. The caller closes the client.
 func offsetsCluster(g *globalOptions) (*kafka.Client, kafka.ClientConfig, error) {
-	cc, err := g.clientConfig()
+	client, cc, err := g.dial()
 	if errors.Is(err, errNoBrokers) {
 		return nil, cc, nil
 	}
-	if err != nil {
-		return nil, cc, err
-	}
-	client, err := kafka.Dial(cc)
-	if err != nil {
-		return nil, cc, err
-	}
-	return client, cc, nil
+	return client, cc, err
 }
 
 // offsetsClusterPartitions returns topic → partition count from the cluster,

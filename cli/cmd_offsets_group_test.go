@@ -24,22 +24,6 @@ func toGroupStream(t *testing.T) (kc *testkafka.Cluster, topic, store, brokers s
 	return kc, topic, store, brokers
 }
 
-// groupAt reads group's committed offsets with franz-go.
-func groupAt(t *testing.T, kc *testkafka.Cluster, group string) map[offsets.Partition]int64 {
-	t.Helper()
-	resp, err := kc.Admin().FetchOffsets(context.Background(), group)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[offsets.Partition]int64{}
-	resp.Each(func(o kadm.OffsetResponse) {
-		if o.Err == nil && o.At >= 0 {
-			out[offsets.Partition{Topic: o.Topic, Partition: o.Partition}] = o.At
-		}
-	})
-	return out
-}
-
 func commitAt(t *testing.T, kc *testkafka.Cluster, group string, at map[offsets.Partition]int64) {
 	t.Helper()
 	var o kadm.Offsets
@@ -73,14 +57,14 @@ func TestOffsetsExportToGroupPlanThenExecute(t *testing.T) {
 		t.Errorf("the plan lists partition 2, which the stream has no offset for:\n%s", out)
 	}
 	want := map[offsets.Partition]int64{p(0): 90, p(2): 5}
-	offsetsSameNext(t, "group after the plan", groupAt(t, kc, group), want)
+	offsetsSameNext(t, "group after the plan", kc.GroupOffsets(group), want)
 
 	out = offsetsOK(t)(runInProcess(t, "", "offsets", "export", "--to-group", group, "--execute", "-b", b, "--store", store))
 	if !strings.Contains(out, "wrote 2 partitions to group "+group+" (read back: the same)") {
 		t.Errorf("execute says:\n%s", out)
 	}
 	want = map[offsets.Partition]int64{p(0): 70, p(1): 30, p(2): 5}
-	offsetsSameNext(t, "group after --execute", groupAt(t, kc, group), want)
+	offsetsSameNext(t, "group after --execute", kc.GroupOffsets(group), want)
 
 	out = offsetsOK(t)(runInProcess(t, "", "offsets", "export", "--to-group", group, "--execute", "-b", b, "--store", store))
 	if !strings.Contains(out, "is already at these offsets: nothing to write") {
@@ -107,7 +91,7 @@ func TestOffsetsExportToGroupBatchEnds(t *testing.T) {
 		if !strings.Contains(out, tc.says) {
 			t.Errorf("%v: plan does not say %q:\n%s", tc.at, tc.says, out)
 		}
-		offsetsSameNext(t, strings.Join(tc.at, " "), groupAt(t, kc, group), tc.want)
+		offsetsSameNext(t, strings.Join(tc.at, " "), kc.GroupOffsets(group), tc.want)
 	}
 	_, stderr, code := runInProcess(t, "", "offsets", "export", "--to-group", "g", "--batch", "9", "-b", b, "--store", store)
 	offsetsWantFail(t, stderr, code, exitUsage, "stream s has no batch 9 in its log (it holds batches 1–2)")
@@ -130,7 +114,7 @@ func TestOffsetsExportToGroupRefusesALiveGroup(t *testing.T) {
 			t.Errorf("%v: a refused group still printed a plan:\n%s", extra, stdout)
 		}
 	}
-	if got := groupAt(t, kc, group)[p0]; got != 3 {
+	if got := kc.GroupOffsets(group)[p0]; got != 3 {
 		t.Errorf("the live group moved to %d, want 3", got)
 	}
 }

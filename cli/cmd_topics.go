@@ -72,11 +72,7 @@ type partitionInfo struct {
 }
 
 func runTopics(g *globalOptions, names []string, all, asJSON bool, stdout io.Writer) error {
-	cc, err := g.clientConfig()
-	if err != nil {
-		return err
-	}
-	client, err := kafka.Dial(cc)
+	client, _, err := g.dial()
 	if err != nil {
 		return err
 	}

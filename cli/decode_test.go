@@ -157,10 +157,7 @@ func jsonIntPrefix(id int) string { return "schema id " + jsonInt(id) + ": " }
 // its schema id next to the raw bytes; plain records are unchanged, an
 // unknown id and bytes that do not decode get a one-line error field.
 func TestReplayDecodeAvro(t *testing.T) {
-	tc := testkafka.New(t)
-	reg := srfake.New()
-	t.Cleanup(reg.Close)
-	topic, id := decodeTopic(t, tc, reg)
+	tc, reg, topic, id := registryDecodeTopic(t)
 	dir := t.TempDir()
 	store := filepath.Join(dir, "offsets.db")
 	out := filepath.Join(dir, "out.jsonl")
@@ -186,10 +183,7 @@ func TestReplayDecodeAvro(t *testing.T) {
 
 // TestWatchSinkDecode: watch --sink --decode writes the same fields.
 func TestWatchSinkDecode(t *testing.T) {
-	tc := testkafka.New(t)
-	reg := srfake.New()
-	t.Cleanup(reg.Close)
-	topic, id := decodeTopic(t, tc, reg)
+	tc, reg, topic, id := registryDecodeTopic(t)
 	dir := t.TempDir()
 	sink := filepath.Join(dir, "sink.jsonl")
 	_, stderr, code := runKbatch(t, "watch", "--no-tui", "-b", strings.Join(tc.Brokers, ","), "-t", topic, "--reset", "earliest",
@@ -248,10 +242,7 @@ func TestDecodeBasicAuth(t *testing.T) {
 	const user, pass = "reader", "s3cret-Registry-pw"
 	tc, reg, topic, id := basicAuthDecodeTopic(t, user, pass)
 	dir := t.TempDir()
-	pwFile := filepath.Join(dir, "pw")
-	if err := os.WriteFile(pwFile, []byte(pass+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	pwFile := writeFile(t, dir, "pw", pass+"\n", 0o600)
 	for _, tt := range []struct {
 		name string
 		env  string
@@ -333,12 +324,9 @@ func TestDecodeRegistryFromProfile(t *testing.T) {
 	const user, pass = "reader", "profile-Registry-pw"
 	tc, reg, topic, id := basicAuthDecodeTopic(t, user, pass)
 	dir := t.TempDir()
-	cfg := filepath.Join(dir, "config.toml")
 	doc := "[clusters.dev]\nbrokers = \"" + strings.Join(tc.Brokers, ",") + "\"\n[clusters.dev.registry]\nurl = \"" + reg.URL() +
 		"\"\nusername = \"" + user + "\"\npassword_env = \"TEST_REGISTRY_PW\"\n"
-	if err := os.WriteFile(cfg, []byte(doc), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	cfg := writeFile(t, dir, "config.toml", doc, 0o600)
 	t.Setenv("KBATCH_REGISTRY", "")
 	t.Setenv("KBATCH_REGISTRY_USER", "")
 	t.Setenv("KBATCH_REGISTRY_PASSWORD", "")

@@ -218,7 +218,7 @@ func liveJavaGroupIsNeverMoved(t *testing.T, kc *testkafka.Cluster, topic, store
 		if code != exitFailure || strings.Count(stderr, "kbatch: ") != 1 || !strings.Contains(stderr, "its offsets are written only while it is inactive") {
 			t.Errorf("%s protocol: exit %d, want 1 with one refusal line; stdout %q stderr %q", protocol, code, stdout, stderr)
 		}
-		if got := groupAt(t, kc, g); len(got) != 0 {
+		if got := kc.GroupOffsets(g); len(got) != 0 {
 			t.Errorf("%s protocol: the live group was moved to %v", protocol, got)
 		}
 		t.Logf("%s protocol refused: %s", protocol, strings.TrimSpace(stderr))

@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -105,13 +104,20 @@ func startLines[T any](t *testing.T, cmd *exec.Cmd) (lines <-chan T, stderr *str
 	return ch, stderr
 }
 
-// basicAuthDecodeTopic is decodeTopic behind a fake Schema Registry that
-// takes only user:pass by HTTP basic authentication (closed when the test
-// ends): it returns the cluster, the registry, the topic and the schema id.
+// basicAuthDecodeTopic is registryDecodeTopic behind a registry that takes
+// only user:pass by HTTP basic authentication.
 func basicAuthDecodeTopic(t *testing.T, user, pass string) (*testkafka.Cluster, *srfake.Registry, string, int) {
 	t.Helper()
+	return registryDecodeTopic(t, srfake.WithAuth("Basic "+base64.StdEncoding.EncodeToString([]byte(user+":"+pass))))
+}
+
+// registryDecodeTopic is decodeTopic on a new test cluster and a fake
+// Schema Registry made with opts (closed when the test ends): it returns
+// the cluster, the registry, the topic and the schema id.
+func registryDecodeTopic(t *testing.T, opts ...srfake.Option) (*testkafka.Cluster, *srfake.Registry, string, int) {
+	t.Helper()
 	tc := testkafka.New(t)
-	reg := srfake.New(srfake.WithAuth("Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+pass))))
+	reg := srfake.New(opts...)
 	t.Cleanup(reg.Close)
 	topic, id := decodeTopic(t, tc, reg)
 	return tc, reg, topic, id
@@ -133,28 +139,10 @@ func filledTopic(t *testing.T, prefix string, partitions int32, size int, counts
 	return kc, topic
 }
 
-// syncBuffer is a bytes.Buffer safe for a writer and a reader goroutine.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // waitForOutput polls out until it holds want. The test fails when
 // deadline fires first, or when the run ends first (done yields how: an
 // error or an exit code); what names the awaited output in the failure.
-func waitForOutput[T any](t *testing.T, out *syncBuffer, want string, deadline <-chan time.Time, done <-chan T, what string) {
+func waitForOutput[T any](t *testing.T, out *testkafka.SyncBuffer, want string, deadline <-chan time.Time, done <-chan T, what string) {
 	t.Helper()
 	for !strings.Contains(out.String(), want) {
 		select {

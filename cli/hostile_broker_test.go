@@ -10,6 +10,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kbatch-dev/kbatch/internal/testkafka"
 )
 
 // hostilePayload is what a hostile broker sends where a string is expected:
@@ -56,12 +58,7 @@ func continuation(out string, i int) bool {
 // bytes of stderr and stdout (docs/design.md §2.7).
 func TestHostileBrokerStrings(t *testing.T) {
 	t.Run("SCRAM server error", func(t *testing.T) {
-		fake, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.EnableSASL(),
-			kfake.Superuser("SCRAM-SHA-256", "bob", "bob-Pa55word!"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(fake.Close)
+		fake := testkafka.Fake(t, kfake.EnableSASL(), kfake.Superuser("SCRAM-SHA-256", "bob", "bob-Pa55word!"))
 		fake.ControlKey(kmsg.SASLAuthenticate.Int16(), func(req kmsg.Request) (kmsg.Response, error, bool) {
 			fake.KeepControl()
 			resp := req.ResponseKind().(*kmsg.SASLAuthenticateResponse)
@@ -80,11 +77,7 @@ func TestHostileBrokerStrings(t *testing.T) {
 	})
 
 	t.Run("broker host name in metadata", func(t *testing.T) {
-		fake, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "events"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(fake.Close)
+		fake := testkafka.Fake(t, kfake.SeedTopics(1, "events"))
 		fake.ControlKey(kmsg.Metadata.Int16(), func(req kmsg.Request) (kmsg.Response, error, bool) {
 			fake.KeepControl()
 			resp := req.ResponseKind().(*kmsg.MetadataResponse)
@@ -112,11 +105,7 @@ func TestHostileBrokerStrings(t *testing.T) {
 	})
 
 	t.Run("topic names in metadata", func(t *testing.T) {
-		fake, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "events"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(fake.Close)
+		fake := testkafka.Fake(t, kfake.SeedTopics(1, "events"))
 		host, portText, err := net.SplitHostPort(fake.ListenAddrs()[0])
 		if err != nil {
 			t.Fatal(err)
@@ -138,20 +127,9 @@ func TestHostileBrokerStrings(t *testing.T) {
 		})
 		fake.ControlKey(kmsg.ListOffsets.Int16(), func(req kmsg.Request) (kmsg.Response, error, bool) {
 			fake.KeepControl()
-			lreq := req.(*kmsg.ListOffsetsRequest)
-			resp := req.ResponseKind().(*kmsg.ListOffsetsResponse)
-			for _, rt := range lreq.Topics {
-				topic := kmsg.NewListOffsetsResponseTopic()
-				topic.Topic = rt.Topic
-				for _, rp := range rt.Partitions {
-					part := kmsg.NewListOffsetsResponseTopicPartition()
-					part.Partition, part.Offset = rp.Partition, 3
-					part.OldStyleOffsets = []int64{3}
-					topic.Partitions = append(topic.Partitions, part)
-				}
-				resp.Topics = append(resp.Topics, topic)
-			}
-			return resp, nil, true
+			return testkafka.AnswerListOffsets(req.(*kmsg.ListOffsetsRequest), func(sp *kmsg.ListOffsetsResponseTopicPartition, _ int64) {
+				sp.Offset = 3
+			}), nil, true
 		})
 		addr := fake.ListenAddrs()[0]
 		for _, args := range [][]string{

@@ -380,7 +380,7 @@ func TestRealObjstore(t *testing.T) {
 					committedLater++
 				}
 			}
-			var out syncBuffer
+			var out testkafka.SyncBuffer
 			done := make(chan int, 1)
 			go func() {
 				root := newRootCommand()

@@ -12,7 +12,6 @@ import (
 
 	"github.com/kbatch-dev/kbatch/atomicfile"
 	"github.com/kbatch-dev/kbatch/filter"
-	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
 	"github.com/kbatch-dev/kbatch/offsets/spark"
 	"github.com/kbatch-dev/kbatch/record"
@@ -78,11 +77,7 @@ func runReplayEmit(g *globalOptions, o *replayOptions, args []string, stdout, st
 	if err != nil {
 		return err
 	}
-	cc, err := g.clientConfig()
-	if err != nil {
-		return err
-	}
-	client, err := kafka.Dial(cc)
+	client, cc, err := g.dial()
 	if err != nil {
 		return err
 	}

@@ -18,6 +18,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sasl/plain"
+
+	"github.com/kbatch-dev/kbatch/internal/testkafka"
 )
 
 // testPKI is a CA and a server certificate for 127.0.0.1, made in the test.
@@ -71,11 +73,7 @@ func newTestPKI(t *testing.T) testPKI {
 // setup (TLS, SASL as needed).
 func fakeWithTopic(t *testing.T, setup []kgo.Opt, opts ...kfake.Opt) string {
 	t.Helper()
-	fake, err := kfake.NewCluster(append([]kfake.Opt{kfake.NumBrokers(1), kfake.SeedTopics(2, "secure-events")}, opts...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(fake.Close)
+	fake := testkafka.Fake(t, append([]kfake.Opt{kfake.SeedTopics(2, "secure-events")}, opts...)...)
 	addr := fake.ListenAddrs()[0]
 	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(addr), kgo.RecordPartitioner(kgo.ManualPartitioner())}, setup...)...)
 	if err != nil {

@@ -8,17 +8,15 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kbatch-dev/kbatch/internal/testkafka"
 )
 
 // fakeCluster starts a one-broker kfake with cluster id id and the topics,
 // each holding one record on partition 0.
 func fakeCluster(t *testing.T, id string, topics ...string) string {
 	t.Helper()
-	fake, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.ClusterID(id), kfake.SeedTopics(1, topics...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(fake.Close)
+	fake := testkafka.Fake(t, kfake.ClusterID(id), kfake.SeedTopics(1, topics...))
 	cl, err := kgo.NewClient(kgo.SeedBrokers(fake.ListenAddrs()...))
 	if err != nil {
 		t.Fatal(err)

@@ -10,10 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/kbatch-dev/kbatch/config"
 	"github.com/kbatch-dev/kbatch/internal/testkafka"
@@ -167,7 +165,7 @@ func TestTUIProduceGroupsSwitchInTmux(t *testing.T) {
 	if want := kafka.KeyPartition([]byte("k1"), 3); int32(p) != want {
 		t.Errorf("k1 went to partition %d, the Java client puts it in %d", p, want)
 	}
-	rec := readBack(t, kc, topic, int32(p), off)
+	rec := kc.RecordAt(topic, int32(p), off)
 	if string(rec.Key) != "k1" || string(rec.Value) != "v1" {
 		t.Errorf("read back key %q value %q", rec.Key, rec.Value)
 	}
@@ -198,27 +196,5 @@ func TestTUIProduceGroupsSwitchInTmux(t *testing.T) {
 	tm.keys("q")
 	if status := tm.waitExit(); status != "0" {
 		t.Fatalf("kbatch exited with status %s:\n%s", status, tm.capture(true))
-	}
-}
-
-func readBack(t *testing.T, kc *testkafka.Cluster, topic string, p int32, off int64) *kgo.Record {
-	t.Helper()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(kc.Brokers...), kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: {p: kgo.NewOffset().At(off)}}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	for {
-		fs := cl.PollFetches(ctx)
-		if ctx.Err() != nil {
-			t.Fatalf("no record at %s[%d]@%d", topic, p, off)
-		}
-		for _, r := range fs.Records() {
-			if r.Offset == off {
-				return r
-			}
-		}
 	}
 }

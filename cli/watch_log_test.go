@@ -13,6 +13,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sasl/plain"
+
+	"github.com/kbatch-dev/kbatch/internal/testkafka"
 )
 
 // watch --log writes a debug log a person can send with a bug report:
@@ -25,11 +27,7 @@ func TestWatchDebugLog(t *testing.T) {
 		key      = "record-key-never-logged"
 		header   = "header-value-never-logged"
 	)
-	fake, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(2, "logged"), kfake.EnableSASL(), kfake.Superuser("PLAIN", "alice", password))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(fake.Close)
+	fake := testkafka.Fake(t, kfake.SeedTopics(2, "logged"), kfake.EnableSASL(), kfake.Superuser("PLAIN", "alice", password))
 	addr := fake.ListenAddrs()[0]
 	cl, err := kgo.NewClient(kgo.SeedBrokers(addr), kgo.RecordPartitioner(kgo.ManualPartitioner()),
 		kgo.SASL(plain.Auth{User: "alice", Pass: password}.AsMechanism()))

@@ -21,22 +21,6 @@ import (
 	"github.com/kbatch-dev/kbatch/offsets"
 )
 
-// groupAt reads group's committed offsets with franz-go.
-func groupAt(t *testing.T, h *harness, group string) map[offsets.Partition]int64 {
-	t.Helper()
-	resp, err := h.kc.Admin().FetchOffsets(context.Background(), group)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[offsets.Partition]int64{}
-	resp.Each(func(o kadm.OffsetResponse) {
-		if o.Err == nil && o.At >= 0 {
-			out[offsets.Partition{Topic: o.Topic, Partition: o.Partition}] = o.At
-		}
-	})
-	return out
-}
-
 func storedNext(t *testing.T, st *offsets.Store, name string) map[offsets.Partition]int64 {
 	t.Helper()
 	info, ok, err := st.Stream(name)
@@ -70,7 +54,7 @@ func TestCommitGroupFollowsTheAckedOffsets(t *testing.T) {
 		t.Fatalf("ended %+v", e)
 	}
 	next := storedNext(t, st, "test")
-	sameOffsets(t, "group after the stream", groupAt(t, h, group), next)
+	sameOffsets(t, "group after the stream", h.kc.GroupOffsets(group), next)
 	if n := notices(evs, offsets.CodeGroupCommit); len(n) != 1 {
 		t.Errorf("group-commit notices %+v, want one (the first commit)", n)
 	}
@@ -194,7 +178,7 @@ func TestCommitGroupNeverMovesALiveGroup(t *testing.T) {
 		t.Errorf("stopped notices %+v, want one", n)
 	}
 	p0 := offsets.Partition{Topic: topic, Partition: 0}
-	if got := groupAt(t, h, group)[p0]; got != 7 {
+	if got := h.kc.GroupOffsets(group)[p0]; got != 7 {
 		t.Errorf("the live group moved to %d, want 7", got)
 	}
 }

@@ -1,7 +1,6 @@
 package consumer
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -305,24 +304,6 @@ func waitRead(t *testing.T, s *Stream, read map[int32]int64, want int64, deadlin
 	}
 }
 
-// syncBuffer is a log destination the stream's goroutines share.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // KIP-392: the client's rack goes with every fetch;
 // when the leader names a preferred read replica, the partition is
 // fetched from that broker, and a fetch the replica cannot serve (behind:
@@ -380,7 +361,7 @@ func testRackReplica(t *testing.T, drop bool) {
 	cfg := h.config(nil, topic)
 	cfg.Client = dial(t, kafka.ClientConfig{Brokers: h.kc.Brokers, Rack: "b"})
 	cfg.Explicit = []offsets.Spec{spec(t, topic+":0=0")}
-	var logBuf syncBuffer
+	var logBuf testkafka.SyncBuffer
 	cfg.Log = slog.New(slog.NewTextHandler(&logBuf, nil))
 	s := start(t, cfg)
 	defer s.Close()
@@ -491,18 +472,8 @@ func TestReplicaBehindIsNotAskedAtTheNetworksPace(t *testing.T) {
 // answerEach is a fake broker's answer to req: every partition asked,
 // without records or offsets, as set makes it.
 func answerEach(req *kmsg.FetchRequest, set func(*kmsg.FetchResponseTopicPartition)) *kmsg.FetchResponse {
-	resp := req.ResponseKind().(*kmsg.FetchResponse)
-	for _, rt := range req.Topics {
-		st := kmsg.NewFetchResponseTopic()
-		st.Topic, st.TopicID = rt.Topic, rt.TopicID
-		for _, rp := range rt.Partitions {
-			sp := kmsg.NewFetchResponseTopicPartition()
-			sp.Partition = rp.Partition
-			sp.HighWatermark, sp.LastStableOffset, sp.LogStartOffset = -1, -1, -1
-			set(&sp)
-			st.Partitions = append(st.Partitions, sp)
-		}
-		resp.Topics = append(resp.Topics, st)
-	}
-	return resp
+	return testkafka.AnswerFetch(req, func(sp *kmsg.FetchResponseTopicPartition, _ int64) {
+		sp.HighWatermark, sp.LastStableOffset, sp.LogStartOffset = -1, -1, -1
+		set(sp)
+	})
 }

@@ -45,12 +45,7 @@ func testReauthFailure(t *testing.T, brokers int, refuse bool) {
 	topic := h.topicWith("reauth", 20, 10)
 	fake := h.kc.Fake
 	var down atomic.Bool
-	fake.ControlKey(kmsg.SASLHandshake.Int16(), func(req kmsg.Request) (kmsg.Response, error, bool) {
-		fake.KeepControl()
-		resp := req.(*kmsg.SASLHandshakeRequest).ResponseKind().(*kmsg.SASLHandshakeResponse)
-		resp.SupportedMechanisms = []string{"OAUTHBEARER"}
-		return resp, nil, true
-	})
+	testkafka.OfferOAuthBearer(fake)
 	fake.ControlKey(kmsg.SASLAuthenticate.Int16(), func(req kmsg.Request) (kmsg.Response, error, bool) {
 		fake.KeepControl()
 		resp := req.(*kmsg.SASLAuthenticateRequest).ResponseKind().(*kmsg.SASLAuthenticateResponse)

@@ -16,23 +16,6 @@ import (
 	"github.com/kbatch-dev/kbatch/offsets"
 )
 
-// groupCommitted reads group's committed offsets with franz-go, a client
-// kbatch's sarama code did not write.
-func groupCommitted(t *testing.T, kc *testkafka.Cluster, group string) map[offsets.Partition]int64 {
-	t.Helper()
-	resp, err := kc.Admin().FetchOffsets(context.Background(), group)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[offsets.Partition]int64{}
-	resp.Each(func(o kadm.OffsetResponse) {
-		if o.Err == nil && o.At >= 0 {
-			out[offsets.Partition{Topic: o.Topic, Partition: o.Partition}] = o.At
-		}
-	})
-	return out
-}
-
 func TestCommitGroupOffsetsWritesWithoutJoining(t *testing.T) {
 	kc := testkafka.New(t)
 	topic := kc.Topic("gc", 3)
@@ -55,7 +38,7 @@ func TestCommitGroupOffsetsWritesWithoutJoining(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[offsets.Partition]int64{tp(0): 5, tp(1): 20, tp(2): 50}
-	got := groupCommitted(t, kc, group)
+	got := kc.GroupOffsets(group)
 	for p, off := range want {
 		if got[p] != off {
 			t.Errorf("committed %v, want %v", got, want)
@@ -95,7 +78,7 @@ func liveGroupAt3(t *testing.T, name string, partitions int32, opts ...kgo.Opt) 
 // no longer 3, the one liveGroupAt3 committed.
 func stillAt3(t *testing.T, kc *testkafka.Cluster, group string, p0 offsets.Partition) {
 	t.Helper()
-	if got := groupCommitted(t, kc, group)[p0]; got != 3 {
+	if got := kc.GroupOffsets(group)[p0]; got != 3 {
 		t.Errorf("the live group's offset moved to %d, want 3", got)
 	}
 }

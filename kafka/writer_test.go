@@ -6,7 +6,6 @@ import (
 	"math"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
@@ -59,29 +58,6 @@ func TestKeyPartitionMatchesFranzGo(t *testing.T) {
 	}
 }
 
-func fetchOne(t *testing.T, kc *testkafka.Cluster, topic string, p int32, off int64) *kgo.Record {
-	t.Helper()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(kc.Brokers...),
-		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: {p: kgo.NewOffset().At(off)}}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	for {
-		fs := cl.PollFetches(ctx)
-		if err := ctx.Err(); err != nil {
-			t.Fatalf("no record at %s[%d]@%d: %v", topic, p, off, err)
-		}
-		for _, r := range fs.Records() {
-			if r.Offset == off {
-				return r
-			}
-		}
-	}
-}
-
 func TestWriterProducesByKeyAndToAPartition(t *testing.T) {
 	kc := testkafka.New(t)
 	topic := kc.Topic("write", 6)
@@ -96,7 +72,7 @@ func TestWriterProducesByKeyAndToAPartition(t *testing.T) {
 	if want := KeyPartition(key, 6); res.Partition != want {
 		t.Errorf("keyed record went to partition %d, want %d", res.Partition, want)
 	}
-	got := fetchOne(t, kc, topic, res.Partition, res.Offset)
+	got := kc.RecordAt(topic, res.Partition, res.Offset)
 	if string(got.Key) != "user-42" || string(got.Value) != `{"a":1}` || len(got.Headers) != 1 || got.Headers[0].Key != "source" || string(got.Headers[0].Value) != "kbatch" {
 		t.Errorf("record read back: key %q value %q headers %v", got.Key, got.Value, got.Headers)
 	}
@@ -109,7 +85,7 @@ func TestWriterProducesByKeyAndToAPartition(t *testing.T) {
 	if res2.Partition != 4 {
 		t.Errorf("partition %d, want 4", res2.Partition)
 	}
-	got = fetchOne(t, kc, topic, 4, res2.Offset)
+	got = kc.RecordAt(topic, 4, res2.Offset)
 	if got.Key != nil || got.Value == nil || len(got.Value) != 0 {
 		t.Errorf("want a null key and an empty value, got key %v value %v", got.Key, got.Value)
 	}

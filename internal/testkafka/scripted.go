@@ -1,6 +1,8 @@
 package testkafka
 
 import (
+	"testing"
+
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -46,40 +48,67 @@ func NewScriptedWith(topic string, partitions int32, fetch FetchAnswer, list Lis
 	if err != nil {
 		return nil, err
 	}
-	fake.ControlKey(int16(kmsg.Fetch), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
+	fake.ControlKey(int16(kmsg.Fetch), func(req kmsg.Request) (kmsg.Response, error, bool) {
 		fake.KeepControl()
-		req := kreq.(*kmsg.FetchRequest)
-		resp := req.ResponseKind().(*kmsg.FetchResponse)
-		for _, rt := range req.Topics {
-			st := kmsg.NewFetchResponseTopic()
-			st.Topic, st.TopicID = rt.Topic, rt.TopicID
-			for _, rp := range rt.Partitions {
-				sp := kmsg.NewFetchResponseTopicPartition()
-				sp.Partition = rp.Partition
-				fetch(&sp, rp.FetchOffset)
-				st.Partitions = append(st.Partitions, sp)
-			}
-			resp.Topics = append(resp.Topics, st)
-		}
-		return resp, nil, true
+		return AnswerFetch(req.(*kmsg.FetchRequest), fetch), nil, true
 	})
-	fake.ControlKey(int16(kmsg.ListOffsets), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
+	fake.ControlKey(int16(kmsg.ListOffsets), func(req kmsg.Request) (kmsg.Response, error, bool) {
 		fake.KeepControl()
-		req := kreq.(*kmsg.ListOffsetsRequest)
-		resp := req.ResponseKind().(*kmsg.ListOffsetsResponse)
-		for _, rt := range req.Topics {
-			st := kmsg.NewListOffsetsResponseTopic()
-			st.Topic = rt.Topic
-			for _, rp := range rt.Partitions {
-				sp := kmsg.NewListOffsetsResponseTopicPartition()
-				sp.Partition = rp.Partition
-				list(&sp, rp.Timestamp)
-				sp.OldStyleOffsets = []int64{sp.Offset}
-				st.Partitions = append(st.Partitions, sp)
-			}
-			resp.Topics = append(resp.Topics, st)
-		}
-		return resp, nil, true
+		return AnswerListOffsets(req.(*kmsg.ListOffsetsRequest), list), nil, true
 	})
 	return fake, nil
+}
+
+// AnswerFetch is a broker's answer to req: every partition asked, in the
+// order asked, each filled by fetch from the offset asked.
+func AnswerFetch(req *kmsg.FetchRequest, fetch FetchAnswer) *kmsg.FetchResponse {
+	resp := req.ResponseKind().(*kmsg.FetchResponse)
+	for _, rt := range req.Topics {
+		st := kmsg.NewFetchResponseTopic()
+		st.Topic, st.TopicID = rt.Topic, rt.TopicID
+		for _, rp := range rt.Partitions {
+			sp := kmsg.NewFetchResponseTopicPartition()
+			sp.Partition = rp.Partition
+			fetch(&sp, rp.FetchOffset)
+			st.Partitions = append(st.Partitions, sp)
+		}
+		resp.Topics = append(resp.Topics, st)
+	}
+	return resp
+}
+
+// AnswerListOffsets is a broker's answer to req: every partition asked, in
+// the order asked, each filled by list at the timestamp asked. A partition
+// answered without an error also carries its offset as the one old-style
+// offset that version 0 of ListOffsets reads.
+func AnswerListOffsets(req *kmsg.ListOffsetsRequest, list ListAnswer) *kmsg.ListOffsetsResponse {
+	resp := req.ResponseKind().(*kmsg.ListOffsetsResponse)
+	for _, rt := range req.Topics {
+		st := kmsg.NewListOffsetsResponseTopic()
+		st.Topic = rt.Topic
+		for _, rp := range rt.Partitions {
+			sp := kmsg.NewListOffsetsResponseTopicPartition()
+			sp.Partition = rp.Partition
+			list(&sp, rp.Timestamp)
+			if sp.ErrorCode == 0 {
+				sp.OldStyleOffsets = []int64{sp.Offset}
+			}
+			st.Partitions = append(st.Partitions, sp)
+		}
+		resp.Topics = append(resp.Topics, st)
+	}
+	return resp
+}
+
+// Fake starts a one-broker kfake cluster made with opts, for a test that
+// scripts the broker's answers (which a real cluster would not give); it
+// is closed when the test ends.
+func Fake(t testing.TB, opts ...kfake.Opt) *kfake.Cluster {
+	t.Helper()
+	fake, err := kfake.NewCluster(append([]kfake.Opt{kfake.NumBrokers(1)}, opts...)...)
+	if err != nil {
+		t.Fatalf("kfake: %v", err)
+	}
+	t.Cleanup(fake.Close)
+	return fake
 }

@@ -392,3 +392,27 @@ func (c *Cluster) LiveMember(group, topic string, opts ...kgo.Opt) (leave func()
 		}
 	}
 }
+
+// RecordAt reads the record at offset of topic's partition with franz-go;
+// the test fails when none is there within 30s.
+func (c *Cluster) RecordAt(topic string, partition int32, offset int64) *kgo.Record {
+	c.t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.Brokers...),
+		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: {partition: kgo.NewOffset().At(offset)}}))
+	if err != nil {
+		c.t.Fatalf("kgo client: %v", err)
+	}
+	defer cl.Close()
+	cx := ctx(c.t)
+	for {
+		fs := cl.PollFetches(cx)
+		if err := cx.Err(); err != nil {
+			c.t.Fatalf("no record at %s[%d]@%d: %v", topic, partition, offset, err)
+		}
+		for _, r := range fs.Records() {
+			if r.Offset == offset {
+				return r
+			}
+		}
+	}
+}
