@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/kbatch-dev/kbatch/config"
+	"github.com/kbatch-dev/kbatch/internal/fixtures"
 	"github.com/kbatch-dev/kbatch/record"
 )
 
@@ -61,14 +62,7 @@ func execKbatch(t *testing.T, env []string, args ...string) cliRun {
 // writeFile writes content to dir/name with mode and returns the path.
 func writeFile(t *testing.T, dir, name, content string, mode os.FileMode) string {
 	t.Helper()
-	p := filepath.Join(dir, name)
-	if err := os.WriteFile(p, []byte(content), mode); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chmod(p, mode); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return fixtures.WriteFile(t, filepath.Join(dir, name), content, mode)
 }
 
 // testOptions parses args with the real root command and returns its

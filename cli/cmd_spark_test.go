@@ -36,17 +36,7 @@ func newSparkCheckpoint(t *testing.T) *sparkCheckpoint {
 
 func (c *sparkCheckpoint) write(rel, content string) {
 	c.t.Helper()
-	path := filepath.Join(c.dir, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		c.t.Fatal(err)
-	}
-	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".8c2e7d.tmp")
-	if err := os.WriteFile(tmp, []byte(content), 0o600); err != nil {
-		c.t.Fatal(err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		c.t.Fatal(err)
-	}
+	fixtures.WriteLikeSpark(c.t, c.dir, rel, content)
 }
 
 // offsets writes offsets/<id> for one topic whose partition p ends at

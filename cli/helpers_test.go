@@ -16,6 +16,7 @@ import (
 	"github.com/twmb/franz-go/pkg/sr"
 	"github.com/twmb/franz-go/pkg/sr/srfake"
 
+	"github.com/kbatch-dev/kbatch/internal/fixtures"
 	"github.com/kbatch-dev/kbatch/internal/testkafka"
 	"github.com/kbatch-dev/kbatch/offsets"
 )
@@ -60,18 +61,8 @@ func isolatedStore(t *testing.T) string {
 	return filepath.Join(dir, "offsets.db")
 }
 
-// recordLine is a record line of kbatch's JSON output (docs/design.md §4):
-// a key or value that is UTF-8 is written as text, any other as base64
-// under the _b64 name.
-type recordLine struct {
-	Topic     string  `json:"topic"`
-	Partition int32   `json:"partition"`
-	Offset    int64   `json:"offset"`
-	Key       *string `json:"key"`
-	KeyB64    *string `json:"key_b64"`
-	Value     *string `json:"value"`
-	ValueB64  *string `json:"value_b64"`
-}
+// recordLine is a record line of kbatch's JSON output (docs/design.md §4).
+type recordLine = fixtures.RecordLine
 
 // startLines starts cmd and decodes each stdout line that is JSON into a
 // T on the returned channel, closed when stdout ends; lines that do not

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/youmark/pkcs8"
+
+	"github.com/kbatch-dev/kbatch/internal/fixtures"
 )
 
 func TestMerge(t *testing.T) {
@@ -99,14 +101,7 @@ func TestResolvePassword(t *testing.T) {
 	env := map[string]string{"PW": "from-env"}
 	getenv := func(k string) string { return env[k] }
 	write := func(name, content string, mode os.FileMode) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(content), mode); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Chmod(p, mode); err != nil {
-			t.Fatal(err)
-		}
-		return p
+		return fixtures.WriteFile(t, filepath.Join(dir, name), content, mode)
 	}
 	private := write("private.pw", "from-file\r\nsecond line\n", 0o600)
 	open := write("open.pw", "open-secret", 0o644)

@@ -37,17 +37,7 @@ func newSparkCheckpoint(t *testing.T) *sparkCheckpointWriter {
 
 func (c *sparkCheckpointWriter) write(rel, content string) {
 	c.t.Helper()
-	path := filepath.Join(c.dir, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		c.t.Fatal(err)
-	}
-	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".3f1c.tmp")
-	if err := os.WriteFile(tmp, []byte(content), 0o600); err != nil {
-		c.t.Fatal(err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		c.t.Fatal(err)
-	}
+	fixtures.WriteLikeSpark(c.t, c.dir, rel, content)
 }
 
 // kafkaJSON renders {"topic":{"p":off,...}} with partitions in reverse, as

@@ -8,28 +8,13 @@ import (
 	"unicode/utf8"
 
 	"github.com/kbatch-dev/kbatch/consumer"
+	"github.com/kbatch-dev/kbatch/internal/fixtures"
 	"github.com/kbatch-dev/kbatch/offsets"
 	"github.com/kbatch-dev/kbatch/record"
 )
 
 // recordLine is a docs/design.md §4 record line as a reader decodes it.
-type recordLine struct {
-	Topic     string       `json:"topic"`
-	Partition int32        `json:"partition"`
-	Offset    int64        `json:"offset"`
-	Key       *string      `json:"key"`
-	KeyB64    *string      `json:"key_b64"`
-	Value     *string      `json:"value"`
-	ValueB64  *string      `json:"value_b64"`
-	Headers   []headerLine `json:"headers"`
-}
-
-type headerLine struct {
-	Key      *string `json:"key"`
-	KeyB64   *string `json:"key_b64"`
-	Value    *string `json:"value"`
-	ValueB64 *string `json:"value_b64"`
-}
+type recordLine = fixtures.RecordLine
 
 // decodeField turns a text or _b64 field back into bytes; nil when null
 // or absent.
