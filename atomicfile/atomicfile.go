@@ -1,6 +1,7 @@
 // Package atomicfile is the one way kbatch writes a file that must be
 // complete or absent: records written with replay --out or from the
-// screen, the Spark job replay --emit writes, a new offsets store.
+// screen, the Spark job replay --emit writes, a new offsets store, the
+// schema registry's disk cache.
 // Bytes go to a temporary file in the same folder (a rename is atomic
 // only within one file system); Commit syncs the file, renames
 // it over the path, then syncs the folder so that the new name survives
