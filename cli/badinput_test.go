@@ -80,6 +80,7 @@ func TestBadInput(t *testing.T) {
 		{"zero --interval", watch("--interval", "0s"), exitUsage, []string{"--interval", "must be positive"}},
 		{"bad --reset", watch("--reset", "middle"), exitUsage, []string{"middle"}},
 		{"--samples above the cap", watch("--samples", "100000"), exitUsage, []string{"--samples 100000", "0 to 1000"}},
+		{"spark --samples above the cap", []string{"spark", t.TempDir(), "--no-tui", "--once", "--samples", "100000"}, exitUsage, []string{"--samples 100000", "0 to 1000"}},
 		{"--tail-records above the cap", watch("--tail-records", "2000000"), exitUsage, []string{"--tail-records 2000000", "0 to 1000000"}},
 		{"--tail-records negative", watch("--tail-records", "-1"), exitUsage, []string{"--tail-records -1", "0 to 1000000"}},
 		{"unknown flag", watch("--frobnicate"), exitUsage, []string{"--frobnicate"}},

@@ -19,7 +19,8 @@ import (
 	"github.com/kbatch-dev/kbatch/record"
 )
 
-// Exit codes of docs/design.md §3.
+// Exit codes of docs/design.md §3; 4, a replay cut short at the end of
+// the log, is replay's own (replay/errors.go).
 const (
 	exitOK      = 0
 	exitFailure = 1

@@ -315,9 +315,9 @@ func TestEncryptedClientKeys(t *testing.T) {
 			t.Errorf("%s, no passphrase: %v", filepath.Base(keyFile), err)
 		}
 	}
-	// Regression: legacy PEM has no integrity check, and a wrong
-	// passphrase passes its padding check about once in 256 tries; the
-	// garbage it yields was reported as "failed to parse private key".
+	// Legacy PEM has no integrity check, and a wrong passphrase passes its
+	// padding check about once in 256 tries: the garbage it yields must
+	// still be reported as a wrong passphrase, not as an unparsable key.
 	for i := 0; i < 600; i++ {
 		wrong := func(string) string { return fmt.Sprintf("wrong-%d", i) }
 		_, err := TLS{CertFile: cert, KeyFile: legacy, KeyPassword: SecretSource{Env: "ANY"}}.TLSConfigEnv(wrong)

@@ -79,8 +79,8 @@ type Config struct {
 	// share of it (at least 1 MiB), or once the read-ahead, twice as
 	// much, is spent for it. Default 8 MiB: a batch in processing and the read-ahead then
 	// stay inside kbatch's 80 MiB heap target (records take about twice
-	// their bytes in memory), where 64 MiB made the GC run without pause
-	// on wide topics.
+	// their bytes in memory); a larger budget makes the GC run without
+	// pause on wide topics.
 	MaxBatchBytes int64
 	Samples       int // sample records kept per partition per batch
 	ManualAck     bool

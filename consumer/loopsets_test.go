@@ -10,8 +10,8 @@ import (
 	"github.com/kbatch-dev/kbatch/record"
 )
 
-// catchUpReadyEvery is catchUpReady as it was before the loop kept the
-// set of partitions holding records: a look at every partition.
+// catchUpReadyEvery is a reference version of catchUpReady that looks at
+// every partition instead of the set of partitions holding records.
 func catchUpReadyEvery(l *loop) bool {
 	ready := false
 	for _, ps := range l.parts {

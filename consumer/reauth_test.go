@@ -21,7 +21,7 @@ import (
 // token provider can no longer give a token (the token command fails, the
 // OIDC endpoint is down) or the broker refuses the token it gets (an
 // expired token in the file); on one broker and on three. The stream must
-// say so with a broker-error event naming the token failure (docs/design.md §2.9),
+// say so with a broker-error event naming the token failure,
 // then read on by itself, losing nothing (every offset up to 30), once
 // tokens are good again.
 func TestReauthenticationFailureIsReportedAndRecovers(t *testing.T) {

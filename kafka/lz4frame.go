@@ -26,7 +26,7 @@ const (
 
 // unlz4 decodes a record batch's LZ4 frame straight into the buffer the
 // records then point into, block by block, with pierrec/lz4's block
-// decoder. pierrec/lz4's streaming Reader, which readAll used, decodes
+// decoder. pierrec/lz4's streaming Reader decodes
 // each block into a buffer of its own and copies it out through Read,
 // over a bytes.Reader, and sums the content with xxh32: a quarter of the
 // decompressing on a catch-up of lz4 text records (profile of the lz4

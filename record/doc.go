@@ -5,8 +5,9 @@
 // kafka/ produces them, and the stream, replay, sinks and screen take
 // them, so that no package above kafka/ depends on the client library.
 // [JSONEncoder] and [AppendJSON] write the JSON lines of docs/design.md §4,
-// [KcatEncoder] the shape of kcat -J; [File] and [WriteFile] are the one
-// way records reach a named file: complete or not at all, 0600, synced.
+// [KcatEncoder] the shape of kcat -J; [File] and [WriteFile] write a named
+// file of records (replay --out, the screen's w) complete or not at all,
+// 0600, synced; a --sink file is appended by the consumer package.
 //
 // Its other core is the one terminal-safety rule of docs/design.md §2.7: record
 // keys, values and headers, and every string from a broker or a file

@@ -488,9 +488,9 @@ func TestParseIndexes(t *testing.T) {
 	}
 }
 
-// Regression: Confluent's Python serializer registers Protobuf schemas as
-// base64 FileDescriptorProtos without json_name, which protocompile
-// rejected ("custom JSON name "" conflicts"). testdata/python holds the
+// Confluent's Python serializer registers Protobuf schemas as base64
+// FileDescriptorProtos without json_name, which protocompile alone rejects
+// ("custom JSON name "" conflicts"); they must decode. testdata/python holds the
 // schemas and records that confluent-kafka 2.16.1 wrote through Apicurio.
 func TestProtobufPythonDescriptorsWithoutJSONNames(t *testing.T) {
 	reg := newFakeRegistry(t)

@@ -62,7 +62,7 @@ type ReplayChunk struct {
 	Next    int64
 }
 
-// Replayer reads exact ranges for the replay view (docs/design.md §2.8: it never
+// Replayer reads exact ranges for the replay view (docs/design.md §2.10: it never
 // moves a stream's stored positions). The replay package provides it
 // through a small adapter wired in main.
 type Replayer interface {

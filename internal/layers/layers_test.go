@@ -60,9 +60,9 @@ var owners = map[string][]string{
 	"go.etcd.io/bbolt":        {"offsets"},
 	// The clouds' clients and credential chains: only the object-store
 	// reader (MSK IAM's signer in kafka brings AWS's own).
-	"github.com/aws/aws-sdk-go-v2/service/s3": {"offsets/spark/objstore"},
-	"github.com/Azure/azure-sdk-for-go":       {"offsets/spark/objstore"},
-	"golang.org/x/oauth2/google":              {"offsets/spark/objstore"},
+	"github.com/aws/aws-sdk-go-v2/config": {"offsets/spark/objstore"},
+	"github.com/Azure/azure-sdk-for-go":   {"offsets/spark/objstore"},
+	"golang.org/x/oauth2/google":          {"offsets/spark/objstore"},
 	// franz-go: kafka fetches with it; the demo's embedded broker
 	// (kfake) and its producers are franz-go too.
 	"github.com/twmb/franz-go/pkg/kgo":  {"kafka", "demo"},
