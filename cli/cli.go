@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kbatch-dev/kbatch/config"
+	"github.com/kbatch-dev/kbatch/consumer"
 	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
 	"github.com/kbatch-dev/kbatch/record"
@@ -333,6 +334,15 @@ func (g *globalOptions) dial() (*kafka.Client, kafka.ClientConfig, error) {
 	}
 	client, err := kafka.Dial(cc)
 	return client, cc, err
+}
+
+// checkSamples refuses a --samples of watch or spark outside 0 to
+// consumer.MaxSamples: samples are copies kept in memory.
+func checkSamples(n int) error {
+	if n < 0 || n > consumer.MaxSamples {
+		return usagef("invalid --samples %d: must be 0 to %d (samples are kept in memory for every partition of every batch shown)", n, consumer.MaxSamples)
+	}
+	return nil
 }
 
 // storePath is --store, else $KBATCH_STORE, else the config's [store]

@@ -70,6 +70,9 @@ With --no-tui it writes the batches as JSON lines (like watch --no-tui, with
 }
 
 func runSpark(ctx context.Context, g *globalOptions, o *sparkOptions, dir string, stdout, stderr io.Writer) error {
+	if err := checkSamples(o.samples); err != nil {
+		return err
+	}
 	switch {
 	case o.interval <= 0:
 		return usagef("invalid --interval %s: must be positive", o.interval)
@@ -77,8 +80,6 @@ func runSpark(ctx context.Context, g *globalOptions, o *sparkOptions, dir string
 		return usagef("invalid --source %d: want a source index, 0 or more", o.source)
 	case o.last < 0:
 		return usagef("invalid --last %d: must be 0 or more", o.last)
-	case o.samples < 0 || o.samples > consumer.MaxSamples:
-		return usagef("invalid --samples %d: must be 0 to %d (samples are kept in memory for every partition of every batch shown)", o.samples, consumer.MaxSamples)
 	case o.batches < 0:
 		return usagef("invalid --batches %d: must be 0 or more", o.batches)
 	case !o.noTUI && (o.once || o.batches > 0):

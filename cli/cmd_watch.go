@@ -165,8 +165,8 @@ func (o *watchOptions) streamConfig(g *globalOptions) (consumer.Config, error) {
 	if o.maxPerPartition <= 0 {
 		return cfg, usagef("invalid --max-per-partition %d: must be positive", o.maxPerPartition)
 	}
-	if o.samples < 0 || o.samples > consumer.MaxSamples {
-		return cfg, usagef("invalid --samples %d: must be 0 to %d (samples are kept in memory for every partition of every batch shown)", o.samples, consumer.MaxSamples)
+	if err := checkSamples(o.samples); err != nil {
+		return cfg, err
 	}
 	if o.noTUI {
 		// Samples are for the records pane; no JSON line carries them.
