@@ -279,31 +279,32 @@ func (s *Store) checkMetaTx(tx *bolt.Tx) error {
 
 // initMeta writes kbatch's meta bucket into a database that has no buckets
 // yet, or checks the one that is there.
-func (s *Store) initMeta(db *bolt.DB) error {
-	return db.Update(func(tx *bolt.Tx) error {
-		if tx.Bucket(bucketMeta) != nil {
-			return s.checkMetaTx(tx)
-		}
-		if k, _ := tx.Cursor().First(); k != nil {
-			return &StoreError{Path: s.path, Kind: ErrForeign,
-				Msg: "is a bbolt file but not a kbatch store; pass --store to use another file"}
-		}
-		meta, err := tx.CreateBucket(bucketMeta)
-		if err != nil {
-			return err
-		}
-		if err := meta.Put(keyApp, []byte("kbatch")); err != nil {
-			return err
-		}
-		if err := meta.Put(keySchema, []byte(strconv.Itoa(schemaVersion))); err != nil {
-			return err
-		}
-		if err := putStreamCount(tx, 0); err != nil {
-			return err
-		}
-		_, err = tx.CreateBucket(bucketStreams)
+func (s *Store) initMeta(db *bolt.DB) error { return db.Update(s.initMetaTx) }
+
+// initMetaTx is initMeta inside a transaction.
+func (s *Store) initMetaTx(tx *bolt.Tx) error {
+	if tx.Bucket(bucketMeta) != nil {
+		return s.checkMetaTx(tx)
+	}
+	if k, _ := tx.Cursor().First(); k != nil {
+		return &StoreError{Path: s.path, Kind: ErrForeign,
+			Msg: "is a bbolt file but not a kbatch store; pass --store to use another file"}
+	}
+	meta, err := tx.CreateBucket(bucketMeta)
+	if err != nil {
 		return err
-	})
+	}
+	if err := meta.Put(keyApp, []byte("kbatch")); err != nil {
+		return err
+	}
+	if err := meta.Put(keySchema, []byte(strconv.Itoa(schemaVersion))); err != nil {
+		return err
+	}
+	if err := putStreamCount(tx, 0); err != nil {
+		return err
+	}
+	_, err = tx.CreateBucket(bucketStreams)
+	return err
 }
 
 // create makes a new store at s.path: a temporary file in the same folder

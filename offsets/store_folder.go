@@ -21,8 +21,8 @@ import (
 // own (the layout of store_layout.go) with that one stream in it:
 //
 //	FOLDER/
-//	  orders-3f2a9c1b0d4e5f67.db    the stream "orders"
-//	  a_b-0123456789abcdef.db       the stream "a/b"
+//	  orders-1c168adb00d208e4.db    the stream "orders"
+//	  a_b-c14cddc033f64b9d.db       the stream "a/b"
 //
 // bbolt locks a whole file, so a lock per stream needs a file per stream:
 // two kbatch processes write two streams at once, and a second writer of

@@ -361,3 +361,85 @@ func TestMoveKeepsAnEditedNextOffsetRefused(t *testing.T) {
 		t.Errorf("after offsets set: %v, %v", info.Next, err)
 	}
 }
+
+// TestEditedStreamFileBytes is TestEditedStoreBytes for the files of a
+// folder store: each stream file of a moved store, its bytes edited one
+// at a time (every 13th past the meta pages and page headers, all of
+// those), opened through the folder as a watch opens it. Each must read
+// exactly the stream as moved — an edited meta page too, as the move
+// leaves both meta pages naming the whole stream — or refuse with one
+// line, never a panic, never other positions.
+func TestEditedStreamFileBytes(t *testing.T) {
+	root := t.TempDir()
+	from, moved := filepath.Join(root, "offsets.db"), filepath.Join(root, "moved")
+	editedStore(t, from)
+	s, err := OpenFolder(moved, from, OpenOptions{})
+	must(t, err)
+	must(t, s.Close())
+	const stride = 13
+	for _, name := range []string{"orders", "wide"} {
+		t.Run(name, func(t *testing.T) {
+			orig := readBytes(t, filepath.Join(moved, streamFileName(name)))
+			dir := filepath.Join(t.TempDir(), "streams")
+			must(t, os.Mkdir(dir, 0o700))
+			path := filepath.Join(dir, streamFileName(name))
+			writeBytes(t, path, orig)
+			want, err := openFolderAndStart(dir)
+			must(t, err)
+			used, types := usedBytes(orig, 4096)
+			t.Logf("pages: %v", types)
+			same, refused := 0, 0
+			for i := range orig {
+				if !used[i] || (i >= 2*4096 && i%4096 >= boltPageHeader && i%stride != 0) {
+					continue
+				}
+				b := append([]byte(nil), orig...)
+				b[i] ^= 0xFF
+				writeBytes(t, path, b)
+				got, err := openFolderAndStart(dir)
+				if err != nil {
+					refused++
+					if i < 2*4096 {
+						t.Errorf("byte %d of a meta page: refused with %v; the other meta page names the whole stream", i, err)
+					}
+					if msg := err.Error(); strings.Contains(msg, "\n") || strings.Contains(msg, "panic") {
+						t.Errorf("byte %d: refused with %q; want one line without a panic", i, msg)
+					}
+					if !errors.Is(err, ErrCorrupt) && !errors.Is(err, ErrChecksum) && !errors.Is(err, ErrForeign) && !errors.Is(err, ErrSchema) {
+						t.Errorf("byte %d: refused with %v, not a store error", i, err)
+					}
+					continue
+				}
+				if got != want {
+					t.Errorf("byte %d (page %d): a start reads other positions:\n%s", i, i/4096, lineDiff(got, want))
+					continue
+				}
+				same++
+			}
+			t.Logf("%d bytes of %d edited: %d read the same, %d refused", same+refused, len(orig), same, refused)
+		})
+	}
+}
+
+// openFolderAndStart opens the folder store dir writable and reads what a
+// start reads of each stream (openAndStart for a folder).
+func openFolderAndStart(dir string) (string, error) {
+	s, err := OpenFolder(dir, "", OpenOptions{})
+	if err != nil {
+		return "", err
+	}
+	defer s.Close()
+	streams, err := s.Streams()
+	if err != nil {
+		return "", err
+	}
+	for _, st := range streams {
+		if _, _, err := s.Stream(st.Name); err != nil {
+			return "", err
+		}
+		if _, err := s.Pending(st.Name); err != nil {
+			return "", err
+		}
+	}
+	return startState(s), nil
+}

@@ -113,20 +113,27 @@ func (s *Store) copyStream(name, path string, timeout time.Duration) error {
 	if err != nil {
 		return err
 	}
-	err = dst.initMeta(db)
-	if err == nil {
-		err = db.Update(func(tx *bolt.Tx) error {
-			return s.db.View(func(src *bolt.Tx) error {
-				to, err := tx.Bucket(bucketStreams).CreateBucket([]byte(name))
-				if err != nil {
-					return err
-				}
-				if err := copyBucket(to, src.Bucket(bucketStreams).Bucket([]byte(name))); err != nil {
-					return err
-				}
-				return putStreamCount(tx, 1)
-			})
+	// One transaction makes the file and its stream, and a second one
+	// writes the count again: bbolt's two meta pages then both name the
+	// whole stream, so a torn meta page falls back to it, never to a file
+	// without it (which would start the stream per --reset).
+	err = db.Update(func(tx *bolt.Tx) error {
+		if err := dst.initMetaTx(tx); err != nil {
+			return err
+		}
+		return s.db.View(func(src *bolt.Tx) error {
+			to, err := tx.Bucket(bucketStreams).CreateBucket([]byte(name))
+			if err != nil {
+				return err
+			}
+			if err := copyBucket(to, src.Bucket(bucketStreams).Bucket([]byte(name))); err != nil {
+				return err
+			}
+			return putStreamCount(tx, 1)
 		})
+	})
+	if err == nil {
+		err = db.Update(func(tx *bolt.Tx) error { return putStreamCount(tx, 1) })
 	}
 	if cerr := db.Close(); err == nil {
 		err = cerr
