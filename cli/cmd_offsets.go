@@ -60,6 +60,10 @@ func offsetsReadStore(g *globalOptions, stderr io.Writer) (*offsets.Store, error
 	if err != nil {
 		return nil, err
 	}
+	// A folder store opens each stream's file (a copy, while a watch
+	// writes it) when it is first read: read them now, so the note comes
+	// first. An error here comes again where the command reads.
+	_, _ = st.Streams()
 	if at, ok := st.Snapshot(); ok {
 		offsetsNote(stderr, "the store is in use by a running kbatch: this is a copy taken at %s", at.Format("15:04:05.000"))
 	}
