@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -365,16 +366,18 @@ type storeAt struct {
 	from   string
 }
 
-// exists reports whether anything was stored there yet.
+// exists reports whether anything was stored there yet; a path that
+// cannot be looked at (its folder's mode) counts as there, for opening it
+// to say why.
 func (l storeAt) exists() bool {
-	if _, err := os.Stat(l.path); err == nil {
+	if _, err := os.Stat(l.path); !errors.Is(err, fs.ErrNotExist) {
 		return true
 	}
 	if !l.folder {
 		return false
 	}
 	_, err := os.Stat(l.from)
-	return err == nil
+	return !errors.Is(err, fs.ErrNotExist)
 }
 
 // storeLocation is where the store is; see storeAt.
