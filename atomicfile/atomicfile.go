@@ -1,6 +1,7 @@
 // Package atomicfile is the one way kbatch writes a file that must be
 // complete or absent: records written with replay --out or from the
-// screen, the Spark job replay --emit writes, a new offsets store, the
+// screen, the Spark job replay --emit writes, a new offsets store and the
+// folder of one file per stream a store's streams move into (Folder), the
 // schema registry's disk cache.
 // Bytes go to a temporary file in the same folder (a rename is atomic
 // only within one file system); Commit syncs the file, renames

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -173,7 +174,7 @@ config file's [clusters.NAME] profile (see config.example.toml).`,
 	pf.StringSliceVarP(&g.brokers, "brokers", "b", nil, "bootstrap brokers host:port,... (env KBATCH_BROKERS)")
 	pf.StringVar(&g.configFile, "config", "", "config file (env KBATCH_CONFIG, default $XDG_CONFIG_HOME/kbatch/config.toml)")
 	pf.StringVar(&g.cluster, "cluster", "", "use [clusters.NAME] of the config file (env KBATCH_CLUSTER)")
-	pf.StringVar(&g.store, "store", "", "offset store file (env KBATCH_STORE, default $XDG_STATE_HOME/kbatch/offsets.db)")
+	pf.StringVar(&g.store, "store", "", "offset store file (env KBATCH_STORE); default: one file per stream in $XDG_STATE_HOME/kbatch/streams/")
 	pf.StringVar(&g.name, "name", "", "stream name in the store (default: derived from the topics)")
 	pf.StringVar(&g.kafkaVersion, "kafka-version", "", "Kafka protocol version to speak (env KBATCH_KAFKA_VERSION, default 2.8.0)")
 	pf.StringVar(&g.rack, "rack", "", "this client's rack: fetch from a replica in it where the brokers allow (KIP-392; env KBATCH_RACK)")
@@ -345,29 +346,75 @@ func checkSamples(n int) error {
 	return nil
 }
 
-// storePath is --store, else $KBATCH_STORE, else the config's [store]
-// path, else the XDG state location.
+// storePath is where the store is (storeLocation): a file, or the
+// default folder of one file per stream.
 func (g *globalOptions) storePath() (string, error) {
+	loc, err := g.storeLocation()
+	return loc.path, err
+}
+
+// storeAt is where the offset store is. path is --store, else
+// $KBATCH_STORE, else the config's [store] path: one file, which one
+// kbatch process writes at a time. Else path is the folder
+// $XDG_STATE_HOME/kbatch/streams, one file per stream, so kbatch
+// processes on different streams run at once (offsets.OpenFolder); from
+// is the file kept there before, whose streams move into the folder on
+// its first writable open.
+type storeAt struct {
+	path   string
+	folder bool
+	from   string
+}
+
+// exists reports whether anything was stored there yet; a path that
+// cannot be looked at (its folder's mode) counts as there, for opening it
+// to say why.
+func (l storeAt) exists() bool {
+	if _, err := os.Stat(l.path); !errors.Is(err, fs.ErrNotExist) {
+		return true
+	}
+	if !l.folder {
+		return false
+	}
+	_, err := os.Stat(l.from)
+	return !errors.Is(err, fs.ErrNotExist)
+}
+
+// storeLocation is where the store is; see storeAt.
+func (g *globalOptions) storeLocation() (storeAt, error) {
 	if g.store != "" {
-		return g.store, nil
+		return storeAt{path: g.store}, nil
 	}
 	if env := g.env("KBATCH_STORE"); env != "" {
-		return env, nil
+		return storeAt{path: env}, nil
 	}
 	cfg, err := g.config()
 	if err != nil {
-		return "", err
+		return storeAt{}, err
 	}
 	if cfg.Store.Path != "" {
-		return cfg.Store.Path, nil
+		return storeAt{path: cfg.Store.Path}, nil
 	}
 	dir := g.env("XDG_STATE_HOME")
 	if dir == "" {
 		home, err := os.UserHomeDir()
 		if err != nil {
-			return "", fmt.Errorf("cannot find a home folder for the store; pass --store FILE")
+			return storeAt{}, fmt.Errorf("cannot find a home folder for the store; pass --store FILE")
 		}
 		dir = filepath.Join(home, ".local", "state")
 	}
-	return filepath.Join(dir, "kbatch", "offsets.db"), nil
+	dir = filepath.Join(dir, "kbatch")
+	return storeAt{path: filepath.Join(dir, "streams"), folder: true, from: filepath.Join(dir, "offsets.db")}, nil
+}
+
+// openStore opens the store where storeLocation says it is.
+func (g *globalOptions) openStore(opt offsets.OpenOptions) (*offsets.Store, error) {
+	loc, err := g.storeLocation()
+	if err != nil {
+		return nil, err
+	}
+	if loc.folder {
+		return offsets.OpenFolder(loc.path, loc.from, opt)
+	}
+	return offsets.Open(loc.path, opt)
 }

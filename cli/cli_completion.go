@@ -291,11 +291,7 @@ func (c completer) profiles(_ *cobra.Command, _ []string, toComplete string) ([]
 // disturbs a running stream.
 func (c completer) streams(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 	c.quiet()
-	path, err := c.g.storePath()
-	if err != nil {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	st, err := offsets.Open(path, offsets.OpenOptions{ReadOnly: true, Snapshot: true})
+	st, err := c.g.openStore(offsets.OpenOptions{ReadOnly: true, Snapshot: true})
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}

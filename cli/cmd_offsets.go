@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"strconv"
 	"strings"
 
@@ -29,8 +27,10 @@ func newOffsetsCommand(g *globalOptions) *cobra.Command {
   export   print a stream's next offsets as JSON, Spark startingOffsets, or kcat lines
   import   take next offsets from a JSON file, a consumer group or a Spark checkpoint
 
-A running watch holds the store file exclusively: show and export then read
-a consistent copy of it, while set and import fail with a message saying so.`,
+A running watch holds its stream exclusively: show and export then read a
+consistent copy of it, while set and import of that stream fail with a
+message saying so. With the default store each stream has a file of its
+own, so other streams can be set meanwhile; a --store FILE is held whole.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
@@ -60,6 +60,10 @@ func offsetsReadStore(g *globalOptions, stderr io.Writer) (*offsets.Store, error
 	if err != nil {
 		return nil, err
 	}
+	// A folder store opens each stream's file (a copy, while a watch
+	// writes it) when it is first read: read them now, so the note comes
+	// first. An error here comes again where the command reads.
+	_, _ = st.Streams()
 	if at, ok := st.Snapshot(); ok {
 		offsetsNote(stderr, "the store is in use by a running kbatch: this is a copy taken at %s", at.Format("15:04:05.000"))
 	}
@@ -67,19 +71,18 @@ func offsetsReadStore(g *globalOptions, stderr io.Writer) (*offsets.Store, error
 }
 
 func offsetsOpen(g *globalOptions, opt offsets.OpenOptions, create bool, verb string) (*offsets.Store, error) {
-	path, err := g.storePath()
+	loc, err := g.storeLocation()
 	if err != nil {
 		return nil, err
 	}
-	if !create {
-		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("store %s does not exist: nothing was stored yet (kbatch watch or kbatch offsets import creates it); pass --store for another file", path)
-		}
+	path := loc.path
+	if !create && !loc.exists() {
+		return nil, fmt.Errorf("store %s does not exist: nothing was stored yet (kbatch watch or kbatch offsets import creates it); pass --store for another file", path)
 	}
-	st, err := offsets.Open(path, opt)
+	st, err := g.openStore(opt)
 	var serr *offsets.StoreError
 	switch {
-	case errors.Is(err, offsets.ErrLocked):
+	case errors.Is(err, offsets.ErrLocked) && !loc.folder:
 		return nil, fmt.Errorf("store %s is in use by a running kbatch (a watch holds the file exclusively while it runs); "+
 			"stop it to %s offsets, or pass --store for another file", path, verb)
 	case errors.Is(err, offsets.ErrReadOnly) && errors.As(err, &serr) && serr.Cause != nil:

@@ -1,10 +1,7 @@
 package cli
 
 import (
-	"errors"
 	"io"
-	"io/fs"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -238,11 +235,11 @@ func offsetsImportStream(stderr io.Writer, st *offsets.Store, name string, imp *
 // read-only; a dry run on a store that does not exist yet gets nil.
 func offsetsOpenImportStore(g *globalOptions, dryRun bool) (*offsets.Store, error) {
 	if dryRun {
-		path, err := g.storePath()
+		loc, err := g.storeLocation()
 		if err != nil {
 			return nil, err
 		}
-		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		if !loc.exists() {
 			return nil, nil
 		}
 	}

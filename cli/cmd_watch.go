@@ -521,11 +521,7 @@ func (o *watchOptions) openStore(g *globalOptions, cfg *consumer.Config, done *c
 	if o.noStore || cfg.Store != nil {
 		return nil
 	}
-	path, err := g.storePath()
-	if err != nil {
-		return err
-	}
-	st, err := offsets.Open(path, offsets.OpenOptions{})
+	st, err := g.openStore(offsets.OpenOptions{})
 	if err != nil {
 		return err
 	}

@@ -34,8 +34,17 @@ func notTheStore(g *globalOptions, flag, path string) error {
 	if path == "" {
 		return nil
 	}
-	store, err := g.storePath()
-	if err != nil || !sameFile(path, store) {
+	loc, err := g.storeLocation()
+	if err != nil {
+		return nil
+	}
+	if loc.folder {
+		if !sameFile(filepath.Dir(path), loc.path) && !sameFile(path, loc.from) && !sameFile(path, loc.path) {
+			return nil
+		}
+		return usagef("%s %s is in the offset store's folder %s (or is its file): writing there would damage the store; name another file", flag, path, loc.path)
+	}
+	if !sameFile(path, loc.path) {
 		return nil
 	}
 	return usagef("%s %s is the offset store's file (--store): writing there would damage the store; name another file", flag, path)

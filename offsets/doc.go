@@ -9,5 +9,7 @@
 //
 // The Store is the only place in kbatch that touches bbolt. It keeps, per
 // named stream, the next offsets, a write-ahead batch log (planned, then
-// acked) and an event log.
+// acked) and an event log: all streams in one file (Open), or one file per
+// stream in a folder (OpenFolder, kbatch's default store), so that
+// processes writing different streams do not lock each other out.
 package offsets

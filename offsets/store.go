@@ -46,6 +46,11 @@ type OpenOptions struct {
 	// Timeout is how long to wait for another process's lock; 0 means 1s
 	// (with Snapshot, 200ms before copying).
 	Timeout time.Duration
+
+	// mustExist makes a writable open of a missing file fail, not create
+	// it: a move of a store's streams (moveStreams) opens one that another
+	// process may have just moved away.
+	mustExist bool
 }
 
 // Store is kbatch's bbolt file: per stream, the next offsets, the batch
@@ -71,6 +76,10 @@ type Store struct {
 	// removed by Close, and when it was taken.
 	snapshot   string
 	snapshotAt time.Time
+
+	// folder is set for a store kept as one file per stream (OpenFolder);
+	// db is then nil and each stream's file is a Store of its own.
+	folder *folder
 }
 
 // Open opens the store at path, creating it (mode 0600, missing parent
@@ -103,7 +112,7 @@ func Open(path string, opt OpenOptions) (*Store, error) {
 		releaseEvery: releaseEvery}
 	info, err := os.Stat(path)
 	switch {
-	case errors.Is(err, fs.ErrNotExist) && opt.ReadOnly:
+	case errors.Is(err, fs.ErrNotExist) && (opt.ReadOnly || opt.mustExist):
 		return nil, &StoreError{Path: path, Msg: "does not exist", Cause: err}
 	case errors.Is(err, fs.ErrNotExist):
 		if err := st.create(opt.Timeout); err != nil {
@@ -161,6 +170,9 @@ func Open(path string, opt OpenOptions) (*Store, error) {
 
 // Close releases the file and its lock. Calling it again is harmless.
 func (s *Store) Close() error {
+	if s.folder != nil {
+		return s.folder.close()
+	}
 	err := s.db.Close()
 	if s.snapshot != "" {
 		_ = os.Remove(s.snapshot)
@@ -173,9 +185,15 @@ func (s *Store) Close() error {
 
 // Snapshot reports whether the store is a copy of a file another process
 // was writing (OpenOptions.Snapshot), and when the copy was taken.
-func (s *Store) Snapshot() (time.Time, bool) { return s.snapshotAt, s.snapshot != "" }
+func (s *Store) Snapshot() (time.Time, bool) {
+	if s.folder != nil {
+		return s.folder.snapshotAt()
+	}
+	return s.snapshotAt, s.snapshot != ""
+}
 
-// Path is the file name the store was opened with.
+// Path is the file name the store was opened with; for a store kept as
+// one file per stream, its folder.
 func (s *Store) Path() string { return s.path }
 
 // boltOpen opens the file and turns bbolt's failures into *StoreError.
@@ -261,31 +279,32 @@ func (s *Store) checkMetaTx(tx *bolt.Tx) error {
 
 // initMeta writes kbatch's meta bucket into a database that has no buckets
 // yet, or checks the one that is there.
-func (s *Store) initMeta(db *bolt.DB) error {
-	return db.Update(func(tx *bolt.Tx) error {
-		if tx.Bucket(bucketMeta) != nil {
-			return s.checkMetaTx(tx)
-		}
-		if k, _ := tx.Cursor().First(); k != nil {
-			return &StoreError{Path: s.path, Kind: ErrForeign,
-				Msg: "is a bbolt file but not a kbatch store; pass --store to use another file"}
-		}
-		meta, err := tx.CreateBucket(bucketMeta)
-		if err != nil {
-			return err
-		}
-		if err := meta.Put(keyApp, []byte("kbatch")); err != nil {
-			return err
-		}
-		if err := meta.Put(keySchema, []byte(strconv.Itoa(schemaVersion))); err != nil {
-			return err
-		}
-		if err := putStreamCount(tx, 0); err != nil {
-			return err
-		}
-		_, err = tx.CreateBucket(bucketStreams)
+func (s *Store) initMeta(db *bolt.DB) error { return db.Update(s.initMetaTx) }
+
+// initMetaTx is initMeta inside a transaction.
+func (s *Store) initMetaTx(tx *bolt.Tx) error {
+	if tx.Bucket(bucketMeta) != nil {
+		return s.checkMetaTx(tx)
+	}
+	if k, _ := tx.Cursor().First(); k != nil {
+		return &StoreError{Path: s.path, Kind: ErrForeign,
+			Msg: "is a bbolt file but not a kbatch store; pass --store to use another file"}
+	}
+	meta, err := tx.CreateBucket(bucketMeta)
+	if err != nil {
 		return err
-	})
+	}
+	if err := meta.Put(keyApp, []byte("kbatch")); err != nil {
+		return err
+	}
+	if err := meta.Put(keySchema, []byte(strconv.Itoa(schemaVersion))); err != nil {
+		return err
+	}
+	if err := putStreamCount(tx, 0); err != nil {
+		return err
+	}
+	_, err = tx.CreateBucket(bucketStreams)
+	return err
 }
 
 // create makes a new store at s.path: a temporary file in the same folder

@@ -37,6 +37,10 @@ func (s *Store) releasePages() {
 	if s.readOnly {
 		return
 	}
+	if s.folder != nil {
+		s.folder.releasePages()
+		return
+	}
 	now := time.Now()
 	s.mu.Lock()
 	due := now.Sub(s.releasedAt) >= s.releaseEvery

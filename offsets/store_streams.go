@@ -63,6 +63,9 @@ func (i StreamInfo) Check() error {
 // Streams returns every stream in the store, ordered by name, with their
 // damaged partitions (StreamInfo.Damaged) listed rather than refused.
 func (s *Store) Streams() (out []StreamInfo, err error) {
+	if s.folder != nil {
+		return s.folder.streams()
+	}
 	defer s.recoverCorrupt(&err)
 	err = s.db.View(func(tx *bolt.Tx) error {
 		if err := checkStreamCount(tx); err != nil {
@@ -116,6 +119,13 @@ func (s *Store) EnsureStreamOn(name, clusterID string, brokers, topics []string,
 	}
 	if err := s.writable(); err != nil {
 		return err
+	}
+	if s.folder != nil {
+		f, err := s.folder.file(name, true)
+		if err != nil {
+			return err
+		}
+		return f.EnsureStreamOn(name, clusterID, brokers, topics, topicIDs)
 	}
 	defer s.recoverCorrupt(&err)
 	err = s.db.Update(func(tx *bolt.Tx) error {
@@ -257,6 +267,16 @@ func (s *Store) update(stream string, fn func(st *streamTx) error) (err error) {
 	if err := s.writable(); err != nil {
 		return err
 	}
+	if s.folder != nil {
+		f, err := s.folder.file(stream, false)
+		if err != nil {
+			return err
+		}
+		if f == nil {
+			return fmt.Errorf("store %s: stream %q: %w", s.path, stream, ErrUnknownStream)
+		}
+		return f.update(stream, fn)
+	}
 	defer s.recoverCorrupt(&err)
 	err = s.db.Update(func(tx *bolt.Tx) error {
 		st, err := openStream(tx, stream)
@@ -277,6 +297,13 @@ func (s *Store) update(stream string, fn func(st *streamTx) error) (err error) {
 // view runs fn in a read transaction on a stream; fn is not called when
 // there is no such stream.
 func (s *Store) view(stream string, fn func(st *streamTx) error) (err error) {
+	if s.folder != nil {
+		f, err := s.folder.file(stream, false)
+		if f == nil || err != nil {
+			return err
+		}
+		return f.view(stream, fn)
+	}
 	defer s.recoverCorrupt(&err)
 	err = s.db.View(func(tx *bolt.Tx) error {
 		st, err := openStream(tx, stream)

@@ -348,11 +348,24 @@ func (r *runner) do(i int, op Op) error {
 	return nil
 }
 
+// openStore opens the store as kbatch's default store is opened: a
+// folder of one file per stream beside r.path, whose streams it moves in
+// while the folder does not exist (offsets.OpenFolder). Histories of odd
+// seeds write their first run to the single file r.path, so the next
+// start moves the stream mid-history, with its pending batch, seeks and
+// jump marks, and the invariants are checked across the move.
+func (r *runner) openStore(opt offsets.OpenOptions) (*offsets.Store, error) {
+	if r.h.Seed%2 == 1 && len(r.runs) == 0 && !opt.ReadOnly {
+		return offsets.Open(r.path, opt)
+	}
+	return offsets.OpenFolder(filepath.Join(filepath.Dir(r.path), "streams"), r.path, opt)
+}
+
 // start opens the store and a client, as a new process would, and starts
 // the stream with f.
 func (r *runner) start(f Flags) error {
 	rec := &runRec{idx: len(r.runs), flags: f}
-	bolt, err := offsets.Open(r.path, offsets.OpenOptions{})
+	bolt, err := r.openStore(offsets.OpenOptions{})
 	if err != nil {
 		return err
 	}
@@ -725,7 +738,7 @@ func (r *runner) set(op Op) error {
 		return err
 	}
 	off := ls + int64(op.Frac*float64(hw-ls))
-	st, err := offsets.Open(r.path, offsets.OpenOptions{})
+	st, err := r.openStore(offsets.OpenOptions{})
 	if err != nil {
 		return err
 	}
