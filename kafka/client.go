@@ -141,6 +141,10 @@ func (cc ClientConfig) saramaConfig() *sarama.Config {
 	c.Metadata.Retry.Max = 1
 	c.Metadata.Retry.Backoff = 250 * time.Millisecond
 	c.Metadata.AllowAutoTopicCreation = false
+	// bootstrap asks for every topic's metadata itself, on the bootstrap
+	// connection it then closes; afterwards the client refreshes the
+	// topics it knows of, by name.
+	c.Metadata.Full = false
 	c.Metadata.RefreshFrequency = 30 * time.Second
 	c.Consumer.Return.Errors = true
 	c.Consumer.Offsets.AutoCommit.Enable = false
@@ -277,7 +281,7 @@ func dialOnce(cc ClientConfig, conf *sarama.Config) (*Client, error, error) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		c, err := sarama.NewClient(cc.Brokers, conf)
+		c, err := bootstrap(cc.Brokers, conf)
 		done <- result{c, err}
 	}()
 	timeout := cc.dialTimeout()
@@ -287,7 +291,7 @@ func dialOnce(cc ClientConfig, conf *sarama.Config) (*Client, error, error) {
 			cause := rootCause(cc, conf, r.err)
 			return nil, cause, fmt.Errorf("%w at %s: %s", ErrUnreachable, strings.Join(cc.Brokers, ","), describe(cc, conf, cause))
 		}
-		return &Client{sc: r.c, retryFor: cc.retryFor(), cc: cc, fc: &fetchConns{}}, nil, nil
+		return &Client{sc: r.c, shared: &sharedMeta{users: 1}, retryFor: cc.retryFor(), cc: cc, fc: &fetchConns{}}, nil, nil
 	case <-time.After(timeout + 2*time.Second):
 		go func() {
 			if r := <-done; r.c != nil {
