@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/IBM/sarama"
+	"github.com/twmb/franz-go/pkg/sasl"
 
 	"github.com/kbatch-dev/kbatch/offsets"
 )
@@ -199,6 +200,17 @@ func (cc ClientConfig) saramaConfig() *sarama.Config {
 		default:
 			c.Net.SASL.Mechanism = sarama.SASLTypePlaintext
 		}
+		if c.Net.SASL.Mechanism == sarama.SASLTypeGSSAPI {
+			// sarama gets its connections authenticated, by the
+			// process's one Kerberos login (sasldial.go); the
+			// settings above still say how, for the dialer and the
+			// fetch client.
+			c.Net.SASL.Enable, c.Net.TLS.Enable = false, false
+			c.Net.Proxy.Enable = true
+			c.Net.Proxy.Dialer = &saslDialer{conf: c, tls: cc.TLS, mechanism: func() (sasl.Mechanism, error) {
+				return saslMechanism(cc, c)
+			}}
+		}
 	}
 	return c
 }
@@ -299,7 +311,7 @@ func dialOnce(cc ClientConfig, conf *sarama.Config) (*Client, error, error) {
 			}
 		}()
 		hint := ""
-		if conf.Net.TLS.Enable {
+		if cc.TLS != nil {
 			hint = " (no TLS handshake answer: a plaintext listener? drop --tls)"
 		}
 		return nil, nil, fmt.Errorf("%w at %s: no answer within %s%s", ErrUnreachable, strings.Join(cc.Brokers, ","), timeout, hint)
@@ -349,7 +361,7 @@ func describe(cc ClientConfig, conf *sarama.Config, err error) string {
 	case strings.Contains(msg, "first record does not look like a TLS handshake"):
 		return "TLS handshake failed: the broker does not speak TLS on this port (drop --tls?)"
 	case errors.Is(err, io.EOF) || strings.Contains(msg, "connection reset"):
-		if conf.Net.TLS.Enable {
+		if cc.TLS != nil {
 			return "the broker closed the connection during the TLS handshake"
 		}
 		return "the broker closed the connection on the first request (a TLS or SASL listener? try --tls or the SASL flags)"

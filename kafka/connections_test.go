@@ -125,9 +125,9 @@ func sameCounts(a, b map[string]int) bool {
 	return true
 }
 
-// The fetch clients of a process log in to the KDC once per set of
-// credentials: Dial's and Another's, and a second Dial's, share the one
-// login, which closing a client leaves alone.
+// A process logs in to the KDC once per set of credentials: sarama's
+// connections and the fetch clients (Dial's, Another's, a second
+// Dial's) share the one login, which closing a client leaves alone.
 func TestKerberosLogsInOncePerProcess(t *testing.T) {
 	logins := 0
 	saved := kerberosLogin
@@ -142,6 +142,18 @@ func TestKerberosLogsInOncePerProcess(t *testing.T) {
 	}
 	cc := ClientConfig{Brokers: []string{"127.0.0.1:1"}, SASL: &SASL{Mechanism: "GSSAPI", User: "reader", Password: "secret",
 		Kerberos: &Kerberos{Realm: "LOGIN-ONCE.TEST", ServiceName: "kafka"}}}
+	// sarama's connections (three brokers and the bootstrap address)
+	// authenticate through the dialer of its configuration.
+	conf := cc.saramaConfig()
+	d, ok := conf.Net.Proxy.Dialer.(*saslDialer)
+	if !ok || conf.Net.SASL.Enable || !conf.Net.Proxy.Enable {
+		t.Fatalf("sarama's GSSAPI connections: dialer %T, sarama's own SASL %v; want them authenticated by the dialer", conf.Net.Proxy.Dialer, conf.Net.SASL.Enable)
+	}
+	for i := range 4 {
+		if _, err := d.mechanism(); err != nil {
+			t.Fatalf("sarama connection %d: %v", i, err)
+		}
+	}
 	for i := range 3 {
 		if _, err := saslMechanism(cc, cc.saramaConfig()); err != nil {
 			t.Fatalf("mechanism %d: %v", i, err)

@@ -88,10 +88,10 @@ func newFetchClient(cc ClientConfig, conf *sarama.Config) (*kgo.Client, error) {
 		kgo.ConnIdleTimeout(fetchConnIdle),
 		kgo.WithLogger(kgoLogger{}),
 	}
-	if conf.Net.TLS.Enable {
-		opts = append(opts, kgo.DialTLSConfig(conf.Net.TLS.Config.Clone()))
+	if cc.TLS != nil {
+		opts = append(opts, kgo.DialTLSConfig(cc.TLS.Clone()))
 	}
-	if conf.Net.SASL.Enable {
+	if cc.SASL != nil {
 		m, err := saslMechanism(cc, conf)
 		if err != nil {
 			return nil, err

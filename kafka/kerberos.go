@@ -8,15 +8,13 @@ import (
 	krb5client "github.com/jcmturner/gokrb5/v8/client"
 )
 
-// The fetch connections of every client of a process (Dial's,
-// Another's) authenticate with one gokrb5 client per set of Kerberos
-// credentials, which logs in to the KDC once, holds the ticket-granting
-// ticket, renews it before it expires and keeps the service tickets it
-// got. sarama's connections cannot share it: sarama 1.61 makes a gokrb5
-// client of its own for each connection it opens, and logs it in (its
-// NewKerberosClientFunc is not part of its configuration), so a client
-// logs in once per broker it talks to, plus once for its bootstrap
-// connection, plus this one login for all its fetch connections.
+// A process logs in to the KDC once per set of Kerberos credentials:
+// every connection of every client made from them (sarama's, through
+// saslDialer, the fetch client's, Another's, a second Dial's)
+// authenticates with the one gokrb5 client that logged in, which holds
+// the ticket-granting ticket, renews it before it expires and keeps the
+// service ticket of each broker host it got. sarama's own GSSAPI would
+// make a client and log in again for every connection it opens.
 
 // kerberosKey is a set of Kerberos credentials as sarama's GSSAPI
 // configuration holds them. The password stays in memory only.
