@@ -23,6 +23,7 @@ type Client struct {
 	// shared counts the Clients that share sc (Another): the last one
 	// closed closes it.
 	shared *sharedMeta
+	closed bool // guarded by shared.mu
 	// retryFor is how long offset lookups go on retrying a partition
 	// whose leader fails or is unknown (a leader failover takes the
 	// broker session timeout, 9 s by default, or ZooKeeper's 18 s).
@@ -49,19 +50,24 @@ type sharedMeta struct {
 func (c *Client) Another() (*Client, error) {
 	c.shared.mu.Lock()
 	defer c.shared.mu.Unlock()
-	if c.shared.users == 0 || c.sc.Closed() {
-		return nil, errors.New("the client is closed")
+	if c.closed {
+		return nil, sarama.ErrClosedClient
 	}
 	c.shared.users++
 	return &Client{sc: c.sc, shared: c.shared, retryFor: c.retryFor, cc: c.cc, fc: &fetchConns{}}, nil
 }
 
 // Close closes the client's fetch connections, and its other
-// connections unless a client made by Another still uses them.
+// connections unless a client made by Another still uses them. Closing
+// it again does nothing but say so.
 func (c *Client) Close() error {
 	c.closeFetch()
 	c.shared.mu.Lock()
 	defer c.shared.mu.Unlock()
+	if c.closed {
+		return sarama.ErrClosedClient
+	}
+	c.closed = true
 	if c.shared.users--; c.shared.users > 0 {
 		return nil
 	}

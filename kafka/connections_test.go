@@ -31,7 +31,7 @@ func TestAnotherSharesTheClientsConnections(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
+	t.Cleanup(func() { _ = c.Close() })
 	parts, err := TopicPartitions(c, []string{topic})
 	if err != nil {
 		t.Fatal(err)
@@ -65,6 +65,7 @@ func TestAnotherSharesTheClientsConnections(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { _ = other.Close() })
 	read(other)
 	if got := count.OpenedBy(clientID, "sarama"); !sameCounts(got, sarama0) {
 		t.Errorf("sarama connections opened: %v before Another, %v after reading through it; want no new one", sarama0, got)
@@ -88,6 +89,13 @@ func TestAnotherSharesTheClientsConnections(t *testing.T) {
 	// connection is closed.
 	if err := c.Close(); err != nil {
 		t.Fatal(err)
+	}
+	// Closed twice, it does not close the other's connections.
+	if err := c.Close(); err == nil {
+		t.Error("a client closed twice: no error")
+	}
+	if _, err := c.Another(); err == nil {
+		t.Error("Another of a closed client: no error")
 	}
 	read(other)
 	if err := other.Close(); err != nil {
