@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/IBM/sarama"
@@ -32,6 +33,10 @@ type Client struct {
 	// worked), for the fetch connections (fetchconn.go).
 	cc ClientConfig
 	fc *fetchConns
+	// noTopicIDs is set once a broker answered the fetch client's
+	// topic-id request at a Metadata version without ids (a cluster
+	// before Kafka 2.8): it is not asked again (topicids.go).
+	noTopicIDs atomic.Bool
 }
 
 // sharedMeta is the number of Clients sharing one sarama client.

@@ -1,6 +1,7 @@
 package kafka
 
 import (
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -8,6 +9,8 @@ import (
 	krb5client "github.com/jcmturner/gokrb5/v8/client"
 	krb5config "github.com/jcmturner/gokrb5/v8/config"
 	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kmsg"
+	"github.com/twmb/franz-go/pkg/kversion"
 
 	"github.com/kbatch-dev/kbatch/internal/testkafka"
 )
@@ -199,4 +202,36 @@ func forgetKerberosLogins() {
 	kerberosLogins.mu.Lock()
 	kerberosLogins.clients = nil
 	kerberosLogins.mu.Unlock()
+}
+
+// Under a protocol version before 2.8 topic ids are asked by the fetch
+// client, over a connection that closes when idle; a cluster whose
+// Metadata cannot carry ids (before Kafka 2.8) is asked once, not at
+// every metadata refresh.
+func TestTopicIDsOfAnOldClusterAreAskedOnce(t *testing.T) {
+	fake, err := kfake.NewCluster(kfake.SeedTopics(1, "old"), kfake.MaxVersions(kversion.V2_7_0()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fake.Close()
+	c, err := Dial(ClientConfig{Brokers: fake.ListenAddrs(), Version: "2.4.0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var asked atomic.Int32
+	fake.ControlKey(kmsg.Metadata.Int16(), func(kmsg.Request) (kmsg.Response, error, bool) {
+		fake.KeepControl()
+		asked.Add(1)
+		return nil, nil, false
+	})
+	for i := range 3 {
+		ids, err := TopicIDs(c, []string{"old"})
+		if err != nil || len(ids) != 0 {
+			t.Fatalf("ask %d: ids %v, %v; want none from a cluster before 2.8", i, ids, err)
+		}
+	}
+	if n := asked.Load(); n != 1 {
+		t.Errorf("%d Metadata requests for three asks, want 1", n)
+	}
 }

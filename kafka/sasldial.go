@@ -24,9 +24,10 @@ import (
 // these connections), then SaslHandshake v1 and SaslAuthenticate, as
 // sarama does by default (Kafka 1.0 and later). sarama then sees an
 // authenticated connection and opens it as on a listener without SASL.
-// A broker that ends sessions (connections.max.reauth.ms) closes such a
-// connection when its session ends; sarama connects again, which costs a
-// handshake, no login.
+// A broker that ends sessions (connections.max.reauth.ms) hangs up on
+// such a connection at its first request after the session's end: that
+// request fails (sarama's own GSSAPI would have authenticated again in
+// place), and sarama connects again, which costs a handshake, no login.
 
 // saslDialer opens a connection and authenticates it, with the dial
 // timeout, read timeout (bounding the TLS handshake and the

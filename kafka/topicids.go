@@ -59,8 +59,14 @@ func TopicIDs(c *Client, topics []string) (map[string]string, error) {
 
 // topicIDsOfFetchClient is TopicIDs asked by the fetch client, at the
 // highest Metadata version the broker serves, whatever the client's
-// protocol version says.
+// protocol version says. It goes over a broker's general connection of
+// the fetch client, which closes when idle: a cluster whose answer
+// cannot carry ids (before Kafka 2.8) is not asked again, rather than
+// reconnected to at each metadata refresh for nothing.
 func topicIDsOfFetchClient(c *Client, topics []string) (map[string]string, error) {
+	if c.noTopicIDs.Load() {
+		return map[string]string{}, nil
+	}
 	kc, err := c.fetchClient()
 	if err != nil {
 		return nil, err
@@ -84,6 +90,9 @@ func topicIDsOfFetchClient(c *Client, topics []string) (map[string]string, error
 	}
 	if err != nil {
 		return nil, fmt.Errorf("topic ids: %w", err)
+	}
+	if resp.Version < 10 {
+		c.noTopicIDs.Store(true)
 	}
 	out := make(map[string]string, len(topics))
 	for _, t := range resp.Topics {
