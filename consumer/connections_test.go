@@ -112,8 +112,16 @@ func TestStreamHoldsTwoConnectionsPerBroker(t *testing.T) {
 	produce()
 	await(40)
 	open := count.Open(clientID)
-	if len(open) != 3 {
-		t.Errorf("connections open per broker: %v, want connections to each of the 3 brokers", open)
+	for _, topic := range topics {
+		for p := int32(0); p < 3; p++ {
+			leader, err := client.Leader(offsets.Partition{Topic: topic, Partition: p})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if open[leader.Addr] == 0 {
+				t.Errorf("no connection open to broker %s, which leads %s/%d: %v", leader.Addr, topic, p, open)
+			}
+		}
 	}
 	for b, n := range open {
 		if n > 2 {
