@@ -87,11 +87,11 @@ func (d *saslDialer) authenticate(conn net.Conn, addr string) error {
 	if err != nil {
 		return err
 	}
-	rt := &roundTripper{conn: conn, f: kmsg.NewRequestFormatter(kmsg.FormatterClientID(d.conf.ClientID))}
+	w := &saslWire{conn: conn, f: kmsg.NewRequestFormatter(kmsg.FormatterClientID(d.conf.ClientID))}
 	hs := kmsg.NewPtrSASLHandshakeRequest()
 	hs.Version, hs.Mechanism = 1, m.Name()
 	hsResp := kmsg.NewPtrSASLHandshakeResponse()
-	if err := rt.do(hs, hsResp); err != nil {
+	if err := w.do(hs, hsResp); err != nil {
 		return err
 	}
 	if hsResp.ErrorCode != 0 {
@@ -107,7 +107,7 @@ func (d *saslDialer) authenticate(conn net.Conn, addr string) error {
 		req := kmsg.NewPtrSASLAuthenticateRequest()
 		req.Version, req.SASLAuthBytes = 1, out
 		resp := kmsg.NewPtrSASLAuthenticateResponse()
-		if err := rt.do(req, resp); err != nil {
+		if err := w.do(req, resp); err != nil {
 			return err
 		}
 		if resp.ErrorCode != 0 {
@@ -127,9 +127,9 @@ func (d *saslDialer) authenticate(conn net.Conn, addr string) error {
 	return nil
 }
 
-// roundTripper sends requests on a connection not yet handed to sarama,
+// saslWire sends requests on a connection not yet handed to sarama,
 // one at a time.
-type roundTripper struct {
+type saslWire struct {
 	conn net.Conn
 	f    *kmsg.RequestFormatter
 	corr int32
@@ -137,7 +137,7 @@ type roundTripper struct {
 
 // do sends req and reads its answer into resp (both of a version with
 // the non-flexible header, as SaslHandshake v1 and SaslAuthenticate v1).
-func (r *roundTripper) do(req kmsg.Request, resp kmsg.Response) error {
+func (r *saslWire) do(req kmsg.Request, resp kmsg.Response) error {
 	r.corr++
 	corr := r.corr
 	if _, err := r.conn.Write(r.f.AppendRequest(nil, req, corr)); err != nil {
