@@ -98,10 +98,12 @@ func (r replayer) Plan(_ context.Context, ranges []string) ([]tui.ReplayTask, er
 	return out, nil
 }
 
-// Read reads on connections of its own (Client.Another): on the stream's,
-// each replay fetch would wait behind the stream's long polls to the same
-// broker (2000 two-record ranges: 39 s from the screen against 0.4 s for
-// kbatch replay).
+// Read fetches on connections of its own (Client.Another), opened for
+// the replay and closed at its end: on the stream's fetch connections,
+// each replay fetch would wait behind the stream's long polls to the
+// same broker (2000 two-record ranges: 39 s from the screen against 0.4 s
+// for kbatch replay). Its other requests share the stream's connections,
+// which carry no long poll.
 func (r replayer) Read(ctx context.Context, tasks []tui.ReplayTask, emit func(tui.ReplayChunk) error) error {
 	client, err := r.client.Another()
 	if err != nil {

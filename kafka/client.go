@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/IBM/sarama"
+	"github.com/twmb/franz-go/pkg/sasl"
 
 	"github.com/kbatch-dev/kbatch/offsets"
 )
@@ -141,6 +142,10 @@ func (cc ClientConfig) saramaConfig() *sarama.Config {
 	c.Metadata.Retry.Max = 1
 	c.Metadata.Retry.Backoff = 250 * time.Millisecond
 	c.Metadata.AllowAutoTopicCreation = false
+	// bootstrap asks for every topic's metadata itself, on the bootstrap
+	// connection it then closes; afterwards the client refreshes the
+	// topics it knows of, by name.
+	c.Metadata.Full = false
 	c.Metadata.RefreshFrequency = 30 * time.Second
 	c.Consumer.Return.Errors = true
 	c.Consumer.Offsets.AutoCommit.Enable = false
@@ -194,6 +199,17 @@ func (cc ClientConfig) saramaConfig() *sarama.Config {
 			}
 		default:
 			c.Net.SASL.Mechanism = sarama.SASLTypePlaintext
+		}
+		if c.Net.SASL.Mechanism == sarama.SASLTypeGSSAPI {
+			// sarama gets its connections authenticated, by the
+			// process's one Kerberos login (sasldial.go); the
+			// settings above still say how, for the dialer and the
+			// fetch client.
+			c.Net.SASL.Enable, c.Net.TLS.Enable = false, false
+			c.Net.Proxy.Enable = true
+			c.Net.Proxy.Dialer = &saslDialer{conf: c, tls: cc.TLS, mechanism: func() (sasl.Mechanism, error) {
+				return saslMechanism(cc, c)
+			}}
 		}
 	}
 	return c
@@ -277,7 +293,7 @@ func dialOnce(cc ClientConfig, conf *sarama.Config) (*Client, error, error) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		c, err := sarama.NewClient(cc.Brokers, conf)
+		c, err := bootstrap(cc.Brokers, conf)
 		done <- result{c, err}
 	}()
 	timeout := cc.dialTimeout()
@@ -287,7 +303,7 @@ func dialOnce(cc ClientConfig, conf *sarama.Config) (*Client, error, error) {
 			cause := rootCause(cc, conf, r.err)
 			return nil, cause, fmt.Errorf("%w at %s: %s", ErrUnreachable, strings.Join(cc.Brokers, ","), describe(cc, conf, cause))
 		}
-		return &Client{sc: r.c, retryFor: cc.retryFor(), cc: cc, fc: &fetchConns{}}, nil, nil
+		return &Client{sc: r.c, shared: &sharedMeta{users: 1}, retryFor: cc.retryFor(), cc: cc, fc: &fetchConns{}}, nil, nil
 	case <-time.After(timeout + 2*time.Second):
 		go func() {
 			if r := <-done; r.c != nil {
@@ -295,7 +311,7 @@ func dialOnce(cc ClientConfig, conf *sarama.Config) (*Client, error, error) {
 			}
 		}()
 		hint := ""
-		if conf.Net.TLS.Enable {
+		if cc.TLS != nil {
 			hint = " (no TLS handshake answer: a plaintext listener? drop --tls)"
 		}
 		return nil, nil, fmt.Errorf("%w at %s: no answer within %s%s", ErrUnreachable, strings.Join(cc.Brokers, ","), timeout, hint)
@@ -345,7 +361,7 @@ func describe(cc ClientConfig, conf *sarama.Config, err error) string {
 	case strings.Contains(msg, "first record does not look like a TLS handshake"):
 		return "TLS handshake failed: the broker does not speak TLS on this port (drop --tls?)"
 	case errors.Is(err, io.EOF) || strings.Contains(msg, "connection reset"):
-		if conf.Net.TLS.Enable {
+		if cc.TLS != nil {
 			return "the broker closed the connection during the TLS handshake"
 		}
 		return "the broker closed the connection on the first request (a TLS or SASL listener? try --tls or the SASL flags)"

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/IBM/sarama"
@@ -13,11 +15,16 @@ import (
 )
 
 // Client is a connection to one cluster: its metadata (brokers, topics,
-// partitions, leaders) and one connection per broker, shared by every
-// request. Dial makes one; Close releases it. It is safe for concurrent
-// use.
+// partitions, leaders) and at most two connections to each broker it
+// talks to: one for every request but Fetch (sarama's), opened when
+// first needed, and one for fetches (fetchconn.go). Dial makes one;
+// Close releases it. It is safe for concurrent use.
 type Client struct {
 	sc sarama.Client
+	// shared counts the Clients that share sc (Another): the last one
+	// closed closes it.
+	shared *sharedMeta
+	closed bool // guarded by shared.mu
 	// retryFor is how long offset lookups go on retrying a partition
 	// whose leader fails or is unknown (a leader failover takes the
 	// broker session timeout, 9 s by default, or ZooKeeper's 18 s).
@@ -26,19 +33,82 @@ type Client struct {
 	// worked), for the fetch connections (fetchconn.go).
 	cc ClientConfig
 	fc *fetchConns
+	// noTopicIDs is set once a broker answered the fetch client's
+	// topic-id request at a Metadata version without ids (a cluster
+	// before Kafka 2.8): it is not asked again (topicids.go).
+	noTopicIDs atomic.Bool
 }
 
-// Another connects a second client to the same cluster, as this one was
-// made (credentials included): for reads that must not wait behind this
-// client's long polls, which share its one connection to each broker.
+// sharedMeta is the number of Clients sharing one sarama client.
+type sharedMeta struct {
+	mu    sync.Mutex
+	users int
+}
+
+// Another is a client of the same cluster, made as this one was
+// (credentials included), with fetch connections of its own: for reads
+// that must not wait behind this client's long polls, which hold its
+// fetch connection to each broker. Every other request goes over this
+// client's connections, which carry no fetches (and so no long polls);
+// the new client opens its fetch connections at its first Fetch and
+// closes them with Close. The two may be closed in either order.
 func (c *Client) Another() (*Client, error) {
-	return dial(c.cc, c.cc.saramaConfig())
+	c.shared.mu.Lock()
+	defer c.shared.mu.Unlock()
+	if c.closed {
+		return nil, sarama.ErrClosedClient
+	}
+	c.shared.users++
+	return &Client{sc: c.sc, shared: c.shared, retryFor: c.retryFor, cc: c.cc, fc: &fetchConns{}}, nil
 }
 
-// Close closes every connection of the client.
+// Close closes the client's fetch connections, and its other
+// connections unless a client made by Another still uses them. Closing
+// it again does nothing but say so.
 func (c *Client) Close() error {
 	c.closeFetch()
+	c.shared.mu.Lock()
+	defer c.shared.mu.Unlock()
+	if c.closed {
+		return sarama.ErrClosedClient
+	}
+	c.closed = true
+	if c.shared.users--; c.shared.users > 0 {
+		return nil
+	}
 	return c.sc.Close()
+}
+
+// bootstrap makes the sarama client of conf (whose Metadata.Full is
+// off, so that making it connects nowhere) and asks the cluster, through
+// one of addrs, for the metadata of every topic, as sarama.NewClient does
+// with Metadata.Full on. The connection to that bootstrap address is then
+// closed: sarama keeps it apart from its connection to the same broker by
+// id, and would hold both open for the client's life while sending every
+// later request to brokers by id. It opens again only when every broker
+// the metadata named has failed. When the first address tried does not
+// answer, sarama closes it and asks the next, whose connection stays
+// open.
+func bootstrap(addrs []string, conf *sarama.Config) (sarama.Client, error) {
+	sc, err := sarama.NewClient(addrs, conf)
+	if err != nil {
+		return nil, err
+	}
+	// With no broker known yet, the least loaded one is the first seed,
+	// which the refresh below asks first.
+	seed := sc.LeastLoadedBroker()
+	err = sc.RefreshMetadata()
+	if err != nil && !errors.Is(err, sarama.ErrLeaderNotAvailable) && !errors.Is(err, sarama.ErrReplicaNotAvailable) &&
+		!errors.Is(err, sarama.ErrTopicAuthorizationFailed) && !errors.Is(err, sarama.ErrClusterAuthorizationFailed) {
+		// As sarama.NewClient: these say part of the cluster is down or
+		// hidden, which does not keep the client from starting.
+		_ = sc.Close()
+		return nil, err
+	}
+	if seed != nil {
+		_ = seed.Close()
+	}
+	return sc, nil
 }
 
 // Topics lists the topics of the cluster's metadata.

@@ -22,17 +22,21 @@ import (
 // client: kgo sends the request kbatch built (kmsg, NewFetchRequest) and
 // hands back the answer as it came, with each partition's record batches
 // as raw bytes, which DecodeRecords reads straight into kbatch's records.
-// sarama, which opens every other connection, has no way to send a
-// request of the caller's own nor to return an answer's raw bytes: it
-// decodes every record into an object of its own first, which makes
-// fetching twice as costly as it needs to be on small records. The same
-// kgo client also sends the few requests sarama 1.61 does not know or
-// does not decode whole: Metadata v10 and later for topic ids
-// (topicids.go), and ApiVersions and ConsumerGroupDescribe for Kafka 4's
-// consumer groups (groupcommit.go). kgo's connections authenticate as
-// sarama's do, from the same ClientConfig: the same TLS configuration,
-// and SASL through franz-go's PLAIN, OAUTHBEARER and GSSAPI mechanisms
-// and kbatch's own SCRAM conversation (the one sarama uses).
+// sarama, which sends every other request, has no way to send a request
+// of the caller's own nor to return an answer's raw bytes: it decodes
+// every record into an object of its own first, which makes fetching
+// twice as costly as it needs to be on small records. The same kgo client
+// also sends the few requests sarama 1.61 does not know: Metadata with
+// topic ids under a protocol version before 2.8 (topicids.go), and
+// ApiVersions and ConsumerGroupDescribe for Kafka 4's consumer groups
+// (groupcommit.go). Those, and kgo's own metadata requests, go over each
+// broker's general connection, which is closed once idle
+// (fetchConnIdle), so a broker keeps one kgo connection: its fetch
+// connection. kgo's connections authenticate as sarama's do, from the
+// same ClientConfig: the same TLS configuration, and SASL through
+// franz-go's PLAIN, OAUTHBEARER and GSSAPI mechanisms (GSSAPI with the
+// process's one Kerberos login, kerberos.go) and kbatch's own SCRAM
+// conversation (the one sarama uses).
 
 // fetchConns is the client's kgo client, made at the first Fetch.
 type fetchConns struct {
@@ -55,6 +59,18 @@ func (c *Client) closeFetch() {
 	}
 }
 
+// fetchConnIdle is how long a connection of the kgo client may stay idle
+// before it is closed (it is closed within twice that). The fetch
+// connection of a broker being read is never idle: a long poll is always
+// waiting on it. The others are short-lived by design: the one to the
+// bootstrap address, which kgo opens for its first metadata and keeps
+// apart from the broker's own, and each broker's general connection,
+// which carries kgo's metadata requests (its first, one every five
+// minutes, one after a broker it did not know) and the few requests
+// sarama does not know; kept open, they would be a third and a fourth
+// connection to a broker beside sarama's and the fetch one.
+const fetchConnIdle = 2 * time.Second
+
 // newFetchClient makes the kgo client of cc, with conf's client id,
 // timeouts and protocol version (Fetch at most fetchMaxVersion of it).
 func newFetchClient(cc ClientConfig, conf *sarama.Config) (*kgo.Client, error) {
@@ -69,12 +85,13 @@ func newFetchClient(cc ClientConfig, conf *sarama.Config) (*kgo.Client, error) {
 		kgo.BrokerMaxReadBytes(2 * sarama.MaxResponseSize),
 		kgo.RequestRetries(0),
 		kgo.MetadataMinAge(250 * time.Millisecond),
+		kgo.ConnIdleTimeout(fetchConnIdle),
 		kgo.WithLogger(kgoLogger{}),
 	}
-	if conf.Net.TLS.Enable {
-		opts = append(opts, kgo.DialTLSConfig(conf.Net.TLS.Config.Clone()))
+	if cc.TLS != nil {
+		opts = append(opts, kgo.DialTLSConfig(cc.TLS.Clone()))
 	}
-	if conf.Net.SASL.Enable {
+	if cc.SASL != nil {
 		m, err := saslMechanism(cc, conf)
 		if err != nil {
 			return nil, err
@@ -123,19 +140,17 @@ func saslMechanism(cc ClientConfig, conf *sarama.Config) (sasl.Mechanism, error)
 		}), nil
 	case sarama.SASLTypeGSSAPI:
 		g := s.GSSAPI
-		kc, err := sarama.NewKerberosClient(&g)
+		kc, err := kerberosClient(&g)
 		if err != nil {
 			return nil, fmt.Errorf("kerberos: %w", err)
-		}
-		k, ok := kc.(*sarama.KerberosGoKrb5Client)
-		if !ok {
-			return nil, fmt.Errorf("kerberos: unexpected client %T", kc)
 		}
 		service := g.ServiceName
 		if service == "" {
 			service = "kafka"
 		}
-		return kerberos.Auth{Client: &k.Client, Service: service}.AsMechanismWithClose(), nil
+		// AsMechanism: closing the kgo client leaves the process's
+		// Kerberos client alone.
+		return kerberos.Auth{Client: kc, Service: service}.AsMechanism(), nil
 	}
 	return nil, fmt.Errorf("SASL mechanism %q is not supported for fetches", s.Mechanism)
 }

@@ -3,8 +3,10 @@ package kafka
 import (
 	"context"
 	"encoding/hex"
+	"errors"
 	"fmt"
 
+	"github.com/IBM/sarama"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
@@ -15,6 +17,56 @@ import (
 // over. A topic whose id the cluster does not tell (an older broker) is
 // left out of the map.
 func TopicIDs(c *Client, topics []string) (map[string]string, error) {
+	conf := c.sc.Config()
+	if !conf.Version.IsAtLeast(sarama.V2_8_0_0) {
+		// sarama asks no Metadata version with ids under an older
+		// protocol version: the fetch client asks its own.
+		return topicIDsOfFetchClient(c, topics)
+	}
+	// A few tries, each on the least loaded broker (sarama's connection
+	// to it, which no fetch waits on), which sarama asks at the
+	// broker's highest version up to v11; a broker that fails is
+	// closed, so that the next try opens it again or asks another: a
+	// stream that starts without the ids reads by names until its
+	// metadata refresh learns them.
+	var (
+		resp *sarama.MetadataResponse
+		err  error
+	)
+	for try := 1; try <= 3; try++ {
+		b := c.sc.LeastLoadedBroker()
+		if b == nil {
+			err = errors.New("no broker known")
+			break
+		}
+		if resp, err = b.GetMetadata(sarama.NewMetadataRequest(conf.Version, topics)); err == nil {
+			break
+		}
+		_ = b.Close()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("topic ids: %w", err)
+	}
+	out := make(map[string]string, len(topics))
+	for _, t := range resp.Topics {
+		if t == nil || t.Err != sarama.ErrNoError || t.Uuid == (sarama.Uuid{}) {
+			continue
+		}
+		out[t.Name] = hex.EncodeToString(t.Uuid[:])
+	}
+	return out, nil
+}
+
+// topicIDsOfFetchClient is TopicIDs asked by the fetch client, at the
+// highest Metadata version the broker serves, whatever the client's
+// protocol version says. It goes over a broker's general connection of
+// the fetch client, which closes when idle: a cluster whose answer
+// cannot carry ids (before Kafka 2.8) is not asked again, rather than
+// reconnected to at each metadata refresh for nothing.
+func topicIDsOfFetchClient(c *Client, topics []string) (map[string]string, error) {
+	if c.noTopicIDs.Load() {
+		return map[string]string{}, nil
+	}
 	kc, err := c.fetchClient()
 	if err != nil {
 		return nil, err
@@ -28,9 +80,7 @@ func TopicIDs(c *Client, topics []string) (map[string]string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), c.sc.Config().Net.ReadTimeout)
 	defer cancel()
 	// A few tries: the fetch client retries nothing itself, and the
-	// broker it asks (any one) may be down while the others answer: a
-	// stream that starts without the ids reads by names until its
-	// metadata refresh learns them.
+	// broker it asks (any one) may be down while the others answer.
 	var resp *kmsg.MetadataResponse
 	for try := 1; ; try++ {
 		resp, err = req.RequestWith(ctx, kc)
@@ -40,6 +90,9 @@ func TopicIDs(c *Client, topics []string) (map[string]string, error) {
 	}
 	if err != nil {
 		return nil, fmt.Errorf("topic ids: %w", err)
+	}
+	if resp.Version < 10 {
+		c.noTopicIDs.Store(true)
 	}
 	out := make(map[string]string, len(topics))
 	for _, t := range resp.Topics {
