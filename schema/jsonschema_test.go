@@ -1,0 +1,136 @@
+package schema
+
+import (
+	"strings"
+	"testing"
+)
+
+// The reason a value does not match names where in the schema and what.
+func TestJSONSchemaReasonNamesTheSchemaPlace(t *testing.T) {
+	c, err := compileJSONSchema(7, `{"type":"object","properties":{"age":{"type":"integer","minimum":0}}}`, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ payload, reason string }{
+		{`{"age":3}`, ""},
+		{`{"age":-1}`, "does not match its JSON Schema: at /properties/age: minimum: "},
+		{`{"age":"x"}`, `does not match its JSON Schema: at /properties/age: type: x has type "string", want "integer"`},
+		{`[]`, `does not match its JSON Schema: type: [] has type "array", want "object"`},
+	} {
+		reason, err := c.check([]byte(tc.payload))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.payload, err)
+		}
+		if tc.reason == "" && reason != "" || !strings.HasPrefix(reason, tc.reason) {
+			t.Errorf("%s: reason %q, want %q", tc.payload, reason, tc.reason)
+		}
+	}
+}
+
+// Integers beyond float64's 53 bits are compared as integers: 2^53+1 is
+// above a maximum of 2^53, which a float64 would round it to.
+func TestJSONSchemaIntegersAreExact(t *testing.T) {
+	c, err := compileJSONSchema(7, `{"type":"integer","maximum":9007199254740992}`, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reason, err := c.check([]byte(`9007199254740992`)); err != nil || reason != "" {
+		t.Errorf("2^53: reason %q, err %v; want it to match", reason, err)
+	}
+	if reason, err := c.check([]byte(`9007199254740993`)); err != nil || !strings.Contains(reason, "maximum") {
+		t.Errorf("2^53+1: reason %q, err %v; want maximum", reason, err)
+	}
+	if reason, err := c.check([]byte(`1.5`)); err != nil || !strings.Contains(reason, "type") {
+		t.Errorf("1.5: reason %q, err %v; want type", reason, err)
+	}
+}
+
+// draft-07 and 2020-12 schemas are checked; a schema naming another draft
+// compiles to a checker of nothing, so its values show unchecked rather
+// than as undecodable bytes.
+func TestJSONSchemaDrafts(t *testing.T) {
+	for _, tc := range []struct {
+		draft   string
+		checked bool
+	}{
+		{"", true},
+		{"http://json-schema.org/draft-07/schema#", true},
+		{"https://json-schema.org/draft-07/schema", true},
+		{"https://json-schema.org/draft/2020-12/schema", true},
+		{"http://json-schema.org/draft-04/schema#", false},
+		{"http://json-schema.org/draft-06/schema#", false},
+		{"https://json-schema.org/draft/2019-09/schema", false},
+	} {
+		head := ""
+		if tc.draft != "" {
+			head = `"$schema":"` + tc.draft + `",`
+		}
+		// draft-04's exclusiveMinimum is a boolean, which the later drafts refuse.
+		c, err := compileJSONSchema(1, `{`+head+`"type":"object","required":["id"],"properties":{"n":{"minimum":0,"exclusiveMinimum":true}}}`, nil)
+		if tc.checked {
+			if err == nil {
+				t.Errorf("%q: a boolean exclusiveMinimum compiled", tc.draft)
+			}
+			c, err = compileJSONSchema(1, `{`+head+`"type":"object","required":["id"]}`, nil)
+		}
+		if err != nil {
+			t.Errorf("%q: %v", tc.draft, err)
+			continue
+		}
+		reason, err := c.check([]byte(`{}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := reason != ""; got != tc.checked {
+			t.Errorf("%q: reason %q; want checked %v", tc.draft, reason, tc.checked)
+		}
+	}
+}
+
+// A value is one JSON value, checked or not.
+func TestJSONSchemaValueIsOneJSONValue(t *testing.T) {
+	checked, err := compileJSONSchema(1, `{"type":"object"}`, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unchecked, err := compileJSONSchema(1, `{"$schema":"http://json-schema.org/draft-04/schema#"}`, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []*jsonChecker{checked, unchecked} {
+		for _, payload := range []string{`{"a":`, `{} {}`, `{}x`, ``} {
+			if _, err := c.check([]byte(payload)); err == nil || !strings.HasPrefix(err.Error(), "not JSON") {
+				t.Errorf("%q: err %v, want not JSON", payload, err)
+			}
+		}
+	}
+}
+
+// A $ref reaches the schema's references, by name relative to its
+// location or its $id, and nothing else.
+func TestJSONSchemaRefsOnlyToReferences(t *testing.T) {
+	refs := []namedSchema{{Name: "address.json", Schema: `{"type":"object","required":["city"]}`}}
+	for _, text := range []string{
+		`{"properties":{"a":{"$ref":"address.json"}}}`,
+		`{"$id":"https://example.com/s/customer.json","properties":{"a":{"$ref":"address.json"}}}`,
+		`{"$id":"https://example.com/s/customer.json","properties":{"a":{"$ref":"https://example.com/s/address.json"}}}`,
+	} {
+		c, err := compileJSONSchema(3, text, refs)
+		if err != nil {
+			t.Fatalf("%s: %v", text, err)
+		}
+		reason, err := c.check([]byte(`{"a":{}}`))
+		if err != nil || !strings.Contains(reason, "city") {
+			t.Errorf("%s: reason %q, err %v; want the reference's required city", text, reason, err)
+		}
+	}
+	for _, text := range []string{
+		`{"$ref":"other.json"}`,
+		`{"$ref":"https://example.com/address.json"}`,
+		`{"$ref":"file:///etc/passwd"}`,
+	} {
+		if _, err := compileJSONSchema(3, text, refs); err == nil || !strings.Contains(err.Error(), "not among the schema's references") {
+			t.Errorf("%s: err %v, want not among the references", text, err)
+		}
+	}
+}
