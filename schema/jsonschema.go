@@ -72,6 +72,13 @@ func compileJSONSchema(id int, text string, refs []namedSchema) (*jsonChecker, e
 			}
 		}
 	}
+	docs := map[string]string{loc: text}
+	for u, t := range byURL {
+		docs[u] = t
+	}
+	if err := refCycle(docs); err != nil {
+		return nil, fmt.Errorf("JSON Schema: %w", err)
+	}
 	load := func(u *url.URL) (*jsonschema.Schema, error) {
 		text, ok := byURL[u.String()]
 		if !ok {

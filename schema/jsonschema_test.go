@@ -134,3 +134,40 @@ func TestJSONSchemaRefsOnlyToReferences(t *testing.T) {
 		}
 	}
 }
+
+// A schema whose references lead back to themselves without going into
+// the value is refused when compiled: validating against it would
+// recurse until the stack overflows, which no recover catches. Recursion
+// that goes into the value is a schema like any other.
+func TestJSONSchemaRefCycleRefused(t *testing.T) {
+	address := []namedSchema{{Name: "address.json", Schema: `{"$ref":"customer.json"}`}}
+	customer := []namedSchema{{Name: "customer.json", Schema: `{"allOf":[{"$ref":"address.json"}]}`}}
+	for _, tc := range []struct {
+		text string
+		refs []namedSchema
+	}{
+		{`{"$ref":"#"}`, nil},
+		{`{"allOf":[{"$ref":"#"}]}`, nil},
+		{`{"anyOf":[{"type":"string"},{"not":{"$ref":"#"}}]}`, nil},
+		{`{"if":{"$ref":"#/$defs/a"},"$defs":{"a":{"then":{"$ref":"#"}}}}`, nil},
+		{`{"$defs":{"a":{"$ref":"#/$defs/b"},"b":{"$ref":"#/$defs/a"}},"$ref":"#/$defs/a"}`, nil},
+		{`{"$defs":{"a~b/c":{"$ref":"#/$defs/a~0b~1c"}}}`, nil},
+		{`{"$defs":{"a":{"$anchor":"x","oneOf":[{"$ref":"#x"}]}}}`, nil},
+		{`{"$id":"https://example.com/s/root.json","$defs":{"a":{"$ref":"https://example.com/s/root.json"}},"$ref":"#/$defs/a"}`, nil},
+		{`{"$schema":"http://json-schema.org/draft-07/schema#","definitions":{"a":{"$id":"#a","dependencies":{"x":{"$ref":"#a"}}}}}`, nil},
+		{`{"dependentSchemas":{"x":{"$ref":"#"}}}`, nil},
+		{`{"$ref":"address.json"}`, append(address, customer...)},
+	} {
+		_, err := compileJSONSchema(9, tc.text, tc.refs)
+		if err == nil || !strings.Contains(err.Error(), "lead back to themselves") {
+			t.Errorf("%s: err %v, want the cycle refused", tc.text, err)
+		}
+	}
+	tree, err := compileJSONSchema(9, `{"type":"object","required":["n"],"properties":{"n":{"type":"integer"},"kids":{"type":"array","items":{"$ref":"#"}}},"$defs":{"a":{"$ref":"#/$defs/b"},"b":{"type":"object"}}}`, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reason, err := tree.check([]byte(`{"n":1,"kids":[{"n":2,"kids":[{"n":3},{"m":4}]}]}`)); err != nil || !strings.Contains(reason, "required") {
+		t.Errorf("tree: reason %q, err %v; want the deepest kid's missing n", reason, err)
+	}
+}
