@@ -72,9 +72,20 @@ func compileJSONSchema(id int, text string, refs []namedSchema) (*jsonChecker, e
 			}
 		}
 	}
-	docs := map[string]string{loc: text}
+	// The cycle check reads the schemas as the validator does: through
+	// its own parse (encoding/json matches "$rEf" to $ref), written back.
+	docs := map[string]string{}
 	for u, t := range byURL {
-		docs[u] = t
+		s, err := parseJSONSchema(t)
+		if err != nil {
+			continue // a reference that does not parse fails when it is loaded
+		}
+		if docs[u], err = canonicalJSONSchema(s); err != nil {
+			return nil, fmt.Errorf("JSON Schema reference %s: %w", u, err)
+		}
+	}
+	if docs[loc], err = canonicalJSONSchema(root); err != nil {
+		return nil, fmt.Errorf("JSON Schema: %w", err)
 	}
 	if err := refCycle(docs); err != nil {
 		return nil, fmt.Errorf("JSON Schema: %w", err)
@@ -95,6 +106,12 @@ func compileJSONSchema(id int, text string, refs []namedSchema) (*jsonChecker, e
 		return nil, fmt.Errorf("JSON Schema: %w", err)
 	}
 	return &jsonChecker{resolved: resolved}, nil
+}
+
+// canonicalJSONSchema is s as the validator reads it, as JSON text.
+func canonicalJSONSchema(s *jsonschema.Schema) (string, error) {
+	b, err := json.Marshal(s)
+	return string(b), err
 }
 
 func parseJSONSchema(text string) (*jsonschema.Schema, error) {

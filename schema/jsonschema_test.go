@@ -156,6 +156,9 @@ func TestJSONSchemaRefCycleRefused(t *testing.T) {
 		{`{"$id":"https://example.com/s/root.json","$defs":{"a":{"$ref":"https://example.com/s/root.json"}},"$ref":"#/$defs/a"}`, nil},
 		{`{"$schema":"http://json-schema.org/draft-07/schema#","definitions":{"a":{"$id":"#a","dependencies":{"x":{"$ref":"#a"}}}}}`, nil},
 		{`{"dependentSchemas":{"x":{"$ref":"#"}}}`, nil},
+		{`{"$rEf":"#"}`, nil},
+		{`{"$defs":{"a":{"ALLOF":[{"$REF":"#"}]}},"$ref":"#/$defs/a"}`, nil},
+		{`{"$ref":"#/$defs/a","$REF":"#"}`, nil},
 		{`{"$ref":"address.json"}`, append(address, customer...)},
 	} {
 		_, err := compileJSONSchema(9, tc.text, tc.refs)
