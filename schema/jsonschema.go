@@ -24,6 +24,8 @@ import (
 // nothing: the schema names a draft that kbatch does not check.
 type jsonChecker struct {
 	resolved *jsonschema.Resolved
+	graph    *schemaGraph // the schema and its references, as the validator reads them
+	root     int          // the schema's node in graph
 }
 
 // checkedDraft says whether kbatch checks values against a schema whose
@@ -87,7 +89,11 @@ func compileJSONSchema(id int, text string, refs []namedSchema) (*jsonChecker, e
 	if docs[loc], err = canonicalJSONSchema(root); err != nil {
 		return nil, fmt.Errorf("JSON Schema: %w", err)
 	}
-	if err := refCycle(docs); err != nil {
+	g, err := newSchemaGraph(docs)
+	if err != nil {
+		return nil, fmt.Errorf("JSON Schema: %w", err)
+	}
+	if err := g.cycle(); err != nil {
 		return nil, fmt.Errorf("JSON Schema: %w", err)
 	}
 	load := func(u *url.URL) (*jsonschema.Schema, error) {
@@ -105,7 +111,7 @@ func compileJSONSchema(id int, text string, refs []namedSchema) (*jsonChecker, e
 	if err != nil {
 		return nil, fmt.Errorf("JSON Schema: %w", err)
 	}
-	return &jsonChecker{resolved: resolved}, nil
+	return &jsonChecker{resolved: resolved, graph: g, root: g.byURL[loc]}, nil
 }
 
 // canonicalJSONSchema is s as the validator reads it, as JSON text.
@@ -122,8 +128,10 @@ func parseJSONSchema(text string) (*jsonschema.Schema, error) {
 	return &s, nil
 }
 
-// check says why payload does not match the schema ("" when it does, or
-// when c checks nothing); an error when payload is not one JSON value.
+// check says why payload does not match the schema ("" when it does,
+// when c checks nothing, or when checking it would take more than a
+// bounded work: see maxCheckedDepth); an error when payload is not one
+// JSON value.
 // Integers are compared exactly up to 64 bits, other numbers as float64.
 func (c *jsonChecker) check(payload []byte) (string, error) {
 	dec := json.NewDecoder(bytes.NewReader(payload))
@@ -135,7 +143,7 @@ func (c *jsonChecker) check(payload []byte) (string, error) {
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return "", errors.New("not JSON: more than one value")
 	}
-	if c == nil {
+	if c == nil || !c.checkBounded(inst) {
 		return "", nil
 	}
 	if err := c.resolved.Validate(exactNumbers(inst)); err != nil {

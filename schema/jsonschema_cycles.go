@@ -35,19 +35,24 @@ type schemaNode struct {
 	base string // the URL its relative references resolve against
 }
 
-// refCycle returns an error when a subschema of docs (absolute URL to
-// schema text) can reach itself through $ref, $dynamicRef and the
-// keywords that apply a subschema to the same value. A $ref that names
-// nothing in docs adds no edge: resolving it fails on its own.
-func refCycle(docs map[string]string) error {
+// newSchemaGraph indexes docs (absolute URL to schema text).
+func newSchemaGraph(docs map[string]string) (*schemaGraph, error) {
 	g := &schemaGraph{byURL: map[string]int{}, dynamic: map[string][]int{}, byObj: map[uintptr]int{}}
 	for u, text := range docs {
 		var doc any
 		if err := json.Unmarshal([]byte(text), &doc); err != nil {
-			return err
+			return nil, err
 		}
 		g.add(doc, u, u, "")
 	}
+	return g, nil
+}
+
+// cycle returns an error when a subschema can reach itself through $ref,
+// $dynamicRef and the keywords that apply a subschema to the same value.
+// A $ref that names nothing in the graph adds no edge: resolving it fails
+// on its own.
+func (g *schemaGraph) cycle() error {
 	const (
 		unseen = iota
 		onPath
