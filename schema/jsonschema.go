@@ -25,7 +25,7 @@ import (
 type jsonChecker struct {
 	resolved *jsonschema.Resolved
 	graph    *schemaGraph // the schema and its references, as the validator reads them
-	root     int          // the schema's node in graph
+	root     int          // the schema's node in graph; -1 for true, false and {}
 }
 
 // checkedDraft says whether kbatch checks values against a schema whose
@@ -49,8 +49,11 @@ func compileJSONSchema(id int, text string, refs []namedSchema) (*jsonChecker, e
 		Schema string `json:"$schema"`
 		ID     string `json:"$id"`
 	}
-	if err := json.Unmarshal([]byte(text), &head); err != nil {
-		return nil, fmt.Errorf("JSON Schema: %w", err)
+	var boolean bool // true and false are schemas too
+	if err := json.Unmarshal([]byte(text), &boolean); err != nil {
+		if err := json.Unmarshal([]byte(text), &head); err != nil {
+			return nil, fmt.Errorf("JSON Schema: %w", err)
+		}
 	}
 	if !checkedDraft(head.Schema) {
 		return nil, nil
@@ -111,7 +114,11 @@ func compileJSONSchema(id int, text string, refs []namedSchema) (*jsonChecker, e
 	if err != nil {
 		return nil, fmt.Errorf("JSON Schema: %w", err)
 	}
-	return &jsonChecker{resolved: resolved, graph: g, root: g.byURL[loc]}, nil
+	c := &jsonChecker{resolved: resolved, graph: g, root: -1}
+	if n, ok := g.docs[loc]; ok {
+		c.root = n
+	}
+	return c, nil
 }
 
 // canonicalJSONSchema is s as the validator reads it, as JSON text.
@@ -128,10 +135,9 @@ func parseJSONSchema(text string) (*jsonschema.Schema, error) {
 	return &s, nil
 }
 
-// check says why payload does not match the schema ("" when it does,
-// when c checks nothing, or when checking it would take more than a
-// bounded work: see maxCheckedDepth); an error when payload is not one
-// JSON value.
+// check says why payload does not match the schema: "" when it does,
+// when c checks nothing, or when checking it would cost more than
+// checkBounded allows; an error when payload is not one JSON value.
 // Integers are compared exactly up to 64 bits, other numbers as float64.
 func (c *jsonChecker) check(payload []byte) (string, error) {
 	dec := json.NewDecoder(bytes.NewReader(payload))

@@ -21,6 +21,8 @@ func FuzzJSONSchema(f *testing.F) {
 		f.Add(s, `{"age":-1,"a":1,"x":{"x":null}}`)
 		f.Add(s, `[1,1,"x",[2]]`)
 	}
+	f.Add(`{}`, `[{}]`)
+	f.Add(`true`, `1`)
 	f.Fuzz(func(t *testing.T, text, payload string) {
 		c, err := compileJSONSchema(1, text, []namedSchema{{Name: "r.json", Schema: `{"type":"string"}`}})
 		if err != nil {

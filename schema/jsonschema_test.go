@@ -222,3 +222,23 @@ func TestJSONSchemaCheckWorkIsBounded(t *testing.T) {
 		}
 	}
 }
+
+// true, false and {} are schemas: everything matches the first and the
+// last, nothing the second.
+func TestJSONSchemaBooleanAndEmpty(t *testing.T) {
+	for _, tc := range []struct {
+		schema string
+		match  bool
+	}{{`true`, true}, {`{}`, true}, {`false`, false}, {`{"properties":{"a":false}}`, true}} {
+		c, err := compileJSONSchema(1, tc.schema, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.schema, err)
+		}
+		for _, payload := range []string{`1`, `[1,{"b":[]}]`, `{"b":null}`} {
+			reason, err := c.check([]byte(payload))
+			if err != nil || (reason == "") != tc.match {
+				t.Errorf("%s, %s: reason %q, err %v; want match %v", tc.schema, payload, reason, err, tc.match)
+			}
+		}
+	}
+}

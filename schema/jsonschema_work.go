@@ -66,6 +66,9 @@ func (c *jsonChecker) checkBounded(inst any) bool {
 	if depth > maxCheckedDepth {
 		return false
 	}
+	if c.root < 0 {
+		return true // the schema applies no subschema
+	}
 	parts = append(parts, valuePart{}) // a member's name, for propertyNames
 	w := workCount{g: c.graph, parts: parts, name: len(parts) - 1, memo: map[[2]int]work{}, limit: maxCheckCost}
 	return w.work(c.root, root).depthSq <= maxCheckCost

@@ -24,9 +24,13 @@ var sameValueKeywords = [...]string{"allOf", "anyOf", "oneOf", "not", "if", "the
 // schemaGraph indexes the subschemas of a set of JSON Schema documents by
 // the URLs a $ref may name them by.
 type schemaGraph struct {
-	byURL   map[string]int   // absolute URL, its fragment unescaped, to node
+	// byURL maps an absolute URL, its fragment unescaped, to the nodes it
+	// names: all of them when two documents claim one URL, so that every
+	// reading of a $ref is an edge.
+	byURL   map[string][]int
 	dynamic map[string][]int // $dynamicAnchor name to nodes
 	byObj   map[uintptr]int  // a schema object (its map) to node
+	docs    map[string]int   // a document's URL to its root node
 	nodes   []schemaNode
 }
 
@@ -37,11 +41,14 @@ type schemaNode struct {
 
 // newSchemaGraph indexes docs (absolute URL to schema text).
 func newSchemaGraph(docs map[string]string) (*schemaGraph, error) {
-	g := &schemaGraph{byURL: map[string]int{}, dynamic: map[string][]int{}, byObj: map[uintptr]int{}}
+	g := &schemaGraph{byURL: map[string][]int{}, dynamic: map[string][]int{}, byObj: map[uintptr]int{}, docs: map[string]int{}}
 	for u, text := range docs {
 		var doc any
 		if err := json.Unmarshal([]byte(text), &doc); err != nil {
 			return nil, err
+		}
+		if _, ok := doc.(map[string]any); ok {
+			g.docs[u] = len(g.nodes)
 		}
 		g.add(doc, u, u, "")
 	}
@@ -92,7 +99,7 @@ func (g *schemaGraph) add(v any, base, resource, ptr string) {
 		if id, ok := v["$id"].(string); ok {
 			if u := resolveURL(base, id); u != "" {
 				if key, frag := fragmentKey(u); frag { // draft-07's "$id": "#name" names an anchor
-					g.byURL[key] = n
+					g.byURL[key] = append(g.byURL[key], n)
 				} else {
 					base, resource, ptr = u, u, ""
 				}
@@ -100,15 +107,15 @@ func (g *schemaGraph) add(v any, base, resource, ptr string) {
 		}
 		g.nodes = append(g.nodes, schemaNode{obj: v, base: base})
 		g.byObj[reflect.ValueOf(v).Pointer()] = n
-		g.byURL[resource+"#"+ptr] = n
+		g.name(resource+"#"+ptr, n)
 		if ptr == "" {
-			g.byURL[resource] = n
+			g.name(resource, n)
 		}
 		if a, ok := v["$anchor"].(string); ok {
-			g.byURL[base+"#"+a] = n
+			g.name(base+"#"+a, n)
 		}
 		if a, ok := v["$dynamicAnchor"].(string); ok {
-			g.byURL[base+"#"+a] = n
+			g.name(base+"#"+a, n)
 			g.dynamic[a] = append(g.dynamic[a], n)
 		}
 		for k, e := range v {
@@ -117,15 +124,15 @@ func (g *schemaGraph) add(v any, base, resource, ptr string) {
 	}
 }
 
+func (g *schemaGraph) name(u string, n int) { g.byURL[u] = append(g.byURL[u], n) }
+
 // edges are the nodes that node n applies to the value n applies to.
 func (g *schemaGraph) edges(n int) []int {
 	node := g.nodes[n]
 	var out []int
 	target := func(ref string) {
 		if u := resolveURL(node.base, ref); u != "" {
-			if m, ok := g.byURL[mustKey(u)]; ok {
-				out = append(out, m)
-			}
+			out = append(out, g.byURL[mustKey(u)]...)
 		}
 	}
 	if ref, ok := node.obj["$ref"].(string); ok {
