@@ -12,7 +12,7 @@ VERSION ?= $(shell git describe --tags --match 'v*' --dirty 2>/dev/null)
 COMMIT  ?= $(shell c=$$(git rev-parse --short=12 HEAD 2>/dev/null) && { git diff --quiet HEAD || c=$$c+dirty; } && echo $$c)
 LDFLAGS := -s -w -X github.com/kbatch-dev/kbatch/cli.version=$(VERSION) -X github.com/kbatch-dev/kbatch/cli.commit=$(COMMIT)
 
-.PHONY: all build demo test bench bench-kafka soak fuzz lint cross screenshots docs man release-snapshot release-snapshot-one clean
+.PHONY: all build demo test bench bench-kafka start-pages soak fuzz lint cross screenshots docs man release-snapshot release-snapshot-one clean
 
 all: build
 
@@ -53,6 +53,14 @@ bench: build
 SOAK_TIME ?= 1h
 soak: build
 	$(GO) run ./internal/benchrun soak -kbatch $(BIN) -duration $(SOAK_TIME) -out .cache/soak
+
+# Where the memory of a short command goes (BENCHMARKS.md "The binary and
+# its start"): kbatch built with its symbols runs START_ARGS (default
+# version) and stops at its first write; the resident pages of the binary
+# by section and its resident code by module. Linux only.
+START_ARGS ?= version
+start-pages:
+	$(GO) run ./internal/startpages -- $(START_ARGS)
 
 bench-kafka: build
 	@test -s .cache/kafka/bootstrap || { echo "bench-kafka: no .cache/kafka/bootstrap; run 'make kafka-up' first" >&2; exit 1; }
@@ -136,7 +144,7 @@ include scripts/kafka.mk
 #                        Python serializers (a virtualenv in .cache/pyenv) through it to the
 #                        broker of `make kafka-up`, then decode them with schema/
 .PHONY: registry-up registry-down test-registry
-FUZZ_TARGETS += schema:FuzzDecode
+FUZZ_TARGETS += schema:FuzzDecode schema:FuzzJSONSchema
 FUZZ_TARGETS += kafka:FuzzDecodeRecords kafka:FuzzDecodeSealedBatch kafka:FuzzLZ4Frame
 FUZZ_TARGETS += tui:FuzzFieldText
 FUZZ_TARGETS += filter:FuzzParseJSON

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/url"
 	"strconv"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/bufbuild/protocompile"
 	"github.com/hamba/avro/v2"
-	"github.com/santhosh-tekuri/jsonschema/v6"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -40,7 +38,7 @@ type compiled struct {
 	avro   avro.Schema
 	proto  protoreflect.FileDescriptor    // registry Protobuf: messages picked by index
 	msg    protoreflect.MessageDescriptor // local Protobuf: the one message
-	json   *jsonschema.Schema
+	json   *jsonChecker                   // JSON Schema: nil for a draft kbatch does not check
 }
 
 func formatOf(schemaType string) (Format, error) {
@@ -90,39 +88,11 @@ func compileFetched(ctx context.Context, f *fetched) (*compiled, error) {
 		}
 		return &compiled{format: Protobuf, proto: fd, types: typesFor(fd)}, nil
 	default:
-		// References are named as their $ref says, relative to the
-		// schema's location or to its $id when it has one.
-		loc := "https://schema-registry.invalid/schemas/ids/" + strconv.Itoa(f.ID)
-		bases := []string{loc}
-		var head struct {
-			ID string `json:"$id"`
-		}
-		if json.Unmarshal([]byte(f.Schema), &head) == nil && head.ID != "" {
-			bases = append(bases, head.ID)
-		}
-		c := newJSONCompiler()
-		added := map[string]bool{}
-		for _, r := range f.Refs {
-			doc, err := jsonschema.UnmarshalJSON(strings.NewReader(r.Schema))
-			if err != nil {
-				return nil, fmt.Errorf("JSON Schema reference %q: %w", r.Name, err)
-			}
-			for _, b := range bases {
-				u := resolveURL(b, r.Name)
-				if u == "" || added[u] {
-					continue
-				}
-				added[u] = true
-				if err := c.AddResource(u, doc); err != nil {
-					return nil, fmt.Errorf("JSON Schema reference %q: %w", r.Name, err)
-				}
-			}
-		}
-		s, err := compileJSONSchema(c, loc, f.Schema)
+		c, err := compileJSONSchema(f.ID, f.Schema, f.Refs)
 		if err != nil {
 			return nil, err
 		}
-		return &compiled{format: JSON, json: s}, nil
+		return &compiled{format: JSON, json: c}, nil
 	}
 }
 
@@ -220,35 +190,6 @@ func compileProto(ctx context.Context, path string, r protocompile.Resolver) (pr
 		return nil, fmt.Errorf("Protobuf schema: %w", err)
 	}
 	return files[0], nil
-}
-
-// refusingLoader keeps JSON Schema $refs to the schema's own references:
-// a schema from the registry must not make kbatch read files or URLs.
-type refusingLoader struct{}
-
-func (refusingLoader) Load(url string) (any, error) {
-	return nil, fmt.Errorf("%s: not among the schema's references", url)
-}
-
-func newJSONCompiler() *jsonschema.Compiler {
-	c := jsonschema.NewCompiler()
-	c.UseLoader(refusingLoader{})
-	return c
-}
-
-func compileJSONSchema(c *jsonschema.Compiler, loc, text string) (*jsonschema.Schema, error) {
-	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(text))
-	if err != nil {
-		return nil, fmt.Errorf("JSON Schema: %w", err)
-	}
-	if err := c.AddResource(loc, doc); err != nil {
-		return nil, fmt.Errorf("JSON Schema: %w", err)
-	}
-	s, err := c.Compile(loc)
-	if err != nil {
-		return nil, fmt.Errorf("JSON Schema: %w", err)
-	}
-	return s, nil
 }
 
 // protoMessage picks the message that a Confluent index path names:
@@ -357,42 +298,16 @@ func (c *compiled) decode(payload []byte, framed bool) (text, invalid string, er
 		text, err = protoToJSON(md, c.types, payload)
 		return text, "", err
 	default:
-		inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(payload))
+		reason, err := c.json.check(payload)
 		if err != nil {
-			return "", "", fmt.Errorf("not JSON: %w", err)
+			return "", "", err
 		}
 		text, err = safeJSON(payload)
 		if err != nil {
 			return "", "", err
 		}
-		if verr := c.json.Validate(inst); verr != nil {
-			var ve *jsonschema.ValidationError
-			msg := verr.Error()
-			if errors.As(verr, &ve) {
-				msg = firstLeaf(ve)
-			}
-			return text, "does not match its JSON Schema: " + oneLine(msg, 200), nil
-		}
-		return text, "", nil
+		return text, reason, nil
 	}
-}
-
-// firstLeaf is the innermost cause of a validation error, the line that
-// says which field is wrong.
-func firstLeaf(ve *jsonschema.ValidationError) string {
-	for len(ve.Causes) > 0 {
-		ve = ve.Causes[0]
-	}
-	loc := "/" + strings.Join(ve.InstanceLocation, "/")
-	s := ve.Error()
-	if i := strings.LastIndex(s, "\n"); i >= 0 {
-		s = s[i+1:]
-	}
-	s = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(s), "-"))
-	if !strings.HasPrefix(s, "at ") {
-		s = "at " + strconv.Quote(loc) + ": " + s
-	}
-	return s
 }
 
 // safeJSON compacts valid JSON text and escapes what a terminal could

@@ -149,6 +149,18 @@ func TestJSONSchemaRefToFileRefused(t *testing.T) {
 	wantFailed(t, d.Decode("evil", false, frame(id, []byte(`{}`))), "schema does not compile")
 }
 
+// A registry's JSON Schema whose references lead back to themselves
+// leaves its records undecoded: it never ends the process.
+func TestJSONSchemaRefCycleFromRegistry(t *testing.T) {
+	reg := newFakeRegistry(t)
+	id, _, err := reg.RegisterSchema("loop-value", sr.Schema{Type: sr.TypeJSON, Schema: `{"$defs":{"a":{"$ref":"#"}},"allOf":[{"$ref":"#/$defs/a"}]}`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := newDecoder(t, Options{RegistryURL: reg.URL()})
+	wantFailed(t, d.Decode("loop", false, frame(id, []byte(`{}`))), "schema does not compile")
+}
+
 func TestUnknownIDReportedOnce(t *testing.T) {
 	reg := newFakeRegistry(t)
 	var mu sync.Mutex

@@ -11,8 +11,9 @@
 //   - Formats: Avro (hamba/avro/v2), Protobuf (bufbuild/protocompile,
 //     the schema's references fetched too; message indexes pick nested
 //     messages; dynamic messages to JSON with protojson, proto field
-//     names), JSON Schema (santhosh-tekuri/jsonschema/v6: the JSON is
-//     shown, and Result.Reason says when it does not validate).
+//     names), JSON Schema (google/jsonschema-go, draft-07 and 2020-12:
+//     the JSON is shown, and Result.Reason says when it does not
+//     validate; a schema of another draft shows its values unchecked).
 //   - Output: compact JSON text, valid JSON for every input, with
 //     control, C1 and invalid UTF-8 characters escaped, so it can be shown
 //     on a terminal. The raw bytes are never changed: callers keep them.

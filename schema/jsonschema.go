@@ -1,0 +1,202 @@
+package schema
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// JSON Schema values are checked with google/jsonschema-go, which does its
+// work when a schema is compiled and none at start: every kbatch process
+// (each Tab of a shell completion) initialises every linked package, and
+// a validator that compiles its meta-schemas in an init costs each of
+// them milliseconds and megabytes. It reads draft-07 and 2020-12 schemas;
+// a schema naming another draft shows its values unchecked.
+
+// jsonChecker is a compiled JSON Schema. A nil *jsonChecker checks
+// nothing: the schema names a draft that kbatch does not check.
+type jsonChecker struct {
+	resolved *jsonschema.Resolved
+	graph    *schemaGraph // the schema and its references, as the validator reads them
+	root     int          // the schema's node in graph; -1 for true, false and {}
+}
+
+// checkedDraft says whether kbatch checks values against a schema whose
+// $schema is draft: draft-07 and 2020-12 (with or without the empty
+// fragment), and a schema without $schema, read as 2020-12.
+func checkedDraft(draft string) bool {
+	switch strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(draft, "http://"), "https://"), "#") {
+	case "", "json-schema.org/draft-07/schema", "json-schema.org/draft/2020-12/schema":
+		return true
+	}
+	return false
+}
+
+// compileJSONSchema compiles a registry JSON Schema (text, registered as
+// id) with its references. A $ref resolves, relative to the schema's
+// location or to its $id when it has one, to one of refs by name, and to
+// nothing else: a schema from the registry must not make kbatch read
+// files or URLs.
+func compileJSONSchema(id int, text string, refs []namedSchema) (*jsonChecker, error) {
+	var head struct {
+		Schema string `json:"$schema"`
+		ID     string `json:"$id"`
+	}
+	var boolean bool // true and false are schemas too
+	if err := json.Unmarshal([]byte(text), &boolean); err != nil {
+		if err := json.Unmarshal([]byte(text), &head); err != nil {
+			return nil, fmt.Errorf("JSON Schema: %w", err)
+		}
+	}
+	if !checkedDraft(head.Schema) {
+		return nil, nil
+	}
+	root, err := parseJSONSchema(text)
+	if err != nil {
+		return nil, fmt.Errorf("JSON Schema: %w", err)
+	}
+	loc := "https://schema-registry.invalid/schemas/ids/" + strconv.Itoa(id)
+	bases := []string{loc}
+	if head.ID != "" {
+		bases = append(bases, resolveURL(loc, head.ID))
+	}
+	byURL := map[string]string{}
+	for _, r := range refs {
+		for _, b := range bases {
+			if u := resolveURL(b, r.Name); u != "" {
+				if _, ok := byURL[u]; !ok {
+					byURL[u] = r.Schema
+				}
+			}
+		}
+	}
+	// The cycle check reads the schemas as the validator does: through
+	// its own parse (encoding/json matches "$rEf" to $ref), written back.
+	docs := map[string]string{}
+	for u, t := range byURL {
+		s, err := parseJSONSchema(t)
+		if err != nil {
+			continue // a reference that does not parse fails when it is loaded
+		}
+		if docs[u], err = canonicalJSONSchema(s); err != nil {
+			return nil, fmt.Errorf("JSON Schema reference %s: %w", u, err)
+		}
+	}
+	if docs[loc], err = canonicalJSONSchema(root); err != nil {
+		return nil, fmt.Errorf("JSON Schema: %w", err)
+	}
+	g, err := newSchemaGraph(docs)
+	if err != nil {
+		return nil, fmt.Errorf("JSON Schema: %w", err)
+	}
+	if err := g.cycle(); err != nil {
+		return nil, fmt.Errorf("JSON Schema: %w", err)
+	}
+	load := func(u *url.URL) (*jsonschema.Schema, error) {
+		text, ok := byURL[u.String()]
+		if !ok {
+			return nil, fmt.Errorf("%s: not among the schema's references", u)
+		}
+		s, err := parseJSONSchema(text)
+		if err != nil {
+			return nil, fmt.Errorf("reference %s: %w", u, err)
+		}
+		return s, nil
+	}
+	resolved, err := root.Resolve(&jsonschema.ResolveOptions{BaseURI: loc, Loader: load})
+	if err != nil {
+		return nil, fmt.Errorf("JSON Schema: %w", err)
+	}
+	c := &jsonChecker{resolved: resolved, graph: g, root: -1}
+	if n, ok := g.docs[loc]; ok {
+		c.root = n
+	}
+	return c, nil
+}
+
+// canonicalJSONSchema is s as the validator reads it, as JSON text.
+func canonicalJSONSchema(s *jsonschema.Schema) (string, error) {
+	b, err := json.Marshal(s)
+	return string(b), err
+}
+
+func parseJSONSchema(text string) (*jsonschema.Schema, error) {
+	var s jsonschema.Schema
+	if err := json.Unmarshal([]byte(text), &s); err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+// check says why payload does not match the schema: "" when it does,
+// when c checks nothing, or when checking it would cost more than
+// checkBounded allows; an error when payload is not one JSON value.
+// Integers are compared exactly up to 64 bits, other numbers as float64.
+func (c *jsonChecker) check(payload []byte) (string, error) {
+	dec := json.NewDecoder(bytes.NewReader(payload))
+	dec.UseNumber()
+	var inst any
+	if err := dec.Decode(&inst); err != nil {
+		return "", fmt.Errorf("not JSON: %w", err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return "", errors.New("not JSON: more than one value")
+	}
+	if c == nil || !c.checkBounded(inst) {
+		return "", nil
+	}
+	if err := c.resolved.Validate(exactNumbers(inst)); err != nil {
+		return "does not match its JSON Schema: " + oneLine(firstReason(err.Error()), 200), nil
+	}
+	return "", nil
+}
+
+// exactNumbers replaces the json.Numbers in v (as a json.Decoder with
+// UseNumber gives them) by int64 where they are one, else float64: the
+// validator types a value by its Go kind, and an int64 keeps the integers
+// beyond float64's 53 bits.
+func exactNumbers(v any) any {
+	switch v := v.(type) {
+	case json.Number:
+		if i, err := v.Int64(); err == nil {
+			return i
+		}
+		f, _ := v.Float64()
+		return f
+	case map[string]any:
+		for k, e := range v {
+			v[k] = exactNumbers(e)
+		}
+	case []any:
+		for i, e := range v {
+			v[i] = exactNumbers(e)
+		}
+	}
+	return v
+}
+
+// firstReason is a validation error's innermost reason, after where in
+// the schema it was found: "validating root: validating
+// /properties/age: minimum: ..." is "at /properties/age: minimum: ...".
+func firstReason(msg string) string {
+	const step = "validating "
+	at := ""
+	for strings.HasPrefix(msg, step) {
+		where, rest, ok := strings.Cut(msg[len(step):], ": ")
+		if !ok {
+			break
+		}
+		at, msg = where, rest
+	}
+	if at == "" || at == "root" {
+		return msg
+	}
+	return "at " + at + ": " + msg
+}
