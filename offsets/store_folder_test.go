@@ -119,6 +119,34 @@ func TestFolderTwoWritersOnTwoStreams(t *testing.T) {
 	must(t, c.Close())
 }
 
+// TestFolderWriterHoldsANewStreamFromItsFirstRead: a writer that reads a
+// stream no file holds yet (a watch planning its start) holds it from
+// then on, so a second writer cannot create the stream, write it and go
+// away before the first writes the start it planned from nothing.
+func TestFolderWriterHoldsANewStreamFromItsFirstRead(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "streams")
+	a, err := OpenFolder(dir, "", OpenOptions{})
+	must(t, err)
+	defer a.Close()
+	if _, ok, err := a.Stream("orders"); err != nil || ok {
+		t.Fatalf("a new stream reads ok=%v err=%v, want none yet", ok, err)
+	}
+	b, err := OpenFolder(dir, "", OpenOptions{Timeout: 100 * time.Millisecond})
+	must(t, err)
+	defer b.Close()
+	if err := b.EnsureStream("orders", nil, []string{"events"}); !errors.Is(err, ErrLocked) {
+		t.Fatalf("second writer creating a stream the first has read: %v, want ErrLocked", err)
+	}
+	mustEnsure(t, a, "orders")
+	must(t, a.Plan("orders", testBatch(1, 2, 0)))
+	// A reader lists the stream; an empty stream file lists nothing.
+	infos, err := b.Streams()
+	must(t, err)
+	if len(infos) != 1 || infos[0].Name != "orders" {
+		t.Errorf("Streams = %+v, want orders alone", infos)
+	}
+}
+
 // TestFolderReadersSeeEveryStream: while two writers hold two streams, a
 // reader (offsets show, completion) lists both, read from copies, and
 // says so.

@@ -298,7 +298,10 @@ func (s *Store) update(stream string, fn func(st *streamTx) error) (err error) {
 // there is no such stream.
 func (s *Store) view(stream string, fn func(st *streamTx) error) (err error) {
 	if s.folder != nil {
-		f, err := s.folder.file(stream, false)
+		// A writer takes the stream's file, and its lock, at the first
+		// read: what it reads stays true until it writes (a second
+		// writer cannot run and finish the stream in between).
+		f, err := s.folder.file(stream, !s.readOnly)
 		if f == nil || err != nil {
 			return err
 		}
