@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/big"
 	"net/url"
 	"strconv"
 	"strings"
@@ -195,8 +196,37 @@ func firstReason(msg string) string {
 		}
 		at, msg = where, rest
 	}
+	msg = plainBound(msg)
 	if at == "" || at == "root" {
 		return msg
 	}
 	return "at " + at + ": " + msg
+}
+
+// plainBound writes the two numbers of a numeric keyword's reason as JSON
+// writes them: the validator gives the value as a fraction ("-1/1") and
+// the bound with six decimals ("0.000000"). Other reasons are returned
+// as they are.
+func plainBound(msg string) string {
+	kw, rest, ok := strings.Cut(msg, ": ")
+	switch kw {
+	case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf":
+	default:
+		return msg
+	}
+	value, middle, ok2 := strings.Cut(rest, " ")
+	i := strings.LastIndexByte(middle, ' ')
+	if !ok || !ok2 || i < 0 {
+		return msg
+	}
+	r, okR := new(big.Rat).SetString(value)
+	bound, err := strconv.ParseFloat(middle[i+1:], 64)
+	if !okR || err != nil {
+		return msg
+	}
+	v := r.RatString()
+	if !r.IsInt() {
+		v = strings.TrimRight(r.FloatString(20), "0")
+	}
+	return kw + ": " + v + " " + middle[:i+1] + strconv.FormatFloat(bound, 'f', -1, 64)
 }

@@ -13,7 +13,7 @@ func TestJSONSchemaReasonNamesTheSchemaPlace(t *testing.T) {
 	}
 	for _, tc := range []struct{ payload, reason string }{
 		{`{"age":3}`, ""},
-		{`{"age":-1}`, "does not match its JSON Schema: at /properties/age: minimum: "},
+		{`{"age":-1}`, "does not match its JSON Schema: at /properties/age: minimum: -1 is less than 0"},
 		{`{"age":"x"}`, `does not match its JSON Schema: at /properties/age: type: x has type "string", want "integer"`},
 		{`[]`, `does not match its JSON Schema: type: [] has type "array", want "object"`},
 	} {
@@ -239,6 +239,25 @@ func TestJSONSchemaBooleanAndEmpty(t *testing.T) {
 			if err != nil || (reason == "") != tc.match {
 				t.Errorf("%s, %s: reason %q, err %v; want match %v", tc.schema, payload, reason, err, tc.match)
 			}
+		}
+	}
+}
+
+// A numeric bound's reason reads its numbers as JSON writes them.
+func TestJSONSchemaBoundReasonsReadAsJSON(t *testing.T) {
+	for _, tc := range []struct{ schema, payload, reason string }{
+		{`{"maximum":2.5}`, `2.75`, "maximum: 2.75 is greater than 2.5"},
+		{`{"exclusiveMinimum":0}`, `-0.125`, "exclusiveMinimum: -0.125 is less than or equal to 0"},
+		{`{"multipleOf":3}`, `10`, "multipleOf: 10 is not a multiple of 3"},
+		{`{"maximum":9007199254740992}`, `9007199254740993`, "maximum: 9007199254740993 is greater than 9007199254740992"},
+	} {
+		c, err := compileJSONSchema(7, tc.schema, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		reason, err := c.check([]byte(tc.payload))
+		if err != nil || reason != "does not match its JSON Schema: "+tc.reason {
+			t.Errorf("%s against %s: reason %q, err %v; want %q", tc.payload, tc.schema, reason, err, tc.reason)
 		}
 	}
 }
