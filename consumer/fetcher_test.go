@@ -130,3 +130,23 @@ func TestAnswerIsDecodedWithinTheRoomLeft(t *testing.T) {
 		t.Fatalf("positions with room for the answer: %d and %d, want 8 and 8", rs[0].pos, rs[1].pos)
 	}
 }
+
+// A catch-up with the defaults holds two batches' worth of records in
+// memory at most: the batch in processing (MaxBatchBytes of keys and
+// values, with their messages) and the read-ahead being filled for the
+// next. With 200 B records that is within 16 MiB, half of kbatch's soft
+// heap limit (main.go), which leaves the GC its usual headroom and the
+// process within 64 MiB of RSS. A read-ahead of twice the batch bytes,
+// with 8 MiB batches, took 30 MiB.
+func TestDefaultCatchUpHoldsTwoBatchesWithinSixteenMiB(t *testing.T) {
+	c := Config{Client: &kafka.Client{}, Topics: []string{"t"}}
+	if err := c.defaults(); err != nil {
+		t.Fatal(err)
+	}
+	const record = 200
+	batch := kafka.InMemory(c.MaxBatchBytes/record, c.MaxBatchBytes)
+	if got := batch + readAheadBytes(c.MaxBatchBytes); got > 16<<20 {
+		t.Fatalf("a batch of %d bytes of %d B records takes %d in memory, its read-ahead %d: %d in all, want at most 16 MiB",
+			c.MaxBatchBytes, record, batch, readAheadBytes(c.MaxBatchBytes), got)
+	}
+}

@@ -449,7 +449,7 @@ func TestPollsBesideADrainArePacedWhileAnotherBrokersBacklogComesAndGoes(t *test
 	defer cfg.Client.Close()
 	cfg.Reset = offsets.ResetEarliest
 	cfg.MaxPerPartition = 5
-	cfg.MaxBatchBytes = 1700 << 10 // budget 3.4 MB: partition 1's 3.2 MB between budget/2 and budget
+	cfg.MaxBatchBytes = 3400 << 10 // budget 3.4 MB: partition 1's 3.2 MB between budget/2 and budget
 	cfg.Interval = time.Hour
 	cfg.Processor = procFunc(func(*Batch, []*record.Record) { time.Sleep(time.Millisecond) })
 	s := start(t, cfg)
