@@ -119,7 +119,9 @@ type Model struct {
 	// were last sized; apply lays out again when it grows.
 	laidOutBatchesW int
 
-	hist    *history
+	hist *history
+	// heap follows the samples the screen holds (heaplimit.go); set by Run.
+	heap    heapLimit
 	parts   *partitionsPane
 	batches *batchesPane
 	records *recordsPane

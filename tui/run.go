@@ -24,8 +24,10 @@ import (
 // ctl is nil for a source without controls (a read-only view).
 func Run(ctx context.Context, s Stream, ctl Controls, opts Options, extra ...tea.ProgramOption) error {
 	m := New(s, ctl, opts)
+	m.heap = newHeapLimit()
 	_, runErr := tea.NewProgram(m, programOptions(ctx, extra)...).Run()
 	m.Close()
+	m.heap.restore()
 
 	// Drain while closing: the stream's last event waits for a reader.
 	drained := make(chan error, 1)

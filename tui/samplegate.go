@@ -7,7 +7,7 @@ import (
 )
 
 // sampleGateBytes is how much of the samples sent to the screen may wait
-// for it: about one batch of the stream's default batch bytes (consumer.Config.MaxBatchBytes). The screen
+// for it: about two batches of the stream's default batch bytes (consumer.Config.MaxBatchBytes). The screen
 // takes the stream's events a few times a second (bridge.go); during a
 // catch-up of 1 MiB values the batches cut in between would bring copies
 // of every record, 96 MB at the peak, which the history drops at once.
@@ -31,6 +31,14 @@ func (g *SampleGate) Open() bool { return g.waiting.Load() < sampleGateBytes }
 
 // Sent implements consumer.SampleGate.
 func (g *SampleGate) Sent(bytes int64) { g.waiting.Add(bytes) }
+
+// held is the sample bytes sent and not yet taken; nil-safe.
+func (g *SampleGate) held() int64 {
+	if g == nil {
+		return 0
+	}
+	return g.waiting.Load()
+}
 
 // took counts b's samples as taken; nil-safe.
 func (g *SampleGate) took(b *consumer.Batch) {
