@@ -235,8 +235,8 @@ func TestScreenTakesSamplesFromTheGate(t *testing.T) {
 		t.Fatal("gate open with more than sampleGateBytes waiting")
 	}
 	feed(m, started(2), &consumer.BatchEvent{Batch: b})
-	if !gate.Open() || gate.waiting.Load() != sampleGateBytes-1 {
-		t.Fatalf("after the screen took the batch: open %v, %d bytes waiting; want %d", gate.Open(), gate.waiting.Load(), sampleGateBytes-1)
+	if !gate.Open() || gate.heap.waiting.Load() != sampleGateBytes-1 {
+		t.Fatalf("after the screen took the batch: open %v, %d bytes waiting; want %d", gate.Open(), gate.heap.waiting.Load(), sampleGateBytes-1)
 	}
 }
 

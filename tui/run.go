@@ -24,10 +24,13 @@ import (
 // ctl is nil for a source without controls (a read-only view).
 func Run(ctx context.Context, s Stream, ctl Controls, opts Options, extra ...tea.ProgramOption) error {
 	m := New(s, ctl, opts)
-	m.heap = newHeapLimit()
+	if g := opts.SampleGate; g != nil {
+		// The soft heap limit follows the samples held (heaplimit.go).
+		g.heap.start()
+		defer g.heap.stop()
+	}
 	_, runErr := tea.NewProgram(m, programOptions(ctx, extra)...).Run()
 	m.Close()
-	m.heap.restore()
 
 	// Drain while closing: the stream's last event waits for a reader.
 	drained := make(chan error, 1)

@@ -1,8 +1,6 @@
 package tui
 
 import (
-	"sync/atomic"
-
 	"github.com/kbatch-dev/kbatch/consumer"
 )
 
@@ -20,29 +18,35 @@ const sampleGateBytes = 8 << 20
 // it takes the event, and the gate is open while less than
 // sampleGateBytes waits. Use one per stream; the zero value is ready.
 type SampleGate struct {
-	waiting atomic.Int64
+	// heap.waiting is the sample bytes sent and not yet taken; heap
+	// follows them once the screen runs (Run).
+	heap heapLimit
 }
 
 // NewSampleGate returns an open gate.
 func NewSampleGate() *SampleGate { return &SampleGate{} }
 
 // Open implements consumer.SampleGate.
-func (g *SampleGate) Open() bool { return g.waiting.Load() < sampleGateBytes }
+func (g *SampleGate) Open() bool { return g.heap.waiting.Load() < sampleGateBytes }
 
 // Sent implements consumer.SampleGate.
-func (g *SampleGate) Sent(bytes int64) { g.waiting.Add(bytes) }
-
-// held is the sample bytes sent and not yet taken; nil-safe.
-func (g *SampleGate) held() int64 {
-	if g == nil {
-		return 0
-	}
-	return g.waiting.Load()
+func (g *SampleGate) Sent(bytes int64) {
+	g.heap.waiting.Add(bytes)
+	g.heap.follow()
 }
 
 // took counts b's samples as taken; nil-safe.
 func (g *SampleGate) took(b *consumer.Batch) {
 	if g != nil && len(b.Samples) > 0 {
-		g.waiting.Add(-consumer.SampleBytes(b))
+		g.heap.waiting.Add(-consumer.SampleBytes(b))
+	}
+}
+
+// kept tells the gate's heap limit the sample bytes the screen's history
+// keeps; nil-safe.
+func (g *SampleGate) kept(bytes int64) {
+	if g != nil {
+		g.heap.kept.Store(bytes)
+		g.heap.follow()
 	}
 }
