@@ -8,7 +8,8 @@ import (
 )
 
 // heapLimit keeps the process's soft heap limit at kbatch's own limit
-// (main.go) plus twice the sample bytes the screen holds: its history's
+// (main.go) plus twice the sample bytes the screen holds beyond
+// heapLimitSlack: its history's
 // samples (up to maxSampleBytes) and those the stream sent that wait for
 // it (up to sampleGateBytes). Twice, because samples are live data, and
 // the GC needs as much again of room above live data not to run back to
@@ -36,6 +37,13 @@ type heapLimit struct {
 // samples held move by this much.
 const heapLimitStep = 1 << 20
 
+// heapLimitSlack is the sample bytes the base limit has room for already:
+// at the peak of the 3 M catch-up of 200 B records the live heap is about
+// 19 MiB against the 32 MiB limit, and the screen holds 2-5 MiB of
+// samples of such records; with those counted the screen's peak on that
+// catch-up was 66-67 MiB of RSS.
+const heapLimitSlack = 4 << 20
+
 // start follows the limit kbatch set itself from now on; it leaves alone
 // a limit that comes from GOMEMLIMIT, and a process with none.
 func (l *heapLimit) start() {
@@ -58,8 +66,8 @@ func (l *heapLimit) stop() {
 	}
 }
 
-// follow raises the limit to the base plus twice the sample bytes held,
-// when that is more than it is. It never lowers it while the screen
+// follow raises the limit to the base plus twice the sample bytes held
+// beyond heapLimitSlack, when that is more than it is. It never lowers it while the screen
 // runs: samples come and go with every batch, and a limit that went down
 // with them started a collection each time the heap stood above it (the
 // screen on 1 MiB values went through 169 collections where it now goes
@@ -71,7 +79,7 @@ func (l *heapLimit) follow() {
 	if base == 0 {
 		return
 	}
-	held := max(l.waiting.Load()+l.kept.Load(), 0)
+	held := max(l.waiting.Load()+l.kept.Load()-heapLimitSlack, 0)
 	want := base + (2*held+heapLimitStep-1)/heapLimitStep*heapLimitStep
 	for {
 		set := l.set.Load()

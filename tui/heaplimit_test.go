@@ -27,9 +27,10 @@ func limitIs(t *testing.T, want int64, what string) {
 }
 
 // The screen's samples of large values count twice on top of kbatch's
-// own soft heap limit: as the stream sends them, while they wait for the
-// screen, and while its history keeps them; the limit is back where it
-// was once the screen stops.
+// own soft heap limit, beyond the few MiB it has room for already: as
+// the stream sends them, before the screen has them. The limit does not
+// fall when the screen keeps less of them (it keeps the first MiB of a
+// value), and is back where it was once the screen stops.
 func TestScreenSamplesRaiseTheSoftHeapLimit(t *testing.T) {
 	const base = 32 << 20
 	withHeapLimit(t, base, "")
@@ -38,20 +39,39 @@ func TestScreenSamplesRaiseTheSoftHeapLimit(t *testing.T) {
 	gate.heap.start()
 	b := batch(1, 1, 0, offsets.StateAcked)
 	for _, s := range b.Samples {
-		s.Value = bytes.Repeat([]byte("v"), 512<<10)
+		s.Value = bytes.Repeat([]byte("v"), 3<<20)
 	}
 	sent := consumer.SampleBytes(b)
 	gate.Sent(sent)
-	limitIs(t, base+2*sent, "samples sent, not yet on screen")
+	raised := base + 2*(sent-heapLimitSlack)
+	limitIs(t, raised, "samples sent, not yet on screen")
 	feed(m, started(1), &consumer.BatchEvent{Batch: b})
-	kept := int64(m.hist.sampleBytes)
-	if kept < sent {
-		t.Fatalf("the screen keeps %d sample bytes, want at least the %d sent", kept, sent)
+	if kept := int64(m.hist.sampleBytes); kept >= sent {
+		t.Fatalf("the screen keeps %d sample bytes of the %d sent, want their first MiB each", kept, sent)
 	}
-	limitIs(t, base+2*kept, "samples kept by the screen")
+	limitIs(t, raised, "samples kept by the screen, fewer bytes than sent")
 	gate.heap.stop()
 	if got := debug.SetMemoryLimit(-1); got != base {
 		t.Fatalf("soft heap limit %d after the screen, want %d back", got, base)
+	}
+}
+
+// A screen of small records holds fewer sample bytes than the base limit
+// has room for: the limit stays where a headless run has it.
+func TestScreenOfSmallSamplesKeepsTheSoftHeapLimit(t *testing.T) {
+	const base = 32 << 20
+	withHeapLimit(t, base, "")
+	gate := NewSampleGate()
+	m, _ := newTestModel(t, 140, 40, Options{SampleGate: gate})
+	gate.heap.start()
+	defer gate.heap.stop()
+	for id := uint64(1); id <= 100; id++ {
+		b := batch(id, 3, int64(id)*10, offsets.StateAcked)
+		gate.Sent(consumer.SampleBytes(b))
+		feed(m, &consumer.BatchEvent{Batch: b})
+	}
+	if got := debug.SetMemoryLimit(-1); got != base {
+		t.Fatalf("soft heap limit %d with %d sample bytes kept, want %d", got, m.hist.sampleBytes, base)
 	}
 }
 
