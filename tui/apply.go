@@ -33,7 +33,7 @@ func (m *Model) apply(evs []consumer.Event) {
 		// Follow new batches unless the user holds one (hold.go).
 		m.batches.added(m.followBatches())
 		m.records.show(m.batches.selected())
-		m.opts.SampleGate.kept(int64(m.hist.sampleBytes))
+		m.followHeap()
 	}
 	if len(m.parts.rows) != rows || m.parts.pf.query != "" || (m.wide() && m.batches.naturalWidth() != m.laidOutBatchesW) {
 		// The wide layout fits the partitions pane to its rows (a filter

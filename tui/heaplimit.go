@@ -11,7 +11,7 @@ import (
 // (main.go) plus twice the sample bytes the screen holds beyond
 // heapLimitSlack: its history's
 // samples (up to maxSampleBytes) and those the stream sent that wait for
-// it (up to sampleGateBytes). Twice, because samples are live data, and
+// it (up to sampleGateBytes), and the records of its tail view. Twice, because samples are live data, and
 // the GC needs as much again of room above live data not to run back to
 // back. The headless limit is sized for a catch-up's batch and
 // read-ahead; on 1 MiB values the screen's samples alone came near it,
@@ -91,4 +91,15 @@ func (l *heapLimit) follow() {
 			return
 		}
 	}
+}
+
+// followHeap tells the heap limit the bytes the screen keeps of records:
+// its history's samples and its tail (up to tailMaxBytes, copied while the
+// tail view is open).
+func (m *Model) followHeap() {
+	kept := m.hist.sampleBytes
+	if m.tailRing != nil {
+		kept += m.tailRing.bytes
+	}
+	m.opts.SampleGate.kept(int64(kept))
 }

@@ -75,6 +75,29 @@ func TestScreenOfSmallSamplesKeepsTheSoftHeapLimit(t *testing.T) {
 	}
 }
 
+// The records the tail view keeps count as samples do: a tail of large
+// records raises the limit.
+func TestScreenTailRaisesTheSoftHeapLimit(t *testing.T) {
+	const base = 32 << 20
+	withHeapLimit(t, base, "")
+	gate := NewSampleGate()
+	m, _ := newTestModel(t, 140, 40, Options{SampleGate: gate, Tail: NewTail(MaxTailRecords)})
+	gate.heap.start()
+	defer gate.heap.stop()
+	feed(m, twoTopics()...)
+	press(m, "t")
+	recs := tailMsgs(0, 0, 2000)
+	for _, r := range recs {
+		r.Value = bytes.Repeat([]byte("v"), 64<<10)
+	}
+	deliverTail(m, recs)
+	held := int64(m.hist.sampleBytes + m.tailRing.bytes)
+	if held <= heapLimitSlack {
+		t.Fatalf("the screen keeps %d bytes of records, want more than %d for the test", held, heapLimitSlack)
+	}
+	limitIs(t, base+2*(held-heapLimitSlack), "a tail of large records")
+}
+
 // A limit the user set with GOMEMLIMIT is theirs: the screen leaves it.
 func TestScreenLeavesGOMEMLIMITAlone(t *testing.T) {
 	const user = 48 << 20

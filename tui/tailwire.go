@@ -74,5 +74,6 @@ func (m *Model) tailIn(msg tailMsg) tea.Cmd {
 	recs, lost := m.opts.Tail.take()
 	m.tailRing.lost += lost
 	m.tailView.added(m.tailRing.add(recs))
+	m.followHeap()
 	return m.waitTail()
 }
