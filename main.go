@@ -15,9 +15,9 @@ import (
 // grow the process (docs/design.md §2.6). A catch-up's live heap is about
 // its batch in processing and its read-ahead (4 MiB each by default,
 // consumer.Config.MaxBatchBytes) as records take memory, plus the answer
-// being decoded: about 16 MiB, so the GC keeps its usual headroom below
-// this limit, and the binary's pages (about 28 MiB) and the heap stay
-// within 64 MiB of RSS. It is a target, not a cap: live data above it is
+// being decoded: 16-20 MiB, so the GC keeps most of its usual headroom
+// below this limit, and the binary's pages (28-30 MiB) and the heap stay
+// within 64 MiB of RSS (61 MiB on the 3 M catch-up of BENCHMARKS.md). It is a target, not a cap: live data above it is
 // never refused.
 const memoryLimit = 32 << 20
 

@@ -954,7 +954,7 @@ func (l *loop) newReader(p offsets.Partition, gen uint64, offset int64) *reader 
 // holds about two batches' worth at once (the one in processing, and the
 // next being read; 200 B records take about 1.7 times their bytes in
 // memory). Twice as much makes fewer, larger fetch answers (a 3 M
-// catch-up of 200 B records in 173 answers instead of 1339) and took 107
-// MiB of RSS instead of 61 (BENCHMARKS.md, Peak RSS). It is shared out
+// catch-up of 200 B records in about 200 answers instead of 1,200-1,300)
+// and took 107 MiB of RSS instead of 61 (BENCHMARKS.md, Peak RSS). It is shared out
 // among the brokers with records to read (fetcher.share).
 func readAheadBytes(maxBatchBytes int64) int64 { return maxBatchBytes }

@@ -8,29 +8,26 @@ import (
 )
 
 // heapLimit keeps the process's soft heap limit at kbatch's own limit
-// (main.go) plus twice the sample bytes the screen holds beyond
-// heapLimitSlack: its history's
-// samples (up to maxSampleBytes) and those the stream sent that wait for
-// it (up to sampleGateBytes), and the records of its tail view. Twice, because samples are live data, and
-// the GC needs as much again of room above live data not to run back to
-// back. The headless limit is sized for a catch-up's batch and
-// read-ahead; on 1 MiB values the screen's samples alone came near it,
-// and the GC ran without pause: the screen took 0.65-0.71 s of CPU where
-// its headless twin took 0.19. A catch-up of small records keeps few
-// sample bytes, and the limit then stays about where a headless run has
-// it (the screen on the 3 M catch-up of 200 B records peaked at 62-63
-// MiB).
+// (main.go) plus twice the bytes of records the screen holds beyond
+// heapLimitSlack: its history's samples (up to maxSampleBytes), the
+// samples the stream sent that wait for it (up to sampleGateBytes), and
+// its tail view's records (up to tailMaxBytes). Twice, because they are
+// live data, and the GC needs as much again of room above live data not
+// to run back to back. The headless limit is sized for a catch-up's batch
+// and read-ahead; on 1 MiB values the screen's samples alone came near
+// it, and the GC ran without pause: the screen took 0.65-0.71 s of CPU
+// where its headless twin took 0.19.
 //
 // The stream raises it as it sends samples (SampleGate.Sent), the screen
-// as it keeps them (Model.apply): the limit rises with the samples, not
-// only at the screen's few redraws a second. Its methods
-// are safe for concurrent use. The zero value does nothing: a limit set
-// by GOMEMLIMIT, or none, is the user's and stays as it is.
+// as it keeps records (Model.followHeap): the limit rises with them, not
+// only at the screen's few redraws a second. Its methods are safe for
+// concurrent use. The zero value does nothing: a limit set by GOMEMLIMIT,
+// or none, is the user's and stays as it is.
 type heapLimit struct {
 	base    atomic.Int64 // the limit without samples; 0: leave it alone
 	set     atomic.Int64 // the limit last set
 	waiting atomic.Int64 // sample bytes sent, not yet taken by the screen
-	kept    atomic.Int64 // sample bytes the screen's history keeps
+	kept    atomic.Int64 // bytes of records the screen keeps (samples, tail)
 }
 
 // heapLimitStep rounds the limit up, so it is set again only when the
@@ -66,14 +63,14 @@ func (l *heapLimit) stop() {
 	}
 }
 
-// follow raises the limit to the base plus twice the sample bytes held
-// beyond heapLimitSlack, when that is more than it is. It never lowers it while the screen
-// runs: samples come and go with every batch, and a limit that went down
-// with them started a collection each time the heap stood above it (the
-// screen on 1 MiB values went through 169 collections where it now goes
-// through 14). It stays about within the base plus twice the screen's
-// bounds (maxSampleBytes, sampleGateBytes, and the newest batch's samples
-// whatever their size): 91 MiB on 1 MiB values.
+// follow raises the limit to the base plus twice the bytes held beyond
+// heapLimitSlack, when that is more than it is. It never lowers it while
+// the screen runs: samples come and go with every batch, and a limit that
+// went down with them started a collection each time the heap stood
+// above it (the screen on 1 MiB values went through 169 collections where
+// it now goes through 14). It stays about within the base plus twice the
+// screen's bounds, and the newest batch's samples whatever their size:
+// 91 MiB on 1 MiB values.
 func (l *heapLimit) follow() {
 	base := l.base.Load()
 	if base == 0 {

@@ -7,11 +7,12 @@ import (
 // History bounds (docs/design.md §2.6): memory does not grow with run time.
 //
 // maxSampleBytes bounds the samples kept; the screen raises the process's
-// soft heap limit by the sample bytes it holds (heaplimit.go), so they do
-// not eat into the room kept for the stream's batch and read-ahead. With
-// 64 MiB of samples the live heap of a topic of large values stood far
-// above an 80 MiB limit and the GC ran without pause (the screen on 1 MiB
-// values then read at 0.58x its headless twin, 10 KiB text at 0.76x). 16 MiB still keeps
+// soft heap limit by twice the sample bytes it holds (heaplimit.go), so
+// they do not eat into the room kept for the stream's batch and
+// read-ahead. With 64 MiB of samples the live heap of a topic of large
+// values stood far above an 80 MiB limit and the GC ran without pause
+// (the screen on 1 MiB values then read at 0.58x its headless twin, 10
+// KiB text at 0.76x). 16 MiB still keeps
 // 1,600 samples of 10 KiB; the newest batch keeps all of its samples
 // whatever their size (add), and on 200 B values the record bound comes
 // first.

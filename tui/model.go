@@ -119,9 +119,7 @@ type Model struct {
 	// were last sized; apply lays out again when it grows.
 	laidOutBatchesW int
 
-	hist *history
-	// heap follows the samples the screen holds (heaplimit.go); set by Run.
-	heap    heapLimit
+	hist    *history
 	parts   *partitionsPane
 	batches *batchesPane
 	records *recordsPane

@@ -5,7 +5,8 @@ import (
 )
 
 // sampleGateBytes is how much of the samples sent to the screen may wait
-// for it: about two batches of the stream's default batch bytes (consumer.Config.MaxBatchBytes). The screen
+// for it: about two batches of the stream's default batch bytes
+// (consumer.Config.MaxBatchBytes). The screen
 // takes the stream's events a few times a second (bridge.go); during a
 // catch-up of 1 MiB values the batches cut in between would bring copies
 // of every record, 96 MB at the peak, which the history drops at once.
