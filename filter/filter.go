@@ -142,10 +142,11 @@ type Decoder interface {
 
 // valueDecoder is a Decoder that can also give a decoded key or value as
 // Go values (schema.Decoder.DecodeValue): no text to write and parse
-// again, and only the top-level fields in only (nil: all) built. json is
-// set instead of v when the format has no such path.
+// again. With only set (nil: all), a record comes as fields, only those
+// named, appended to into[:0]; json is set instead when the format has no
+// such path.
 type valueDecoder interface {
-	DecodedValue(r *record.Record, isKey bool, only []string) (v any, json string, ok bool)
+	DecodedValue(r *record.Record, isKey bool, only []string, into []schema.Field) (v any, fields []schema.Field, json string, ok bool)
 }
 
 // Match evaluates the expression on r, decoding its key and value with
@@ -154,9 +155,9 @@ type valueDecoder interface {
 // has another type, or the result is not a bool.
 func (p *Program) Match(r *record.Record, dec Decoder) (bool, error) {
 	a := activations.Get().(*activation)
-	*a = activation{p: p, r: r, dec: dec}
+	a.p, a.r, a.dec = p, r, dec
 	out, _, err := p.prg.Eval(a)
-	*a = activation{} // the record and its values are not kept
+	a.reset()
 	activations.Put(a)
 	if err != nil {
 		return false, err
@@ -168,7 +169,8 @@ func (p *Program) Match(r *record.Record, dec Decoder) (bool, error) {
 	return bool(b), nil
 }
 
-// activations saves an allocation per record.
+// activations saves an allocation per record, and keeps each activation's
+// rooms for projected fields from one record to the next.
 var activations = sync.Pool{New: func() any { return new(activation) }}
 
 // activation resolves a record's variables as the program asks for them,
@@ -180,6 +182,22 @@ type activation struct {
 	dec        Decoder
 	key, value any
 	done       uint8 // bits: keyDone, valueDone
+	// keyRoom and valueRoom hold a projected key and value (project). A
+	// record's projection is a pointer to its room, which costs no
+	// allocation; the room is emptied after each record (reset), so no
+	// field of one record is seen by the next.
+	keyRoom, valueRoom fields
+}
+
+// reset forgets the record: nothing of it is kept (its values could hold
+// its bytes) and nothing is seen by the next, but the rooms keep their
+// capacity.
+func (a *activation) reset() {
+	// To their capacity: a decode that failed half-way left fields past
+	// the length.
+	clear(a.keyRoom[:cap(a.keyRoom)])
+	clear(a.valueRoom[:cap(a.valueRoom)])
+	*a = activation{keyRoom: a.keyRoom[:0], valueRoom: a.valueRoom[:0]}
 }
 
 const (
@@ -194,12 +212,12 @@ func (a *activation) ResolveName(name string) (any, bool) {
 	switch name {
 	case "value":
 		if a.done&valueDone == 0 {
-			a.value, a.done = a.message(false, r.Value, &a.p.valueProj), a.done|valueDone
+			a.value, a.done = a.message(false, r.Value, &a.p.valueProj, &a.valueRoom), a.done|valueDone
 		}
 		return a.value, true
 	case "key":
 		if a.done&keyDone == 0 {
-			a.key, a.done = a.message(true, r.Key, &a.p.keyProj), a.done|keyDone
+			a.key, a.done = a.message(true, r.Key, &a.p.keyProj, &a.keyRoom), a.done|keyDone
 		}
 		return a.key, true
 	case "topic":
@@ -230,8 +248,9 @@ func (a *activation) ResolveName(name string) (any, bool) {
 
 // message is a key or value as the expression sees it: the decoded JSON
 // where a schema applies, else the bytes parsed as JSON, else a string
-// where they are UTF-8, else bytes; nil (null) when absent.
-func (a *activation) message(isKey bool, b []byte, pr *projection) any {
+// where they are UTF-8, else bytes; nil (null) when absent. A projected
+// object is room.
+func (a *activation) message(isKey bool, b []byte, pr *projection, room *fields) any {
 	if b == nil {
 		return nil
 	}
@@ -243,28 +262,28 @@ func (a *activation) message(isKey bool, b []byte, pr *projection) any {
 				only = []string{}
 			}
 		}
-		v, text, ok := vd.DecodedValue(a.r, isKey, only)
+		v, f, text, ok := vd.DecodedValue(a.r, isKey, only, *room)
 		switch {
+		case ok && f != nil:
+			*room = f
+			return room
 		case ok && text == "":
-			if f, isFields := v.([]schema.Field); isFields {
-				return fields(f)
-			}
 			return v
 		case ok:
-			if v, err := parseProjected(text, pr); err == nil {
+			if v, err := parseProjected(text, pr, room); err == nil {
 				return v
 			}
 		}
 	} else if a.dec != nil {
 		if text, ok := a.dec.Decoded(a.r, isKey); ok {
-			if v, err := parseProjected(text, pr); err == nil {
+			if v, err := parseProjected(text, pr, room); err == nil {
 				return v
 			}
 		}
 	}
 	// The parsed strings may point into b: they live only while this
 	// record is evaluated, and a record's bytes never change.
-	if v, err := parseProjected(unsafe.String(unsafe.SliceData(b), len(b)), pr); err == nil {
+	if v, err := parseProjected(unsafe.String(unsafe.SliceData(b), len(b)), pr, room); err == nil {
 		return v
 	}
 	if utf8.Valid(b) {

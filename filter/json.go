@@ -27,12 +27,17 @@ func parseJSON(s string) (any, error) {
 
 // parseProjected is parseJSON that builds, of a top-level object, only
 // the fields pr names; the others are checked and skipped. Anything else
-// is parsed whole.
-func parseProjected(s string, pr *projection) (any, error) {
+// is parsed whole. A projected object is room, its fields appended to
+// (*room)[:0]: the caller reuses the room from one value to the next, and
+// the value is valid until then. room may be nil.
+func parseProjected(s string, pr *projection, room *fields) (any, error) {
 	if pr == nil || pr.whole {
 		return parseJSON(s)
 	}
-	p := jsonParser{s: s, only: pr}
+	if room == nil {
+		room = new(fields)
+	}
+	p := jsonParser{s: s, only: pr, room: room}
 	return p.document()
 }
 
@@ -53,8 +58,10 @@ func (p *jsonParser) document() (any, error) {
 type jsonParser struct {
 	s string
 	i int
-	// only, when set, names the fields of the top-level object to build.
+	// only, when set, names the fields of the top-level object to build,
+	// into room.
 	only *projection
+	room *fields
 }
 
 func (p *jsonParser) space() {
@@ -199,7 +206,10 @@ func (p *jsonParser) object(depth int) (any, error) {
 	var m map[string]any
 	var proj fields
 	if only != nil {
-		proj = make(fields, 0, len(only.fields))
+		proj = (*p.room)[:0]
+		if proj == nil {
+			proj = make(fields, 0, len(only.fields))
+		}
 	} else {
 		m = make(map[string]any, 8)
 	}
@@ -207,7 +217,8 @@ func (p *jsonParser) object(depth int) (any, error) {
 	if p.i < len(p.s) && p.s[p.i] == '}' {
 		p.i++
 		if only != nil {
-			return proj, nil
+			*p.room = proj
+			return p.room, nil
 		}
 		return m, nil
 	}
@@ -249,7 +260,8 @@ func (p *jsonParser) object(depth int) (any, error) {
 		}
 		if done {
 			if only != nil {
-				return proj, nil
+				*p.room = proj
+				return p.room, nil
 			}
 			return m, nil
 		}

@@ -53,7 +53,7 @@ func checkAgainstStdlib(t *testing.T, s string) {
 	}
 	// A projection builds fewer fields but accepts and refuses the same
 	// text: a field it skips must still be JSON.
-	if _, perr := parseProjected(s, &projection{fields: []string{"a"}}); (perr == nil) != (err == nil) {
+	if _, perr := parseProjected(s, &projection{fields: []string{"a"}}, nil); (perr == nil) != (err == nil) {
 		t.Fatalf("%q: projected parse error %v, whole parse error %v", s, perr, err)
 	}
 	want = fromStdlib(want)

@@ -24,9 +24,10 @@ type Field struct {
 // unions, logical types, bytes and fixed as text. Numbers keep their Avro
 // type: a double is a float64 even when whole, and NaN and the infinities
 // are float64s too. When only is not nil and s is a record, the result is
-// a []Field of the fields only names, in schema order, and the other
-// fields are checked and skipped without building them.
-func avroValue(s avro.Schema, payload []byte, only []string) (any, error) {
+// fields instead: the fields only names, in schema order, appended to
+// into[:0] (never nil), and the other fields are checked and skipped
+// without building them.
+func avroValue(s avro.Schema, payload []byte, only []string, into []Field) (v any, fields []Field, err error) {
 	k := bits.Len(uint(len(payload)))
 	pool, _ := avroReaders.Load(k)
 	if pool == nil {
@@ -41,9 +42,11 @@ func avroValue(s avro.Schema, payload []byte, only []string) (any, error) {
 		pool.(*sync.Pool).Put(r)
 	}()
 	d := avroDec{r: r, total: len(payload)}
-	var v any
 	if rs, ok := derefAvro(s).(*avro.RecordSchema); ok && only != nil {
-		out := make([]Field, 0, len(only))
+		out := into[:0]
+		if out == nil {
+			out = make([]Field, 0, len(only))
+		}
 		for _, f := range rs.Fields() {
 			if wanted(only, f.Name()) {
 				out = append(out, Field{Name: f.Name(), Value: d.build(f.Type(), 1, true)})
@@ -54,7 +57,7 @@ func avroValue(s avro.Schema, payload []byte, only []string) (any, error) {
 				break
 			}
 		}
-		v = out
+		fields = out
 	} else {
 		v = d.build(s, 0, true)
 	}
@@ -62,14 +65,14 @@ func avroValue(s avro.Schema, payload []byte, only []string) (any, error) {
 		d.err = r.Error
 	}
 	if d.err != nil {
-		return nil, d.err
+		return nil, nil, d.err
 	}
 	var one [1]byte
 	r.Read(one[:])
 	if r.Error == nil {
-		return nil, errors.New("trailing bytes after the Avro value")
+		return nil, nil, errors.New("trailing bytes after the Avro value")
 	}
-	return v, nil
+	return v, fields, nil
 }
 
 // avroReaders holds pools of readers, one per avroConfigs class: a reader

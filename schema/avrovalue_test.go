@@ -68,7 +68,7 @@ func TestAvroValueIsTheTextsValue(t *testing.T) {
 	if err := json.Unmarshal([]byte(text), &want); err != nil {
 		t.Fatal(err)
 	}
-	got, err := avroValue(s, payload, nil)
+	got, _, err := avroValue(s, payload, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,19 +84,39 @@ func TestAvroValueIsTheTextsValue(t *testing.T) {
 // checks the rest.
 func TestAvroValueBuildsOnlyTheNamedFields(t *testing.T) {
 	s, payload := everyAvroPayload(t)
-	got, err := avroValue(s, payload, []string{"rec", "s", "absent"})
+	v, got, err := avroValue(s, payload, []string{"rec", "s", "absent"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []Field{{Name: "s", Value: "é\"x"}, {Name: "rec", Value: map[string]any{"x": int64(3)}}}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("got %#v, want %#v", got, want)
+	if v != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %#v and %#v, want %#v", v, got, want)
 	}
-	if _, err := avroValue(s, append(payload, 0), []string{"s"}); err == nil {
+	if _, _, err := avroValue(s, append(payload, 0), []string{"s"}, nil); err == nil {
 		t.Fatal("trailing bytes accepted when fields are skipped")
 	}
-	if _, err := avroValue(s, payload[:len(payload)-1], []string{"b"}); err == nil {
+	if _, _, err := avroValue(s, payload[:len(payload)-1], []string{"b"}, nil); err == nil {
 		t.Fatal("a short payload accepted when its last fields are skipped")
+	}
+}
+
+// Fields go into the room given, from its start: a value decoded into the
+// room of the one before holds its own fields only, even where none is
+// wanted.
+func TestAvroValueReusesTheRoomGiven(t *testing.T) {
+	s, payload := everyAvroPayload(t)
+	room := make([]Field, 3, 8)
+	room[0], room[1], room[2] = Field{Name: "s", Value: "stale"}, Field{Name: "i", Value: int64(1)}, Field{Name: "x", Value: 2.0}
+	_, got, err := avroValue(s, payload, []string{"i"}, room)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, []Field{{Name: "i", Value: int64(7)}}) || &got[:1][0] != &room[0] {
+		t.Fatalf("got %#v, want i=7 in the room given", got)
+	}
+	_, got, err = avroValue(s, payload, []string{}, got)
+	if err != nil || got == nil || len(got) != 0 {
+		t.Fatalf("no field wanted: got %#v, %v; want an empty projection", got, err)
 	}
 }
 
@@ -106,7 +126,7 @@ func TestAvroValueSkippedStringLongerThanPayload(t *testing.T) {
 	s := avro.MustParse(`{"type":"record","name":"R","fields":[{"name":"s","type":"string"},{"name":"k","type":"int"}]}`)
 	// zig-zag 2^40: a string of a terabyte.
 	payload := []byte{0x80, 0x80, 0x80, 0x80, 0x80, 0x40, 0x02}
-	if _, err := avroValue(s, payload, []string{"k"}); err == nil {
+	if _, _, err := avroValue(s, payload, []string{"k"}, nil); err == nil {
 		t.Fatal("a string longer than the payload was skipped")
 	}
 }
@@ -116,12 +136,12 @@ func TestAvroValueSkippedStringLongerThanPayload(t *testing.T) {
 func TestDecodeValueLocalAvro(t *testing.T) {
 	_, payload := everyAvroPayload(t)
 	d := newLocalAvro(t, everyAvroKind)
-	res := d.DecodeValue("t", false, payload, []string{"i"})
-	if res.Status != Decoded || res.JSON != "" {
-		t.Fatalf("status %v json %q", res.Status, res.JSON)
+	res := d.DecodeValue("t", false, payload, []string{"i"}, nil)
+	if res.Status != Decoded || res.JSON != "" || res.Value != nil {
+		t.Fatalf("status %v json %q value %#v", res.Status, res.JSON, res.Value)
 	}
-	if !reflect.DeepEqual(res.Value, []Field{{Name: "i", Value: int64(7)}}) {
-		t.Fatalf("value %#v", res.Value)
+	if !reflect.DeepEqual(res.Fields, []Field{{Name: "i", Value: int64(7)}}) {
+		t.Fatalf("fields %#v", res.Fields)
 	}
 	if res := d.Decode("t", false, payload); res.Status != Decoded || !strings.HasPrefix(res.JSON, `{"b":true,"i":7,`) || res.Value != nil {
 		t.Fatalf("Decode gave %+v", res)

@@ -1,0 +1,85 @@
+package filter
+
+import (
+	"testing"
+
+	"github.com/hamba/avro/v2"
+
+	"github.com/kbatch-dev/kbatch/record"
+)
+
+// A record evaluated after one that had a field does not see that field:
+// the projected fields' room is reused from one record to the next.
+func TestReusedRoomForgetsThePreviousRecord(t *testing.T) {
+	p, err := Compile(`value.country == "FR" && key.country == "FR"`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	with := &record.Record{Topic: "t", Key: []byte(`{"country":"FR"}`), Value: []byte(`{"amount":95,"country":"FR"}`)}
+	for _, without := range []*record.Record{
+		{Topic: "t", Key: []byte(`{"country":"FR"}`), Value: []byte(`{"amount":95}`)},
+		{Topic: "t", Key: []byte(`{"amount":95}`), Value: []byte(`{"amount":95,"country":"FR"}`)},
+		{Topic: "t", Key: []byte(`{"country":"FR"}`), Value: []byte(`{}`)},
+		{Topic: "t", Key: []byte(`{"country":"FR"}`), Value: []byte(`{"amount":95,"country":"FR"`)}, // not JSON: a string
+	} {
+		// Many times: a pool may drop what it is given.
+		for range 50 {
+			if ok, err := p.Match(with, nil); !ok || err != nil {
+				t.Fatalf("%s / %s: %v, %v; want a match", with.Key, with.Value, ok, err)
+			}
+			if ok, err := p.Match(without, nil); ok || err == nil {
+				t.Fatalf("%s / %s after a record with the field: %v, %v; want no match and an error", without.Key, without.Value, ok, err)
+			}
+		}
+	}
+}
+
+// The same with Avro values: a value that does not decode after one that
+// did is read from its bytes, without the fields of the one before.
+func TestReusedRoomForgetsThePreviousAvroRecord(t *testing.T) {
+	const avsc = `{"type":"record","name":"P","fields":[{"name":"amount","type":"double"},{"name":"country","type":"string"},{"name":"note","type":"string"}]}`
+	dec := Schemas(avroFileDecoder(t, avsc))
+	good, err := avro.Marshal(avro.MustParse(avsc), map[string]any{"amount": 95.5, "country": "FR", "note": "n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Compile(`value.amount > 90.0 && value.country == "FR"`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	with := &record.Record{Topic: "t", Value: good}
+	// Cut in the last field: amount and country decode, then it fails.
+	without := &record.Record{Topic: "t", Value: good[:len(good)-1]}
+	for range 50 {
+		if ok, err := p.Match(with, dec); !ok || err != nil {
+			t.Fatalf("decoded Avro: %v, %v; want a match", ok, err)
+		}
+		if ok, err := p.Match(without, dec); ok || err == nil {
+			t.Fatalf("cut Avro after a whole one: %v, %v; want no match and an error", ok, err)
+		}
+	}
+}
+
+// After a record, an activation holds nothing of it, even fields a failed
+// decode left past the room's length: records' bytes are not kept alive.
+func TestActivationResetKeepsNoValue(t *testing.T) {
+	a := &activation{}
+	a.valueRoom = append(a.valueRoom[:0], field{Name: "a", Value: "x"}, field{Name: "b", Value: "y"})
+	a.valueRoom = a.valueRoom[:1]
+	a.keyRoom = append(a.keyRoom, field{Name: "k", Value: 1.0})
+	a.key, a.value, a.r = "k", "v", &record.Record{}
+	a.reset()
+	if a.key != nil || a.value != nil || a.r != nil || len(a.valueRoom) != 0 || len(a.keyRoom) != 0 {
+		t.Fatalf("after reset: %+v", a)
+	}
+	for i, f := range a.valueRoom[:cap(a.valueRoom)] {
+		if f != (field{}) {
+			t.Fatalf("value room [%d] still holds %+v", i, f)
+		}
+	}
+	for i, f := range a.keyRoom[:cap(a.keyRoom)] {
+		if f != (field{}) {
+			t.Fatalf("key room [%d] still holds %+v", i, f)
+		}
+	}
+}
