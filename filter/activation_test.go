@@ -63,21 +63,24 @@ func TestReusedRoomForgetsThePreviousAvroRecord(t *testing.T) {
 // After a record, an activation holds nothing of it, even fields a failed
 // decode left past the room's length: records' bytes are not kept alive.
 func TestActivationResetKeepsNoValue(t *testing.T) {
-	a := &activation{}
-	a.valueRoom = append(a.valueRoom[:0], field{Name: "a", Value: "x"}, field{Name: "b", Value: "y"})
-	a.valueRoom = a.valueRoom[:1]
-	a.keyRoom = append(a.keyRoom, field{Name: "k", Value: 1.0})
-	a.key, a.value, a.r = "k", "v", &record.Record{}
+	a := newActivation().(*activation)
+	a.valueRoom.Fields = append(a.valueRoom.Fields, field{Name: "a", Value: "x"}, field{Name: "b", Value: "y"})
+	a.valueRoom.Fields = a.valueRoom.Fields[:1]
+	a.keyRoom.Fields = append(a.keyRoom.Fields, field{Name: "k", Value: 1.0})
+	a.key, a.value, a.r, a.done = "k", "v", &record.Record{}, keyDone|valueDone
 	a.reset()
-	if a.key != nil || a.value != nil || a.r != nil || len(a.valueRoom) != 0 || len(a.keyRoom) != 0 {
+	if a.key != nil || a.value != nil || a.r != nil || a.done != 0 || len(a.valueRoom.Fields) != 0 || len(a.keyRoom.Fields) != 0 {
 		t.Fatalf("after reset: %+v", a)
 	}
-	for i, f := range a.valueRoom[:cap(a.valueRoom)] {
+	if a.valueRoom.Scalars == nil {
+		t.Fatal("reset dropped the rooms' Scalars")
+	}
+	for i, f := range a.valueRoom.Fields[:cap(a.valueRoom.Fields)] {
 		if f != (field{}) {
 			t.Fatalf("value room [%d] still holds %+v", i, f)
 		}
 	}
-	for i, f := range a.keyRoom[:cap(a.keyRoom)] {
+	for i, f := range a.keyRoom.Fields[:cap(a.keyRoom.Fields)] {
 		if f != (field{}) {
 			t.Fatalf("key room [%d] still holds %+v", i, f)
 		}

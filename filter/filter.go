@@ -141,12 +141,11 @@ type Decoder interface {
 }
 
 // valueDecoder is a Decoder that can also give a decoded key or value as
-// Go values (schema.Decoder.DecodeValue): no text to write and parse
-// again. With only set (nil: all), a record comes as fields, only those
-// named, appended to into[:0]; json is set instead when the format has no
-// such path.
+// values (schema.Decoder.DecodeValue): no text to write and parse again.
+// With only set (nil: all), a record comes as fields, only those named, in
+// room.Fields; json is set instead when the format has no such path.
 type valueDecoder interface {
-	DecodedValue(r *record.Record, isKey bool, only []string, into []schema.Field) (v any, fields []schema.Field, json string, ok bool)
+	DecodedValue(r *record.Record, isKey bool, only []string, room *schema.Room) (v any, fields []schema.Field, json string, ok bool)
 }
 
 // Match evaluates the expression on r, decoding its key and value with
@@ -171,7 +170,7 @@ func (p *Program) Match(r *record.Record, dec Decoder) (bool, error) {
 
 // activations saves an allocation per record, and keeps each activation's
 // rooms for projected fields from one record to the next.
-var activations = sync.Pool{New: func() any { return new(activation) }}
+var activations = sync.Pool{New: newActivation}
 
 // activation resolves a record's variables as the program asks for them,
 // so a record's key and value are decoded and parsed only when the
@@ -182,11 +181,11 @@ type activation struct {
 	dec        Decoder
 	key, value any
 	done       uint8 // bits: keyDone, valueDone
-	// keyRoom and valueRoom hold a projected key and value (project). A
-	// record's projection is a pointer to its room, which costs no
-	// allocation; the room is emptied after each record (reset), so no
-	// field of one record is seen by the next.
-	keyRoom, valueRoom fields
+	// keyRoom and valueRoom hold a projected key and value (project) and
+	// what decodes them. A record's projection is a pointer to its
+	// room's fields, which costs no allocation; they are emptied after
+	// each record (reset), so no field of one record is seen by the next.
+	keyRoom, valueRoom schema.Room
 }
 
 // reset forgets the record: nothing of it is kept (its values could hold
@@ -195,10 +194,28 @@ type activation struct {
 func (a *activation) reset() {
 	// To their capacity: a decode that failed half-way left fields past
 	// the length.
-	clear(a.keyRoom[:cap(a.keyRoom)])
-	clear(a.valueRoom[:cap(a.valueRoom)])
-	*a = activation{keyRoom: a.keyRoom[:0], valueRoom: a.valueRoom[:0]}
+	clear(a.keyRoom.Fields[:cap(a.keyRoom.Fields)])
+	clear(a.valueRoom.Fields[:cap(a.valueRoom.Fields)])
+	a.keyRoom.Fields, a.valueRoom.Fields = a.keyRoom.Fields[:0], a.valueRoom.Fields[:0]
+	a.p, a.r, a.dec, a.key, a.value, a.done = nil, nil, nil, nil, nil, 0
 }
+
+// newActivation is an activation whose rooms make CEL's values.
+func newActivation() any {
+	a := new(activation)
+	a.keyRoom.Scalars, a.valueRoom.Scalars = celScalars{}, celScalars{}
+	return a
+}
+
+// celScalars makes decoded strings, numbers and booleans CEL's values:
+// CEL takes them as they are, where it would convert a Go value on every
+// read (an allocation per field and record).
+type celScalars struct{}
+
+func (celScalars) String(s string) any  { return types.String(s) }
+func (celScalars) Long(n int64) any     { return types.Int(n) }
+func (celScalars) Double(f float64) any { return types.Double(f) }
+func (celScalars) Bool(b bool) any      { return types.Bool(b) }
 
 const (
 	keyDone = 1 << iota
@@ -250,7 +267,7 @@ func (a *activation) ResolveName(name string) (any, bool) {
 // where a schema applies, else the bytes parsed as JSON, else a string
 // where they are UTF-8, else bytes; nil (null) when absent. A projected
 // object is room.
-func (a *activation) message(isKey bool, b []byte, pr *projection, room *fields) any {
+func (a *activation) message(isKey bool, b []byte, pr *projection, room *schema.Room) any {
 	if b == nil {
 		return nil
 	}
@@ -262,28 +279,28 @@ func (a *activation) message(isKey bool, b []byte, pr *projection, room *fields)
 				only = []string{}
 			}
 		}
-		v, f, text, ok := vd.DecodedValue(a.r, isKey, only, *room)
+		v, f, text, ok := vd.DecodedValue(a.r, isKey, only, room)
 		switch {
 		case ok && f != nil:
-			*room = f
-			return room
+			room.Fields = f
+			return (*fields)(&room.Fields)
 		case ok && text == "":
 			return v
 		case ok:
-			if v, err := parseProjected(text, pr, room); err == nil {
+			if v, err := parseProjected(text, pr, (*fields)(&room.Fields)); err == nil {
 				return v
 			}
 		}
 	} else if a.dec != nil {
 		if text, ok := a.dec.Decoded(a.r, isKey); ok {
-			if v, err := parseProjected(text, pr, room); err == nil {
+			if v, err := parseProjected(text, pr, (*fields)(&room.Fields)); err == nil {
 				return v
 			}
 		}
 	}
 	// The parsed strings may point into b: they live only while this
 	// record is evaluated, and a record's bytes never change.
-	if v, err := parseProjected(unsafe.String(unsafe.SliceData(b), len(b)), pr, room); err == nil {
+	if v, err := parseProjected(unsafe.String(unsafe.SliceData(b), len(b)), pr, (*fields)(&room.Fields)); err == nil {
 		return v
 	}
 	if utf8.Valid(b) {

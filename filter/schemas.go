@@ -27,11 +27,11 @@ func (s schemaDecoder) Decoded(r *record.Record, isKey bool) (string, bool) {
 	return res.JSON, res.Status == schema.Decoded
 }
 
-func (s schemaDecoder) DecodedValue(r *record.Record, isKey bool, only []string, into []schema.Field) (any, []schema.Field, string, bool) {
+func (s schemaDecoder) DecodedValue(r *record.Record, isKey bool, only []string, room *schema.Room) (any, []schema.Field, string, bool) {
 	b := r.Value
 	if isKey {
 		b = r.Key
 	}
-	res := s.d.DecodeValue(r.Topic, isKey, b, only, into)
+	res := s.d.DecodeValue(r.Topic, isKey, b, only, room)
 	return res.Value, res.Fields, res.JSON, res.Status == schema.Decoded
 }

@@ -312,7 +312,7 @@ func (c *compiled) decodeAs(payload []byte, framed bool, want *valueWant) (val a
 		text, invalid, err = c.decode(payload, framed)
 		return nil, nil, text, invalid, err
 	}
-	val, fields, err = avroValue(c.avro, payload, want.only, want.into)
+	val, fields, err = avroValue(c.avro, payload, want.only, want.room)
 	if err != nil {
 		return nil, nil, "", "", fmt.Errorf("Avro %s: %w", avroName(c.avro), err)
 	}

@@ -302,17 +302,25 @@ func (d *Decoder) Decode(topic string, isKey bool, b []byte) Result {
 // Result.Value, without its JSON text (see avroValue for the values); any
 // other format comes as JSON. only, when not nil, names the top-level
 // fields of an Avro record to build: Result.Fields is then those fields,
-// appended to into[:0] (room the caller reuses from one value to the next;
-// nil is fine), and the others are skipped unbuilt. Subject and Version
-// are left empty: a program that filters does not show them.
-func (d *Decoder) DecodeValue(topic string, isKey bool, b []byte, only []string, into []Field) Result {
-	return d.decode(topic, isKey, b, true, &valueWant{only: only, into: into})
+// in room.Fields, and the others are skipped unbuilt. room (nil: none)
+// is reused from one value to the next by one goroutine: what a Result
+// holds is valid until room is used again. Subject and Version are left
+// empty: a program that filters does not show them.
+func (d *Decoder) DecodeValue(topic string, isKey bool, b []byte, only []string, room *Room) Result {
+	return d.decode(topic, isKey, b, true, &valueWant{only: only, room: room})
 }
 
 // valueWant asks decode for Go values instead of Avro text.
 type valueWant struct {
 	only []string
-	into []Field
+	room *Room
+}
+
+func (w *valueWant) roomOf() *Room {
+	if w == nil {
+		return nil
+	}
+	return w.room
 }
 
 // TryDecode is Decode that never waits: when the schema id is not cached
@@ -336,8 +344,13 @@ func (d *Decoder) decode(topic string, isKey bool, b []byte, wait bool, want *va
 		return res
 	}
 	var e *entry
-	if c, ok := d.compiled.Load(f.ID); ok {
+	if room := want.roomOf(); room != nil && room.dec == d && room.id == f.ID {
+		e = room.entry
+	} else if c, ok := d.compiled.Load(f.ID); ok {
 		e = c.(*entry)
+		if room != nil {
+			room.dec, room.id, room.entry = d, f.ID, e
+		}
 	} else if e = d.entryFor(f.ID); wait {
 		select {
 		case <-e.done:
