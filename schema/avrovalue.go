@@ -48,9 +48,9 @@ type Room struct {
 	entry *entry
 }
 
-// reader is a reader of payload with its class's bounds, and a function
-// that releases it (and forgets payload).
-func (room *Room) reader(payload []byte) (*avro.Reader, func()) {
+// reader is a reader for payload with its class's bounds: the Room's, or
+// one from a pool when room is nil. release gives it back.
+func (room *Room) reader(payload []byte) (*avro.Reader, *sync.Pool) {
 	k := bits.Len(uint(len(payload)))
 	if room == nil {
 		pool, _ := avroReaders.Load(k)
@@ -59,18 +59,22 @@ func (room *Room) reader(payload []byte) (*avro.Reader, func()) {
 				return avro.NewReader(nil, 0, avro.WithReaderConfig(avroConfigFor(len(payload))))
 			}})
 		}
-		r := pool.(*sync.Pool).Get().(*avro.Reader)
-		return r, func() {
-			r.Reset(nil)
-			pool.(*sync.Pool).Put(r)
-		}
+		return pool.(*sync.Pool).Get().(*avro.Reader), pool.(*sync.Pool)
 	}
 	r := room.readers[k]
 	if r == nil {
 		r = avro.NewReader(nil, 0, avro.WithReaderConfig(avroConfigFor(len(payload))))
 		room.readers[k] = r
 	}
-	return r, func() { r.Reset(nil) }
+	return r, nil
+}
+
+// release makes r forget its payload and puts it back in pool, if any.
+func release(r *avro.Reader, pool *sync.Pool) {
+	r.Reset(nil)
+	if pool != nil {
+		pool.Put(r)
+	}
 }
 
 // avroValue decodes one Avro binary payload written with schema s into
@@ -84,8 +88,8 @@ func (room *Room) reader(payload []byte) (*avro.Reader, func()) {
 // and the other fields are checked and skipped without building them.
 // room may be nil.
 func avroValue(s avro.Schema, payload []byte, only []string, room *Room) (v any, fields []Field, err error) {
-	r, release := room.reader(payload)
-	defer release()
+	r, pool := room.reader(payload)
+	defer release(r, pool)
 	r.Reset(payload)
 	r.Error = nil // Reset keeps the last value's
 	d := avroDec{r: r, total: len(payload)}
