@@ -1,6 +1,7 @@
 package filter
 
 import (
+	"strconv"
 	"testing"
 
 	"github.com/hamba/avro/v2"
@@ -84,5 +85,75 @@ func TestActivationResetKeepsNoValue(t *testing.T) {
 		if f != (field{}) {
 			t.Fatalf("key room [%d] still holds %+v", i, f)
 		}
+	}
+}
+
+// One activation and CEL frame evaluate each record afresh, in a
+// comprehension too: a record without the header after one with it does
+// not match.
+func TestReusedFrameEvaluatesEachRecord(t *testing.T) {
+	p, err := Compile(`headers_list.exists(h, h.key == "trace") && value.n > 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	with := &record.Record{Value: []byte(`{"n":2}`), Headers: []*record.Header{{Key: []byte("trace"), Value: []byte("a")}}}
+	without := &record.Record{Value: []byte(`{"n":2}`), Headers: []*record.Header{{Key: []byte("span"), Value: []byte("a")}}}
+	bad := &record.Record{Value: []byte(`{"m":2}`), Headers: with.Headers}
+	a := newActivation().(*activation)
+	for range 20 {
+		for _, c := range []struct {
+			r         *record.Record
+			ok, fails bool
+		}{{with, true, false}, {without, false, false}, {bad, false, true}, {with, true, false}} {
+			if ok, err := a.match(p, c.r, nil); ok != c.ok || (err != nil) != c.fails {
+				t.Fatalf("%s %s: %v, %v; want %v, fails %v", c.r.Headers[0].Key, c.r.Value, ok, err, c.ok, c.fails)
+			}
+		}
+	}
+}
+
+// Select over many records (split over goroutines, each with its own
+// activation) keeps what Match keeps, record by record, and counts each
+// record once.
+func TestSelectIsMatchRecordByRecord(t *testing.T) {
+	p, err := Compile(`value.amount > 90.0 && value.country == "FR"`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 4000
+	recs := make([]record.Record, n)
+	for i := range recs {
+		switch i % 5 {
+		case 0:
+			recs[i].Value = []byte(`{"amount":95,"country":"FR"}`)
+		case 1:
+			recs[i].Value = []byte(`{"amount":95}`)
+		case 2:
+			recs[i].Value = []byte(`{"amount":` + strconv.Itoa(i%200) + `,"country":"FR"}`)
+		case 3:
+			recs[i].Value = []byte(`not json`)
+		default:
+			recs[i].Value = []byte(`{"amount":99.5,"country":"DE"}`)
+		}
+		recs[i].Offset = int64(i)
+	}
+	w := NewWhere(p, nil)
+	keep := make([]bool, n)
+	w.Select(n, func(i int) *record.Record { return &recs[i] }, keep)
+	var wantMatched, wantFailed int64
+	for i := range recs {
+		ok, err := p.Match(&recs[i], nil)
+		if ok != keep[i] {
+			t.Fatalf("record %d (%s): Select kept %v, Match says %v", i, recs[i].Value, keep[i], ok)
+		}
+		if ok {
+			wantMatched++
+		}
+		if err != nil {
+			wantFailed++
+		}
+	}
+	if seen, matched, failed := w.Counts(); seen != n || matched != wantMatched || failed != wantFailed {
+		t.Fatalf("counts %d seen, %d matched, %d failed; want %d, %d, %d", seen, matched, failed, n, wantMatched, wantFailed)
 	}
 }

@@ -154,10 +154,20 @@ type valueDecoder interface {
 // has another type, or the result is not a bool.
 func (p *Program) Match(r *record.Record, dec Decoder) (bool, error) {
 	a := activations.Get().(*activation)
-	a.p, a.r, a.dec = p, r, dec
-	out, _, err := p.prg.Eval(a)
-	a.reset()
+	ok, err := a.match(p, r, dec)
 	activations.Put(a)
+	return ok, err
+}
+
+// match is Match with a, which a goroutine may keep for many records.
+func (a *activation) match(p *Program, r *record.Record, dec Decoder) (bool, error) {
+	a.p, a.r, a.dec = p, r, dec
+	var in any = a
+	if a.frame != nil {
+		in = a.frame
+	}
+	out, _, err := p.prg.Eval(in)
+	a.reset()
 	if err != nil {
 		return false, err
 	}
@@ -186,6 +196,10 @@ type activation struct {
 	// room's fields, which costs no allocation; they are emptied after
 	// each record (reset), so no field of one record is seen by the next.
 	keyRoom, valueRoom schema.Room
+	// frame is CEL's frame over this activation, made once: the program
+	// has no default variables or context for Eval to add to a frame of
+	// its own.
+	frame *interpreter.ExecutionFrame
 }
 
 // reset forgets the record: nothing of it is kept (its values could hold
@@ -204,6 +218,9 @@ func (a *activation) reset() {
 func newActivation() any {
 	a := new(activation)
 	a.keyRoom.Scalars, a.valueRoom.Scalars = celScalars{}, celScalars{}
+	if f, err := interpreter.NewExecutionFrame(a); err == nil {
+		a.frame = f
+	}
 	return a
 }
 
