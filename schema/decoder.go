@@ -109,8 +109,9 @@ func (s Status) String() string {
 type Result struct {
 	Status Status
 	JSON   string // compact JSON, when Decoded and Value is not set
-	// Value is the decoded Avro key or value as Go values, when DecodeValue
-	// decoded it (see DecodeValue); JSON is then empty.
+	// Value is the decoded Avro key or value as Go values (its scalars
+	// made by Room.Scalars when set), when DecodeValue decoded it (see
+	// DecodeValue); JSON is then empty.
 	Value any
 	// Fields is the projected Avro record, when DecodeValue was asked for
 	// some fields only (see DecodeValue); Value and JSON are then empty.
