@@ -147,7 +147,7 @@ include scripts/kafka.mk
 FUZZ_TARGETS += schema:FuzzDecode schema:FuzzJSONSchema
 FUZZ_TARGETS += kafka:FuzzDecodeRecords kafka:FuzzDecodeSealedBatch kafka:FuzzLZ4Frame
 FUZZ_TARGETS += tui:FuzzFieldText
-FUZZ_TARGETS += filter:FuzzParseJSON
+FUZZ_TARGETS += filter:FuzzParseJSON filter:FuzzPlainLen
 
 registry-up:
 	@./scripts/registry-up.sh

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -39,8 +40,8 @@ func benchPayment(i int) map[string]any {
 // for a (fake) registry; "decode" is the Avro replay with --decode, which
 // decodes every value as --where must. It reports records/s; the ratio of
 // a "where" row to its "none" row is what a filter costs
-// (BENCHMARKS.md). KBATCH_BENCH_WHERE_RECORDS sets the number of records
-// (default 200,000).
+// (BENCHMARKS.md); the "ratio" rows measure it pair by pair.
+// KBATCH_BENCH_WHERE_RECORDS sets the number of records (default 200,000).
 func BenchmarkReplayWhere(b *testing.B) {
 	records := 200_000
 	if n, err := strconv.Atoi(os.Getenv("KBATCH_BENCH_WHERE_RECORDS")); err == nil && n > 0 {
@@ -85,6 +86,40 @@ func BenchmarkReplayWhere(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Cleanup(dec.Close)
+	// replayOnce replays topic, with --where or with --decode, and checks
+	// the counts.
+	replayOnce := func(b *testing.B, topic string, where, decode bool) {
+		spec, err := replay.ParseRange(topic+":0:earliest-latest", time.Now())
+		if err != nil {
+			b.Fatal(err)
+		}
+		tasks, err := replay.Plan(client, []replay.RangeSpec{spec})
+		if err != nil {
+			b.Fatal(err)
+		}
+		js := replay.NewJSONSink(io.Discard)
+		if decode {
+			js.SetEncoder(&decodingAppender{inner: &record.JSONEncoder{}, dec: dec})
+		}
+		var sink replay.Sink = js
+		var w *filter.Where
+		if where {
+			w = filter.NewWhere(prog, filter.Schemas(dec))
+			sink = &whereSink{Sink: js, where: w}
+		}
+		rep, err := replay.Run(context.Background(), client, tasks, sink, replay.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if rep.Records != int64(records) {
+			b.Fatalf("read %d records, want %d", rep.Records, records)
+		}
+		if w != nil {
+			if _, m, failed := w.Counts(); m != matched || failed != 0 {
+				b.Fatal(fmt.Sprintf("%d matched, %d failed; want %d matched", m, failed, matched))
+			}
+		}
+	}
 	for _, c := range []struct {
 		name, topic   string
 		where, decode bool
@@ -96,39 +131,40 @@ func BenchmarkReplayWhere(b *testing.B) {
 		{"avro/where", avroTopic, true, false},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			spec, err := replay.ParseRange(c.topic+":0:earliest-latest", time.Now())
-			if err != nil {
-				b.Fatal(err)
-			}
-			tasks, err := replay.Plan(client, []replay.RangeSpec{spec})
-			if err != nil {
-				b.Fatal(err)
-			}
 			for b.Loop() {
-				js := replay.NewJSONSink(io.Discard)
-				if c.decode {
-					js.SetEncoder(&decodingAppender{inner: &record.JSONEncoder{}, dec: dec})
-				}
-				var sink replay.Sink = js
-				var w *filter.Where
-				if c.where {
-					w = filter.NewWhere(prog, filter.Schemas(dec))
-					sink = &whereSink{Sink: js, where: w}
-				}
-				rep, err := replay.Run(context.Background(), client, tasks, sink, replay.Options{})
-				if err != nil {
-					b.Fatal(err)
-				}
-				if rep.Records != int64(records) {
-					b.Fatalf("read %d records, want %d", rep.Records, records)
-				}
-				if w != nil {
-					if _, m, failed := w.Counts(); m != matched || failed != 0 {
-						b.Fatal(fmt.Sprintf("%d matched, %d failed; want %d matched", m, failed, matched))
-					}
-				}
+				replayOnce(b, c.topic, c.where, c.decode)
 			}
 			b.ReportMetric(float64(records)*float64(b.N)/b.Elapsed().Seconds(), "records/s")
 		})
 	}
+	// The "ratio" rows replay without and with the filter in turn, so
+	// that both see about the same load on a shared machine, and report
+	// the median over the pairs of the speed with the filter over the
+	// speed without (the line is 0.5); -benchtime sets the pairs. cpu-
+	// is the same ratio in the process's CPU time, which other programs
+	// on the machine do not move (where the system tells it).
+	for _, c := range []struct{ name, topic string }{{"json/ratio", jsonTopic}, {"avro/ratio", avroTopic}} {
+		b.Run(c.name, func(b *testing.B) {
+			var ratios, cpuRatios []float64
+			for b.Loop() {
+				start, startCPU := time.Now(), processCPU()
+				replayOnce(b, c.topic, false, false)
+				mid, midCPU := time.Now(), processCPU()
+				replayOnce(b, c.topic, true, false)
+				ratios = append(ratios, mid.Sub(start).Seconds()/time.Since(mid).Seconds())
+				if cpu := processCPU() - midCPU; cpu > 0 {
+					cpuRatios = append(cpuRatios, (midCPU-startCPU).Seconds()/cpu.Seconds())
+				}
+			}
+			b.ReportMetric(median(ratios), "where/none")
+			if len(cpuRatios) > 0 {
+				b.ReportMetric(median(cpuRatios), "cpu-where/none")
+			}
+		})
+	}
+}
+
+func median(l []float64) float64 {
+	slices.Sort(l)
+	return l[len(l)/2]
 }

@@ -141,11 +141,11 @@ type Decoder interface {
 }
 
 // valueDecoder is a Decoder that can also give a decoded key or value as
-// Go values (schema.Decoder.DecodeValue): no text to write and parse
-// again, and only the top-level fields in only (nil: all) built. json is
-// set instead of v when the format has no such path.
+// values (schema.Decoder.DecodeValue): no text to write and parse again.
+// With only set (nil: all), a record comes as fields, only those named, in
+// room.Fields; json is set instead when the format has no such path.
 type valueDecoder interface {
-	DecodedValue(r *record.Record, isKey bool, only []string) (v any, json string, ok bool)
+	DecodedValue(r *record.Record, isKey bool, only []string, room *schema.Room) (v any, fields []schema.Field, json string, ok bool)
 }
 
 // Match evaluates the expression on r, decoding its key and value with
@@ -154,10 +154,20 @@ type valueDecoder interface {
 // has another type, or the result is not a bool.
 func (p *Program) Match(r *record.Record, dec Decoder) (bool, error) {
 	a := activations.Get().(*activation)
-	*a = activation{p: p, r: r, dec: dec}
-	out, _, err := p.prg.Eval(a)
-	*a = activation{} // the record and its values are not kept
+	ok, err := a.match(p, r, dec)
 	activations.Put(a)
+	return ok, err
+}
+
+// match is Match with a, which a goroutine may keep for many records.
+func (a *activation) match(p *Program, r *record.Record, dec Decoder) (bool, error) {
+	a.p, a.r, a.dec = p, r, dec
+	var in any = a
+	if a.frame != nil {
+		in = a.frame
+	}
+	out, _, err := p.prg.Eval(in)
+	a.reset()
 	if err != nil {
 		return false, err
 	}
@@ -168,8 +178,9 @@ func (p *Program) Match(r *record.Record, dec Decoder) (bool, error) {
 	return bool(b), nil
 }
 
-// activations saves an allocation per record.
-var activations = sync.Pool{New: func() any { return new(activation) }}
+// activations saves an allocation per record, and keeps each activation's
+// rooms for projected fields from one record to the next.
+var activations = sync.Pool{New: newActivation}
 
 // activation resolves a record's variables as the program asks for them,
 // so a record's key and value are decoded and parsed only when the
@@ -180,7 +191,48 @@ type activation struct {
 	dec        Decoder
 	key, value any
 	done       uint8 // bits: keyDone, valueDone
+	// keyRoom and valueRoom hold a projected key and value (project) and
+	// what decodes them. A record's projection is a pointer to its
+	// room's fields, which costs no allocation; they are emptied after
+	// each record (reset), so no field of one record is seen by the next.
+	keyRoom, valueRoom schema.Room
+	// frame is CEL's frame over this activation, made once: the program
+	// has no default variables or context for Eval to add to a frame of
+	// its own.
+	frame *interpreter.ExecutionFrame
 }
+
+// reset forgets the record: nothing of it is kept (its values could hold
+// its bytes) and nothing is seen by the next, but the rooms keep their
+// capacity.
+func (a *activation) reset() {
+	// To their capacity: a decode that failed half-way left fields past
+	// the length.
+	clear(a.keyRoom.Fields[:cap(a.keyRoom.Fields)])
+	clear(a.valueRoom.Fields[:cap(a.valueRoom.Fields)])
+	a.keyRoom.Fields, a.valueRoom.Fields = a.keyRoom.Fields[:0], a.valueRoom.Fields[:0]
+	a.p, a.r, a.dec, a.key, a.value, a.done = nil, nil, nil, nil, nil, 0
+}
+
+// newActivation is an activation whose rooms make CEL's values.
+func newActivation() any {
+	a := new(activation)
+	a.keyRoom.Scalars, a.valueRoom.Scalars = celScalars{}, celScalars{}
+	if f, err := interpreter.NewExecutionFrame(a); err == nil {
+		a.frame = f
+	}
+	return a
+}
+
+// celScalars makes decoded strings, numbers and booleans CEL's values:
+// CEL takes them as they are, where it would convert a Go value on every
+// read (an allocation per field and record).
+type celScalars struct{}
+
+func (celScalars) String(s string) any  { return types.String(s) }
+func (celScalars) Long(n int64) any     { return types.Int(n) }
+func (celScalars) Double(f float64) any { return types.Double(f) }
+func (celScalars) Bool(b bool) any      { return types.Bool(b) }
 
 const (
 	keyDone = 1 << iota
@@ -194,12 +246,12 @@ func (a *activation) ResolveName(name string) (any, bool) {
 	switch name {
 	case "value":
 		if a.done&valueDone == 0 {
-			a.value, a.done = a.message(false, r.Value, &a.p.valueProj), a.done|valueDone
+			a.value, a.done = a.message(false, r.Value, &a.p.valueProj, &a.valueRoom), a.done|valueDone
 		}
 		return a.value, true
 	case "key":
 		if a.done&keyDone == 0 {
-			a.key, a.done = a.message(true, r.Key, &a.p.keyProj), a.done|keyDone
+			a.key, a.done = a.message(true, r.Key, &a.p.keyProj, &a.keyRoom), a.done|keyDone
 		}
 		return a.key, true
 	case "topic":
@@ -230,8 +282,9 @@ func (a *activation) ResolveName(name string) (any, bool) {
 
 // message is a key or value as the expression sees it: the decoded JSON
 // where a schema applies, else the bytes parsed as JSON, else a string
-// where they are UTF-8, else bytes; nil (null) when absent.
-func (a *activation) message(isKey bool, b []byte, pr *projection) any {
+// where they are UTF-8, else bytes; nil (null) when absent. A projected
+// object is room.
+func (a *activation) message(isKey bool, b []byte, pr *projection, room *schema.Room) any {
 	if b == nil {
 		return nil
 	}
@@ -243,28 +296,28 @@ func (a *activation) message(isKey bool, b []byte, pr *projection) any {
 				only = []string{}
 			}
 		}
-		v, text, ok := vd.DecodedValue(a.r, isKey, only)
+		v, f, text, ok := vd.DecodedValue(a.r, isKey, only, room)
 		switch {
+		case ok && f != nil:
+			room.Fields = f
+			return (*fields)(&room.Fields)
 		case ok && text == "":
-			if f, isFields := v.([]schema.Field); isFields {
-				return fields(f)
-			}
 			return v
 		case ok:
-			if v, err := parseProjected(text, pr); err == nil {
+			if v, err := parseProjected(text, pr, (*fields)(&room.Fields)); err == nil {
 				return v
 			}
 		}
 	} else if a.dec != nil {
 		if text, ok := a.dec.Decoded(a.r, isKey); ok {
-			if v, err := parseProjected(text, pr); err == nil {
+			if v, err := parseProjected(text, pr, (*fields)(&room.Fields)); err == nil {
 				return v
 			}
 		}
 	}
 	// The parsed strings may point into b: they live only while this
 	// record is evaluated, and a record's bytes never change.
-	if v, err := parseProjected(unsafe.String(unsafe.SliceData(b), len(b)), pr); err == nil {
+	if v, err := parseProjected(unsafe.String(unsafe.SliceData(b), len(b)), pr, (*fields)(&room.Fields)); err == nil {
 		return v
 	}
 	if utf8.Valid(b) {

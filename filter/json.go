@@ -1,11 +1,15 @@
 package filter
 
 import (
-	"cel.dev/cel-go/common/types"
+	"encoding/binary"
 	"errors"
+	"math/bits"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
+
+	"cel.dev/cel-go/common/types"
 )
 
 // maxDepth bounds the nesting of a JSON value: record bytes come from
@@ -27,12 +31,17 @@ func parseJSON(s string) (any, error) {
 
 // parseProjected is parseJSON that builds, of a top-level object, only
 // the fields pr names; the others are checked and skipped. Anything else
-// is parsed whole.
-func parseProjected(s string, pr *projection) (any, error) {
+// is parsed whole. A projected object is room, its fields appended to
+// (*room)[:0]: the caller reuses the room from one value to the next, and
+// the value is valid until then. room may be nil.
+func parseProjected(s string, pr *projection, room *fields) (any, error) {
 	if pr == nil || pr.whole {
 		return parseJSON(s)
 	}
-	p := jsonParser{s: s, only: pr}
+	if room == nil {
+		room = new(fields)
+	}
+	p := jsonParser{s: s, only: pr, room: room}
 	return p.document()
 }
 
@@ -53,8 +62,10 @@ func (p *jsonParser) document() (any, error) {
 type jsonParser struct {
 	s string
 	i int
-	// only, when set, names the fields of the top-level object to build.
+	// only, when set, names the fields of the top-level object to build,
+	// into room.
 	only *projection
+	room *fields
 }
 
 func (p *jsonParser) space() {
@@ -155,6 +166,10 @@ func (p *jsonParser) skip(depth int) error {
 func (p *jsonParser) skipString() error {
 	p.i++ // "
 	for p.i < len(p.s) {
+		p.i += plainLen(p.s[p.i:])
+		if p.i >= len(p.s) {
+			break
+		}
 		c := p.s[p.i]
 		switch {
 		case c == '"':
@@ -199,7 +214,10 @@ func (p *jsonParser) object(depth int) (any, error) {
 	var m map[string]any
 	var proj fields
 	if only != nil {
-		proj = make(fields, 0, len(only.fields))
+		proj = (*p.room)[:0]
+		if proj == nil {
+			proj = make(fields, 0, len(only.fields))
+		}
 	} else {
 		m = make(map[string]any, 8)
 	}
@@ -207,7 +225,8 @@ func (p *jsonParser) object(depth int) (any, error) {
 	if p.i < len(p.s) && p.s[p.i] == '}' {
 		p.i++
 		if only != nil {
-			return proj, nil
+			*p.room = proj
+			return p.room, nil
 		}
 		return m, nil
 	}
@@ -249,7 +268,8 @@ func (p *jsonParser) object(depth int) (any, error) {
 		}
 		if done {
 			if only != nil {
-				return proj, nil
+				*p.room = proj
+				return p.room, nil
 			}
 			return m, nil
 		}
@@ -306,6 +326,7 @@ func (p *jsonParser) after(end byte) (bool, error) {
 func (p *jsonParser) string() (string, error) {
 	p.i++ // "
 	start := p.i
+	p.i += plainLen(p.s[p.i:])
 	for p.i < len(p.s) {
 		c := p.s[p.i]
 		switch {
@@ -416,14 +437,14 @@ func (p *jsonParser) field(depth int) (any, error) {
 			s, err := p.string()
 			return types.String(s), err
 		case c == '-' || c >= '0' && c <= '9':
-			v, err := p.number()
-			switch n := v.(type) {
-			case int64:
-				return types.Int(n), err
-			case float64:
-				return types.Double(n), err
+			n, f, isInt, err := p.numberOf()
+			switch {
+			case err != nil:
+				return nil, err
+			case isInt:
+				return types.Int(n), nil
 			}
-			return v, err
+			return types.Double(f), nil
 		case c == 't' || c == 'f':
 			v, err := p.value(depth)
 			if b, ok := v.(bool); ok {
@@ -438,20 +459,32 @@ func (p *jsonParser) field(depth int) (any, error) {
 // number reads a JSON number: an int64 when it has no fraction or
 // exponent and fits, else a float64.
 func (p *jsonParser) number() (any, error) {
+	n, f, isInt, err := p.numberOf()
+	switch {
+	case err != nil:
+		return nil, err
+	case isInt:
+		return n, nil
+	}
+	return f, nil
+}
+
+// numberOf is number unboxed: n when isInt, else f.
+func (p *jsonParser) numberOf() (n int64, f float64, isInt bool, err error) {
 	text, integer, err := p.scanNumber()
 	if err != nil {
-		return nil, err
+		return 0, 0, false, err
 	}
 	if integer {
 		if n, err := strconv.ParseInt(text, 10, 64); err == nil {
-			return n, nil
+			return n, 0, true, nil
 		}
 	}
-	f, err := strconv.ParseFloat(text, 64)
+	f, err = strconv.ParseFloat(text, 64)
 	if err != nil && !isRange(err) {
-		return nil, errNotJSON
+		return 0, 0, false, errNotJSON
 	}
-	return f, nil
+	return 0, f, false, nil
 }
 
 // scanNumber reads the text of a JSON number; integer is whether it has
@@ -497,4 +530,30 @@ func (p *jsonParser) scanNumber() (text string, integer bool, err error) {
 func isRange(err error) bool {
 	var ne *strconv.NumError
 	return errors.As(err, &ne) && ne.Err == strconv.ErrRange
+}
+
+// plainLen is the length of the run of bytes at the start of s that a
+// JSON string holds as they are: up to the first quote, backslash or
+// control character. It reads eight bytes at a time: most of a record's
+// JSON is in strings, and most of a string is such a run.
+func plainLen(s string) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		w := binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))
+		// A byte's high bit is set in found where it is below 0x20, a
+		// quote or a backslash; bits above the lowest one may be wrong
+		// (a borrow), which does not matter for the lowest.
+		quote, backslash := w^(ones*'"'), w^(ones*'\\')
+		found := (w-ones*0x20)&^w | (quote-ones)&^quote | (backslash-ones)&^backslash
+		if found &= highs; found != 0 {
+			return i + bits.TrailingZeros64(found)/8
+		}
+	}
+	for ; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' {
+			break
+		}
+	}
+	return i
 }

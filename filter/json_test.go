@@ -53,7 +53,7 @@ func checkAgainstStdlib(t *testing.T, s string) {
 	}
 	// A projection builds fewer fields but accepts and refuses the same
 	// text: a field it skips must still be JSON.
-	if _, perr := parseProjected(s, &projection{fields: []string{"a"}}); (perr == nil) != (err == nil) {
+	if _, perr := parseProjected(s, &projection{fields: []string{"a"}}, nil); (perr == nil) != (err == nil) {
 		t.Fatalf("%q: projected parse error %v, whole parse error %v", s, perr, err)
 	}
 	want = fromStdlib(want)
@@ -89,4 +89,53 @@ func FuzzParseJSON(f *testing.F) {
 // strings, parseJSON keeps them; such inputs are compared by error only.
 func validUTF8Strings(s string) bool {
 	return utf8.ValidString(s) && !strings.Contains(s, `\ud`) && !strings.Contains(s, `\uD`)
+}
+
+// plainLen, eight bytes at a time, stops where a byte-by-byte reading
+// stops: at each quote, backslash and control byte, wherever it falls in
+// a word, and after bytes of any value (UTF-8, 0x7f, 0xff).
+func TestPlainLen(t *testing.T) {
+	fills := []byte{'a', ' ', 0x7f, 0x80, 0xa2, 0xdc, 0xff, 0x21, 0x23, 0x5b, 0x5d, 0x1f + 0x80}
+	for _, stop := range []byte{'"', '\\', 0, 0x1f, '\n', 0x01} {
+		for _, fill := range fills {
+			for n := range 20 {
+				for at := 0; at <= n; at++ {
+					b := []byte(strings.Repeat(string(fill), n))
+					if at < n {
+						b[at] = stop
+						if at+1 < n {
+							b[at+1] = '"' // a second stop after the first
+						}
+					}
+					if got, want := plainLen(string(b)), oneByOne(string(b)); got != want {
+						t.Fatalf("plainLen(%q) = %d, want %d", b, got, want)
+					}
+				}
+			}
+		}
+	}
+	for _, s := range []string{"", "é", "customer-with-a-longer-name", "a note of some length\" for", strings.Repeat("\u00e9x", 9) + "\\n"} {
+		if got, want := plainLen(s), oneByOne(s); got != want {
+			t.Fatalf("plainLen(%q) = %d, want %d", s, got, want)
+		}
+	}
+}
+
+// oneByOne is plainLen a byte at a time.
+func oneByOne(s string) int {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' {
+			return i
+		}
+	}
+	return len(s)
+}
+
+func FuzzPlainLen(f *testing.F) {
+	f.Add("customer-with-a-longer-name\"")
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := plainLen(s), oneByOne(s); got != want {
+			t.Fatalf("plainLen(%q) = %d, want %d", s, got, want)
+		}
+	})
 }

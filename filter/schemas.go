@@ -27,11 +27,11 @@ func (s schemaDecoder) Decoded(r *record.Record, isKey bool) (string, bool) {
 	return res.JSON, res.Status == schema.Decoded
 }
 
-func (s schemaDecoder) DecodedValue(r *record.Record, isKey bool, only []string) (any, string, bool) {
+func (s schemaDecoder) DecodedValue(r *record.Record, isKey bool, only []string, room *schema.Room) (any, []schema.Field, string, bool) {
 	b := r.Value
 	if isKey {
 		b = r.Key
 	}
-	res := s.d.DecodeValue(r.Topic, isKey, b, only)
-	return res.Value, res.JSON, res.Status == schema.Decoded
+	res := s.d.DecodeValue(r.Topic, isKey, b, only, room)
+	return res.Value, res.Fields, res.JSON, res.Status == schema.Decoded
 }

@@ -45,7 +45,15 @@ func (w *Where) Keep(r *record.Record) bool {
 // keep is Keep without the counts, which Select adds once per goroutine:
 // counters shared by the goroutines cost more than a cheap evaluation.
 func (w *Where) keep(r *record.Record) (ok, failed bool) {
-	ok, err := w.p.Match(r, w.dec)
+	a := activations.Get().(*activation)
+	ok, failed = w.keepWith(a, r)
+	activations.Put(a)
+	return ok, failed
+}
+
+// keepWith is keep with a, which a goroutine keeps for many records.
+func (w *Where) keepWith(a *activation, r *record.Record) (ok, failed bool) {
+	ok, err := a.match(w.p, r, w.dec)
 	if err != nil {
 		if w.noted.CompareAndSwap(false, true) {
 			w.mu.Lock()
@@ -57,11 +65,14 @@ func (w *Where) keep(r *record.Record) (ok, failed bool) {
 	return ok, false
 }
 
-// selectRange is Select on at(lo) … at(hi-1), counted once.
+// selectRange is Select on at(lo) … at(hi-1), counted once, with one
+// activation.
 func (w *Where) selectRange(lo, hi int, at func(int) *record.Record, keep []bool) {
+	a := activations.Get().(*activation)
+	defer activations.Put(a)
 	var matched, failed int64
 	for i := lo; i < hi; i++ {
-		ok, bad := w.keep(at(i))
+		ok, bad := w.keepWith(a, at(i))
 		keep[i] = ok
 		if ok {
 			matched++

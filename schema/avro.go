@@ -64,6 +64,7 @@ func avroJSON(s avro.Schema, payload []byte) (string, error) {
 
 type avroDec struct {
 	r     *avro.Reader
+	sc    Scalars // avroValue's; nil: Go's own values
 	out   bytes.Buffer
 	err   error
 	items int

@@ -18,32 +18,90 @@ type Field struct {
 	Value any
 }
 
+// Scalars makes the Go value of each string, whole number, other number
+// and boolean DecodeValue builds, in place of the string, int64, float64
+// or bool itself: a program with values of its own (CEL's) gets them
+// without a Go value built first and converted.
+type Scalars interface {
+	String(string) any
+	Long(int64) any
+	Double(float64) any
+	Bool(bool) any
+}
+
+// Room is what DecodeValue reuses from one value to the next: the room for
+// projected fields, Avro readers, the schema of the last id. The zero
+// Room is ready to use. A Room is for one goroutine at a time, and what
+// DecodeValue gave with it is valid until the Room is used again.
+type Room struct {
+	// Fields is where projected fields go: Result.Fields is Fields[:n].
+	Fields []Field
+	// Scalars, when set, makes the strings, numbers and booleans.
+	Scalars Scalars
+	// readers by bits.Len of the payload's length: each has the bound
+	// of its class (avroConfigFor).
+	readers [65]*avro.Reader
+	// The entry of the last schema id this Room decoded with, and of
+	// which decoder.
+	dec   *Decoder
+	id    int
+	entry *entry
+}
+
+// reader is a reader for payload with its class's bounds: the Room's, or
+// one from a pool when room is nil. release gives it back.
+func (room *Room) reader(payload []byte) (*avro.Reader, *sync.Pool) {
+	k := bits.Len(uint(len(payload)))
+	if room == nil {
+		pool, _ := avroReaders.Load(k)
+		if pool == nil {
+			pool, _ = avroReaders.LoadOrStore(k, &sync.Pool{New: func() any {
+				return avro.NewReader(nil, 0, avro.WithReaderConfig(avroConfigFor(len(payload))))
+			}})
+		}
+		return pool.(*sync.Pool).Get().(*avro.Reader), pool.(*sync.Pool)
+	}
+	r := room.readers[k]
+	if r == nil {
+		r = avro.NewReader(nil, 0, avro.WithReaderConfig(avroConfigFor(len(payload))))
+		room.readers[k] = r
+	}
+	return r, nil
+}
+
+// release makes r forget its payload and puts it back in pool, if any.
+func release(r *avro.Reader, pool *sync.Pool) {
+	r.Reset(nil)
+	if pool != nil {
+		pool.Put(r)
+	}
+}
+
 // avroValue decodes one Avro binary payload written with schema s into
 // the Go values its JSON text (avroJSON) parses to: map[string]any for
 // records and maps, []any, string, int64, float64, bool and nil; the same
 // unions, logical types, bytes and fixed as text. Numbers keep their Avro
 // type: a double is a float64 even when whole, and NaN and the infinities
-// are float64s too. When only is not nil and s is a record, the result is
-// a []Field of the fields only names, in schema order, and the other
-// fields are checked and skipped without building them.
-func avroValue(s avro.Schema, payload []byte, only []string) (any, error) {
-	k := bits.Len(uint(len(payload)))
-	pool, _ := avroReaders.Load(k)
-	if pool == nil {
-		pool, _ = avroReaders.LoadOrStore(k, &sync.Pool{New: func() any {
-			return avro.NewReader(nil, 0, avro.WithReaderConfig(avroConfigFor(len(payload))))
-		}})
-	}
-	r := pool.(*sync.Pool).Get().(*avro.Reader).Reset(payload)
+// are float64s too; room.Scalars, when set, makes them instead. When only
+// is not nil and s is a record, the result is fields instead: the fields
+// only names, in schema order, appended to room.Fields[:0] (never nil),
+// and the other fields are checked and skipped without building them.
+// room may be nil.
+func avroValue(s avro.Schema, payload []byte, only []string, room *Room) (v any, fields []Field, err error) {
+	r, pool := room.reader(payload)
+	defer release(r, pool)
+	r.Reset(payload)
 	r.Error = nil // Reset keeps the last value's
-	defer func() {
-		r.Reset(nil)
-		pool.(*sync.Pool).Put(r)
-	}()
 	d := avroDec{r: r, total: len(payload)}
-	var v any
+	var into []Field
+	if room != nil {
+		d.sc, into = room.Scalars, room.Fields
+	}
 	if rs, ok := derefAvro(s).(*avro.RecordSchema); ok && only != nil {
-		out := make([]Field, 0, len(only))
+		out := into[:0]
+		if out == nil {
+			out = make([]Field, 0, len(only))
+		}
 		for _, f := range rs.Fields() {
 			if wanted(only, f.Name()) {
 				out = append(out, Field{Name: f.Name(), Value: d.build(f.Type(), 1, true)})
@@ -54,7 +112,7 @@ func avroValue(s avro.Schema, payload []byte, only []string) (any, error) {
 				break
 			}
 		}
-		v = out
+		fields = out
 	} else {
 		v = d.build(s, 0, true)
 	}
@@ -62,14 +120,14 @@ func avroValue(s avro.Schema, payload []byte, only []string) (any, error) {
 		d.err = r.Error
 	}
 	if d.err != nil {
-		return nil, d.err
+		return nil, nil, d.err
 	}
 	var one [1]byte
 	r.Read(one[:])
 	if r.Error == nil {
-		return nil, errors.New("trailing bytes after the Avro value")
+		return nil, nil, errors.New("trailing bytes after the Avro value")
 	}
-	return v, nil
+	return v, fields, nil
 }
 
 // avroReaders holds pools of readers, one per avroConfigs class: a reader
@@ -144,7 +202,7 @@ func (d *avroDec) build(s avro.Schema, depth int, keep bool) any {
 		if !keep {
 			return nil
 		}
-		return syms[i]
+		return d.str(syms[i])
 	case *avro.ArraySchema:
 		var l []any
 		if keep {
@@ -211,9 +269,9 @@ func (d *avroDec) build(s avro.Schema, depth int, keep bool) any {
 			return nil
 		}
 		if ls, ok := t.Logical().(*avro.DecimalLogicalSchema); ok {
-			return decimalString(b, ls.Scale())
+			return d.str(decimalString(b, ls.Scale()))
 		}
-		return latin1(b)
+		return d.str(latin1(b))
 	default:
 		d.fail("Avro schema type %T not supported", s)
 		return nil
@@ -249,7 +307,14 @@ func (d *avroDec) primitiveValue(t *avro.PrimitiveSchema, keep bool) any {
 	logical, scale := logicalOf(t)
 	switch t.Type() {
 	case avro.Boolean:
-		return readOrNil(d, d.r.ReadBool)
+		v := d.r.ReadBool()
+		if d.bad() {
+			return nil
+		}
+		if d.sc != nil {
+			return d.sc.Bool(v)
+		}
+		return v
 	case avro.Int:
 		v := d.r.ReadInt()
 		if d.bad() {
@@ -257,11 +322,11 @@ func (d *avroDec) primitiveValue(t *avro.PrimitiveSchema, keep bool) any {
 		}
 		switch avro.LogicalType(logical) {
 		case avro.Date:
-			return time.Unix(int64(v)*86400, 0).UTC().Format("2006-01-02")
+			return d.str(time.Unix(int64(v)*86400, 0).UTC().Format("2006-01-02"))
 		case avro.TimeMillis:
-			return clock(time.Duration(v) * time.Millisecond)
+			return d.str(clock(time.Duration(v) * time.Millisecond))
 		}
-		return int64(v)
+		return d.long(int64(v))
 	case avro.Long:
 		v := d.r.ReadLong()
 		if d.bad() {
@@ -269,13 +334,13 @@ func (d *avroDec) primitiveValue(t *avro.PrimitiveSchema, keep bool) any {
 		}
 		switch avro.LogicalType(logical) {
 		case avro.TimestampMillis, avro.LocalTimestampMillis:
-			return stamp(time.UnixMilli(v), logical)
+			return d.str(stamp(time.UnixMilli(v), logical))
 		case avro.TimestampMicros, avro.LocalTimestampMicros:
-			return stamp(time.UnixMicro(v), logical)
+			return d.str(stamp(time.UnixMicro(v), logical))
 		case avro.TimeMicros:
-			return clock(time.Duration(v) * time.Microsecond)
+			return d.str(clock(time.Duration(v) * time.Microsecond))
 		}
-		return v
+		return d.long(v)
 	case avro.Float:
 		v := d.r.ReadFloat()
 		if d.bad() {
@@ -283,33 +348,53 @@ func (d *avroDec) primitiveValue(t *avro.PrimitiveSchema, keep bool) any {
 		}
 		// The float32 as its text shows it (0.1, not 0.10000000149).
 		f, _ := strconv.ParseFloat(strconv.FormatFloat(float64(v), 'g', -1, 32), 64)
-		return f
+		return d.double(f)
 	case avro.Double:
-		return readOrNil(d, d.r.ReadDouble)
+		v := d.r.ReadDouble()
+		if d.bad() {
+			return nil
+		}
+		return d.double(v)
 	case avro.String:
-		return readOrNil(d, d.r.ReadString)
+		v := d.r.ReadString()
+		if d.bad() {
+			return nil
+		}
+		return d.str(v)
 	case avro.Bytes:
 		v := d.r.ReadBytes()
 		if d.bad() {
 			return nil
 		}
 		if avro.LogicalType(logical) == avro.Decimal {
-			return decimalString(v, scale)
+			return d.str(decimalString(v, scale))
 		}
-		return latin1(v)
+		return d.str(latin1(v))
 	}
 	d.fail("Avro type %s not supported", t.Type())
 	return nil
 }
 
-// readOrNil is what read reads, or nil when the reader failed (d.bad
-// reports it).
-func readOrNil[T any](d *avroDec, read func() T) any {
-	v := read()
-	if d.bad() {
-		return nil
+// str, long and double are a value as d.sc makes it, or as it is.
+func (d *avroDec) str(s string) any {
+	if d.sc != nil {
+		return d.sc.String(s)
 	}
-	return v
+	return s
+}
+
+func (d *avroDec) long(n int64) any {
+	if d.sc != nil {
+		return d.sc.Long(n)
+	}
+	return n
+}
+
+func (d *avroDec) double(f float64) any {
+	if d.sc != nil {
+		return d.sc.Double(f)
+	}
+	return f
 }
 
 // latin1 is bytes as a string of code points U+0000–U+00FF, as in text.

@@ -246,17 +246,18 @@ func protoToJSON(md protoreflect.MessageDescriptor, types *dynamicpb.Types, payl
 }
 
 // decodeAs is decode, or, when want is set and the format is Avro, the
-// payload as Go values (avroValue) without text.
-func (c *compiled) decodeAs(payload []byte, framed bool, want *valueWant) (val any, text, invalid string, err error) {
+// payload as Go values (avroValue) without text: val, or fields when want
+// names fields.
+func (c *compiled) decodeAs(payload []byte, framed bool, want *valueWant) (val any, fields []Field, text, invalid string, err error) {
 	if want == nil || c.format != Avro {
 		text, invalid, err = c.decode(payload, framed)
-		return nil, text, invalid, err
+		return nil, nil, text, invalid, err
 	}
-	val, err = avroValue(c.avro, payload, want.only)
+	val, fields, err = avroValue(c.avro, payload, want.only, want.room)
 	if err != nil {
-		return nil, "", "", fmt.Errorf("Avro %s: %w", avroName(c.avro), err)
+		return nil, nil, "", "", fmt.Errorf("Avro %s: %w", avroName(c.avro), err)
 	}
-	return val, "", "", nil
+	return val, fields, "", "", nil
 }
 
 func avroName(s avro.Schema) string {

@@ -109,9 +109,13 @@ func (s Status) String() string {
 type Result struct {
 	Status Status
 	JSON   string // compact JSON, when Decoded and Value is not set
-	// Value is the decoded Avro key or value as Go values, when DecodeValue
-	// decoded it (see DecodeValue); JSON is then empty.
-	Value    any
+	// Value is the decoded Avro key or value as Go values (its scalars
+	// made by Room.Scalars when set), when DecodeValue decoded it (see
+	// DecodeValue); JSON is then empty.
+	Value any
+	// Fields is the projected Avro record, when DecodeValue was asked for
+	// some fields only (see DecodeValue); Value and JSON are then empty.
+	Fields   []Field
 	Format   Format // when known
 	SchemaID int    // from the wire-format header; 0 for local schemas
 	Subject  string // registry subject naming the id (topic-value first), if known
@@ -152,6 +156,12 @@ type Decoder struct {
 	cancel context.CancelFunc
 
 	sem chan struct{} // bounds concurrent fetches
+
+	// compiled holds the entries of ids whose schema compiled (int ->
+	// *entry): such an entry never changes and is never forgotten, so a
+	// decode finds it without taking mu, which every goroutine of a
+	// filter would otherwise queue on.
+	compiled sync.Map
 
 	mu        sync.Mutex
 	ids       map[int]*entry
@@ -292,14 +302,27 @@ func (d *Decoder) Decode(topic string, isKey bool, b []byte) Result {
 // than shows them: an Avro key or value comes as Go values in
 // Result.Value, without its JSON text (see avroValue for the values); any
 // other format comes as JSON. only, when not nil, names the top-level
-// fields of an Avro record to build: Value is then a []Field of those
-// fields, and the others are skipped unbuilt.
-func (d *Decoder) DecodeValue(topic string, isKey bool, b []byte, only []string) Result {
-	return d.decode(topic, isKey, b, true, &valueWant{only: only})
+// fields of an Avro record to build: Result.Fields is then those fields,
+// in room.Fields, and the others are skipped unbuilt. room (nil: none)
+// is reused from one value to the next by one goroutine: what a Result
+// holds is valid until room is used again. Subject and Version are left
+// empty: a program that filters does not show them.
+func (d *Decoder) DecodeValue(topic string, isKey bool, b []byte, only []string, room *Room) Result {
+	return d.decode(topic, isKey, b, true, &valueWant{only: only, room: room})
 }
 
 // valueWant asks decode for Go values instead of Avro text.
-type valueWant struct{ only []string }
+type valueWant struct {
+	only []string
+	room *Room
+}
+
+func (w *valueWant) roomOf() *Room {
+	if w == nil {
+		return nil
+	}
+	return w.room
+}
 
 // TryDecode is Decode that never waits: when the schema id is not cached
 // it starts fetching it in the background and returns Pending; Options.Ready
@@ -321,8 +344,15 @@ func (d *Decoder) decode(topic string, isKey bool, b []byte, wait bool, want *va
 		res.Reason = fmt.Sprintf("schema id %d: no registry configured", f.ID)
 		return res
 	}
-	e := d.entryFor(f.ID)
-	if wait {
+	var e *entry
+	if room := want.roomOf(); room != nil && room.dec == d && room.id == f.ID {
+		e = room.entry
+	} else if c, ok := d.compiled.Load(f.ID); ok {
+		e = c.(*entry)
+		if room != nil {
+			room.dec, room.id, room.entry = d, f.ID, e
+		}
+	} else if e = d.entryFor(f.ID); wait {
 		select {
 		case <-e.done:
 		case <-d.ctx.Done():
@@ -347,14 +377,16 @@ func (d *Decoder) decode(topic string, isKey bool, b []byte, wait bool, want *va
 		return res
 	}
 	res.Format = e.c.format
-	res.Subject, res.Version = pickSubject(e.vers, topic, isKey)
-	val, text, invalid, err := e.c.decodeAs(f.Payload, true, want)
+	if want == nil {
+		res.Subject, res.Version = pickSubject(e.vers, topic, isKey)
+	}
+	val, fields, text, invalid, err := e.c.decodeAs(f.Payload, true, want)
 	if err != nil {
 		res.Reason = fmt.Sprintf("schema id %d: bytes do not decode: %s", f.ID, oneLine(err.Error(), 160))
 		d.report(reportKey{id: f.ID, kind: BytesInvalid}, topic, res.Reason)
 		return res
 	}
-	res.Status, res.JSON, res.Value, res.Reason = Decoded, text, val, invalid
+	res.Status, res.JSON, res.Value, res.Fields, res.Reason = Decoded, text, val, fields, invalid
 	return res
 }
 
@@ -458,6 +490,9 @@ func (d *Decoder) fetch(id int, e *entry) {
 	d.mu.Lock()
 	e.c, e.vers, e.err, e.at, e.outage = c, vers, err, time.Now(), isOutage
 	close(e.done)
+	if err == nil {
+		d.compiled.Store(id, e)
+	}
 	d.mu.Unlock()
 	if d.opts.Ready != nil {
 		d.opts.Ready(id)
@@ -545,12 +580,12 @@ func (d *Decoder) localFor(topic string, isKey bool) *localSchema {
 // after the header (a registry-framed topic read without the registry).
 func (d *Decoder) decodeLocal(topic string, ls *localSchema, b []byte, want *valueWant) Result {
 	res := Result{Status: Failed, Format: ls.c.format, Local: ls.file}
-	val, text, invalid, err := ls.c.decodeAs(b, false, want)
+	val, fields, text, invalid, err := ls.c.decodeAs(b, false, want)
 	if err != nil {
 		if f, ok := ParseFrame(b); ok {
-			if v2, t2, inv2, err2 := ls.c.decodeAs(f.Payload, true, want); err2 == nil {
+			if v2, f2, t2, inv2, err2 := ls.c.decodeAs(f.Payload, true, want); err2 == nil {
 				res.SchemaID = f.ID
-				val, text, invalid, err = v2, t2, inv2, nil
+				val, fields, text, invalid, err = v2, f2, t2, inv2, nil
 			}
 		}
 	}
@@ -559,7 +594,7 @@ func (d *Decoder) decodeLocal(topic string, ls *localSchema, b []byte, want *val
 		d.report(reportKey{kind: BytesInvalid, what: ls.file}, topic, res.Reason)
 		return res
 	}
-	res.Status, res.JSON, res.Value, res.Reason = Decoded, text, val, invalid
+	res.Status, res.JSON, res.Value, res.Fields, res.Reason = Decoded, text, val, fields, invalid
 	return res
 }
 

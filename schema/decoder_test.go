@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -722,6 +723,7 @@ func FuzzDecode(f *testing.F) {
 	f.Add(append(protoIndexes(1, 0), 0x0a, 0x01, 'A', 0x10, 0x02), uint8(1))
 	f.Add([]byte(`{"name":"\u009b\u0007x","age":-1}`), uint8(2))
 	f.Add(frame(reg.avroID, []byte{0x01}), uint8(3))
+	room := &Room{} // one worker calls the target at a time
 	f.Fuzz(func(t *testing.T, b []byte, sel uint8) {
 		check := func(r Result) {
 			if strings.ContainsAny(r.Reason, "\n\r") {
@@ -745,5 +747,28 @@ func FuzzDecode(f *testing.F) {
 		check(d.Decode("t", sel&1 == 1, frame(ids[int(sel)%len(ids)], b)))
 		check(d.TryDecode("t", false, b)) // an unknown id is fetched in the background
 		check(local.Decode([]string{"p", "a"}[sel%2], false, b))
+		checkValues(t, d, frame(reg.avroID, b), room)
 	})
+}
+
+// checkValues: DecodeValue with a Room used for every value before
+// decodes what Decode decodes, and a field built alone is the field of
+// the whole value.
+func checkValues(t *testing.T, d *Decoder, b []byte, room *Room) {
+	text := d.Decode("t", false, b)
+	whole := d.DecodeValue("t", false, b, nil, room)
+	if (text.Status == Decoded) != (whole.Status == Decoded) {
+		t.Fatalf("Decode %v (%s), DecodeValue %v (%s)", text.Status, text.Reason, whole.Status, whole.Reason)
+	}
+	if whole.Status != Decoded {
+		return
+	}
+	m := whole.Value.(map[string]any)
+	for _, name := range []string{"id", "note", "tags", "digest"} {
+		one := d.DecodeValue("t", false, b, []string{name}, room)
+		if one.Status != Decoded || len(one.Fields) != 1 || !reflect.DeepEqual(one.Fields[0].Value, m[name]) {
+			t.Fatalf("%s alone: %+v; in the whole value %#v", name, one, m[name])
+		}
+		room.Fields = one.Fields
+	}
 }
