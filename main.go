@@ -13,8 +13,10 @@ import (
 // memoryLimit is the soft heap limit kbatch runs with unless GOMEMLIMIT is
 // set: the GC works harder rather than let a catch-up over a big topic
 // grow the process (docs/design.md §2.6). It is a target, not a cap: live data
-// above it is never refused.
-const memoryLimit = 80 << 20
+// above it is never refused. 64 MiB keeps a catch-up of compressible records
+// under 100 MiB of RSS for about a tenth more CPU than 80 MiB (BENCHMARKS.md,
+// Peak RSS).
+const memoryLimit = 64 << 20
 
 func main() {
 	if os.Getenv("GOMEMLIMIT") == "" {

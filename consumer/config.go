@@ -78,7 +78,7 @@ type Config struct {
 	// partition counts as full for a catch-up batch once it holds its
 	// share of it (at least 1 MiB), or once the read-ahead, twice as
 	// much, is spent for it. Default 8 MiB: a batch in processing and the read-ahead then
-	// stay inside kbatch's 80 MiB heap target (records take about twice
+	// stay inside kbatch's 64 MiB heap target (records take about twice
 	// their bytes in memory); a larger budget makes the GC run without
 	// pause on wide topics.
 	MaxBatchBytes int64

@@ -6,7 +6,7 @@ import (
 
 // History bounds (docs/design.md §2.6): memory does not grow with run time.
 //
-// maxSampleBytes leaves room under the process's 80 MiB soft memory limit
+// maxSampleBytes leaves room under the process's 64 MiB soft memory limit
 // (main.go) for the stream's read-ahead (twice the stream's batch bytes, consumer.Config.MaxBatchBytes: 16 MiB
 // by default) and the batches cut and not yet acked: with 64 MiB of
 // samples the live heap of a topic of large values stands above the limit

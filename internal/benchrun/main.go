@@ -370,7 +370,7 @@ func runOne(o options, name, topic string, n int64, tag string) sample {
 		}
 		return measure(cmd, kbatchDone(n))
 	case "kbatch-nolimit":
-		// kbatch without its 80 MiB soft heap limit (main.go sets it
+		// kbatch without its 64 MiB soft heap limit (main.go sets it
 		// only when GOMEMLIMIT is unset): what the limit hides.
 		cmd := exec.Command(o.kbatch, append(watch, "--no-tui", "--until-end", "--sink", os.DevNull)...)
 		cmd.Env = append(os.Environ(), "GOMEMLIMIT=off")

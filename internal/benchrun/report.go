@@ -49,7 +49,7 @@ func printReport(o options, sets []*dataSet, gb goBench) {
 		row(fmt.Sprintf("replay vs kcat -J, %s", n), "≥ 3×", ratio(d, "replay", "kcat"))
 		row(fmt.Sprintf("replay vs kcat -J with bigger fetches, %s", n), "≥ 1.5×", ratio(d, "replay", "kcat-tuned"))
 		row(fmt.Sprintf("TUI (tmux 140×40) vs headless, %s", n), "≥ 0.95×", ratio(d, "kbatch-tui", "kbatch-raw"))
-		row(fmt.Sprintf("peak RSS headless / TUI / headless without the 80 MiB soft limit (GOMEMLIMIT=off), %s", n), "≤ 64 MiB",
+		row(fmt.Sprintf("peak RSS headless / TUI / headless without the 64 MiB soft limit (GOMEMLIMIT=off), %s", n), "≤ 64 MiB",
 			rss(d, "kbatch")+" / "+rss(d, "kbatch-tui")+" / "+rss(d, "kbatch-nolimit"))
 		if d.get("kbatch-tui-decode") != nil {
 			row(fmt.Sprintf("TUI decoding %s (registry) vs the same TUI without, %s", o.values, n), "≥ 0.95×", ratio(d, "kbatch-tui-decode", "kbatch-tui"))
