@@ -1,6 +1,7 @@
 package kafka
 
 import (
+	"net"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -245,4 +246,49 @@ func TestTopicIDsOfAnOldClusterAreAskedOnce(t *testing.T) {
 	if n := asked.Load(); n != 1 {
 		t.Errorf("%d Metadata requests for three asks, want 1", n)
 	}
+}
+
+// A first bootstrap address that refuses connections is passed over:
+// the address that answered is not kept open beside sarama's connection
+// to the same broker by id, so the broker holds one sarama connection.
+func TestBootstrapPastADeadAddressKeepsOneConnection(t *testing.T) {
+	if testkafka.Real() {
+		t.Skip("counts the connections of an in-process cluster")
+	}
+	const clientID = "dead-seed-count"
+	count := &testkafka.ConnCount{}
+	kc := testkafka.NewWith(t, kfake.NumBrokers(1), kfake.ListenFn(count.Listen))
+	topic := kc.Topic("dead-seed", 2)
+	kc.ProduceN(topic, 0, 3, 10)
+	dead, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadAddr := dead.Addr().String()
+	_ = dead.Close()
+	c, err := Dial(ClientConfig{Brokers: append([]string{deadAddr}, kc.Brokers...), ClientID: clientID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	parts, err := TopicPartitions(c, []string{topic})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Requests to the broker by id: its own sarama connection.
+	if _, err := ListBounds(c, parts); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := TopicIDs(c, []string{topic}); err != nil {
+		t.Fatal(err)
+	}
+	for b, n := range count.OpenBy(clientID, "sarama") {
+		if n > 1 {
+			t.Errorf("broker %s: %d sarama connections open, want 1 (the bootstrap one closed)", b, n)
+		}
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	waitClosed(t, count, clientID)
 }
