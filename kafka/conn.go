@@ -3,6 +3,7 @@ package kafka
 import (
 	"errors"
 	"fmt"
+	"net"
 	"slices"
 	"strconv"
 	"strings"
@@ -90,7 +91,8 @@ func (c *Client) Close() error {
 // the metadata named has failed. An address that cannot be connected to
 // is passed over before the metadata is asked, by a client whose first
 // address is the next one, so that the connection that answers is the
-// one closed.
+// one closed (an address whose TLS or SASL fails is left to sarama, which
+// asks the next one and keeps that connection open).
 func bootstrap(addrs []string, conf *sarama.Config) (sarama.Client, error) {
 	for i := range addrs {
 		sc, err := sarama.NewClient(append(slices.Clone(addrs[i:]), addrs[:i]...), conf)
@@ -101,7 +103,7 @@ func bootstrap(addrs []string, conf *sarama.Config) (sarama.Client, error) {
 		// seed, which the refresh below asks first.
 		seed := sc.LeastLoadedBroker()
 		if seed != nil && i < len(addrs)-1 {
-			if _, err := seed.Connected(); err != nil {
+			if _, err := seed.Connected(); unreachable(err) {
 				_ = sc.Close()
 				continue
 			}
@@ -121,6 +123,17 @@ func bootstrap(addrs []string, conf *sarama.Config) (sarama.Client, error) {
 		return sc, nil
 	}
 	return nil, sarama.ErrOutOfBrokers
+}
+
+// unreachable reports whether err is a failure to connect (refused, no
+// route, timed out), as against a connection that TLS or SASL refused:
+// bootstrap passes over such an address before the metadata is asked,
+// and leaves the others to the metadata request, which tries the next
+// address after them as it did before, so that credentials are not
+// tried twice on one broker.
+func unreachable(err error) bool {
+	var oe *net.OpError
+	return errors.As(err, &oe) && oe.Op == "dial"
 }
 
 // Topics lists the topics of the cluster's metadata.
