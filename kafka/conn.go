@@ -3,6 +3,8 @@ package kafka
 import (
 	"errors"
 	"fmt"
+	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -86,29 +88,52 @@ func (c *Client) Close() error {
 // closed: sarama keeps it apart from its connection to the same broker by
 // id, and would hold both open for the client's life while sending every
 // later request to brokers by id. It opens again only when every broker
-// the metadata named has failed. When the first address tried does not
-// answer, sarama closes it and asks the next, whose connection stays
-// open.
+// the metadata named has failed. An address that cannot be connected to
+// is passed over before the metadata is asked, by a client whose first
+// address is the next one, so that the connection that answers is the
+// one closed (an address whose TLS or SASL fails is left to sarama, which
+// asks the next one and keeps that connection open).
 func bootstrap(addrs []string, conf *sarama.Config) (sarama.Client, error) {
-	sc, err := sarama.NewClient(addrs, conf)
-	if err != nil {
-		return nil, err
+	for i := range addrs {
+		sc, err := sarama.NewClient(append(slices.Clone(addrs[i:]), addrs[:i]...), conf)
+		if err != nil {
+			return nil, err
+		}
+		// With no broker known yet, the least loaded one is the first
+		// seed, which the refresh below asks first.
+		seed := sc.LeastLoadedBroker()
+		if seed != nil && i < len(addrs)-1 {
+			if _, err := seed.Connected(); unreachable(err) {
+				_ = sc.Close()
+				continue
+			}
+		}
+		err = sc.RefreshMetadata()
+		if err != nil && !errors.Is(err, sarama.ErrLeaderNotAvailable) && !errors.Is(err, sarama.ErrReplicaNotAvailable) &&
+			!errors.Is(err, sarama.ErrTopicAuthorizationFailed) && !errors.Is(err, sarama.ErrClusterAuthorizationFailed) {
+			// As sarama.NewClient: these say part of the cluster is
+			// down or hidden, which does not keep the client from
+			// starting.
+			_ = sc.Close()
+			return nil, err
+		}
+		if seed != nil {
+			_ = seed.Close()
+		}
+		return sc, nil
 	}
-	// With no broker known yet, the least loaded one is the first seed,
-	// which the refresh below asks first.
-	seed := sc.LeastLoadedBroker()
-	err = sc.RefreshMetadata()
-	if err != nil && !errors.Is(err, sarama.ErrLeaderNotAvailable) && !errors.Is(err, sarama.ErrReplicaNotAvailable) &&
-		!errors.Is(err, sarama.ErrTopicAuthorizationFailed) && !errors.Is(err, sarama.ErrClusterAuthorizationFailed) {
-		// As sarama.NewClient: these say part of the cluster is down or
-		// hidden, which does not keep the client from starting.
-		_ = sc.Close()
-		return nil, err
-	}
-	if seed != nil {
-		_ = seed.Close()
-	}
-	return sc, nil
+	return nil, sarama.ErrOutOfBrokers
+}
+
+// unreachable reports whether err is a failure to connect (refused, no
+// route, timed out), as against a connection that TLS or SASL refused:
+// bootstrap passes over such an address before the metadata is asked,
+// and leaves the others to the metadata request, which tries the next
+// address after them as it did before, so that credentials are not
+// tried twice on one broker.
+func unreachable(err error) bool {
+	var oe *net.OpError
+	return errors.As(err, &oe) && oe.Op == "dial"
 }
 
 // Topics lists the topics of the cluster's metadata.

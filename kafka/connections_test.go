@@ -1,6 +1,9 @@
 package kafka
 
 import (
+	"errors"
+	"net"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -13,6 +16,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kversion"
 
 	"github.com/kbatch-dev/kbatch/internal/testkafka"
+	"github.com/kbatch-dev/kbatch/offsets"
 )
 
 // A client made by Another sends every request but Fetch over the first
@@ -244,5 +248,170 @@ func TestTopicIDsOfAnOldClusterAreAskedOnce(t *testing.T) {
 	}
 	if n := asked.Load(); n != 1 {
 		t.Errorf("%d Metadata requests for three asks, want 1", n)
+	}
+}
+
+// A first bootstrap address that refuses connections is passed over:
+// the address that answered is not kept open beside sarama's connection
+// to the same broker by id, so the broker holds one sarama connection.
+func TestBootstrapPastADeadAddressKeepsOneConnection(t *testing.T) {
+	if testkafka.Real() {
+		t.Skip("counts the connections of an in-process cluster")
+	}
+	const clientID = "dead-seed-count"
+	count := &testkafka.ConnCount{}
+	kc := testkafka.NewWith(t, kfake.NumBrokers(1), kfake.ListenFn(count.Listen))
+	topic := kc.Topic("dead-seed", 2)
+	kc.ProduceN(topic, 0, 3, 10)
+	dead, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadAddr := dead.Addr().String()
+	_ = dead.Close()
+	c, err := Dial(ClientConfig{Brokers: append([]string{deadAddr}, kc.Brokers...), ClientID: clientID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	parts, err := TopicPartitions(c, []string{topic})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Requests to the broker by id: its own sarama connection.
+	if _, err := ListBounds(c, parts); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := TopicIDs(c, []string{topic}); err != nil {
+		t.Fatal(err)
+	}
+	for b, n := range count.OpenBy(clientID, "sarama") {
+		if n > 1 {
+			t.Errorf("broker %s: %d sarama connections open, want 1 (the bootstrap one closed)", b, n)
+		}
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	waitClosed(t, count, clientID)
+}
+
+// Clients made by Another, used and closed concurrently with each other
+// and with the first client, share its sarama client until the last of
+// them is closed: none of them meets a closed client while open, each
+// Close succeeds once, and every connection is closed at the end.
+func TestAnotherClosedConcurrentlyClosesTheSharedClientOnce(t *testing.T) {
+	if testkafka.Real() {
+		t.Skip("counts the connections of an in-process cluster")
+	}
+	const clientID = "another-concurrent"
+	count := &testkafka.ConnCount{}
+	kc := testkafka.NewWith(t, kfake.NumBrokers(2), kfake.ListenFn(count.Listen))
+	topic := kc.Topic("another-concurrent", 2)
+	kc.ProduceN(topic, 0, 3, 10)
+	c, err := Dial(ClientConfig{Brokers: kc.Brokers, ClientID: clientID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts, err := TopicPartitions(c, []string{topic})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 8
+	children := make([]*Client, n)
+	for i := range children {
+		if children[i], err = c.Another(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	errs := make(chan error, 2*n+1)
+	var wg sync.WaitGroup
+	for _, ch := range children {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := ListBounds(ch, parts); err != nil {
+				errs <- err
+			}
+			req := NewFetchRequest(ch.FetchOptions(), 1<<20)
+			req.Add(parts[0], 0, 1<<20)
+			if _, err := ch.FetchLeader(parts[0], req); err != nil {
+				errs <- err
+			}
+			errs <- ch.Close()
+			if ch.Close() == nil {
+				errs <- errors.New("a client closed twice: no error")
+			}
+		}()
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		errs <- c.Close()
+	}()
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+	if _, err := c.Another(); err == nil {
+		t.Error("Another of a closed client: no error")
+	}
+	if _, err := children[0].Topics(); err == nil {
+		t.Error("the shared client still open after every user closed")
+	}
+	waitClosed(t, count, clientID)
+}
+
+// A long poll longer than the fetch client's idle timeout keeps its
+// connection: the wait at the broker is not idleness, so the connection
+// is neither closed mid-request (the poll spans one of the idle checks,
+// made every fetchConnIdle, at which it has been waiting longer than
+// that) nor opened (and authenticated) again for the next poll.
+func TestLongPollKeepsItsFetchConnection(t *testing.T) {
+	if testkafka.Real() {
+		t.Skip("counts the connections of an in-process cluster")
+	}
+	const clientID = "long-poll-count"
+	count := &testkafka.ConnCount{}
+	kc := testkafka.NewWith(t, kfake.NumBrokers(1), kfake.ListenFn(count.Listen))
+	topic := kc.Topic("long-poll", 1)
+	c, err := DialWith(ClientConfig{Brokers: kc.Brokers, ClientID: clientID}, Tuning{MaxWait: 2*fetchConnIdle + fetchConnIdle/2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	p := offsets.Partition{Topic: topic, Partition: 0}
+	opened := func() int {
+		n := 0
+		for _, k := range count.OpenedBy(clientID, "kgo") {
+			n += k
+		}
+		return n
+	}
+	var first int
+	for i := range 2 {
+		req := NewFetchRequest(c.FetchOptions(), 1<<20)
+		req.Add(p, 0, 1<<20)
+		resp, err := c.FetchLeader(p, req)
+		if err != nil {
+			t.Fatalf("poll %d of an idle partition: %v", i, err)
+		}
+		if a := resp.Partition(p); a == nil || a.Err != nil {
+			t.Fatalf("poll %d: answer %+v, want the partition with no error", i, a)
+		}
+		if i == 0 {
+			// The second poll finds a record and is answered at once.
+			first = opened()
+			kc.ProduceN(topic, 0, 1, 10)
+		}
+	}
+	if got := opened(); got != first {
+		t.Errorf("fetch client connections opened: %d after the first long poll, %d after the second; want none more", first, got)
+	}
+	if open := count.OpenBy(clientID, "kgo"); len(open) != 1 {
+		t.Errorf("fetch client connections open after two long polls: %v, want the broker's fetch connection", open)
 	}
 }
