@@ -41,6 +41,11 @@ func moveStreams(from, dir string, timeout time.Duration, stop func(step string)
 		stop = func(string) error { return nil }
 	}
 	old, err := Open(from, OpenOptions{Timeout: timeout, mustExist: true})
+	if err != nil && fileExists(dir) {
+		// Another kbatch moved the streams, and renamed from, while this
+		// one waited for its lock: the folder is the store now.
+		return nil
+	}
 	if err != nil {
 		return err
 	}
