@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -123,4 +124,133 @@ func TestFolderSameNewStreamTogether(t *testing.T) {
 			return
 		}
 	}
+}
+
+// TestMoveKeepsOddStreamNames: streams whose names are no file name (a
+// path, a long name, unicode, names that differ only in case, a dot) move
+// into files of their own, none sharing a file name when case is ignored
+// (macOS, Windows), and each reads back under its own name.
+func TestMoveKeepsOddStreamNames(t *testing.T) {
+	names := []string{"../x", "..", ".", "a/../../b", strings.Repeat("long", 80), "заказы", "注文",
+		"Orders", "orders", "ORDERS", "x.db", "a b", "tab\tname", "-", "_"}
+	root := t.TempDir()
+	from, dir := filepath.Join(root, "offsets.db"), filepath.Join(root, "streams")
+	s := mustOpen(t, from)
+	for i, name := range names {
+		mustEnsure(t, s, name)
+		must(t, s.Plan(name, testBatch(1, 1, int64(i)*10)))
+		must(t, s.Ack(name, 1, testNow))
+	}
+	must(t, s.Close())
+
+	f, err := OpenFolder(dir, from, OpenOptions{})
+	must(t, err)
+	defer f.Close()
+	infos, err := f.Streams()
+	must(t, err)
+	if len(infos) != len(names) {
+		t.Fatalf("after the move %d streams, want %d", len(infos), len(names))
+	}
+	for i, name := range names {
+		info, ok, err := f.Stream(name)
+		if err != nil || !ok || info.Next[ev(0)] != int64(i)*10+10 {
+			t.Errorf("stream %q after the move: %+v %v %v, want next %d", name, info, ok, err, i*10+10)
+		}
+	}
+	entries, err := os.ReadDir(dir)
+	must(t, err)
+	folded := map[string]string{}
+	for _, e := range entries {
+		n := e.Name()
+		if strings.HasPrefix(n, ".") || strings.ContainsAny(n, "/\\") || len(n) > 100 {
+			t.Errorf("stream file %q: want a plain file name", n)
+		}
+		if prev, dup := folded[strings.ToLower(n)]; dup {
+			t.Errorf("stream files %q and %q are one file where case is ignored", prev, n)
+		}
+		folded[strings.ToLower(n)] = n
+	}
+	if len(entries) != len(names) {
+		t.Errorf("the folder holds %d files, want %d", len(entries), len(names))
+	}
+}
+
+// TestMoveOfAStoreWithoutStreams: an old file with no stream moves into
+// an empty folder, and is kept as FROM.moved.
+func TestMoveOfAStoreWithoutStreams(t *testing.T) {
+	root := t.TempDir()
+	from, dir := filepath.Join(root, "offsets.db"), filepath.Join(root, "streams")
+	must(t, mustOpen(t, from).Close())
+	f, err := OpenFolder(dir, from, OpenOptions{})
+	must(t, err)
+	infos, err := f.Streams()
+	must(t, err)
+	must(t, f.Close())
+	if len(infos) != 0 || !fileExists(dir) || fileExists(from) || !fileExists(from+movedSuffix) {
+		t.Errorf("streams %v, folder made %v, old file under its name %v, kept as .moved %v",
+			infos, fileExists(dir), fileExists(from), fileExists(from+movedSuffix))
+	}
+}
+
+// TestMoveOfEditedStoreBytes edits an old single-file store's bytes one
+// at a time (the meta pages and page headers all, every 13th byte past
+// them) and opens the folder from it as a watch does: the move either
+// refuses with one line, leaving the old file byte for byte as it was
+// and no folder nor temporary folder, or a start reads every stream after
+// the move as a start from the same edited file reads it, the same
+// positions or the same refusal (an edited next offset moves as it is,
+// and is refused at the start, as TestMoveKeepsAnEditedNextOffsetRefused).
+func TestMoveOfEditedStoreBytes(t *testing.T) {
+	root := t.TempDir()
+	clean := filepath.Join(root, "clean.db")
+	editedStore(t, clean)
+	orig := readBytes(t, clean)
+	used, _ := usedBytes(orig, 4096)
+	storePath := regexp.MustCompile(`store \S+/(single\.db|streams/[^ :]+)`)
+	const stride = 13
+	moved, refused := 0, 0
+	for i := range orig {
+		if !used[i] || (i >= 2*4096 && i%4096 >= boltPageHeader && i%stride != 0) {
+			continue
+		}
+		b := append([]byte(nil), orig...)
+		b[i] ^= 0xFF
+		base := filepath.Join(root, fmt.Sprint(i))
+		must(t, os.Mkdir(base, 0o700))
+		single, from, dir := filepath.Join(base, "single.db"), filepath.Join(base, "offsets.db"), filepath.Join(base, "streams")
+		writeBytes(t, single, b)
+		writeBytes(t, from, b)
+		want, wantErr := openAndStart(single)
+		s, err := OpenFolder(dir, from, OpenOptions{})
+		if err != nil {
+			refused++
+			if msg := err.Error(); strings.Contains(msg, "\n") || strings.Contains(msg, "panic") || !strings.Contains(msg, from) {
+				t.Errorf("byte %d: refused with %q; want one line naming %s", i, msg, from)
+			}
+			if wantErr == nil {
+				t.Errorf("byte %d: the move refused with %v, a start from the file did not", i, err)
+			}
+			if fileExists(dir) || len(leftovers(t, dir)) != 0 || string(readBytes(t, from)) != string(b) {
+				t.Errorf("byte %d: refused, but a folder was made (%v), temporary folders left (%v) or the file changed",
+					i, fileExists(dir), leftovers(t, dir))
+			}
+			must(t, os.RemoveAll(base))
+			continue
+		}
+		moved++
+		got, gotErr := startOf(s)
+		must(t, s.Close())
+		switch {
+		case (gotErr == nil) != (wantErr == nil):
+			t.Errorf("byte %d: a start after the move: %v; from the file: %v", i, gotErr, wantErr)
+		case gotErr != nil:
+			if g, w := storePath.ReplaceAllString(gotErr.Error(), "store FILE"), storePath.ReplaceAllString(wantErr.Error(), "store FILE"); g != w {
+				t.Errorf("byte %d: a start after the move refuses with\n%s\nfrom the file with\n%s", i, g, w)
+			}
+		case got != want:
+			t.Errorf("byte %d: after the move a start reads other positions:\n%s", i, lineDiff(got, want))
+		}
+		must(t, os.RemoveAll(base))
+	}
+	t.Logf("%d bytes edited: %d moved, %d refused", moved+refused, moved, refused)
 }
