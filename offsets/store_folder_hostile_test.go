@@ -254,3 +254,67 @@ func TestMoveOfEditedStoreBytes(t *testing.T) {
 	}
 	t.Logf("%d bytes edited: %d moved, %d refused", moved+refused, moved, refused)
 }
+
+// TestOpenFolderBesideAnOldStoreWithStreams: a folder that holds no
+// stream file (made by hand, or a link to an empty folder elsewhere)
+// beside an old store file holding streams is refused, by readers and
+// writers, in one line naming both: taking it as the store would start
+// every stream of the old file anew (per --reset) without a word. A
+// link to a folder that does not exist is refused too, naming the link.
+func TestOpenFolderBesideAnOldStoreWithStreams(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		make func(t *testing.T, dir string)
+		says string
+	}{
+		{"empty folder", func(t *testing.T, dir string) { must(t, os.Mkdir(dir, 0o700)) }, "holds no stream"},
+		{"link to an empty folder", func(t *testing.T, dir string) {
+			must(t, os.Symlink(t.TempDir(), dir))
+		}, "holds no stream"},
+		{"link to nothing", func(t *testing.T, dir string) {
+			must(t, os.Symlink(filepath.Join(t.TempDir(), "gone"), dir))
+		}, "is a link to"},
+	} {
+		t.Run(strings.ReplaceAll(tc.name, " ", "_"), func(t *testing.T) {
+			root := t.TempDir()
+			from, dir := filepath.Join(root, "offsets.db"), filepath.Join(root, "streams")
+			s := mustOpen(t, from)
+			mustEnsure(t, s, "orders")
+			must(t, s.Plan("orders", testBatch(1, 1, 0)))
+			must(t, s.Ack("orders", 1, testNow))
+			must(t, s.Close())
+			orig := readBytes(t, from)
+			tc.make(t, dir)
+			for _, ro := range []bool{true, false} {
+				s, err := OpenFolder(dir, from, OpenOptions{ReadOnly: ro})
+				if err == nil {
+					infos, serr := s.Streams()
+					_ = s.Close()
+					t.Errorf("read-only %v: opened, streams %v %v; want it refused", ro, infos, serr)
+					continue
+				}
+				if msg := err.Error(); !strings.Contains(msg, tc.says) || !strings.Contains(msg, dir) || strings.Contains(msg, "\n") {
+					t.Errorf("read-only %v: %q, want one line naming %s, %q", ro, msg, dir, tc.says)
+				}
+			}
+			if string(readBytes(t, from)) != string(orig) {
+				t.Error("the old store file was changed")
+			}
+		})
+	}
+}
+
+// TestOpenFolderBesideAnOldStoreWithoutStreams: an existing folder beside
+// an old file with no stream (a move stopped before the old file took its
+// new name) is the store; nothing is refused.
+func TestOpenFolderBesideAnOldStoreWithoutStreams(t *testing.T) {
+	root := t.TempDir()
+	from, dir := filepath.Join(root, "offsets.db"), filepath.Join(root, "streams")
+	must(t, mustOpen(t, from).Close())
+	must(t, os.Mkdir(dir, 0o700))
+	for _, ro := range []bool{true, false} {
+		s, err := OpenFolder(dir, from, OpenOptions{ReadOnly: ro})
+		must(t, err)
+		must(t, s.Close())
+	}
+}
