@@ -318,3 +318,31 @@ func TestOpenFolderBesideAnOldStoreWithoutStreams(t *testing.T) {
 		must(t, s.Close())
 	}
 }
+
+// TestMoveKeepsAnEarlierMovedFile: an old file moved while the file of an
+// earlier move is still there (its folder removed since) takes the next
+// free name; the earlier one is kept byte for byte.
+func TestMoveKeepsAnEarlierMovedFile(t *testing.T) {
+	root := t.TempDir()
+	from, dir := filepath.Join(root, "offsets.db"), filepath.Join(root, "streams")
+	for round, name := range []string{"first", "second", "third"} {
+		s := mustOpen(t, from)
+		mustEnsure(t, s, name)
+		must(t, s.Close())
+		orig := readBytes(t, from)
+		f, err := OpenFolder(dir, from, OpenOptions{})
+		must(t, err)
+		must(t, f.Close())
+		want := from + movedSuffix
+		if round > 0 {
+			want = fmt.Sprintf("%s%s.%d", from, movedSuffix, round+1)
+		}
+		if got := readBytes(t, want); string(got) != string(orig) {
+			t.Errorf("move %d: %s does not hold the file moved", round+1, want)
+		}
+		must(t, os.RemoveAll(dir))
+	}
+	if s := dumpOf(t, from+movedSuffix); !strings.Contains(s, "Name:first") || strings.Contains(s, "Name:second") {
+		t.Errorf("the first moved file was replaced:\n%s", s)
+	}
+}
