@@ -282,7 +282,11 @@ func (f *folder) fileStreams(name string) ([]StreamInfo, error) {
 	infos, err := st.Streams()
 	f.mu.Lock()
 	f.noteCopy(st)
-	keep := opt.ReadOnly && f.opt.ReadOnly && err == nil && len(infos) == 1 && f.files[infos[0].Name] == nil
+	// A read-only store keeps the file as its stream's only when it is
+	// that stream's file by name: a copy kept under another name is never
+	// read for the stream.
+	keep := opt.ReadOnly && f.opt.ReadOnly && err == nil && len(infos) == 1 && f.files[infos[0].Name] == nil &&
+		streamFileName(infos[0].Name) == name
 	if keep {
 		f.files[infos[0].Name] = st
 	}

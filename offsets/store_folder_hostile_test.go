@@ -346,3 +346,36 @@ func TestMoveKeepsAnEarlierMovedFile(t *testing.T) {
 		t.Errorf("the first moved file was replaced:\n%s", s)
 	}
 }
+
+// TestFolderReaderNeverTakesACopyForTheStream: a copy of a stream's file
+// kept in the folder under another name (a backup made by hand, older
+// positions in it) is refused by Streams, and a reader that goes on to
+// read the stream by name (offsets show --name, export) reads the
+// stream's own file, never the copy.
+func TestFolderReaderNeverTakesACopyForTheStream(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "streams")
+	s, err := OpenFolder(dir, "", OpenOptions{})
+	must(t, err)
+	mustEnsure(t, s, "orders")
+	must(t, s.Plan("orders", testBatch(1, 1, 0)))
+	must(t, s.Ack("orders", 1, testNow))
+	must(t, s.Close())
+	writeBytes(t, filepath.Join(dir, "backup.db"), readBytes(t, filepath.Join(dir, streamFileName("orders"))))
+	s, err = OpenFolder(dir, "", OpenOptions{})
+	must(t, err)
+	must(t, s.Plan("orders", testBatch(2, 1, 10)))
+	must(t, s.Ack("orders", 2, testNow))
+	must(t, s.Close())
+
+	r, err := OpenFolder(dir, "", OpenOptions{ReadOnly: true, Snapshot: true})
+	must(t, err)
+	defer r.Close()
+	if _, err := r.Streams(); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("Streams with a copy in the folder: %v, want ErrCorrupt", err)
+	}
+	info, ok, err := r.Stream("orders")
+	if err != nil || !ok || info.LastBatch != 2 || info.Next[ev(0)] != 20 {
+		t.Errorf("Stream(orders) after Streams: last batch %d next %v (%v, %v); want the stream's own file: batch 2, next 20",
+			info.LastBatch, info.Next, ok, err)
+	}
+}
