@@ -216,6 +216,31 @@ func TestDefaultStoreBadInput(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(state2, "kbatch", "streams")); err == nil {
 		t.Error("a folder was made from a damaged old store file")
 	}
+
+	// An empty folder made by hand beside an old store file with a
+	// stream: refused by writers and readers, the file kept.
+	state3 := t.TempDir()
+	old3, empty := filepath.Join(state3, "kbatch", "offsets.db"), filepath.Join(state3, "kbatch", "streams")
+	st, err := offsets.Open(old3, offsets.OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.EnsureStream(topic, []string{b}, []string{topic}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(empty, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"watch", "--no-tui", "--until-end", "-b", b, "-t", topic}, {"offsets", "show"}} {
+		checkOneLine(t, execKbatch(t, []string{"XDG_STATE_HOME=" + state3}, args...), exitFailure,
+			[]string{empty, "holds no stream", old3, "pass --store " + old3})
+	}
+	if _, err := os.Stat(old3); err != nil {
+		t.Errorf("the old store file beside an empty folder: %v", err)
+	}
 }
 
 // offsetsStreamFile is the name of the one file in folder that holds

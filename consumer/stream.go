@@ -160,12 +160,7 @@ func planStart(cfg Config) (startPlan, error) {
 	if err != nil {
 		return startPlan{}, err
 	}
-	bounds, err := kafka.ListBounds(cfg.Client, parts)
-	if err != nil {
-		return startPlan{}, fmt.Errorf("reading log starts and high watermarks: %w", err)
-	}
 	in := offsets.StartInput{
-		Partitions:   bounds,
 		Explicit:     cfg.Explicit,
 		StoredSource: offsets.SourceStored,
 		Reset:        cfg.Reset,
@@ -191,6 +186,15 @@ func planStart(cfg Config) (startPlan, error) {
 			return startPlan{}, err
 		}
 	}
+	// The bounds once the stream is taken (its first read waits for
+	// another writer of it to let go of a folder store's file): the
+	// positions it stored meanwhile lie below the high watermark read now,
+	// never above one read before.
+	bounds, err := kafka.ListBounds(cfg.Client, parts)
+	if err != nil {
+		return startPlan{}, fmt.Errorf("reading log starts and high watermarks: %w", err)
+	}
+	in.Partitions = bounds
 	if cfg.Imported != nil {
 		in.Stored, in.StoredSource = cfg.Imported, offsets.SourceImport
 	}

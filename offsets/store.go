@@ -202,11 +202,19 @@ func (s *Store) boltOpen(path string, readOnly bool, timeout time.Duration) (db 
 	// preflight has checked what Open reads (meta pages, the freelist);
 	// should a page still lie, a fault in the mapping is an error too.
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	db, err = bolt.Open(path, 0o600, &bolt.Options{ReadOnly: readOnly, Timeout: timeout})
+	// The file exists already (Open looked, create made it): a file gone
+	// meanwhile, renamed or removed by another process, is an error, not
+	// an empty bbolt file made under its name.
+	db, err = bolt.Open(path, 0o600, &bolt.Options{ReadOnly: readOnly, Timeout: timeout, OpenFile: openExisting})
 	if err != nil {
 		return nil, s.openError(err, readOnly)
 	}
 	return db, nil
+}
+
+// openExisting is os.OpenFile that never creates the file.
+func openExisting(name string, flag int, perm os.FileMode) (*os.File, error) {
+	return os.OpenFile(name, flag&^os.O_CREATE, perm)
 }
 
 // openError is the *StoreError of bolt.Open failing with err.

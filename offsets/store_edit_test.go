@@ -159,6 +159,12 @@ func openAndStart(path string) (string, error) {
 		return "", err
 	}
 	defer s.Close()
+	return startOf(s)
+}
+
+// startOf reads what a start reads of each stream of s; an error is what
+// the user would see.
+func startOf(s *Store) (string, error) {
 	streams, err := s.Streams()
 	if err != nil {
 		return "", err

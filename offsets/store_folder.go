@@ -95,6 +95,15 @@ func OpenFolder(dir, from string, opt OpenOptions) (*Store, error) {
 		return nil, errors.New("store: no folder name given; pass --store FILE")
 	}
 	info, err := os.Stat(dir)
+	if target, lerr := os.Readlink(dir); errors.Is(err, fs.ErrNotExist) && lerr == nil {
+		return nil, &StoreError{Path: dir, Kind: ErrForeign, Cause: err, Msg: "is a link to " + QuoteName(target) +
+			", which does not exist: make that folder, or remove the link (kbatch makes the folder)"}
+	}
+	if err == nil && info.IsDir() && from != "" && fileExists(from) {
+		if err := checkNotLeftBehind(dir, from); err != nil {
+			return nil, err
+		}
+	}
 	switch {
 	case err == nil && !info.IsDir():
 		return nil, &StoreError{Path: dir, Kind: ErrForeign, Msg: "is not a folder; kbatch keeps a file per stream there: move it away or pass --store FILE"}
@@ -112,6 +121,36 @@ func OpenFolder(dir, from string, opt OpenOptions) (*Store, error) {
 	}
 	return &Store{path: dir, readOnly: opt.ReadOnly, maxBatches: maxBatches, maxRanges: maxRanges, maxEvents: maxEvents,
 		releaseEvery: releaseEvery, folder: &folder{dir: dir, opt: opt, files: map[string]*Store{}}}, nil
+}
+
+// checkNotLeftBehind refuses the folder store dir when it holds no stream
+// file while the old store file from, beside it, holds streams: a move
+// makes dir with every stream of from in it, so such a folder was made
+// by hand (or is a link to an empty folder), and taking it as the store
+// would start each stream of from anew, per --reset, without a word.
+func checkNotLeftBehind(dir, from string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return &StoreError{Path: dir, Msg: "cannot be read: " + err.Error(), Cause: err}
+	}
+	for _, e := range entries {
+		if isStreamFile(e.Name()) {
+			return nil
+		}
+	}
+	old, err := Open(from, OpenOptions{ReadOnly: true, Snapshot: true})
+	if err != nil {
+		return nil // from is not read once dir exists; a damaged one stays unread
+	}
+	infos, err := old.Streams()
+	_ = old.Close()
+	if err != nil || len(infos) == 0 {
+		return nil
+	}
+	return &StoreError{Path: dir, Kind: ErrForeign, Msg: fmt.Sprintf(
+		"holds no stream, and %s beside it holds %d that were not moved there: remove the empty folder "+
+			"(kbatch then moves them into one it makes), or pass --store %s to go on with that file",
+		from, len(infos), from)}
 }
 
 // fileExists reports whether path names something (a file, or anything
@@ -243,7 +282,11 @@ func (f *folder) fileStreams(name string) ([]StreamInfo, error) {
 	infos, err := st.Streams()
 	f.mu.Lock()
 	f.noteCopy(st)
-	keep := opt.ReadOnly && f.opt.ReadOnly && err == nil && len(infos) == 1 && f.files[infos[0].Name] == nil
+	// A read-only store keeps the file as its stream's only when it is
+	// that stream's file by name: a copy kept under another name is never
+	// read for the stream.
+	keep := opt.ReadOnly && f.opt.ReadOnly && err == nil && len(infos) == 1 && f.files[infos[0].Name] == nil &&
+		streamFileName(infos[0].Name) == name
 	if keep {
 		f.files[infos[0].Name] = st
 	}

@@ -1,6 +1,7 @@
 package offsets
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"time"
@@ -30,7 +31,7 @@ const movedSuffix = ".moved"
 //     writable Open checks one before it takes its name.
 //  4. The temporary folder is renamed dir, whole: a crash before leaves
 //     from as it was and the next open moves again; after, dir is used.
-//  5. from is renamed FROM.moved. A crash before that leaves it under its
+//  5. from is renamed FROM.moved (movedName). A crash before that leaves it under its
 //     name, beside dir, and it is not read again.
 //
 // stop, when not nil, is called after each step with its name, and an
@@ -41,6 +42,11 @@ func moveStreams(from, dir string, timeout time.Duration, stop func(step string)
 		stop = func(string) error { return nil }
 	}
 	old, err := Open(from, OpenOptions{Timeout: timeout, mustExist: true})
+	if err != nil && fileExists(dir) {
+		// Another kbatch moved the streams, and renamed from, while this
+		// one waited for its lock: the folder is the store now.
+		return nil
+	}
 	if err != nil {
 		return err
 	}
@@ -89,8 +95,19 @@ func moveStreams(from, dir string, timeout time.Duration, stop func(step string)
 	_ = old.Close()
 	// The streams are in dir now; a file that cannot be renamed is left
 	// where it is, unread.
-	_ = atomicfile.Rename(from, from+movedSuffix)
+	_ = atomicfile.Rename(from, movedName(from))
 	return nil
+}
+
+// movedName is the name the store file from takes after a move: FROM.moved,
+// or when that is taken (the file of an earlier move, whose folder was
+// removed since) FROM.moved.2, .3 and on, so no earlier file is replaced.
+func movedName(from string) string {
+	name := from + movedSuffix
+	for n := 2; fileExists(name); n++ {
+		name = fmt.Sprintf("%s%s.%d", from, movedSuffix, n)
+	}
+	return name
 }
 
 // moveError is the error of a move of the store's streams into a folder
