@@ -5,8 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kfake"
-
 	"github.com/kbatch-dev/kbatch/internal/testkafka"
 	"github.com/kbatch-dev/kbatch/kafka"
 	"github.com/kbatch-dev/kbatch/offsets"
@@ -19,12 +17,8 @@ import (
 // metadata) are closed once they are idle, and reading on does not open
 // more.
 func TestStreamHoldsTwoConnectionsPerBroker(t *testing.T) {
-	if testkafka.Real() {
-		t.Skip("counts the connections of an in-process cluster")
-	}
 	const clientID = "conn-count"
-	count := &testkafka.ConnCount{}
-	kc := testkafka.NewWith(t, kfake.NumBrokers(3), kfake.ListenFn(count.Listen))
+	kc, count := testkafka.Counted(t, 3)
 	h := &harness{t: t, kc: kc, store: filepath.Join(t.TempDir(), "offsets.db")}
 	topics := []string{kc.Topic("conns-a", 3), kc.Topic("conns-b", 3)}
 	produce := func() {

@@ -24,12 +24,8 @@ import (
 // its own and no other. Either client may be closed first; the other
 // keeps working until it is closed too.
 func TestAnotherSharesTheClientsConnections(t *testing.T) {
-	if testkafka.Real() {
-		t.Skip("counts the connections of an in-process cluster")
-	}
 	const clientID = "another-count"
-	count := &testkafka.ConnCount{}
-	kc := testkafka.NewWith(t, kfake.NumBrokers(3), kfake.ListenFn(count.Listen))
+	kc, count := testkafka.Counted(t, 3)
 	topic := kc.Topic("another", 3)
 	for p := int32(0); p < 3; p++ {
 		kc.ProduceN(topic, p, 5, 10)
@@ -255,12 +251,8 @@ func TestTopicIDsOfAnOldClusterAreAskedOnce(t *testing.T) {
 // the address that answered is not kept open beside sarama's connection
 // to the same broker by id, so the broker holds one sarama connection.
 func TestBootstrapPastADeadAddressKeepsOneConnection(t *testing.T) {
-	if testkafka.Real() {
-		t.Skip("counts the connections of an in-process cluster")
-	}
 	const clientID = "dead-seed-count"
-	count := &testkafka.ConnCount{}
-	kc := testkafka.NewWith(t, kfake.NumBrokers(1), kfake.ListenFn(count.Listen))
+	kc, count := testkafka.Counted(t, 1)
 	topic := kc.Topic("dead-seed", 2)
 	kc.ProduceN(topic, 0, 3, 10)
 	dead, err := net.Listen("tcp", "127.0.0.1:0")
@@ -301,12 +293,8 @@ func TestBootstrapPastADeadAddressKeepsOneConnection(t *testing.T) {
 // them is closed: none of them meets a closed client while open, each
 // Close succeeds once, and every connection is closed at the end.
 func TestAnotherClosedConcurrentlyClosesTheSharedClientOnce(t *testing.T) {
-	if testkafka.Real() {
-		t.Skip("counts the connections of an in-process cluster")
-	}
 	const clientID = "another-concurrent"
-	count := &testkafka.ConnCount{}
-	kc := testkafka.NewWith(t, kfake.NumBrokers(2), kfake.ListenFn(count.Listen))
+	kc, count := testkafka.Counted(t, 2)
 	topic := kc.Topic("another-concurrent", 2)
 	kc.ProduceN(topic, 0, 3, 10)
 	c, err := Dial(ClientConfig{Brokers: kc.Brokers, ClientID: clientID})
@@ -371,12 +359,8 @@ func TestAnotherClosedConcurrentlyClosesTheSharedClientOnce(t *testing.T) {
 // made every fetchConnIdle, at which it has been waiting longer than
 // that) nor opened (and authenticated) again for the next poll.
 func TestLongPollKeepsItsFetchConnection(t *testing.T) {
-	if testkafka.Real() {
-		t.Skip("counts the connections of an in-process cluster")
-	}
 	const clientID = "long-poll-count"
-	count := &testkafka.ConnCount{}
-	kc := testkafka.NewWith(t, kfake.NumBrokers(1), kfake.ListenFn(count.Listen))
+	kc, count := testkafka.Counted(t, 1)
 	topic := kc.Topic("long-poll", 1)
 	c, err := DialWith(ClientConfig{Brokers: kc.Brokers, ClientID: clientID}, Tuning{MaxWait: 2*fetchConnIdle + fetchConnIdle/2})
 	if err != nil {

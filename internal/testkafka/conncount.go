@@ -4,6 +4,9 @@ import (
 	"encoding/binary"
 	"net"
 	"sync"
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/kfake"
 )
 
 // ConnCount counts the connections a cluster's brokers accept, by
@@ -13,6 +16,18 @@ import (
 type ConnCount struct {
 	mu    sync.Mutex
 	conns map[*countedConn]struct{}
+}
+
+// Counted starts an in-process cluster of brokers brokers whose
+// connections are counted; a run against a real cluster (KBATCH_TEST_BROKERS)
+// skips the test, whose counts only an in-process cluster can take.
+func Counted(t testing.TB, brokers int) (*Cluster, *ConnCount) {
+	t.Helper()
+	if Real() {
+		t.Skip("counts the connections of an in-process cluster")
+	}
+	count := &ConnCount{}
+	return NewWith(t, kfake.NumBrokers(brokers), kfake.ListenFn(count.Listen)), count
 }
 
 // Listen listens on addr and counts the connections it accepts.
