@@ -12,6 +12,39 @@ import (
 	"time"
 )
 
+// openTogether opens the folder store dir (moving from, when given) in n
+// writers at one moment, each then creating the stream name(i), and
+// returns each writer's error once every store is closed again.
+func openTogether(t *testing.T, n int, dir, from string, timeout time.Duration, name func(int) string) []error {
+	t.Helper()
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	errs := make([]error, n)
+	stores := make([]*Store, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			st, err := OpenFolder(dir, from, OpenOptions{Timeout: timeout})
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			stores[i] = st
+			errs[i] = st.EnsureStream(name(i), []string{"127.0.0.1:9092"}, []string{"events"})
+		}()
+	}
+	close(start)
+	wg.Wait()
+	for _, st := range stores {
+		if st != nil {
+			must(t, st.Close())
+		}
+	}
+	return errs
+}
+
 // TestMoveWithWritersStartingTogether: the first kbatch processes after
 // the upgrade start at one moment, each on its own stream: one moves the
 // old file's streams, the others wait for it and then use the folder.
@@ -27,34 +60,10 @@ func TestMoveWithWritersStartingTogether(t *testing.T) {
 		must(t, s.Ack("old", 1, testNow))
 		must(t, s.Close())
 
-		var wg sync.WaitGroup
-		start := make(chan struct{})
-		errs := make([]error, writers)
-		stores := make([]*Store, writers)
-		for i := range writers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				<-start
-				st, err := OpenFolder(dir, from, OpenOptions{Timeout: 5 * time.Second})
-				if err != nil {
-					errs[i] = err
-					return
-				}
-				stores[i] = st
-				errs[i] = st.EnsureStream(fmt.Sprint("w", i), []string{"127.0.0.1:9092"}, []string{"events"})
-			}()
-		}
-		close(start)
-		wg.Wait()
+		errs := openTogether(t, writers, dir, from, 5*time.Second, func(i int) string { return fmt.Sprint("w", i) })
 		for i, err := range errs {
 			if err != nil {
 				t.Errorf("round %d: writer %d: %v", round, i, err)
-			}
-		}
-		for _, st := range stores {
-			if st != nil {
-				must(t, st.Close())
 			}
 		}
 		if fileExists(from) {
@@ -78,26 +87,7 @@ func TestFolderSameNewStreamTogether(t *testing.T) {
 	const writers = 4
 	for round := range 20 {
 		dir := filepath.Join(t.TempDir(), "streams")
-		var wg sync.WaitGroup
-		start := make(chan struct{})
-		errs := make([]error, writers)
-		stores := make([]*Store, writers)
-		for i := range writers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				<-start
-				st, err := OpenFolder(dir, "", OpenOptions{Timeout: 300 * time.Millisecond})
-				if err != nil {
-					errs[i] = err
-					return
-				}
-				stores[i] = st
-				errs[i] = st.EnsureStream("orders", []string{"127.0.0.1:9092"}, []string{"events"})
-			}()
-		}
-		close(start)
-		wg.Wait()
+		errs := openTogether(t, writers, dir, "", 300*time.Millisecond, func(int) string { return "orders" })
 		held := 0
 		for i, err := range errs {
 			switch {
@@ -109,11 +99,6 @@ func TestFolderSameNewStreamTogether(t *testing.T) {
 		}
 		if held != 1 {
 			t.Errorf("round %d: %d writers hold the stream, want 1", round, held)
-		}
-		for _, st := range stores {
-			if st != nil {
-				must(t, st.Close())
-			}
 		}
 		entries, err := os.ReadDir(dir)
 		must(t, err)

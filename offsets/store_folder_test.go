@@ -457,17 +457,5 @@ func openFolderAndStart(dir string) (string, error) {
 		return "", err
 	}
 	defer s.Close()
-	streams, err := s.Streams()
-	if err != nil {
-		return "", err
-	}
-	for _, st := range streams {
-		if _, _, err := s.Stream(st.Name); err != nil {
-			return "", err
-		}
-		if _, err := s.Pending(st.Name); err != nil {
-			return "", err
-		}
-	}
-	return startState(s), nil
+	return startOf(s)
 }
