@@ -129,8 +129,8 @@ func bootstrap(addrs []string, conf *sarama.Config) (sarama.Client, error) {
 // route, timed out), as against a connection that TLS or SASL refused:
 // bootstrap passes over such an address before the metadata is asked,
 // and leaves the others to the metadata request, which tries the next
-// address after them as it did before, so that credentials are not
-// tried twice on one broker.
+// address after them, so that credentials are not tried twice on one
+// broker.
 func unreachable(err error) bool {
 	var oe *net.OpError
 	return errors.As(err, &oe) && oe.Op == "dial"
