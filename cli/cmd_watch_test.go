@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -168,17 +167,7 @@ func parseLines(t *testing.T, out []byte) []jsonLine {
 
 func runKbatch(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	cmd := exec.Command(kbatchBinary(t), args...)
-	cmd.Env = isolatedEnv(t)
-	var o, e bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &o, &e
-	err := cmd.Run()
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return o.String(), e.String(), code
+	return kbatchIn(t, isolatedEnv(t), args...)
 }
 
 func TestWatchHeadlessJSONAndStoredResume(t *testing.T) {

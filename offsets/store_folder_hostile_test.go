@@ -12,6 +12,26 @@ import (
 	"time"
 )
 
+// movePaths is where a test keeps an old single store file and the
+// folder its streams move to.
+func movePaths(t *testing.T) (from, dir string) {
+	root := t.TempDir()
+	return filepath.Join(root, "offsets.db"), filepath.Join(root, "streams")
+}
+
+// oldStoreWith writes the store file from with the streams names, the
+// i-th of them with one acked batch of one partition starting at i*10.
+func oldStoreWith(t *testing.T, from string, names ...string) {
+	t.Helper()
+	s := mustOpen(t, from)
+	for i, name := range names {
+		mustEnsure(t, s, name)
+		must(t, s.Plan(name, testBatch(1, 1, int64(i)*10)))
+		must(t, s.Ack(name, 1, testNow))
+	}
+	must(t, s.Close())
+}
+
 // openTogether opens the folder store dir (moving from, when given) in n
 // writers at one moment, each then creating the stream name(i), and
 // returns each writer's error once every store is closed again.
@@ -51,9 +71,8 @@ func openTogether(t *testing.T, n int, dir, from string, timeout time.Duration, 
 // None fails, none recreates the old file, every stream is kept.
 func TestMoveWithWritersStartingTogether(t *testing.T) {
 	const writers = 4
-	for round := range 20 {
-		root := t.TempDir()
-		from, dir := filepath.Join(root, "offsets.db"), filepath.Join(root, "streams")
+	for try := range 20 {
+		from, dir := movePaths(t)
 		s := mustOpen(t, from)
 		mustEnsure(t, s, "old")
 		must(t, s.Plan("old", testBatch(1, 2, 0)))
@@ -63,16 +82,16 @@ func TestMoveWithWritersStartingTogether(t *testing.T) {
 		errs := openTogether(t, writers, dir, from, 5*time.Second, func(i int) string { return fmt.Sprint("w", i) })
 		for i, err := range errs {
 			if err != nil {
-				t.Errorf("round %d: writer %d: %v", round, i, err)
+				t.Errorf("try %d: writer %d: %v", try, i, err)
 			}
 		}
 		if fileExists(from) {
-			t.Errorf("round %d: %s exists again after the move", round, from)
+			t.Errorf("try %d: %s exists again after the move", try, from)
 		}
 		got := folderDump(t, dir, OpenOptions{ReadOnly: true})
 		for _, w := range []string{"Name:old", "Name:w0", "Name:w3"} {
 			if !strings.Contains(got, w) {
-				t.Errorf("round %d: the folder reads\n%s\nwithout %q", round, got, w)
+				t.Errorf("try %d: the folder reads\n%s\nwithout %q", try, got, w)
 			}
 		}
 		if t.Failed() {
@@ -85,7 +104,7 @@ func TestMoveWithWritersStartingTogether(t *testing.T) {
 // one moment: exactly one holds it, the others are told it is in use.
 func TestFolderSameNewStreamTogether(t *testing.T) {
 	const writers = 4
-	for round := range 20 {
+	for try := range 20 {
 		dir := filepath.Join(t.TempDir(), "streams")
 		errs := openTogether(t, writers, dir, "", 300*time.Millisecond, func(int) string { return "orders" })
 		held := 0
@@ -94,16 +113,16 @@ func TestFolderSameNewStreamTogether(t *testing.T) {
 			case err == nil:
 				held++
 			case !errors.Is(err, ErrLocked):
-				t.Errorf("round %d: writer %d: %v, want ErrLocked", round, i, err)
+				t.Errorf("try %d: writer %d: %v, want ErrLocked", try, i, err)
 			}
 		}
 		if held != 1 {
-			t.Errorf("round %d: %d writers hold the stream, want 1", round, held)
+			t.Errorf("try %d: %d writers hold the stream, want 1", try, held)
 		}
 		entries, err := os.ReadDir(dir)
 		must(t, err)
 		if len(entries) != 1 {
-			t.Errorf("round %d: the folder holds %d entries, want the stream's file", round, len(entries))
+			t.Errorf("try %d: the folder holds %d entries, want the stream's file", try, len(entries))
 		}
 		if t.Failed() {
 			return
@@ -118,15 +137,8 @@ func TestFolderSameNewStreamTogether(t *testing.T) {
 func TestMoveKeepsOddStreamNames(t *testing.T) {
 	names := []string{"../x", "..", ".", "a/../../b", strings.Repeat("long", 80), "заказы", "注文",
 		"Orders", "orders", "ORDERS", "x.db", "a b", "tab\tname", "-", "_"}
-	root := t.TempDir()
-	from, dir := filepath.Join(root, "offsets.db"), filepath.Join(root, "streams")
-	s := mustOpen(t, from)
-	for i, name := range names {
-		mustEnsure(t, s, name)
-		must(t, s.Plan(name, testBatch(1, 1, int64(i)*10)))
-		must(t, s.Ack(name, 1, testNow))
-	}
-	must(t, s.Close())
+	from, dir := movePaths(t)
+	oldStoreWith(t, from, names...)
 
 	f, err := OpenFolder(dir, from, OpenOptions{})
 	must(t, err)
@@ -163,8 +175,7 @@ func TestMoveKeepsOddStreamNames(t *testing.T) {
 // TestMoveOfAStoreWithoutStreams: an old file with no stream moves into
 // an empty folder, and is kept as FROM.moved.
 func TestMoveOfAStoreWithoutStreams(t *testing.T) {
-	root := t.TempDir()
-	from, dir := filepath.Join(root, "offsets.db"), filepath.Join(root, "streams")
+	from, dir := movePaths(t)
 	must(t, mustOpen(t, from).Close())
 	f, err := OpenFolder(dir, from, OpenOptions{})
 	must(t, err)
@@ -261,13 +272,8 @@ func TestOpenFolderBesideAnOldStoreWithStreams(t *testing.T) {
 		}, "is a link to"},
 	} {
 		t.Run(strings.ReplaceAll(tc.name, " ", "_"), func(t *testing.T) {
-			root := t.TempDir()
-			from, dir := filepath.Join(root, "offsets.db"), filepath.Join(root, "streams")
-			s := mustOpen(t, from)
-			mustEnsure(t, s, "orders")
-			must(t, s.Plan("orders", testBatch(1, 1, 0)))
-			must(t, s.Ack("orders", 1, testNow))
-			must(t, s.Close())
+			from, dir := movePaths(t)
+			oldStoreWith(t, from, "orders")
 			orig := readBytes(t, from)
 			tc.make(t, dir)
 			for _, ro := range []bool{true, false} {
@@ -293,8 +299,7 @@ func TestOpenFolderBesideAnOldStoreWithStreams(t *testing.T) {
 // an old file with no stream (a move stopped before the old file took its
 // new name) is the store; nothing is refused.
 func TestOpenFolderBesideAnOldStoreWithoutStreams(t *testing.T) {
-	root := t.TempDir()
-	from, dir := filepath.Join(root, "offsets.db"), filepath.Join(root, "streams")
+	from, dir := movePaths(t)
 	must(t, mustOpen(t, from).Close())
 	must(t, os.Mkdir(dir, 0o700))
 	for _, ro := range []bool{true, false} {
@@ -308,9 +313,8 @@ func TestOpenFolderBesideAnOldStoreWithoutStreams(t *testing.T) {
 // earlier move is still there (its folder removed since) takes the next
 // free name; the earlier one is kept byte for byte.
 func TestMoveKeepsAnEarlierMovedFile(t *testing.T) {
-	root := t.TempDir()
-	from, dir := filepath.Join(root, "offsets.db"), filepath.Join(root, "streams")
-	for round, name := range []string{"first", "second", "third"} {
+	from, dir := movePaths(t)
+	for i, name := range []string{"first", "second", "third"} {
 		s := mustOpen(t, from)
 		mustEnsure(t, s, name)
 		must(t, s.Close())
@@ -319,11 +323,11 @@ func TestMoveKeepsAnEarlierMovedFile(t *testing.T) {
 		must(t, err)
 		must(t, f.Close())
 		want := from + movedSuffix
-		if round > 0 {
-			want = fmt.Sprintf("%s%s.%d", from, movedSuffix, round+1)
+		if i > 0 {
+			want = fmt.Sprintf("%s%s.%d", from, movedSuffix, i+1)
 		}
 		if got := readBytes(t, want); string(got) != string(orig) {
-			t.Errorf("move %d: %s does not hold the file moved", round+1, want)
+			t.Errorf("move %d: %s does not hold the file moved", i+1, want)
 		}
 		must(t, os.RemoveAll(dir))
 	}

@@ -225,8 +225,7 @@ func leftovers(t *testing.T, dir string) []string {
 // folder on the first writable open: every stream reads the same, before
 // and after, and the old file is kept as FROM.moved.
 func TestMoveKeepsEveryStream(t *testing.T) {
-	root := t.TempDir()
-	from, dir := filepath.Join(root, "offsets.db"), filepath.Join(root, "streams")
+	from, dir := movePaths(t)
 	editedStore(t, from)
 	before := dumpOf(t, from)
 	orig := readBytes(t, from)
@@ -350,8 +349,7 @@ func TestMoveRefusesADamagedStore(t *testing.T) {
 		}, ErrCorrupt, "is damaged"},
 	} {
 		t.Run(strings.ReplaceAll(tc.name, " ", "_"), func(t *testing.T) {
-			root := t.TempDir()
-			from, dir := filepath.Join(root, "offsets.db"), filepath.Join(root, "streams")
+			from, dir := movePaths(t)
 			edited := tc.edit(readBytes(t, storeWithAckedBatch(t)))
 			writeBytes(t, from, edited)
 			_, err := OpenFolder(dir, from, OpenOptions{})
@@ -373,8 +371,7 @@ func TestMoveRefusesADamagedStore(t *testing.T) {
 // does not stop the move either; the moved stream refuses a start with
 // the same ChecksumError, and offsets set still mends it.
 func TestMoveKeepsAnEditedNextOffsetRefused(t *testing.T) {
-	root := t.TempDir()
-	from, dir := filepath.Join(root, "offsets.db"), filepath.Join(root, "streams")
+	from, dir := movePaths(t)
 	writeBytes(t, from, editAll(t, readBytes(t, storeWithAckedBatch(t)), offsetValue(1017), offsetValue(1273)))
 	s, err := OpenFolder(dir, from, OpenOptions{})
 	must(t, err)
