@@ -1,15 +1,14 @@
 package filter
 
 import (
-	"encoding/binary"
 	"errors"
-	"math/bits"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
-	"unsafe"
 
 	"cel.dev/cel-go/common/types"
+
+	"github.com/kbatch-dev/kbatch/record"
 )
 
 // maxDepth bounds the nesting of a JSON value: record bytes come from
@@ -532,28 +531,6 @@ func isRange(err error) bool {
 	return errors.As(err, &ne) && ne.Err == strconv.ErrRange
 }
 
-// plainLen is the length of the run of bytes at the start of s that a
-// JSON string holds as they are: up to the first quote, backslash or
-// control character. It reads eight bytes at a time: most of a record's
-// JSON is in strings, and most of a string is such a run.
-func plainLen(s string) int {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	i := 0
-	for ; i+8 <= len(s); i += 8 {
-		w := binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))
-		// A byte's high bit is set in found where it is below 0x20, a
-		// quote or a backslash; bits above the lowest one may be wrong
-		// (a borrow), which does not matter for the lowest.
-		quote, backslash := w^(ones*'"'), w^(ones*'\\')
-		found := (w-ones*0x20)&^w | (quote-ones)&^quote | (backslash-ones)&^backslash
-		if found &= highs; found != 0 {
-			return i + bits.TrailingZeros64(found)/8
-		}
-	}
-	for ; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == '"' || c == '\\' {
-			break
-		}
-	}
-	return i
-}
+// plainLen is record.JSONStringRun: the run of s a JSON string holds as
+// it is.
+func plainLen(s string) int { return record.JSONStringRun(s) }
