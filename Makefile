@@ -144,7 +144,7 @@ include scripts/kafka.mk
 #                        Python serializers (a virtualenv in .cache/pyenv) through it to the
 #                        broker of `make kafka-up`, then decode them with schema/
 .PHONY: registry-up registry-down test-registry
-FUZZ_TARGETS += schema:FuzzDecode schema:FuzzJSONSchema
+FUZZ_TARGETS += schema:FuzzDecode schema:FuzzJSONSchema schema:FuzzAvroDecodeAgreesWithHamba schema/avro:FuzzParse
 FUZZ_TARGETS += kafka:FuzzDecodeRecords kafka:FuzzDecodeSealedBatch kafka:FuzzLZ4Frame
 FUZZ_TARGETS += tui:FuzzFieldText
 FUZZ_TARGETS += filter:FuzzParseJSON filter:FuzzPlainLen

@@ -5,9 +5,10 @@ import (
 	"fmt"
 	"math/big"
 	"math/rand/v2"
+	"slices"
 	"time"
 
-	"github.com/hamba/avro/v2"
+	"github.com/kbatch-dev/kbatch/schema/avro"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sr"
 	"github.com/twmb/franz-go/pkg/sr/srfake"
@@ -51,20 +52,58 @@ const orderSchema = `{
 }`
 
 type avroItem struct {
-	SKU   string   `avro:"sku"`
-	Qty   int      `avro:"qty"`
-	Price *big.Rat `avro:"price"`
+	SKU   string
+	Qty   int
+	Price *big.Rat
 }
 
 type avroOrder struct {
-	OrderID  string     `avro:"order_id"`
-	Customer string     `avro:"customer"`
-	Items    []avroItem `avro:"items"`
-	Total    *big.Rat   `avro:"total"`
-	Currency string     `avro:"currency"`
-	Status   string     `avro:"status"`
-	Created  time.Time  `avro:"created"`
-	Coupon   *string    `avro:"coupon"`
+	OrderID  string
+	Customer string
+	Items    []avroItem
+	Total    *big.Rat
+	Currency string
+	Status   string
+	Created  time.Time
+	Coupon   *string
+}
+
+// currencies and orderStatuses are the symbols of the schema's enums.
+var (
+	currencies    = []string{"EUR", "USD", "GBP"}
+	orderStatuses = []string{"NEW", "PAID", "SHIPPED", "CANCELLED"}
+)
+
+// encode writes o in the Avro binary encoding of orderSchema.
+func (o *avroOrder) encode(w *avro.Writer) {
+	w.String(o.OrderID)
+	w.String(o.Customer)
+	if len(o.Items) > 0 {
+		w.Block(len(o.Items), func() {
+			for _, it := range o.Items {
+				w.String(it.SKU)
+				w.Int(int32(it.Qty))
+				w.Decimal(unscaled2(it.Price))
+			}
+		})
+	}
+	w.BlockCount(0)
+	w.Decimal(unscaled2(o.Total))
+	w.Int(int32(slices.Index(currencies, o.Currency)))
+	w.Int(int32(slices.Index(orderStatuses, o.Status)))
+	w.Long(o.Created.UnixMilli())
+	if o.Coupon == nil {
+		w.Long(0)
+	} else {
+		w.Long(1)
+		w.String(*o.Coupon)
+	}
+}
+
+// unscaled2 is r as the unscaled value of a decimal of scale 2.
+func unscaled2(r *big.Rat) *big.Int {
+	n := new(big.Int).Mul(r.Num(), big.NewInt(100))
+	return n.Quo(n, r.Denom())
 }
 
 var (
@@ -79,27 +118,22 @@ var (
 // adding orders leaves the other topics' records as they were for a seed.
 // It is not safe for concurrent use.
 type orders struct {
-	rng    *rand.Rand
-	schema avro.Schema
-	id     int
-	next   int
-	hash   kgo.TopicPartitioner
-	share  float64 // orders owed to the live traffic, fractional
+	rng   *rand.Rand
+	id    int
+	next  int
+	hash  kgo.TopicPartitioner
+	share float64 // orders owed to the live traffic, fractional
 }
 
 // newOrders registers the order schema with reg and returns the generator.
 func newOrders(seed int64, reg *srfake.Registry) (*orders, error) {
-	s, err := avro.Parse(orderSchema)
-	if err != nil {
-		return nil, fmt.Errorf("demo: order schema: %w", err)
-	}
 	id, _, err := reg.RegisterSchema(OrdersSubject, sr.Schema{Schema: orderSchema, Type: sr.TypeAvro})
 	if err != nil {
 		return nil, fmt.Errorf("demo: register the order schema: %w", err)
 	}
 	return &orders{
-		rng:    rand.New(rand.NewPCG(uint64(seed), 0x6f7264657273)), // "orders"
-		schema: s, id: id, next: 1000,
+		rng: rand.New(rand.NewPCG(uint64(seed), 0x6f7264657273)), // "orders"
+		id:  id, next: 1000,
 		hash: kgo.StickyKeyPartitioner(nil).ForTopic(""),
 	}, nil
 }
@@ -127,16 +161,14 @@ func (o *orders) order(ts time.Time) *kgo.Record {
 		total -= total / 10
 	}
 	a.Total = big.NewRat(total, 100)
-	payload, err := avro.Marshal(o.schema, a)
-	if err != nil {
-		panic("demo: encode an order: " + err.Error()) // the struct matches the schema
-	}
-	value := make([]byte, 5, 5+len(payload))
-	binary.BigEndian.PutUint32(value[1:], uint32(o.id))
+	var w avro.Writer
+	w.Fixed([]byte{0, 0, 0, 0, 0})
+	binary.BigEndian.PutUint32(w.Bytes()[1:], uint32(o.id))
+	a.encode(&w)
 	r := &kgo.Record{
 		Topic:     OrdersTopic,
 		Key:       []byte(a.OrderID),
-		Value:     append(value, payload...),
+		Value:     w.Bytes(),
 		Timestamp: ts,
 		Headers:   []kgo.RecordHeader{{Key: "content-type", Value: []byte("application/vnd.kafka.avro.v2")}},
 	}

@@ -8,7 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hamba/avro/v2"
+	hamba "github.com/hamba/avro/v2"
+	"github.com/kbatch-dev/kbatch/schema/avro"
 	"github.com/twmb/franz-go/pkg/sr"
 	"github.com/twmb/franz-go/pkg/sr/srfake"
 )
@@ -25,7 +26,7 @@ const everyAvroKind = `{"type":"record","name":"All","namespace":"t","fields":[
  {"name":"dec","type":{"type":"bytes","logicalType":"decimal","precision":6,"scale":2}},
  {"name":"rec","type":{"type":"record","name":"In","fields":[{"name":"x","type":"long"}]}}]}`
 
-func everyAvroPayload(t *testing.T) (avro.Schema, []byte) {
+func everyAvroPayload(t *testing.T) (*avro.Schema, []byte) {
 	t.Helper()
 	s := avro.MustParse(everyAvroKind)
 	v := map[string]any{"b": true, "i": 7, "l": int64(-9), "f": float32(0.1), "d": 95.0, "s": "é\"x",
@@ -33,9 +34,9 @@ func everyAvroPayload(t *testing.T) (avro.Schema, []byte) {
 		"n": map[string]any{"string": "set"}, "u": map[string]any{"string": "two"}, "fx": [2]byte{1, 2},
 		"day": 19000, "ts": int64(1_700_000_000_123), "dec": []byte{0x30, 0x39}, "rec": map[string]any{"x": int64(3)}}
 	// hamba wants Go types for logical types; give it the raw ones.
-	s2 := avro.MustParse(strings.NewReplacer(`,"logicalType":"date"`, ``, `,"logicalType":"timestamp-millis"`, ``,
+	s2 := hamba.MustParse(strings.NewReplacer(`,"logicalType":"date"`, ``, `,"logicalType":"timestamp-millis"`, ``,
 		`,"logicalType":"decimal","precision":6,"scale":2`, ``).Replace(everyAvroKind))
-	b, err := avro.Marshal(s2, v)
+	b, err := hamba.Marshal(s2, v)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,10 +256,10 @@ func TestDecodeValueRoomAcrossIDsAndDecoders(t *testing.T) {
 		t.Fatalf("ids %d %d, %v", idBoth1, idBoth2, err)
 	}
 	decBoth := newDecoder(t, Options{RegistryURL: regBoth.URL()})
-	long := avro.MustParse(a)
-	str := avro.MustParse(b)
-	payload := func(s avro.Schema, v any) []byte {
-		p, err := avro.Marshal(s, map[string]any{"x": v})
+	long := hamba.MustParse(a)
+	str := hamba.MustParse(b)
+	payload := func(s hamba.Schema, v any) []byte {
+		p, err := hamba.Marshal(s, map[string]any{"x": v})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,7 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/bufbuild/protocompile"
-	"github.com/hamba/avro/v2"
+	"github.com/kbatch-dev/kbatch/schema/avro"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -35,7 +35,7 @@ const (
 type compiled struct {
 	types  *dynamicpb.Types // Protobuf: resolves Any and extensions to the schema's messages
 	format Format
-	avro   avro.Schema
+	avro   *avro.Schema
 	proto  protoreflect.FileDescriptor    // registry Protobuf: messages picked by index
 	msg    protoreflect.MessageDescriptor // local Protobuf: the one message
 	json   *jsonChecker                   // JSON Schema: nil for a draft kbatch does not check
@@ -61,13 +61,13 @@ func compileFetched(ctx context.Context, f *fetched) (*compiled, error) {
 	}
 	switch format {
 	case Avro:
-		cache := &avro.SchemaCache{}
+		var names avro.Names
 		for _, r := range f.Refs {
-			if _, err := avro.ParseWithCache(r.Schema, "", cache); err != nil {
+			if _, err := names.Parse([]byte(r.Schema)); err != nil {
 				return nil, fmt.Errorf("Avro reference %q: %w", r.Name, err)
 			}
 		}
-		s, err := avro.ParseWithCache(f.Schema, "", cache)
+		s, err := names.Parse([]byte(f.Schema))
 		if err != nil {
 			return nil, fmt.Errorf("Avro schema: %w", err)
 		}
@@ -260,11 +260,8 @@ func (c *compiled) decodeAs(payload []byte, framed bool, want *valueWant) (val a
 	return val, fields, "", "", nil
 }
 
-func avroName(s avro.Schema) string {
-	if n, ok := s.(avro.NamedSchema); ok {
-		return n.FullName()
-	}
-	return string(s.Type())
+func avroName(s *avro.Schema) string {
+	return s.TypeName()
 }
 
 // decode turns a payload (after the wire-format header) into JSON. A JSON
@@ -275,11 +272,7 @@ func (c *compiled) decode(payload []byte, framed bool) (text, invalid string, er
 	case Avro:
 		text, err = avroJSON(c.avro, payload)
 		if err != nil {
-			name := string(c.avro.Type())
-			if n, ok := c.avro.(avro.NamedSchema); ok {
-				name = n.FullName()
-			}
-			return "", "", fmt.Errorf("Avro %s: %w", name, err)
+			return "", "", fmt.Errorf("Avro %s: %w", avroName(c.avro), err)
 		}
 		return text, "", nil
 	case Protobuf:

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/bufbuild/protocompile"
-	"github.com/hamba/avro/v2"
+	"github.com/kbatch-dev/kbatch/schema/avro"
 	"github.com/twmb/franz-go/pkg/sr"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protodesc"
@@ -305,8 +305,10 @@ func (d *Decoder) Decode(topic string, isKey bool, b []byte) Result {
 // fields of an Avro record to build: Result.Fields is then those fields,
 // in room.Fields, and the others are skipped unbuilt. room (nil: none)
 // is reused from one value to the next by one goroutine: what a Result
-// holds is valid until room is used again. Subject and Version are left
-// empty: a program that filters does not show them.
+// holds is valid until room is used again, and with a room its strings
+// may point into b, which must not change meanwhile (a record's bytes
+// never do). Subject and Version are left empty: a program that filters
+// does not show them.
 func (d *Decoder) DecodeValue(topic string, isKey bool, b []byte, only []string, room *Room) Result {
 	return d.decode(topic, isKey, b, true, &valueWant{only: only, room: room})
 }
@@ -614,7 +616,7 @@ func compileLocal(ctx context.Context, l Local) (*localSchema, error) {
 		if err != nil {
 			return nil, err
 		}
-		s, err := avro.ParseBytesWithCache(b, "", &avro.SchemaCache{})
+		s, err := new(avro.Names).Parse(b)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", l.AvroFile, err)
 		}

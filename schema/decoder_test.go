@@ -16,7 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hamba/avro/v2"
+	hamba "github.com/hamba/avro/v2"
+	"github.com/kbatch-dev/kbatch/schema/avro"
 	"github.com/twmb/franz-go/pkg/sr"
 	"github.com/twmb/franz-go/pkg/sr/srfake"
 	"google.golang.org/protobuf/proto"
@@ -36,14 +37,15 @@ func TestAvroFromRegistry(t *testing.T) {
 }
 
 func TestAvroNullBranchAndLocalTimestamp(t *testing.T) {
-	s := avro.MustParse(`{"type":"record","name":"R","fields":[
+	text := `{"type":"record","name":"R","fields":[
 		{"name":"n","type":["null","string"]},
 		{"name":"t","type":{"type":"long","logicalType":"local-timestamp-millis"}},
 		{"name":"f","type":"float"},
 		{"name":"d","type":"double"},
 		{"name":"u","type":{"type":"string","logicalType":"uuid"}},
-		{"name":"neg","type":{"type":"bytes","logicalType":"decimal","precision":5,"scale":1}}]}`)
-	b, err := avro.Marshal(s, map[string]any{"n": nil, "t": int64(1000), "f": float32(1.5), "d": 0.1,
+		{"name":"neg","type":{"type":"bytes","logicalType":"decimal","precision":5,"scale":1}}]}`
+	s := avro.MustParse(text)
+	b, err := hamba.Marshal(hamba.MustParse(text), map[string]any{"n": nil, "t": int64(1000), "f": float32(1.5), "d": 0.1,
 		"u": "0b5e4c2e-3f43-4f4e-9a4e-0e4d1a2b3c4d", "neg": []byte{0xFF, 0x85}})
 	if err != nil {
 		t.Fatal(err)
@@ -692,8 +694,8 @@ func TestAvroReference(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := avro.MustParse(`{"type":"record","name":"Customer","namespace":"shop.v1","fields":[{"name":"name","type":"string"},{"name":"home","type":["null",` + addr + `]},{"name":"other","type":["string","Address"]}]}`)
-	b, err := avro.Marshal(s, map[string]any{"name": "Ada", "home": map[string]any{"shop.v1.Address": map[string]any{"city": "London"}},
+	s := hamba.MustParse(`{"type":"record","name":"Customer","namespace":"shop.v1","fields":[{"name":"name","type":"string"},{"name":"home","type":["null",` + addr + `]},{"name":"other","type":["string","Address"]}]}`)
+	b, err := hamba.Marshal(s, map[string]any{"name": "Ada", "home": map[string]any{"shop.v1.Address": map[string]any{"city": "London"}},
 		"other": map[string]any{"shop.v1.Address": map[string]any{"city": "Paris"}}})
 	if err != nil {
 		t.Fatal(err)

@@ -8,12 +8,17 @@
 //
 // Contract:
 //
-//   - Formats: Avro (hamba/avro/v2), Protobuf (bufbuild/protocompile,
+//   - Formats: Avro (schema/avro: kbatch's own, on the standard library;
+//     a registry schema's references resolve through one name table),
+//     Protobuf (bufbuild/protocompile,
 //     the schema's references fetched too; message indexes pick nested
 //     messages; dynamic messages to JSON with protojson, proto field
-//     names), JSON Schema (google/jsonschema-go, draft-07 and 2020-12:
-//     the JSON is shown, and Result.Reason says when it does not
-//     validate; a schema of another draft shows its values unchecked).
+//     names), JSON Schema (google/jsonschema-go, draft-07 and 2020-12,
+//     and draft-04, draft-06 and 2019-09 translated into those with the
+//     same meaning: the JSON is shown, and Result.Reason says when it
+//     does not validate, at the place in the schema as written; a schema
+//     of another draft, or with references of both draft-04/06/07 and
+//     2019-09/2020-12, shows its values unchecked).
 //   - Output: compact JSON text, valid JSON for every input, with
 //     control, C1 and invalid UTF-8 characters escaped, so it can be shown
 //     on a terminal. The raw bytes are never changed: callers keep them.

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/bufbuild/protocompile"
-	"github.com/hamba/avro/v2"
+	hamba "github.com/hamba/avro/v2"
 	"github.com/twmb/franz-go/pkg/sr"
 	"github.com/twmb/franz-go/pkg/sr/srfake"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -52,7 +52,7 @@ func protoIndexes(path ...int) []byte {
 // form, and avroOrderJSON the JSON the decoder must show for it.
 func avroOrderBytes(t testing.TB) []byte {
 	t.Helper()
-	s, err := avro.Parse(readTestdata(t, "order.avsc"))
+	s, err := hamba.Parse(readTestdata(t, "order.avsc"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func avroOrderBytes(t testing.TB) []byte {
 		"ref":      map[string]any{"string": "r-1"},
 		"digest":   [2]byte{0xAB, 0x01},
 	}
-	b, err := avro.Marshal(s, v)
+	b, err := hamba.Marshal(s, v)
 	if err != nil {
 		t.Fatal(err)
 	}

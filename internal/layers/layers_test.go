@@ -25,9 +25,12 @@ var rank = map[string]int{
 	// atomicfile is the one writer of files that must be complete or
 	// absent; it is on the standard library only, below every package.
 	"atomicfile": -1,
-	"record":     0,
-	"schema":     0,
-	"offsets":    1,
+	// schema/avro is kbatch's Avro (schemas, reader, writer), on the
+	// standard library only; schema decodes with it and the demo encodes.
+	"schema/avro": -1,
+	"record":      0,
+	"schema":      0,
+	"offsets":     1,
 	// filter is the one expression language over records (CEL), on
 	// record and schema; replay's and the screen's filters use it.
 	"filter":        1,
