@@ -19,7 +19,9 @@ import (
 // (each Tab of a shell completion) initialises every linked package, and
 // a validator that compiles its meta-schemas in an init costs each of
 // them milliseconds and megabytes. It reads draft-07 and 2020-12 schemas;
-// a schema naming another draft shows its values unchecked.
+// draft-04, draft-06 and 2019-09 ones are translated into those first
+// (jsonschema_drafts.go), and a schema naming another draft shows its
+// values unchecked.
 
 // jsonChecker is a compiled JSON Schema. A nil *jsonChecker checks
 // nothing: the schema names a draft that kbatch does not check.
@@ -27,17 +29,17 @@ type jsonChecker struct {
 	resolved *jsonschema.Resolved
 	graph    *schemaGraph // the schema and its references, as the validator reads them
 	root     int          // the schema's node in graph; -1 for true, false and {}
+	// places maps a schema object's pointer in the translated schema to
+	// the one in the schema as written, where they differ.
+	places map[string]string
 }
 
 // checkedDraft says whether kbatch checks values against a schema whose
-// $schema is draft: draft-07 and 2020-12 (with or without the empty
-// fragment), and a schema without $schema, read as 2020-12.
+// $schema is draft: draft-04, draft-06, draft-07, 2019-09 and 2020-12
+// (http or https, with or without the empty fragment), and a schema
+// without $schema, read as 2020-12.
 func checkedDraft(draft string) bool {
-	switch strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(draft, "http://"), "https://"), "#") {
-	case "", "json-schema.org/draft-07/schema", "json-schema.org/draft/2020-12/schema":
-		return true
-	}
-	return false
+	return draft == "" || draftNamed(draft) != draftUnknown
 }
 
 // compileJSONSchema compiles a registry JSON Schema (text, registered as
@@ -46,27 +48,22 @@ func checkedDraft(draft string) bool {
 // nothing else: a schema from the registry must not make kbatch read
 // files or URLs.
 func compileJSONSchema(id int, text string, refs []namedSchema) (*jsonChecker, error) {
-	var head struct {
-		Schema string `json:"$schema"`
-		ID     string `json:"$id"`
-	}
-	var boolean bool // true and false are schemas too
-	if err := json.Unmarshal([]byte(text), &boolean); err != nil {
-		if err := json.Unmarshal([]byte(text), &head); err != nil {
-			return nil, fmt.Errorf("JSON Schema: %w", err)
-		}
-	}
-	if !checkedDraft(head.Schema) {
-		return nil, nil
-	}
-	root, err := parseJSONSchema(text)
+	written, err := readJSON(text)
 	if err != nil {
 		return nil, fmt.Errorf("JSON Schema: %w", err)
 	}
 	loc := "https://schema-registry.invalid/schemas/ids/" + strconv.Itoa(id)
 	bases := []string{loc}
-	if head.ID != "" {
-		bases = append(bases, resolveURL(loc, head.ID))
+	if obj, ok := written.(map[string]any); ok {
+		idKey := "$id"
+		if s, _ := obj["$schema"].(string); draftNamed(s) == draft04 {
+			idKey = "id"
+		}
+		if rootID, ok := obj[idKey].(string); ok && rootID != "" {
+			bases = append(bases, resolveURL(loc, rootID))
+		}
+	} else if _, ok := written.(bool); !ok {
+		return nil, errors.New("JSON Schema: neither an object nor true or false")
 	}
 	byURL := map[string]string{}
 	for _, r := range refs {
@@ -78,10 +75,27 @@ func compileJSONSchema(id int, text string, refs []namedSchema) (*jsonChecker, e
 			}
 		}
 	}
+	set, err := translateSet(loc, text, written, byURL)
+	if errors.Is(err, errUnchecked) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("JSON Schema: %w", err)
+	}
+	for u, doc := range set.docs {
+		byURL[u] = doc.text
+	}
+	root, err := parseJSONSchema(set.docs[loc].text)
+	if err != nil {
+		return nil, fmt.Errorf("JSON Schema: %w", err)
+	}
 	// The cycle check reads the schemas as the validator does: through
 	// its own parse (encoding/json matches "$rEf" to $ref), written back.
 	docs := map[string]string{}
 	for u, t := range byURL {
+		if u == loc {
+			continue
+		}
 		s, err := parseJSONSchema(t)
 		if err != nil {
 			continue // a reference that does not parse fails when it is loaded
@@ -115,7 +129,7 @@ func compileJSONSchema(id int, text string, refs []namedSchema) (*jsonChecker, e
 	if err != nil {
 		return nil, fmt.Errorf("JSON Schema: %w", err)
 	}
-	c := &jsonChecker{resolved: resolved, graph: g, root: -1}
+	c := &jsonChecker{resolved: resolved, graph: g, root: -1, places: set.places}
 	if n, ok := g.docs[loc]; ok {
 		c.root = n
 	}
@@ -154,7 +168,7 @@ func (c *jsonChecker) check(payload []byte) (string, error) {
 		return "", nil
 	}
 	if err := c.resolved.Validate(exactNumbers(inst)); err != nil {
-		return "does not match its JSON Schema: " + oneLine(firstReason(err.Error()), 200), nil
+		return "does not match its JSON Schema: " + oneLine(firstReason(err.Error(), c.places), 200), nil
 	}
 	return "", nil
 }
@@ -186,7 +200,9 @@ func exactNumbers(v any) any {
 // firstReason is a validation error's innermost reason, after where in
 // the schema it was found: "validating root: validating
 // /properties/age: minimum: ..." is "at /properties/age: minimum: ...".
-func firstReason(msg string) string {
+// places maps where the validator found it, in a translated schema, to
+// where that is in the schema as written.
+func firstReason(msg string, places map[string]string) string {
 	const step = "validating "
 	at := ""
 	for strings.HasPrefix(msg, step) {
@@ -197,6 +213,9 @@ func firstReason(msg string) string {
 		at, msg = where, rest
 	}
 	msg = plainBound(msg)
+	if p, ok := places[at]; ok {
+		at = p
+	}
 	if at == "" || at == "root" {
 		return msg
 	}

@@ -17,6 +17,10 @@ func FuzzJSONSchema(f *testing.F) {
 		`{"$dynamicAnchor":"n","anyOf":[{"type":"null"},{"properties":{"x":{"$dynamicRef":"#n"}}}]}`,
 		`{"patternProperties":{"^a":{"multipleOf":0.01}},"propertyNames":{"maxLength":3},"contains":{"const":1},"minContains":2}`,
 		`{"oneOf":[{"enum":[1,"a",null]},{"not":{"type":"number"}}],"if":{"type":"string"},"then":{"pattern":"^x"},"else":{"format":"email"}}`,
+		`{"$schema":"http://json-schema.org/draft-04/schema#","id":"https://example.com/s.json","properties":{"id":{"minimum":0,"exclusiveMinimum":true},"age":{"$ref":"r.json"}},"definitions":{"id":{"maximum":5,"exclusiveMaximum":false}},"const":1,"dependencies":{"a":["b"]}}`,
+		`{"$schema":"http://json-schema.org/draft-06/schema#","contains":{"const":1},"if":{"type":"string"},"then":false,"items":[true,{"propertyNames":{"maxLength":1}}]}`,
+		`{"$schema":"https://json-schema.org/draft/2019-09/schema","items":[{"type":"string"},{"$ref":"#"}],"additionalItems":{"type":"integer"},"dependencies":{"a":false},"$defs":{"t":{"$id":"t","$recursiveAnchor":true,"properties":{"x":{"$recursiveRef":"#"}}}}}`,
+		`{"$schema":"https://json-schema.org/draft/2019-09/schema","$recursiveAnchor":true,"anyOf":[{"type":"null"},{"properties":{"x":{"$recursiveRef":"#"}}}],"unevaluatedProperties":false}`,
 	} {
 		f.Add(s, `{"age":-1,"a":1,"x":{"x":null}}`)
 		f.Add(s, `[1,1,"x",[2]]`)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/url"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -139,9 +140,16 @@ func (g *schemaGraph) edges(n int) []int {
 		target(ref)
 	}
 	if ref, ok := node.obj["$dynamicRef"].(string); ok {
+		// The validator applies one of these: its lexical target or a
+		// schema with the dynamic anchor. Each is counted once.
+		from := len(out)
 		target(ref)
 		if _, frag, ok := strings.Cut(ref, "#"); ok {
-			out = append(out, g.dynamic[frag]...)
+			for _, m := range g.dynamic[frag] {
+				if !slices.Contains(out[from:], m) {
+					out = append(out, m)
+				}
+			}
 		}
 	}
 	for _, k := range sameValueKeywords {
