@@ -62,12 +62,31 @@ func exitCode(err error) int {
 // makes it safe for a terminal (record.String, docs/design.md §2.7): an error can
 // quote a broker's message, a host, topic or file name, and none of those
 // came from kbatch.
+//
+// The line is at most about maxLineBytes: a broker's host or topic name
+// may be 32 KiB, four times that once escaped, and one error would fill
+// the terminal. Its middle is cut, so both what failed (the start) and
+// why (the end) stay.
 func oneLine(err error) string {
 	s := strings.TrimSpace(err.Error())
 	s = strings.ReplaceAll(s, "\r\n", "; ")
 	s = strings.ReplaceAll(s, "\n", "; ")
-	return record.String(s)
+	s = record.String(s)
+	if len(s) <= maxLineBytes {
+		return s
+	}
+	head, tail := maxLineBytes*3/4, len(s)-maxLineBytes/4
+	for head > 0 && !utf8.RuneStart(s[head]) {
+		head--
+	}
+	for tail < len(s) && !utf8.RuneStart(s[tail]) {
+		tail++
+	}
+	return fmt.Sprintf("%s …[%d bytes cut]… %s", s[:head], tail-head, s[tail:])
 }
+
+// maxLineBytes bounds the error line oneLine makes.
+const maxLineBytes = 2048
 
 // globalOptions are the flags every command shares, and what was resolved
 // from them: the configuration file (loaded once, on first use) and the

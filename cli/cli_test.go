@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/kbatch-dev/kbatch/config"
 	"github.com/kbatch-dev/kbatch/internal/fixtures"
@@ -371,12 +373,28 @@ func FuzzOneLine(f *testing.F) {
 		if strings.ContainsAny(line, "\n\r") {
 			t.Fatalf("oneLine(%q) = %q is not one line", s, line)
 		}
+		if len(line) > maxLineBytes+40 || !utf8.ValidString(line) {
+			t.Fatalf("oneLine of %d bytes: %d bytes, valid UTF-8 %v", len(s), len(line), utf8.ValidString(line))
+		}
 		for _, r := range line {
 			if record.UnsafeRune(r) {
 				t.Fatalf("oneLine(%q) = %q holds %U", s, line, r)
 			}
 		}
 	})
+}
+
+// A broker's host or topic name may be 32 KiB (four times that escaped):
+// an error naming one was a line of 48 KB for a 30 KB name. The line's
+// middle is cut, saying how much; what failed and why stay.
+func TestOneLineCutsAHugeNameInTheMiddle(t *testing.T) {
+	name := strings.Repeat("a\x1b[2J€", 5000)
+	line := oneLine(fmt.Errorf("cannot reach the Kafka cluster at %s: no such host", name))
+	t.Logf("%d bytes: %.80s … %s", len(line), line, line[len(line)-80:])
+	if len(line) > maxLineBytes+40 || !utf8.ValidString(line) || !strings.HasPrefix(line, `cannot reach the Kafka cluster at a\x1b[2J€a`) ||
+		!strings.HasSuffix(line, `a\x1b[2J€: no such host`) || !strings.Contains(line, " bytes cut]… ") {
+		t.Fatalf("oneLine of a %d-byte name: %d bytes, %q", len(name), len(line), line)
+	}
 }
 
 // The stderr line doubles backslashes once: an ESC in an error shows as

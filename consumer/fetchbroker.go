@@ -225,6 +225,20 @@ func (bf *brokerFetcher) run() {
 		if !ok {
 			return
 		}
+		// The broker asked for a wait before the next fetch (its quota):
+		// waited out here, where only its own partitions wait. One that
+		// asks for more than a quota does is a broker-error for its
+		// partitions (and the wait is kafka.MaxThrottle): never days of
+		// silence.
+		if wait, terr := resp.Throttle(); wait > 0 {
+			if terr != nil && !bf.evict(fmt.Errorf("fetch from broker %d: %w", bf.id, terr)) {
+				return
+			}
+			if !bf.throttled(wait) {
+				return
+			}
+			continue
+		}
 		if poll && !again && !bf.pause(f.fetch.MaxWait, in) {
 			return
 		}
@@ -270,6 +284,18 @@ func (bf *brokerFetcher) pause(d time.Duration, in []*reader) bool {
 				return true
 			}
 		}
+	}
+}
+
+// throttled waits d, a broker's throttle; false when the fetcher stops.
+func (bf *brokerFetcher) throttled(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-bf.f.stop:
+		return false
+	case <-t.C:
+		return true
 	}
 }
 
@@ -407,6 +433,18 @@ func (bf *brokerFetcher) take(r *reader, blk *kafka.PartitionAnswer, budget int6
 		r.retryAt = time.Now().Add(100 * time.Millisecond)
 		bf.remove(r)
 		return taken{lost: true}
+	case r.replica == bf.id && blk.Err == nil && blk.PreferredReplica >= 0 && blk.PreferredReplica != bf.id:
+		// The preferred read replica names another broker in turn:
+		// only a leader names one (KIP-392). Followed, two brokers that
+		// name each other pass the partition back and forth at the
+		// network's pace, reading nothing. Back to the leader, as after
+		// the replica's error, but as a failed fetch: reported (once a
+		// streak), and fetched again after the back-off of failures.
+		err := fmt.Errorf("broker %d, the preferred read replica, names broker %d to read from in turn: only a leader names one", bf.id, blk.PreferredReplica)
+		logReplica(f.log, r.p, r.replica, -1, "back to the leader: "+err.Error())
+		r.replica = -1
+		r.passedOn++
+		return bf.failed(r, err, false)
 	case blk.Err == nil && blk.PreferredReplica >= 0 && blk.PreferredReplica != bf.id:
 		// The leader names a replica to fetch from (the client's rack).
 		// One the metadata does not name yet: refresh it and ask
@@ -421,8 +459,12 @@ func (bf *brokerFetcher) take(r *reader, blk *kafka.PartitionAnswer, budget int6
 		// is over, or the router would send the partition straight
 		// back to the leader, which names the replica again, and the
 		// partition would never be read (r.errored stays: the next
-		// records report the reconnection).
+		// records report the reconnection). When that replica passed
+		// the partition on, it is asked after a wait that grows.
 		r.failures, r.retryAt = 0, time.Time{}
+		if r.passedOn > 0 {
+			r.retryAt = time.Now().Add(min(100*time.Millisecond<<min(r.passedOn-1, 5), 2*time.Second))
+		}
 		bf.remove(r)
 		return taken{lost: true}
 	case blk.Err == nil:
@@ -489,7 +531,7 @@ func (bf *brokerFetcher) accept(r *reader, blk *kafka.PartitionAnswer, d kafka.B
 	}
 	r.size = f.nextFetchSize(r.size, d, r.pos, end)
 	recovered := r.errored
-	r.failures, r.errored = 0, false
+	r.failures, r.errored, r.passedOn = 0, false, 0
 	if len(d.Msgs) == 0 {
 		r.idleSince.CompareAndSwap(0, time.Now().UnixNano())
 		if d.Next == r.pos && !recovered {

@@ -541,8 +541,23 @@ func (l *loop) onLookup(r lookupResult) error {
 	if pos >= b.LogStart && pos <= b.HighWatermark {
 		// The log holds the position after all (a leader that was
 		// behind, a check of the epochs that found the log agrees):
-		// read on where the stream was.
-		l.startReader(ps, pos)
+		// read on where the stream was, at once. A broker that says
+		// out of range again at the same position contradicts itself:
+		// read on at once, it would be asked a fetch and two lookups at
+		// the network's pace, for ever; it is a broker error instead
+		// (reported once a streak), asked again after a wait that grows.
+		if ps.contradictedAt != pos {
+			ps.contradicted, ps.contradictedAt = 0, pos
+		}
+		ps.contradicted++
+		if ps.contradicted == 1 {
+			l.startReader(ps, pos)
+			return nil
+		}
+		l.reportReadError(ps, fmt.Errorf("the broker answered offset %d out of range again, yet its log holds %d to %d as its ListOffsets says: %w",
+			pos, b.LogStart, b.HighWatermark, kafka.ErrOffsetOutOfRange))
+		ps.readerAt = time.Now().Add(min(100*time.Millisecond<<min(ps.contradicted-2, 6), 5*time.Second))
+		l.needsReader(ps)
 		return nil
 	}
 	e := offsets.NewEvent(time.Now(), offsets.CodeOutOfRange, ps.p, "")
@@ -675,6 +690,8 @@ func (l *loop) onTick(now time.Time) error {
 		switch {
 		case !ps.needReader:
 			delete(l.needReaders, ps)
+		case now.Before(ps.readerAt):
+			// not yet (onLookup)
 		case ps.restart == nil:
 			delete(l.needReaders, ps)
 			l.startReader(ps, ps.position())

@@ -37,6 +37,15 @@ type partState struct {
 	restart *restart
 	// needReader is set when starting the reader failed; the loop retries.
 	needReader bool
+	// readerAt is when the reader is started again at the earliest
+	// (needReader): a broker that contradicts itself is asked again after
+	// a wait (onLookup).
+	readerAt time.Time
+	// contradicted counts the lookups in a row that found the position
+	// contradictedAt inside the log after the broker said it was out of
+	// range.
+	contradicted   int
+	contradictedAt int64
 
 	userPaused bool
 	// corrupt is the record batch the reader stopped at, which cannot

@@ -71,6 +71,11 @@ type reader struct {
 	reported string
 	retryAt  time.Time
 	served   uint64 // the fetch round that last gave records, for fairness
+	// passedOn counts the times in a row the preferred read replica
+	// named another broker in turn, until records are read: the leader
+	// that names it again is followed after a wait that grows with it
+	// (brokerFetcher.take).
+	passedOn int
 
 	home atomic.Pointer[brokerFetcher]
 	hwm  atomic.Int64

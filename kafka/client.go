@@ -103,6 +103,9 @@ type ClientConfig struct {
 	// every request by DialTimeout, for answers that are worth less than
 	// a wait (shell completion).
 	FailFast bool
+
+	// maxThrottle is Tuning.MaxThrottle (0: MaxThrottle).
+	maxThrottle time.Duration
 }
 
 // lookupRetry is how long offset lookups retry partitions whose leader
@@ -237,10 +240,14 @@ type Tuning struct {
 	RequestTimeout time.Duration
 	// NoMetadataRetry makes one attempt at each metadata request.
 	NoMetadataRetry bool
+	// MaxThrottle is the longest throttle of a Fetch answer waited out
+	// (Dial: MaxThrottle).
+	MaxThrottle time.Duration
 }
 
 // DialWith is Dial with the settings of t.
 func DialWith(cc ClientConfig, t Tuning) (*Client, error) {
+	cc.maxThrottle = t.MaxThrottle
 	return dial(cc, cc.tuned(t))
 }
 
@@ -434,13 +441,33 @@ func ListBoundsContext(ctx context.Context, c *Client, parts []offsets.Partition
 	out := make(map[offsets.Partition]offsets.Bounds, len(parts))
 	for _, p := range parts {
 		if !gone[p.Topic] {
-			out[p] = offsets.Bounds{LogStart: starts[p], HighWatermark: ends[p]}
+			b := offsets.Bounds{LogStart: starts[p], HighWatermark: ends[p]}
+			if b.LogStart < 0 || b.LogStart > b.HighWatermark {
+				return nil, &ImpossibleBoundsError{Partition: p, Bounds: b}
+			}
+			out[p] = b
 		}
 	}
 	if len(gone) > 0 {
 		return out, newTopicsGone(gone)
 	}
 	return out, nil
+}
+
+// ImpossibleBoundsError is a broker's answer to ListOffsets that no log
+// has: a negative log start or high watermark, or a log start above the
+// high watermark. Started there, a stream would read from an offset that
+// does not exist (a negative one stored as a position, or a reset to a
+// "log start" past the end); so the partition's bounds are an error,
+// never used.
+type ImpossibleBoundsError struct {
+	Partition offsets.Partition
+	Bounds    offsets.Bounds
+}
+
+func (e *ImpossibleBoundsError) Error() string {
+	return fmt.Sprintf("list offsets for %s: the broker answered log start %d and high watermark %d, which no log has "+
+		"(offsets are 0 or more, and the log start is at most the high watermark)", e.Partition, e.Bounds.LogStart, e.Bounds.HighWatermark)
 }
 
 // TopicsGoneError names topics deleted while their offsets were looked
@@ -493,6 +520,12 @@ func ListOffsetsForTimes(c *Client, at map[offsets.Partition]time.Time) (map[off
 	out, gone, err := listOffsets(context.Background(), c, parts, func(p offsets.Partition) int64 { return at[p].UnixMilli() })
 	if err == nil && len(gone) > 0 {
 		return nil, newTopicsGone(gone)
+	}
+	for _, p := range offsets.SortedPartitions(out) {
+		if out[p] < -1 {
+			return nil, fmt.Errorf("list offsets for %s at %s: the broker answered offset %d, which no record has (an offset is 0 or more, or -1 for none)",
+				p, at[p].UTC().Format(time.RFC3339Nano), out[p])
+		}
 	}
 	return out, err
 }

@@ -88,23 +88,26 @@ func (c *Client) Close() error {
 // closed: sarama keeps it apart from its connection to the same broker by
 // id, and would hold both open for the client's life while sending every
 // later request to brokers by id. It opens again only when every broker
-// the metadata named has failed. An address that cannot be connected to
-// is passed over before the metadata is asked, by a client whose first
-// address is the next one, so that the connection that answers is the
-// one closed (an address whose TLS or SASL fails is left to sarama, which
-// asks the next one and keeps that connection open).
+// the metadata named has failed. sarama puts the addresses in a random
+// order and asks the first one first; one that cannot be connected to is
+// passed over before the metadata is asked, by a client without it, so
+// that the connection that answers is the one closed (an address whose
+// TLS or SASL fails is left to sarama, which asks the next one and keeps
+// that connection open).
 func bootstrap(addrs []string, conf *sarama.Config) (sarama.Client, error) {
-	for i := range addrs {
-		sc, err := sarama.NewClient(append(slices.Clone(addrs[i:]), addrs[:i]...), conf)
+	addrs = slices.Clone(addrs)
+	for len(addrs) > 0 {
+		sc, err := sarama.NewClient(addrs, conf)
 		if err != nil {
 			return nil, err
 		}
 		// With no broker known yet, the least loaded one is the first
 		// seed, which the refresh below asks first.
 		seed := sc.LeastLoadedBroker()
-		if seed != nil && i < len(addrs)-1 {
+		if seed != nil && len(addrs) > 1 {
 			if _, err := seed.Connected(); unreachable(err) {
 				_ = sc.Close()
+				addrs = slices.DeleteFunc(addrs, func(a string) bool { return a == seed.Addr() })
 				continue
 			}
 		}

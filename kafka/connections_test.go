@@ -2,6 +2,7 @@ package kafka
 
 import (
 	"errors"
+	"fmt"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -264,11 +265,12 @@ func TestTopicIDsOfAnOldClusterAreAskedOnce(t *testing.T) {
 	}
 }
 
-// A first bootstrap address that refuses connections is passed over:
-// the address that answered is not kept open beside sarama's connection
-// to the same broker by id, so the broker holds one sarama connection.
+// A bootstrap address that refuses connections is passed over: the
+// address that answered is not kept open beside sarama's connection to the
+// same broker by id, so the broker holds one sarama connection. sarama
+// asks its addresses in a random order, so the dial is made several times:
+// each order is met with a chance of 63 in 64.
 func TestBootstrapPastADeadAddressKeepsOneConnection(t *testing.T) {
-	const clientID = "dead-seed-count"
 	kc, count := testkafka.Counted(t, 1)
 	topic := kc.Topic("dead-seed", 2)
 	kc.ProduceN(topic, 0, 3, 10)
@@ -278,31 +280,33 @@ func TestBootstrapPastADeadAddressKeepsOneConnection(t *testing.T) {
 	}
 	deadAddr := dead.Addr().String()
 	_ = dead.Close()
-	c, err := Dial(ClientConfig{Brokers: append([]string{deadAddr}, kc.Brokers...), ClientID: clientID})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
-	parts, err := TopicPartitions(c, []string{topic})
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Requests to the broker by id: its own sarama connection.
-	if _, err := ListBounds(c, parts); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := TopicIDs(c, []string{topic}); err != nil {
-		t.Fatal(err)
-	}
-	for b, n := range oneSaramaConnEach(count, clientID) {
-		if n > 1 {
-			t.Errorf("broker %s: %d sarama connections open, want 1 (the bootstrap one closed)", b, n)
+	for try := range 7 {
+		clientID := fmt.Sprintf("dead-seed-count-%d", try)
+		c, err := Dial(ClientConfig{Brokers: append([]string{deadAddr}, kc.Brokers...), ClientID: clientID})
+		if err != nil {
+			t.Fatal(err)
 		}
+		parts, err := TopicPartitions(c, []string{topic})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Requests to the broker by id: its own sarama connection.
+		if _, err := ListBounds(c, parts); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := TopicIDs(c, []string{topic}); err != nil {
+			t.Fatal(err)
+		}
+		for b, n := range oneSaramaConnEach(count, clientID) {
+			if n > 1 {
+				t.Errorf("dial %d: broker %s: %d sarama connections open, want 1 (the bootstrap one closed)", try, b, n)
+			}
+		}
+		if err := c.Close(); err != nil {
+			t.Fatal(err)
+		}
+		waitClosed(t, count, clientID)
 	}
-	if err := c.Close(); err != nil {
-		t.Fatal(err)
-	}
-	waitClosed(t, count, clientID)
 }
 
 // Clients made by Another, used and closed concurrently with each other

@@ -192,6 +192,10 @@ type FetchResponse struct {
 	index map[offsets.Partition]*kmsg.FetchResponseTopicPartition
 	// maxBatch is the client's MaxRecordBytes (0: the default).
 	maxBatch int64
+	// broker is the id of the broker that answered; maxThrottle the
+	// client's cap on its throttle (0: MaxThrottle).
+	broker      int32
+	maxThrottle time.Duration
 }
 
 // ReadFetchResponse decodes body, the bytes of a Fetch answer of the
@@ -206,10 +210,41 @@ func ReadFetchResponse(version int16, body []byte) (*FetchResponse, error) {
 	return &FetchResponse{r: r}, nil
 }
 
-// Throttle is how long the broker asked the client to wait (a throttled
-// answer leaves partitions out).
-func (f *FetchResponse) Throttle() time.Duration {
-	return time.Duration(f.r.ThrottleMillis) * time.Millisecond
+// MaxThrottle is the longest wait before the next fetch that kbatch takes
+// from a broker's throttle (KIP-219, a client over its quota): six times
+// the longest a Kafka broker asks with its default quota windows (11 s),
+// and far below the 24 days a throttle_time_ms can say.
+const MaxThrottle = time.Minute
+
+// Throttle is how long the broker asked the client to wait before its next
+// fetch (a throttled answer leaves partitions out), at most MaxThrottle.
+// A broker that asks for more gets MaxThrottle, and err is a
+// *ThrottleError saying what it asked. kbatch waits out the throttle
+// itself, where it can say so (the stream, replay): kgo, which sends
+// the request, would otherwise hold the next fetch for as long as the
+// broker says (fetchconn.go, versioned.ResponseKind).
+func (f *FetchResponse) Throttle() (wait time.Duration, err error) {
+	wait = time.Duration(f.r.ThrottleMillis) * time.Millisecond
+	limit := f.maxThrottle
+	if limit <= 0 {
+		limit = MaxThrottle
+	}
+	if wait > limit {
+		return limit, &ThrottleError{Broker: f.broker, Asked: wait, Limit: limit}
+	}
+	return max(wait, 0), nil
+}
+
+// ThrottleError is a Fetch answer whose throttle is longer than kbatch
+// waits (FetchResponse.Throttle).
+type ThrottleError struct {
+	Broker       int32
+	Asked, Limit time.Duration
+}
+
+func (e *ThrottleError) Error() string {
+	return fmt.Sprintf("broker %d asked to wait %s before the next fetch (throttle_time_ms %d), longer than a quota of Kafka's asks; kbatch waits at most %s",
+		e.Broker, e.Asked, e.Asked.Milliseconds(), e.Limit)
 }
 
 // Partition returns the answer's part for p; nil when the answer left p

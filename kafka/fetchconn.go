@@ -209,14 +209,15 @@ func (c *Client) send(id int32, req *FetchRequest) (*FetchResponse, error) {
 	if err != nil {
 		return nil, fetchError(err)
 	}
-	resp, ok := kr.(*kmsg.FetchResponse)
+	kt, ok := kr.(throttledByKbatch)
 	if !ok {
 		return nil, fmt.Errorf("fetch: unexpected answer %T", kr)
 	}
+	resp := kt.FetchResponse
 	if resp.ErrorCode != 0 {
 		return nil, sarama.KError(resp.ErrorCode)
 	}
-	return &FetchResponse{r: resp, names: req.names, maxBatch: c.cc.MaxRecordBytes}, nil
+	return &FetchResponse{r: resp, names: req.names, maxBatch: c.cc.MaxRecordBytes, broker: id, maxThrottle: c.cc.maxThrottle}, nil
 }
 
 // versioned is a Fetch request that kgo sends at most as version max: kgo
@@ -238,6 +239,22 @@ func (v versioned) Timeout() int32    { return v.MaxWaitMillis }
 func (v versioned) SetTimeout(ms int32) {
 	v.MaxWaitMillis = ms
 }
+
+// ResponseKind is the answer as throttledByKbatch, so kgo leaves its
+// throttle to kbatch.
+func (v versioned) ResponseKind() kmsg.Response {
+	return throttledByKbatch{v.FetchRequest.ResponseKind().(*kmsg.FetchResponse)}
+}
+
+// throttledByKbatch is a Fetch answer whose throttle kgo does not see.
+// kgo waits out a throttle before the connection's next request, with no
+// upper bound and without a word (a wait its idle timer cuts short by
+// closing the connection). kbatch waits instead, at most MaxThrottle, in
+// the loop that fetched, and says when a broker asks for more
+// (FetchResponse.Throttle).
+type throttledByKbatch struct{ *kmsg.FetchResponse }
+
+func (throttledByKbatch) Throttle() (int32, bool) { return 0, true }
 
 // fetchError says what a failed Fetch met, without kgo's own wording
 // where a plainer one exists.

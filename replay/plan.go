@@ -218,6 +218,14 @@ func planTask(s RangeSpec, p offsets.Partition, b offsets.Bounds, fromTime, unti
 		// events:*:500-latest works on partitions shorter than 500.
 		req.Until = max(req.Until, req.From)
 	}
+	if req.From > req.Until && s.From.Kind == BoundTime && s.Until.Kind == BoundTime {
+		// FROM's time is at most UNTIL's (ParseRange), and the first
+		// record at or after a later time is never before the first at
+		// or after an earlier one: the broker's answers are wrong, not
+		// the RANGE.
+		return Task{}, fmt.Errorf("range %q: on %s the broker answered offset %d for FROM %s and offset %d for UNTIL %s, a later time at an earlier offset, "+
+			"which no log has; nothing was read", s.Text, p, req.From, s.From, req.Until, s.Until)
+	}
 	if req.From > req.Until {
 		return Task{}, &offsets.UsageError{Msg: fmt.Sprintf("range %q: on %s FROM %s is offset %d, after UNTIL %s at offset %d",
 			s.Text, p, s.From, req.From, s.Until, req.Until)}

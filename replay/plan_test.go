@@ -139,3 +139,24 @@ func TestPlanTaskBackwards(t *testing.T) {
 		}
 	}
 }
+
+// FROM's time is at most UNTIL's, so offsets for them that go backwards
+// are the broker's answers, not the RANGE: they were a usage error (exit
+// 2) saying FROM is after UNTIL. They are a runtime error naming both
+// answers.
+func TestPlanTaskTimesAnsweredBackwards(t *testing.T) {
+	b := offsets.Bounds{LogStart: 0, HighWatermark: 400}
+	spec, err := ParseRange("t:0:@-2m-@-1m", testNow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = planTask(spec, tp, b, 300, 200)
+	var ue *offsets.UsageError
+	if err == nil || errors.As(err, &ue) || !strings.Contains(err.Error(), "the broker answered offset 300 for FROM @") ||
+		!strings.Contains(err.Error(), "offset 200 for UNTIL @") {
+		t.Errorf("error %v, want one that is not a usage error naming the broker's offsets 300 and 200", err)
+	}
+	if got, err := planTask(spec, tp, b, 200, 300); err != nil || got.Read.From != 200 || got.Read.Until != 300 {
+		t.Errorf("offsets 200 and 300: %+v, %v; want [200, 300)", got.Read, err)
+	}
+}

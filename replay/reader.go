@@ -111,9 +111,16 @@ func (r *reader) read(ctx context.Context, task int, t Task, emit func(chunk) er
 	// the size asked (hundredths; 0 before an answer told).
 	var reserved, lastMem, expansion int64
 	defer func() { r.buffer.release(reserved) }()
+	var throttle time.Duration // the last answer's: waited before the next fetch
 	for pos < until {
 		r.buffer.release(reserved) // a fetch that failed
 		reserved = 0
+		if throttle > 0 {
+			if err := sleep(ctx, throttle); err != nil {
+				return err
+			}
+			throttle = 0
+		}
 		// Records that compress well are asked for in smaller answers,
 		// so an answer takes about the size asked in memory (a broker
 		// still returns at least one whole record batch).
@@ -135,12 +142,16 @@ func (r *reader) read(ctx context.Context, task int, t Task, emit func(chunk) er
 			}
 			continue
 		}
+		// A broker that asks for a longer wait than a quota does ends
+		// the read: waiting days, silent, is not reading.
+		wait, err := resp.Throttle()
+		if err != nil {
+			return fmt.Errorf("read %s at offset %d: %w", p, pos, err)
+		}
+		throttle = wait
 		blk := resp.Partition(p)
 		if blk == nil {
-			if t := resp.Throttle(); t > 0 { // a throttled answer is empty
-				if err := sleep(ctx, t); err != nil {
-					return err
-				}
+			if wait > 0 { // a throttled answer leaves partitions out
 				continue
 			}
 			if err := retry(kafka.ErrIncompleteResponse); err != nil {
