@@ -370,7 +370,11 @@ func appendDecoded(buf []byte, name string, r schema.Result) []byte {
 		buf = append(buf, `,"`...)
 		buf = append(buf, name...)
 		buf = append(buf, `_decoded":`...)
-		buf = append(buf, r.JSON...)
+		// The decoded text escapes what JSON must; what a terminal must
+		// not see raw (bidi overrides, zero-width and format characters
+		// of a string in the record) is escaped by the one rule for JSON
+		// output.
+		buf = record.AppendSafeJSON(buf, r.JSON)
 		if r.Reason != "" {
 			buf = append(buf, `,"`...)
 			buf = append(buf, name...)

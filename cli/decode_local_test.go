@@ -79,7 +79,7 @@ func TestDecodeLocalSchemas(t *testing.T) {
 		&kgo.Record{Topic: protoTopic, Partition: 0, Value: localOrderProtoBytes(t, md)},
 	)
 	t.Setenv("KBATCH_REGISTRY", "")
-	const avroJSON = `{"id":42,"customer":"Ada \u001b[31m","note":"door"}`
+	const avroJSON = `{"id":42,"customer":"Ada \u001b[31m\u202e","note":"door"}`
 
 	stdout, stderr, code := runReplayCLI(t, tc, avroTopic+":0:earliest-latest", "--decode", "--value-avro", "testdata/schemas/order.avsc", "--key-avro", "testdata/schemas/order.avsc")
 	if code != 0 {

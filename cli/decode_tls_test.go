@@ -128,7 +128,7 @@ func TestDecodeLocalSchemaFromProfile(t *testing.T) {
 			t.Fatalf("line %s: decoded %v", stdout, decoded)
 		}
 	}
-	if !strings.Contains(stdout, `"value_decoded":{"id":42,"customer":"Ada \u001b[31m","note":"door"}`) {
+	if !strings.Contains(stdout, `"value_decoded":{"id":42,"customer":"Ada \u001b[31m\u202e","note":"door"}`) {
 		t.Fatalf("the local Avro value did not decode as expected:\n%s", stdout)
 	}
 }

@@ -198,6 +198,9 @@ func TestSafeJSON(t *testing.T) {
 		if got != tt.want {
 			t.Errorf("SafeJSON(%q) = %q, want %q", tt.in, got, tt.want)
 		}
+		if got := string(AppendSafeJSON([]byte(`"line":`), tt.in)); got != `"line":`+tt.want {
+			t.Errorf("AppendSafeJSON(%q) = %q, want %q after the line so far", tt.in, got, tt.want)
+		}
 	}
 }
 

@@ -3,6 +3,7 @@ package record
 import (
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // SafeJSON returns the JSON document b with every rune UnsafeRune names
@@ -14,6 +15,23 @@ import (
 // (which encoding/json never writes) becomes \ufffd. b is returned as it is
 // when it needs no change.
 func SafeJSON(b []byte) []byte {
+	i := safeJSONPrefix(b)
+	if i == len(b) {
+		return b
+	}
+	return appendSafeJSON(append(make([]byte, 0, len(b)+16), b[:i]...), b[i:])
+}
+
+// AppendSafeJSON appends the JSON document s to buf as SafeJSON writes it.
+func AppendSafeJSON(buf []byte, s string) []byte {
+	b := unsafe.Slice(unsafe.StringData(s), len(s)) // read, never written
+	i := safeJSONPrefix(b)
+	return appendSafeJSON(append(buf, b[:i]...), b[i:])
+}
+
+// safeJSONPrefix is the length of the start of b that SafeJSON keeps as
+// it is.
+func safeJSONPrefix(b []byte) int {
 	i := 0
 	for i < len(b) {
 		c := b[i]
@@ -27,12 +45,13 @@ func SafeJSON(b []byte) []byte {
 		}
 		i += size
 	}
-	if i == len(b) {
-		return b
-	}
-	out := make([]byte, 0, len(b)+16)
-	out = append(out, b[:i]...)
-	for i < len(b) {
+	return i
+}
+
+// appendSafeJSON appends b to out with every rune UnsafeRune names, and
+// every byte that is not UTF-8, written as a JSON escape.
+func appendSafeJSON(out, b []byte) []byte {
+	for i := 0; i < len(b); {
 		r, size := utf8.DecodeRune(b[i:])
 		switch {
 		case r == utf8.RuneError && size == 1:
