@@ -71,18 +71,7 @@ func oneLine(err error) string {
 	s := strings.TrimSpace(err.Error())
 	s = strings.ReplaceAll(s, "\r\n", "; ")
 	s = strings.ReplaceAll(s, "\n", "; ")
-	s = record.String(s)
-	if len(s) <= maxLineBytes {
-		return s
-	}
-	head, tail := maxLineBytes*3/4, len(s)-maxLineBytes/4
-	for head > 0 && !utf8.RuneStart(s[head]) {
-		head--
-	}
-	for tail < len(s) && !utf8.RuneStart(s[tail]) {
-		tail++
-	}
-	return fmt.Sprintf("%s …[%d bytes cut]… %s", s[:head], tail-head, s[tail:])
+	return record.CutMiddle(record.String(s), maxLineBytes)
 }
 
 // maxLineBytes bounds the error line oneLine makes.

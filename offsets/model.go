@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/kbatch-dev/kbatch/record"
 )
 
 // Partition names one topic-partition.
@@ -163,11 +165,19 @@ type Event struct {
 	Message string `json:"message"`
 }
 
-// NewEvent returns an event with every offset unset (-1).
+// NewEvent returns an event with every offset unset (-1). A message longer
+// than MaxEventMessage has its middle cut (record.CutMiddle): it often
+// quotes a broker's error, which may name a host or topic of 32 KiB.
 func NewEvent(t time.Time, code string, p Partition, msg string) Event {
 	return Event{Time: t, Code: code, Topic: p.Topic, Partition: p.Partition,
-		Expected: -1, From: -1, To: -1, LogStart: -1, HighWatermark: -1, Message: msg}
+		Expected: -1, From: -1, To: -1, LogStart: -1, HighWatermark: -1,
+		Message: record.CutMiddle(msg, MaxEventMessage)}
 }
+
+// MaxEventMessage bounds an event's message in bytes, as made by NewEvent
+// and as stored: the event log keeps thousands of events, each shown on one
+// line.
+const MaxEventMessage = 2048
 
 // BatchState is the write-ahead state of a batch.
 type BatchState string

@@ -1,6 +1,10 @@
 package offsets
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/kbatch-dev/kbatch/record"
+)
 
 // AddEvent appends e to the stream's event log, pruning the oldest events
 // beyond the cap in the same transaction.
@@ -42,6 +46,7 @@ func (st *streamTx) addEvent(e Event, limit int) error {
 	if err != nil {
 		return err
 	}
+	e.Message = record.CutMiddle(e.Message, MaxEventMessage)
 	v, err := json.Marshal(e)
 	if err != nil {
 		return err

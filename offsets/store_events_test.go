@@ -2,6 +2,7 @@ package offsets
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 )
@@ -52,4 +53,31 @@ func sameEvent(a, b Event) bool {
 	ta, tb := a.Time, b.Time
 	a.Time, b.Time = time.Time{}, time.Time{}
 	return a == b && ta.Equal(tb)
+}
+
+// An event often quotes a broker's error, and a broker may name a host or
+// topic of 32 KiB: the message kept is at most MaxEventMessage and a few
+// bytes of the note, with its start and end, whether the event came from
+// NewEvent or had its message set afterwards.
+func TestEventMessageIsBoundedWithItsStartAndEnd(t *testing.T) {
+	s := openTest(t)
+	mustEnsure(t, s, "big")
+	huge := "broker " + strings.Repeat("h", 40_000) + ".example:9092 refused: NOT_LEADER"
+	made := NewEvent(testNow, CodeBrokerError, ev(0), huge)
+	set := NewEvent(testNow.Add(time.Second), CodeBrokerError, ev(1), "short")
+	set.Message = huge
+	must(t, s.AddEvents("big", []Event{made, set}))
+	got, err := s.Events("big", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 {
+		t.Fatalf("%d events, want 2", len(got))
+	}
+	for _, e := range append(got, made) {
+		m := e.Message
+		if len(m) > MaxEventMessage+40 || !strings.HasPrefix(m, "broker hhh") || !strings.HasSuffix(m, "refused: NOT_LEADER") || !strings.Contains(m, "bytes cut]") {
+			t.Errorf("message of %d bytes: %.80q … %.80q", len(m), m, m[max(0, len(m)-80):])
+		}
+	}
 }

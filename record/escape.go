@@ -67,6 +67,25 @@ func String(s string) string {
 	return EscapeLine([]byte(s), 0)
 }
 
+// CutMiddle returns s if it is at most max bytes long, and otherwise its
+// first three quarters and last quarter of max with the middle replaced by
+// a note of how many bytes were cut: text from outside (a broker's error
+// naming a 32 KiB host or topic) stays readable, and both what failed (the
+// start) and why (the end) stay. Runes are not split.
+func CutMiddle(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	head, tail := max*3/4, len(s)-max/4
+	for head > 0 && !utf8.RuneStart(s[head]) {
+		head--
+	}
+	for tail < len(s) && !utf8.RuneStart(s[tail]) {
+		tail++
+	}
+	return s[:head] + " …[" + strconv.Itoa(tail-head) + " bytes cut]… " + s[tail:]
+}
+
 // isPlain reports whether s is printable ASCII without a backslash, the
 // common case that needs no work.
 func isPlain(s string) bool {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -257,6 +258,35 @@ func TestUnescape(t *testing.T) {
 	for _, tt := range bad {
 		if _, err := Unescape(tt.in); err == nil || err.Error() != tt.want {
 			t.Errorf("Unescape(%q) error = %v, want %q", tt.in, err, tt.want)
+		}
+	}
+}
+
+// CutMiddle keeps text of at most max bytes as it is, and cuts a longer
+// one in its middle without splitting a rune, saying how many bytes went:
+// what is kept and what is said to be cut add up to the text.
+func TestCutMiddle(t *testing.T) {
+	if got := CutMiddle("short", 10); got != "short" {
+		t.Errorf("CutMiddle(short) = %q", got)
+	}
+	exact := strings.Repeat("x", 64)
+	if got := CutMiddle(exact, 64); got != exact {
+		t.Errorf("a text of max bytes was cut: %q", got)
+	}
+	for _, s := range []string{
+		strings.Repeat("é", 500) + "end",
+		"start" + strings.Repeat("日本", 300),
+		strings.Repeat("a", 10_000),
+	} {
+		got := CutMiddle(s, 100)
+		if !utf8.ValidString(got) || len(got) > 100+40 {
+			t.Fatalf("CutMiddle of %d bytes = %q (%d bytes)", len(s), got, len(got))
+		}
+		head, rest, ok := strings.Cut(got, " …[")
+		n, tail, ok2 := strings.Cut(rest, " bytes cut]… ")
+		cut, err := strconv.Atoi(n)
+		if !ok || !ok2 || err != nil || !strings.HasPrefix(s, head) || !strings.HasSuffix(s, tail) || len(head)+cut+len(tail) != len(s) {
+			t.Errorf("CutMiddle of %d bytes = %q: head %d + cut %q + tail %d", len(s), got, len(head), n, len(tail))
 		}
 	}
 }
