@@ -569,10 +569,13 @@ func listOffsets(ctx context.Context, c *Client, parts []offsets.Partition, ts f
 		}
 		byBroker := map[*sarama.Broker][]offsets.Partition{}
 		var lastErr error
+		var noLeader offsets.Partition
+		var leaderErr error
 		for _, p := range pending {
 			b, err := c.sc.Leader(p.Topic, p.Partition)
 			if err != nil {
 				lastErr = fmt.Errorf("leader of %s: %w", p, err)
+				leaderErr, noLeader = lastErr, p
 				continue
 			}
 			byBroker[b] = append(byBroker[b], p)
@@ -616,6 +619,9 @@ func listOffsets(ctx context.Context, c *Client, parts []offsets.Partition, ts f
 			}
 		}
 		if len(retry) > 0 && time.Since(start) >= c.retryFor {
+			if leaderErr != nil && lastErr == leaderErr {
+				return nil, nil, c.unlistedLeader(noLeader, lastErr)
+			}
 			return nil, nil, lastErr
 		}
 		if len(retry) > 0 {
@@ -630,6 +636,52 @@ func listOffsets(ctx context.Context, c *Client, parts []offsets.Partition, ts f
 		pending = retry
 	}
 	return out, gone, nil
+}
+
+// unlistedLeader words the failed leader lookup err of p. sarama says only
+// that the partition has no leader; when the cluster's metadata names a
+// leader it does not list among its brokers (a broker without a listener
+// for this client, or a broker that lies), the error names that broker id
+// and the ids listed. Otherwise, or when the metadata cannot be asked, it
+// is err.
+func (c *Client) unlistedLeader(p offsets.Partition, err error) error {
+	b := c.sc.LeastLoadedBroker()
+	if b == nil {
+		return err
+	}
+	resp, merr := b.GetMetadata(sarama.NewMetadataRequest(c.sc.Config().Version, []string{p.Topic}))
+	if merr != nil {
+		return err
+	}
+	listed := make([]int32, 0, len(resp.Brokers))
+	for _, br := range resp.Brokers {
+		listed = append(listed, br.ID())
+	}
+	for _, t := range resp.Topics {
+		if t.Name != p.Topic {
+			continue
+		}
+		for _, pm := range t.Partitions {
+			if pm.ID == p.Partition && pm.Leader >= 0 && !slices.Contains(listed, pm.Leader) {
+				slices.Sort(listed)
+				return fmt.Errorf("leader of %s: the cluster's metadata names broker %d as its leader but lists no broker %d (it lists %s)",
+					p, pm.Leader, pm.Leader, joinIDs(listed))
+			}
+		}
+	}
+	return err
+}
+
+// joinIDs lists broker ids as "1, 2, 3", or "none".
+func joinIDs(ids []int32) string {
+	if len(ids) == 0 {
+		return "none"
+	}
+	parts := make([]string, len(ids))
+	for i, id := range ids {
+		parts[i] = strconv.Itoa(int(id))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // noteDeleted refreshes the metadata of topics and marks in gone those that

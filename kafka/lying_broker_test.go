@@ -2,6 +2,8 @@ package kafka
 
 import (
 	"errors"
+	"net"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -118,5 +120,38 @@ func TestHugeThrottleIsCappedAndNamed(t *testing.T) {
 	}
 	if wait, err := resp.Throttle(); wait != 0 || err != nil {
 		t.Errorf("an answer without a throttle: %s, %v", wait, err)
+	}
+}
+
+// A metadata answer naming as a partition's leader a broker it does not
+// list is no leader kbatch can ask; sarama says only that the partition is
+// in a leadership election. The error names the missing broker and the
+// ones listed, and is no longer than sarama's after the lookup's retries.
+func TestLeaderNotAmongTheBrokersIsNamed(t *testing.T) {
+	fake := testkafka.Fake(t, kfake.SeedTopics(1, "events"))
+	host, port, err := net.SplitHostPort(fake.ListenAddrs()[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	portNum, _ := strconv.Atoi(port)
+	fake.ControlKey(kmsg.Metadata.Int16(), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		fake.KeepControl()
+		resp := req.ResponseKind().(*kmsg.MetadataResponse)
+		resp.Brokers = []kmsg.MetadataResponseBroker{{NodeID: 0, Host: host, Port: int32(portNum)}}
+		resp.ControllerID = 0
+		topic := kmsg.NewMetadataResponseTopic()
+		topic.Topic = kmsg.StringPtr("events")
+		part := kmsg.NewMetadataResponseTopicPartition()
+		part.Leader, part.Replicas, part.ISR = 99, []int32{99}, []int32{99}
+		topic.Partitions = []kmsg.MetadataResponseTopicPartition{part}
+		resp.Topics = []kmsg.MetadataResponseTopic{topic}
+		return resp, nil, true
+	})
+	c, err := Dial(ClientConfig{Brokers: fake.ListenAddrs(), FailFast: true})
+	c = closedAtEnd(t, c, err)
+	_, err = ListBounds(c, []offsets.Partition{{Topic: "events", Partition: 0}})
+	want := "leader of events[0]: the cluster's metadata names broker 99 as its leader but lists no broker 99 (it lists 0)"
+	if err == nil || err.Error() != want {
+		t.Fatalf("ListBounds: %v; want %q", err, want)
 	}
 }
