@@ -39,7 +39,10 @@ def main():
     # (max.retries) instead of waited on for ever: httpx waits without one by default, and
     # CI once hung here for over ten minutes in a read after a failed GET of /associations.
     sr = SchemaRegistryClient({"url": a.registry, "timeout": 20, "max.retries": 3})
-    producer = Producer({"bootstrap.servers": a.bootstrap, "linger.ms": 5, "message.timeout.ms": 30000})
+    # Idempotent, so that a batch retried (the topic is created by the first send) cannot land
+    # after the one behind it: the test compares the topic's records with the dump in order.
+    producer = Producer({"bootstrap.servers": a.bootstrap, "linger.ms": 5, "message.timeout.ms": 30000,
+                         "enable.idempotence": True})
     dump = []
 
     def send(topic, key, value, want_key, want_value):
