@@ -67,16 +67,21 @@ func String(s string) string {
 	return EscapeLine([]byte(s), 0)
 }
 
-// CutMiddle returns s if it is at most max bytes long, and otherwise its
-// first three quarters and last quarter of max with the middle replaced by
-// a note of how many bytes were cut: text from outside (a broker's error
-// naming a 32 KiB host or topic) stays readable, and both what failed (the
-// start) and why (the end) stay. Runes are not split.
+// CutMiddle returns s if it is at most max bytes long, and otherwise at
+// most max bytes of it: its start and end, three quarters and a quarter,
+// with the middle replaced by a note of how many bytes were cut. Text from
+// outside (a broker's error naming a 32 KiB host or topic) stays readable,
+// and both what failed (the start) and why (the end) stay. Runes are not
+// split, and a text cut once is not cut again.
 func CutMiddle(s string, max int) string {
 	if len(s) <= max {
 		return s
 	}
-	head, tail := max*3/4, len(s)-max/4
+	keep := max - cutNoteMax
+	if keep < 0 {
+		keep = 0
+	}
+	head, tail := keep*3/4, len(s)-keep/4
 	for head > 0 && !utf8.RuneStart(s[head]) {
 		head--
 	}
@@ -85,6 +90,10 @@ func CutMiddle(s string, max int) string {
 	}
 	return s[:head] + " …[" + strconv.Itoa(tail-head) + " bytes cut]… " + s[tail:]
 }
+
+// cutNoteMax is the longest note CutMiddle puts in a text's middle: " …[",
+// 20 digits and " bytes cut]… ".
+const cutNoteMax = 40
 
 // isPlain reports whether s is printable ASCII without a backslash, the
 // common case that needs no work.

@@ -279,6 +279,9 @@ func TestCutMiddle(t *testing.T) {
 		strings.Repeat("a", 10_000),
 	} {
 		got := CutMiddle(s, 100)
+		if again := CutMiddle(got, 100); again != got {
+			t.Errorf("a text cut once was cut again: %q, then %q", got, again)
+		}
 		if !utf8.ValidString(got) || len(got) > 100+40 {
 			t.Fatalf("CutMiddle of %d bytes = %q (%d bytes)", len(s), got, len(got))
 		}
